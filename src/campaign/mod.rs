@@ -1,0 +1,1 @@
+//! The load-balance campaign (paper section 4.2, Algorithm 1).

@@ -1,0 +1,120 @@
+//! Command-line interface. Each subcommand lives in its own module; this one parses the
+//! arguments, dispatches, and turns errors into messages and exit codes.
+//!
+//! Exit codes: 0 success, 1 an unexpected failure, 2 bad input (a [`UserError`]: a missing or
+//! malformed file, an invalid flag value). Bad input prints one line that says what to fix.
+
+pub mod campaign;
+pub mod predict;
+pub mod simulate;
+pub mod timing;
+pub mod tui;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use color_eyre::eyre::{self, Result};
+
+/// Automatic load balancing of coupled Earth system models.
+///
+/// Without a command, opens the terminal app on the built-in EC-Earth3 example.
+#[derive(Debug, Parser)]
+#[command(name = "autolb", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Rank every configuration within a budget by fittingness and propose the top N.
+    Predict(predict::PredictArgs),
+    /// Read a run's timing output (LUCIA and others) and print the CPMIP metrics.
+    Timing(timing::TimingArgs),
+    /// Load-balance campaigns: init, run, status, next, record.
+    #[command(subcommand)]
+    Campaign(campaign::CampaignCommand),
+    /// Run the built-in stand-in coupled model and write raw LUCIA files.
+    Simulate(simulate::SimulateArgs),
+    /// Open the terminal app on your own curves, campaign file or campaign directory.
+    Tui(tui::TuiArgs),
+}
+
+/// Bad input from the user: reported as one line, exit code 2.
+#[derive(Debug)]
+pub struct UserError(pub String);
+
+impl std::fmt::Display for UserError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UserError {}
+
+/// Wraps any displayable error as bad input.
+pub fn user(e: impl std::fmt::Display) -> eyre::Report {
+    eyre::Report::new(UserError(e.to_string()))
+}
+
+/// Parses, runs, and maps the outcome to an exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    if color_eyre::install().is_err() {
+        eprintln!("autolb: warning: could not install the error reporter");
+    }
+    init_tracing();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(report) => {
+            if let Some(user_error) = report.downcast_ref::<UserError>() {
+                eprintln!("autolb: error: {user_error}");
+                ExitCode::from(2)
+            } else {
+                eprintln!("autolb: error: {report:?}");
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        None => crate::tui::run(&tui::TuiArgs::default()),
+        Some(Command::Predict(args)) => predict::run(&args),
+        Some(Command::Timing(args)) => timing::run(&args),
+        Some(Command::Campaign(cmd)) => campaign::run(cmd),
+        Some(Command::Simulate(args)) => simulate::run(&args),
+        Some(Command::Tui(args)) => crate::tui::run(&args),
+    }
+}
+
+/// Logs go to stderr, off unless `AUTOLB_LOG` asks (e.g. `AUTOLB_LOG=debug`), so the terminal
+/// app and `--json` output stay clean.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("AUTOLB_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Parses `NAME=VALUE` (for `--curve`, `--allowed`, `--nproc`, `--comp`).
+pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, got {s:?}"))?;
+    autolb::curve::validate_component_name(k)?;
+    if v.is_empty() {
+        return Err(format!("{k}= has no value"));
+    }
+    Ok((k.to_string(), v.to_string()))
+}

@@ -1,0 +1,318 @@
+//! The campaign file (TOML): one file describes the prediction and the campaign that follows it.
+//!
+//! `autolb predict --config` reads the prediction part, `autolb campaign init` all of it.
+//! Unknown keys and wrong types are errors that name the key and the line. Paths inside the
+//! file (curves, allowed lists) are relative to the file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::curve::{validate_component_name, Curve, CurveError};
+use crate::interp::Method;
+use crate::predict::{ComponentInput, Settings};
+
+/// The whole campaign file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CampaignFile {
+    pub max_nproc: Option<u32>,
+    pub step: Option<u32>,
+    pub tts_w: Option<f64>,
+    pub top: Option<usize>,
+    pub interp: Option<Method>,
+    pub extra_pes: Option<u32>,
+    /// PEs moved in the first lb-iteration (Algorithm 1).
+    pub initial_step: Option<u32>,
+    /// A test finishes once its step falls below this.
+    pub minimum_step: Option<u32>,
+    /// Runs per test and iteration.
+    pub repetitions: Option<u32>,
+    /// Coupling period in seconds (simulated time per coupling step).
+    pub period_s: Option<f64>,
+    #[serde(default, rename = "component")]
+    pub components: Vec<ComponentEntry>,
+    /// The user's current configuration, run as one more test.
+    pub original: Option<BTreeMap<String, u32>>,
+    pub executor: Option<ExecutorConfig>,
+}
+
+/// One `[[component]]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComponentEntry {
+    pub name: String,
+    /// Scalability curve, relative to the campaign file.
+    pub curve: PathBuf,
+    pub allowed: Option<AllowedEntry>,
+    pub min_nproc: Option<u32>,
+    pub max_nproc: Option<u32>,
+    /// The component's name in the timing output (e.g. `ATMIFS` for IFS); default `name`.
+    pub timing_name: Option<String>,
+}
+
+impl ComponentEntry {
+    pub fn timing_name(&self) -> &str {
+        self.timing_name.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// An allowed-PE list: inline, or a file of numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AllowedEntry {
+    List(Vec<u32>),
+    File(PathBuf),
+}
+
+/// Which executor runs the campaign's runs, and its settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecutorConfig {
+    pub kind: ExecutorKind,
+    /// Program and arguments (for `command`), with placeholders.
+    pub command: Option<Vec<String>>,
+    /// Per-run time limit in seconds.
+    pub timeout_s: Option<f64>,
+    /// Runs at a time.
+    pub jobs: Option<usize>,
+    /// Settings of the built-in stand-in model.
+    pub sim: Option<crate::executor::sim::SimSettings>,
+    /// Settings of the Slurm executor.
+    pub slurm: Option<crate::executor::slurm::SlurmSettings>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutorKind {
+    Sim,
+    Command,
+    Slurm,
+}
+
+/// Why a campaign file or an allowed list could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: cannot read: {reason}")]
+    Unreadable { file: String, reason: String },
+    /// toml's message already names the line, column and key.
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
+    #[error(transparent)]
+    Curve(#[from] CurveError),
+    #[error("{file}: line {line}: {value:?} is not a positive PE count; list whole numbers separated by spaces, commas or newlines")]
+    BadAllowed {
+        file: String,
+        line: usize,
+        value: String,
+    },
+    #[error("{file}: {message}")]
+    Semantics { file: String, message: String },
+}
+
+impl CampaignFile {
+    /// Reads and parses a campaign file.
+    pub fn load(path: &Path) -> Result<CampaignFile, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+            file: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        CampaignFile::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses campaign-file text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<CampaignFile, ConfigError> {
+        let parsed: CampaignFile = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+            file: file.to_string(),
+            message: one_line_toml_error(&e, text),
+        })?;
+        for c in &parsed.components {
+            validate_component_name(&c.name).map_err(|message| ConfigError::Semantics {
+                file: file.to_string(),
+                message,
+            })?;
+        }
+        if let Some(original) = &parsed.original {
+            for name in original.keys() {
+                if !parsed.components.iter().any(|c| &c.name == name) {
+                    return Err(ConfigError::Semantics {
+                        file: file.to_string(),
+                        message: format!(
+                            "[original] names {name:?}, which is not a [[component]]; use one of {}",
+                            component_list(&parsed)
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// Loads the curves and allowed lists (paths relative to `base_dir`) as prediction inputs.
+    pub fn component_inputs(&self, base_dir: &Path) -> Result<Vec<ComponentInput>, ConfigError> {
+        self.components
+            .iter()
+            .map(|c| {
+                let curve = Curve::load(c.name.clone(), &base_dir.join(&c.curve))?;
+                let allowed = match &c.allowed {
+                    None => None,
+                    Some(AllowedEntry::List(v)) => Some(v.clone()),
+                    Some(AllowedEntry::File(p)) => Some(load_allowed(&base_dir.join(p))?),
+                };
+                Ok(ComponentInput {
+                    curve,
+                    allowed,
+                    min_nproc: c.min_nproc,
+                    max_nproc: c.max_nproc,
+                })
+            })
+            .collect()
+    }
+
+    /// The prediction settings of this file, defaults filled in (budget 0 when missing: the
+    /// caller must have one from the command line).
+    pub fn settings(&self) -> Settings {
+        let d = Settings::default();
+        Settings {
+            max_nproc: self.max_nproc.unwrap_or(d.max_nproc),
+            step: self.step.unwrap_or(d.step),
+            tts_w: self.tts_w.unwrap_or(d.tts_w),
+            top: self.top.unwrap_or(d.top),
+            interp: self.interp.unwrap_or(d.interp),
+            extra_pes: self.extra_pes.unwrap_or(d.extra_pes),
+        }
+    }
+}
+
+fn component_list(file: &CampaignFile) -> String {
+    file.components
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// toml's errors are multi-line with a source excerpt; keep the first line and the position.
+fn one_line_toml_error(e: &toml::de::Error, text: &str) -> String {
+    let message = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            let excerpt = text.lines().nth(line - 1).unwrap_or("").trim();
+            format!("line {line}: {message} (at `{excerpt}`)")
+        }
+        None => message,
+    }
+}
+
+/// Reads an allowed-PE list file: whole numbers separated by whitespace or commas, `#` comments.
+pub fn load_allowed(path: &Path) -> Result<Vec<u32>, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+        file: file.clone(),
+        reason: e.to_string(),
+    })?;
+    parse_allowed(&text, &file)
+}
+
+/// Parses an allowed-PE list (see [`load_allowed`]); an empty list is an error.
+pub fn parse_allowed(text: &str, file: &str) -> Result<Vec<u32>, ConfigError> {
+    let mut values = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let content = line.split('#').next().unwrap_or("");
+        for token in content
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|t| !t.is_empty())
+        {
+            match token.parse::<u32>() {
+                Ok(v) if v > 0 => values.push(v),
+                _ => {
+                    return Err(ConfigError::BadAllowed {
+                        file: file.to_string(),
+                        line: i + 1,
+                        value: token.to_string(),
+                    })
+                }
+            }
+        }
+    }
+    if values.is_empty() {
+        return Err(ConfigError::Semantics {
+            file: file.to_string(),
+            message: "the allowed list is empty; list the PE counts the component can run on"
+                .into(),
+        });
+    }
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"
+max_nproc = 672
+step = 24
+tts_w = 0.5
+interp = "quadratic"
+
+[[component]]
+name = "IFS"
+curve = "ifs.csv"
+timing_name = "ATMIFS"
+
+[[component]]
+name = "NEMO"
+curve = "nemo.csv"
+allowed = [48, 96]
+
+[original]
+IFS = 480
+
+[executor]
+kind = "command"
+command = ["run.sh", "{run_dir}"]
+"#;
+
+    #[test]
+    fn parses_the_documented_keys() {
+        let f = CampaignFile::parse(EXAMPLE, "c.toml").unwrap();
+        assert_eq!(f.components.len(), 2);
+        assert_eq!(f.components[0].timing_name(), "ATMIFS");
+        assert_eq!(f.components[1].timing_name(), "NEMO");
+        assert_eq!(
+            f.components[1].allowed,
+            Some(AllowedEntry::List(vec![48, 96]))
+        );
+        assert_eq!(f.settings().interp, Method::Quadratic);
+        assert_eq!(f.executor.unwrap().kind, ExecutorKind::Command);
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_name_key_and_line() {
+        let e = CampaignFile::parse("max_nproc = 1\nstepp = 3\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("stepp"), "{e}");
+        let e = CampaignFile::parse("max_nproc = \"lots\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 1") && e.contains("max_nproc"), "{e}");
+        let e = CampaignFile::parse("[original]\nFOO = 3\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("FOO"), "{e}");
+    }
+
+    #[test]
+    fn allowed_lists() {
+        assert_eq!(
+            parse_allowed("48\n57, 68 # x\n", "a").unwrap(),
+            vec![48, 57, 68]
+        );
+        let e = parse_allowed("48\n5x\n", "a").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("5x"), "{e}");
+        assert!(parse_allowed("# none\n", "a").is_err());
+    }
+}

@@ -1,0 +1,18 @@
+//! autolb: automatic load balancing of coupled Earth system models.
+//!
+//! The library is the whole method; the binary's CLI and terminal app are thin layers on top.
+//! It never touches the terminal.
+//!
+//! * [`curve`]: measured scalability curves (nproc -> SYPD) and their validation.
+//! * [`interp`]: interpolation of a curve between measured points.
+//! * [`metrics`]: CPMIP metrics and fittingness, exactly as `method.md` defines them.
+//! * [`predict`]: scoring every configuration within a budget and proposing the top N.
+
+pub mod campaign;
+pub mod config;
+pub mod curve;
+pub mod executor;
+pub mod interp;
+pub mod metrics;
+pub mod predict;
+pub mod timing;

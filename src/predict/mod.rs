@@ -1,0 +1,494 @@
+//! Prediction (paper section 4.1, method.md "Prediction"): score every combination of PE counts
+//! within a budget with fittingness and propose the top N.
+//!
+//! The work is split in two so that moving the TTS_w slider is cheap:
+//! * [`Problem::new`] validates the inputs, builds each component's candidate PE counts with their
+//!   interpolated SYPD, and computes everything that does not depend on TTS_w: the base case, the
+//!   number of feasible and kept configurations, and the min-max bounds of SYPD and CHSY over the
+//!   kept ones (the normalisation of fittingness).
+//! * [`Problem::rank`] finds the top N for one TTS_w; [`Problem::grid`] scores a 2-D slice for the
+//!   terminal app's matrix.
+//!
+//! Both are exact: [`naive`] enumerates every configuration the obvious way and property tests
+//! hold the fast search ([`search`]) to its answers.
+
+pub mod naive;
+pub mod search;
+
+use serde::Serialize;
+
+use crate::curve::Curve;
+use crate::interp::{Interpolant, Method};
+use crate::metrics::{self, Bounds};
+
+/// Most components a prediction balances (the paper's set-ups have two or three).
+pub const MAX_COMPONENTS: usize = 5;
+
+/// One component to balance.
+#[derive(Debug, Clone)]
+pub struct ComponentInput {
+    pub curve: Curve,
+    /// PE counts the component can run on (e.g. NEMO's land-domain elimination list).
+    pub allowed: Option<Vec<u32>>,
+    /// Lower limit on this component's PEs, on top of the curve's first point.
+    pub min_nproc: Option<u32>,
+    /// Upper limit on this component's PEs, on top of the curve's last point.
+    pub max_nproc: Option<u32>,
+}
+
+impl ComponentInput {
+    pub fn new(curve: Curve) -> ComponentInput {
+        ComponentInput {
+            curve,
+            allowed: None,
+            min_nproc: None,
+            max_nproc: None,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.curve.name
+    }
+}
+
+/// The prediction's settings (method.md "Inputs").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Budget for the balanced components together.
+    pub max_nproc: u32,
+    /// Distance between candidate PE counts when no allowed list is given.
+    pub step: u32,
+    /// Weight of time to solution in fittingness, in [0, 1].
+    pub tts_w: f64,
+    /// How many configurations to propose.
+    pub top: usize,
+    pub interp: Method,
+    /// PEs that count in CHSY but are not balanced (XIOS, runoff mapper).
+    pub extra_pes: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            max_nproc: 0,
+            step: 1,
+            tts_w: 0.5,
+            top: 5,
+            interp: Method::default(),
+            extra_pes: 0,
+        }
+    }
+}
+
+/// Why a prediction cannot be made. Messages say what to change.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PredictError {
+    #[error("no curves given; pass at least one --curve NAME=PATH")]
+    NoComponents,
+    #[error("{0} curves given; at most {MAX_COMPONENTS} components can be balanced together")]
+    TooManyComponents(usize),
+    #[error("component {0:?} is given twice; each --curve needs its own name")]
+    DuplicateComponent(String),
+    #[error("the step is 0; use a positive number of PEs, e.g. --step 24")]
+    ZeroStep,
+    #[error("TTS_w {0} is outside [0, 1]; 1 weighs only speed, 0 only cost")]
+    TtsWOutOfRange(f64),
+    #[error("top is 0; ask for at least one configuration")]
+    ZeroTop,
+    #[error("{name}: no candidate PE count between {low} and {high}{why}; check its allowed list and limits")]
+    NoCandidates {
+        name: String,
+        low: u32,
+        high: u32,
+        why: String,
+    },
+    #[error("the budget --max-nproc {budget} is below the base case ({base} PEs: {detail}); raise it to at least {base}")]
+    BudgetBelowBase {
+        budget: u32,
+        base: u32,
+        detail: String,
+    },
+}
+
+/// The candidate PE counts of one component with their interpolated SYPD.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidates {
+    pub name: String,
+    /// Ascending PE counts.
+    pub nproc: Vec<u32>,
+    /// Interpolated SYPD at each PE count.
+    pub sypd: Vec<f64>,
+}
+
+/// One scored configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Config {
+    /// PEs per component, in component order.
+    pub nproc: Vec<u32>,
+    /// All PEs the run takes: the balanced components plus the extra PEs.
+    pub total_nproc: u32,
+    /// Coupled SYPD: the slowest component's.
+    pub sypd: f64,
+    pub chsy: f64,
+    /// Fraction of core time spent waiting for the slowest component.
+    pub coupling_cost: f64,
+    pub fittingness: f64,
+}
+
+/// The answer of a prediction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    pub components: Vec<String>,
+    /// Feasible configurations (sum of PEs within the budget).
+    pub candidates: u64,
+    /// Kept configurations (feasible and at least as good as the base case).
+    pub considered: u64,
+    pub baseline: Config,
+    pub sypd_bounds: Bounds,
+    pub chsy_bounds: Bounds,
+    pub tts_w: f64,
+    pub top: Vec<Config>,
+}
+
+/// One cell of a 2-D slice of the configuration space.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Cell {
+    /// The PEs add up to more than the budget.
+    OverBudget,
+    /// Feasible but worse than the base case (grey in the matrix).
+    WorseThanBase { sypd: f64, chsy: f64 },
+    /// Kept and scored.
+    Scored {
+        sypd: f64,
+        chsy: f64,
+        coupling_cost: f64,
+        fittingness: f64,
+    },
+}
+
+/// A 2-D slice: component `rows` down, component `cols` across, the others fixed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Grid {
+    pub rows: usize,
+    pub cols: usize,
+    pub row_nproc: Vec<u32>,
+    pub col_nproc: Vec<u32>,
+    /// Row-major cells, `row_nproc.len() * col_nproc.len()`.
+    pub cells: Vec<Cell>,
+}
+
+impl Grid {
+    pub fn cell(&self, row: usize, col: usize) -> Cell {
+        self.cells[row * self.col_nproc.len() + col]
+    }
+}
+
+/// Everything about a prediction that does not depend on TTS_w or top N.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub settings: Settings,
+    pub components: Vec<Candidates>,
+    pub baseline_nproc: Vec<u32>,
+    pub baseline_sypd: f64,
+    pub candidates: u64,
+    pub considered: u64,
+    pub sypd_bounds: Bounds,
+    pub chsy_bounds: Bounds,
+}
+
+impl Problem {
+    /// Validates the inputs and prepares the search (the expensive, TTS_w-independent part).
+    pub fn new(inputs: &[ComponentInput], settings: &Settings) -> Result<Problem, PredictError> {
+        validate(inputs, settings)?;
+        let components: Vec<Candidates> = inputs
+            .iter()
+            .map(|c| candidates(c, settings))
+            .collect::<Result<_, _>>()?;
+        let baseline_nproc: Vec<u32> = components.iter().map(|c| c.nproc[0]).collect();
+        let base_sum: u32 = baseline_nproc.iter().sum();
+        if base_sum > settings.max_nproc {
+            let detail = components
+                .iter()
+                .map(|c| format!("{} {}", c.name, c.nproc[0]))
+                .collect::<Vec<_>>()
+                .join(" + ");
+            return Err(PredictError::BudgetBelowBase {
+                budget: settings.max_nproc,
+                base: base_sum,
+                detail,
+            });
+        }
+        let baseline_sypd = components
+            .iter()
+            .map(|c| c.sypd[0])
+            .fold(f64::INFINITY, f64::min);
+        let mut problem = Problem {
+            settings: settings.clone(),
+            components,
+            baseline_nproc,
+            baseline_sypd,
+            candidates: 0,
+            considered: 0,
+            sypd_bounds: Bounds {
+                min: baseline_sypd,
+                max: baseline_sypd,
+            },
+            chsy_bounds: Bounds { min: 0.0, max: 0.0 },
+        };
+        let summary = search::summarise(&problem);
+        problem.candidates = summary.feasible;
+        problem.considered = summary.kept;
+        problem.sypd_bounds = summary.sypd_bounds;
+        problem.chsy_bounds = summary.chsy_bounds;
+        Ok(problem)
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.components.iter().map(|c| c.name.clone()).collect()
+    }
+
+    /// Total PEs of a configuration given its balanced PEs.
+    pub fn total_nproc(&self, balanced_sum: u32) -> u32 {
+        balanced_sum + self.settings.extra_pes
+    }
+
+    /// The largest balanced PE sum a configuration of coupled speed `sypd` may have and still be
+    /// kept: within the budget and at least as good as the base case. Computed with the same
+    /// floating-point expression as the filter itself, so the fast search and the naive
+    /// enumeration agree to the last configuration.
+    pub fn kept_sum_limit(&self, sypd: f64) -> Option<u32> {
+        let extra = f64::from(self.settings.extra_pes);
+        let base_total = f64::from(self.total_nproc(self.baseline_nproc.iter().sum()));
+        let keeps = |sum: u32| {
+            metrics::beats_base_case(sypd, f64::from(sum) + extra, self.baseline_sypd, base_total)
+        };
+        let budget = self.settings.max_nproc;
+        if keeps(budget) {
+            return Some(budget);
+        }
+        // keeps() is monotone: true up to some sum, false after. Estimate, then settle exactly.
+        let ratio = sypd / self.baseline_sypd;
+        let estimate = (ratio * ratio * base_total - extra).floor();
+        let mut s = if estimate.is_finite() {
+            estimate.clamp(0.0, f64::from(budget)) as u32
+        } else {
+            0
+        };
+        while s > 0 && !keeps(s) {
+            s -= 1;
+        }
+        if !keeps(s) {
+            return None;
+        }
+        while s < budget && keeps(s + 1) {
+            s += 1;
+        }
+        Some(s)
+    }
+
+    /// Scores one configuration (given by candidate indices) against this problem's bounds.
+    pub fn score(&self, index: &[usize], tts_w: f64) -> Config {
+        let nproc: Vec<u32> = index
+            .iter()
+            .zip(&self.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect();
+        let speeds: Vec<f64> = index
+            .iter()
+            .zip(&self.components)
+            .map(|(&i, c)| c.sypd[i])
+            .collect();
+        self.score_values(&nproc, &speeds, tts_w)
+    }
+
+    fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Config {
+        let sypd = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+        let total = self.total_nproc(nproc.iter().sum());
+        let chsy = metrics::chsy(f64::from(total), sypd);
+        let pairs: Vec<(f64, f64)> = nproc
+            .iter()
+            .zip(speeds)
+            .map(|(&p, &s)| (f64::from(p), s))
+            .collect();
+        Config {
+            nproc: nproc.to_vec(),
+            total_nproc: total,
+            sypd,
+            chsy,
+            coupling_cost: metrics::predicted_coupling_cost(sypd, &pairs),
+            fittingness: metrics::fittingness_in(
+                tts_w,
+                sypd,
+                chsy,
+                &self.sypd_bounds,
+                &self.chsy_bounds,
+            ),
+        }
+    }
+
+    /// The base case, scored.
+    pub fn baseline(&self, tts_w: f64) -> Config {
+        self.score(&vec![0; self.components.len()], tts_w)
+    }
+
+    /// The top `top` configurations for `tts_w`, with the TTS_w-independent figures.
+    pub fn rank(&self, tts_w: f64, top: usize) -> Prediction {
+        let top = search::top_n(self, tts_w, top)
+            .into_iter()
+            .map(|index| self.score(&index, tts_w))
+            .collect();
+        Prediction {
+            components: self.names(),
+            candidates: self.candidates,
+            considered: self.considered,
+            baseline: self.baseline(tts_w),
+            sypd_bounds: self.sypd_bounds,
+            chsy_bounds: self.chsy_bounds,
+            tts_w,
+            top,
+        }
+    }
+
+    /// The candidate index of `nproc` in component `component`, if it is a candidate.
+    pub fn candidate_index(&self, component: usize, nproc: u32) -> Option<usize> {
+        self.components[component].nproc.binary_search(&nproc).ok()
+    }
+
+    /// Scores the 2-D slice with component `rows` down and `cols` across; every other component
+    /// stays at its index in `fixed` (the entries for `rows` and `cols` are ignored).
+    pub fn grid(&self, rows: usize, cols: usize, fixed: &[usize], tts_w: f64) -> Grid {
+        let mut index = fixed.to_vec();
+        let (rc, cc) = (&self.components[rows], &self.components[cols]);
+        let mut cells = Vec::with_capacity(rc.nproc.len() * cc.nproc.len());
+        for r in 0..rc.nproc.len() {
+            for c in 0..cc.nproc.len() {
+                index[rows] = r;
+                index[cols] = c;
+                cells.push(self.cell(&index, tts_w));
+            }
+        }
+        Grid {
+            rows,
+            cols,
+            row_nproc: rc.nproc.clone(),
+            col_nproc: cc.nproc.clone(),
+            cells,
+        }
+    }
+
+    /// Classifies and scores one configuration.
+    pub fn cell(&self, index: &[usize], tts_w: f64) -> Cell {
+        let sum: u32 = index
+            .iter()
+            .zip(&self.components)
+            .map(|(&i, c)| c.nproc[i])
+            .sum();
+        if sum > self.settings.max_nproc {
+            return Cell::OverBudget;
+        }
+        let config = self.score(index, tts_w);
+        match self.kept_sum_limit(config.sypd) {
+            Some(limit) if sum <= limit => Cell::Scored {
+                sypd: config.sypd,
+                chsy: config.chsy,
+                coupling_cost: config.coupling_cost,
+                fittingness: config.fittingness,
+            },
+            _ => Cell::WorseThanBase {
+                sypd: config.sypd,
+                chsy: config.chsy,
+            },
+        }
+    }
+}
+
+/// Validates, prepares and ranks in one call.
+pub fn predict(inputs: &[ComponentInput], settings: &Settings) -> Result<Prediction, PredictError> {
+    let problem = Problem::new(inputs, settings)?;
+    Ok(problem.rank(settings.tts_w, settings.top))
+}
+
+fn validate(inputs: &[ComponentInput], settings: &Settings) -> Result<(), PredictError> {
+    if inputs.is_empty() {
+        return Err(PredictError::NoComponents);
+    }
+    if inputs.len() > MAX_COMPONENTS {
+        return Err(PredictError::TooManyComponents(inputs.len()));
+    }
+    for (i, c) in inputs.iter().enumerate() {
+        if inputs[..i].iter().any(|o| o.name() == c.name()) {
+            return Err(PredictError::DuplicateComponent(c.name().to_string()));
+        }
+    }
+    if settings.step == 0 {
+        return Err(PredictError::ZeroStep);
+    }
+    if !(0.0..=1.0).contains(&settings.tts_w) {
+        return Err(PredictError::TtsWOutOfRange(settings.tts_w));
+    }
+    if settings.top == 0 {
+        return Err(PredictError::ZeroTop);
+    }
+    Ok(())
+}
+
+/// Candidates of one component (method.md step 1): its allowed list restricted to the measured
+/// range, or first, first+step, ... up to the last measured point; then the component's own
+/// limits. A candidate whose interpolated SYPD is not a positive number (a quadratic spline can
+/// dip below zero between wild points) is dropped: no run goes at zero speed.
+fn candidates(input: &ComponentInput, settings: &Settings) -> Result<Candidates, PredictError> {
+    let curve = &input.curve;
+    let (first, last) = (curve.first_nproc(), curve.last_nproc());
+    let low = first.max(input.min_nproc.unwrap_or(0));
+    let high = last.min(input.max_nproc.unwrap_or(u32::MAX));
+    let raw: Vec<u32> = match &input.allowed {
+        Some(list) => {
+            let mut v: Vec<u32> = list
+                .iter()
+                .copied()
+                .filter(|&p| p >= first && p <= last)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        None => (first..=last).step_by(settings.step as usize).collect(),
+    };
+    let interpolant = Interpolant::new(settings.interp, &curve.xs(), &curve.ys());
+    let (mut nproc, mut sypd) = (Vec::new(), Vec::new());
+    for p in raw.into_iter().filter(|&p| p >= low && p <= high) {
+        let s = interpolant.eval(f64::from(p));
+        if s.is_finite() && s > 0.0 {
+            nproc.push(p);
+            sypd.push(s);
+        }
+    }
+    if nproc.is_empty() {
+        let why = if input.allowed.is_some() {
+            " in its allowed list"
+        } else {
+            ""
+        };
+        return Err(PredictError::NoCandidates {
+            name: curve.name.clone(),
+            low,
+            high,
+            why: why.to_string(),
+        });
+    }
+    Ok(Candidates {
+        name: curve.name.clone(),
+        nproc,
+        sypd,
+    })
+}
+
+/// The ranking order (method.md step 6): fittingness descending, then total PEs ascending, then
+/// the PE counts in component order ascending.
+pub fn rank_order(a: &Config, b: &Config) -> std::cmp::Ordering {
+    b.fittingness
+        .total_cmp(&a.fittingness)
+        .then(a.total_nproc.cmp(&b.total_nproc))
+        .then_with(|| a.nproc.cmp(&b.nproc))
+}

@@ -1,0 +1,406 @@
+//! The fast, exact search over the configuration space.
+//!
+//! The coupled SYPD of a configuration is the minimum over its components, so every
+//! configuration has a *bottleneck*: the component (lowest index on ties) and candidate that set
+//! its pace. Grouping configurations by bottleneck `(c, i)` with speed `s` turns the search into
+//! small independent problems:
+//! * the other components may use only candidates at least as fast as `s` (strictly faster for
+//!   components before `c`, so each configuration has exactly one bottleneck);
+//! * every configuration of the group has the same coupled SYPD `s`, so "kept" (at least as good
+//!   as the base case) is just "the balanced PE sum is at most [`Problem::kept_sum_limit`]";
+//! * within a group, fittingness only falls as the PE sum grows.
+//!
+//! Counting configurations and finding the SYPD and CHSY bounds then needs, per group, the number
+//! of ways the other components' PEs add up to each total: a small convolution over PE sums
+//! measured in units of the greatest common divisor of the candidate spacing. The top N is a
+//! best-first walk over groups ordered by their best possible fittingness, with a depth-first
+//! enumeration inside a group that stops as soon as the PE sum cannot beat the N-th best.
+
+use std::cmp::Ordering;
+
+use super::{rank_order, Config, Problem};
+use crate::metrics::{self, Bounds};
+
+/// The TTS_w-independent figures of a problem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub feasible: u64,
+    pub kept: u64,
+    pub sypd_bounds: Bounds,
+    pub chsy_bounds: Bounds,
+}
+
+/// A bottleneck group with at least one kept configuration.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    component: usize,
+    index: usize,
+    sypd: f64,
+    /// Smallest balanced PE sum of a kept configuration in the group.
+    min_sum: u32,
+    /// Largest balanced PE sum a kept configuration of the group may have.
+    limit: u32,
+}
+
+/// Counts, bounds, all exact.
+pub fn summarise(problem: &Problem) -> Summary {
+    let mut summary = Summary {
+        feasible: 0,
+        kept: 0,
+        sypd_bounds: Bounds {
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        },
+        chsy_bounds: Bounds {
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        },
+    };
+    let unit = sum_unit(problem);
+    for (c, comp) in problem.components.iter().enumerate() {
+        for i in 0..comp.nproc.len() {
+            let Some(sums) = group_sums(problem, c, i, unit) else {
+                continue;
+            };
+            let s = comp.sypd[i];
+            let p = comp.nproc[i];
+            let budget = problem.settings.max_nproc;
+            if p > budget {
+                continue;
+            }
+            summary.feasible += sums.count_up_to(budget - p);
+            let Some(limit) = problem.kept_sum_limit(s).filter(|&l| l >= p) else {
+                continue;
+            };
+            let kept = sums.count_up_to(limit - p);
+            if kept == 0 {
+                continue;
+            }
+            summary.kept += kept;
+            summary.sypd_bounds = summary.sypd_bounds.include(s);
+            let (lo, hi) = sums.extremes_up_to(limit - p).expect("kept > 0");
+            for sum in [p + lo, p + hi] {
+                let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
+                summary.chsy_bounds = summary.chsy_bounds.include(chsy);
+            }
+        }
+    }
+    summary
+}
+
+/// The `top` best configurations for `tts_w`, as candidate indices in rank order.
+pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
+    let unit = sum_unit(problem);
+    let fn_at = |s: f64, sum: u32| {
+        let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
+        metrics::fittingness_in(tts_w, s, chsy, &problem.sypd_bounds, &problem.chsy_bounds)
+    };
+    let mut groups: Vec<(f64, Group)> = Vec::new();
+    for (c, comp) in problem.components.iter().enumerate() {
+        for i in 0..comp.nproc.len() {
+            let s = comp.sypd[i];
+            let p = comp.nproc[i];
+            let Some(limit) = problem.kept_sum_limit(s).filter(|&l| l >= p) else {
+                continue;
+            };
+            let Some(sums) = group_sums(problem, c, i, unit) else {
+                continue;
+            };
+            let Some((lo, _)) = sums.extremes_up_to(limit - p) else {
+                continue;
+            };
+            let group = Group {
+                component: c,
+                index: i,
+                sypd: s,
+                min_sum: p + lo,
+                limit,
+            };
+            groups.push((fn_at(s, group.min_sum), group));
+        }
+    }
+    groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.min_sum.cmp(&b.1.min_sum)));
+
+    let mut best: Vec<Config> = Vec::with_capacity(top + 1);
+    for (fn_max, group) in groups {
+        if best.len() == top {
+            let worst = &best[top - 1];
+            let group_key = (fn_max, problem.total_nproc(group.min_sum));
+            if key_worse(group_key, (worst.fittingness, worst.total_nproc)) {
+                break;
+            }
+        }
+        walk_group(problem, &group, tts_w, top, &mut best);
+    }
+    best.into_iter()
+        .map(|c| {
+            c.nproc
+                .iter()
+                .enumerate()
+                .map(|(d, &p)| problem.candidate_index(d, p).expect("a candidate"))
+                .collect()
+        })
+        .collect()
+}
+
+/// (fittingness, total) `a` ranks strictly after `b`.
+fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)) == Ordering::Less
+}
+
+/// Depth-first enumeration of a group's kept configurations in ascending PE order per
+/// component, inserting into `best` and cutting every branch whose smallest possible PE sum
+/// already ranks after the current N-th best.
+fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &mut Vec<Config>) {
+    let others: Vec<usize> = (0..problem.components.len())
+        .filter(|&d| d != group.component)
+        .collect();
+    let sets: Vec<Vec<usize>> = others
+        .iter()
+        .map(|&d| allowed_indices(problem, group, d))
+        .collect();
+    if sets.iter().any(|s| s.is_empty()) {
+        return;
+    }
+    // Smallest PE sum of the remaining components from position k on.
+    let mut rest_min = vec![0u32; others.len() + 1];
+    for k in (0..others.len()).rev() {
+        rest_min[k] = rest_min[k + 1] + problem.components[others[k]].nproc[sets[k][0]];
+    }
+    let mut index = vec![0usize; problem.components.len()];
+    index[group.component] = group.index;
+    let p = problem.components[group.component].nproc[group.index];
+    let mut ctx = Walk {
+        problem,
+        group,
+        tts_w,
+        top,
+        others: &others,
+        sets: &sets,
+        rest_min: &rest_min,
+    };
+    ctx.descend(0, p, &mut index, best);
+}
+
+struct Walk<'a> {
+    problem: &'a Problem,
+    group: &'a Group,
+    tts_w: f64,
+    top: usize,
+    others: &'a [usize],
+    sets: &'a [Vec<usize>],
+    rest_min: &'a [u32],
+}
+
+impl Walk<'_> {
+    fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Config>) {
+        if k == self.others.len() {
+            let config = self.problem.score(index, self.tts_w);
+            insert_ranked(best, config, self.top);
+            return;
+        }
+        let d = self.others[k];
+        for &j in &self.sets[k] {
+            let lowest = partial + self.problem.components[d].nproc[j] + self.rest_min[k + 1];
+            if lowest > self.group.limit {
+                break;
+            }
+            if best.len() == self.top {
+                let chsy =
+                    metrics::chsy(f64::from(self.problem.total_nproc(lowest)), self.group.sypd);
+                let fn_best = metrics::fittingness_in(
+                    self.tts_w,
+                    self.group.sypd,
+                    chsy,
+                    &self.problem.sypd_bounds,
+                    &self.problem.chsy_bounds,
+                );
+                let worst = &best[self.top - 1];
+                let key = (fn_best, self.problem.total_nproc(lowest));
+                if key_worse(key, (worst.fittingness, worst.total_nproc)) {
+                    break;
+                }
+            }
+            index[d] = j;
+            self.descend(
+                k + 1,
+                partial + self.problem.components[d].nproc[j],
+                index,
+                best,
+            );
+        }
+    }
+}
+
+fn insert_ranked(best: &mut Vec<Config>, config: Config, top: usize) {
+    let at = best.partition_point(|b| rank_order(b, &config) == Ordering::Less);
+    if at < top {
+        best.insert(at, config);
+        best.truncate(top);
+    }
+}
+
+/// Candidates of component `d` that cannot undercut the group's bottleneck.
+fn allowed_indices(problem: &Problem, group: &Group, d: usize) -> Vec<usize> {
+    let comp = &problem.components[d];
+    (0..comp.nproc.len())
+        .filter(|&j| faster_than_bottleneck(comp.sypd[j], group.sypd, d < group.component))
+        .collect()
+}
+
+/// Ties go to the lowest component index, so earlier components must be strictly faster.
+fn faster_than_bottleneck(sypd: f64, bottleneck: f64, earlier: bool) -> bool {
+    if earlier {
+        sypd > bottleneck
+    } else {
+        sypd >= bottleneck
+    }
+}
+
+/// The greatest common divisor of every candidate's distance from its component's smallest
+/// candidate: all PE sums of a group are its offset plus a multiple of this.
+fn sum_unit(problem: &Problem) -> u32 {
+    let g = problem
+        .components
+        .iter()
+        .flat_map(|c| c.nproc.iter().map(move |&p| p - c.nproc[0]))
+        .fold(0, gcd);
+    g.max(1)
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// How the other components' PEs of one group can add up: `counts[k]` ways to reach the sum
+/// `offset + k * unit` with every component but the last; `last` the last component's steps.
+/// The final convolution is never materialised: prefix sums answer every question about it.
+struct GroupSums {
+    offset: u32,
+    unit: u32,
+    /// Ways to reach each partial sum (all other components but the last).
+    counts: Vec<u64>,
+    /// prefix[k] = counts[0..=k] summed.
+    prefix: Vec<u64>,
+    /// reach[k] = the largest m <= k with counts[m] > 0, if any.
+    reach: Vec<Option<u32>>,
+    /// Steps (in units) of the last other component's allowed candidates, ascending.
+    last: Vec<u32>,
+}
+
+impl GroupSums {
+    /// Number of tuples whose PE sum is at most `cap`.
+    fn count_up_to(&self, cap: u32) -> u64 {
+        let Some(room) = self.room(cap) else { return 0 };
+        self.last
+            .iter()
+            .take_while(|&&k| k <= room)
+            .map(|&k| {
+                let upto = ((room - k) as usize).min(self.prefix.len() - 1);
+                self.prefix[upto]
+            })
+            .sum()
+    }
+
+    /// Smallest and largest reachable PE sum that is at most `cap`.
+    fn extremes_up_to(&self, cap: u32) -> Option<(u32, u32)> {
+        let room = self.room(cap)?;
+        let first_reachable = self.counts.iter().position(|&n| n > 0)? as u32;
+        let lo = first_reachable + *self.last.first()?;
+        if lo > room {
+            return None;
+        }
+        let hi = self
+            .last
+            .iter()
+            .take_while(|&&k| k + first_reachable <= room)
+            .filter_map(|&k| {
+                let upto = ((room - k) as usize).min(self.reach.len() - 1);
+                Some(self.reach[upto]? + k)
+            })
+            .max()?;
+        Some((self.offset + lo * self.unit, self.offset + hi * self.unit))
+    }
+
+    /// `cap` in units above the offset.
+    fn room(&self, cap: u32) -> Option<u32> {
+        cap.checked_sub(self.offset).map(|r| r / self.unit)
+    }
+}
+
+/// The sums of the group `(c, i)`, or `None` when some other component has no candidate fast
+/// enough (the group is empty).
+fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32) -> Option<GroupSums> {
+    let s = problem.components[c].sypd[i];
+    let p = problem.components[c].nproc[i];
+    let budget = problem.settings.max_nproc.checked_sub(p)?;
+    let mut offset = 0;
+    let mut steps: Vec<Vec<u32>> = Vec::new();
+    for (d, comp) in problem.components.iter().enumerate() {
+        if d == c {
+            continue;
+        }
+        let base = comp.nproc[0];
+        offset += base;
+        let ks: Vec<u32> = comp
+            .nproc
+            .iter()
+            .zip(&comp.sypd)
+            .filter(|(_, &sd)| faster_than_bottleneck(sd, s, d < c))
+            .map(|(&pd, _)| (pd - base) / unit)
+            .collect();
+        if ks.is_empty() {
+            return None;
+        }
+        steps.push(ks);
+    }
+    let room = budget.checked_sub(offset).map_or(0, |r| r / unit) as usize;
+    let last = steps.pop().unwrap_or_else(|| vec![0]);
+    let mut counts = vec![0u64; room + 1];
+    counts[0] = 1;
+    for ks in &steps {
+        let mut next = vec![0u64; room + 1];
+        for (k, &n) in counts.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            for &step in ks {
+                let at = k + step as usize;
+                if at > room {
+                    break;
+                }
+                next[at] += n;
+            }
+        }
+        counts = next;
+    }
+    let prefix = counts
+        .iter()
+        .scan(0u64, |acc, &n| {
+            *acc += n;
+            Some(*acc)
+        })
+        .collect();
+    let reach = counts
+        .iter()
+        .enumerate()
+        .scan(None, |acc, (k, &n)| {
+            if n > 0 {
+                *acc = Some(k as u32);
+            }
+            Some(*acc)
+        })
+        .collect();
+    Some(GroupSums {
+        offset,
+        unit,
+        counts,
+        prefix,
+        reach,
+        last,
+    })
+}

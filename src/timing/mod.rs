@@ -1,0 +1,1 @@
+//! Reading what a coupled run measured: LUCIA and the other timing formats.
