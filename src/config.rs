@@ -77,8 +77,10 @@ pub struct ExecutorConfig {
     pub timeout_s: Option<f64>,
     /// Runs at a time.
     pub jobs: Option<usize>,
+    /// How many times a failed run is tried again before it counts as failed.
+    pub retries: Option<u32>,
     /// Settings of the built-in stand-in model.
-    pub sim: Option<crate::executor::sim::SimSettings>,
+    pub sim: Option<crate::sim::SimSettings>,
     /// Settings of the Slurm executor.
     pub slurm: Option<crate::executor::slurm::SlurmSettings>,
 }

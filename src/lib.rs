@@ -15,4 +15,5 @@ pub mod executor;
 pub mod interp;
 pub mod metrics;
 pub mod predict;
+pub mod sim;
 pub mod timing;

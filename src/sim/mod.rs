@@ -1,4 +1,5 @@
-//! The built-in stand-in coupled model (`sim` executor, `autolb simulate`).
+//! The built-in stand-in coupled model (`autolb simulate`, used by the `sim` executor): writes
+//! raw LUCIA files for a run of any configuration.
 
 use serde::{Deserialize, Serialize};
 
