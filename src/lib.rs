@@ -11,6 +11,7 @@
 pub mod campaign;
 pub mod config;
 pub mod curve;
+pub mod example;
 pub mod executor;
 pub mod interp;
 pub mod metrics;
