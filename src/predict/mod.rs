@@ -195,6 +195,8 @@ pub struct Problem {
     pub considered: u64,
     pub sypd_bounds: Bounds,
     pub chsy_bounds: Bounds,
+    /// Bottleneck groups with kept configurations (see [`search`]), computed once.
+    pub(crate) groups: Vec<search::Group>,
 }
 
 impl Problem {
@@ -235,12 +237,14 @@ impl Problem {
                 max: baseline_sypd,
             },
             chsy_bounds: Bounds { min: 0.0, max: 0.0 },
+            groups: Vec::new(),
         };
         let summary = search::summarise(&problem);
         problem.candidates = summary.feasible;
         problem.considered = summary.kept;
         problem.sypd_bounds = summary.sypd_bounds;
         problem.chsy_bounds = summary.chsy_bounds;
+        problem.groups = summary.groups;
         Ok(problem)
     }
 

@@ -24,6 +24,8 @@ use crate::metrics::{self, Bounds};
 /// The TTS_w-independent figures of a problem.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
+    /// The bottleneck groups that hold kept configurations, for [`top_n`].
+    pub groups: Vec<Group>,
     pub feasible: u64,
     pub kept: u64,
     pub sypd_bounds: Bounds,
@@ -31,8 +33,8 @@ pub struct Summary {
 }
 
 /// A bottleneck group with at least one kept configuration.
-#[derive(Debug, Clone, Copy)]
-struct Group {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Group {
     component: usize,
     index: usize,
     sypd: f64,
@@ -45,6 +47,7 @@ struct Group {
 /// Counts, bounds, all exact.
 pub fn summarise(problem: &Problem) -> Summary {
     let mut summary = Summary {
+        groups: Vec::new(),
         feasible: 0,
         kept: 0,
         sypd_bounds: Bounds {
@@ -78,7 +81,16 @@ pub fn summarise(problem: &Problem) -> Summary {
             }
             summary.kept += kept;
             summary.sypd_bounds = summary.sypd_bounds.include(s);
-            let (lo, hi) = sums.extremes_up_to(limit - p).expect("kept > 0");
+            let Some((lo, hi)) = sums.extremes_up_to(limit - p) else {
+                continue;
+            };
+            summary.groups.push(Group {
+                component: c,
+                index: i,
+                sypd: s,
+                min_sum: p + lo,
+                limit,
+            });
             for sum in [p + lo, p + hi] {
                 let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
                 summary.chsy_bounds = summary.chsy_bounds.include(chsy);
@@ -90,35 +102,15 @@ pub fn summarise(problem: &Problem) -> Summary {
 
 /// The `top` best configurations for `tts_w`, as candidate indices in rank order.
 pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
-    let unit = sum_unit(problem);
     let fn_at = |s: f64, sum: u32| {
         let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
         metrics::fittingness_in(tts_w, s, chsy, &problem.sypd_bounds, &problem.chsy_bounds)
     };
-    let mut groups: Vec<(f64, Group)> = Vec::new();
-    for (c, comp) in problem.components.iter().enumerate() {
-        for i in 0..comp.nproc.len() {
-            let s = comp.sypd[i];
-            let p = comp.nproc[i];
-            let Some(limit) = problem.kept_sum_limit(s).filter(|&l| l >= p) else {
-                continue;
-            };
-            let Some(sums) = group_sums(problem, c, i, unit) else {
-                continue;
-            };
-            let Some((lo, _)) = sums.extremes_up_to(limit - p) else {
-                continue;
-            };
-            let group = Group {
-                component: c,
-                index: i,
-                sypd: s,
-                min_sum: p + lo,
-                limit,
-            };
-            groups.push((fn_at(s, group.min_sum), group));
-        }
-    }
+    let mut groups: Vec<(f64, Group)> = problem
+        .groups
+        .iter()
+        .map(|g| (fn_at(g.sypd, g.min_sum), *g))
+        .collect();
     groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.min_sum.cmp(&b.1.min_sum)));
 
     let mut best: Vec<Config> = Vec::with_capacity(top + 1);
@@ -145,7 +137,7 @@ pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
 
 /// (fittingness, total) `a` ranks strictly after `b`.
 fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
-    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)) == Ordering::Less
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)) == Ordering::Greater
 }
 
 /// Depth-first enumeration of a group's kept configurations in ascending PE order per
@@ -360,17 +352,23 @@ fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32) -> Option<GroupS
     }
     let room = budget.checked_sub(offset).map_or(0, |r| r / unit) as usize;
     let last = steps.pop().unwrap_or_else(|| vec![0]);
-    let mut counts = vec![0u64; room + 1];
+    // Partial sums never exceed the sum of the largest steps: no need for a longer array.
+    let reachable: usize = steps
+        .iter()
+        .map(|ks| ks.last().copied().unwrap_or(0) as usize)
+        .sum();
+    let len = room.min(reachable) + 1;
+    let mut counts = vec![0u64; len];
     counts[0] = 1;
     for ks in &steps {
-        let mut next = vec![0u64; room + 1];
+        let mut next = vec![0u64; len];
         for (k, &n) in counts.iter().enumerate() {
             if n == 0 {
                 continue;
             }
             for &step in ks {
                 let at = k + step as usize;
-                if at > room {
+                if at >= len {
                     break;
                 }
                 next[at] += n;

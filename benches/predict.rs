@@ -1,0 +1,37 @@
+//! Prediction speed on the target scenarios, and the fast search against the naive enumeration
+//! on the largest problem the naive one can do quickly.
+//!
+//! `cargo bench --bench predict`
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+use autolb::predict::{naive, Problem};
+
+#[path = "support/scenarios.rs"]
+mod scenarios;
+
+fn prediction(c: &mut Criterion) {
+    let mut group = c.benchmark_group("predict");
+    group.sample_size(10);
+    for scenario in scenarios::all() {
+        group.bench_function(scenario.name, |b| {
+            b.iter(|| {
+                let problem = Problem::new(&scenario.inputs, &scenario.settings).expect("valid");
+                problem.rank(scenario.settings.tts_w, scenario.settings.top)
+            })
+        });
+    }
+    // Re-ranking only (what the TTS_w slider costs), on the two-component problem.
+    let two = &scenarios::all()[0];
+    let problem = Problem::new(&two.inputs, &two.settings).expect("valid");
+    group.bench_function("re-rank only (TTS_w change), 2 components step 1", |b| {
+        b.iter(|| problem.rank(0.7, 5))
+    });
+    group.bench_function("naive enumeration, 2 components step 1", |b| {
+        b.iter(|| naive::enumerate(&problem, 0.5, 5))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, prediction);
+criterion_main!(benches);
