@@ -206,13 +206,15 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
         if p == 0.0 {
             continue;
         }
-        for row in col + 1..n {
-            let f = a[row][col] / p;
+        let (upper, lower) = a.split_at_mut(col + 1);
+        let pivot_row = &upper[col];
+        for (offset, row) in lower.iter_mut().enumerate() {
+            let f = row[col] / p;
             if f != 0.0 {
-                for k in col..n {
-                    a[row][k] -= f * a[col][k];
+                for (target, source) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *target -= f * source;
                 }
-                b[row] -= f * b[col];
+                b[col + 1 + offset] -= f * b[col];
             }
         }
     }

@@ -18,3 +18,4 @@ pub mod metrics;
 pub mod predict;
 pub mod sim;
 pub mod timing;
+pub mod watch;

@@ -172,10 +172,7 @@ fn one_curve_ranks_its_own_candidates() {
     assert!(out.status.success());
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["components"], serde_json::json!(["IFS"]));
-    assert_eq!(
-        json["top"][0]["coupling_cost"].as_f64().unwrap().abs() < 1e-12,
-        true
-    );
+    assert!(json["top"][0]["coupling_cost"].as_f64().unwrap().abs() < 1e-12);
 }
 
 /// Runs `autolb` and expects exit code 2 with one line on stderr containing every `needle`.

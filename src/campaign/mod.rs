@@ -1,1 +1,798 @@
-//! The load-balance campaign (paper section 4.2, Algorithm 1).
+//! The load-balance campaign (paper section 4.2, Algorithm 1; method.md "The load-balance
+//! workflow").
+//!
+//! A campaign directory holds `campaign.json` (the whole state, written atomically), a lock
+//! file, copies of the curves, and one directory per run, `iter-II/test-TT/rep-R/`, with the
+//! run's timing output, stdout, stderr and exit status.
+//!
+//! * [`init`] runs the prediction and creates the first iteration's tests.
+//! * [`drive`] runs the campaign to the end with its executor (resumable after a crash).
+//! * [`status`] is the iteration table and the best configuration so far.
+//! * [`next`] and [`record`] let an outside workflow manager run the model while autolb only
+//!   decides.
+//! * [`cancel`] stops every queued or running run.
+
+pub mod algorithm;
+pub mod demo;
+pub mod driver;
+pub mod measure;
+pub mod state;
+pub mod status;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use driver::{drive, DriveEvent, DriveOptions, DriveOutcome};
+pub use state::{RunMetrics, RunState, State};
+pub use status::{BestView, NameMap, Phase, RunView, Status, TestState, TestView};
+
+use crate::config::{AllowedEntry, CampaignFile, ConfigError, ExecutorKind};
+use crate::executor::{self, ExecutorError};
+use crate::predict::{self, PredictError};
+use algorithm::{DecisionInput, Limits};
+use state::{
+    Decision, FrozenComponent, FrozenSettings, Iteration, Lock, Run, TestIteration, TestRecord,
+    CANCEL_REQUEST_FILE, STATE_FILE, STATE_FORMAT,
+};
+
+/// Why a campaign command could not do what was asked. Messages say what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignError {
+    #[error("{0}: not a campaign directory (no campaign.json); create one with `autolb campaign init DIR --config FILE`")]
+    NotACampaign(PathBuf),
+    #[error(
+        "{0} is not empty; choose a new directory or pass --force to replace the campaign in it"
+    )]
+    NotEmpty(PathBuf),
+    #[error("{dir}: another autolb process works on this campaign ({holder}); wait for it or stop it first")]
+    Locked { dir: PathBuf, holder: String },
+    #[error("{file}: the campaign state is unreadable: {reason}")]
+    BadState { file: PathBuf, reason: String },
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Predict(#[from] PredictError),
+    /// A campaign-file value that cannot work; the message names the key.
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
+    #[error("no run {id:?} in this campaign; `autolb campaign next DIR` lists the runs waiting to be recorded")]
+    UnknownRun { id: String },
+    #[error("run {id} is already {state}; only a pending or running run can be recorded")]
+    AlreadyRecorded { id: String, state: &'static str },
+    #[error("{0}; record it once the run has finished, or pass --failed to record a failed run")]
+    Unmeasurable(String),
+    #[error(transparent)]
+    Executor(#[from] ExecutorError),
+    #[error("this campaign has no [executor]: it is driven from outside; use `autolb campaign next` and `autolb campaign record`")]
+    NoExecutor,
+    #[error("this campaign was cancelled; start a new one with `autolb campaign init`")]
+    Cancelled,
+}
+
+impl CampaignError {
+    pub(crate) fn io(what: impl Into<String>, source: std::io::Error) -> CampaignError {
+        CampaignError::Io {
+            what: what.into(),
+            source,
+        }
+    }
+}
+
+/// Defaults of the campaign keys the file may leave out (documented in the README).
+pub mod defaults {
+    /// `initial_step` = this many prediction steps (`step`).
+    pub const INITIAL_STEP_IN_STEPS: u32 = 2;
+    /// `minimum_step` = `initial_step` / this (so three halvings before a test finishes).
+    pub const MINIMUM_STEP_DIVISOR: u32 = 8;
+    pub const REPETITIONS: u32 = 2;
+    pub const RETRIES: u32 = 0;
+}
+
+/// Creates a campaign in `dir` from a campaign file whose relative paths are relative to
+/// `base_dir`: runs the prediction and writes the first iteration's tests (the top N predicted
+/// configurations, plus `[original]` when given and not already among them).
+///
+/// Refuses a non-empty `dir` unless `force`; with `force`, removes what a previous campaign
+/// left there (state, curves, run directories) and nothing else.
+pub fn init(
+    dir: &Path,
+    file: &CampaignFile,
+    base_dir: &Path,
+    force: bool,
+) -> Result<(), CampaignError> {
+    init_named(dir, file, base_dir, force, "the campaign file")
+}
+
+/// [`init`] from a campaign file on disk (errors name the file).
+pub fn init_file(dir: &Path, path: &Path, force: bool) -> Result<(), CampaignError> {
+    let file = CampaignFile::load(path)?;
+    let base_dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    init_named(dir, &file, base_dir, force, &path.display().to_string())
+}
+
+fn init_named(
+    dir: &Path,
+    file: &CampaignFile,
+    base_dir: &Path,
+    force: bool,
+    origin: &str,
+) -> Result<(), CampaignError> {
+    let origin = origin.to_string();
+    let mut settings = frozen_settings(file, &origin)?;
+    settings.period_s = period_for_executor(file, &origin)?;
+    let inputs = file.component_inputs(base_dir)?;
+    let mut prediction_settings = file.settings();
+    prediction_settings.max_nproc = settings.max_nproc;
+    let prediction = predict::predict(&inputs, &prediction_settings)?;
+
+    let mut components = Vec::new();
+    for (entry, input) in file.components.iter().zip(&inputs) {
+        let low = entry.min_nproc.unwrap_or(input.curve.first_nproc());
+        let high = entry.max_nproc.unwrap_or(input.curve.last_nproc());
+        if low > high {
+            return Err(CampaignError::Invalid {
+                file: origin.clone(),
+                message: format!(
+                    "component {}: min_nproc {low} is above max_nproc {high}; widen the limits",
+                    entry.name
+                ),
+            });
+        }
+        let allowed = input.allowed.clone().map(|mut v| {
+            v.sort_unstable();
+            v.dedup();
+            v
+        });
+        if matches!(
+            entry.allowed,
+            Some(AllowedEntry::List(_)) | Some(AllowedEntry::File(_))
+        ) && allowed
+            .as_ref()
+            .is_some_and(|v| !v.iter().any(|p| (low..=high).contains(p)))
+        {
+            return Err(CampaignError::Invalid {
+                file: origin.clone(),
+                message: format!(
+                    "component {}: no allowed PE count between {low} and {high}; check `allowed`, `min_nproc` and `max_nproc`",
+                    entry.name
+                ),
+            });
+        }
+        components.push(FrozenComponent {
+            name: entry.name.clone(),
+            timing_name: entry.timing_name().to_string(),
+            curve: PathBuf::from("curves").join(format!("{}.csv", entry.name)),
+            low,
+            high,
+            allowed,
+        });
+    }
+
+    let mut initial: Vec<(Vec<u32>, String)> = prediction
+        .top
+        .iter()
+        .enumerate()
+        .map(|(k, c)| (c.nproc.clone(), format!("prediction #{}", k + 1)))
+        .collect();
+    if let Some(original) = &file.original {
+        let nproc = original_nproc(file, original, &origin)?;
+        match initial.iter_mut().find(|(n, _)| *n == nproc) {
+            Some((_, o)) => o.push_str(", also the original"),
+            None => initial.push((nproc, "original".into())),
+        }
+    }
+
+    let executor = file.executor.clone();
+    if let Some(cfg) = &executor {
+        if cfg.kind == ExecutorKind::Command && cfg.command.as_ref().is_none_or(|c| c.is_empty()) {
+            return Err(CampaignError::Invalid {
+                file: origin.clone(),
+                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
+            });
+        }
+    }
+
+    if let Some(cfg) = &executor {
+        // Build it once, before anything is written, so a bad template or setting is
+        // reported now, not at `run`.
+        let ctx = executor::ExecutorContext {
+            base_dir: std::path::absolute(base_dir).map_err(|e| {
+                CampaignError::io(format!("cannot resolve {}", base_dir.display()), e)
+            })?,
+            components: components
+                .iter()
+                .zip(&inputs)
+                .map(|(c, input)| executor::ComponentContext {
+                    name: c.name.clone(),
+                    timing_name: c.timing_name.clone(),
+                    curve: input.curve.clone(),
+                })
+                .collect(),
+            period_s: settings.period_s,
+        };
+        executor::from_config(cfg, dir, &ctx)?;
+    }
+    prepare_dir(dir, force)?;
+    let _lock = Lock::acquire(dir)?;
+    let curves_dir = dir.join("curves");
+    std::fs::create_dir_all(&curves_dir)
+        .map_err(|e| CampaignError::io(format!("cannot create {}", curves_dir.display()), e))?;
+    for (c, input) in components.iter().zip(&inputs) {
+        let mut text = String::from("nproc,SYPD\n");
+        for p in input.curve.points() {
+            text.push_str(&format!("{},{}\n", p.nproc, p.sypd));
+        }
+        state::write_atomically(&dir.join(&c.curve), text.as_bytes())?;
+    }
+    let base_dir = std::path::absolute(base_dir)
+        .map_err(|e| CampaignError::io(format!("cannot resolve {}", base_dir.display()), e))?;
+    let repetitions = settings.repetitions;
+    let initial_step = settings.initial_step;
+    let mut state = State {
+        format: STATE_FORMAT,
+        settings,
+        components,
+        executor,
+        base_dir,
+        tests: Vec::new(),
+        iterations: Vec::new(),
+        cancelled: false,
+    };
+    let mut first = Iteration {
+        index: 0,
+        tests: Vec::new(),
+    };
+    for (id, (nproc, origin)) in initial.into_iter().enumerate() {
+        let id = id as u32;
+        state.tests.push(TestRecord { id, origin });
+        first
+            .tests
+            .push(new_test_iteration(0, id, nproc, initial_step, repetitions));
+    }
+    state.iterations.push(first);
+    state.save(dir)
+}
+
+fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, CampaignError> {
+    let invalid = |message: String| CampaignError::Invalid {
+        file: origin.to_string(),
+        message,
+    };
+    let max_nproc = file
+        .max_nproc
+        .filter(|&m| m > 0)
+        .ok_or_else(|| invalid("`max_nproc` is missing or 0; set the budget of the balanced components, e.g. max_nproc = 672".into()))?;
+    let step = file.step.unwrap_or(1).max(1);
+    let initial_step = file
+        .initial_step
+        .unwrap_or(step * defaults::INITIAL_STEP_IN_STEPS);
+    if initial_step == 0 {
+        return Err(invalid("`initial_step` is 0; PEs moved in the first iteration must be positive, e.g. initial_step = 48".into()));
+    }
+    let minimum_step = file
+        .minimum_step
+        .unwrap_or((initial_step / defaults::MINIMUM_STEP_DIVISOR).max(1));
+    if minimum_step == 0 || minimum_step > initial_step {
+        return Err(invalid(format!(
+            "`minimum_step` {minimum_step} must be between 1 and initial_step ({initial_step})"
+        )));
+    }
+    let repetitions = file.repetitions.unwrap_or(defaults::REPETITIONS);
+    if repetitions == 0 {
+        return Err(invalid(
+            "`repetitions` is 0; run each test at least once".into(),
+        ));
+    }
+    if let Some(p) = file.period_s {
+        if !(p.is_finite() && p > 0.0) {
+            return Err(invalid(format!(
+                "`period_s` {p} is not a positive number of seconds; e.g. period_s = 2700 for EC-Earth3 SR"
+            )));
+        }
+    }
+    let tts_w = file.tts_w.unwrap_or(0.5);
+    Ok(FrozenSettings {
+        max_nproc,
+        extra_pes: file.extra_pes.unwrap_or(0),
+        tts_w,
+        initial_step,
+        minimum_step,
+        repetitions,
+        period_s: file.period_s,
+        retries: file
+            .executor
+            .as_ref()
+            .and_then(|e| e.retries)
+            .unwrap_or(defaults::RETRIES),
+    })
+}
+
+/// The coupling period the timing reader uses. With the stand-in model it must be the model's:
+/// taken from `[executor.sim] period_s` when only that is given, its default when neither is.
+fn period_for_executor(file: &CampaignFile, origin: &str) -> Result<Option<f64>, CampaignError> {
+    let Some(cfg) = file
+        .executor
+        .as_ref()
+        .filter(|e| e.kind == ExecutorKind::Sim)
+    else {
+        return Ok(file.period_s);
+    };
+    let sim = cfg.sim.as_ref().and_then(|s| s.period_s);
+    match (file.period_s, sim) {
+        (Some(a), Some(b)) if a != b => Err(CampaignError::Invalid {
+            file: origin.to_string(),
+            message: format!(
+                "`period_s` {a} and [executor.sim] `period_s` {b} differ; the stand-in model must couple at the campaign's period: drop one"
+            ),
+        }),
+        (Some(a), _) => Ok(Some(a)),
+        (None, Some(b)) => Ok(Some(b)),
+        (None, None) => Ok(Some(crate::sim::defaults::PERIOD_S)),
+    }
+}
+
+fn original_nproc(
+    file: &CampaignFile,
+    original: &std::collections::BTreeMap<String, u32>,
+    origin: &str,
+) -> Result<Vec<u32>, CampaignError> {
+    file.components
+        .iter()
+        .map(|c| {
+            original
+                .get(&c.name)
+                .copied()
+                .filter(|&p| p > 0)
+                .ok_or_else(|| CampaignError::Invalid {
+                    file: origin.to_string(),
+                    message: format!(
+                        "[original] gives no PE count for {}; list every component, e.g. {} = 240",
+                        c.name, c.name
+                    ),
+                })
+        })
+        .collect()
+}
+
+/// A test's entry in a new iteration, with its runs pending.
+fn new_test_iteration(
+    iteration: u32,
+    test: u32,
+    nproc: Vec<u32>,
+    step: u32,
+    repetitions: u32,
+) -> TestIteration {
+    TestIteration {
+        test,
+        nproc,
+        step,
+        runs: (1..=repetitions)
+            .map(|r| Run {
+                id: state::run_id(iteration, test, r),
+                repetition: r,
+                state: RunState::Pending,
+                ticket: None,
+                attempts: 0,
+                metrics: None,
+                failure: None,
+            })
+            .collect(),
+        decision: None,
+    }
+}
+
+/// Creates `dir`, or checks that it is empty, or (with `force`) clears a previous campaign.
+fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
+    let io = |what: &str, e| CampaignError::io(format!("{what} {}", dir.display()), e);
+    std::fs::create_dir_all(dir).map_err(|e| io("cannot create", e))?;
+    let entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| io("cannot list", e))?
+        .filter_map(|e| e.ok())
+        .collect();
+    if entries.is_empty() {
+        return Ok(());
+    }
+    if !force {
+        return Err(CampaignError::NotEmpty(dir.to_path_buf()));
+    }
+    let _lock = Lock::acquire(dir)?;
+    for e in entries {
+        let name = e.file_name().to_string_lossy().to_string();
+        let ours = name == STATE_FILE
+            || name == CANCEL_REQUEST_FILE
+            || name == "curves"
+            || name.starts_with("iter-");
+        if !ours {
+            continue;
+        }
+        let path = e.path();
+        let result = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        result
+            .map_err(|err| CampaignError::io(format!("cannot remove {}", path.display()), err))?;
+    }
+    Ok(())
+}
+
+/// What the executors need to know about the campaign.
+pub fn executor_context(
+    state: &State,
+    dir: &Path,
+) -> Result<executor::ExecutorContext, CampaignError> {
+    let mut components = Vec::new();
+    for c in &state.components {
+        let path = dir.join(&c.curve);
+        let curve = crate::curve::Curve::load(c.name.clone(), &path).map_err(ConfigError::from)?;
+        components.push(executor::ComponentContext {
+            name: c.name.clone(),
+            timing_name: c.timing_name.clone(),
+            curve,
+        });
+    }
+    Ok(executor::ExecutorContext {
+        base_dir: state.base_dir.clone(),
+        components,
+        period_s: state.settings.period_s,
+    })
+}
+
+/// What [`advance`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Advance {
+    /// `(iteration, test, decision)` of every test decided.
+    pub decided: Vec<(u32, u32, Decision)>,
+    /// The iteration created, if any.
+    pub new_iteration: Option<u32>,
+}
+
+/// Once every run of the current iteration has ended: takes each test's decision (Algorithm 1)
+/// and creates the next iteration from the tests that go on. Does nothing otherwise.
+pub fn advance(state: &mut State) -> Advance {
+    let mut out = Advance::default();
+    let Some(current) = state.iterations.last() else {
+        return out;
+    };
+    let complete = current
+        .tests
+        .iter()
+        .all(|t| t.runs.iter().all(|r| r.state.is_terminal()));
+    if !complete || current.tests.iter().all(|t| t.decision.is_some()) || state.cancelled {
+        return out;
+    }
+    let names = state.component_names();
+    let limits: Vec<Limits> = state
+        .components
+        .iter()
+        .map(|c| Limits {
+            low: c.low,
+            high: c.high,
+            allowed: c.allowed.clone(),
+        })
+        .collect();
+    let mut seen: HashSet<Vec<u32>> = state
+        .iterations
+        .iter()
+        .flat_map(|it| it.tests.iter().map(|t| t.nproc.clone()))
+        .collect();
+    let last = state.iterations.len() - 1;
+    let index = state.iterations[last].index;
+    let mut next_tests = Vec::new();
+    for t in 0..state.iterations[last].tests.len() {
+        let test = &state.iterations[last].tests[t];
+        let previous = previous_direction(&state.iterations[..last], test.test);
+        let metrics: Vec<&RunMetrics> = test
+            .runs
+            .iter()
+            .filter_map(|r| r.metrics.as_ref())
+            .collect();
+        let means = algorithm::mean_metrics(metrics);
+        let decision = algorithm::decide(
+            &DecisionInput {
+                nproc: &test.nproc,
+                step: test.step,
+                previous,
+                partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
+                minimum_step: state.settings.minimum_step,
+                limits: &limits,
+                max_nproc: state.settings.max_nproc,
+                names: &names,
+            },
+            &|c| seen.contains(c),
+        );
+        if let Some(next) = &decision.next {
+            seen.insert(next.clone());
+            next_tests.push(new_test_iteration(
+                index + 1,
+                test.test,
+                next.clone(),
+                decision.step,
+                state.settings.repetitions,
+            ));
+        }
+        out.decided.push((index, test.test, decision.clone()));
+        state.iterations[last].tests[t].decision = Some(decision);
+    }
+    if !next_tests.is_empty() {
+        state.iterations.push(Iteration {
+            index: index + 1,
+            tests: next_tests,
+        });
+        out.new_iteration = Some(index + 1);
+    }
+    out
+}
+
+/// The (donor, recipient) of a test's most recent decision before the current iteration.
+fn previous_direction(earlier: &[Iteration], test: u32) -> Option<(usize, usize)> {
+    earlier.iter().rev().find_map(|it| {
+        let d = it
+            .tests
+            .iter()
+            .find(|t| t.test == test)?
+            .decision
+            .as_ref()?;
+        Some((d.donor?, d.recipient?))
+    })
+}
+
+/// The iteration table and the best configuration so far (`campaign status`). Reads the state
+/// without taking the lock: the state file is replaced atomically, so this is always a
+/// consistent snapshot, even while a driver runs.
+pub fn status(dir: &Path) -> Result<Status, CampaignError> {
+    let state = State::load(dir)?;
+    Ok(Status::from_state(&state, dir))
+}
+
+/// A run waiting to be run by an outside workflow manager (`campaign next --json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NextRun {
+    pub run: String,
+    pub iteration: u32,
+    pub test: u32,
+    pub repetition: u32,
+    pub nproc: NameMap<u32>,
+    pub run_dir: PathBuf,
+}
+
+/// The runs of the current iteration not yet recorded (pending ones; in a campaign with an
+/// executor, also those it is running).
+pub fn next(dir: &Path) -> Result<Vec<NextRun>, CampaignError> {
+    let state = State::load(dir)?;
+    let mut out = Vec::new();
+    if state.cancelled {
+        return Ok(out);
+    }
+    let Some(last) = state.iterations.len().checked_sub(1) else {
+        return Ok(out);
+    };
+    let names = state.component_names();
+    for (t, test) in state.iterations[last].tests.iter().enumerate() {
+        for (r, run) in test.runs.iter().enumerate() {
+            if run.state.is_terminal() {
+                continue;
+            }
+            let req = state.request(dir, last, t, r);
+            out.push(NextRun {
+                run: run.id.clone(),
+                iteration: req.iteration,
+                test: req.test,
+                repetition: req.repetition,
+                nproc: NameMap(
+                    names
+                        .iter()
+                        .cloned()
+                        .zip(test.nproc.iter().copied())
+                        .collect(),
+                ),
+                run_dir: req.run_dir,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// `NAME_nprocs=( ... )` lines (one per component, one entry per run, in the order of
+/// [`next`]), plus `autolb_runs` and `autolb_run_dirs`, for a runscript to source.
+pub fn next_as_bash(runs: &[NextRun], components: &[String]) -> String {
+    let mut out = String::new();
+    for name in components {
+        let values: Vec<String> = runs
+            .iter()
+            .map(|r| r.nproc.get(name).map(|p| p.to_string()).unwrap_or_default())
+            .collect();
+        out.push_str(&format!("{name}_nprocs=( {} )\n", values.join(" ")));
+    }
+    let ids: Vec<String> = runs.iter().map(|r| shell_quote(&r.run)).collect();
+    out.push_str(&format!("autolb_runs=( {} )\n", ids.join(" ")));
+    let dirs: Vec<String> = runs
+        .iter()
+        .map(|r| shell_quote(&r.run_dir.display().to_string()))
+        .collect();
+    out.push_str(&format!("autolb_run_dirs=( {} )\n", dirs.join(" ")));
+    out
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// What [`record`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub run: String,
+    pub state: RunState,
+    pub metrics: Option<RunMetrics>,
+    pub advance: Advance,
+    pub done: bool,
+}
+
+/// Records one finished run from its timing output (or as failed). Once every run of the
+/// iteration is recorded, the next iteration's runs are created (they appear in [`next`]).
+/// Takes the campaign lock. A timing output that cannot be measured is refused (nothing is
+/// recorded) so that a run recorded too early is not lost: record it later or as failed.
+pub fn record(
+    dir: &Path,
+    run_id: &str,
+    timing: Option<&Path>,
+    failed: bool,
+) -> Result<Recorded, CampaignError> {
+    let _lock = Lock::acquire(dir)?;
+    let mut state = State::load(dir)?;
+    if state.cancelled {
+        return Err(CampaignError::Cancelled);
+    }
+    let (i, t, r) = state
+        .find_run(run_id)
+        .ok_or_else(|| CampaignError::UnknownRun {
+            id: run_id.to_string(),
+        })?;
+    let run = &state.iterations[i].tests[t].runs[r];
+    if run.state.is_terminal() {
+        return Err(CampaignError::AlreadyRecorded {
+            id: run_id.to_string(),
+            state: run.state.as_str(),
+        });
+    }
+    let metrics = if failed {
+        None
+    } else {
+        let path = match timing {
+            Some(p) => p.to_path_buf(),
+            None => state.request(dir, i, t, r).run_dir,
+        };
+        let nproc = state.iterations[i].tests[t].nproc.clone();
+        Some(
+            measure::measure(
+                &path,
+                &state.namings(),
+                &nproc,
+                state.settings.extra_pes,
+                state.settings.period_s,
+            )
+            .map_err(|e| CampaignError::Unmeasurable(format!("{}: {e}", path.display())))?,
+        )
+    };
+    let run = &mut state.iterations[i].tests[t].runs[r];
+    run.attempts = run.attempts.max(1);
+    match &metrics {
+        Some(m) => {
+            run.state = RunState::Done;
+            run.metrics = Some(m.clone());
+            run.failure = None;
+        }
+        None => {
+            run.state = RunState::Failed;
+            run.failure = Some("recorded as failed".into());
+        }
+    }
+    let run_state = run.state;
+    let advance = advance(&mut state);
+    state.save(dir)?;
+    Ok(Recorded {
+        run: run_id.to_string(),
+        state: run_state,
+        metrics,
+        advance,
+        done: state.is_done(),
+    })
+}
+
+/// What [`cancel`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cancelled {
+    /// Cancelled here: these runs were stopped or will never start.
+    Done {
+        runs: Vec<String>,
+        warnings: Vec<String>,
+    },
+    /// A driver holds the campaign: it was asked to cancel and did within the wait.
+    ByDriver,
+    /// A driver holds the campaign and has not cancelled yet (it will at its next poll).
+    Requested { holder: String },
+}
+
+/// Cancels every queued or running run (through the executor's `cancel`) and marks every
+/// unfinished run failed ("cancelled"); the campaign then runs nothing more. When a driver
+/// holds the campaign, it is asked to do it (a request file it checks at every poll) and this
+/// waits up to `wait` for it.
+pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
+    match Lock::acquire(dir) {
+        Ok(_lock) => {
+            let mut state = State::load(dir)?;
+            let mut exec = match &state.executor {
+                Some(cfg) => Some(executor::from_config(
+                    cfg,
+                    dir,
+                    &executor_context(&state, dir)?,
+                )?),
+                None => None,
+            };
+            let (runs, warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
+            state.save(dir)?;
+            let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
+            Ok(Cancelled::Done { runs, warnings })
+        }
+        Err(CampaignError::Locked { holder, .. }) => {
+            State::load(dir)?;
+            state::write_atomically(&dir.join(CANCEL_REQUEST_FILE), b"cancel\n")?;
+            let deadline = Instant::now() + wait;
+            while Instant::now() < deadline {
+                if State::load(dir).map(|s| s.cancelled).unwrap_or(false) {
+                    return Ok(Cancelled::ByDriver);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Ok(Cancelled::Requested { holder })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Cancels every unfinished run of `state` (the caller holds the lock and saves).
+pub(crate) fn cancel_all(
+    state: &mut State,
+    dir: &Path,
+    mut exec: Option<&mut (dyn executor::Executor + '_)>,
+) -> (Vec<String>, Vec<String>) {
+    let mut runs = Vec::new();
+    let mut warnings = Vec::new();
+    for i in 0..state.iterations.len() {
+        for t in 0..state.iterations[i].tests.len() {
+            for r in 0..state.iterations[i].tests[t].runs.len() {
+                let run = &state.iterations[i].tests[t].runs[r];
+                if run.state.is_terminal() {
+                    continue;
+                }
+                if let (Some(ticket), Some(exec)) = (run.ticket.clone(), exec.as_deref_mut()) {
+                    if run.state == RunState::Running {
+                        let req = state.request(dir, i, t, r);
+                        if let Err(e) = exec.cancel(&req, &ticket) {
+                            warnings.push(format!("{}: {e}", req.id));
+                        }
+                    }
+                }
+                let run = &mut state.iterations[i].tests[t].runs[r];
+                run.state = RunState::Failed;
+                run.failure = Some("cancelled".into());
+                runs.push(run.id.clone());
+            }
+        }
+    }
+    state.cancelled = true;
+    (runs, warnings)
+}

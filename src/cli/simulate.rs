@@ -1,11 +1,138 @@
-//! `autolb simulate`.
+//! `autolb simulate`: run the built-in stand-in coupled model and write raw LUCIA files.
+
+use std::path::{Path, PathBuf};
 
 use clap::Args;
-use color_eyre::eyre::{bail, Result};
+use color_eyre::eyre::{eyre, Result};
+
+use autolb::curve::Curve;
+use autolb::sim::{self, SimComponent, SimOutcome, SimRun, SimSettings};
+
+use super::{parse_key_value, user};
 
 #[derive(Debug, Args)]
-pub struct SimulateArgs {}
+pub struct SimulateArgs {
+    /// A component and its PEs, `NAME=NPROC`, NAME as LUCIA writes it (e.g. ATMIFS=240);
+    /// repeat for each component.
+    #[arg(long = "comp", value_name = "NAME=NPROC", value_parser = parse_key_value, required = true)]
+    pub comps: Vec<(String, String)>,
+    /// Directory to write the `lucia.CC.RRRRRR` files into (created if needed).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Truth curve of a component, `NAME=PATH` (CSV `nproc,SYPD`). Default: the built-in
+    /// EC-Earth3 SR curves for IFS/ATMIFS and NEMO/oceanx; other names need one.
+    #[arg(long = "curve", value_name = "NAME=PATH", value_parser = parse_key_value)]
+    pub curves: Vec<(String, String)>,
+    /// Coupling steps to run [default: 40].
+    #[arg(long, value_name = "N")]
+    pub steps: Option<u32>,
+    /// Coupling period in seconds [default: 2700].
+    #[arg(long = "period", value_name = "S")]
+    pub period_s: Option<f64>,
+    /// Real seconds per modelled second (e.g. 0.01): files are written while the run "runs".
+    /// Default: write at once.
+    #[arg(long = "compress", value_name = "FACTOR")]
+    pub compression: Option<f64>,
+    /// Seed of the noise (same seed, same files).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Relative standard deviation of a step's compute time [default: 0.02].
+    #[arg(long, value_name = "SD")]
+    pub noise: Option<f64>,
+    /// Fields each component sends per exchange [default: 1].
+    #[arg(long, value_name = "N")]
+    pub fields: Option<u32>,
+    /// Every how many steps the atmosphere has a heavy (radiation) step [default: 4; 0 = none].
+    #[arg(long, value_name = "N")]
+    pub heavy_every: Option<u32>,
+    /// Make the run fail after N coupling steps: files end mid-line, exit status 1.
+    #[arg(long = "fail", value_name = "N")]
+    pub fail_after: Option<u32>,
+    /// Print what the model did as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: &SimulateArgs) -> Result<()> {
-    bail!("not built yet")
+pub fn run(args: &SimulateArgs) -> Result<()> {
+    let settings = SimSettings {
+        steps: args.steps,
+        period_s: args.period_s,
+        compression: args.compression,
+        noise: args.noise,
+        fields: args.fields,
+        heavy_every: args.heavy_every,
+        fail_after: args.fail_after,
+        ..SimSettings::default()
+    };
+    settings.validate().map_err(user)?;
+    let components = components(args)?;
+    let run = SimRun::new(&settings, components, args.seed);
+    let outcome = sim::simulate(&run, &args.out).map_err(|e| match e {
+        sim::SimError::Io { .. } => eyre!(e),
+        other => user(other),
+    })?;
+    let text = if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&outcome)?)
+    } else {
+        summary(&outcome, &args.out)
+    };
+    super::timing::write_stdout(&text)?;
+    match &outcome.failed {
+        Some(reason) => Err(eyre!("{reason}")),
+        None => Ok(()),
+    }
+}
+
+fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {
+    for (name, _) in &args.curves {
+        if !args.comps.iter().any(|(c, _)| c == name) {
+            return Err(user(format!(
+                "--curve {name}=...: no --comp {name}=NPROC to use it"
+            )));
+        }
+    }
+    args.comps
+        .iter()
+        .map(|(name, value)| {
+            let nproc: u32 = value
+                .parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| user(format!("--comp {name}={value}: give a positive whole number of PEs")))?;
+            let curve = match args.curves.iter().find(|(c, _)| c == name) {
+                Some((_, path)) => Curve::load(name.clone(), Path::new(path)).map_err(user)?,
+                None => sim::builtin_curve(name).ok_or_else(|| {
+                    user(format!(
+                        "no truth curve for {name}: pass --curve {name}=PATH (built in: IFS/ATMIFS, NEMO/oceanx)"
+                    ))
+                })?,
+            };
+            Ok(SimComponent {
+                name: name.clone(),
+                nproc,
+                curve,
+            })
+        })
+        .collect()
+}
+
+fn summary(o: &SimOutcome, out: &Path) -> String {
+    let files: u32 = o.components.iter().map(|c| c.sampled_ranks).sum();
+    let mut s = format!(
+        "wrote {files} LUCIA file(s) to {} ({} exchanges; modelled wall {:.1} s)\n",
+        out.display(),
+        o.exchanges,
+        o.total_wall_s
+    );
+    s.push_str(&format!(
+        "analysis window: {} steps, {:.3} s wall, {:.0} s simulated\n",
+        o.window_steps, o.window_wall_s, o.window_sim_s
+    ));
+    for c in &o.components {
+        s.push_str(&format!(
+            "  {:<10} {:>6} PEs  truth {:>8.3} SYPD  compute {:>9.3} s  wait {:>9.3} s\n",
+            c.name, c.nproc, c.truth_sypd, c.compute_s, c.wait_s
+        ));
+    }
+    s
 }

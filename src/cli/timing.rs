@@ -1,11 +1,180 @@
-//! `autolb timing`.
+//! `autolb timing`: what one run measured, as a table or one JSON object.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
 
 use clap::Args;
-use color_eyre::eyre::{bail, Result};
+use color_eyre::eyre::Result;
+use serde_json::{json, Value};
+
+use autolb::timing::{self, Format, Measurement, ReadOptions, Reading};
+
+use super::{parse_key_value, user};
 
 #[derive(Debug, Args)]
-pub struct TimingArgs {}
+pub struct TimingArgs {
+    /// A run's timing output: a directory of raw `lucia.CC.RRRRRR` files, or a `table.csv`,
+    /// `summary`, `lucia.log`, `load_balancing_info.txt` or per-step CSV (or a directory
+    /// holding one of them).
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Read as this format instead of detecting it: lucia-raw, lucia-log, oasis5, table,
+    /// summary, steps.
+    #[arg(long, value_name = "F")]
+    pub format: Option<Format>,
+    /// Coupling period in seconds (simulated time per coupling step; EC-Earth3 SR: 2700).
+    #[arg(long = "period", value_name = "S")]
+    pub period_s: Option<f64>,
+    /// PEs of a component, `NAME=N`, with NAME as the timing output writes it (e.g.
+    /// ATMIFS=240); raw LUCIA files do not carry them. Repeat for each component.
+    #[arg(long = "nproc", value_name = "NAME=N", value_parser = parse_key_value)]
+    pub nproc: Vec<(String, String)>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: &TimingArgs) -> Result<()> {
-    bail!("not built yet")
+pub fn run(args: &TimingArgs) -> Result<()> {
+    let opts = options(args)?;
+    let measurement = match timing::read(&args.path, &opts).map_err(user)? {
+        Reading::Measured(m) => m,
+        Reading::Incomplete { reason } => {
+            return Err(user(format!(
+                "{}: nothing complete to measure yet: {reason}",
+                args.path.display()
+            )))
+        }
+    };
+    let text = if args.json {
+        let mut t = serde_json::to_string_pretty(&to_json(&measurement)).map_err(user)?;
+        t.push('\n');
+        t
+    } else {
+        table(&measurement)
+    };
+    write_stdout(&text)
+}
+
+/// Prints to stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn write_stdout(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+fn options(args: &TimingArgs) -> Result<ReadOptions> {
+    let mut nproc = BTreeMap::new();
+    for (name, value) in &args.nproc {
+        let n: u32 = value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+            user(format!(
+                "--nproc {name}={value}: give a positive whole number of PEs"
+            ))
+        })?;
+        nproc.insert(name.clone(), n);
+    }
+    Ok(ReadOptions {
+        format: args.format,
+        period_s: args.period_s,
+        nproc,
+    })
+}
+
+/// The `--json` object: the contract shape of issue 3, then `format`, `partial` and `notes`.
+pub fn to_json(m: &Measurement) -> Value {
+    let components: Vec<Value> = m
+        .components
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            json!({
+                "name": c.name,
+                "nproc": c.nproc,
+                "steps": c.steps,
+                "compute_s": c.compute_s,
+                "wait_s": c.wait_s,
+                "interp_s": c.interp_s,
+                "send_s": c.send_s,
+                "jitter_s": c.jitter_s,
+                "sypd": m.component_sypd(i),
+                "partial_coupling_cost": m.partial_coupling_cost(i),
+            })
+        })
+        .collect();
+    json!({
+        "components": components,
+        "coupled": {
+            "wall_s": m.wall_s,
+            "sim_s": m.sim_s,
+            "sypd": m.coupled_sypd(),
+            "chsy": m.chsy(),
+            "coupling_cost": m.coupling_cost(),
+        },
+        "format": m.format.name(),
+        "partial": m.partial,
+        "notes": m.notes,
+    })
+}
+
+fn opt(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{:.2}%", v * 100.0))
+}
+
+/// The readable table: one line per component, then the coupled line.
+pub fn table(m: &Measurement) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "format: {}", m.format);
+    if let Some(p) = &m.partial {
+        let _ = writeln!(out, "PARTIAL: only the complete part was measured: {p}");
+    }
+    let _ = writeln!(
+        out,
+        "{:<10} {:>6} {:>6} {:>11} {:>10} {:>9} {:>8} {:>9} {:>9} {:>10}",
+        "component",
+        "nproc",
+        "steps",
+        "compute_s",
+        "wait_s",
+        "interp_s",
+        "send_s",
+        "jitter_s",
+        "SYPD",
+        "cpl cost"
+    );
+    for (i, c) in m.components.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{:<10} {:>6} {:>6} {:>11.3} {:>10.3} {:>9} {:>8} {:>9} {:>9} {:>10}",
+            c.name,
+            c.nproc.map_or_else(|| "-".to_string(), |n| n.to_string()),
+            c.steps,
+            c.compute_s,
+            c.wait_s,
+            opt(c.interp_s, 3),
+            opt(c.send_s, 3),
+            opt(c.jitter_s, 3),
+            opt(m.component_sypd(i), 3),
+            pct(m.partial_coupling_cost(i)),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "coupled: wall {} s, simulated {} s, SYPD {}, CHSY {}, coupling cost {}",
+        opt(m.wall_s, 3),
+        opt(m.sim_s, 0),
+        opt(m.coupled_sypd(), 3),
+        opt(m.chsy(), 1),
+        pct(m.coupling_cost()),
+    );
+    for note in &m.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
 }

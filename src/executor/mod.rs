@@ -6,12 +6,17 @@
 //! [`Ticket`] that the campaign stores in its state, so that a restarted driver can find runs
 //! started before a crash ([`Executor::recover`]).
 
+pub mod command;
+pub mod sim;
 pub mod slurm;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::config::{ExecutorConfig, ExecutorKind};
+use crate::curve::Curve;
 
 /// Everything an executor needs to start one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,5 +111,111 @@ pub trait Executor: Send {
     /// How long the driver waits between polls.
     fn poll_interval(&self) -> Duration {
         Duration::from_millis(200)
+    }
+
+    /// Whether runs go on when the driver process ends (Slurm jobs do; local processes and
+    /// simulator threads do not). When they do not, a driver that is stopped cancels its
+    /// running runs and a restarted one runs them again.
+    fn runs_outlive_driver(&self) -> bool {
+        true
+    }
+}
+
+/// What an executor may need to know about the campaign besides its `[executor]` table.
+#[derive(Debug, Clone)]
+pub struct ExecutorContext {
+    /// Directory of the campaign file: relative paths in `[executor]` are relative to it.
+    pub base_dir: PathBuf,
+    /// The balanced components in order.
+    pub components: Vec<ComponentContext>,
+    /// Coupling period in seconds, if the campaign file gives it.
+    pub period_s: Option<f64>,
+}
+
+/// One balanced component, as an executor sees it.
+#[derive(Debug, Clone)]
+pub struct ComponentContext {
+    pub name: String,
+    /// Its name in the timing output (what the stand-in model writes).
+    pub timing_name: String,
+    /// The campaign's curve (the stand-in model's default truth).
+    pub curve: Curve,
+}
+
+/// Builds the executor of a campaign's `[executor]` table.
+pub fn from_config(
+    cfg: &ExecutorConfig,
+    campaign_dir: &Path,
+    ctx: &ExecutorContext,
+) -> Result<Box<dyn Executor>, ExecutorError> {
+    Ok(match cfg.kind {
+        ExecutorKind::Command => Box::new(command::CommandExecutor::from_config(
+            cfg,
+            campaign_dir,
+            ctx,
+        )?),
+        ExecutorKind::Sim => Box::new(sim::SimExecutor::from_config(cfg, ctx)?),
+        ExecutorKind::Slurm => {
+            Box::new(slurm::SlurmExecutor::from_context(cfg, campaign_dir, ctx)?)
+        }
+    })
+}
+
+/// Name of the file in a run directory holding how the run ended: its exit code (`0`), or
+/// `failed: <reason>` (timeout, cancelled, the stand-in model's error). Written atomically by
+/// the local executors once the run has ended, so a restarted driver can tell a finished run
+/// (whose result it reads) from one that died with the previous driver (which it runs again).
+pub const EXIT_STATUS_FILE: &str = "exit_status";
+
+/// Writes `run_dir/exit_status` for `status` (a `Finished` or `Failed` status).
+pub fn write_exit_status(run_dir: &Path, status: &RunStatus) -> std::io::Result<()> {
+    let text = match status {
+        RunStatus::Finished { exit_code } => format!("{exit_code}\n"),
+        RunStatus::Failed { reason } => format!("failed: {}\n", reason.replace('\n', " ")),
+        other => format!("failed: unexpected status {other:?}\n"),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(run_dir)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(run_dir.join(EXIT_STATUS_FILE))
+        .map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Reads `run_dir/exit_status`, if the run has ended.
+pub fn read_exit_status(run_dir: &Path) -> Option<RunStatus> {
+    let text = std::fs::read_to_string(run_dir.join(EXIT_STATUS_FILE)).ok()?;
+    let line = text.trim();
+    if let Some(reason) = line.strip_prefix("failed:") {
+        return Some(RunStatus::Failed {
+            reason: reason.trim().to_string(),
+        });
+    }
+    match line.parse::<i32>() {
+        Ok(exit_code) => Some(RunStatus::Finished { exit_code }),
+        Err(_) => Some(RunStatus::Failed {
+            reason: format!("unreadable {EXIT_STATUS_FILE} {line:?}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_status_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read_exit_status(dir.path()), None);
+        for s in [
+            RunStatus::Finished { exit_code: 0 },
+            RunStatus::Finished { exit_code: 3 },
+            RunStatus::Failed {
+                reason: "timed out after 5 s".into(),
+            },
+        ] {
+            write_exit_status(dir.path(), &s).unwrap();
+            assert_eq!(read_exit_status(dir.path()), Some(s));
+        }
     }
 }

@@ -1,9 +1,252 @@
 //! The built-in stand-in coupled model (`autolb simulate`, used by the `sim` executor): writes
 //! raw LUCIA files for a run of any configuration.
+//!
+//! It is a small discrete-event simulation of an OASIS coupling, not a table of made-up
+//! numbers: every coupling step, each component computes (its time per step comes from its
+//! "truth" scalability curve at its PE count, with noise and periodic heavy steps such as IFS
+//! radiation), interpolates and puts its field, then gets what the others put. A get returns
+//! when the slowest sender's field is there, so waiting arises from the coupling itself and the
+//! LUCIA files it writes read back (with [`crate::timing`]) as the compute and waiting
+//! seconds the model produced. Sampled ranks follow OASIS' rule (which ranks write a file), and
+//! ranks differ a little (load imbalance), which shows up as jitter.
+//!
+//! With a time compression factor the files are written while the run "runs": a modelled
+//! second takes `compression` real seconds, so a campaign watcher sees half-written files.
+
+mod model;
+mod writer;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// `[executor.sim]` settings.
+use crate::curve::Curve;
+
+pub use model::{ComponentOutcome, SimOutcome};
+
+/// Defaults, chosen to look like EC-Earth3 SR on MareNostrum4.
+pub mod defaults {
+    /// Coupling period of EC-Earth3 SR (IFS-NEMO exchange every 45 minutes).
+    pub const PERIOD_S: f64 = 2700.0;
+    /// Coupling steps per run: enough for a stable measurement, a few seconds of model time.
+    pub const STEPS: u32 = 40;
+    /// Relative standard deviation of a step's compute time.
+    pub const NOISE: f64 = 0.02;
+    /// Interpolation seconds per sent field and step.
+    pub const INTERP_S: f64 = 0.003;
+    /// Seconds in a put call per step.
+    pub const PUT_S: f64 = 0.0002;
+    /// Every how many steps a component has a heavy step (IFS radiation: every 4th, 3 hours).
+    pub const HEAVY_EVERY: u32 = 4;
+    /// How much longer a heavy step computes than an ordinary one.
+    pub const HEAVY_FACTOR: f64 = 1.5;
+    /// Largest relative difference between ranks' compute times.
+    pub const RANK_IMBALANCE: f64 = 0.01;
+}
+
+/// `[executor.sim]` settings. Every field is optional; see [`defaults`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SimSettings {}
+pub struct SimSettings {
+    /// Truth curves per component (`NAME = "path.csv"`, relative to the campaign file): the speed
+    /// the stand-in model runs at. Default: the built-in EC-Earth3 SR curves for IFS/ATMIFS and
+    /// NEMO/oceanx, else the campaign's own curve.
+    pub curves: Option<BTreeMap<String, PathBuf>>,
+    /// Coupling steps per run (the LUCIA files hold one more exchange: the initial one).
+    pub steps: Option<u32>,
+    /// Coupling period in seconds.
+    pub period_s: Option<f64>,
+    /// Relative standard deviation of a step's compute time (0 = none).
+    pub noise: Option<f64>,
+    /// Interpolation seconds per sent field and step (coupling overhead).
+    pub interp_s: Option<f64>,
+    /// Seconds in each put call (coupling overhead).
+    pub put_s: Option<f64>,
+    /// Fields each component sends per exchange (default 1; EC-Earth3's IFS sends 5).
+    pub fields: Option<u32>,
+    /// Every how many steps a heavy step comes (0 = none).
+    pub heavy_every: Option<u32>,
+    /// Compute time of a heavy step relative to an ordinary one (the mean is kept on the curve).
+    pub heavy_factor: Option<f64>,
+    /// Components with heavy steps (default: the atmosphere, IFS/ATMIFS).
+    pub heavy_components: Option<Vec<String>>,
+    /// Largest relative difference of compute time between a component's ranks.
+    pub rank_imbalance: Option<f64>,
+    /// Real seconds per modelled second; 0 or absent writes everything at once. 0.01 makes a
+    /// 40-step EC-Earth3 run take well under a second.
+    pub compression: Option<f64>,
+    /// Seed of the noise, combined with each run's own seed.
+    pub seed: Option<u64>,
+    /// Make runs fail: the model stops after this many steps, leaving cut files, and
+    /// reports failure (exit status 1 from `autolb simulate`).
+    pub fail_after: Option<u32>,
+    /// Probability that a run fails (at a random step), drawn from the run's seed.
+    pub fail_probability: Option<f64>,
+}
+
+impl SimSettings {
+    /// Checks the values a user can get wrong, naming the key.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let bad =
+            |key: &str, why: &str| Err(SimError::Settings(format!("[executor.sim] {key}: {why}")));
+        if let Some(p) = self.period_s {
+            if !(p.is_finite() && p > 0.0) {
+                return bad(
+                    "period_s",
+                    "must be a positive number of seconds, e.g. 2700",
+                );
+            }
+        }
+        if self.steps.is_some_and(|s| s < 5) {
+            return bad(
+                "steps",
+                "must be at least 5 (LUCIA analysis skips 3 exchanges)",
+            );
+        }
+        for (key, v) in [
+            ("noise", self.noise),
+            ("interp_s", self.interp_s),
+            ("put_s", self.put_s),
+            ("compression", self.compression),
+        ] {
+            if let Some(v) = v {
+                if !(v.is_finite() && v >= 0.0) {
+                    return bad(key, "must be a finite number >= 0");
+                }
+            }
+        }
+        if self.fields.is_some_and(|f| !(1..=9).contains(&f)) {
+            return bad("fields", "must be between 1 and 9");
+        }
+        if let Some(f) = self.heavy_factor {
+            if !(f.is_finite() && f >= 1.0) {
+                return bad("heavy_factor", "must be >= 1 (1 = no heavy steps)");
+            }
+        }
+        if let Some(r) = self.rank_imbalance {
+            if !(r.is_finite() && (0.0..0.5).contains(&r)) {
+                return bad("rank_imbalance", "must be in [0, 0.5)");
+            }
+        }
+        if let Some(p) = self.fail_probability {
+            if !(0.0..=1.0).contains(&p) {
+                return bad("fail_probability", "must be in [0, 1]");
+            }
+        }
+        if let Some(n) = self.noise {
+            if n >= 0.5 {
+                return bad("noise", "must be below 0.5 (a relative standard deviation)");
+            }
+        }
+        Ok(())
+    }
+
+    pub fn period(&self) -> f64 {
+        self.period_s.unwrap_or(defaults::PERIOD_S)
+    }
+
+    pub fn steps(&self) -> u32 {
+        self.steps.unwrap_or(defaults::STEPS)
+    }
+
+    /// The truth curve configured for a component known by any of `names` (its campaign name,
+    /// its timing name), loaded relative to `base_dir`; `Ok(None)` when none is configured.
+    pub fn configured_curve(
+        &self,
+        names: &[&str],
+        base_dir: &Path,
+    ) -> Result<Option<Curve>, SimError> {
+        let Some(curves) = &self.curves else {
+            return Ok(None);
+        };
+        let Some((name, path)) = curves.iter().find(|(k, _)| names.contains(&k.as_str())) else {
+            return Ok(None);
+        };
+        Curve::load(name.clone(), &base_dir.join(path))
+            .map(Some)
+            .map_err(|e| SimError::Settings(e.to_string()))
+    }
+}
+
+/// The built-in EC-Earth3 SR truth curve for a component name: IFS/ATMIFS -> IFS,
+/// NEMO/oceanx -> NEMO (case-insensitive); `None` for other names.
+pub fn builtin_curve(name: &str) -> Option<Curve> {
+    let lower = name.to_ascii_lowercase();
+    let (file, text) = match lower.as_str() {
+        "ifs" | "atmifs" => ("built-in mn4_sr_cmip6_ifs.csv", crate::example::IFS_CURVE),
+        "nemo" | "oceanx" => ("built-in mn4_sr_cmip6_nemo.csv", crate::example::NEMO_CURVE),
+        _ => return None,
+    };
+    Curve::from_csv_str(name, file, text).ok()
+}
+
+/// Is `name` the atmosphere (the component with radiation steps by default)?
+fn is_atmosphere(name: &str) -> bool {
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "ifs" | "atmifs" | "oifs"
+    )
+}
+
+/// One component of a simulated run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimComponent {
+    /// The name written into the LUCIA files (`MD` line): the component's timing name.
+    pub name: String,
+    pub nproc: u32,
+    /// The truth curve: how fast the component computes at each PE count.
+    pub curve: Curve,
+}
+
+/// A run to simulate: settings, components, and the run's seed (so repetitions differ).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimRun {
+    pub settings: SimSettings,
+    pub components: Vec<SimComponent>,
+    pub seed: u64,
+}
+
+impl SimRun {
+    pub fn new(settings: &SimSettings, components: Vec<SimComponent>, seed: u64) -> SimRun {
+        SimRun {
+            settings: settings.clone(),
+            components,
+            seed,
+        }
+    }
+}
+
+/// Why a simulation could not run (a model failure asked for by the settings is not an error:
+/// see [`SimOutcome::failed`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("{0}")]
+    Settings(String),
+    #[error("component {name}: {reason}")]
+    Component { name: String, reason: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Runs the model and writes `lucia.CC.RRRRRR` files into `out_dir` (created if needed).
+pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
+    run.settings.validate()?;
+    let plan = model::Plan::new(run)?;
+    std::fs::create_dir_all(out_dir).map_err(|source| SimError::Io {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    writer::run(&plan, out_dir)
+}
+
+/// Runs the model without writing anything (what `simulate` would model).
+pub fn model_only(run: &SimRun) -> Result<SimOutcome, SimError> {
+    run.settings.validate()?;
+    let plan = model::Plan::new(run)?;
+    plan.simulate_all(|_| Ok(()))
+}

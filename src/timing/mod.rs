@@ -1,1 +1,330 @@
 //! Reading what a coupled run measured: LUCIA and the other timing formats.
+//!
+//! One entry point, [`read`], turns a path (a file or a directory) into a [`Reading`]: either a
+//! [`Measurement`] of one run (per component: PEs, analysed coupling steps, compute, waiting,
+//! interpolation and sending seconds, jitter; the coupled wall time of the analysed window and
+//! the simulated seconds) or [`Reading::Incomplete`] when the run is still writing and nothing
+//! complete can be measured yet. The CPMIP metrics (SYPD, CHSY, coupling costs) are methods of
+//! [`Measurement`], computed with [`crate::metrics`] so every part of autolb agrees on them.
+//!
+//! Formats (one submodule each; see `formats.md`):
+//! * [`Format::LuciaRaw`]: raw `lucia.CC.RRRRRR` files of OASIS3-MCT 3/4 ([`lucia_raw`]);
+//! * [`Format::LuciaLog`]: the `lucia.log` text of the CERFACS post-processor ([`lucia_log`]);
+//! * [`Format::Oasis5`]: OASIS3-MCT 5 `load_balancing_info.txt` ([`oasis5`]);
+//! * [`Format::Table`] / [`Format::Summary`]: BSC lucia_lite `table.csv` / `summary` ([`table`]);
+//! * [`Format::Steps`]: the per-coupling-step CSV, kept as a per-step series ([`step_series`]).
+//!
+//! Files of running jobs are half-written as a rule, not an exception: readers measure the
+//! complete part and say so in [`Measurement::partial`], or return [`Reading::Incomplete`].
+//! They never panic on any input and never pass a number off as complete when it is not.
+
+pub mod lucia_log;
+pub mod lucia_raw;
+mod measurement;
+pub mod oasis5;
+pub mod step_series;
+pub mod table;
+pub(crate) mod text;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use measurement::{ComponentTiming, Measurement, StepSeries};
+pub use step_series::StepRow;
+
+/// The timing formats autolb reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Raw `lucia.CC.RRRRRR` files (OASIS3-MCT 3/4), a directory of them or one file.
+    LuciaRaw,
+    /// `lucia.log`, the text the CERFACS post-processor prints.
+    LuciaLog,
+    /// OASIS3-MCT 5 `load_balancing_info.txt`.
+    Oasis5,
+    /// BSC lucia_lite `table.csv`.
+    Table,
+    /// BSC lucia_lite `summary`.
+    Summary,
+    /// Per-coupling-step CSV `,Component,Waiting,Interpolation,Sending`.
+    Steps,
+}
+
+impl Format {
+    /// Every format, in the order `--format` lists them.
+    pub const ALL: [Format; 6] = [
+        Format::LuciaRaw,
+        Format::LuciaLog,
+        Format::Oasis5,
+        Format::Table,
+        Format::Summary,
+        Format::Steps,
+    ];
+
+    /// The name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::LuciaRaw => "lucia-raw",
+            Format::LuciaLog => "lucia-log",
+            Format::Oasis5 => "oasis5",
+            Format::Table => "table",
+            Format::Summary => "summary",
+            Format::Steps => "steps",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim().to_ascii_lowercase().replace('_', "-");
+        let alias = match wanted.as_str() {
+            "raw" | "lucia" => Some(Format::LuciaRaw),
+            "log" => Some(Format::LuciaLog),
+            "oasis-5" | "load-balancing-info" => Some(Format::Oasis5),
+            "table.csv" | "lucia-lite" => Some(Format::Table),
+            "step-series" | "timesteps" | "series" => Some(Format::Steps),
+            _ => None,
+        };
+        alias
+            .or_else(|| Format::ALL.into_iter().find(|f| f.name() == wanted))
+            .ok_or_else(|| {
+                format!(
+                    "unknown timing format {s:?}; use one of {}",
+                    Format::ALL.map(Format::name).join(", ")
+                )
+            })
+    }
+}
+
+/// How to read a path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadOptions {
+    /// Read as this format instead of detecting it from the path.
+    pub format: Option<Format>,
+    /// Coupling period in seconds: simulated time per coupling step. Needed for the simulated
+    /// time of formats that count steps only (raw LUCIA, lucia.log, load_balancing_info.txt).
+    pub period_s: Option<f64>,
+    /// PEs per component name as written in the timing output. Raw LUCIA files do not carry
+    /// them; given here they complete the measurement and tell which rank files must exist.
+    pub nproc: BTreeMap<String, u32>,
+}
+
+/// What a path holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading {
+    /// A measurement (possibly of the complete part only: see [`Measurement::partial`]).
+    Measured(Measurement),
+    /// The run has not written enough to measure anything yet (a running job): not an error.
+    Incomplete { reason: String },
+}
+
+impl Reading {
+    /// The measurement, if there is one and it covers the whole run.
+    pub fn complete(&self) -> Option<&Measurement> {
+        match self {
+            Reading::Measured(m) if m.partial.is_none() => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// Why a path could not be read at all. Half-written files are not errors (see [`Reading`]);
+/// these are: a missing path, a file that is not what its format says, an unusable option.
+#[derive(Debug, thiserror::Error)]
+pub enum TimingError {
+    #[error("{path}: {reason}")]
+    Io { path: PathBuf, reason: String },
+    #[error("{path}: cannot tell which timing format this is; {hint}")]
+    UnknownFormat { path: PathBuf, hint: String },
+    #[error("{file}: line {line}: {message}")]
+    Parse {
+        file: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{0}")]
+    Option(String),
+}
+
+impl TimingError {
+    fn io(path: &Path, e: &std::io::Error) -> TimingError {
+        TimingError::Io {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        }
+    }
+
+    pub(crate) fn parse(file: &Path, line: usize, message: impl Into<String>) -> TimingError {
+        TimingError::Parse {
+            file: file.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads the timing output at `path` (a file or a directory).
+///
+/// The format comes from `opts.format` or is detected from the path: a directory of
+/// `lucia.*` files is raw LUCIA; a directory holding `table.csv`, `summary`, `lucia.log` or
+/// `load_balancing_info.txt` is read through that file; a file is recognised by its name and,
+/// failing that, by its first line.
+pub fn read(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
+    validate_options(opts)?;
+    let meta = std::fs::metadata(path).map_err(|e| TimingError::io(path, &e))?;
+    let (format, target) = match opts.format {
+        Some(f) => (f, resolve_for_format(path, meta.is_dir(), f)?),
+        None if meta.is_dir() => match detect_in_dir(path)? {
+            Some(found) => found,
+            None => {
+                return Ok(Reading::Incomplete {
+                    reason: format!(
+                        "{}: no timing output yet (no lucia.* files, table.csv, summary, \
+                         lucia.log or load_balancing_info.txt)",
+                        path.display()
+                    ),
+                })
+            }
+        },
+        None => (detect_file(path)?, path.to_path_buf()),
+    };
+    let reading = match format {
+        Format::LuciaRaw => lucia_raw::read(&target, opts)?,
+        Format::LuciaLog => lucia_log::read_file(&target, opts)?,
+        Format::Oasis5 => oasis5::read_file(&target, opts)?,
+        Format::Table => table::read_table_file(&target, opts)?,
+        Format::Summary => table::read_summary_file(&target, opts)?,
+        Format::Steps => step_series::read_file(&target, opts)?,
+    };
+    Ok(reading)
+}
+
+pub(crate) fn validate_options(opts: &ReadOptions) -> Result<(), TimingError> {
+    if let Some(p) = opts.period_s {
+        if !(p.is_finite() && p > 0.0) {
+            return Err(TimingError::Option(format!(
+                "coupling period {p} s is not a positive number of seconds; EC-Earth3 SR uses 2700"
+            )));
+        }
+    }
+    if let Some((name, _)) = opts.nproc.iter().find(|(_, n)| **n == 0) {
+        return Err(TimingError::Option(format!(
+            "--nproc {name}=0: a component needs at least one PE"
+        )));
+    }
+    Ok(())
+}
+
+/// File names that identify a format inside a directory, in order of preference after raw
+/// LUCIA files (the primary input).
+const DIR_FILES: [(&str, Format); 4] = [
+    ("table.csv", Format::Table),
+    ("summary", Format::Summary),
+    ("lucia.log", Format::LuciaLog),
+    ("load_balancing_info.txt", Format::Oasis5),
+];
+
+fn detect_in_dir(dir: &Path) -> Result<Option<(Format, PathBuf)>, TimingError> {
+    if lucia_raw::has_rank_files(dir)? {
+        return Ok(Some((Format::LuciaRaw, dir.to_path_buf())));
+    }
+    for (name, format) in DIR_FILES {
+        let candidate = dir.join(name);
+        if candidate.is_file() {
+            return Ok(Some((format, candidate)));
+        }
+    }
+    Ok(None)
+}
+
+fn resolve_for_format(path: &Path, is_dir: bool, format: Format) -> Result<PathBuf, TimingError> {
+    if !is_dir || format == Format::LuciaRaw {
+        return Ok(path.to_path_buf());
+    }
+    if let Some((name, _)) = DIR_FILES.iter().find(|(_, f)| *f == format) {
+        return Ok(path.join(name));
+    }
+    Err(TimingError::Option(format!(
+        "{}: is a directory; --format {format} reads a file, give its path",
+        path.display()
+    )))
+}
+
+fn detect_file(path: &Path) -> Result<Format, TimingError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    if lucia_raw::is_rank_file_name(&name) {
+        return Ok(Format::LuciaRaw);
+    }
+    let by_name = match name.as_str() {
+        "table.csv" => Some(Format::Table),
+        "summary" => Some(Format::Summary),
+        "lucia.log" => Some(Format::LuciaLog),
+        n if n.starts_with("load_balancing_info") => Some(Format::Oasis5),
+        _ => None,
+    };
+    if let Some(f) = by_name {
+        return Ok(f);
+    }
+    sniff(path)
+}
+
+/// Recognises a file by its first non-blank line (a few kilobytes are enough).
+fn sniff(path: &Path) -> Result<Format, TimingError> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .map_err(|e| TimingError::io(path, &e))?;
+    let text = String::from_utf8_lossy(&head);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
+    let squeezed: String = first
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let format = if squeezed.starts_with("Balance:") {
+        Some(Format::LuciaRaw)
+    } else if squeezed.starts_with(",nproc,") {
+        Some(Format::Table)
+    } else if squeezed.starts_with(",Component,") {
+        Some(Format::Steps)
+    } else if text.contains("Calculations") && text.contains("Waiting time") {
+        Some(Format::LuciaLog)
+    } else if text.contains("Computing time") && text.contains("Waiting time") {
+        Some(Format::Oasis5)
+    } else if text.contains("Number of processes:") {
+        Some(Format::Summary)
+    } else {
+        None
+    };
+    match (format, first) {
+        (Some(f), _) => Ok(f),
+        (None, None) => Err(TimingError::UnknownFormat {
+            path: path.to_path_buf(),
+            hint: "the file is empty; if the run is still writing, wait, else pass --format".into(),
+        }),
+        (None, Some(_)) => Err(TimingError::UnknownFormat {
+            path: path.to_path_buf(),
+            hint: format!(
+                "pass --format (one of {})",
+                Format::ALL.map(Format::name).join(", ")
+            ),
+        }),
+    }
+}
+
+/// Reads a whole file, mapping errors to [`TimingError::Io`].
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, TimingError> {
+    std::fs::read(path).map_err(|e| TimingError::io(path, &e))
+}

@@ -1,10 +1,422 @@
-//! The terminal app (ratatui): curves, fittingness matrix with a TTS_w slider, iteration table.
+//! The terminal app (ratatui): curves, a live fittingness matrix with a TTS_w slider, the top N,
+//! and the iteration table of a campaign being watched.
+//!
+//! Shape: threads (terminal input, watcher, slow tick, signals, demo campaign) feed one
+//! [`event::Event`] channel; the main loop blocks on it, applies each event with
+//! [`app::App::update`] and redraws. Nothing redraws without an event, so an idle app sleeps.
+//! The view ([`view`]) is a pure function of the state.
 
-use color_eyre::eyre::{bail, Result};
+pub mod app;
+pub mod campaign_view;
+pub mod demo;
+pub mod event;
+pub mod keys;
+pub mod selection;
+pub mod theme;
+pub mod view;
 
+#[cfg(test)]
+mod bench;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use color_eyre::eyre::{eyre, Result, WrapErr};
+use ratatui::backend::Backend;
+use ratatui::Terminal;
+
+use autolb::config::CampaignFile;
+use autolb::curve::Curve;
+use autolb::example;
+use autolb::predict::{ComponentInput, Problem, Settings};
+use autolb::watch::{self, WatchOptions};
+
+use crate::cli::predict::PredictArgs;
 use crate::cli::tui::TuiArgs;
+use crate::cli::user;
+use app::App;
+use campaign_view::{Loader, LoaderComponent};
+use event::Event;
+use keys::KeyTable;
+use selection::{CurveSource, SelectionSource, SourceComponent};
+use theme::{ColorDepth, Theme};
+
+/// Coupling period of the EC-Earth3 SR example (formats.md: 2700 s per coupling step).
+const EXAMPLE_PERIOD_S: f64 = 2700.0;
+
+/// What the app shows, resolved from the arguments.
+pub struct Setup {
+    pub inputs: Vec<ComponentInput>,
+    pub settings: Settings,
+    pub source: SelectionSource,
+    pub timing_names: Vec<String>,
+    pub period_s: Option<f64>,
+    pub title: String,
+    /// The directory to watch, if any.
+    pub watch_dir: Option<PathBuf>,
+}
 
 /// Opens the app.
-pub fn run(_args: &TuiArgs) -> Result<()> {
-    bail!("the terminal app is not built yet")
+pub fn run(args: &TuiArgs) -> Result<()> {
+    let (tx, rx) = mpsc::channel::<Event>();
+    // The demo campaign (and its directory) lives as long as this function.
+    let demo = if is_demo(args) && !args.no_demo_campaign {
+        Some(
+            demo::start(tx.clone(), args.demo_compression.unwrap_or(demo::DEMO_COMPRESSION))
+                .map_err(|e| eyre!("cannot start the demo campaign: {e}"))?,
+        )
+    } else {
+        None
+    };
+    let setup = match &demo {
+        Some(d) => demo_setup(args, d)?,
+        None => resolve(args)?,
+    };
+    let key_file = args.keys.clone().or_else(KeyTable::user_file);
+    let keys = KeyTable::load(key_file.as_deref()).map_err(user)?;
+    let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
+    let problem = Problem::new(&setup.inputs, &setup.settings).map_err(user)?;
+    let out_dir = match &args.out {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().wrap_err("cannot find the current directory")?,
+    };
+    let mut app = App::new(
+        problem,
+        &setup.inputs,
+        keys,
+        theme,
+        setup.source.clone(),
+        out_dir,
+        setup.title.clone(),
+    );
+    let _watcher = match &setup.watch_dir {
+        Some(dir) => {
+            app.campaign.dir = Some(dir.clone());
+            app.campaign.state = "scanning".into();
+            Some(start_watcher(dir, args, &setup, &tx)?)
+        }
+        None => None,
+    };
+
+    event::spawn_signals(tx.clone()).wrap_err("cannot install the signal handlers")?;
+    event::spawn_tick(tx.clone(), Duration::from_secs(1));
+    event::spawn_input(tx.clone());
+    drop(tx);
+
+    let mut terminal = ratatui::init();
+    let restore = RestoreGuard;
+    let result = event_loop(&mut terminal, &mut app, &rx);
+    drop(restore);
+    drop(demo);
+    result
+}
+
+/// `autolb` alone and `autolb tui` without data open the demo.
+fn is_demo(args: &TuiArgs) -> bool {
+    args.config.is_none() && args.curves.is_empty() && args.campaign.is_none()
+}
+
+/// The demo campaign's curves and settings, watching its directory.
+fn demo_setup(args: &TuiArgs, demo: &demo::Demo) -> Result<Setup> {
+    let demo_args = TuiArgs {
+        config: Some(demo.campaign_file()),
+        tts_w: args.tts_w,
+        top: args.top,
+        ..TuiArgs::default()
+    };
+    let mut setup = resolve(&demo_args)?;
+    setup.title = "demo: EC-Earth3 SR example".into();
+    setup.watch_dir = Some(demo.dir().to_path_buf());
+    // Selections written from the demo carry the built-in curves next to them, so the file
+    // outlives the demo's temporary directory.
+    let curves = [example::IFS_CURVE, example::NEMO_CURVE];
+    for (c, text) in setup.source.components.iter_mut().zip(curves) {
+        c.curve = CurveSource::Builtin(text);
+    }
+    Ok(setup)
+}
+
+/// Restores the terminal on every way out of the loop, errors included (the panic hook that
+/// `ratatui::init` installs covers panics).
+struct RestoreGuard;
+
+impl Drop for RestoreGuard {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
+
+/// Draws, then waits for events and redraws after each batch, until the app quits. Generic over
+/// the backend so tests run it on `TestBackend`. A draw error is fatal (a terminal that is gone
+/// must not leave the app spinning).
+pub fn event_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    rx: &Receiver<Event>,
+) -> Result<()>
+where
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    terminal
+        .draw(|f| view::render(app, f))
+        .wrap_err("cannot draw")?;
+    while !app.quit {
+        let Ok(event) = rx.recv() else {
+            break;
+        };
+        app.update(event);
+        while let Ok(event) = rx.try_recv() {
+            app.update(event);
+        }
+        if !app.quit {
+            terminal
+                .draw(|f| view::render(app, f))
+                .wrap_err("cannot draw")?;
+        }
+    }
+    Ok(())
+}
+
+/// Starts the watcher on `dir`; it reloads the iteration table on its own thread after each
+/// change and sends the result.
+fn start_watcher(
+    dir: &Path,
+    args: &TuiArgs,
+    setup: &Setup,
+    tx: &Sender<Event>,
+) -> Result<watch::Watcher> {
+    let components = setup
+        .inputs
+        .iter()
+        .zip(&setup.timing_names)
+        .map(|(c, t)| LoaderComponent {
+            name: c.name().to_string(),
+            timing_name: t.clone(),
+        })
+        .collect();
+    let loader = Arc::new(Mutex::new(Loader::new(
+        dir.to_path_buf(),
+        components,
+        setup.period_s,
+        setup.settings.tts_w,
+    )));
+    let mut options = WatchOptions {
+        mode: args.watch,
+        ..WatchOptions::default()
+    };
+    if let Some(s) = args.poll_interval {
+        if !(s.is_finite() && s > 0.0) {
+            return Err(user(format!(
+                "--poll-interval {s} is not a positive number of seconds"
+            )));
+        }
+        options.poll_interval = Duration::from_secs_f64(s);
+        options.max_poll_interval = options.poll_interval * 4;
+    }
+    let predicate_loader = Arc::clone(&loader);
+    let sink_tx = tx.clone();
+    let mut first = true;
+    watch::spawn(
+        dir,
+        options,
+        Box::new(move |d, _files| {
+            predicate_loader
+                .lock()
+                .map(|mut l| l.is_complete(d))
+                .unwrap_or(false)
+        }),
+        Box::new(move |event, at| {
+            let reload = first || matches!(event, watch::WatchEvent::Changes(_));
+            if !matches!(event, watch::WatchEvent::Mode { .. }) {
+                first = false;
+            }
+            if reload {
+                if let Ok(mut l) = loader.lock() {
+                    let view = l.load();
+                    if sink_tx.send(Event::Campaign(Box::new(view))).is_err() {
+                        return false;
+                    }
+                }
+            }
+            sink_tx.send(Event::Watch(event, at)).is_ok()
+        }),
+    )
+    .map_err(user)
+}
+
+/// Turns the arguments into the data to show.
+pub fn resolve(args: &TuiArgs) -> Result<Setup> {
+    let has_data = args.config.is_some() || !args.curves.is_empty();
+    if !has_data && args.campaign.is_none() {
+        return Ok(example_setup(args));
+    }
+    if !has_data {
+        let dir = args.campaign.clone().unwrap_or_default();
+        return from_campaign_state(&dir, args);
+    }
+    let predict_args = PredictArgs {
+        curves: args.curves.clone(),
+        max_nproc: args.max_nproc,
+        step: args.step,
+        tts_w: args.tts_w,
+        top: args.top,
+        interp: args.interp,
+        allowed: Vec::new(),
+        extra_pes: args.extra_pes,
+        json: false,
+        config: args.config.clone(),
+    };
+    let (inputs, settings) = crate::cli::predict::resolve(&predict_args)?;
+    let file = match &args.config {
+        Some(p) => Some(CampaignFile::load(p).map_err(user)?),
+        None => None,
+    };
+    let base_dir = args
+        .config
+        .as_ref()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let entry = |name: &str| {
+        file.as_ref()
+            .and_then(|f| f.components.iter().find(|c| c.name == name))
+    };
+    let timing_names: Vec<String> = inputs
+        .iter()
+        .map(|c| {
+            entry(c.name())
+                .map(|e| e.timing_name().to_string())
+                .unwrap_or_else(|| c.name().to_string())
+        })
+        .collect();
+    let components = inputs
+        .iter()
+        .zip(&timing_names)
+        .map(|(c, t)| {
+            let path = args
+                .curves
+                .iter()
+                .find(|(n, _)| n == c.name())
+                .map(|(_, p)| PathBuf::from(p))
+                .or_else(|| entry(c.name()).map(|e| base_dir.join(&e.curve)))
+                .unwrap_or_default();
+            SourceComponent {
+                name: c.name().to_string(),
+                timing_name: (t != c.name()).then(|| t.clone()),
+                curve: CurveSource::File(path),
+                allowed: c.allowed.clone(),
+                min_nproc: c.min_nproc,
+                max_nproc: c.max_nproc,
+            }
+        })
+        .collect();
+    let period_s = args.period.or(file.as_ref().and_then(|f| f.period_s));
+    let title = match &args.config {
+        Some(p) => p.display().to_string(),
+        None => "curves".into(),
+    };
+    Ok(Setup {
+        inputs,
+        settings,
+        source: SelectionSource {
+            components,
+            base: file,
+        },
+        timing_names,
+        period_s,
+        title,
+        watch_dir: args.campaign.clone(),
+    })
+}
+
+/// The built-in EC-Earth3 example without a campaign (`--no-demo-campaign`).
+fn example_setup(args: &TuiArgs) -> Setup {
+    let mut settings = example::settings();
+    if let Some(w) = args.tts_w {
+        settings.tts_w = w;
+    }
+    if let Some(t) = args.top {
+        settings.top = t;
+    }
+    let curves = [example::IFS_CURVE, example::NEMO_CURVE];
+    let components = example::COMPONENTS
+        .iter()
+        .zip(curves)
+        .map(|(&(name, timing), text)| SourceComponent {
+            name: name.into(),
+            timing_name: Some(timing.into()),
+            curve: CurveSource::Builtin(text),
+            allowed: None,
+            min_nproc: None,
+            max_nproc: None,
+        })
+        .collect();
+    Setup {
+        inputs: example::inputs(),
+        settings,
+        source: SelectionSource {
+            components,
+            base: None,
+        },
+        timing_names: example::COMPONENTS.iter().map(|c| c.1.to_string()).collect(),
+        period_s: Some(args.period.unwrap_or(EXAMPLE_PERIOD_S)),
+        title: "EC-Earth3 SR example".into(),
+        watch_dir: None,
+    }
+}
+
+/// `--campaign DIR` alone: curves and settings from the campaign's own state.
+fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
+    let state = autolb::campaign::State::load(dir).map_err(|e| {
+        user(format!(
+            "{e}; to watch a directory of runs without campaign state, also pass --config FILE or --curve NAME=PATH"
+        ))
+    })?;
+    let mut inputs = Vec::new();
+    let mut source = Vec::new();
+    for c in &state.components {
+        let path = dir.join(&c.curve);
+        let curve = Curve::load(c.name.clone(), &path).map_err(user)?;
+        inputs.push(ComponentInput {
+            curve,
+            allowed: c.allowed.clone(),
+            min_nproc: Some(c.low),
+            max_nproc: Some(c.high),
+        });
+        source.push(SourceComponent {
+            name: c.name.clone(),
+            timing_name: Some(c.timing_name.clone()),
+            curve: CurveSource::File(path),
+            allowed: c.allowed.clone(),
+            min_nproc: Some(c.low),
+            max_nproc: Some(c.high),
+        });
+    }
+    let s = &state.settings;
+    // The state does not keep the prediction step; half the initial step is the campaign's
+    // default relation (initial_step = 2 x step), overridable with --step.
+    let settings = Settings {
+        max_nproc: args.max_nproc.unwrap_or(s.max_nproc),
+        step: args.step.unwrap_or((s.initial_step / 2).max(1)),
+        tts_w: args.tts_w.unwrap_or(s.tts_w),
+        top: args.top.unwrap_or(Settings::default().top),
+        interp: args.interp.unwrap_or_default(),
+        extra_pes: args.extra_pes.unwrap_or(s.extra_pes),
+    };
+    Ok(Setup {
+        timing_names: state.components.iter().map(|c| c.timing_name.clone()).collect(),
+        inputs,
+        settings,
+        source: SelectionSource {
+            components: source,
+            base: None,
+        },
+        period_s: args.period.or(s.period_s),
+        title: dir.display().to_string(),
+        watch_dir: Some(dir.to_path_buf()),
+    })
 }

@@ -1,0 +1,529 @@
+//! Algorithm 1 (method.md, "The load-balance workflow") as small pure functions, so every
+//! decision can be checked on its own with synthetic measurements.
+//!
+//! Decisions the method leaves open, taken here (and in the README):
+//! * Ties: the donor is the first component with the largest partial coupling cost, the
+//!   recipient the first other component with the smallest.
+//! * Snapping: donor and recipient are snapped separately to the PE count nearest to their
+//!   target that is feasible for them (in the allowed list if any, within the limits), strictly
+//!   below the donor's current count and strictly above the recipient's; on a tie the smaller
+//!   move wins. So a component at its limit cannot move that way any more.
+//! * A move whose snapped configuration exceeds the budget (`max_nproc`, or the configuration's
+//!   own total if that was already above it) is not taken; like a configuration already run,
+//!   it halves the step.
+//! * A test whose runs all failed in an iteration finishes as failed: its configuration counts
+//!   as run (no other test goes there), but it is never the best.
+
+use crate::metrics::Bounds;
+
+use super::state::RunMetrics;
+
+/// The PE counts one component may take in a move.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    pub low: u32,
+    pub high: u32,
+    /// Ascending; `None` = every count in `[low, high]`.
+    pub allowed: Option<Vec<u32>>,
+}
+
+impl Limits {
+    /// The feasible count nearest to `target` within `[from, to]` (inclusive), preferring the
+    /// larger or the smaller on a tie. Without an allowed list that is the clamped target.
+    fn nearest_in(&self, from: u32, to: u32, target: i64, prefer_larger: bool) -> Option<u32> {
+        let (from, to) = (from.max(self.low), to.min(self.high));
+        if from > to {
+            return None;
+        }
+        let Some(list) = &self.allowed else {
+            return Some(target.clamp(i64::from(from), i64::from(to)) as u32);
+        };
+        let distance = |p: u32| (i64::from(p) - target).abs();
+        list.iter()
+            .copied()
+            .filter(|p| (from..=to).contains(p))
+            .reduce(|best, p| {
+                let (d, db) = (distance(p), distance(best));
+                if d < db || (d == db && (p > best) == prefer_larger) {
+                    p
+                } else {
+                    best
+                }
+            })
+    }
+}
+
+/// Mean metrics of the runs of one test in one iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Means {
+    pub sypd: f64,
+    pub chsy: f64,
+    pub coupling_cost: f64,
+    pub partial_coupling_cost: Vec<f64>,
+}
+
+/// Averages the measured runs; failed runs are never passed in. `None` when there are none.
+pub fn mean_metrics<'a>(runs: impl IntoIterator<Item = &'a RunMetrics>) -> Option<Means> {
+    let runs: Vec<&RunMetrics> = runs.into_iter().collect();
+    let n = runs.len();
+    if n == 0 {
+        return None;
+    }
+    let mean = |f: &dyn Fn(&RunMetrics) -> f64| runs.iter().map(|r| f(r)).sum::<f64>() / n as f64;
+    let width = runs
+        .iter()
+        .map(|r| r.partial_coupling_cost.len())
+        .min()
+        .unwrap_or(0);
+    Some(Means {
+        sypd: mean(&|r| r.sypd),
+        chsy: mean(&|r| r.chsy),
+        coupling_cost: mean(&|r| r.coupling_cost),
+        partial_coupling_cost: (0..width)
+            .map(|i| mean(&|r| r.partial_coupling_cost[i]))
+            .collect(),
+    })
+}
+
+/// Donor = the component with the largest partial coupling cost (it waits most, so it has PEs
+/// to spare); recipient = the one with the smallest. `None` with fewer than two components or a
+/// cost that is not a number.
+pub fn donor_and_recipient(partial: &[f64]) -> Option<(usize, usize)> {
+    if partial.len() < 2 || partial.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let mut donor = 0;
+    for (i, v) in partial.iter().enumerate() {
+        if *v > partial[donor] {
+            donor = i;
+        }
+    }
+    let mut recipient = if donor == 0 { 1 } else { 0 };
+    for (i, v) in partial.iter().enumerate() {
+        if i != donor && *v < partial[recipient] {
+            recipient = i;
+        }
+    }
+    Some((donor, recipient))
+}
+
+/// The direction reversed when the last recipient is now the donor.
+pub fn reversed(previous: Option<(usize, usize)>, donor: usize) -> bool {
+    previous.is_some_and(|(_, last_recipient)| last_recipient == donor)
+}
+
+/// The donor's new count: the feasible count nearest to `current - step`, strictly below
+/// `current` (ties: the larger, i.e. the smaller move).
+pub fn snap_down(current: u32, step: u32, limits: &Limits) -> Option<u32> {
+    let target = i64::from(current) - i64::from(step);
+    limits.nearest_in(0, current.checked_sub(1)?, target, true)
+}
+
+/// The recipient's new count: the feasible count nearest to `current + step`, strictly above
+/// `current` (ties: the smaller, i.e. the smaller move).
+pub fn snap_up(current: u32, step: u32, limits: &Limits) -> Option<u32> {
+    let target = i64::from(current) + i64::from(step);
+    limits.nearest_in(current.checked_add(1)?, u32::MAX, target, false)
+}
+
+/// Moves `step` PEs from `donor` to `recipient`, snapped and within limits and the budget.
+/// `None` when no such move exists at this step.
+pub fn move_pes(
+    nproc: &[u32],
+    donor: usize,
+    recipient: usize,
+    step: u32,
+    limits: &[Limits],
+    max_nproc: u32,
+) -> Option<Vec<u32>> {
+    if step == 0 || donor == recipient {
+        return None;
+    }
+    let mut next = nproc.to_vec();
+    next[donor] = snap_down(nproc[donor], step, &limits[donor])?;
+    next[recipient] = snap_up(nproc[recipient], step, &limits[recipient])?;
+    let budget = max_nproc.max(nproc.iter().sum());
+    if next.iter().sum::<u32>() > budget {
+        return None;
+    }
+    Some(next)
+}
+
+/// Everything [`decide`] needs about one test after an iteration.
+#[derive(Debug, Clone)]
+pub struct DecisionInput<'a> {
+    pub nproc: &'a [u32],
+    pub step: u32,
+    /// The test's (donor, recipient) of its previous decision.
+    pub previous: Option<(usize, usize)>,
+    /// Mean partial coupling costs; `None` when every run failed.
+    pub partial: Option<&'a [f64]>,
+    pub minimum_step: u32,
+    pub limits: &'a [Limits],
+    pub max_nproc: u32,
+    pub names: &'a [String],
+}
+
+/// One test's decision (Algorithm 1): donor and recipient, halving on reversal, the move,
+/// halving while the configuration was already run (`seen`) or no move fits, and the end of
+/// the test once the step falls below `minimum_step`.
+pub fn decide(input: &DecisionInput, seen: &dyn Fn(&[u32]) -> bool) -> super::state::Decision {
+    use super::state::{Decision, Outcome};
+    let Some(partial) = input.partial else {
+        return Decision {
+            donor: None,
+            recipient: None,
+            step: input.step,
+            next: None,
+            outcome: Outcome::Failed {
+                reason: "every run of this test failed".into(),
+            },
+            notes: Vec::new(),
+        };
+    };
+    let Some((donor, recipient)) = donor_and_recipient(partial) else {
+        return Decision {
+            donor: None,
+            recipient: None,
+            step: input.step,
+            next: None,
+            outcome: Outcome::Finished {
+                reason: "no donor and recipient (fewer than two components, or a partial coupling cost that is not a number)".into(),
+            },
+            notes: Vec::new(),
+        };
+    };
+    let name = |i: usize| input.names.get(i).cloned().unwrap_or_else(|| i.to_string());
+    let mut notes = Vec::new();
+    let mut step = input.step;
+    if reversed(input.previous, donor) {
+        notes.push(format!(
+            "direction reversed ({} was the recipient, now the donor): step {step} -> {}",
+            name(donor),
+            step / 2
+        ));
+        step /= 2;
+    }
+    while step >= input.minimum_step && step > 0 {
+        match move_pes(
+            input.nproc,
+            donor,
+            recipient,
+            step,
+            input.limits,
+            input.max_nproc,
+        ) {
+            Some(next) if !seen(&next) => {
+                return Decision {
+                    donor: Some(donor),
+                    recipient: Some(recipient),
+                    step,
+                    next: Some(next),
+                    outcome: Outcome::Continue,
+                    notes,
+                };
+            }
+            Some(next) => notes.push(format!(
+                "{} already run: step {step} -> {}",
+                describe(input.names, &next),
+                step / 2
+            )),
+            None => notes.push(format!(
+                "no move of {step} PEs from {} to {} fits the limits and budget: step {step} -> {}",
+                name(donor),
+                name(recipient),
+                step / 2
+            )),
+        }
+        step /= 2;
+    }
+    Decision {
+        donor: Some(donor),
+        recipient: Some(recipient),
+        step,
+        next: None,
+        outcome: Outcome::Finished {
+            reason: format!("step {step} is below minimum_step {}", input.minimum_step),
+        },
+        notes,
+    }
+}
+
+/// `IFS 408 / NEMO 240`.
+pub fn describe(names: &[String], nproc: &[u32]) -> String {
+    names
+        .iter()
+        .zip(nproc)
+        .map(|(n, p)| format!("{n} {p}"))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// One measured configuration, for choosing the best.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    pub nproc: Vec<u32>,
+    pub total_nproc: u32,
+    pub sypd: f64,
+    pub chsy: f64,
+}
+
+/// Fittingness of every measured configuration, normalised over all of them, and the index of
+/// the best (FN descending, then total PEs ascending, then PE counts in component order).
+pub fn fittingness_and_best(measured: &[Measured], tts_w: f64) -> (Vec<f64>, Option<usize>) {
+    let sypd = Bounds::of(measured.iter().map(|m| m.sypd));
+    let chsy = Bounds::of(measured.iter().map(|m| m.chsy));
+    let (Some(sypd), Some(chsy)) = (sypd, chsy) else {
+        return (Vec::new(), None);
+    };
+    let fns: Vec<f64> = measured
+        .iter()
+        .map(|m| crate::metrics::fittingness_in(tts_w, m.sypd, m.chsy, &sypd, &chsy))
+        .collect();
+    let best = (0..measured.len()).min_by(|&a, &b| {
+        fns[b]
+            .total_cmp(&fns[a])
+            .then(measured[a].total_nproc.cmp(&measured[b].total_nproc))
+            .then_with(|| measured[a].nproc.cmp(&measured[b].nproc))
+    });
+    (fns, best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::state::Outcome;
+
+    fn free(low: u32, high: u32) -> Limits {
+        Limits {
+            low,
+            high,
+            allowed: None,
+        }
+    }
+
+    fn names() -> Vec<String> {
+        vec!["IFS".into(), "NEMO".into()]
+    }
+
+    #[test]
+    fn donor_waits_most_recipient_least() {
+        assert_eq!(donor_and_recipient(&[0.05, 0.20]), Some((1, 0)));
+        assert_eq!(donor_and_recipient(&[0.30, 0.01, 0.10]), Some((0, 1)));
+        // Ties: first of the largest, first other of the smallest.
+        assert_eq!(donor_and_recipient(&[0.1, 0.1]), Some((0, 1)));
+        assert_eq!(donor_and_recipient(&[0.1]), None);
+        assert_eq!(donor_and_recipient(&[0.1, f64::NAN]), None);
+    }
+
+    #[test]
+    fn reversal_is_last_recipient_becoming_donor() {
+        assert!(!reversed(None, 0));
+        assert!(!reversed(Some((0, 1)), 0));
+        assert!(reversed(Some((0, 1)), 1));
+    }
+
+    #[test]
+    fn snapping_to_allowed_lists() {
+        let nemo = Limits {
+            low: 48,
+            high: 400,
+            allowed: Some(vec![48, 96, 144, 190, 240, 288, 336]),
+        };
+        // Target 240 - 24 = 216: 190 and 240 are options below 240 -> 190 (only one below).
+        assert_eq!(snap_down(240, 24, &nemo), Some(190));
+        // Target 240 + 24 = 264: 288 is the only option above nearer than 336.
+        assert_eq!(snap_up(240, 24, &nemo), Some(288));
+        // Tie between 96 and 144 for target 120 from 190 down: the smaller move (144).
+        assert_eq!(snap_down(190, 70, &nemo), Some(144));
+        // Nothing below the lowest.
+        assert_eq!(snap_down(48, 24, &nemo), None);
+        // Nothing above the limit.
+        assert_eq!(snap_up(336, 24, &nemo), None);
+    }
+
+    #[test]
+    fn moves_without_lists_clamp_to_limits() {
+        let limits = [free(100, 500), free(48, 300)];
+        assert_eq!(
+            move_pes(&[400, 200], 0, 1, 48, &limits, 672),
+            Some(vec![352, 248])
+        );
+        // Recipient clamped at its high limit: a partial move.
+        assert_eq!(
+            move_pes(&[400, 290], 0, 1, 48, &limits, 672),
+            Some(vec![352, 300])
+        );
+        // Recipient at its limit: no move.
+        assert_eq!(move_pes(&[400, 300], 0, 1, 48, &limits, 700), None);
+        // Donor at its low limit: no move.
+        assert_eq!(move_pes(&[100, 200], 0, 1, 48, &limits, 672), None);
+    }
+
+    #[test]
+    fn snapping_may_not_break_the_budget() {
+        let limits = [
+            free(100, 600),
+            Limits {
+                low: 48,
+                high: 400,
+                allowed: Some(vec![240, 288, 336]),
+            },
+        ];
+        // 432 + 240 = 672; move 24 from IFS: 408 + 288 = 696 > 672.
+        assert_eq!(move_pes(&[432, 240], 0, 1, 24, &limits, 672), None);
+        assert_eq!(
+            move_pes(&[432, 240], 0, 1, 24, &limits, 700),
+            Some(vec![408, 288])
+        );
+    }
+
+    fn input<'a>(
+        nproc: &'a [u32],
+        step: u32,
+        previous: Option<(usize, usize)>,
+        partial: Option<&'a [f64]>,
+        limits: &'a [Limits],
+        names: &'a [String],
+    ) -> DecisionInput<'a> {
+        DecisionInput {
+            nproc,
+            step,
+            previous,
+            partial,
+            minimum_step: 6,
+            limits,
+            max_nproc: 672,
+            names,
+        }
+    }
+
+    #[test]
+    fn decide_moves_from_donor_to_recipient() {
+        let limits = [free(48, 600), free(48, 600)];
+        let names = names();
+        let d = decide(
+            &input(&[408, 240], 48, None, Some(&[0.02, 0.15]), &limits, &names),
+            &|_| false,
+        );
+        assert_eq!((d.donor, d.recipient), (Some(1), Some(0)));
+        assert_eq!(d.next, Some(vec![456, 192]));
+        assert_eq!(d.step, 48);
+        assert_eq!(d.outcome, Outcome::Continue);
+    }
+
+    #[test]
+    fn decide_halves_on_reversal_and_on_repeats_then_finishes() {
+        let limits = [free(48, 600), free(48, 600)];
+        let names = names();
+        // Previously NEMO gave to IFS; now IFS waits most: reversed, 48 -> 24.
+        let d = decide(
+            &input(
+                &[456, 192],
+                48,
+                Some((1, 0)),
+                Some(&[0.2, 0.01]),
+                &limits,
+                &names,
+            ),
+            &|_| false,
+        );
+        assert_eq!(d.next, Some(vec![432, 216]));
+        assert_eq!(d.step, 24);
+        // And 432/216 was already run: 24 -> 12 gives 444/204.
+        let d = decide(
+            &input(
+                &[456, 192],
+                48,
+                Some((1, 0)),
+                Some(&[0.2, 0.01]),
+                &limits,
+                &names,
+            ),
+            &|c| c == [432, 216],
+        );
+        assert_eq!(d.next, Some(vec![444, 204]));
+        assert_eq!(d.step, 12);
+        assert_eq!(d.notes.len(), 2, "{:?}", d.notes);
+        // Everything already run: 24, 12, 6 tried, then 3 < 6 finishes.
+        let d = decide(
+            &input(
+                &[456, 192],
+                48,
+                Some((1, 0)),
+                Some(&[0.2, 0.01]),
+                &limits,
+                &names,
+            ),
+            &|_| true,
+        );
+        assert_eq!(d.next, None);
+        assert_eq!(d.step, 3);
+        assert!(matches!(d.outcome, Outcome::Finished { .. }));
+        // A step already below the minimum after the reversal finishes at once.
+        let d = decide(
+            &input(
+                &[456, 192],
+                8,
+                Some((1, 0)),
+                Some(&[0.2, 0.01]),
+                &limits,
+                &names,
+            ),
+            &|_| false,
+        );
+        assert_eq!((d.step, d.next.clone()), (4, None));
+        assert!(matches!(d.outcome, Outcome::Finished { .. }));
+    }
+
+    #[test]
+    fn decide_without_measurements_fails_the_test() {
+        let limits = [free(48, 600), free(48, 600)];
+        let names = names();
+        let d = decide(
+            &input(&[408, 240], 48, None, None, &limits, &names),
+            &|_| false,
+        );
+        assert!(matches!(d.outcome, Outcome::Failed { .. }));
+    }
+
+    #[test]
+    fn best_by_fittingness_over_all_measured() {
+        let m = |nproc: Vec<u32>, sypd: f64| {
+            let total = nproc.iter().sum::<u32>();
+            Measured {
+                total_nproc: total,
+                chsy: 24.0 * f64::from(total) / sypd,
+                nproc,
+                sypd,
+            }
+        };
+        let all = vec![
+            m(vec![400, 240], 10.0),
+            m(vec![420, 240], 12.0),
+            m(vec![300, 200], 10.0),
+        ];
+        let (fns, best) = fittingness_and_best(&all, 1.0);
+        assert_eq!(best, Some(1));
+        assert_eq!(fns[1], 1.0);
+        assert_eq!(fns[2], 0.0);
+        let (_, best) = fittingness_and_best(&all, 0.0);
+        // Cheapest per simulated year: 500 PEs at 10 SYPD = 1200 CHSY (vs 1536 and 1320).
+        assert_eq!(best, Some(2));
+        assert_eq!(fittingness_and_best(&[], 0.5).1, None);
+    }
+
+    #[test]
+    fn means_skip_nothing_they_are_given() {
+        let r = |s: f64| RunMetrics {
+            sypd: s,
+            chsy: 100.0,
+            coupling_cost: 0.1,
+            partial_coupling_cost: vec![0.1, 0.2],
+        };
+        let m = mean_metrics([&r(10.0), &r(12.0)]).unwrap();
+        assert_eq!(m.sypd, 11.0);
+        assert_eq!(m.partial_coupling_cost, vec![0.1, 0.2]);
+        assert!(mean_metrics(std::iter::empty()).is_none());
+    }
+}

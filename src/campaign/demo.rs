@@ -1,0 +1,75 @@
+//! A ready-made demo campaign: EC-Earth3 SR on the bundled curves, run by the stand-in model
+//! (`assets/demo-campaign.toml`). The terminal app sets one up in a temporary directory and
+//! drives it on a background thread.
+
+use std::path::{Path, PathBuf};
+
+use super::CampaignError;
+use crate::config::CampaignFile;
+
+/// The demo campaign file (paths relative to it: `curves/...`, the NEMO allowed list).
+pub const DEMO_CAMPAIGN: &str = include_str!("../../assets/demo-campaign.toml");
+
+/// Writes the demo's inputs into `dir`: the curves (`curves/`), the NEMO allowed list and the
+/// campaign file, whose path it returns.
+pub fn write_demo_inputs(dir: &Path) -> Result<PathBuf, CampaignError> {
+    let io = |what: String| move |e| CampaignError::io(what, e);
+    crate::example::write_curves(&dir.join("curves")).map_err(io(format!(
+        "cannot write the demo curves into {}",
+        dir.display()
+    )))?;
+    let allowed = dir.join("nemo_orca1_allowed_nproc.txt");
+    std::fs::write(&allowed, crate::example::NEMO_ALLOWED)
+        .map_err(io(format!("cannot write {}", allowed.display())))?;
+    let file_path = dir.join("demo-campaign.toml");
+    std::fs::write(&file_path, DEMO_CAMPAIGN)
+        .map_err(io(format!("cannot write {}", file_path.display())))?;
+    Ok(file_path)
+}
+
+/// Writes the demo's inputs into `dir` ([`write_demo_inputs`]) and creates the campaign in
+/// `dir/campaign`, whose path it returns. `compression` (real seconds per modelled second;
+/// `None` = the file's 0.01) sets how fast the stand-in model runs.
+pub fn init_demo(dir: &Path, compression: Option<f64>) -> Result<PathBuf, CampaignError> {
+    let file_path = write_demo_inputs(dir)?;
+    let campaign = dir.join("campaign");
+    init_demo_at(&campaign, &file_path, compression, false)?;
+    Ok(campaign)
+}
+
+/// Creates the demo campaign in `campaign` from demo inputs written by [`write_demo_inputs`].
+pub fn init_demo_at(
+    campaign: &Path,
+    file_path: &Path,
+    compression: Option<f64>,
+    force: bool,
+) -> Result<(), CampaignError> {
+    let mut file = CampaignFile::load(file_path)?;
+    if let (Some(c), Some(executor)) = (compression, file.executor.as_mut()) {
+        executor
+            .sim
+            .get_or_insert_with(Default::default)
+            .compression = Some(c);
+    }
+    let base = file_path.parent().unwrap_or(Path::new("."));
+    super::init(campaign, &file, base, force)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_initialises_with_the_predicted_tests_and_the_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let campaign = init_demo(dir.path(), Some(0.0)).unwrap();
+        let status = crate::campaign::status(&campaign).unwrap();
+        assert_eq!(status.iterations.len(), 1);
+        let tests = &status.iterations[0].tests;
+        // top = 3 plus the original.
+        assert_eq!(tests.len(), 4);
+        assert_eq!(tests[3].origin, "original");
+        assert_eq!(tests[3].nproc.get("IFS"), Some(&384));
+        assert!(tests.iter().all(|t| t.runs.len() == 2));
+    }
+}

@@ -1,0 +1,535 @@
+//! The drive loop: start runs up to the jobs cap, poll them, read what they measured, take the
+//! decisions when an iteration ends, until no test is open.
+//!
+//! Crash safety: the state is saved atomically after every change that matters (a run started
+//! with its ticket, a run ended with its metrics, an iteration decided). A run is "finished"
+//! once its executor wrote `exit_status` into the run directory; a restarted driver reads the
+//! result of such a run instead of running it again, recovers runs its executor still knows
+//! (Slurm jobs), and runs again only runs that died unfinished, after moving their directory
+//! aside (`rep-R.old-K`), so no finished run is lost or run twice.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::state::{Lock, RunState, State, CANCEL_REQUEST_FILE};
+use super::status::{BestView, Status};
+use super::{advance, algorithm, cancel_all, executor_context, measure, CampaignError};
+use crate::executor::{self, read_exit_status, Executor, RunRequest, RunStatus, Ticket};
+
+/// Receives progress events (called on the driving thread; keep it quick).
+pub type Observer = Arc<dyn Fn(&DriveEvent) + Send + Sync>;
+
+/// How to drive.
+#[derive(Clone, Default)]
+pub struct DriveOptions {
+    /// Most runs at a time; default: `[executor] jobs`, else 1.
+    pub jobs: Option<usize>,
+    pub observer: Option<Observer>,
+    /// Time between polls; default: the executor's.
+    pub poll_interval: Option<Duration>,
+}
+
+impl fmt::Debug for DriveOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DriveOptions")
+            .field("jobs", &self.jobs)
+            .field("observer", &self.observer.is_some())
+            .field("poll_interval", &self.poll_interval)
+            .finish()
+    }
+}
+
+/// Something the driver did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DriveEvent {
+    /// At start: runs found running (recovered) and runs to run again.
+    Resumed {
+        recovered: usize,
+        restarted: usize,
+    },
+    /// An iteration is being run: how many runs it has and how many have ended.
+    Iteration {
+        iteration: u32,
+        runs: usize,
+        ended: usize,
+    },
+    RunStarted {
+        run: String,
+        nproc: Vec<(String, u32)>,
+        attempt: u32,
+        ticket: String,
+    },
+    RunEnded {
+        run: String,
+        state: RunState,
+        sypd: Option<f64>,
+        failure: Option<String>,
+    },
+    /// A run is to be run again (it failed with retries left, or died with a previous driver).
+    RunRetried {
+        run: String,
+        reason: String,
+    },
+    TestDecided {
+        iteration: u32,
+        test: u32,
+        summary: String,
+    },
+    /// Something went wrong that the driver rides out (e.g. a poll that failed once).
+    Warning {
+        message: String,
+    },
+    Stopped,
+    Cancelled,
+    Done {
+        best: Option<BestView>,
+    },
+}
+
+/// How [`drive`] ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DriveOutcome {
+    /// No test is open: the campaign is over.
+    Done { best: Option<BestView> },
+    /// `stop` was set; run again to resume.
+    Stopped,
+    /// The campaign was cancelled (now or before).
+    Cancelled,
+}
+
+/// Runs the campaign in `dir` to the end, or until `stop` is set. Holds the campaign lock
+/// throughout; resumable at any point.
+pub fn drive(
+    dir: &Path,
+    opts: &DriveOptions,
+    stop: &AtomicBool,
+) -> Result<DriveOutcome, CampaignError> {
+    let _lock = Lock::acquire(dir)?;
+    let state = State::load(dir)?;
+    if state.cancelled {
+        return Ok(DriveOutcome::Cancelled);
+    }
+    let cfg = state.executor.clone().ok_or(CampaignError::NoExecutor)?;
+    let exec = executor::from_config(&cfg, dir, &executor_context(&state, dir)?)?;
+    let interval = opts.poll_interval.unwrap_or_else(|| exec.poll_interval());
+    let mut driver = Driver {
+        dir: dir.to_path_buf(),
+        state,
+        exec,
+        jobs: opts.jobs.or(cfg.jobs).unwrap_or(1).max(1),
+        observer: opts.observer.clone(),
+    };
+    driver.resume()?;
+    let mut poll_errors = 0;
+    loop {
+        if dir.join(CANCEL_REQUEST_FILE).exists() {
+            driver.cancel()?;
+            return Ok(DriveOutcome::Cancelled);
+        }
+        if stop.load(Ordering::SeqCst) {
+            driver.stop()?;
+            return Ok(DriveOutcome::Stopped);
+        }
+        match driver.poll() {
+            Ok(()) => poll_errors = 0,
+            // A scheduler that does not answer for a while (a busy Slurm controller) is not a
+            // reason to give up; many failures in a row are.
+            Err(CampaignError::Executor(e)) if poll_errors < MAX_POLL_ERRORS => {
+                poll_errors += 1;
+                driver.emit(DriveEvent::Warning {
+                    message: format!("cannot ask the {} executor about its runs ({poll_errors}/{MAX_POLL_ERRORS}): {e}", driver.exec.kind()),
+                });
+            }
+            Err(e) => return Err(e),
+        }
+        driver.advance()?;
+        if driver.state.is_done() {
+            let best = Status::from_state(&driver.state, dir).best;
+            driver.emit(DriveEvent::Done { best: best.clone() });
+            return Ok(DriveOutcome::Done { best });
+        }
+        driver.start_pending()?;
+        sleep_unless_stopped(interval, stop);
+    }
+}
+
+fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
+    let slice = Duration::from_millis(20);
+    let mut slept = Duration::ZERO;
+    while slept < total && !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(slice.min(total - slept));
+        slept += slice;
+    }
+}
+
+/// Consecutive failed polls before the driver gives up.
+const MAX_POLL_ERRORS: u32 = 10;
+
+type Pos = (usize, usize, usize);
+
+struct Driver {
+    dir: PathBuf,
+    state: State,
+    exec: Box<dyn Executor>,
+    jobs: usize,
+    observer: Option<Observer>,
+}
+
+impl Driver {
+    fn emit(&self, event: DriveEvent) {
+        if let Some(o) = &self.observer {
+            o(&event);
+        }
+    }
+
+    fn save(&self) -> Result<(), CampaignError> {
+        self.state.save(&self.dir)
+    }
+
+    fn request(&self, (i, t, r): Pos) -> RunRequest {
+        self.state.request(&self.dir, i, t, r)
+    }
+
+    /// Positions of the runs in `wanted` state, in order.
+    fn runs_in(&self, wanted: RunState) -> Vec<Pos> {
+        let mut out = Vec::new();
+        for (i, it) in self.state.iterations.iter().enumerate() {
+            for (t, test) in it.tests.iter().enumerate() {
+                for (r, run) in test.runs.iter().enumerate() {
+                    if run.state == wanted {
+                        out.push((i, t, r));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn run_mut(&mut self, (i, t, r): Pos) -> &mut super::state::Run {
+        &mut self.state.iterations[i].tests[t].runs[r]
+    }
+
+    /// After a (re)start: asks the executor about every run a previous driver may have
+    /// started, keeps those it knows, and queues the others to run again.
+    fn resume(&mut self) -> Result<(), CampaignError> {
+        let (mut recovered, mut restarted) = (0, 0);
+        let mut candidates = self.runs_in(RunState::Running);
+        // A pending run with a directory may have been started just before a crash.
+        candidates.extend(
+            self.runs_in(RunState::Pending)
+                .into_iter()
+                .filter(|&p| self.request(p).run_dir.exists()),
+        );
+        for pos in candidates {
+            let req = self.request(pos);
+            let ticket = self.run_mut(pos).ticket.clone();
+            let was_running = self.run_mut(pos).state == RunState::Running;
+            match self.exec.recover(&req, ticket.as_ref())? {
+                Some(t) => {
+                    let run = self.run_mut(pos);
+                    run.state = RunState::Running;
+                    run.ticket = Some(t);
+                    recovered += 1;
+                }
+                None if was_running => {
+                    let run = self.run_mut(pos);
+                    run.state = RunState::Pending;
+                    restarted += 1;
+                    self.emit(DriveEvent::RunRetried {
+                        run: req.id,
+                        reason: "it was running when the previous driver stopped".into(),
+                    });
+                }
+                None => {}
+            }
+        }
+        self.save()?;
+        if recovered + restarted > 0 {
+            self.emit(DriveEvent::Resumed {
+                recovered,
+                restarted,
+            });
+        }
+        self.announce_iteration();
+        Ok(())
+    }
+
+    fn announce_iteration(&self) {
+        if let Some(it) = self.state.iterations.last() {
+            let runs = it.tests.iter().map(|t| t.runs.len()).sum();
+            let ended = it
+                .tests
+                .iter()
+                .flat_map(|t| &t.runs)
+                .filter(|r| r.state.is_terminal())
+                .count();
+            if !self.state.is_done() {
+                self.emit(DriveEvent::Iteration {
+                    iteration: it.index,
+                    runs,
+                    ended,
+                });
+            }
+        }
+    }
+
+    /// Asks the executor about every running run and records those that ended.
+    fn poll(&mut self) -> Result<(), CampaignError> {
+        let running = self.runs_in(RunState::Running);
+        if running.is_empty() {
+            return Ok(());
+        }
+        let requests: Vec<RunRequest> = running.iter().map(|&p| self.request(p)).collect();
+        let tickets: Vec<Ticket> = running
+            .iter()
+            .map(|&p| {
+                self.run_mut(p)
+                    .ticket
+                    .clone()
+                    .unwrap_or_else(|| Ticket(String::new()))
+            })
+            .collect();
+        let pairs: Vec<(&RunRequest, &Ticket)> = requests.iter().zip(&tickets).collect();
+        let statuses = self.exec.poll(&pairs)?;
+        let mut changed = false;
+        for ((pos, req), status) in running.into_iter().zip(&requests).zip(statuses) {
+            match status {
+                RunStatus::Queued | RunStatus::Running => {}
+                RunStatus::Finished { exit_code: 0 } => {
+                    let (i, t, _) = pos;
+                    let nproc = self.state.iterations[i].tests[t].nproc.clone();
+                    let s = &self.state.settings;
+                    match measure::measure(
+                        &req.run_dir,
+                        &self.state.namings(),
+                        &nproc,
+                        s.extra_pes,
+                        s.period_s,
+                    ) {
+                        Ok(m) => {
+                            let sypd = m.sypd;
+                            let run = self.run_mut(pos);
+                            run.state = RunState::Done;
+                            run.metrics = Some(m);
+                            run.failure = None;
+                            self.emit(DriveEvent::RunEnded {
+                                run: req.id.clone(),
+                                state: RunState::Done,
+                                sypd: Some(sypd),
+                                failure: None,
+                            });
+                        }
+                        Err(reason) => self.fail(pos, req, reason.to_string()),
+                    }
+                    changed = true;
+                }
+                RunStatus::Finished { exit_code } => {
+                    self.fail(pos, req, exit_reason(exit_code, &req.run_dir));
+                    changed = true;
+                }
+                RunStatus::Failed { reason } => {
+                    self.fail(pos, req, reason);
+                    changed = true;
+                }
+                RunStatus::Lost => {
+                    self.run_mut(pos).state = RunState::Pending;
+                    self.emit(DriveEvent::RunRetried {
+                        run: req.id.clone(),
+                        reason: "the executor lost it".into(),
+                    });
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            self.save()?;
+        }
+        Ok(())
+    }
+
+    /// A run ended without a measurement: run it again if retries are left, else it failed.
+    fn fail(&mut self, pos: Pos, req: &RunRequest, reason: String) {
+        let retries = self.state.settings.retries;
+        let run = self.run_mut(pos);
+        run.failure = Some(reason.clone());
+        if run.attempts <= retries {
+            run.state = RunState::Pending;
+            let attempt = run.attempts;
+            // Keep the failed attempt's files for the record, out of the way of the next.
+            let _ = move_aside(&req.run_dir);
+            self.emit(DriveEvent::RunRetried {
+                run: req.id.clone(),
+                reason: format!("attempt {attempt} failed: {reason}"),
+            });
+        } else {
+            run.state = RunState::Failed;
+            self.emit(DriveEvent::RunEnded {
+                run: req.id.clone(),
+                state: RunState::Failed,
+                sypd: None,
+                failure: Some(reason),
+            });
+        }
+    }
+
+    /// Takes the decisions of a finished iteration and creates the next one.
+    fn advance(&mut self) -> Result<(), CampaignError> {
+        let a = advance(&mut self.state);
+        if a.decided.is_empty() {
+            return Ok(());
+        }
+        self.save()?;
+        let names = self.state.component_names();
+        for (iteration, test, d) in &a.decided {
+            let summary = match (&d.next, d.donor, d.recipient) {
+                (Some(next), Some(donor), Some(recipient)) => format!(
+                    "{} -> {}, step {}: next {}",
+                    names[donor],
+                    names[recipient],
+                    d.step,
+                    algorithm::describe(&names, next)
+                ),
+                _ => match &d.outcome {
+                    super::state::Outcome::Finished { reason } => format!("finished: {reason}"),
+                    super::state::Outcome::Failed { reason } => format!("failed: {reason}"),
+                    super::state::Outcome::Continue => "continues".into(),
+                },
+            };
+            self.emit(DriveEvent::TestDecided {
+                iteration: *iteration,
+                test: *test,
+                summary,
+            });
+        }
+        if a.new_iteration.is_some() {
+            self.announce_iteration();
+        }
+        Ok(())
+    }
+
+    /// Starts pending runs of the current iteration up to the jobs cap.
+    fn start_pending(&mut self) -> Result<(), CampaignError> {
+        let free = self
+            .jobs
+            .saturating_sub(self.runs_in(RunState::Running).len());
+        for pos in self.runs_in(RunState::Pending).into_iter().take(free) {
+            let req = self.request(pos);
+            let attempt = self.run_mut(pos).attempts + 1;
+            prepare_run_dir(&req.run_dir)?;
+            append_log(
+                &req.run_dir,
+                &format!("start attempt {attempt} by pid {}", std::process::id()),
+            );
+            let ticket = self.exec.start(&req)?;
+            let run = self.run_mut(pos);
+            run.state = RunState::Running;
+            run.ticket = Some(ticket.clone());
+            run.attempts = attempt;
+            self.save()?;
+            self.emit(DriveEvent::RunStarted {
+                run: req.id.clone(),
+                nproc: req.nproc.clone(),
+                attempt,
+                ticket: ticket.0,
+            });
+        }
+        Ok(())
+    }
+
+    /// Ctrl-C: runs that die with the driver are cancelled and queued to run again (their
+    /// directories moved aside); others (Slurm jobs) keep running and are recovered later.
+    fn stop(&mut self) -> Result<(), CampaignError> {
+        if !self.exec.runs_outlive_driver() {
+            for pos in self.runs_in(RunState::Running) {
+                let req = self.request(pos);
+                if let Some(ticket) = self.run_mut(pos).ticket.clone() {
+                    self.exec.cancel(&req, &ticket)?;
+                }
+                // It may have finished meanwhile: keep a real result.
+                if read_exit_status(&req.run_dir) == Some(RunStatus::Finished { exit_code: 0 }) {
+                    continue;
+                }
+                move_aside(&req.run_dir)?;
+                let run = self.run_mut(pos);
+                run.state = RunState::Pending;
+                run.ticket = None;
+            }
+            self.poll()?;
+        }
+        self.save()?;
+        self.emit(DriveEvent::Stopped);
+        Ok(())
+    }
+
+    fn cancel(&mut self) -> Result<(), CampaignError> {
+        let dir = self.dir.clone();
+        let (_, _warnings) = cancel_all(&mut self.state, &dir, Some(self.exec.as_mut()));
+        self.save()?;
+        let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
+        self.emit(DriveEvent::Cancelled);
+        Ok(())
+    }
+}
+
+/// `exit status N`, with the last line the run wrote to stderr when there is one.
+fn exit_reason(exit_code: i32, run_dir: &Path) -> String {
+    let last = std::fs::read(run_dir.join("stderr"))
+        .map(|b| String::from_utf8_lossy(&b).to_string())
+        .unwrap_or_default();
+    match last.lines().rev().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) => {
+            let line: String = line.chars().take(200).collect();
+            format!("exit status {exit_code}: {line}")
+        }
+        None => format!("exit status {exit_code}"),
+    }
+}
+
+/// A run directory about to be (re)used: anything a previous attempt left is moved aside to
+/// `rep-R.old-K`, so the run's directory only ever holds one attempt.
+fn prepare_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
+    let used = std::fs::read_dir(run_dir)
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false);
+    if used {
+        move_aside(run_dir)?;
+    }
+    std::fs::create_dir_all(run_dir)
+        .map_err(|e| CampaignError::io(format!("cannot create {}", run_dir.display()), e))
+}
+
+fn move_aside(run_dir: &Path) -> Result<(), CampaignError> {
+    if !run_dir.exists() {
+        return Ok(());
+    }
+    let name = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let target = (1..)
+        .map(|k| run_dir.with_file_name(format!("{name}.old-{k}")))
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| run_dir.with_file_name(format!("{name}.old")));
+    std::fs::rename(run_dir, &target)
+        .map_err(|e| CampaignError::io(format!("cannot move {} aside", run_dir.display()), e))
+}
+
+/// One line in `run_dir/autolb.log` (what the driver did with this directory).
+fn append_log(run_dir: &Path, line: &str) {
+    use std::io::Write;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(run_dir.join("autolb.log"))
+    {
+        let _ = writeln!(f, "{now:.3} {line}");
+        let _ = f.sync_all();
+    }
+}

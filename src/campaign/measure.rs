@@ -1,0 +1,169 @@
+//! From a run's timing output to the few numbers the campaign keeps ([`RunMetrics`]).
+//!
+//! The metrics are computed over the balanced components only, with the campaign's own PE
+//! counts: CHSY counts the balanced PEs plus `extra_pes` (as the prediction does), and coupling
+//! costs use the balanced components' core time, so components the timing output shows but
+//! the campaign does not balance (e.g. the runoff mapper, whose PE count LUCIA does not tell)
+//! never make a run unmeasurable.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::state::RunMetrics;
+
+/// Why a run's timing output gives no measurement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unmeasured {
+    /// Not all written yet (a run still going); for a run that has ended, a failure.
+    Incomplete(String),
+    /// Unreadable, partial, or missing what the campaign needs.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for Unmeasured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unmeasured::Incomplete(r) => write!(f, "unreadable timing output: incomplete: {r}"),
+            Unmeasured::Unreadable(r) => write!(f, "unreadable timing output: {r}"),
+        }
+    }
+}
+
+/// Anything that knows a balanced component's name and its name in the timing output.
+pub trait TimingName {
+    fn timing_name(&self) -> &str;
+}
+
+impl TimingName for Naming {
+    fn timing_name(&self) -> &str {
+        &self.timing_name
+    }
+}
+
+impl TimingName for super::state::FrozenComponent {
+    fn timing_name(&self) -> &str {
+        &self.timing_name
+    }
+}
+
+/// A balanced component's name and its name in the timing output.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Naming {
+    pub name: String,
+    pub timing_name: String,
+}
+use crate::metrics;
+use crate::timing::{self, Measurement, ReadOptions, Reading};
+
+/// Reads the timing output at `path` and reduces it. `Err` says why the run cannot count as
+/// measured (the caller records the run as failed, or refuses a `record`).
+pub fn measure<C: TimingName>(
+    path: &Path,
+    components: &[C],
+    nproc: &[u32],
+    extra_pes: u32,
+    period_s: Option<f64>,
+) -> Result<RunMetrics, Unmeasured> {
+    let opts = ReadOptions {
+        period_s,
+        nproc: components
+            .iter()
+            .zip(nproc)
+            .map(|(c, &p)| (c.timing_name().to_string(), p))
+            .collect::<BTreeMap<_, _>>(),
+        ..ReadOptions::default()
+    };
+    let reading = timing::read(path, &opts).map_err(|e| Unmeasured::Unreadable(e.to_string()))?;
+    let m = match reading {
+        Reading::Measured(m) => m,
+        Reading::Incomplete { reason } => return Err(Unmeasured::Incomplete(reason)),
+    };
+    if let Some(reason) = &m.partial {
+        return Err(Unmeasured::Unreadable(format!("partial: {reason}")));
+    }
+    reduce(&m, components, nproc, extra_pes).map_err(Unmeasured::Unreadable)
+}
+
+/// The campaign's metrics of one measurement (see the module doc).
+pub fn reduce<C: TimingName>(
+    m: &Measurement,
+    components: &[C],
+    nproc: &[u32],
+    extra_pes: u32,
+) -> Result<RunMetrics, String> {
+    let sypd = m
+        .coupled_sypd()
+        .ok_or("no coupled SYPD (simulated or wall time unknown)")?;
+    let wall = m
+        .wall_s
+        .filter(|w| w.is_finite() && *w > 0.0)
+        .ok_or("no coupled wall time")?;
+    let balanced: f64 = nproc.iter().map(|&p| f64::from(p)).sum();
+    let mut parts = Vec::new();
+    let mut partial = Vec::new();
+    for (c, &p) in components.iter().zip(nproc) {
+        let t = m.component(c.timing_name()).ok_or_else(|| {
+            let found: Vec<&str> = m.components.iter().map(|c| c.name.as_str()).collect();
+            format!(
+                "no component {:?}; it has {}",
+                c.timing_name(),
+                found.join(", ")
+            )
+        })?;
+        parts.push((t.compute_s, f64::from(p)));
+        let coupling_s = t.coupling_s().unwrap_or(wall - t.compute_s);
+        partial.push(metrics::partial_coupling_cost(
+            coupling_s,
+            f64::from(p),
+            wall,
+            balanced,
+        ));
+    }
+    let coupling_cost = metrics::coupling_cost(wall, balanced, &parts);
+    let chsy = metrics::chsy(balanced + f64::from(extra_pes), sypd);
+    if !(coupling_cost.is_finite() && chsy.is_finite() && partial.iter().all(|v| v.is_finite())) {
+        return Err("metrics are not finite numbers".into());
+    }
+    Ok(RunMetrics {
+        sypd,
+        chsy,
+        coupling_cost,
+        partial_coupling_cost: partial,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::{ComponentTiming, Format};
+
+    fn comp(name: &str, timing: &str) -> Naming {
+        Naming {
+            name: name.into(),
+            timing_name: timing.into(),
+        }
+    }
+
+    #[test]
+    fn reduces_by_timing_name_and_ignores_unbalanced_components() {
+        let mut m = Measurement::new(Format::LuciaRaw);
+        m.components = vec![
+            ComponentTiming::new("ATMIFS", 10, 90.0, 10.0),
+            ComponentTiming::new("oceanx", 10, 60.0, 40.0),
+            ComponentTiming::new("RNFMAP", 10, 1.0, 99.0),
+        ];
+        m.wall_s = Some(100.0);
+        m.sim_s = Some(metrics::SECONDS_PER_YEAR / 10.0);
+        let comps = [comp("IFS", "ATMIFS"), comp("NEMO", "oceanx")];
+        let r = reduce(&m, &comps, &[100, 100], 56).unwrap();
+        assert!((r.sypd - 86.4).abs() < 1e-9);
+        assert!((r.chsy - 24.0 * 256.0 / 86.4).abs() < 1e-9);
+        // (100*200 - 90*100 - 60*100) / (100*200) = 0.25
+        assert!((r.coupling_cost - 0.25).abs() < 1e-12);
+        // interp/send unknown: wall - compute; 10 s and 40 s on 100 of 200 PEs.
+        assert!((r.partial_coupling_cost[0] - 0.05).abs() < 1e-12);
+        assert!((r.partial_coupling_cost[1] - 0.2).abs() < 1e-12);
+        let e = reduce(&m, &[comp("FESOM", "fesom")], &[10], 0).unwrap_err();
+        assert!(e.contains("fesom") && e.contains("ATMIFS"), "{e}");
+    }
+}

@@ -1,0 +1,394 @@
+//! The campaign's state on disk: `DIR/campaign.json`, written atomically, and the lock that keeps
+//! two drivers (or a driver and `campaign record`) from writing it at the same time.
+//!
+//! The state holds only facts: the frozen settings, every test's configuration per iteration, every
+//! run's state, ticket and measured metrics, and the decision taken after each iteration. Means,
+//! fittingness and the best configuration are derived from it (see [`super::status`]), so there is
+//! one source of truth and nothing to keep in sync.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::CampaignError;
+use crate::config::ExecutorConfig;
+use crate::executor::{RunRequest, Ticket};
+
+/// Name of the state file inside a campaign directory.
+pub const STATE_FILE: &str = "campaign.json";
+/// Name of the lock file inside a campaign directory.
+pub const LOCK_FILE: &str = "campaign.lock";
+/// A file whose presence asks a running driver to cancel the campaign (`campaign cancel`).
+pub const CANCEL_REQUEST_FILE: &str = "cancel-requested";
+/// Version of the state format, checked on load.
+pub const STATE_FORMAT: u32 = 1;
+
+/// Everything the campaign knows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub format: u32,
+    pub settings: FrozenSettings,
+    /// The balanced components, in the campaign file's order.
+    pub components: Vec<FrozenComponent>,
+    /// How runs are run; `None` for an externally driven campaign (`next` / `record` only).
+    pub executor: Option<ExecutorConfig>,
+    /// Absolute directory of the campaign file: relative paths in `[executor]` are resolved
+    /// against it.
+    pub base_dir: PathBuf,
+    pub tests: Vec<TestRecord>,
+    pub iterations: Vec<Iteration>,
+    /// Set by `campaign cancel`; a cancelled campaign runs nothing more.
+    #[serde(default)]
+    pub cancelled: bool,
+}
+
+/// The campaign settings, fixed at `init` so that editing the campaign file later cannot change
+/// a campaign half-way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrozenSettings {
+    /// Budget for the balanced components together (`max_nproc`).
+    pub max_nproc: u32,
+    pub extra_pes: u32,
+    pub tts_w: f64,
+    pub initial_step: u32,
+    pub minimum_step: u32,
+    pub repetitions: u32,
+    /// Coupling period in seconds, handed to the timing reader.
+    pub period_s: Option<f64>,
+    /// Extra attempts of a failed run before it counts as failed.
+    pub retries: u32,
+}
+
+/// One balanced component with its limits, fixed at `init`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrozenComponent {
+    pub name: String,
+    /// Its name in the timing output.
+    pub timing_name: String,
+    /// A copy of its curve inside the campaign directory (relative to it).
+    pub curve: PathBuf,
+    /// Fewest PEs a move may leave it with.
+    pub low: u32,
+    /// Most PEs a move may give it.
+    pub high: u32,
+    /// PE counts it can run on, ascending; `None` = any count within the limits.
+    pub allowed: Option<Vec<u32>>,
+}
+
+/// Where a test came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestRecord {
+    /// Stable id, 0-based, in the order the tests were created.
+    pub id: u32,
+    /// `prediction #k` or `original`.
+    pub origin: String,
+}
+
+/// One lb-iteration: every open test's configuration and runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Iteration {
+    /// 0-based, as in the paper's figures.
+    pub index: u32,
+    pub tests: Vec<TestIteration>,
+}
+
+/// One test in one lb-iteration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestIteration {
+    pub test: u32,
+    /// PEs per component, in component order.
+    pub nproc: Vec<u32>,
+    /// The test's step when this iteration was created.
+    pub step: u32,
+    pub runs: Vec<Run>,
+    /// Taken once every run of the iteration has ended.
+    pub decision: Option<Decision>,
+}
+
+/// One run (one repetition of one test in one iteration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// `iII-tTT-rR`, stable: used in `campaign record --run`.
+    pub id: String,
+    /// 1-based.
+    pub repetition: u32,
+    pub state: RunState,
+    /// The executor's handle while the run is running (and after, for the record).
+    pub ticket: Option<Ticket>,
+    /// How many times the run was started.
+    #[serde(default)]
+    pub attempts: u32,
+    pub metrics: Option<RunMetrics>,
+    /// Why the run failed.
+    pub failure: Option<String>,
+}
+
+/// A run's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    Pending,
+    Running,
+    /// Measured.
+    Done,
+    Failed,
+}
+
+impl RunState {
+    pub fn is_terminal(self) -> bool {
+        matches!(self, RunState::Done | RunState::Failed)
+    }
+}
+
+/// What one run measured, reduced to what the algorithm and the status need.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMetrics {
+    /// Coupled SYPD.
+    pub sypd: f64,
+    pub chsy: f64,
+    pub coupling_cost: f64,
+    /// Per balanced component, in component order.
+    pub partial_coupling_cost: Vec<f64>,
+}
+
+/// The decision taken for a test after an iteration (Algorithm 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// Component index of the donor (`None` when every run failed).
+    pub donor: Option<usize>,
+    pub recipient: Option<usize>,
+    /// The step after the halvings of this decision: PEs moved, or the step that fell below
+    /// `minimum_step`.
+    pub step: u32,
+    /// The next configuration, when the test goes on.
+    pub next: Option<Vec<u32>>,
+    pub outcome: Outcome,
+    /// Why the step was halved, in order (for the status and for checking).
+    pub notes: Vec<String>,
+}
+
+/// How a test goes on after a decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum Outcome {
+    /// Runs again in the next iteration with `Decision::next`.
+    Continue,
+    /// The step fell below `minimum_step`.
+    Finished { reason: String },
+    /// Every run of the test failed in this iteration; the test stops (see the README).
+    Failed { reason: String },
+}
+
+impl State {
+    /// Reads `DIR/campaign.json`.
+    pub fn load(dir: &Path) -> Result<State, CampaignError> {
+        let path = dir.join(STATE_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                CampaignError::NotACampaign(dir.to_path_buf())
+            } else {
+                CampaignError::io(format!("cannot read {}", path.display()), e)
+            }
+        })?;
+        let state: State = serde_json::from_str(&text).map_err(|e| CampaignError::BadState {
+            file: path.clone(),
+            reason: e.to_string(),
+        })?;
+        if state.format != STATE_FORMAT {
+            return Err(CampaignError::BadState {
+                file: path,
+                reason: format!(
+                    "state format {} is not the supported {STATE_FORMAT}; use the autolb version that created it",
+                    state.format
+                ),
+            });
+        }
+        Ok(state)
+    }
+
+    /// Writes `DIR/campaign.json` atomically (temp file, fsync, rename, fsync of the directory):
+    /// a kill at any moment leaves either the old or the new state, never a mix.
+    pub fn save(&self, dir: &Path) -> Result<(), CampaignError> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| CampaignError::BadState {
+            file: dir.join(STATE_FILE),
+            reason: e.to_string(),
+        })?;
+        write_atomically(&dir.join(STATE_FILE), text.as_bytes())
+    }
+
+    /// Each component's name and timing name, for reading timing output.
+    pub fn namings(&self) -> Vec<super::measure::Naming> {
+        self.components
+            .iter()
+            .map(|c| super::measure::Naming {
+                name: c.name.clone(),
+                timing_name: c.timing_name.clone(),
+            })
+            .collect()
+    }
+
+    pub fn component_names(&self) -> Vec<String> {
+        self.components.iter().map(|c| c.name.clone()).collect()
+    }
+
+    /// The iteration being run (the last one).
+    pub fn current_iteration(&self) -> Option<&Iteration> {
+        self.iterations.last()
+    }
+
+    /// Finds a run by id: (iteration position, test position, run position).
+    pub fn find_run(&self, id: &str) -> Option<(usize, usize, usize)> {
+        for (i, it) in self.iterations.iter().enumerate() {
+            for (t, test) in it.tests.iter().enumerate() {
+                if let Some(r) = test.runs.iter().position(|r| r.id == id) {
+                    return Some((i, t, r));
+                }
+            }
+        }
+        None
+    }
+
+    /// Everything an executor needs to start run `(i, t, r)`.
+    pub fn request(&self, dir: &Path, i: usize, t: usize, r: usize) -> RunRequest {
+        let it = &self.iterations[i];
+        let test = &it.tests[t];
+        let run = &test.runs[r];
+        RunRequest {
+            id: run.id.clone(),
+            iteration: it.index,
+            test: test.test,
+            repetition: run.repetition,
+            nproc: self
+                .components
+                .iter()
+                .zip(&test.nproc)
+                .map(|(c, &p)| (c.name.clone(), p))
+                .collect(),
+            extra_pes: self.settings.extra_pes,
+            run_dir: dir.join(run_dir_relative(it.index, test.test, run.repetition)),
+        }
+    }
+
+    /// True when the campaign has nothing left to run.
+    pub fn is_done(&self) -> bool {
+        self.cancelled
+            || self.iterations.last().is_some_and(|it| {
+                it.tests.is_empty() || it.tests.iter().all(|t| t.decision.is_some())
+            })
+    }
+}
+
+/// A run's id: `i00-t03-r1`.
+pub fn run_id(iteration: u32, test: u32, repetition: u32) -> String {
+    format!("i{iteration:02}-t{test:02}-r{repetition}")
+}
+
+/// A run's directory relative to the campaign directory: `iter-00/test-03/rep-1`.
+pub fn run_dir_relative(iteration: u32, test: u32, repetition: u32) -> PathBuf {
+    PathBuf::from(format!("iter-{iteration:02}"))
+        .join(format!("test-{test:02}"))
+        .join(format!("rep-{repetition}"))
+}
+
+/// Writes a file atomically: a temp file in the same directory, fsync, rename over the target,
+/// then fsync of the directory so the rename itself is durable.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let what = || format!("cannot write {}", path.display());
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(parent).map_err(|e| CampaignError::io(what(), e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| CampaignError::io(what(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| CampaignError::io(what(), e))?;
+    tmp.persist(path)
+        .map_err(|e| CampaignError::io(what(), e.error))?;
+    if let Ok(d) = File::open(parent) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// An exclusive OS lock on `DIR/campaign.lock`, held while the value lives. The OS releases it
+/// when the holder dies, so a lock left by a killed driver never blocks (the "stale lock"
+/// case); the holder's pid is written into the file for the message others see.
+#[derive(Debug)]
+pub struct Lock {
+    _file: File,
+}
+
+impl Lock {
+    /// Takes the lock or fails at once, naming the process that holds it.
+    pub fn acquire(dir: &Path) -> Result<Lock, CampaignError> {
+        let path = dir.join(LOCK_FILE);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| CampaignError::io(format!("cannot open {}", path.display()), e))?;
+        match fs4::FileExt::try_lock(&file) {
+            Ok(()) => {}
+            Err(fs4::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                return Err(CampaignError::Locked {
+                    dir: dir.to_path_buf(),
+                    holder: holder.trim().to_string(),
+                });
+            }
+            Err(fs4::TryLockError::Error(e)) => {
+                return Err(CampaignError::io(
+                    format!("cannot lock {}", path.display()),
+                    e,
+                ))
+            }
+        }
+        // Record who holds it; a stale pid from a dead holder is simply overwritten.
+        let _ = file.set_len(0);
+        let _ = file.seek(SeekFrom::Start(0));
+        let _ = writeln!(file, "pid {}", std::process::id());
+        let _ = file.sync_all();
+        Ok(Lock { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_and_dirs() {
+        assert_eq!(run_id(0, 3, 1), "i00-t03-r1");
+        assert_eq!(
+            run_dir_relative(2, 10, 2),
+            PathBuf::from("iter-02/test-10/rep-2")
+        );
+    }
+
+    #[test]
+    fn atomic_write_replaces_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.json");
+        write_atomically(&path, b"one").unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        // No temp files left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_second_lock_is_refused_and_names_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Lock::acquire(dir.path()).unwrap();
+        let e = Lock::acquire(dir.path()).unwrap_err().to_string();
+        assert!(e.contains(&format!("pid {}", std::process::id())), "{e}");
+        drop(first);
+        // Released: taking it again works (the file with the old pid is still there).
+        Lock::acquire(dir.path()).unwrap();
+    }
+}

@@ -1,0 +1,600 @@
+//! The campaign as a table: lb-iteration x test, with per-run rows, the derived means,
+//! fittingness and the best configuration so far. Its JSON form is `campaign status --json`.
+//!
+//! The derived columns (means, FN, best) are recomputed from the runs by [`Status::recompute`],
+//! so a viewer that learns a run's measurement before the driver records it (the terminal app
+//! watching run directories) can set the run's fields and call it.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::algorithm::{self, describe, Measured};
+use super::measure::{self, Naming};
+use super::state::{Outcome, RunMetrics, RunState, State};
+
+/// A map from component name to a value that keeps component order (JSON object).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NameMap<T>(pub Vec<(String, T)>);
+
+impl<T> NameMap<T> {
+    pub fn get(&self, name: &str) -> Option<&T> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<T: Serialize> Serialize for NameMap<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for NameMap<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = NameMap<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map from component name to value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut v = Vec::new();
+                while let Some((k, x)) = a.next_entry()? {
+                    v.push((k, x));
+                }
+                Ok(NameMap(v))
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
+/// Where the whole campaign stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Running,
+    Done,
+    Cancelled,
+}
+
+/// Where one test stands in one iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TestState {
+    /// No run started.
+    Pending,
+    /// Some runs started, not all ended.
+    Running,
+    /// Measured; the test goes on in the next iteration.
+    Done,
+    /// Every run failed; the test stopped.
+    Failed,
+    /// Measured; the step fell below `minimum_step`, the test stopped.
+    Finished,
+}
+
+/// `campaign status --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Status {
+    pub state: Phase,
+    pub iterations: Vec<IterationView>,
+    pub best: Option<BestView>,
+    /// Component names in order.
+    pub components: Vec<String>,
+    /// The fittingness weight.
+    pub tts_w: f64,
+    pub extra_pes: u32,
+    pub initial_step: u32,
+    pub minimum_step: u32,
+    pub repetitions: u32,
+    /// The executor kind, or `external` for `next` / `record` campaigns.
+    pub executor: String,
+    pub counts: RunCounts,
+    /// Each component's name in the timing output, in component order.
+    pub timing_names: Vec<String>,
+    /// The coupling period the timing reader uses.
+    pub period_s: Option<f64>,
+}
+
+/// Runs per state over the whole campaign.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCounts {
+    pub pending: usize,
+    pub running: usize,
+    pub done: usize,
+    pub failed: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IterationView {
+    pub iteration: u32,
+    pub tests: Vec<TestView>,
+}
+
+/// One row of the iteration table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestView {
+    pub test: u32,
+    pub nproc: NameMap<u32>,
+    /// The test's step in this iteration.
+    pub step: u32,
+    pub state: TestState,
+    pub runs: Vec<RunView>,
+    /// Means over the measured runs.
+    pub sypd: Option<f64>,
+    pub chsy: Option<f64>,
+    pub coupling_cost: Option<f64>,
+    pub partial_coupling_cost: NameMap<f64>,
+    /// Normalised over every measured configuration of the campaign.
+    pub fittingness: Option<f64>,
+    pub donor: Option<String>,
+    pub recipient: Option<String>,
+    /// Extras.
+    pub total_nproc: u32,
+    pub origin: String,
+    /// The PEs moved after this iteration (the step after any halving).
+    pub next_step: Option<u32>,
+    pub next_nproc: Option<NameMap<u32>>,
+    /// Why the step was halved, why the test stopped.
+    pub notes: Vec<String>,
+}
+
+/// One run of a test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunView {
+    pub state: RunState,
+    pub sypd: Option<f64>,
+    pub chsy: Option<f64>,
+    pub coupling_cost: Option<f64>,
+    /// Extras.
+    pub run: String,
+    pub repetition: u32,
+    pub partial_coupling_cost: NameMap<f64>,
+    pub run_dir: PathBuf,
+    /// The executor's ticket (a Slurm job id, a process id).
+    pub job: Option<String>,
+    pub attempts: u32,
+    pub failure: Option<String>,
+}
+
+impl RunView {
+    /// Sets the run's measurement (e.g. from a timing file read before the driver recorded it).
+    pub fn set_measured(&mut self, m: &RunMetrics, components: &[String]) {
+        self.state = RunState::Done;
+        self.sypd = Some(m.sypd);
+        self.chsy = Some(m.chsy);
+        self.coupling_cost = Some(m.coupling_cost);
+        self.partial_coupling_cost = NameMap(
+            components
+                .iter()
+                .cloned()
+                .zip(m.partial_coupling_cost.iter().copied())
+                .collect(),
+        );
+        self.failure = None;
+    }
+
+    fn metrics(&self, components: &[String]) -> Option<RunMetrics> {
+        if self.state != RunState::Done {
+            return None;
+        }
+        Some(RunMetrics {
+            sypd: self.sypd?,
+            chsy: self.chsy?,
+            coupling_cost: self.coupling_cost?,
+            partial_coupling_cost: components
+                .iter()
+                .map(|c| self.partial_coupling_cost.get(c).copied())
+                .collect::<Option<Vec<f64>>>()?,
+        })
+    }
+}
+
+/// The best configuration measured so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BestView {
+    pub nproc: NameMap<u32>,
+    pub sypd: f64,
+    pub chsy: f64,
+    pub coupling_cost: f64,
+    pub fittingness: f64,
+    /// Extras: where it was measured.
+    pub iteration: u32,
+    pub test: u32,
+    pub total_nproc: u32,
+}
+
+impl Status {
+    /// Builds the view of a state; `dir` is the campaign directory (for run directories).
+    pub fn from_state(state: &State, dir: &Path) -> Status {
+        let names = state.component_names();
+        let named = |v: &[u32]| NameMap(names.iter().cloned().zip(v.iter().copied()).collect());
+        let mut iterations = Vec::new();
+        for (i, it) in state.iterations.iter().enumerate() {
+            let mut tests = Vec::new();
+            for (t, test) in it.tests.iter().enumerate() {
+                let runs = test
+                    .runs
+                    .iter()
+                    .enumerate()
+                    .map(|(r, run)| {
+                        let req = state.request(dir, i, t, r);
+                        let m = run.metrics.as_ref();
+                        RunView {
+                            state: run.state,
+                            sypd: m.map(|m| m.sypd),
+                            chsy: m.map(|m| m.chsy),
+                            coupling_cost: m.map(|m| m.coupling_cost),
+                            run: run.id.clone(),
+                            repetition: run.repetition,
+                            partial_coupling_cost: NameMap(
+                                m.map(|m| {
+                                    names
+                                        .iter()
+                                        .cloned()
+                                        .zip(m.partial_coupling_cost.iter().copied())
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                            ),
+                            run_dir: req.run_dir,
+                            job: run.ticket.as_ref().map(|t| t.0.clone()),
+                            attempts: run.attempts,
+                            failure: run.failure.clone(),
+                        }
+                    })
+                    .collect();
+                let decision = test.decision.as_ref();
+                let mut notes = decision.map(|d| d.notes.clone()).unwrap_or_default();
+                match decision.map(|d| &d.outcome) {
+                    Some(Outcome::Finished { reason }) | Some(Outcome::Failed { reason }) => {
+                        notes.push(reason.clone())
+                    }
+                    _ => {}
+                }
+                tests.push(TestView {
+                    test: test.test,
+                    nproc: named(&test.nproc),
+                    step: test.step,
+                    state: TestState::Pending,
+                    runs,
+                    sypd: None,
+                    chsy: None,
+                    coupling_cost: None,
+                    partial_coupling_cost: NameMap::default(),
+                    fittingness: None,
+                    donor: decision
+                        .and_then(|d| d.donor)
+                        .and_then(|i| names.get(i).cloned()),
+                    recipient: decision
+                        .and_then(|d| d.recipient)
+                        .and_then(|i| names.get(i).cloned()),
+                    total_nproc: test.nproc.iter().sum::<u32>() + state.settings.extra_pes,
+                    origin: state
+                        .tests
+                        .iter()
+                        .find(|r| r.id == test.test)
+                        .map(|r| r.origin.clone())
+                        .unwrap_or_default(),
+                    next_step: decision
+                        .filter(|d| d.outcome == Outcome::Continue)
+                        .map(|d| d.step),
+                    next_nproc: decision.and_then(|d| d.next.as_deref()).map(named),
+                    notes,
+                });
+            }
+            iterations.push(IterationView {
+                iteration: it.index,
+                tests,
+            });
+        }
+        let mut status = Status {
+            state: if state.cancelled {
+                Phase::Cancelled
+            } else if state.is_done() {
+                Phase::Done
+            } else {
+                Phase::Running
+            },
+            iterations,
+            best: None,
+            components: names,
+            tts_w: state.settings.tts_w,
+            extra_pes: state.settings.extra_pes,
+            initial_step: state.settings.initial_step,
+            minimum_step: state.settings.minimum_step,
+            repetitions: state.settings.repetitions,
+            executor: state
+                .executor
+                .as_ref()
+                .map(|e| format!("{:?}", e.kind).to_lowercase())
+                .unwrap_or_else(|| "external".into()),
+            counts: RunCounts::default(),
+            timing_names: state
+                .components
+                .iter()
+                .map(|c| c.timing_name.clone())
+                .collect(),
+            period_s: state.settings.period_s,
+        };
+        status.recompute();
+        status
+    }
+
+    /// Recomputes every derived column from the runs: each test's state and means, the
+    /// fittingness of every measured configuration (normalised over all of them), the best,
+    /// and the run counts.
+    pub fn recompute(&mut self) {
+        let names = self.components.clone();
+        let mut counts = RunCounts::default();
+        let mut measured = Vec::new();
+        let mut positions = Vec::new();
+        for (i, it) in self.iterations.iter_mut().enumerate() {
+            for (t, test) in it.tests.iter_mut().enumerate() {
+                for run in &test.runs {
+                    match run.state {
+                        RunState::Pending => counts.pending += 1,
+                        RunState::Running => counts.running += 1,
+                        RunState::Done => counts.done += 1,
+                        RunState::Failed => counts.failed += 1,
+                    }
+                }
+                let metrics: Vec<RunMetrics> =
+                    test.runs.iter().filter_map(|r| r.metrics(&names)).collect();
+                let means = algorithm::mean_metrics(&metrics);
+                test.sypd = means.as_ref().map(|m| m.sypd);
+                test.chsy = means.as_ref().map(|m| m.chsy);
+                test.coupling_cost = means.as_ref().map(|m| m.coupling_cost);
+                test.partial_coupling_cost = NameMap(
+                    means
+                        .as_ref()
+                        .map(|m| {
+                            names
+                                .iter()
+                                .cloned()
+                                .zip(m.partial_coupling_cost.iter().copied())
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                );
+                test.fittingness = None;
+                test.state = test_state(test);
+                if let Some(m) = means {
+                    measured.push(Measured {
+                        nproc: test.nproc.values().copied().collect(),
+                        total_nproc: test.total_nproc,
+                        sypd: m.sypd,
+                        chsy: m.chsy,
+                    });
+                    positions.push((i, t));
+                }
+            }
+        }
+        let (fns, best) = algorithm::fittingness_and_best(&measured, self.tts_w);
+        for (&(i, t), f) in positions.iter().zip(&fns) {
+            self.iterations[i].tests[t].fittingness = Some(*f);
+        }
+        self.best = best.map(|b| {
+            let (i, t) = positions[b];
+            let test = &self.iterations[i].tests[t];
+            BestView {
+                nproc: test.nproc.clone(),
+                sypd: test.sypd.unwrap_or(f64::NAN),
+                chsy: test.chsy.unwrap_or(f64::NAN),
+                coupling_cost: test.coupling_cost.unwrap_or(f64::NAN),
+                fittingness: fns[b],
+                iteration: self.iterations[i].iteration,
+                test: test.test,
+                total_nproc: test.total_nproc,
+            }
+        });
+        self.counts = counts;
+    }
+
+    /// Reads the timing output in a run's directory as the driver would: `Ok(None)` while it
+    /// is incomplete (the run is still going), `Err` when it can never be measured.
+    pub fn measure_run(&self, id: &str) -> Result<Option<RunMetrics>, String> {
+        use measure::Unmeasured;
+        let (test, run) = self
+            .iterations
+            .iter()
+            .flat_map(|it| it.tests.iter())
+            .find_map(|t| t.runs.iter().find(|r| r.run == id).map(|r| (t, r)))
+            .ok_or_else(|| format!("no run {id:?}"))?;
+        let namings: Vec<Naming> = self
+            .components
+            .iter()
+            .zip(&self.timing_names)
+            .map(|(n, t)| Naming {
+                name: n.clone(),
+                timing_name: t.clone(),
+            })
+            .collect();
+        if !run.run_dir.exists() {
+            return Ok(None);
+        }
+        let nproc: Vec<u32> = test.nproc.values().copied().collect();
+        match measure::measure(
+            &run.run_dir,
+            &namings,
+            &nproc,
+            self.extra_pes,
+            self.period_s,
+        ) {
+            Ok(m) => Ok(Some(m)),
+            Err(Unmeasured::Incomplete(_)) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Shows a run's measurement before the driver records it (a viewer watching run
+    /// directories): when its timing output is complete, marks it done with its metrics and
+    /// recomputes the derived columns. Returns whether it did.
+    pub fn overlay_run(&mut self, id: &str) -> bool {
+        let Ok(Some(m)) = self.measure_run(id) else {
+            return false;
+        };
+        let components = self.components.clone();
+        match self.run_mut(id) {
+            Some(run) if run.state != RunState::Done => run.set_measured(&m, &components),
+            _ => return false,
+        }
+        self.recompute();
+        true
+    }
+
+    /// A run by id, for updating it before [`Status::recompute`].
+    pub fn run_mut(&mut self, id: &str) -> Option<&mut RunView> {
+        self.iterations
+            .iter_mut()
+            .flat_map(|it| it.tests.iter_mut())
+            .flat_map(|t| t.runs.iter_mut())
+            .find(|r| r.run == id)
+    }
+
+    /// The iteration table as plain text (the CLI prints it; the terminal app draws its own).
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let comp = self.components.join("/");
+        out.push_str(&format!(
+            "{:>4} {:>4}  {:<width$}  {:>5}  {:>7} {:>8} {:>6}  {:<w2$}  {:>6}  {:<18} {}\n",
+            "iter",
+            "test",
+            format!("PEs {comp}"),
+            "step",
+            "SYPD",
+            "CHSY",
+            "cpl%",
+            format!("partial% {comp}"),
+            "FN",
+            "donor -> recipient",
+            "state",
+            width = 18,
+            w2 = 16,
+        ));
+        for it in &self.iterations {
+            for t in &it.tests {
+                let pes: Vec<String> = t.nproc.values().map(|p| p.to_string()).collect();
+                let partial: Vec<String> = t
+                    .partial_coupling_cost
+                    .values()
+                    .map(|v| format!("{:.1}", v * 100.0))
+                    .collect();
+                let opt = |v: Option<f64>, prec: usize| {
+                    v.map(|v| format!("{v:.prec$}"))
+                        .unwrap_or_else(|| "-".into())
+                };
+                let direction = match (&t.donor, &t.recipient, t.next_step) {
+                    (Some(d), Some(r), Some(moved)) => format!("{d} -> {r} ({moved})"),
+                    (Some(d), Some(r), None) => format!("{d} -> {r}"),
+                    _ => "-".into(),
+                };
+                let runs_done = t.runs.iter().filter(|r| r.state.is_terminal()).count();
+                out.push_str(&format!(
+                    "{:>4} {:>4}  {:<18}  {:>5}  {:>7} {:>8} {:>6}  {:<16}  {:>6}  {:<18} {} ({}/{} runs)\n",
+                    it.iteration,
+                    t.test,
+                    pes.join("/"),
+                    t.step,
+                    opt(t.sypd, 2),
+                    opt(t.chsy, 0),
+                    opt(t.coupling_cost.map(|c| c * 100.0), 1),
+                    if partial.is_empty() { "-".into() } else { partial.join("/") },
+                    opt(t.fittingness, 3),
+                    direction,
+                    t.state.as_str(),
+                    runs_done,
+                    t.runs.len()
+                ));
+            }
+        }
+        let c = &self.counts;
+        out.push_str(&format!(
+            "\ncampaign {}: {} runs done, {} failed, {} running, {} pending\n",
+            match self.state {
+                Phase::Running => "running",
+                Phase::Done => "done",
+                Phase::Cancelled => "cancelled",
+            },
+            c.done,
+            c.failed,
+            c.running,
+            c.pending
+        ));
+        match &self.best {
+            Some(b) => out.push_str(&format!(
+                "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {})\n",
+                describe(&self.components, &b.nproc.values().copied().collect::<Vec<_>>()),
+                b.total_nproc,
+                b.sypd,
+                b.chsy,
+                b.coupling_cost * 100.0,
+                b.fittingness,
+                b.iteration,
+                b.test
+            )),
+            None => out.push_str("best so far: nothing measured yet\n"),
+        }
+        out
+    }
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Pending => "pending",
+            RunState::Running => "running",
+            RunState::Done => "done",
+            RunState::Failed => "failed",
+        }
+    }
+}
+
+impl TestState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestState::Pending => "pending",
+            TestState::Running => "running",
+            TestState::Done => "done",
+            TestState::Failed => "failed",
+            TestState::Finished => "finished",
+        }
+    }
+}
+
+/// A row's state from its runs and notes (the decision is reflected in `donor` / `notes`).
+fn test_state(test: &TestView) -> TestState {
+    let all_terminal = test.runs.iter().all(|r| r.state.is_terminal());
+    if !all_terminal {
+        return if test.runs.iter().all(|r| r.state == RunState::Pending) {
+            TestState::Pending
+        } else {
+            TestState::Running
+        };
+    }
+    if test.runs.iter().all(|r| r.state == RunState::Failed) {
+        return TestState::Failed;
+    }
+    if test.next_step.is_none() && (test.donor.is_some() || !test.notes.is_empty()) {
+        TestState::Finished
+    } else {
+        TestState::Done
+    }
+}

@@ -1,0 +1,317 @@
+//! The `sim` executor: runs the built-in stand-in coupled model ([`crate::sim`]) in-process, on
+//! one thread per run, writing raw LUCIA files into the run directory.
+//!
+//! Truth curves: `[executor.sim] curves` when given for a component (by its name or timing
+//! name), else the campaign's own curve. Each run gets its own seed (from its id and the
+//! `seed` setting), so repetitions differ like real runs do. A run whose model fails (as the
+//! settings may ask) ends with exit status 1 and a note in `stderr`; an error of the model
+//! itself is a failed run.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::{
+    read_exit_status, write_exit_status, Executor, ExecutorContext, ExecutorError, RunRequest,
+    RunStatus, Ticket,
+};
+use crate::config::ExecutorConfig;
+use crate::curve::Curve;
+use crate::sim::{simulate, SimComponent, SimRun, SimSettings};
+
+/// Runs each run as a simulator thread.
+pub struct SimExecutor {
+    settings: SimSettings,
+    /// (campaign name, timing name, truth curve) per component.
+    components: Vec<(String, String, Curve)>,
+    statuses: Arc<Mutex<HashMap<String, RunStatus>>>,
+    threads: HashMap<String, JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for SimExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimExecutor")
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl SimExecutor {
+    /// Builds the executor: checks the settings and loads the truth curves.
+    pub fn from_config(
+        cfg: &ExecutorConfig,
+        ctx: &ExecutorContext,
+    ) -> Result<SimExecutor, ExecutorError> {
+        let mut settings = cfg.sim.clone().unwrap_or_default();
+        if settings.period_s.is_none() {
+            settings.period_s = ctx.period_s;
+        }
+        settings
+            .validate()
+            .map_err(|e| ExecutorError::Config(e.to_string()))?;
+        let mut components = Vec::new();
+        for c in &ctx.components {
+            let truth = settings
+                .configured_curve(&[&c.name, &c.timing_name], &ctx.base_dir)
+                .map_err(|e| ExecutorError::Config(format!("[executor.sim] curves: {e}")))?
+                .unwrap_or_else(|| c.curve.clone());
+            components.push((c.name.clone(), c.timing_name.clone(), truth));
+        }
+        if let Some(curves) = &settings.curves {
+            for key in curves.keys() {
+                if !ctx
+                    .components
+                    .iter()
+                    .any(|c| &c.name == key || &c.timing_name == key)
+                {
+                    return Err(ExecutorError::Config(format!(
+                        "[executor.sim] curves names {key:?}, which is not a component; use one of {}",
+                        ctx.components.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(SimExecutor {
+            settings,
+            components,
+            statuses: Arc::new(Mutex::new(HashMap::new())),
+            threads: HashMap::new(),
+        })
+    }
+
+    /// The model run for a request: components by timing name with their PEs.
+    pub fn sim_run(&self, run: &RunRequest) -> Result<SimRun, ExecutorError> {
+        let components = run
+            .nproc
+            .iter()
+            .map(|(name, nproc)| {
+                let (_, timing, curve) = self
+                    .components
+                    .iter()
+                    .find(|(n, _, _)| n == name)
+                    .ok_or_else(|| {
+                        ExecutorError::Config(format!("run {}: unknown component {name}", run.id))
+                    })?;
+                Ok(SimComponent {
+                    name: timing.clone(),
+                    nproc: *nproc,
+                    curve: curve.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, ExecutorError>>()?;
+        Ok(SimRun::new(&self.settings, components, run_seed(&run.id)))
+    }
+}
+
+/// A stable seed per run id (FNV-1a; `DefaultHasher` is not stable across Rust versions).
+fn run_seed(id: &str) -> u64 {
+    struct Fnv(u64);
+    impl Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for b in bytes {
+                self.0 ^= u64::from(*b);
+                self.0 = self.0.wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    id.hash(&mut h);
+    h.finish()
+}
+
+impl Executor for SimExecutor {
+    fn kind(&self) -> &'static str {
+        "sim"
+    }
+
+    fn start(&mut self, run: &RunRequest) -> Result<Ticket, ExecutorError> {
+        let sim_run = self.sim_run(run)?;
+        let run_dir = run.run_dir.clone();
+        std::fs::create_dir_all(&run_dir).map_err(|source| ExecutorError::Io {
+            what: format!("cannot create {}", run_dir.display()),
+            source,
+        })?;
+        let id = run.id.clone();
+        let statuses = Arc::clone(&self.statuses);
+        if let Ok(mut s) = statuses.lock() {
+            s.insert(id.clone(), RunStatus::Running);
+        }
+        let handle = std::thread::Builder::new()
+            .name(format!("sim {id}"))
+            .spawn(move || {
+                // Like `autolb simulate --json`: what the model did on stdout, why it
+                // failed on stderr.
+                let (status, stdout, stderr) = match simulate(&sim_run, &run_dir) {
+                    Ok(outcome) => {
+                        let json = serde_json::to_string_pretty(&outcome).unwrap_or_default();
+                        match &outcome.failed {
+                            None => (RunStatus::Finished { exit_code: 0 }, json, String::new()),
+                            Some(reason) => (
+                                RunStatus::Finished { exit_code: 1 },
+                                json,
+                                format!("{reason}\n"),
+                            ),
+                        }
+                    }
+                    Err(e) => (
+                        RunStatus::Failed {
+                            reason: format!("stand-in model: {e}"),
+                        },
+                        String::new(),
+                        format!("{e}\n"),
+                    ),
+                };
+                let _ = std::fs::write(run_dir.join("stdout"), stdout);
+                let _ = std::fs::write(run_dir.join("stderr"), stderr);
+                let _ = write_exit_status(&run_dir, &status);
+                if let Ok(mut s) = statuses.lock() {
+                    s.insert(id, status);
+                }
+            })
+            .map_err(|source| ExecutorError::Io {
+                what: format!("cannot start a thread for run {}", run.id),
+                source,
+            })?;
+        self.threads.insert(run.id.clone(), handle);
+        Ok(Ticket(format!("thread {}", run.id)))
+    }
+
+    fn poll(&mut self, runs: &[(&RunRequest, &Ticket)]) -> Result<Vec<RunStatus>, ExecutorError> {
+        let known = self.statuses.lock().map(|s| s.clone()).unwrap_or_default();
+        Ok(runs
+            .iter()
+            .map(|(run, _)| match known.get(&run.id) {
+                Some(s) => s.clone(),
+                None => read_exit_status(&run.run_dir).unwrap_or(RunStatus::Lost),
+            })
+            .collect())
+    }
+
+    /// The model cannot be interrupted: cancelling waits for the run's thread (short with
+    /// time compression), so nothing writes into the run directory afterwards. The run keeps
+    /// the status it ended with; `campaign cancel` marks it cancelled anyway.
+    fn cancel(&mut self, run: &RunRequest, _ticket: &Ticket) -> Result<(), ExecutorError> {
+        if let Some(handle) = self.threads.remove(&run.id) {
+            let _ = handle.join();
+        }
+        Ok(())
+    }
+
+    fn recover(
+        &mut self,
+        run: &RunRequest,
+        ticket: Option<&Ticket>,
+    ) -> Result<Option<Ticket>, ExecutorError> {
+        // Threads die with the driver; only a run that wrote its exit status had finished.
+        Ok(read_exit_status(&run.run_dir)
+            .map(|_| ticket.cloned().unwrap_or_else(|| Ticket("ended".into()))))
+    }
+
+    fn poll_interval(&self) -> Duration {
+        Duration::from_millis(50)
+    }
+
+    fn runs_outlive_driver(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::config::ExecutorKind;
+    use crate::executor::ComponentContext;
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::time::Instant;
+
+    fn ctx(base: &Path) -> ExecutorContext {
+        let comp = |name: &str, timing: &str| ComponentContext {
+            name: name.into(),
+            timing_name: timing.into(),
+            curve: crate::sim::builtin_curve(name).unwrap(),
+        };
+        ExecutorContext {
+            base_dir: base.to_path_buf(),
+            components: vec![comp("IFS", "ATMIFS"), comp("NEMO", "oceanx")],
+            period_s: Some(2700.0),
+        }
+    }
+
+    fn cfg(sim: SimSettings) -> ExecutorConfig {
+        ExecutorConfig {
+            kind: ExecutorKind::Sim,
+            command: None,
+            timeout_s: None,
+            jobs: None,
+            retries: None,
+            sim: Some(sim),
+            slurm: None,
+        }
+    }
+
+    #[test]
+    fn runs_the_model_on_a_thread_and_keeps_the_exit_status() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut exec =
+            SimExecutor::from_config(&cfg(SimSettings::default()), &ctx(dir.path())).unwrap();
+        let run = RunRequest {
+            id: "i00-t00-r1".into(),
+            iteration: 0,
+            test: 0,
+            repetition: 1,
+            nproc: vec![("IFS".into(), 408), ("NEMO".into(), 229)],
+            extra_pes: 0,
+            run_dir: dir.path().join("rep-1"),
+        };
+        let ticket = exec.start(&run).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            let s = exec.poll(&[(&run, &ticket)]).unwrap().remove(0);
+            if s != RunStatus::Running || Instant::now() > deadline {
+                break s;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status, RunStatus::Finished { exit_code: 0 });
+        for f in ["lucia.01.000000", "stdout", "stderr", "exit_status"] {
+            assert!(run.run_dir.join(f).exists(), "{f}");
+        }
+        // A restarted driver finds it finished.
+        let mut fresh =
+            SimExecutor::from_config(&cfg(SimSettings::default()), &ctx(dir.path())).unwrap();
+        assert!(fresh.recover(&run, Some(&ticket)).unwrap().is_some());
+        assert_eq!(fresh.poll(&[(&run, &ticket)]).unwrap()[0], status);
+    }
+
+    #[test]
+    fn truth_curves_must_name_components() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("fast.csv"), "nproc,SYPD\n48,10\n960,100\n").unwrap();
+        let with = |name: &str| SimSettings {
+            curves: Some(BTreeMap::from([(
+                name.to_string(),
+                PathBuf::from("fast.csv"),
+            )])),
+            ..SimSettings::default()
+        };
+        let exec = SimExecutor::from_config(&cfg(with("oceanx")), &ctx(dir.path())).unwrap();
+        assert_eq!(exec.components[1].2.points()[0].sypd, 10.0);
+        let e = SimExecutor::from_config(&cfg(with("FESOM")), &ctx(dir.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("FESOM") && e.contains("IFS, NEMO"), "{e}");
+    }
+
+    #[test]
+    fn seeds_are_stable_and_differ_per_run() {
+        assert_eq!(run_seed("i00-t00-r1"), run_seed("i00-t00-r1"));
+        assert_ne!(run_seed("i00-t00-r1"), run_seed("i00-t00-r2"));
+    }
+}

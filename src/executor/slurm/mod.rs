@@ -1,0 +1,1073 @@
+//! The Slurm executor: each run of a campaign is one batch job.
+//!
+//! A run's job script is rendered from a user template (or, without one, from the
+//! `[executor] command`) into the run directory as `job.sh`, with the placeholders of the
+//! command executor plus `{ntasks}`, `{nodes}`, `{autolb}`, `{job_name}`, `{multi_prog}` and
+//! `{command}`, and submitted with `sbatch --parsable`; the sbatch options (job name, tasks,
+//! nodes, partition, account, QOS, time limit, exclusive, output files) go on the sbatch
+//! command line, where they override any `#SBATCH` line of the template. The command line is
+//! kept beside the script as `sbatch.cmd` so a run can be resubmitted by hand.
+//!
+//! Tracking asks `squeue` once for all jobs of a poll, then `sacct` (or `sacct -c` when the
+//! cluster has no accounting storage) only for jobs that left the queue or failed. Job names
+//! are `<prefix>-<campaign hash>-<run id>`, unique per campaign directory and run, so that a
+//! driver restarted after a crash of the login node finds its jobs by id and, failing that,
+//! by name ([`Executor::recover`]), instead of submitting them again.
+
+pub mod client;
+pub mod script;
+pub mod states;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use self::client::{JobRecord, SlurmClient};
+use self::script::{Mode, RankGroup, Template, Value};
+use super::{
+    read_exit_status, write_exit_status, Executor, ExecutorContext, ExecutorError, RunRequest,
+    RunStatus, Ticket,
+};
+use crate::config::ExecutorConfig;
+
+/// `[executor.slurm]` settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlurmSettings {
+    /// Job script template file. A relative path is relative to the campaign file (see
+    /// [`SlurmSettings::resolve_paths`]); when still relative at run time, to the campaign
+    /// directory.
+    pub template: Option<PathBuf>,
+    /// The job script template inline, instead of `template`. Without either, the job runs
+    /// `[executor] command` in the run directory.
+    pub script: Option<String>,
+    pub partition: Option<String>,
+    pub account: Option<String>,
+    pub qos: Option<String>,
+    /// Slurm time limit per job (`MM`, `HH:MM:SS`, `D-HH:MM:SS`); default: `[executor]
+    /// timeout_s` rounded up to whole minutes, else the partition's default.
+    pub time_limit: Option<String>,
+    /// Ask for whole nodes (`--exclusive`).
+    pub exclusive: Option<bool>,
+    /// Cores per node of the partition: sets `--nodes` and `{nodes}`.
+    pub cores_per_node: Option<u32>,
+    /// At most this many tasks per job, whatever the run's PEs: for testing a campaign with a
+    /// stand-in model on a small machine. `{nproc.NAME}` and `{total_nproc}` keep the model's
+    /// PE counts; `{ntasks}` and `--ntasks` are capped. Cannot be combined with `multi_prog`.
+    pub max_ntasks: Option<u32>,
+    /// More sbatch options, one per item (e.g. `["--mem=0", "--constraint=highmem"]`).
+    pub sbatch_args: Option<Vec<String>>,
+    /// Seconds between two polls of the queue (default 10: one `squeue` call each time).
+    pub poll_interval_s: Option<f64>,
+    /// First part of the job names (default `autolb`).
+    pub job_name_prefix: Option<String>,
+    /// The autolb binary jobs call as `{autolb}` (default: the running binary).
+    pub autolb: Option<PathBuf>,
+    /// Writes an `srun --multi-prog` file per run (`{multi_prog}`), from the PE counts.
+    pub multi_prog: Option<MultiProgSettings>,
+}
+
+/// `[executor.slurm.multi_prog]`: the program of each component for an MPMD launch.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MultiProgSettings {
+    /// `NAME = ["program", "arg", ...]` per component (the campaign's component names).
+    /// Components take ranks in the campaign's component order.
+    pub programs: BTreeMap<String, Vec<String>>,
+    /// Unbalanced extra programs (XIOS, the runoff mapper) after the components; their PEs
+    /// must add up to the campaign's `extra_pes`.
+    #[serde(default)]
+    pub extras: Vec<ExtraProgram>,
+}
+
+/// `[[executor.slurm.multi_prog.extras]]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraProgram {
+    pub name: String,
+    pub nproc: u32,
+    pub command: Vec<String>,
+}
+
+impl SlurmSettings {
+    /// Makes relative paths absolute against the campaign file's directory. `campaign init`
+    /// should call this, like it resolves the curve paths, so a campaign directory keeps
+    /// working from any current directory.
+    pub fn resolve_paths(&mut self, base_dir: &Path) {
+        for path in [&mut self.template, &mut self.autolb].into_iter().flatten() {
+            if path.is_relative() {
+                *path = base_dir.join(&*path);
+            }
+        }
+    }
+}
+
+/// Default seconds between polls: gentle on a shared slurmctld.
+const DEFAULT_POLL_INTERVAL_S: f64 = 10.0;
+
+/// The job script used without a template: run the `[executor] command` in the run directory.
+const COMMAND_SCRIPT: &str = "#!/bin/bash\n\
+# Job script written by autolb from [executor] command, for run {run_id}.\n\
+cd {run_dir} || exit 1\n\
+{command}\n";
+
+/// Runs each campaign run as a Slurm batch job.
+#[derive(Debug)]
+pub struct SlurmExecutor {
+    settings: SlurmSettings,
+    campaign_dir: PathBuf,
+    job_script: Template,
+    command: Option<Vec<Template>>,
+    programs: BTreeMap<String, Vec<Template>>,
+    extras: Vec<(ExtraProgram, Vec<Template>)>,
+    /// `<prefix>-<campaign hash>`; a job's name adds `-<run id>`.
+    name_prefix: String,
+    time_limit: Option<String>,
+    autolb: PathBuf,
+    poll_interval: Duration,
+    client: SlurmClient,
+}
+
+impl SlurmExecutor {
+    /// Builds the executor from the campaign's `[executor]` table. Reads and checks the
+    /// template now, so a typo fails the campaign before any job is submitted.
+    ///
+    /// Relative paths (`template`, `autolb`) are taken relative to the campaign directory;
+    /// prefer [`SlurmExecutor::from_context`], which knows the campaign file's directory.
+    pub fn from_config(
+        cfg: &ExecutorConfig,
+        campaign_dir: &Path,
+    ) -> Result<SlurmExecutor, ExecutorError> {
+        SlurmExecutor::build(cfg, campaign_dir, None)
+    }
+
+    /// Builds the executor with what the campaign knows: relative paths in `[executor.slurm]`
+    /// are relative to the campaign file (like the curves), and an MPMD table that misses a
+    /// component is reported before any job is submitted.
+    pub fn from_context(
+        cfg: &ExecutorConfig,
+        campaign_dir: &Path,
+        ctx: &ExecutorContext,
+    ) -> Result<SlurmExecutor, ExecutorError> {
+        SlurmExecutor::build(cfg, campaign_dir, Some(ctx))
+    }
+
+    fn build(
+        cfg: &ExecutorConfig,
+        campaign_dir: &Path,
+        ctx: Option<&ExecutorContext>,
+    ) -> Result<SlurmExecutor, ExecutorError> {
+        let mut settings = cfg.slurm.clone().unwrap_or_default();
+        if let Some(ctx) = ctx {
+            settings.resolve_paths(&ctx.base_dir);
+        }
+        let config = |m: String| ExecutorError::Config(format!("[executor.slurm] {m}"));
+        let campaign_dir = std::path::absolute(campaign_dir).map_err(|e| ExecutorError::Io {
+            what: format!("resolving {}", campaign_dir.display()),
+            source: e,
+        })?;
+
+        let command = match &cfg.command {
+            Some(words) if words.is_empty() => {
+                return Err(ExecutorError::Config(
+                    "[executor] command is empty; give the program and its arguments".into(),
+                ))
+            }
+            Some(words) => Some(
+                words
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| Template::parse(w, &format!("[executor] command[{i}]")))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(ExecutorError::Config)?,
+            ),
+            None => None,
+        };
+
+        let job_script = match (&settings.template, &settings.script) {
+            (Some(_), Some(_)) => {
+                return Err(config(
+                    "has both template and script; keep one (a file, or the text inline)".into(),
+                ))
+            }
+            (Some(path), None) => {
+                let path = if path.is_relative() {
+                    campaign_dir.join(path)
+                } else {
+                    path.clone()
+                };
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    config(format!(
+                        "template {}: cannot read it: {e}; give the job script template's path \
+                         (relative to the campaign file)",
+                        path.display()
+                    ))
+                })?;
+                Template::parse(&text, &path.display().to_string())
+            }
+            (None, Some(text)) => Template::parse(text, "[executor.slurm] script"),
+            (None, None) if command.is_some() => Template::parse(COMMAND_SCRIPT, "built-in script"),
+            (None, None) => {
+                return Err(config(
+                    "needs a job script: set template = \"job.tmpl\" (or script = \"...\"), or \
+                     an [executor] command to run in each run's directory"
+                        .into(),
+                ))
+            }
+        }
+        .map_err(ExecutorError::Config)?;
+
+        let mut known: Vec<&str> = script::RUN_PLACEHOLDERS.to_vec();
+        if settings.cores_per_node.is_some() {
+            known.push("nodes");
+        }
+        if settings.multi_prog.is_some() {
+            known.push("multi_prog");
+        }
+        let word_known = known.clone();
+        if command.is_some() {
+            known.push("command");
+        }
+        job_script
+            .check_names(&known)
+            .map_err(ExecutorError::Config)?;
+        for word in command.iter().flatten() {
+            word.check_names(&word_known)
+                .map_err(ExecutorError::Config)?;
+        }
+
+        let (programs, extras) = match &settings.multi_prog {
+            None => (BTreeMap::new(), Vec::new()),
+            Some(mp) => {
+                if settings.max_ntasks.is_some() {
+                    return Err(config(
+                        "max_ntasks cannot be combined with multi_prog: the MPMD file needs \
+                         every rank of the run; remove one of them"
+                            .into(),
+                    ));
+                }
+                let parse_words = |owner: &str, words: &[String]| {
+                    if words.is_empty() {
+                        return Err(config(format!(
+                            "multi_prog: {owner} has an empty command; give the program and its \
+                             arguments"
+                        )));
+                    }
+                    words
+                        .iter()
+                        .map(|w| {
+                            let t = Template::parse(w, &format!("multi_prog {owner}"))?;
+                            t.check_names(&word_known)?;
+                            Ok(t)
+                        })
+                        .collect::<Result<Vec<_>, String>>()
+                        .map_err(ExecutorError::Config)
+                };
+                let mut programs = BTreeMap::new();
+                for (name, words) in &mp.programs {
+                    crate::curve::validate_component_name(name)
+                        .map_err(|e| config(format!("multi_prog.programs: {e}")))?;
+                    programs.insert(name.clone(), parse_words(name, words)?);
+                }
+                if let Some(ctx) = ctx {
+                    let names: Vec<&str> = ctx.components.iter().map(|c| c.name.as_str()).collect();
+                    if let Some(missing) = names.iter().find(|n| !programs.contains_key(**n)) {
+                        return Err(config(format!(
+                            "multi_prog.programs has no program for component {missing}; add \
+                             {missing} = [\"path/to/binary\", ...]"
+                        )));
+                    }
+                    if let Some(unknown) = programs.keys().find(|k| !names.contains(&k.as_str())) {
+                        return Err(config(format!(
+                            "multi_prog.programs names {unknown}, which is not a component of \
+                             this campaign ({})",
+                            names.join(", ")
+                        )));
+                    }
+                }
+                let mut extras = Vec::new();
+                for extra in &mp.extras {
+                    crate::curve::validate_component_name(&extra.name)
+                        .map_err(|e| config(format!("multi_prog.extras: {e}")))?;
+                    extras.push((extra.clone(), parse_words(&extra.name, &extra.command)?));
+                }
+                (programs, extras)
+            }
+        };
+
+        let time_limit = match (&settings.time_limit, cfg.timeout_s) {
+            (Some(limit), _) => {
+                script::validate_time_limit(limit).map_err(config)?;
+                Some(limit.clone())
+            }
+            (None, Some(t)) if t > 0.0 && t.is_finite() => Some(script::time_limit_from_seconds(t)),
+            (None, Some(t)) => {
+                return Err(ExecutorError::Config(format!(
+                    "[executor] timeout_s = {t} is not a positive number of seconds"
+                )))
+            }
+            (None, None) => None,
+        };
+        for (key, value) in [
+            ("partition", &settings.partition),
+            ("account", &settings.account),
+            ("qos", &settings.qos),
+        ] {
+            if let Some(v) = value {
+                if v.is_empty() || v.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                    return Err(config(format!(
+                        "{key} = {v:?} is not a Slurm name (no spaces, not empty)"
+                    )));
+                }
+            }
+        }
+        for arg in settings.sbatch_args.iter().flatten() {
+            if !arg.starts_with('-') || arg.contains(['\n', '\r']) {
+                return Err(config(format!(
+                    "sbatch_args: {arg:?} is not an sbatch option; write each as \"--name=value\""
+                )));
+            }
+        }
+        if settings.cores_per_node == Some(0) || settings.max_ntasks == Some(0) {
+            return Err(config(
+                "cores_per_node and max_ntasks must be at least 1".into(),
+            ));
+        }
+        let poll_s = settings.poll_interval_s.unwrap_or(DEFAULT_POLL_INTERVAL_S);
+        if !(poll_s.is_finite() && poll_s >= 0.1) {
+            return Err(config(format!(
+                "poll_interval_s = {poll_s} must be at least 0.1 (seconds between squeue calls)"
+            )));
+        }
+        let prefix = settings.job_name_prefix.as_deref().unwrap_or("autolb");
+        crate::curve::validate_component_name(prefix).map_err(|_| {
+            config(format!(
+                "job_name_prefix = {prefix:?}: use only letters, digits, '_' and '-'"
+            ))
+        })?;
+        let autolb = match &settings.autolb {
+            Some(p) if p.is_relative() => campaign_dir.join(p),
+            Some(p) => p.clone(),
+            None => std::env::current_exe().map_err(|e| ExecutorError::Io {
+                what: "finding the autolb binary for {autolb}".into(),
+                source: e,
+            })?,
+        };
+        let name_prefix = format!("{prefix}-{}", campaign_hash(&campaign_dir));
+
+        Ok(SlurmExecutor {
+            poll_interval: Duration::from_secs_f64(poll_s),
+            settings,
+            campaign_dir,
+            job_script,
+            command,
+            programs,
+            extras,
+            name_prefix,
+            time_limit,
+            autolb,
+            client: SlurmClient::new(),
+        })
+    }
+
+    /// The Slurm job name of a run: `<prefix>-<campaign hash>-<run id>`.
+    pub fn job_name(&self, run: &RunRequest) -> String {
+        let id: String = run
+            .id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!("{}-{id}", self.name_prefix)
+    }
+
+    /// The job names of this campaign start with this, then `-`.
+    pub fn job_name_prefix(&self) -> &str {
+        &self.name_prefix
+    }
+
+    /// Cancels every job of this campaign that Slurm still has queued or running, found by
+    /// job name (for `campaign cancel`, even when the state lost a ticket). Returns their ids.
+    pub fn cancel_campaign(&mut self) -> Result<Vec<String>, ExecutorError> {
+        let prefix = format!("{}-", self.name_prefix);
+        let ids: Vec<String> = self
+            .client
+            .squeue_mine()?
+            .into_iter()
+            .filter(|j| j.name.starts_with(&prefix) && !states::is_final(&j.state))
+            .map(|j| j.id)
+            .collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        self.client.scancel(&refs)?;
+        Ok(ids)
+    }
+
+    /// The placeholder values of a run (without `{multi_prog}` and `{command}`).
+    fn values(&self, run: &RunRequest) -> BTreeMap<String, Value> {
+        let total = run.total_nproc();
+        let ntasks = self.ntasks(run);
+        let text = |p: &Path| Value::Text(p.display().to_string());
+        let mut v = BTreeMap::new();
+        v.insert("run_dir".into(), text(&run.run_dir));
+        v.insert("run_id".into(), Value::Text(run.id.clone()));
+        v.insert("campaign_dir".into(), text(&self.campaign_dir));
+        v.insert("job_name".into(), Value::Text(self.job_name(run)));
+        v.insert("iteration".into(), Value::Number(run.iteration.into()));
+        v.insert("test".into(), Value::Number(run.test.into()));
+        v.insert("repetition".into(), Value::Number(run.repetition.into()));
+        v.insert("total_nproc".into(), Value::Number(total.into()));
+        v.insert("extra_pes".into(), Value::Number(run.extra_pes.into()));
+        v.insert("ntasks".into(), Value::Number(ntasks.into()));
+        v.insert("autolb".into(), text(&self.autolb));
+        if let Some(cpn) = self.settings.cores_per_node {
+            v.insert(
+                "nodes".into(),
+                Value::Number(script::nodes_for(ntasks, cpn).into()),
+            );
+        }
+        for (name, n) in &run.nproc {
+            v.insert(format!("nproc.{name}"), Value::Number((*n).into()));
+        }
+        v
+    }
+
+    /// Tasks the job asks for: all PEs of the run, capped by `max_ntasks`.
+    fn ntasks(&self, run: &RunRequest) -> u32 {
+        let total = run.total_nproc().max(1);
+        self.settings.max_ntasks.map_or(total, |cap| total.min(cap))
+    }
+
+    /// The rank groups of the MPMD file: components in the run's order, then the extras.
+    fn rank_groups(
+        &self,
+        run: &RunRequest,
+        values: &BTreeMap<String, Value>,
+    ) -> Result<Vec<RankGroup>, String> {
+        let render = |words: &[Template]| {
+            words
+                .iter()
+                .map(|w| w.render(values, Mode::Word))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let mut groups = Vec::new();
+        for (name, n) in &run.nproc {
+            let words = self.programs.get(name).ok_or_else(|| {
+                format!(
+                    "[executor.slurm.multi_prog.programs] has no program for component {name}; \
+                     add {name} = [\"path/to/binary\", ...]"
+                )
+            })?;
+            groups.push(RankGroup {
+                name: name.clone(),
+                ntasks: *n,
+                command: render(words)?,
+            });
+        }
+        if let Some(unknown) = self
+            .programs
+            .keys()
+            .find(|k| !run.nproc.iter().any(|(n, _)| n == *k))
+        {
+            return Err(format!(
+                "[executor.slurm.multi_prog.programs] names {unknown}, which is not a component \
+                 of this campaign"
+            ));
+        }
+        let extra_total: u32 = self.extras.iter().map(|(e, _)| e.nproc).sum();
+        if extra_total != run.extra_pes {
+            return Err(format!(
+                "[executor.slurm.multi_prog.extras] add up to {extra_total} PEs but the campaign's \
+                 extra_pes is {}; make them equal",
+                run.extra_pes
+            ));
+        }
+        for (extra, words) in &self.extras {
+            groups.push(RankGroup {
+                name: extra.name.clone(),
+                ntasks: extra.nproc,
+                command: render(words)?,
+            });
+        }
+        Ok(groups)
+    }
+
+    /// sbatch's options for a run, the job script last.
+    fn sbatch_args(&self, run: &RunRequest, script: &Path) -> Vec<String> {
+        let dir = run.run_dir.display().to_string();
+        let out_base = script::sbatch_filename_escape(&dir);
+        let ntasks = self.ntasks(run);
+        let mut args = vec![
+            format!("--job-name={}", self.job_name(run)),
+            format!("--chdir={dir}"),
+            format!("--output={out_base}/slurm-%j.out"),
+            format!("--error={out_base}/slurm-%j.err"),
+            format!("--ntasks={ntasks}"),
+        ];
+        if let Some(cpn) = self.settings.cores_per_node {
+            args.push(format!("--nodes={}", script::nodes_for(ntasks, cpn)));
+        }
+        if let Some(p) = &self.settings.partition {
+            args.push(format!("--partition={p}"));
+        }
+        if let Some(a) = &self.settings.account {
+            args.push(format!("--account={a}"));
+        }
+        if let Some(q) = &self.settings.qos {
+            args.push(format!("--qos={q}"));
+        }
+        if let Some(t) = &self.time_limit {
+            args.push(format!("--time={t}"));
+        }
+        if self.settings.exclusive == Some(true) {
+            args.push("--exclusive".into());
+        }
+        args.extend(self.settings.sbatch_args.iter().flatten().cloned());
+        args.push(script.display().to_string());
+        args
+    }
+
+    /// Renders and writes the run's files (job script, MPMD file, sbatch command line) and
+    /// returns sbatch's arguments.
+    fn prepare(&self, run: &RunRequest) -> Result<Vec<String>, ExecutorError> {
+        let io = |what: String| move |e| ExecutorError::Io { what, source: e };
+        std::fs::create_dir_all(&run.run_dir)
+            .map_err(io(format!("creating {}", run.run_dir.display())))?;
+        let mut values = self.values(run);
+        if self.settings.multi_prog.is_some() {
+            let groups = self
+                .rank_groups(run, &values)
+                .map_err(ExecutorError::Config)?;
+            let text = script::render_multi_prog(&run.id, &groups)
+                .map_err(|e| ExecutorError::Config(format!("[executor.slurm.multi_prog] {e}")))?;
+            let path = run.run_dir.join("multi-prog.conf");
+            write_atomically(&path, &text)?;
+            values.insert("multi_prog".into(), Value::Text(path.display().to_string()));
+        }
+        if let Some(words) = &self.command {
+            let rendered = words
+                .iter()
+                .map(|w| {
+                    w.render(&values, Mode::Word)
+                        .map(|s| script::shell_quote(&s))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(ExecutorError::Config)?;
+            values.insert("command".into(), Value::Shell(rendered.join(" ")));
+        }
+        let text = self
+            .job_script
+            .render(&values, Mode::Shell)
+            .map_err(ExecutorError::Config)?;
+        let script_path = run.run_dir.join("job.sh");
+        write_atomically(&script_path, &text)?;
+        let args = self.sbatch_args(run, &script_path);
+        let line = std::iter::once("sbatch".to_string())
+            .chain(args.iter().map(|a| script::shell_quote(a)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        write_atomically(&run.run_dir.join("sbatch.cmd"), &format!("{line}\n"))?;
+        Ok(args)
+    }
+
+    /// What Slurm knows about these jobs: squeue for all of them, then sacct only for those
+    /// that left the queue or ended badly (for their exit code).
+    fn lookup(&mut self, ids: &[&str]) -> Result<BTreeMap<String, JobRecord>, ExecutorError> {
+        let mut found: BTreeMap<String, JobRecord> = self
+            .client
+            .squeue_ids(ids)?
+            .into_iter()
+            .map(|j| (j.id.clone(), j))
+            .collect();
+        let ask_sacct: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| match found.get(*id) {
+                None => true,
+                Some(j) => states::is_final(&j.state) && !j.state.starts_with("COMPLETED"),
+            })
+            .collect();
+        for record in self.client.sacct_ids(&ask_sacct) {
+            match found.get_mut(&record.id) {
+                Some(known) => known.exit = known.exit.or(record.exit),
+                None => {
+                    found.insert(record.id.clone(), record);
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A short stable hash of the campaign directory, so job names differ between campaigns.
+fn campaign_hash(dir: &Path) -> String {
+    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    // FNV-1a, 64 bits, folded to 32: stable across Rust versions (unlike DefaultHasher).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in canonical.to_string_lossy().bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{:08x}", (h ^ (h >> 32)) as u32)
+}
+
+/// Writes a file through a temporary name and a rename, with the user's umask (a plain
+/// create: the script is not made executable or world-writable; sbatch does not need it).
+fn write_atomically(path: &Path, text: &str) -> Result<(), ExecutorError> {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| ExecutorError::Io {
+            what: format!("writing {}", path.display()),
+            source: e,
+        })
+}
+
+/// Writes `exit_status` into the run directory once a job has ended (like the local
+/// executors), so the run directory tells how it ended even after Slurm forgets the job.
+fn record_end(run: &RunRequest, status: &RunStatus) {
+    if !matches!(
+        status,
+        RunStatus::Finished { .. } | RunStatus::Failed { .. }
+    ) || !run.run_dir.is_dir()
+        || read_exit_status(&run.run_dir).as_ref() == Some(status)
+    {
+        return;
+    }
+    if let Err(e) = write_exit_status(&run.run_dir, status) {
+        tracing::warn!("run {}: cannot write its exit status: {e}", run.id);
+    }
+}
+
+/// Whether a ticket is a plain Slurm job id.
+fn is_job_id(ticket: &Ticket) -> bool {
+    !ticket.0.is_empty() && ticket.0.chars().all(|c| c.is_ascii_digit())
+}
+
+fn numeric_id(id: &str) -> u64 {
+    id.parse().unwrap_or(0)
+}
+
+impl Executor for SlurmExecutor {
+    fn kind(&self) -> &'static str {
+        "slurm"
+    }
+
+    fn start(&mut self, run: &RunRequest) -> Result<Ticket, ExecutorError> {
+        // The job runs elsewhere, from another directory: it gets absolute paths only.
+        let mut run = run.clone();
+        run.run_dir = std::path::absolute(&run.run_dir).map_err(|e| ExecutorError::Io {
+            what: format!("resolving {}", run.run_dir.display()),
+            source: e,
+        })?;
+        let run = &run;
+        let args = self.prepare(run)?;
+        let id = self.client.submit(&args)?;
+        tracing::info!("run {} submitted as Slurm job {id}", run.id);
+        Ok(Ticket(id))
+    }
+
+    fn poll(&mut self, runs: &[(&RunRequest, &Ticket)]) -> Result<Vec<RunStatus>, ExecutorError> {
+        let ids: Vec<&str> = runs
+            .iter()
+            .filter(|(_, t)| is_job_id(t))
+            .map(|(_, t)| t.0.as_str())
+            .collect();
+        let found = self.lookup(&ids)?;
+        // Jobs that can never start are failed runs: take them out of the queue.
+        let stuck: Vec<&str> = found
+            .values()
+            .filter(|j| {
+                j.name.starts_with(&self.name_prefix)
+                    && states::base_state(&j.state) == "PENDING"
+                    && j.reason.as_deref().is_some_and(states::never_starts)
+            })
+            .map(|j| j.id.as_str())
+            .collect();
+        if !stuck.is_empty() {
+            tracing::warn!("cancelling Slurm jobs that can never start: {stuck:?}");
+            self.client.scancel(&stuck)?;
+        }
+        Ok(runs
+            .iter()
+            .map(|(run, ticket)| match found.get(&ticket.0) {
+                // A job id reused by a reinstalled Slurm is not our job.
+                Some(job) if job.name == self.job_name(run) => {
+                    let status =
+                        states::run_status(&job.state, job.exit, job.reason.as_deref(), &job.id);
+                    record_end(run, &status);
+                    status
+                }
+                // Slurm forgot the job (no accounting, purged from slurmctld): what an
+                // earlier poll saw it end with, if any.
+                _ => read_exit_status(&run.run_dir).unwrap_or(RunStatus::Lost),
+            })
+            .collect())
+    }
+
+    fn cancel(&mut self, _run: &RunRequest, ticket: &Ticket) -> Result<(), ExecutorError> {
+        if !is_job_id(ticket) {
+            return Ok(());
+        }
+        self.client.scancel(&[ticket.0.as_str()])
+    }
+
+    fn recover(
+        &mut self,
+        run: &RunRequest,
+        ticket: Option<&Ticket>,
+    ) -> Result<Option<Ticket>, ExecutorError> {
+        let name = self.job_name(run);
+        let mut candidates: BTreeMap<String, JobRecord> = BTreeMap::new();
+        if let Some(t) = ticket.filter(|t| is_job_id(t)) {
+            candidates.extend(self.lookup(&[t.0.as_str()])?);
+        }
+        for job in self.client.squeue_name(&name)? {
+            candidates.entry(job.id.clone()).or_insert(job);
+        }
+        for job in self.client.sacct_name(&name) {
+            candidates.entry(job.id.clone()).or_insert(job);
+        }
+        let ours: Vec<&JobRecord> = candidates.values().filter(|j| j.name == name).collect();
+        let mut active: Vec<&JobRecord> = ours
+            .iter()
+            .copied()
+            .filter(|j| !states::is_final(&j.state))
+            .collect();
+        active.sort_by_key(|j| numeric_id(&j.id));
+        if let Some(newest) = active.pop() {
+            // Two live jobs for one run (a crash between two submissions): keep the newest.
+            let extra: Vec<&str> = active.iter().map(|j| j.id.as_str()).collect();
+            if !extra.is_empty() {
+                tracing::warn!("run {}: cancelling duplicate jobs {extra:?}", run.id);
+                self.client.scancel(&extra)?;
+            }
+            return Ok(Some(Ticket(newest.id.clone())));
+        }
+        if let Some(t) = ticket.filter(|t| ours.iter().any(|j| j.id == t.0)) {
+            return Ok(Some(t.clone()));
+        }
+        // A job that ended while no driver watched it: by ticket, Slurm may have forgotten it
+        // but an earlier poll recorded how it ended.
+        if let Some(t) = ticket.filter(|t| is_job_id(t)) {
+            if read_exit_status(&run.run_dir).is_some() {
+                return Ok(Some(t.clone()));
+            }
+        }
+        // By name, only a job that completed into this very run directory: a completed job
+        // of an earlier attempt wrote into a directory the driver has since moved aside.
+        Ok(ours
+            .iter()
+            .filter(|j| j.state.starts_with("COMPLETED"))
+            .filter(|j| run.run_dir.join(format!("slurm-{}.out", j.id)).exists())
+            .max_by_key(|j| numeric_id(&j.id))
+            .map(|j| Ticket(j.id.clone())))
+    }
+
+    fn poll_interval(&self) -> Duration {
+        self.poll_interval
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ExecutorKind;
+
+    fn config(slurm: SlurmSettings, command: Option<Vec<&str>>) -> ExecutorConfig {
+        ExecutorConfig {
+            kind: ExecutorKind::Slurm,
+            command: command.map(|c| c.into_iter().map(String::from).collect()),
+            timeout_s: Some(90.0),
+            jobs: None,
+            retries: None,
+            sim: None,
+            slurm: Some(slurm),
+        }
+    }
+
+    fn run(dir: &Path) -> RunRequest {
+        RunRequest {
+            id: "i01-t02-r1".into(),
+            iteration: 1,
+            test: 2,
+            repetition: 1,
+            nproc: vec![("IFS".into(), 3), ("NEMO".into(), 2)],
+            extra_pes: 1,
+            run_dir: dir.join("iter-01/test-02/rep-1"),
+        }
+    }
+
+    #[test]
+    fn command_without_template_becomes_a_quoted_job_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = config(
+            SlurmSettings {
+                max_ntasks: Some(2),
+                partition: Some("debug".into()),
+                ..Default::default()
+            },
+            Some(vec![
+                "{autolb}",
+                "simulate",
+                "--comp",
+                "ATMIFS={nproc.IFS}",
+                "--out",
+                "{run_dir}",
+            ]),
+        );
+        let ex = SlurmExecutor::from_config(&cfg, dir.path()).unwrap();
+        let r = run(dir.path());
+        let args = ex.prepare(&r).unwrap();
+        let script = std::fs::read_to_string(r.run_dir.join("job.sh")).unwrap();
+        let rd = r.run_dir.display().to_string();
+        assert!(script.contains(&format!("cd '{rd}' || exit 1")), "{script}");
+        assert!(
+            script.contains(&format!("'simulate' '--comp' 'ATMIFS=3' '--out' '{rd}'")),
+            "{script}"
+        );
+        assert!(args.contains(&"--ntasks=2".to_string()), "{args:?}");
+        assert!(args.contains(&"--partition=debug".to_string()));
+        assert!(args.contains(&"--time=2".to_string()), "{args:?}");
+        assert!(args
+            .iter()
+            .any(|a| a.starts_with("--job-name=autolb-") && a.ends_with("-i01-t02-r1")));
+        assert_eq!(
+            args.last().unwrap(),
+            &r.run_dir.join("job.sh").display().to_string()
+        );
+        assert!(r.run_dir.join("sbatch.cmd").exists());
+    }
+
+    #[test]
+    fn template_placeholders_nodes_and_mpmd_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = config(
+            SlurmSettings {
+                script: Some(
+                    "#!/bin/bash\n#SBATCH --nodes={nodes}\nsrun -n {ntasks} --multi-prog {multi_prog}\n"
+                        .into(),
+                ),
+                cores_per_node: Some(4),
+                exclusive: Some(true),
+                multi_prog: Some(MultiProgSettings {
+                    programs: [
+                        ("IFS".to_string(), vec!["./ifs".to_string(), "{nproc.IFS}".to_string()]),
+                        ("NEMO".to_string(), vec!["./nemo".to_string()]),
+                    ]
+                    .into(),
+                    extras: vec![ExtraProgram {
+                        name: "XIOS".into(),
+                        nproc: 1,
+                        command: vec!["./xios".into()],
+                    }],
+                }),
+                ..Default::default()
+            },
+            None,
+        );
+        let ex = SlurmExecutor::from_config(&cfg, dir.path()).unwrap();
+        let r = run(dir.path());
+        let args = ex.prepare(&r).unwrap();
+        assert!(args.contains(&"--ntasks=6".to_string()));
+        assert!(args.contains(&"--nodes=2".to_string()));
+        assert!(args.contains(&"--exclusive".to_string()));
+        let mp = std::fs::read_to_string(r.run_dir.join("multi-prog.conf")).unwrap();
+        let lines: Vec<&str> = mp.lines().skip(1).collect();
+        assert_eq!(lines, ["0-2 './ifs' '3'", "3-4 './nemo'", "5 './xios'"]);
+        let script = std::fs::read_to_string(r.run_dir.join("job.sh")).unwrap();
+        assert!(
+            script.contains("#SBATCH --nodes=2\nsrun -n 6 --multi-prog '"),
+            "{script}"
+        );
+
+        // The extras must add up to the campaign's extra PEs.
+        let mut r2 = run(dir.path());
+        r2.extra_pes = 4;
+        let e = ex.prepare(&r2).unwrap_err().to_string();
+        assert!(e.contains("extra_pes"), "{e}");
+    }
+
+    #[test]
+    fn configuration_errors_say_what_to_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |s: SlurmSettings, c: Option<Vec<&str>>| {
+            SlurmExecutor::from_config(&config(s, c), dir.path())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err(SlurmSettings::default(), None).contains("template"));
+        let e = err(
+            SlurmSettings {
+                script: Some("srun -n {nodes}\n".into()),
+                ..Default::default()
+            },
+            None,
+        );
+        assert!(e.contains("line 1") && e.contains("{nodes}"), "{e}");
+        let e = err(
+            SlurmSettings {
+                template: Some("missing.tmpl".into()),
+                ..Default::default()
+            },
+            None,
+        );
+        assert!(e.contains("missing.tmpl"), "{e}");
+        let e = err(
+            SlurmSettings {
+                time_limit: Some("1h".into()),
+                ..Default::default()
+            },
+            Some(vec!["true"]),
+        );
+        assert!(e.contains("time_limit"), "{e}");
+        let e = err(
+            SlurmSettings {
+                partition: Some("a b".into()),
+                ..Default::default()
+            },
+            Some(vec!["true"]),
+        );
+        assert!(e.contains("partition"), "{e}");
+    }
+
+    #[test]
+    fn hostile_run_directory_stays_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        let hostile = dir.path().join("it's $(touch PWNED) `id` %j;\"x");
+        let cfg = config(
+            SlurmSettings::default(),
+            Some(vec!["touch", "{run_dir}/ok"]),
+        );
+        let ex = SlurmExecutor::from_config(&cfg, &hostile).unwrap();
+        let mut r = run(&hostile);
+        r.run_dir = hostile.join("rep");
+        let args = ex.prepare(&r).unwrap();
+        // The escaped output path keeps the literal %.
+        assert!(args
+            .iter()
+            .any(|a| a.starts_with("--output=") && a.contains("%%j;")));
+        // Running the script with bash does exactly what it says: creates `ok`, nothing else.
+        let status = std::process::Command::new("bash")
+            .arg(r.run_dir.join("job.sh"))
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert!(r.run_dir.join("ok").exists());
+        assert!(!dir.path().join("PWNED").exists() && !r.run_dir.join("PWNED").exists());
+    }
+
+    /// The bundled EC-Earth3 example (assets/slurm) renders into a valid job script and MPMD
+    /// file for a real configuration.
+    #[test]
+    fn the_bundled_ecearth3_example_renders() {
+        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/slurm");
+        let file = crate::config::CampaignFile::load(&assets.join("campaign.toml")).unwrap();
+        let components = file
+            .components
+            .iter()
+            .map(|c| crate::executor::ComponentContext {
+                name: c.name.clone(),
+                timing_name: c.timing_name().to_string(),
+                curve: crate::curve::Curve::load(c.name.clone(), &assets.join(&c.curve)).unwrap(),
+            })
+            .collect();
+        let ctx = ExecutorContext {
+            base_dir: assets.clone(),
+            components,
+            period_s: file.period_s,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = file.executor.clone().unwrap();
+        let ex = SlurmExecutor::from_context(&cfg, dir.path(), &ctx).unwrap();
+        let mut r = run(dir.path());
+        r.nproc = vec![("IFS".into(), 384), ("NEMO".into(), 242)];
+        r.extra_pes = 2;
+        let args = ex.prepare(&r).unwrap();
+        for expected in [
+            "--ntasks=628",
+            "--nodes=14",
+            "--partition=main",
+            "--account=myproject",
+            "--qos=normal",
+            "--time=01:00:00",
+            "--exclusive",
+            "--mem=0",
+        ] {
+            assert!(
+                args.contains(&expected.to_string()),
+                "{expected} in {args:?}"
+            );
+        }
+        let mp = std::fs::read_to_string(r.run_dir.join("multi-prog.conf")).unwrap();
+        let lines: Vec<&str> = mp.lines().skip(1).collect();
+        assert_eq!(
+            lines,
+            [
+                "0-383 './ifsmaster-ecconf' '-v' 'ecmwf' '-e' 'a0b1'",
+                "384-625 './nemo.exe'",
+                "626 './runoff-mapper.exe'",
+                "627 './xios_server.exe'"
+            ]
+        );
+        let job = r.run_dir.join("job.sh");
+        let script = std::fs::read_to_string(&job).unwrap();
+        assert!(
+            script.contains("NPROC_IFS=384\nNPROC_NEMO=242\n"),
+            "{script}"
+        );
+        assert!(script.contains("--ntasks=628 --multi-prog '"), "{script}");
+        assert!(script.contains("628 tasks on 14 nodes"), "{script}");
+        let syntax = std::process::Command::new("bash")
+            .arg("-n")
+            .arg(&job)
+            .output()
+            .unwrap();
+        assert!(
+            syntax.status.success(),
+            "{}",
+            String::from_utf8_lossy(&syntax.stderr)
+        );
+
+        // A component without a program is reported before anything is submitted.
+        let mut partial = cfg.clone();
+        if let Some(mp) = partial.slurm.as_mut().and_then(|s| s.multi_prog.as_mut()) {
+            mp.programs.remove("NEMO");
+        }
+        let e = SlurmExecutor::from_context(&partial, dir.path(), &ctx)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("NEMO"), "{e}");
+    }
+
+    #[test]
+    fn job_names_are_unique_per_campaign_and_run() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let cfg = config(SlurmSettings::default(), Some(vec!["true"]));
+        let ea = SlurmExecutor::from_config(&cfg, a.path()).unwrap();
+        let eb = SlurmExecutor::from_config(&cfg, b.path()).unwrap();
+        let r = run(a.path());
+        assert_ne!(ea.job_name(&r), eb.job_name(&r));
+        assert_eq!(
+            ea.job_name(&r),
+            SlurmExecutor::from_config(&cfg, a.path())
+                .unwrap()
+                .job_name(&r)
+        );
+        let mut odd = r.clone();
+        odd.id = "a b/c".into();
+        assert!(ea.job_name(&odd).ends_with("-a_b_c"));
+    }
+}

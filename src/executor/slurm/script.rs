@@ -1,0 +1,419 @@
+//! Job scripts: a user template with placeholders, rendered for one run, plus the optional
+//! MPMD file for `srun --multi-prog` and the `sbatch` options.
+//!
+//! Placeholders are `{name}` or `{nproc.NAME}`. In a job script every value is inserted as
+//! one shell word, already quoted (strings in single quotes, numbers bare), so that no run
+//! directory, component name or user value can end the word and inject shell code. `${VAR}`
+//! is left alone (shell syntax), `{{` writes a literal `{`, and any other `{word}` made of
+//! lower-case letters and `_` is an unknown placeholder, reported with its line (a typo such as
+//! `{ntask}` would otherwise reach the cluster and fail there).
+
+use std::collections::BTreeMap;
+
+/// One piece of a parsed template.
+#[derive(Debug, Clone, PartialEq)]
+enum Segment {
+    Literal(String),
+    Placeholder { name: String, line: usize },
+}
+
+/// A parsed template (a job script, or one word of a command).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template {
+    source: String,
+    segments: Vec<Segment>,
+}
+
+/// The value of one placeholder for one run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// Text: single-quoted in a job script.
+    Text(String),
+    /// A whole number: inserted bare.
+    Number(u64),
+    /// Shell text that is already quoted word by word (e.g. `{command}`): inserted as is in a
+    /// job script, refused inside a single word.
+    Shell(String),
+}
+
+/// How values are written into the rendered text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A job script: every value becomes one quoted shell word.
+    Shell,
+    /// One word of a command line (no shell): the value's text as it is; the caller quotes the
+    /// whole word afterwards.
+    Word,
+}
+
+/// The placeholders every run defines (besides `nproc.NAME`).
+pub const RUN_PLACEHOLDERS: &[&str] = &[
+    "run_dir",
+    "run_id",
+    "campaign_dir",
+    "job_name",
+    "iteration",
+    "test",
+    "repetition",
+    "total_nproc",
+    "extra_pes",
+    "ntasks",
+    "autolb",
+];
+
+impl Template {
+    /// Parses template text; `source` names it in errors (a file path or a config key).
+    pub fn parse(text: &str, source: &str) -> Result<Template, String> {
+        let mut segments = Vec::new();
+        let mut literal = String::new();
+        let mut line = 1;
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            if c == '{' {
+                let preceded_by_dollar = literal.ends_with('$');
+                if rest.starts_with("{{") {
+                    literal.push('{');
+                    rest = &rest[2..];
+                    continue;
+                }
+                if !preceded_by_dollar {
+                    if let Some(name) = placeholder_at(rest) {
+                        if !literal.is_empty() {
+                            segments.push(Segment::Literal(std::mem::take(&mut literal)));
+                        }
+                        rest = &rest[name.len() + 2..];
+                        segments.push(Segment::Placeholder {
+                            name: name.to_string(),
+                            line,
+                        });
+                        continue;
+                    }
+                }
+            }
+            if c == '\n' {
+                line += 1;
+            }
+            literal.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+        if !literal.is_empty() {
+            segments.push(Segment::Literal(literal));
+        }
+        Ok(Template {
+            source: source.to_string(),
+            segments,
+        })
+    }
+
+    /// Checks that every placeholder is one of `known` (or `nproc.NAME`), so that a typo is
+    /// reported when the campaign starts rather than by the cluster.
+    pub fn check_names(&self, known: &[&str]) -> Result<(), String> {
+        for (name, line) in self.placeholders() {
+            if name.starts_with("nproc.") || known.contains(&name) {
+                continue;
+            }
+            return Err(format!(
+                "{}: line {line}: unknown placeholder {{{name}}}; known: {}, {{nproc.NAME}} \
+                 (write {{{{ for a literal brace)",
+                self.source,
+                known
+                    .iter()
+                    .map(|k| format!("{{{k}}}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// Placeholder names with the line they are on.
+    fn placeholders(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Placeholder { name, line } => Some((name.as_str(), *line)),
+            Segment::Literal(_) => None,
+        })
+    }
+
+    /// Whether the template uses this placeholder.
+    pub fn uses(&self, placeholder: &str) -> bool {
+        self.placeholders().any(|(n, _)| n == placeholder)
+    }
+
+    /// Fills in the values. A placeholder without a value is an error naming its line.
+    pub fn render(&self, values: &BTreeMap<String, Value>, mode: Mode) -> Result<String, String> {
+        let mut out = String::new();
+        for segment in &self.segments {
+            match segment {
+                Segment::Literal(text) => out.push_str(text),
+                Segment::Placeholder { name, line } => {
+                    let value = values.get(name).ok_or_else(|| {
+                        let hint = match name.strip_prefix("nproc.") {
+                            Some(component) => format!(
+                                "this campaign has no component {component:?} (components: {})",
+                                values
+                                    .keys()
+                                    .filter_map(|k| k.strip_prefix("nproc."))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                            None => "it has no value in this campaign's settings".to_string(),
+                        };
+                        format!("{}: line {line}: {{{name}}}: {hint}", self.source)
+                    })?;
+                    match (value, mode) {
+                        (Value::Number(n), _) => out.push_str(&n.to_string()),
+                        (Value::Text(t), Mode::Shell) => out.push_str(&shell_quote(t)),
+                        (Value::Text(t), Mode::Word) => out.push_str(t),
+                        (Value::Shell(s), Mode::Shell) => out.push_str(s),
+                        (Value::Shell(_), Mode::Word) => {
+                            return Err(format!(
+                                "{}: {{{name}}} cannot be used inside a single argument",
+                                self.source
+                            ))
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The placeholder name starting at `text` (which starts with `{`), if any:
+/// `[a-z_]+` optionally followed by `.NAME` with NAME in `[A-Za-z0-9_-]`, then `}`.
+fn placeholder_at(text: &str) -> Option<&str> {
+    let body = &text[1..];
+    let end = body.find('}')?;
+    let name = &body[..end];
+    let (head, tail) = match name.split_once('.') {
+        Some((h, t)) => (h, Some(t)),
+        None => (name, None),
+    };
+    let head_ok = !head.is_empty() && head.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+    let tail_ok = tail.is_none_or(|t| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    });
+    (head_ok && tail_ok).then_some(name)
+}
+
+/// Quotes a string as one POSIX shell word: single quotes, with each `'` written as `'\''`.
+/// Nothing inside single quotes is special to the shell (no `$`, backquote, or newline ends it).
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Quotes one word of an `srun --multi-prog` line. srun groups single-quoted text but has no
+/// escape for a quote inside it, so a word with `'` or a line break is refused.
+pub fn multi_prog_quote(word: &str) -> Result<String, String> {
+    if word.contains(['\'', '\n', '\r']) {
+        return Err(format!(
+            "{word:?} cannot be written to an srun --multi-prog file (it contains a single quote \
+             or a line break); rename the path or wrap the program in a script"
+        ));
+    }
+    Ok(format!("'{word}'"))
+}
+
+/// Escapes `%` for sbatch's `--output`/`--error` file names, where `%j` and the like are
+/// replaced: a run directory with a `%` in it must stay what it is.
+pub fn sbatch_filename_escape(path: &str) -> String {
+    path.replace('%', "%%")
+}
+
+/// One group of consecutive ranks in an MPMD launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankGroup {
+    /// Component or extra name (for the comment line).
+    pub name: String,
+    pub ntasks: u32,
+    /// Program and arguments, placeholders already filled in.
+    pub command: Vec<String>,
+}
+
+/// The `srun --multi-prog` file: groups in order, on contiguous rank ranges from 0.
+pub fn render_multi_prog(run_id: &str, groups: &[RankGroup]) -> Result<String, String> {
+    let mut layout = Vec::new();
+    let mut lines = Vec::new();
+    let mut first = 0u32;
+    for g in groups.iter().filter(|g| g.ntasks > 0) {
+        let last = first + g.ntasks - 1;
+        let ranks = if first == last {
+            first.to_string()
+        } else {
+            format!("{first}-{last}")
+        };
+        if g.command.is_empty() {
+            return Err(format!("{}: the MPMD program is empty", g.name));
+        }
+        let words = g
+            .command
+            .iter()
+            .map(|w| multi_prog_quote(w))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{}: {e}", g.name))?;
+        layout.push(format!("{} {ranks}", g.name));
+        lines.push(format!("{ranks} {}", words.join(" ")));
+        first = last + 1;
+    }
+    Ok(format!(
+        "# srun --multi-prog file written by autolb for run {run_id} ({} tasks): {}\n{}\n",
+        first,
+        layout.join(", "),
+        lines.join("\n")
+    ))
+}
+
+/// Nodes needed for `ntasks` tasks with `cores_per_node` cores each (at least 1).
+pub fn nodes_for(ntasks: u32, cores_per_node: u32) -> u32 {
+    ntasks.div_ceil(cores_per_node.max(1)).max(1)
+}
+
+/// Checks a Slurm time limit: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`, `D-HH:MM` or `D-HH:MM:SS`.
+pub fn validate_time_limit(limit: &str) -> Result<(), String> {
+    let (days, clock) = match limit.split_once('-') {
+        Some((d, c)) => (Some(d), c),
+        None => (None, limit),
+    };
+    let numbers = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    let parts: Vec<&str> = clock.split(':').collect();
+    let ok = days.is_none_or(numbers) && parts.len() <= 3 && parts.iter().all(|p| numbers(p));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "time_limit {limit:?} is not a Slurm time; use minutes (\"30\"), \"HH:MM:SS\" or \
+             \"D-HH:MM:SS\""
+        ))
+    }
+}
+
+/// The Slurm time limit for a per-run timeout in seconds: whole minutes, rounded up (Slurm's
+/// limits are in minutes).
+pub fn time_limit_from_seconds(timeout_s: f64) -> String {
+    let minutes = (timeout_s / 60.0).ceil().max(1.0) as u64;
+    minutes.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values() -> BTreeMap<String, Value> {
+        let mut v = BTreeMap::new();
+        v.insert(
+            "run_dir".into(),
+            Value::Text("/c/iter-01/test-02/rep-1".into()),
+        );
+        v.insert("ntasks".into(), Value::Number(648));
+        v.insert("nproc.IFS".into(), Value::Number(408));
+        v.insert("command".into(), Value::Shell("'a' 'b c'".into()));
+        v
+    }
+
+    #[test]
+    fn placeholders_are_replaced_and_shell_syntax_is_kept() {
+        let t = Template::parse(
+            "#!/bin/bash\n#SBATCH -n {ntasks}\ncd {run_dir}\necho ${SLURM_JOB_ID} {nproc.IFS}\n\
+             for i in {1..3} {a,b}; do { true; }; done\necho {{ntasks}\n{command}\n",
+            "job.sh",
+        )
+        .unwrap();
+        let out = t.render(&values(), Mode::Shell).unwrap();
+        assert_eq!(
+            out,
+            "#!/bin/bash\n#SBATCH -n 648\ncd '/c/iter-01/test-02/rep-1'\necho ${SLURM_JOB_ID} 408\n\
+             for i in {1..3} {a,b}; do { true; }; done\necho {ntasks}\n'a' 'b c'\n"
+        );
+    }
+
+    #[test]
+    fn unknown_placeholders_name_the_line() {
+        let t = Template::parse("a\nb\nsrun -n {ntask}\n", "job.sh").unwrap();
+        let e = t.check_names(RUN_PLACEHOLDERS).unwrap_err();
+        assert!(e.contains("job.sh: line 3") && e.contains("{ntask}"), "{e}");
+        assert!(t.check_names(&["ntask"]).is_ok());
+        let e = Template::parse("x {nproc.OCE}\n", "job.sh")
+            .unwrap()
+            .render(&values(), Mode::Shell)
+            .unwrap_err();
+        assert!(
+            e.contains("line 1") && e.contains("OCE") && e.contains("IFS"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn hostile_values_stay_one_word() {
+        let hostile = "/tmp/x'; rm -rf / #$(touch pwned)`id`\n\"y";
+        let quoted = shell_quote(hostile);
+        // The shell reads it back as exactly the original string.
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf %s {quoted}"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), hostile);
+    }
+
+    #[test]
+    fn word_mode_inserts_plain_text_and_refuses_shell_values() {
+        let t = Template::parse("--out={run_dir}/x", "command").unwrap();
+        assert_eq!(
+            t.render(&values(), Mode::Word).unwrap(),
+            "--out=/c/iter-01/test-02/rep-1/x"
+        );
+        let t = Template::parse("{command}", "command").unwrap();
+        assert!(t.render(&values(), Mode::Word).is_err());
+    }
+
+    #[test]
+    fn multi_prog_ranks_are_contiguous_in_order() {
+        let groups = vec![
+            RankGroup {
+                name: "IFS".into(),
+                ntasks: 408,
+                command: vec!["./ifs master".into(), "-e".into(), "ECE3".into()],
+            },
+            RankGroup {
+                name: "NEMO".into(),
+                ntasks: 240,
+                command: vec!["./nemo.exe".into()],
+            },
+            RankGroup {
+                name: "XIOS".into(),
+                ntasks: 1,
+                command: vec!["./xios_server.exe".into()],
+            },
+        ];
+        let text = render_multi_prog("i01-t01-r1", &groups).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with('#') && lines[0].contains("649 tasks"));
+        assert_eq!(lines[1], "0-407 './ifs master' '-e' 'ECE3'");
+        assert_eq!(lines[2], "408-647 './nemo.exe'");
+        assert_eq!(lines[3], "648 './xios_server.exe'");
+        let bad = vec![RankGroup {
+            name: "IFS".into(),
+            ntasks: 1,
+            command: vec!["it's".into()],
+        }];
+        assert!(render_multi_prog("r", &bad).is_err());
+    }
+
+    #[test]
+    fn nodes_time_limits_and_file_names() {
+        assert_eq!(nodes_for(648, 48), 14);
+        assert_eq!(nodes_for(48, 48), 1);
+        assert_eq!(nodes_for(0, 48), 1);
+        for ok in ["30", "10:00", "01:30:00", "1-00", "2-12:00:00"] {
+            assert!(validate_time_limit(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "1h", "1:2:3:4", "x-01", "1-", "--x"] {
+            assert!(validate_time_limit(bad).is_err(), "{bad}");
+        }
+        assert_eq!(time_limit_from_seconds(5.0), "1");
+        assert_eq!(time_limit_from_seconds(3601.0), "61");
+        assert_eq!(sbatch_filename_escape("/a%j/b"), "/a%%j/b");
+    }
+}

@@ -1,0 +1,174 @@
+//! `lucia.log`, the text the CERFACS `lucia` post-processor prints:
+//!
+//! ```text
+//!   Component -         Calculations   -     Waiting time (s) - # cpl step :
+//!   fesom                    1616.47                 45.08          4377
+//!   oifs                     1263.30                397.72          4377
+//!
+//!  Additional informations
+//!   Component -   Mean interpolation time (s) -   Jitter (s)
+//!   fesom                    3.21                 0.55
+//!   oifs                    12.40                 1.20
+//! ```
+//!
+//! Names are cut to 6 characters: a `--nproc` name that starts with the cut name gives both the
+//! PEs and the full name. The coupled wall time is not printed; by lucia's definition
+//! (calculations = window length - waiting) it is the largest `calculations + waiting`.
+//! Sending time is not printed (null).
+
+use std::path::Path;
+
+use super::text::{self, Field, Lines};
+use super::{ComponentTiming, Format, Measurement, ReadOptions, Reading, TimingError};
+
+/// Reads a `lucia.log` file.
+pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
+    let bytes = super::read_bytes(path)?;
+    read(&bytes, path, opts)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Section {
+    Before,
+    Main,
+    Additional,
+}
+
+/// Parses `lucia.log` text. Public for the fuzz tests.
+pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
+    let mut section = Section::Before;
+    let mut comps: Vec<ComponentTiming> = Vec::new();
+    let mut extra_columns: Vec<String> = Vec::new();
+    let mut partial: Vec<String> = Vec::new();
+    for line in Lines::new(bytes) {
+        if !line.complete {
+            if !line.text.iter().all(u8::is_ascii_whitespace) {
+                partial.push(format!(
+                    "{} ends in the middle of line {}",
+                    path.display(),
+                    line.number
+                ));
+            }
+            break;
+        }
+        let lossy = String::from_utf8_lossy(line.text);
+        let t = lossy.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if t.contains("Calculations") && t.contains("Waiting") {
+            section = Section::Main;
+            continue;
+        }
+        if t.starts_with("Additional") {
+            section = Section::Additional;
+            extra_columns.clear();
+            continue;
+        }
+        match section {
+            Section::Before => {}
+            Section::Main => {
+                let tok: Vec<&[u8]> = text::tokens(t.as_bytes()).collect();
+                if tok.len() != 4 {
+                    continue; // decoration between rows
+                }
+                let name = String::from_utf8_lossy(tok[0]).to_string();
+                let values: Vec<Field> = tok[1..].iter().map(|v| text::number(v)).collect();
+                match (values[0], values[1], values[2]) {
+                    (Field::Value(calc), Field::Value(wait), Field::Value(steps))
+                        if steps >= 0.0 =>
+                    {
+                        comps.push(ComponentTiming::new(name, steps as u64, calc, wait));
+                    }
+                    (Field::Bad, _, _) | (_, Field::Bad, _) | (_, _, Field::Bad) => {
+                        if comps.is_empty() {
+                            continue; // still in the header decoration
+                        }
+                        return Err(TimingError::parse(
+                            path,
+                            line.number,
+                            format!("{t:?}: expected `name calculations waiting steps`"),
+                        ));
+                    }
+                    _ => partial.push(format!(
+                        "{}: line {}: a value of {name} overflowed (****)",
+                        path.display(),
+                        line.number
+                    )),
+                }
+            }
+            Section::Additional => {
+                if extra_columns.is_empty() {
+                    if t.starts_with("Component") {
+                        extra_columns = t
+                            .split(" - ")
+                            .skip(1)
+                            .map(|c| c.trim().to_ascii_lowercase())
+                            .collect();
+                    }
+                    continue;
+                }
+                let tok: Vec<&[u8]> = text::tokens(t.as_bytes()).collect();
+                let Some((name, values)) = tok.split_first() else {
+                    continue;
+                };
+                let name = String::from_utf8_lossy(name);
+                let Some(c) = comps.iter_mut().find(|c| c.name == name) else {
+                    continue;
+                };
+                for (column, raw) in extra_columns.iter().zip(values) {
+                    let Field::Value(v) = text::number(raw) else {
+                        continue;
+                    };
+                    if column.contains("interp") {
+                        c.interp_s = Some(v);
+                    } else if column.contains("jitter") {
+                        c.jitter_s = Some(v);
+                    }
+                }
+            }
+        }
+    }
+    if comps.is_empty() {
+        return Ok(Reading::Incomplete {
+            reason: format!("{}: no component line yet", path.display()),
+        });
+    }
+    let mut m = Measurement::new(Format::LuciaLog);
+    for c in &mut comps {
+        if let Some((full, n)) = match_nproc(&c.name, opts) {
+            c.name = full;
+            c.nproc = Some(n);
+        }
+    }
+    m.wall_s = comps
+        .iter()
+        .map(|c| c.compute_s + c.wait_s)
+        .reduce(f64::max);
+    let steps = comps.iter().map(|c| c.steps).max().unwrap_or(0);
+    m.period_s = opts.period_s;
+    m.sim_s = opts.period_s.map(|p| p * steps as f64);
+    if opts.period_s.is_none() {
+        m.notes.push(
+            "coupling period unknown; pass --period SECONDS for simulated time and SYPD".into(),
+        );
+    }
+    m.components = comps;
+    m.partial = (!partial.is_empty()).then(|| partial.join("; "));
+    Ok(Reading::Measured(m))
+}
+
+/// The `--nproc` entry for a (possibly cut) name: exact, else the only one it is a prefix of.
+fn match_nproc(name: &str, opts: &ReadOptions) -> Option<(String, u32)> {
+    if let Some(&n) = opts.nproc.get(name) {
+        return Some((name.to_string(), n));
+    }
+    let mut prefixed = opts
+        .nproc
+        .iter()
+        .filter(|(k, _)| k.starts_with(name) && name.len() >= 6);
+    match (prefixed.next(), prefixed.next()) {
+        (Some((k, &n)), None) => Some((k.clone(), n)),
+        _ => None,
+    }
+}

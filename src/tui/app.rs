@@ -1,0 +1,507 @@
+//! The app's state and its one update function. No terminal here: tests drive `App::update`
+//! with events and look at the state.
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use autolb::interp::Interpolant;
+use autolb::predict::{Cell, ComponentInput, Config, Grid, Prediction, Problem};
+use autolb::watch::{ActiveMode, WatchEvent};
+
+use super::campaign_view::CampaignView;
+use super::event::Event;
+use super::keys::{Action, KeyTable};
+use super::selection::{self, SelectionSource};
+use super::theme::Theme;
+
+/// The panes Tab cycles through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Matrix,
+    Slider,
+    Table,
+    Curves,
+}
+
+impl Pane {
+    const ORDER: [Pane; 4] = [Pane::Matrix, Pane::Slider, Pane::Table, Pane::Curves];
+
+    fn step(self, forward: bool) -> Pane {
+        let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
+        let n = Pane::ORDER.len();
+        Pane::ORDER[if forward { (i + 1) % n } else { (i + n - 1) % n }]
+    }
+}
+
+/// What is drawn over the panes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    None,
+    Help,
+    /// Details of a configuration (candidate indices per component).
+    Config(Vec<usize>),
+    /// Details of an iteration-table row.
+    Row(usize),
+}
+
+/// A component's curves, sampled once for drawing.
+#[derive(Debug, Clone)]
+pub struct CurveSeries {
+    pub name: String,
+    /// Measured points (PEs, SYPD).
+    pub measured: Vec<(f64, f64)>,
+    /// The interpolated curve (PEs, SYPD), densely sampled between the measured ends.
+    pub line: Vec<(f64, f64)>,
+}
+
+/// What the status line says about watching.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WatchStatus {
+    pub mode: Option<ActiveMode>,
+    pub reason: String,
+    pub last_scan: Option<SystemTime>,
+    pub pending_files: usize,
+    pub error: Option<String>,
+}
+
+/// The whole state.
+pub struct App {
+    pub problem: Problem,
+    pub curves: Vec<CurveSeries>,
+    /// TTS_w in hundredths, so stepping never drifts (0.05 steps land on 0.05 exactly).
+    pub tts_w_pct: u8,
+    pub top: usize,
+    pub prediction: Prediction,
+    /// Components down the rows and across the columns of the matrix.
+    pub axes: (usize, usize),
+    /// The cursor configuration: a candidate index per component. Components not on the
+    /// matrix axes stay fixed at theirs.
+    pub cursor: Vec<usize>,
+    pub grid: Grid,
+    pub focus: Pane,
+    pub overlay: Overlay,
+    /// Marked configurations (PEs per component).
+    pub marked: Vec<Vec<u32>>,
+    pub top_selected: usize,
+    pub campaign: CampaignView,
+    pub table_selected: usize,
+    pub watch: WatchStatus,
+    /// The last message for the status line (e.g. the paths `w` wrote).
+    pub message: Option<String>,
+    pub error: Option<String>,
+    pub log_scale: bool,
+    pub keys: KeyTable,
+    pub theme: Theme,
+    /// Where `w` writes, and what it needs to write a campaign file.
+    pub selection_source: SelectionSource,
+    pub out_dir: PathBuf,
+    /// A label for the data shown (e.g. "built-in EC-Earth3 SR example").
+    pub title: String,
+    pub now: SystemTime,
+    pub quit: bool,
+}
+
+impl App {
+    /// Builds the state and the first ranking.
+    pub fn new(
+        problem: Problem,
+        inputs: &[ComponentInput],
+        keys: KeyTable,
+        theme: Theme,
+        selection_source: SelectionSource,
+        out_dir: PathBuf,
+        title: String,
+    ) -> App {
+        let tts_w_pct = (problem.settings.tts_w * 100.0).round().clamp(0.0, 100.0) as u8;
+        let top = problem.settings.top.max(1);
+        let n = problem.components.len();
+        let axes = (0, if n > 1 { 1 } else { 0 });
+        let curves = inputs
+            .iter()
+            .map(|c| sample_curve(c, problem.settings.interp))
+            .collect();
+        let prediction = problem.rank(f64::from(tts_w_pct) / 100.0, top);
+        let cursor = prediction
+            .top
+            .first()
+            .and_then(|c| index_of(&problem, &c.nproc))
+            .unwrap_or_else(|| vec![0; n]);
+        let grid = problem.grid(axes.0, axes.1, &cursor, f64::from(tts_w_pct) / 100.0);
+        App {
+            problem,
+            curves,
+            tts_w_pct,
+            top,
+            prediction,
+            axes,
+            cursor,
+            grid,
+            focus: Pane::Matrix,
+            overlay: Overlay::None,
+            marked: Vec::new(),
+            top_selected: 0,
+            campaign: CampaignView {
+                state: "no campaign".into(),
+                ..CampaignView::default()
+            },
+            table_selected: 0,
+            watch: WatchStatus::default(),
+            message: None,
+            error: None,
+            log_scale: false,
+            keys,
+            theme,
+            selection_source,
+            out_dir,
+            title,
+            now: SystemTime::now(),
+            quit: false,
+        }
+    }
+
+    pub fn tts_w(&self) -> f64 {
+        f64::from(self.tts_w_pct) / 100.0
+    }
+
+    /// The recommended configuration: the top of the ranking.
+    pub fn recommended(&self) -> Option<&Config> {
+        self.prediction.top.first()
+    }
+
+    /// PEs of the cursor configuration.
+    pub fn cursor_nproc(&self) -> Vec<u32> {
+        self.cursor
+            .iter()
+            .zip(&self.problem.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect()
+    }
+
+    /// The cell under the cursor.
+    pub fn cursor_cell(&self) -> Cell {
+        self.problem.cell(&self.cursor, self.tts_w())
+    }
+
+    /// Rank (1-based) of a configuration in the current top N.
+    pub fn rank_of(&self, nproc: &[u32]) -> Option<usize> {
+        self.prediction
+            .top
+            .iter()
+            .position(|c| c.nproc == nproc)
+            .map(|i| i + 1)
+    }
+
+    pub fn is_marked(&self, nproc: &[u32]) -> bool {
+        self.marked.iter().any(|m| m == nproc)
+    }
+
+    /// Applies one event.
+    pub fn update(&mut self, event: Event) {
+        match event {
+            Event::Key(key) => {
+                if let Some(action) = self.keys.action(&key) {
+                    self.apply(action);
+                }
+            }
+            Event::Resize => {}
+            Event::Tick(now) => self.now = now,
+            Event::Watch(e, at) => self.on_watch(e, at),
+            Event::Campaign(view) => {
+                self.campaign = *view;
+                if self.table_selected >= self.campaign.rows.len() {
+                    self.table_selected = self.campaign.rows.len().saturating_sub(1);
+                }
+            }
+            Event::Signal(sig) => {
+                self.message = Some(format!("signal {sig}: quitting"));
+                self.quit = true;
+            }
+            Event::InputClosed(reason) => {
+                self.error = Some(format!("terminal input closed: {reason}"));
+                self.quit = true;
+            }
+            Event::DemoError(e) => self.error = Some(e),
+        }
+    }
+
+    fn on_watch(&mut self, event: WatchEvent, at: SystemTime) {
+        match event {
+            WatchEvent::Mode { mode, reason } => {
+                self.watch.mode = Some(mode);
+                self.watch.reason = reason;
+            }
+            WatchEvent::Changes(o) => {
+                self.watch.last_scan = Some(at);
+                self.watch.pending_files = o.pending;
+                self.watch.error = o.errors.first().cloned();
+            }
+            WatchEvent::Quiet { pending, .. } => {
+                self.watch.last_scan = Some(at);
+                self.watch.pending_files = pending;
+            }
+            WatchEvent::Error(e) => self.watch.error = Some(e),
+        }
+    }
+
+    /// Performs an action (public so tests and the demo can drive it by name).
+    pub fn apply(&mut self, action: Action) {
+        if self.overlay != Overlay::None {
+            match action {
+                Action::Quit => self.quit = true,
+                Action::Back | Action::Detail => self.overlay = Overlay::None,
+                Action::Help => {
+                    self.overlay = if self.overlay == Overlay::Help {
+                        Overlay::None
+                    } else {
+                        Overlay::Help
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => self.overlay = Overlay::Help,
+            Action::Back => self.message = None,
+            Action::NextPane => self.focus = self.focus.step(true),
+            Action::PrevPane => self.focus = self.focus.step(false),
+            Action::TtsUp => self.set_tts_w(i16::from(self.tts_w_pct) + 5),
+            Action::TtsDown => self.set_tts_w(i16::from(self.tts_w_pct) - 5),
+            Action::TtsFineUp => self.set_tts_w(i16::from(self.tts_w_pct) + 1),
+            Action::TtsFineDown => self.set_tts_w(i16::from(self.tts_w_pct) - 1),
+            Action::Up | Action::Down | Action::Left | Action::Right => self.navigate(action),
+            Action::Mark => self.toggle_mark(),
+            Action::Detail => self.open_detail(),
+            Action::Write => self.write_selection(),
+            Action::Best => {
+                if let Some(index) = self
+                    .recommended()
+                    .and_then(|c| index_of(&self.problem, &c.nproc))
+                {
+                    self.cursor = index;
+                    self.regrid();
+                }
+            }
+            Action::TopMore => self.set_top(self.top + 1),
+            Action::TopLess => self.set_top(self.top.saturating_sub(1)),
+            Action::LogScale => self.log_scale = !self.log_scale,
+            Action::CycleRows => self.cycle_axis(true),
+            Action::CycleCols => self.cycle_axis(false),
+        }
+    }
+
+    fn set_tts_w(&mut self, pct: i16) {
+        let pct = pct.clamp(0, 100) as u8;
+        if pct != self.tts_w_pct {
+            self.tts_w_pct = pct;
+            self.rerank();
+        }
+    }
+
+    fn set_top(&mut self, top: usize) {
+        let top = top.clamp(1, 99);
+        if top != self.top {
+            self.top = top;
+            self.rerank();
+        }
+    }
+
+    /// Re-ranks and recolours after TTS_w or top N changed.
+    fn rerank(&mut self) {
+        self.prediction = self.problem.rank(self.tts_w(), self.top);
+        self.top_selected = self.top_selected.min(self.prediction.top.len().saturating_sub(1));
+        self.regrid();
+    }
+
+    fn regrid(&mut self) {
+        self.grid = self
+            .problem
+            .grid(self.axes.0, self.axes.1, &self.cursor, self.tts_w());
+    }
+
+    fn navigate(&mut self, action: Action) {
+        match self.focus {
+            Pane::Matrix | Pane::Curves => {
+                let (r, c) = self.axes;
+                let rows = self.problem.components[r].nproc.len();
+                let cols = self.problem.components[c].nproc.len();
+                match action {
+                    Action::Up => self.cursor[r] = self.cursor[r].saturating_sub(1),
+                    Action::Down => self.cursor[r] = (self.cursor[r] + 1).min(rows - 1),
+                    Action::Left => self.cursor[c] = self.cursor[c].saturating_sub(1),
+                    _ => self.cursor[c] = (self.cursor[c] + 1).min(cols - 1),
+                }
+            }
+            Pane::Slider => match action {
+                Action::Left => self.set_tts_w(i16::from(self.tts_w_pct) - 1),
+                Action::Right => self.set_tts_w(i16::from(self.tts_w_pct) + 1),
+                Action::Up => self.top_selected = self.top_selected.saturating_sub(1),
+                _ => {
+                    self.top_selected = (self.top_selected + 1)
+                        .min(self.prediction.top.len().saturating_sub(1))
+                }
+            },
+            Pane::Table => match action {
+                Action::Up => self.table_selected = self.table_selected.saturating_sub(1),
+                Action::Down => {
+                    self.table_selected = (self.table_selected + 1)
+                        .min(self.campaign.rows.len().saturating_sub(1))
+                }
+                _ => {}
+            },
+        }
+    }
+
+    fn cycle_axis(&mut self, rows: bool) {
+        let n = self.problem.components.len();
+        if n < 3 {
+            self.message = Some("the matrix axes change with 3 or more components".into());
+            return;
+        }
+        let (mut r, mut c) = self.axes;
+        let target = if rows { &mut r } else { &mut c };
+        let other = if rows { self.axes.1 } else { self.axes.0 };
+        let mut next = (*target + 1) % n;
+        if next == other {
+            next = (next + 1) % n;
+        }
+        *target = next;
+        self.axes = (r, c);
+        self.regrid();
+    }
+
+    /// The configuration the selection keys act on: the slider pane's selected top-N entry,
+    /// else the matrix cursor.
+    fn selected_config(&self) -> Option<Vec<u32>> {
+        match self.focus {
+            Pane::Slider => self
+                .prediction
+                .top
+                .get(self.top_selected)
+                .map(|c| c.nproc.clone()),
+            _ => Some(self.cursor_nproc()),
+        }
+    }
+
+    fn toggle_mark(&mut self) {
+        if self.focus == Pane::Table {
+            self.message = Some("marking works on the matrix and the top list".into());
+            return;
+        }
+        let Some(nproc) = self.selected_config() else {
+            return;
+        };
+        if let Some(i) = self.marked.iter().position(|m| *m == nproc) {
+            self.marked.remove(i);
+            return;
+        }
+        let index = index_of(&self.problem, &nproc).unwrap_or_default();
+        match self.problem.cell(&index, self.tts_w()) {
+            Cell::OverBudget => {
+                self.message = Some(format!(
+                    "{} is over the budget of {} PEs; not marked",
+                    self.describe(&nproc),
+                    self.problem.settings.max_nproc
+                ))
+            }
+            _ => self.marked.push(nproc),
+        }
+    }
+
+    fn open_detail(&mut self) {
+        self.overlay = match self.focus {
+            Pane::Table if !self.campaign.rows.is_empty() => Overlay::Row(self.table_selected),
+            Pane::Table => return,
+            _ => match self
+                .selected_config()
+                .and_then(|n| index_of(&self.problem, &n))
+            {
+                Some(index) => Overlay::Config(index),
+                None => return,
+            },
+        };
+    }
+
+    /// The configurations `w` writes: the marked ones, or the top N when none is marked.
+    pub fn selection(&self) -> Vec<Config> {
+        if self.marked.is_empty() {
+            return self.prediction.top.clone();
+        }
+        self.marked
+            .iter()
+            .filter_map(|n| index_of(&self.problem, n))
+            .map(|i| self.problem.score(&i, self.tts_w()))
+            .collect()
+    }
+
+    fn write_selection(&mut self) {
+        let configs = self.selection();
+        let from = if self.marked.is_empty() {
+            format!("top {}", configs.len())
+        } else {
+            format!("{} marked", configs.len())
+        };
+        match selection::write(
+            &self.out_dir,
+            &self.problem,
+            &self.selection_source,
+            &configs,
+            self.tts_w(),
+        ) {
+            Ok(written) => {
+                self.error = None;
+                self.message = Some(format!(
+                    "wrote {from}: {} and {}",
+                    written.toml.display(),
+                    written.json.display()
+                ));
+            }
+            Err(e) => self.error = Some(format!("write failed: {e}")),
+        }
+    }
+
+    /// `IFS 408 + NEMO 240`.
+    pub fn describe(&self, nproc: &[u32]) -> String {
+        self.problem
+            .components
+            .iter()
+            .zip(nproc)
+            .map(|(c, p)| format!("{} {p}", c.name))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+}
+
+/// Candidate indices of a configuration given by PEs.
+pub fn index_of(problem: &Problem, nproc: &[u32]) -> Option<Vec<usize>> {
+    nproc
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| problem.candidate_index(i, p))
+        .collect()
+}
+
+/// Samples a curve's interpolation for drawing (the measured points are drawn on top).
+fn sample_curve(input: &ComponentInput, method: autolb::interp::Method) -> CurveSeries {
+    let curve = &input.curve;
+    let interpolant = Interpolant::new(method, &curve.xs(), &curve.ys());
+    let (a, b) = (f64::from(curve.first_nproc()), f64::from(curve.last_nproc()));
+    const SAMPLES: usize = 200;
+    let line = (0..=SAMPLES)
+        .map(|i| {
+            let x = a + (b - a) * i as f64 / SAMPLES as f64;
+            (x, interpolant.eval(x))
+        })
+        .filter(|(_, y)| y.is_finite())
+        .collect();
+    CurveSeries {
+        name: curve.name.clone(),
+        measured: curve
+            .points()
+            .iter()
+            .map(|p| (f64::from(p.nproc), p.sypd))
+            .collect(),
+        line,
+    }
+}

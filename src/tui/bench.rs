@@ -1,0 +1,130 @@
+//! The redraw budget of the issue: a TTS_w change on a 100x100 matrix, re-ranked, rescored and
+//! drawn, under 16 ms (one frame at 60 Hz). Timing tests are ignored by default (a loaded CI
+//! machine says nothing about the code); run in release and read the figures:
+//!
+//! ```sh
+//! cargo test --release --bin autolb tui::bench -- --ignored --nocapture
+//! ```
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+use autolb::curve::{Curve, Point};
+use autolb::predict::{ComponentInput, Problem, Settings};
+
+use super::app::App;
+use super::event::Event;
+use super::keys::KeyTable;
+use super::selection::SelectionSource;
+use super::theme::{ColorDepth, Theme};
+use super::view;
+
+/// A synthetic two-component problem with exactly 100 candidates per component.
+pub fn problem_100x100() -> (Problem, Vec<ComponentInput>) {
+    let curve = |name: &str, scale: f64| {
+        let points: Vec<Point> = [10u32, 50, 100, 200, 400, 700, 1000]
+            .iter()
+            .map(|&p| Point {
+                nproc: p,
+                sypd: scale * f64::from(p).powf(0.85) / (1.0 + f64::from(p) / 3000.0),
+            })
+            .collect();
+        Curve::from_points(name, "synthetic", &points).expect("valid synthetic curve")
+    };
+    let inputs = vec![
+        ComponentInput::new(curve("ATM", 0.9)),
+        ComponentInput::new(curve("OCE", 1.4)),
+    ];
+    let settings = Settings {
+        max_nproc: 1500,
+        step: 10,
+        ..Settings::default()
+    };
+    let problem = Problem::new(&inputs, &settings).expect("valid synthetic problem");
+    (problem, inputs)
+}
+
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent {
+        code: KeyCode::Char(c),
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+/// Times `n` TTS_w changes (update + full redraw) on a `w` x `h` screen; returns the sorted
+/// durations.
+pub fn time_changes(w: u16, h: u16, n: usize) -> Vec<Duration> {
+    let (problem, inputs) = problem_100x100();
+    assert_eq!(problem.components[0].nproc.len(), 100);
+    assert_eq!(problem.components[1].nproc.len(), 100);
+    let mut app = App::new(
+        problem,
+        &inputs,
+        KeyTable::default(),
+        Theme::new(ColorDepth::TrueColor),
+        SelectionSource::default(),
+        std::env::temp_dir(),
+        "bench".into(),
+    );
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test backend");
+    terminal.draw(|f| view::render(&app, f)).expect("draw");
+    let mut times = Vec::with_capacity(n);
+    for i in 0..n {
+        // Sweep up and down so every change really changes TTS_w.
+        let c = if (i / 20) % 2 == 0 { '+' } else { '-' };
+        let start = Instant::now();
+        app.update(key(c));
+        terminal.draw(|f| view::render(&app, f)).expect("draw");
+        times.push(start.elapsed());
+    }
+    times.sort();
+    times
+}
+
+#[test]
+fn a_full_size_100x100_matrix_is_drawn_cell_for_cell() {
+    // 250x220 leaves the matrix room for one screen cell per candidate.
+    let (problem, _) = problem_100x100();
+    let g = view::matrix::geometry(100, 100, 5, 148, 104).expect("fits");
+    assert_eq!((g.row_block, g.col_block), (1, 1));
+    drop(problem);
+    let times = time_changes(250, 220, 3);
+    assert_eq!(times.len(), 3);
+}
+
+#[test]
+#[ignore = "timing: run in release with --ignored --nocapture"]
+fn tts_w_change_on_a_100x100_matrix_within_a_frame() {
+    for (w, h) in [(250u16, 220u16), (200, 60), (120, 40)] {
+        let times = time_changes(w, h, 200);
+        let median = times[times.len() / 2];
+        let p95 = times[times.len() * 95 / 100];
+        let max = times[times.len() - 1];
+        println!(
+            "TTS_w change + redraw, 100x100 matrix, {w}x{h} screen: median {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+            median.as_secs_f64() * 1e3,
+            p95.as_secs_f64() * 1e3,
+            max.as_secs_f64() * 1e3
+        );
+        assert!(p95 < Duration::from_millis(16), "p95 {p95:?} over one frame at {w}x{h}");
+    }
+}
+
+#[test]
+#[ignore = "timing"]
+fn frame_cost_of_the_example() {
+    let inputs = autolb::example::inputs();
+    let problem = Problem::new(&inputs, &autolb::example::settings()).unwrap();
+    let app = App::new(problem, &inputs, KeyTable::default(), Theme::new(ColorDepth::TrueColor), SelectionSource::default(), std::env::temp_dir(), "x".into());
+    let mut terminal = Terminal::new(TestBackend::new(150, 45)).unwrap();
+    let start = Instant::now();
+    for _ in 0..100 {
+        terminal.draw(|f| view::render(&app, f)).unwrap();
+    }
+    println!("frame: {:.2} ms", start.elapsed().as_secs_f64() * 10.0);
+}

@@ -1,0 +1,574 @@
+//! The iteration table's view model, and the loader that fills it from a watched directory.
+//!
+//! The loader runs on the watcher's thread, never the UI's: reading timing files on a parallel
+//! filesystem can take a while. A directory with a campaign state is read through
+//! `autolb::campaign` once available; any directory of runs (`iter-II/test-TT/rep-R/` or any
+//! subdirectories holding timing output) is read directly with `autolb::timing::read`. Runs
+//! whose output is complete are read once and cached, so a run is never counted twice;
+//! half-written output shows as pending, never as an error.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use autolb::campaign::state::STATE_FILE;
+use autolb::campaign::{measure, Phase, RunMetrics, RunState, State, Status, TestState};
+use autolb::metrics::{self, Bounds};
+use autolb::timing::{self, ReadOptions, Reading};
+
+/// One run (a repetition) of a test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    pub repetition: u32,
+    pub state: String,
+    pub sypd: Option<f64>,
+    pub chsy: Option<f64>,
+    pub coupling_cost: Option<f64>,
+    pub run_dir: PathBuf,
+    pub job: Option<String>,
+    pub note: Option<String>,
+}
+
+/// One row of the iteration table: a test in one lb-iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IterRow {
+    pub iteration: u32,
+    pub test: u32,
+    /// PEs per component, in component order (0 when unknown).
+    pub nproc: Vec<u32>,
+    pub sypd: Option<f64>,
+    pub chsy: Option<f64>,
+    /// Fraction.
+    pub coupling_cost: Option<f64>,
+    pub partial_coupling_cost: Vec<Option<f64>>,
+    pub fittingness: Option<f64>,
+    pub donor: Option<String>,
+    pub recipient: Option<String>,
+    pub step: Option<u32>,
+    pub state: String,
+    pub job: Option<String>,
+    pub runs: Vec<RunRow>,
+}
+
+/// The iteration table and the campaign's state.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CampaignView {
+    pub dir: Option<PathBuf>,
+    /// `running`, `done`, `waiting for runs`, ...
+    pub state: String,
+    pub components: Vec<String>,
+    pub rows: Vec<IterRow>,
+    /// Index into `rows` of the best configuration so far.
+    pub best: Option<usize>,
+    /// Runs whose output is still being written.
+    pub pending_runs: usize,
+    pub error: Option<String>,
+}
+
+/// A component as the loader needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoaderComponent {
+    pub name: String,
+    /// Its name in the timing output (e.g. `ATMIFS` for IFS).
+    pub timing_name: String,
+}
+
+/// Reads a watched directory into a [`CampaignView`].
+#[derive(Debug)]
+pub struct Loader {
+    pub dir: PathBuf,
+    pub components: Vec<LoaderComponent>,
+    pub period_s: Option<f64>,
+    pub tts_w: f64,
+    /// Complete measurements by run directory: read once, never again.
+    complete: BTreeMap<PathBuf, RunFigures>,
+    /// Campaign runs measured here before the driver recorded them.
+    unrecorded: BTreeMap<PathBuf, RunMetrics>,
+}
+
+fn test_state_name(s: TestState) -> &'static str {
+    match s {
+        TestState::Pending => "pending",
+        TestState::Running => "running",
+        TestState::Done => "done",
+        TestState::Failed => "failed",
+        TestState::Finished => "finished",
+    }
+}
+
+fn run_state_name(s: RunState) -> &'static str {
+    match s {
+        RunState::Pending => "pending",
+        RunState::Running => "running",
+        RunState::Done => "done",
+        RunState::Failed => "failed",
+    }
+}
+
+/// What the table shows of one measured run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunFigures {
+    pub sypd: Option<f64>,
+    pub chsy: Option<f64>,
+    pub coupling_cost: Option<f64>,
+}
+
+/// Files that make a directory a run directory.
+fn is_timing_file(name: &str) -> bool {
+    name.starts_with("lucia.")
+        || matches!(
+            name,
+            "table.csv" | "summary" | "load_balancing_info.txt"
+        )
+}
+
+impl Loader {
+    pub fn new(
+        dir: PathBuf,
+        components: Vec<LoaderComponent>,
+        period_s: Option<f64>,
+        tts_w: f64,
+    ) -> Loader {
+        Loader {
+            dir,
+            components,
+            period_s,
+            tts_w,
+            complete: BTreeMap::new(),
+            unrecorded: BTreeMap::new(),
+        }
+    }
+
+    /// Whether `run_dir` holds complete timing output (the watcher's completeness test).
+    /// The watched root itself (campaign state, logs) is never complete: it keeps changing.
+    pub fn is_complete(&mut self, dir: &Path) -> bool {
+        if dir == self.dir {
+            return false;
+        }
+        if self.complete.contains_key(dir) {
+            return true;
+        }
+        matches!(self.read_run(dir, &[]), RunRead::Complete(_))
+    }
+
+    fn read_options(&self, nproc: &[u32]) -> ReadOptions {
+        let mut opts = ReadOptions {
+            period_s: self.period_s,
+            ..ReadOptions::default()
+        };
+        for (c, &p) in self.components.iter().zip(nproc) {
+            if p > 0 {
+                opts.nproc.insert(c.timing_name.clone(), p);
+            }
+        }
+        opts
+    }
+
+    /// Reads one run directory, using and filling the cache.
+    fn read_run(&mut self, dir: &Path, nproc: &[u32]) -> RunRead {
+        if let Some(f) = self.complete.get(dir) {
+            return RunRead::Complete(*f);
+        }
+        let nproc = if nproc.is_empty() {
+            nproc_from_dir_name(dir, &self.components)
+        } else {
+            nproc.to_vec()
+        };
+        tracing::debug!(dir = %dir.display(), "reading run timing output");
+        match timing::read(dir, &self.read_options(&nproc)) {
+            Ok(Reading::Measured(m)) if m.partial.is_none() => {
+                let figures = RunFigures {
+                    sypd: m.coupled_sypd(),
+                    chsy: m.chsy(),
+                    coupling_cost: m.coupling_cost(),
+                };
+                self.complete.insert(dir.to_path_buf(), figures);
+                RunRead::Complete(figures)
+            }
+            Ok(Reading::Measured(m)) => {
+                RunRead::Pending(m.partial.unwrap_or_else(|| "partial".into()))
+            }
+            Ok(Reading::Incomplete { reason }) => RunRead::Pending(reason),
+            // A file mid-write can look malformed: pending, not an error.
+            Err(e) => RunRead::Pending(e.to_string()),
+        }
+    }
+
+    /// Builds the view from what is on disk now: through the campaign state when the
+    /// directory has one, else from the run directories found below it.
+    pub fn load(&mut self) -> CampaignView {
+        if self.dir.join(STATE_FILE).exists() {
+            return match State::load(&self.dir) {
+                Ok(state) => self.load_campaign(&state),
+                // Written atomically, so unreadable means really broken: say so, keep watching.
+                Err(e) => CampaignView {
+                    dir: Some(self.dir.clone()),
+                    state: "unreadable".into(),
+                    components: self.components.iter().map(|c| c.name.clone()).collect(),
+                    error: Some(e.to_string()),
+                    ..CampaignView::default()
+                },
+            };
+        }
+        self.load_run_dirs()
+    }
+
+    /// The campaign's own table, with runs that finished but are not recorded yet measured
+    /// here (a driver may be slow to record, or the campaign is driven from outside).
+    fn load_campaign(&mut self, state: &State) -> CampaignView {
+        let mut status = Status::from_state(state, &self.dir);
+        let names = status.components.clone();
+        let mut pending_runs = 0;
+        for it in &mut status.iterations {
+            for test in &mut it.tests {
+                let nproc: Vec<u32> = names
+                    .iter()
+                    .map(|n| test.nproc.get(n).copied().unwrap_or(0))
+                    .collect();
+                for run in &mut test.runs {
+                    if !matches!(run.state, RunState::Pending | RunState::Running) {
+                        continue;
+                    }
+                    if let Some(m) = self.unrecorded.get(&run.run_dir) {
+                        run.set_measured(m, &names);
+                        continue;
+                    }
+                    if !run.run_dir.is_dir() {
+                        continue;
+                    }
+                    match measure::measure(
+                        &run.run_dir,
+                        &state.components,
+                        &nproc,
+                        state.settings.extra_pes,
+                        state.settings.period_s,
+                    ) {
+                        Ok(m) => {
+                            run.set_measured(&m, &names);
+                            self.unrecorded.insert(run.run_dir.clone(), m);
+                        }
+                        // Still being written: pending, never an error.
+                        Err(_) => pending_runs += 1,
+                    }
+                }
+            }
+        }
+        status.recompute();
+        let mut view = CampaignView {
+            dir: Some(self.dir.clone()),
+            state: match status.state {
+                Phase::Running => "running",
+                Phase::Done => "done",
+                Phase::Cancelled => "cancelled",
+            }
+            .into(),
+            components: names.clone(),
+            pending_runs,
+            ..CampaignView::default()
+        };
+        for it in &status.iterations {
+            for t in &it.tests {
+                view.rows.push(IterRow {
+                    iteration: it.iteration,
+                    test: t.test,
+                    nproc: names.iter().map(|n| t.nproc.get(n).copied().unwrap_or(0)).collect(),
+                    sypd: t.sypd,
+                    chsy: t.chsy,
+                    coupling_cost: t.coupling_cost,
+                    partial_coupling_cost: names
+                        .iter()
+                        .map(|n| t.partial_coupling_cost.get(n).copied())
+                        .collect(),
+                    fittingness: t.fittingness,
+                    donor: t.donor.clone(),
+                    recipient: t.recipient.clone(),
+                    step: Some(t.step),
+                    state: test_state_name(t.state).into(),
+                    job: t.runs.iter().rev().find_map(|r| r.job.clone()),
+                    runs: t
+                        .runs
+                        .iter()
+                        .map(|r| RunRow {
+                            repetition: r.repetition,
+                            state: run_state_name(r.state).into(),
+                            sypd: r.sypd,
+                            chsy: r.chsy,
+                            coupling_cost: r.coupling_cost,
+                            run_dir: r.run_dir.clone(),
+                            job: r.job.clone(),
+                            note: r.failure.clone(),
+                        })
+                        .collect(),
+                });
+            }
+        }
+        view.best = status.best.as_ref().and_then(|b| {
+            view.rows.iter().position(|r| r.iteration == b.iteration && r.test == b.test)
+        });
+        view
+    }
+
+    /// Any directory of runs, without a campaign state.
+    fn load_run_dirs(&mut self) -> CampaignView {
+        let mut view = CampaignView {
+            dir: Some(self.dir.clone()),
+            components: self.components.iter().map(|c| c.name.clone()).collect(),
+            ..CampaignView::default()
+        };
+        let mut run_dirs = Vec::new();
+        find_run_dirs(&self.dir, 0, &mut run_dirs);
+        let mut groups: BTreeMap<(u32, u32), Vec<(u32, PathBuf)>> = BTreeMap::new();
+        for (i, dir) in run_dirs.into_iter().enumerate() {
+            let (iteration, test, rep) = campaign_position(&self.dir, &dir)
+                .unwrap_or((0, u32::try_from(i + 1).unwrap_or(u32::MAX), 1));
+            groups.entry((iteration, test)).or_default().push((rep, dir));
+        }
+        for ((iteration, test), runs) in groups {
+            let mut row = IterRow {
+                iteration,
+                test,
+                nproc: Vec::new(),
+                sypd: None,
+                chsy: None,
+                coupling_cost: None,
+                partial_coupling_cost: Vec::new(),
+                fittingness: None,
+                donor: None,
+                recipient: None,
+                step: None,
+                state: String::new(),
+                job: None,
+                runs: Vec::new(),
+            };
+            for (rep, dir) in runs {
+                if row.nproc.is_empty() {
+                    row.nproc = nproc_from_dir_name(&dir, &self.components);
+                }
+                let nproc = row.nproc.clone();
+                let run = match self.read_run(&dir, &nproc) {
+                    RunRead::Complete(f) => RunRow {
+                        repetition: rep,
+                        state: "done".into(),
+                        sypd: f.sypd,
+                        chsy: f.chsy,
+                        coupling_cost: f.coupling_cost,
+                        run_dir: dir,
+                        job: None,
+                        note: None,
+                    },
+                    RunRead::Pending(reason) => {
+                        view.pending_runs += 1;
+                        RunRow {
+                            repetition: rep,
+                            state: "pending".into(),
+                            sypd: None,
+                            chsy: None,
+                            coupling_cost: None,
+                            run_dir: dir,
+                            job: None,
+                            note: Some(reason),
+                        }
+                    }
+                };
+                row.runs.push(run);
+            }
+            summarise_row(&mut row);
+            view.rows.push(row);
+        }
+        score_rows(&mut view.rows, self.tts_w);
+        view.best = best_row(&view.rows);
+        view.state = if view.rows.is_empty() {
+            "waiting for runs".into()
+        } else if view.pending_runs > 0 {
+            "running".into()
+        } else {
+            "idle".into()
+        };
+        view
+    }
+}
+
+enum RunRead {
+    Complete(RunFigures),
+    Pending(String),
+}
+
+/// Means over the measured runs; the row's state from its runs.
+pub fn summarise_row(row: &mut IterRow) {
+    let mean = |f: &dyn Fn(&RunRow) -> Option<f64>| {
+        let v: Vec<f64> = row.runs.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    row.sypd = mean(&|r| r.sypd);
+    row.chsy = mean(&|r| r.chsy);
+    row.coupling_cost = mean(&|r| r.coupling_cost);
+    let done = row.runs.iter().filter(|r| r.state == "done").count();
+    row.state = if done == row.runs.len() && done > 0 {
+        "done".into()
+    } else if done > 0 {
+        format!("{done}/{} done", row.runs.len())
+    } else {
+        "pending".into()
+    };
+}
+
+/// Fittingness of every measured row, normalised over the measured rows (method.md: the best
+/// configuration is chosen over all measured configurations).
+pub fn score_rows(rows: &mut [IterRow], tts_w: f64) {
+    let measured: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.sypd?, r.chsy?)))
+        .collect();
+    let (Some(sb), Some(cb)) = (
+        Bounds::of(measured.iter().map(|m| m.0)),
+        Bounds::of(measured.iter().map(|m| m.1)),
+    ) else {
+        return;
+    };
+    for row in rows.iter_mut() {
+        if row.fittingness.is_none() {
+            if let (Some(s), Some(c)) = (row.sypd, row.chsy) {
+                row.fittingness = Some(metrics::fittingness_in(tts_w, s, c, &sb, &cb));
+            }
+        }
+    }
+}
+
+/// The row with the highest fittingness (ties: fewer PEs).
+pub fn best_row(rows: &[IterRow]) -> Option<usize> {
+    rows.iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((i, r.fittingness?, r.nproc.iter().sum::<u32>())))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.2.cmp(&a.2)))
+        .map(|(i, _, _)| i)
+}
+
+/// Directories below `dir` (and `dir` itself) that hold timing output.
+fn find_run_dirs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut subdirs = Vec::new();
+    let mut has_timing = false;
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            subdirs.push(entry.path());
+        } else if is_timing_file(&entry.file_name().to_string_lossy()) {
+            has_timing = true;
+        }
+    }
+    if has_timing {
+        out.push(dir.to_path_buf());
+    }
+    subdirs.sort();
+    if depth < 6 {
+        for sub in subdirs {
+            find_run_dirs(&sub, depth + 1, out);
+        }
+    }
+}
+
+/// `(iteration, test, repetition)` from a path `.../iter-II/test-TT/rep-R` below `root`.
+pub fn campaign_position(root: &Path, dir: &Path) -> Option<(u32, u32, u32)> {
+    let rel = dir.strip_prefix(root).ok()?;
+    let (mut it, mut test, mut rep) = (None, None, None);
+    for part in rel.components() {
+        let s = part.as_os_str().to_string_lossy();
+        if let Some(v) = s.strip_prefix("iter-") {
+            it = v.parse().ok();
+        } else if let Some(v) = s.strip_prefix("test-") {
+            test = v.parse().ok();
+        } else if let Some(v) = s.strip_prefix("rep-") {
+            rep = v.parse().ok();
+        }
+    }
+    Some((it?, test?, rep.unwrap_or(1)))
+}
+
+/// PEs from a directory named like `240IFS_144NEMO` (the samples' convention); 0 when a
+/// component's count cannot be found.
+pub fn nproc_from_dir_name(dir: &Path, components: &[LoaderComponent]) -> Vec<u32> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut found: BTreeMap<String, u32> = BTreeMap::new();
+    for token in name.split('_') {
+        let digits: String = token.chars().take_while(char::is_ascii_digit).collect();
+        let rest = &token[digits.len()..];
+        if let Ok(n) = digits.parse::<u32>() {
+            found.insert(rest.to_string(), n);
+        }
+    }
+    components
+        .iter()
+        .map(|c| {
+            found
+                .get(&c.name)
+                .or_else(|| found.get(&c.timing_name))
+                .copied()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comps() -> Vec<LoaderComponent> {
+        vec![
+            LoaderComponent {
+                name: "IFS".into(),
+                timing_name: "ATMIFS".into(),
+            },
+            LoaderComponent {
+                name: "NEMO".into(),
+                timing_name: "oceanx".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn positions_and_names() {
+        let root = Path::new("/c");
+        assert_eq!(
+            campaign_position(root, Path::new("/c/iter-02/test-03/rep-1")),
+            Some((2, 3, 1))
+        );
+        assert_eq!(campaign_position(root, Path::new("/c/other")), None);
+        assert_eq!(
+            nproc_from_dir_name(Path::new("/x/240IFS_144NEMO"), &comps()),
+            vec![240, 144]
+        );
+        assert_eq!(
+            nproc_from_dir_name(Path::new("/x/run"), &comps()),
+            vec![0, 0]
+        );
+    }
+
+    #[test]
+    fn best_is_highest_fittingness() {
+        let row = |f: Option<f64>, p: u32| IterRow {
+            iteration: 1,
+            test: 1,
+            nproc: vec![p],
+            sypd: None,
+            chsy: None,
+            coupling_cost: None,
+            partial_coupling_cost: vec![],
+            fittingness: f,
+            donor: None,
+            recipient: None,
+            step: None,
+            state: String::new(),
+            job: None,
+            runs: vec![],
+        };
+        let rows = vec![row(Some(0.5), 10), row(None, 1), row(Some(0.9), 20), row(Some(0.9), 15)];
+        assert_eq!(best_row(&rows), Some(3));
+        assert_eq!(best_row(&rows[..2]), Some(0));
+    }
+}

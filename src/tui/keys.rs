@@ -1,0 +1,436 @@
+//! The one key table: key -> action -> description. It drives the key handling, the hint bar
+//! and the help overlay, so help never drifts from behaviour.
+//!
+//! Users may rebind actions in `keys.toml` under the platform configuration directory
+//! (`~/.config/autolb/keys.toml` on Linux, honouring `XDG_CONFIG_HOME`):
+//!
+//! ```toml
+//! quit = ["q", "ctrl-c"]
+//! mark = "m"
+//! ```
+//!
+//! An action named in the file gets exactly the keys listed there; the others keep their
+//! defaults. A key bound to two actions is an error, so no binding silently shadows another.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Everything a key can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Action {
+    Quit,
+    Help,
+    Back,
+    NextPane,
+    PrevPane,
+    Up,
+    Down,
+    Left,
+    Right,
+    TtsUp,
+    TtsDown,
+    TtsFineUp,
+    TtsFineDown,
+    Mark,
+    Detail,
+    Write,
+    Best,
+    TopMore,
+    TopLess,
+    LogScale,
+    CycleRows,
+    CycleCols,
+}
+
+/// One row of the table: the action, its name in `keys.toml`, default keys, what it does, and
+/// whether the hint bar shows it.
+pub struct Binding {
+    pub action: Action,
+    pub name: &'static str,
+    pub defaults: &'static [&'static str],
+    pub description: &'static str,
+    pub hint: Option<&'static str>,
+}
+
+/// The default bindings (fixed by the project; users may rebind).
+pub const BINDINGS: &[Binding] = &[
+    Binding { action: Action::Quit, name: "quit", defaults: &["q", "ctrl-c"], description: "quit", hint: Some("quit") },
+    Binding { action: Action::Help, name: "help", defaults: &["?"], description: "show or hide this help", hint: Some("help") },
+    Binding { action: Action::Back, name: "back", defaults: &["esc"], description: "close the help or the detail view", hint: None },
+    Binding { action: Action::NextPane, name: "next_pane", defaults: &["tab"], description: "focus the next pane", hint: Some("pane") },
+    Binding { action: Action::PrevPane, name: "prev_pane", defaults: &["backtab"], description: "focus the previous pane", hint: None },
+    Binding { action: Action::Up, name: "up", defaults: &["up", "k"], description: "move up (matrix cursor, list, table)", hint: None },
+    Binding { action: Action::Down, name: "down", defaults: &["down", "j"], description: "move down", hint: None },
+    Binding { action: Action::Left, name: "left", defaults: &["left", "h"], description: "move left (matrix cursor; TTS_w -0.01 on the slider)", hint: None },
+    Binding { action: Action::Right, name: "right", defaults: &["right", "l"], description: "move right (matrix cursor; TTS_w +0.01 on the slider)", hint: None },
+    Binding { action: Action::TtsUp, name: "tts_up", defaults: &["+", "="], description: "TTS_w +0.05 (weigh speed more)", hint: Some("TTS_w") },
+    Binding { action: Action::TtsDown, name: "tts_down", defaults: &["-"], description: "TTS_w -0.05 (weigh cost more)", hint: None },
+    Binding { action: Action::TtsFineUp, name: "tts_fine_up", defaults: &[">"], description: "TTS_w +0.01", hint: Some("fine") },
+    Binding { action: Action::TtsFineDown, name: "tts_fine_down", defaults: &["<"], description: "TTS_w -0.01", hint: None },
+    Binding { action: Action::Mark, name: "mark", defaults: &["space"], description: "mark or unmark the configuration under the cursor", hint: Some("mark") },
+    Binding { action: Action::Detail, name: "detail", defaults: &["enter"], description: "open the detail view of the selection", hint: Some("detail") },
+    Binding { action: Action::Write, name: "write", defaults: &["w"], description: "write the marked configurations (or the top N) as a campaign file and JSON", hint: Some("write") },
+    Binding { action: Action::Best, name: "best", defaults: &["g"], description: "move the matrix cursor to the recommended configuration", hint: None },
+    Binding { action: Action::TopMore, name: "top_more", defaults: &["]"], description: "propose one more configuration (top N + 1)", hint: None },
+    Binding { action: Action::TopLess, name: "top_less", defaults: &["["], description: "propose one fewer configuration (top N - 1)", hint: None },
+    Binding { action: Action::LogScale, name: "log_scale", defaults: &["L"], description: "toggle a log2 PE axis in the curves", hint: None },
+    Binding { action: Action::CycleRows, name: "cycle_rows", defaults: &["r"], description: "matrix: next component down the rows", hint: None },
+    Binding { action: Action::CycleCols, name: "cycle_cols", defaults: &["c"], description: "matrix: next component across the columns", hint: None },
+];
+
+/// A key as written in the table and in `keys.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    pub code: KeyCode2,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+/// The key codes the table can name (crossterm's `KeyCode` is not `Ord`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KeyCode2 {
+    Char(char),
+    Enter,
+    Esc,
+    Tab,
+    BackTab,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Backspace,
+    F(u8),
+}
+
+impl Key {
+    /// Parses `q`, `ctrl-c`, `alt-x`, `space`, `enter`, `esc`, `tab`, `backtab`, arrows, `f1`..
+    pub fn parse(spec: &str) -> Result<Key, String> {
+        let mut rest = spec;
+        let (mut ctrl, mut alt) = (false, false);
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if rest.len() > 5 && lower.starts_with("ctrl-") {
+                ctrl = true;
+                rest = &rest[5..];
+            } else if rest.len() > 4 && lower.starts_with("alt-") {
+                alt = true;
+                rest = &rest[4..];
+            } else {
+                break;
+            }
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) => KeyCode2::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
+            _ => match rest.to_ascii_lowercase().as_str() {
+                "space" => KeyCode2::Char(' '),
+                "enter" | "return" => KeyCode2::Enter,
+                "esc" | "escape" => KeyCode2::Esc,
+                "tab" => KeyCode2::Tab,
+                "backtab" | "shift-tab" => KeyCode2::BackTab,
+                "up" => KeyCode2::Up,
+                "down" => KeyCode2::Down,
+                "left" => KeyCode2::Left,
+                "right" => KeyCode2::Right,
+                "pageup" => KeyCode2::PageUp,
+                "pagedown" => KeyCode2::PageDown,
+                "home" => KeyCode2::Home,
+                "end" => KeyCode2::End,
+                "backspace" => KeyCode2::Backspace,
+                f if f.starts_with('f') && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) => {
+                    KeyCode2::F(f[1..].parse().unwrap_or(1))
+                }
+                _ => {
+                    return Err(format!(
+                        "unknown key {spec:?}; use a single character, space, enter, esc, tab, backtab, up, down, left, right, pageup, pagedown, home, end, backspace, f1..f12, with optional ctrl- or alt-"
+                    ))
+                }
+            },
+        };
+        Ok(Key { code, ctrl, alt })
+    }
+
+    /// The key a terminal event stands for. Shift is folded into the character (`+`, `>`, `?`
+    /// arrive with or without the shift flag depending on the terminal).
+    pub fn from_event(event: &KeyEvent) -> Option<Key> {
+        let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = event.modifiers.contains(KeyModifiers::ALT);
+        let code = match event.code {
+            KeyCode::Char(c) => KeyCode2::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
+            KeyCode::Enter => KeyCode2::Enter,
+            KeyCode::Esc => KeyCode2::Esc,
+            KeyCode::Tab => KeyCode2::Tab,
+            KeyCode::BackTab => KeyCode2::BackTab,
+            KeyCode::Up => KeyCode2::Up,
+            KeyCode::Down => KeyCode2::Down,
+            KeyCode::Left => KeyCode2::Left,
+            KeyCode::Right => KeyCode2::Right,
+            KeyCode::PageUp => KeyCode2::PageUp,
+            KeyCode::PageDown => KeyCode2::PageDown,
+            KeyCode::Home => KeyCode2::Home,
+            KeyCode::End => KeyCode2::End,
+            KeyCode::Backspace => KeyCode2::Backspace,
+            KeyCode::F(n) => KeyCode2::F(n),
+            _ => return None,
+        };
+        Some(Key { code, ctrl, alt })
+    }
+
+    /// How the help and the hint bar write the key.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode2::Char(' ') => "space".to_string(),
+            KeyCode2::Char(c) => c.to_string(),
+            KeyCode2::Enter => "enter".into(),
+            KeyCode2::Esc => "esc".into(),
+            KeyCode2::Tab => "tab".into(),
+            KeyCode2::BackTab => "shift-tab".into(),
+            KeyCode2::Up => "↑".into(),
+            KeyCode2::Down => "↓".into(),
+            KeyCode2::Left => "←".into(),
+            KeyCode2::Right => "→".into(),
+            KeyCode2::PageUp => "pageup".into(),
+            KeyCode2::PageDown => "pagedown".into(),
+            KeyCode2::Home => "home".into(),
+            KeyCode2::End => "end".into(),
+            KeyCode2::Backspace => "backspace".into(),
+            KeyCode2::F(n) => format!("f{n}"),
+        };
+        let mut s = String::new();
+        if self.ctrl {
+            s.push_str("ctrl-");
+        }
+        if self.alt {
+            s.push_str("alt-");
+        }
+        s + &base
+    }
+}
+
+/// The key table in use: defaults with the user's rebinding applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyTable {
+    keys: BTreeMap<Action, Vec<Key>>,
+}
+
+impl Default for KeyTable {
+    fn default() -> KeyTable {
+        let keys = BINDINGS
+            .iter()
+            .map(|b| {
+                let keys = b
+                    .defaults
+                    .iter()
+                    .map(|k| Key::parse(k).unwrap_or_else(|e| panic!("default key table: {e}")))
+                    .collect();
+                (b.action, keys)
+            })
+            .collect();
+        KeyTable { keys }
+    }
+}
+
+impl KeyTable {
+    /// The action bound to a terminal key event.
+    pub fn action(&self, event: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(event)?;
+        self.keys
+            .iter()
+            .find(|(_, keys)| keys.contains(&key))
+            .map(|(action, _)| *action)
+    }
+
+    pub fn keys(&self, action: Action) -> &[Key] {
+        self.keys.get(&action).map_or(&[], Vec::as_slice)
+    }
+
+    /// The keys of an action as the user reads them, e.g. `q/ctrl-c`.
+    pub fn label(&self, action: Action) -> String {
+        self.keys(action)
+            .iter()
+            .map(Key::label)
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
+    /// `(keys, short label)` for the hint bar, in table order.
+    pub fn hints(&self) -> Vec<(String, &'static str)> {
+        BINDINGS
+            .iter()
+            .filter_map(|b| {
+                let hint = b.hint?;
+                let keys = match b.action {
+                    Action::TtsUp => format!("{}/{}", self.first(Action::TtsUp), self.first(Action::TtsDown)),
+                    Action::TtsFineUp => format!("{}/{}", self.first(Action::TtsFineDown), self.first(Action::TtsFineUp)),
+                    _ => self.first(b.action),
+                };
+                (!keys.is_empty()).then_some((keys, hint))
+            })
+            .collect()
+    }
+
+    fn first(&self, action: Action) -> String {
+        self.keys(action).first().map(Key::label).unwrap_or_default()
+    }
+
+    /// `(keys, description)` for every action, for the help overlay.
+    pub fn help_rows(&self) -> Vec<(String, &'static str)> {
+        BINDINGS
+            .iter()
+            .map(|b| (self.label(b.action), b.description))
+            .collect()
+    }
+
+    /// Applies `keys.toml` text; `file` names it in errors.
+    pub fn with_overrides(mut self, text: &str, file: &str) -> Result<KeyTable, String> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Keys {
+            One(String),
+            Many(Vec<String>),
+        }
+        let table: BTreeMap<String, Keys> = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let message = e.message().trim().replace('\n', " ");
+            match line {
+                Some(l) => format!("{file}: line {l}: {message}"),
+                None => format!("{file}: {message}"),
+            }
+        })?;
+        let line_of = |name: &str| {
+            text.lines()
+                .position(|l| l.trim_start().starts_with(name))
+                .map_or(String::new(), |i| format!("line {}: ", i + 1))
+        };
+        for (name, keys) in table {
+            let Some(binding) = BINDINGS.iter().find(|b| b.name == name) else {
+                let names: Vec<&str> = BINDINGS.iter().map(|b| b.name).collect();
+                return Err(format!(
+                    "{file}: {}unknown action {name:?}; actions are {}",
+                    line_of(&name),
+                    names.join(", ")
+                ));
+            };
+            let specs = match keys {
+                Keys::One(k) => vec![k],
+                Keys::Many(v) => v,
+            };
+            let parsed = specs
+                .iter()
+                .map(|k| Key::parse(k))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("{file}: {}{name}: {e}", line_of(&name)))?;
+            self.keys.insert(binding.action, parsed);
+        }
+        let mut owner: BTreeMap<Key, Action> = BTreeMap::new();
+        for (action, keys) in &self.keys {
+            for key in keys {
+                if let Some(other) = owner.insert(*key, *action) {
+                    let name = |a: Action| BINDINGS.iter().find(|b| b.action == a).map_or("?", |b| b.name);
+                    return Err(format!(
+                        "{file}: key {:?} is bound to both {} and {}; rebind one of them",
+                        key.label(),
+                        name(other),
+                        name(*action)
+                    ));
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// The user's key file, if the platform has a configuration directory.
+    pub fn user_file() -> Option<PathBuf> {
+        directories::ProjectDirs::from("", "", "autolb").map(|d| d.config_dir().join("keys.toml"))
+    }
+
+    /// Defaults plus the user's file when it exists.
+    pub fn load(path: Option<&Path>) -> Result<KeyTable, String> {
+        let table = KeyTable::default();
+        let Some(path) = path else {
+            return Ok(table);
+        };
+        match std::fs::read_to_string(path) {
+            Ok(text) => table.with_overrides(&text, &path.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(table),
+            Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyEventKind, KeyEventState};
+
+    pub fn press(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent {
+            code,
+            modifiers,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        }
+    }
+
+    #[test]
+    fn defaults_match_the_issue() {
+        let t = KeyTable::default();
+        let act = |c, m| t.action(&press(c, m));
+        assert_eq!(act(KeyCode::Char('q'), KeyModifiers::NONE), Some(Action::Quit));
+        assert_eq!(act(KeyCode::Char('c'), KeyModifiers::CONTROL), Some(Action::Quit));
+        assert_eq!(act(KeyCode::Char('c'), KeyModifiers::NONE), Some(Action::CycleCols));
+        assert_eq!(act(KeyCode::Char('+'), KeyModifiers::SHIFT), Some(Action::TtsUp));
+        assert_eq!(act(KeyCode::Char('>'), KeyModifiers::SHIFT), Some(Action::TtsFineUp));
+        assert_eq!(act(KeyCode::Char('<'), KeyModifiers::NONE), Some(Action::TtsFineDown));
+        assert_eq!(act(KeyCode::Char('-'), KeyModifiers::NONE), Some(Action::TtsDown));
+        assert_eq!(act(KeyCode::Char('k'), KeyModifiers::NONE), Some(Action::Up));
+        assert_eq!(act(KeyCode::Left, KeyModifiers::NONE), Some(Action::Left));
+        assert_eq!(act(KeyCode::Tab, KeyModifiers::NONE), Some(Action::NextPane));
+        assert_eq!(act(KeyCode::Char(' '), KeyModifiers::NONE), Some(Action::Mark));
+        assert_eq!(act(KeyCode::Enter, KeyModifiers::NONE), Some(Action::Detail));
+        assert_eq!(act(KeyCode::Char('w'), KeyModifiers::NONE), Some(Action::Write));
+        assert_eq!(act(KeyCode::Char('?'), KeyModifiers::SHIFT), Some(Action::Help));
+        assert_eq!(act(KeyCode::Char('x'), KeyModifiers::NONE), None);
+    }
+
+    #[test]
+    fn every_action_has_one_row_and_no_default_key_is_shared() {
+        let t = KeyTable::default().with_overrides("", "none").unwrap();
+        assert_eq!(t, KeyTable::default());
+        let mut names: Vec<&str> = BINDINGS.iter().map(|b| b.name).collect();
+        names.dedup();
+        assert_eq!(names.len(), BINDINGS.len());
+    }
+
+    #[test]
+    fn rebinding_replaces_an_actions_keys() {
+        let t = KeyTable::default()
+            .with_overrides("mark = \"m\"\nquit = [\"x\", \"ctrl-q\"]\n", "keys.toml")
+            .unwrap();
+        assert_eq!(t.action(&press(KeyCode::Char('m'), KeyModifiers::NONE)), Some(Action::Mark));
+        assert_eq!(t.action(&press(KeyCode::Char(' '), KeyModifiers::NONE)), None);
+        assert_eq!(t.action(&press(KeyCode::Char('q'), KeyModifiers::CONTROL)), Some(Action::Quit));
+        assert_eq!(t.label(Action::Quit), "x/ctrl-q");
+        assert!(t.help_rows().iter().any(|(k, d)| k == "m" && d.contains("mark")));
+    }
+
+    #[test]
+    fn bad_files_are_explained() {
+        let e = KeyTable::default().with_overrides("\nmarkk = \"m\"\n", "k.toml").unwrap_err();
+        assert!(e.contains("k.toml") && e.contains("line 2") && e.contains("markk"), "{e}");
+        let e = KeyTable::default().with_overrides("mark = \"meta-m\"\n", "k.toml").unwrap_err();
+        assert!(e.contains("meta-m") && e.contains("line 1"), "{e}");
+        let e = KeyTable::default().with_overrides("mark = \"q\"\n", "k.toml").unwrap_err();
+        assert!(e.contains("both"), "{e}");
+        let e = KeyTable::default().with_overrides("mark = [\n", "k.toml").unwrap_err();
+        assert!(e.contains("k.toml: line"), "{e}");
+    }
+}

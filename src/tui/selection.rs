@@ -1,0 +1,223 @@
+//! `w`: writes the chosen configurations as a campaign start file (TOML that `autolb campaign
+//! init --config` accepts) and as JSON.
+//!
+//! The campaign file format has no key for "start from exactly these configurations" yet, so
+//! the TOML carries the prediction settings that reproduce the selection when it is the top N
+//! (TTS_w at the slider, `top` = the number selected) and lists the selection in its header
+//! comment; the JSON holds the selection itself. Files are never overwritten: each `w` picks
+//! the next free `autolb-selection-N` name, and each file is written atomically.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use autolb::config::{AllowedEntry, CampaignFile, ComponentEntry};
+use autolb::predict::{Config, Problem};
+
+/// Where a component's curve comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CurveSource {
+    /// A file; written into the TOML as an absolute path.
+    File(PathBuf),
+    /// Compiled into the binary (the example); written next to the TOML.
+    Builtin(&'static str),
+}
+
+/// A component as the campaign file needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceComponent {
+    pub name: String,
+    pub timing_name: Option<String>,
+    pub curve: CurveSource,
+    pub allowed: Option<Vec<u32>>,
+    pub min_nproc: Option<u32>,
+    pub max_nproc: Option<u32>,
+}
+
+/// What the written campaign file is built from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SelectionSource {
+    pub components: Vec<SourceComponent>,
+    /// The user's campaign file, whose campaign keys (executor, steps, repetitions) are kept.
+    pub base: Option<CampaignFile>,
+}
+
+/// The paths one `w` wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub toml: PathBuf,
+    pub json: PathBuf,
+}
+
+/// Writes `configs` into `dir` (created if missing).
+pub fn write(
+    dir: &Path,
+    problem: &Problem,
+    source: &SelectionSource,
+    configs: &[Config],
+    tts_w: f64,
+) -> std::io::Result<Written> {
+    std::fs::create_dir_all(dir)?;
+    let stem = free_stem(dir);
+    let toml_path = dir.join(format!("{stem}.toml"));
+    let json_path = dir.join(format!("{stem}.json"));
+
+    let mut components = Vec::new();
+    for c in &source.components {
+        let curve = match &c.curve {
+            CurveSource::File(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+            CurveSource::Builtin(text) => {
+                let name = format!("{stem}.{}.csv", c.name);
+                write_atomic(&dir.join(&name), text.as_bytes())?;
+                PathBuf::from(name)
+            }
+        };
+        components.push(ComponentEntry {
+            name: c.name.clone(),
+            curve,
+            allowed: c.allowed.clone().map(AllowedEntry::List),
+            min_nproc: c.min_nproc,
+            max_nproc: c.max_nproc,
+            timing_name: c.timing_name.clone(),
+        });
+    }
+    let s = &problem.settings;
+    let mut file = source.base.clone().unwrap_or_default();
+    file.max_nproc = Some(s.max_nproc);
+    file.step = Some(s.step);
+    file.tts_w = Some(tts_w);
+    file.top = Some(configs.len().max(1));
+    file.interp = Some(s.interp);
+    file.extra_pes = Some(s.extra_pes);
+    file.components = components;
+
+    let names = problem.names();
+    let mut header = String::from(
+        "# Campaign start file written by the autolb terminal app.\n\
+         # Start it with: autolb campaign init DIR --config THIS_FILE && autolb campaign run DIR\n\
+         # Selected configurations (PEs per component):\n",
+    );
+    for (i, c) in configs.iter().enumerate() {
+        let pes: Vec<String> = names
+            .iter()
+            .zip(&c.nproc)
+            .map(|(n, p)| format!("{n} = {p}"))
+            .collect();
+        header.push_str(&format!(
+            "#   {}. {}  (SYPD {:.2}, CHSY {:.0}, FN {:.3})\n",
+            i + 1,
+            pes.join(", "),
+            c.sypd,
+            c.chsy,
+            c.fittingness
+        ));
+    }
+    let body = toml::to_string(&file).map_err(std::io::Error::other)?;
+    write_atomic(&toml_path, format!("{header}\n{body}").as_bytes())?;
+
+    let configurations: Vec<Value> = configs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let nproc: Map<String, Value> = names
+                .iter()
+                .zip(&c.nproc)
+                .map(|(n, p)| (n.clone(), json!(p)))
+                .collect();
+            json!({
+                "rank": i + 1,
+                "nproc": nproc,
+                "total_nproc": c.total_nproc,
+                "sypd": c.sypd,
+                "chsy": c.chsy,
+                "coupling_cost": c.coupling_cost,
+                "fittingness": c.fittingness,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "tts_w": tts_w,
+        "max_nproc": s.max_nproc,
+        "components": names,
+        "campaign_file": toml_path,
+        "configurations": configurations,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
+    write_atomic(&json_path, format!("{text}\n").as_bytes())?;
+    Ok(Written {
+        toml: toml_path,
+        json: json_path,
+    })
+}
+
+/// The first `autolb-selection-N` with neither a `.toml` nor a `.json` in `dir`.
+fn free_stem(dir: &Path) -> String {
+    (1..)
+        .map(|n| format!("autolb-selection-{n}"))
+        .find(|s| {
+            !dir.join(format!("{s}.toml")).exists() && !dir.join(format!("{s}.json")).exists()
+        })
+        .unwrap_or_else(|| "autolb-selection".into())
+}
+
+/// Temp file in the same directory, then rename: a reader never sees half a file.
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use autolb::example;
+    use autolb::predict::Problem;
+
+    fn demo_source() -> SelectionSource {
+        SelectionSource {
+            components: vec![
+                SourceComponent {
+                    name: "IFS".into(),
+                    timing_name: Some("ATMIFS".into()),
+                    curve: CurveSource::Builtin(example::IFS_CURVE),
+                    allowed: None,
+                    min_nproc: None,
+                    max_nproc: None,
+                },
+                SourceComponent {
+                    name: "NEMO".into(),
+                    timing_name: Some("oceanx".into()),
+                    curve: CurveSource::Builtin(example::NEMO_CURVE),
+                    allowed: None,
+                    min_nproc: None,
+                    max_nproc: None,
+                },
+            ],
+            base: None,
+        }
+    }
+
+    #[test]
+    fn written_toml_is_a_valid_campaign_file_that_reproduces_the_top_n() {
+        let dir = tempfile::tempdir().unwrap();
+        let problem = Problem::new(&example::inputs(), &example::settings()).unwrap();
+        let top = problem.rank(0.3, 3).top;
+        let w = write(dir.path(), &problem, &demo_source(), &top, 0.3).unwrap();
+        let file = CampaignFile::load(&w.toml).unwrap();
+        assert_eq!(file.top, Some(3));
+        assert_eq!(file.tts_w, Some(0.3));
+        let inputs = file.component_inputs(dir.path()).unwrap();
+        let again = Problem::new(&inputs, &file.settings()).unwrap().rank(0.3, 3).top;
+        assert_eq!(again, top, "the written file reproduces the selection");
+        let json: Value =
+            serde_json::from_str(&std::fs::read_to_string(&w.json).unwrap()).unwrap();
+        assert_eq!(json["configurations"].as_array().unwrap().len(), 3);
+        assert_eq!(json["configurations"][0]["nproc"]["IFS"], top[0].nproc[0]);
+        let second = write(dir.path(), &problem, &demo_source(), &top, 0.3).unwrap();
+        assert_ne!(second.toml, w.toml, "never overwrites an earlier selection");
+    }
+}

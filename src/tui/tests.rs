@@ -1,0 +1,513 @@
+//! State and render tests of the app (no terminal: `App::update` and `TestBackend`).
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::Color;
+use ratatui::Terminal;
+
+use autolb::curve::Curve;
+use autolb::example;
+use autolb::predict::{Cell, ComponentInput, Problem, Settings};
+use autolb::watch::{ActiveMode, WatchEvent};
+
+use super::app::{App, Overlay, Pane};
+use super::campaign_view::{CampaignView, IterRow, RunRow};
+use super::event::Event;
+use super::keys::KeyTable;
+use super::selection::{CurveSource, SelectionSource, SourceComponent};
+use super::theme::{ColorDepth, Theme};
+use super::view;
+
+fn source() -> SelectionSource {
+    SelectionSource {
+        components: example::COMPONENTS
+            .iter()
+            .zip([example::IFS_CURVE, example::NEMO_CURVE])
+            .map(|(&(name, timing), text)| SourceComponent {
+                name: name.into(),
+                timing_name: Some(timing.into()),
+                curve: CurveSource::Builtin(text),
+                allowed: None,
+                min_nproc: None,
+                max_nproc: None,
+            })
+            .collect(),
+        base: None,
+    }
+}
+
+fn app_with(depth: ColorDepth, out_dir: PathBuf) -> App {
+    let inputs = example::inputs();
+    let problem = Problem::new(&inputs, &example::settings()).unwrap();
+    App::new(
+        problem,
+        &inputs,
+        KeyTable::default(),
+        Theme::new(depth),
+        source(),
+        out_dir,
+        "EC-Earth3 SR example".into(),
+    )
+}
+
+fn app() -> App {
+    app_with(ColorDepth::Mono, std::env::temp_dir())
+}
+
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent {
+        code: KeyCode::Char(c),
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+fn special(code: KeyCode, modifiers: KeyModifiers) -> Event {
+    Event::Key(KeyEvent {
+        code,
+        modifiers,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+fn draw(app: &App, w: u16, h: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| view::render(app, f)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+fn text(buf: &Buffer) -> String {
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        let mut line = String::new();
+        for x in 0..buf.area.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Position of the matrix cursor (`[]` in wide cells, `@` in narrow ones).
+fn find_cursor(buf: &Buffer) -> Option<(u16, u16)> {
+    find(buf, "[]").or_else(|| find(buf, "@"))
+}
+
+/// Position of the first occurrence of `needle` on screen.
+fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
+    for y in 0..buf.area.height {
+        let line: Vec<&str> = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        let joined: String = line.concat();
+        if let Some(byte) = joined.find(needle) {
+            // Map the byte offset back to a column (symbols may be multi-byte).
+            let mut acc = 0;
+            for (x, s) in line.iter().enumerate() {
+                if acc == byte {
+                    return Some((x as u16, y));
+                }
+                acc += s.len();
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn tts_w_moves_in_exact_coarse_and_fine_steps_and_stays_in_range() {
+    let mut app = app();
+    assert_eq!(app.tts_w(), 0.5);
+    app.update(key('+'));
+    assert_eq!(app.tts_w(), 0.55);
+    app.update(key('>'));
+    app.update(key('>'));
+    assert_eq!(app.tts_w(), 0.57);
+    app.update(key('<'));
+    app.update(key('-'));
+    assert_eq!(app.tts_w(), 0.51);
+    for _ in 0..30 {
+        app.update(key('+'));
+    }
+    assert_eq!(app.tts_w(), 1.0);
+    for _ in 0..30 {
+        app.update(key('-'));
+    }
+    assert_eq!(app.tts_w(), 0.0);
+    assert_eq!(app.prediction.tts_w, 0.0, "the ranking follows the slider");
+}
+
+#[test]
+fn moving_the_slider_reranks_and_recolours_at_once() {
+    let mut app = app();
+    let at_half = app.recommended().unwrap().clone();
+    let grid_half = app.grid.clone();
+    for _ in 0..10 {
+        app.update(key('-'));
+    }
+    let cheapest = app.recommended().unwrap().clone();
+    assert_ne!(cheapest.nproc, at_half.nproc, "TTS_w 0 favours cost");
+    assert_ne!(app.grid, grid_half, "the matrix is rescored");
+    let direct = app.problem.rank(0.0, app.top).top;
+    assert_eq!(app.prediction.top, direct);
+    for _ in 0..20 {
+        app.update(key('+'));
+    }
+    let fastest = app.recommended().unwrap().clone();
+    assert!(fastest.sypd >= at_half.sypd && fastest.sypd >= cheapest.sypd);
+    assert!(cheapest.chsy <= at_half.chsy);
+}
+
+#[test]
+fn the_cursor_starts_on_the_recommendation_and_stays_inside_the_matrix() {
+    let mut app = app();
+    assert_eq!(app.cursor_nproc(), app.recommended().unwrap().nproc);
+    for _ in 0..200 {
+        app.update(key('k'));
+        app.update(special(KeyCode::Left, KeyModifiers::NONE));
+    }
+    assert_eq!(app.cursor, vec![0, 0]);
+    for _ in 0..200 {
+        app.update(key('j'));
+        app.update(key('l'));
+    }
+    let last = |i: usize| app.problem.components[i].nproc.len() - 1;
+    assert_eq!(app.cursor, vec![last(0), last(1)]);
+    app.update(key('g'));
+    assert_eq!(app.cursor_nproc(), app.recommended().unwrap().nproc);
+}
+
+#[test]
+fn tab_cycles_panes_and_arrows_act_on_the_focused_one() {
+    let mut app = app();
+    assert_eq!(app.focus, Pane::Matrix);
+    app.update(special(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Slider);
+    app.update(special(KeyCode::Right, KeyModifiers::NONE));
+    assert_eq!(app.tts_w(), 0.51, "right on the slider is the fine step");
+    app.update(key('j'));
+    assert_eq!(app.top_selected, 1);
+    app.update(special(KeyCode::Tab, KeyModifiers::NONE));
+    app.update(special(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Curves);
+    app.update(special(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Matrix);
+    app.update(special(KeyCode::BackTab, KeyModifiers::SHIFT));
+    assert_eq!(app.focus, Pane::Curves);
+}
+
+#[test]
+fn marking_toggles_and_refuses_configurations_over_the_budget() {
+    let mut app = app();
+    let here = app.cursor_nproc();
+    app.update(key(' '));
+    assert_eq!(app.marked, vec![here.clone()]);
+    app.update(key(' '));
+    assert!(app.marked.is_empty());
+    // The largest IFS and NEMO together are far over 672 PEs.
+    for _ in 0..100 {
+        app.update(key('j'));
+        app.update(key('l'));
+    }
+    assert_eq!(app.cursor_cell(), Cell::OverBudget);
+    app.update(key(' '));
+    assert!(app.marked.is_empty());
+    assert!(app.message.as_deref().unwrap().contains("over the budget"));
+}
+
+#[test]
+fn w_writes_the_marked_or_else_the_top_n_and_says_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with(ColorDepth::Mono, dir.path().to_path_buf());
+    app.update(key('w'));
+    let message = app.message.clone().unwrap();
+    assert!(message.contains("top 5") && message.contains("autolb-selection-1.toml"), "{message}");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("autolb-selection-1.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["configurations"].as_array().unwrap().len(), 5);
+
+    app.update(key('j'));
+    app.update(key(' '));
+    let marked = app.cursor_nproc();
+    app.update(key('w'));
+    assert!(app.message.clone().unwrap().contains("1 marked"));
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("autolb-selection-2.json")).unwrap(),
+    )
+    .unwrap();
+    let configs = json["configurations"].as_array().unwrap();
+    assert_eq!(configs.len(), 1);
+    assert_eq!(configs[0]["nproc"]["IFS"], marked[0]);
+    assert_eq!(configs[0]["nproc"]["NEMO"], marked[1]);
+}
+
+#[test]
+fn a_failed_write_is_an_error_in_the_status_line_not_a_crash() {
+    let mut app = app_with(ColorDepth::Mono, PathBuf::from("/proc/autolb-cannot-write-here"));
+    app.update(key('w'));
+    assert!(app.error.as_deref().unwrap().contains("write failed"));
+    assert!(!app.quit);
+}
+
+#[test]
+fn help_detail_and_quit() {
+    let mut app = app();
+    app.update(key('?'));
+    assert_eq!(app.overlay, Overlay::Help);
+    app.update(key('+'));
+    assert_eq!(app.tts_w(), 0.5, "keys do not leak through the help");
+    app.update(key('?'));
+    assert_eq!(app.overlay, Overlay::None);
+    app.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.overlay, Overlay::Config(app.cursor.clone()));
+    app.update(special(KeyCode::Esc, KeyModifiers::NONE));
+    assert_eq!(app.overlay, Overlay::None);
+    app.update(special(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    assert!(app.quit);
+    let mut app2 = super::tests::app();
+    app2.update(key('q'));
+    assert!(app2.quit);
+    let mut app3 = super::tests::app();
+    app3.update(Event::Signal(signal_hook::consts::SIGHUP));
+    assert!(app3.quit);
+}
+
+fn sample_view() -> CampaignView {
+    let row = |iteration, test, nproc: Vec<u32>, sypd: Option<f64>, fnv: Option<f64>, state: &str| IterRow {
+        iteration,
+        test,
+        nproc,
+        sypd,
+        chsy: sypd.map(|s| 24.0 * 744.0 / s),
+        coupling_cost: sypd.map(|_| 0.031),
+        partial_coupling_cost: vec![Some(0.02), Some(0.011)],
+        fittingness: fnv,
+        donor: fnv.map(|_| "IFS".into()),
+        recipient: fnv.map(|_| "NEMO".into()),
+        step: Some(48),
+        state: state.into(),
+        job: Some("1234".into()),
+        runs: vec![RunRow {
+            repetition: 1,
+            state: state.into(),
+            sypd,
+            chsy: None,
+            coupling_cost: None,
+            run_dir: PathBuf::from("/c/iter-00/test-00/rep-1"),
+            job: Some("1234".into()),
+            note: None,
+        }],
+    };
+    CampaignView {
+        dir: Some(PathBuf::from("/c")),
+        state: "running".into(),
+        components: vec!["IFS".into(), "NEMO".into()],
+        rows: vec![
+            row(0, 0, vec![408, 240], Some(17.123), Some(0.5), "done"),
+            row(0, 1, vec![384, 242], Some(18.5), Some(1.0), "done"),
+            row(1, 0, vec![360, 288], None, None, "pending"),
+        ],
+        best: Some(1),
+        pending_runs: 1,
+        error: None,
+    }
+}
+
+#[test]
+fn campaign_and_watch_events_fill_the_table_and_status() {
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(sample_view())));
+    assert_eq!(app.campaign.rows.len(), 3);
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1000);
+    app.update(Event::Watch(
+        WatchEvent::Mode {
+            mode: ActiveMode::Poll,
+            reason: "gpfs: notifications miss remote writes".into(),
+        },
+        t0,
+    ));
+    app.update(Event::Watch(WatchEvent::Quiet { pending: 2, complete: 4 }, t0));
+    app.update(Event::Tick(t0 + Duration::from_secs(7)));
+    let (status, error) = view::status::status_text(&app);
+    assert!(status.contains("watch: poll (gpfs"), "{status}");
+    assert!(status.contains("last scan 7 s ago"), "{status}");
+    assert!(status.contains("campaign: running"), "{status}");
+    assert!(error.is_none());
+    app.update(Event::Watch(WatchEvent::Error("/c: cannot list: denied".into()), t0));
+    assert!(view::status::status_text(&app).1.unwrap().contains("denied"));
+    // Table navigation and the row detail.
+    app.focus = Pane::Table;
+    app.update(key('j'));
+    app.update(key('j'));
+    app.update(key('j'));
+    assert_eq!(app.table_selected, 2);
+    app.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.overlay, Overlay::Row(2));
+    let lines = view::detail::row_lines(&app, 2).join("\n");
+    assert!(lines.contains("iteration 1 test 0: IFS 360 + NEMO 288"), "{lines}");
+    // A shorter table clamps the selection.
+    let mut shorter = sample_view();
+    shorter.rows.truncate(1);
+    app.update(Event::Campaign(Box::new(shorter)));
+    assert_eq!(app.table_selected, 0);
+}
+
+/// A 3-component problem (IFS, NEMO and a made-up third) for the axis choice.
+fn three_component_app() -> App {
+    let mut inputs = example::inputs();
+    let third = Curve::from_csv_str("RNF", "rnf.csv", "nproc,SYPD\n1,30\n4,90\n8,150\n").unwrap();
+    inputs.push(ComponentInput::new(third));
+    let settings = Settings {
+        max_nproc: 680,
+        step: 48,
+        ..Settings::default()
+    };
+    let problem = Problem::new(&inputs, &settings).unwrap();
+    App::new(
+        problem,
+        &inputs,
+        KeyTable::default(),
+        Theme::new(ColorDepth::Mono),
+        SelectionSource::default(),
+        std::env::temp_dir(),
+        "three".into(),
+    )
+}
+
+#[test]
+fn matrix_axes_change_with_three_components_only() {
+    let mut two = app();
+    two.update(key('c'));
+    assert_eq!(two.axes, (0, 1));
+    assert!(two.message.as_deref().unwrap().contains("3 or more"));
+
+    let mut app = three_component_app();
+    assert_eq!(app.axes, (0, 1));
+    app.update(key('c'));
+    assert_eq!(app.axes, (0, 2));
+    assert_eq!(app.grid.col_nproc, app.problem.components[2].nproc);
+    app.update(key('r'));
+    assert_eq!(app.axes, (1, 2));
+    let buf = draw(&app, 120, 40);
+    assert!(text(&buf).contains("NEMO ↓ × RNF →"));
+}
+
+#[test]
+fn tiny_terminals_do_not_panic() {
+    let app = app();
+    for (w, h) in [(0, 0), (1, 1), (20, 5), (59, 17), (60, 18), (61, 19)] {
+        let buf = draw(&app, w, h);
+        if (w, h) == (20, 5) {
+            assert!(text(&buf).contains("terminal"), "{}", text(&buf));
+        }
+    }
+    let mut with_overlays = app;
+    with_overlays.update(key('?'));
+    draw(&with_overlays, 20, 5);
+    draw(&with_overlays, 60, 18);
+    with_overlays.update(key('?'));
+    with_overlays.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    draw(&with_overlays, 60, 18);
+}
+
+#[test]
+fn screen_snapshot_without_colour() {
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(sample_view())));
+    app.update(key(' '));
+    let buf = draw(&app, 120, 40);
+    insta::assert_snapshot!("main_screen_mono", text(&buf));
+}
+
+#[test]
+fn help_snapshot() {
+    let mut app = app();
+    app.update(key('?'));
+    let buf = draw(&app, 100, 45);
+    insta::assert_snapshot!("help_overlay", text(&buf));
+}
+
+#[test]
+fn slider_shows_two_decimals_and_the_recommendation() {
+    let mut app = app();
+    app.update(key('>'));
+    app.update(key('>'));
+    let screen = text(&draw(&app, 120, 40));
+    assert!(screen.contains("TTS_w 0.52"), "{screen}");
+    let rec = app.recommended().unwrap().nproc.clone();
+    assert!(screen.contains(&format!("recommended: IFS {} + NEMO {}", rec[0], rec[1])));
+}
+
+#[test]
+fn matrix_cells_are_coloured_by_fittingness_grey_or_blank() {
+    for depth in [ColorDepth::TrueColor, ColorDepth::Ansi256] {
+        let mut app = app_with(depth, std::env::temp_dir());
+        let theme = app.theme;
+        // The cursor starts on the recommendation: scored, coloured by its fittingness.
+        let Cell::Scored { fittingness, .. } = app.cursor_cell() else {
+            panic!("the recommendation is scored")
+        };
+        let buf = draw(&app, 120, 40);
+        let (x, y) = find_cursor(&buf).expect("cursor drawn");
+        assert_eq!(buf[(x, y)].bg, theme.fittingness(fittingness).unwrap());
+        assert_ne!(theme.fittingness(0.0), theme.fittingness(1.0));
+
+        // Worse than the base case: grey.
+        app.cursor = vec![0, 0];
+        let worse = (0..app.problem.components[1].nproc.len())
+            .find(|&c| matches!(app.problem.cell(&[0, c], app.tts_w()), Cell::WorseThanBase { .. }));
+        if let Some(c) = worse {
+            app.cursor = vec![0, c];
+            let buf = draw(&app, 120, 40);
+            let (x, y) = find_cursor(&buf).unwrap();
+            assert_eq!(buf[(x, y)].bg, theme.worse().unwrap());
+        }
+        // Over the budget: no background.
+        let rows = app.problem.components[0].nproc.len();
+        let cols = app.problem.components[1].nproc.len();
+        app.cursor = vec![rows - 1, cols - 1];
+        let buf = draw(&app, 120, 40);
+        let (x, y) = find_cursor(&buf).unwrap();
+        assert_eq!(buf[(x, y)].bg, Color::Reset);
+    }
+}
+
+#[test]
+fn without_colour_the_matrix_uses_glyphs() {
+    let app = app();
+    let screen = text(&draw(&app, 120, 40));
+    assert!(find_cursor(&draw(&app, 120, 40)).is_some(), "cursor mark");
+    assert!(screen.contains('█') || screen.contains('▓'), "fittingness shades");
+    let buf = draw(&app, 120, 40);
+    for y in 0..40 {
+        for x in 0..120 {
+            let c = &buf[(x, y)];
+            assert!(!matches!(c.bg, Color::Rgb(..) | Color::Indexed(_)), "no colour at {x},{y}");
+        }
+    }
+}
+
+#[test]
+fn the_event_loop_draws_and_ends_on_quit() {
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let mut app = app();
+    let (tx, rx) = mpsc::channel();
+    tx.send(key('+')).unwrap();
+    tx.send(key('q')).unwrap();
+    super::event_loop(&mut terminal, &mut app, &rx).unwrap();
+    assert!(app.quit);
+    assert_eq!(app.tts_w(), 0.55);
+    // A closed channel ends the loop too (every producer gone).
+    let mut app = super::tests::app();
+    let (tx, rx) = mpsc::channel::<Event>();
+    drop(tx);
+    super::event_loop(&mut terminal, &mut app, &rx).unwrap();
+}

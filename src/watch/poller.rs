@@ -1,0 +1,331 @@
+//! The polling half of the watcher: lists directories, stats only files that are not complete
+//! yet, and retires a file for good once it stopped changing and its directory reads as complete.
+//!
+//! Why not notify's `PollWatcher`: it stats every file on every poll (a stat storm on a parallel
+//! filesystem's metadata servers) and compares modification times at whole seconds, so a
+//! same-second append goes unseen. Here a file is compared on size, modification time in
+//! nanoseconds and inode (a file replaced by rename keeps its size but changes inode).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// A file counts as stable once its metadata stayed the same over this many successive polls.
+pub const STABLE_POLLS: u32 = 2;
+
+/// Deepest directory level listed below the root (a campaign is `iter-II/test-TT/rep-R/`).
+pub const MAX_DEPTH: usize = 8;
+
+/// What the poller remembers of one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    size: u64,
+    mtime_ns: i128,
+    inode: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Tracked {
+    stamp: Stamp,
+    /// Successive polls that saw `stamp` unchanged.
+    unchanged: u32,
+    /// Never stat'ed again once set.
+    complete: bool,
+}
+
+/// Decides whether a directory whose incomplete files have all become stable holds finished
+/// output (e.g. "the run's timing files parse"). Called at most once per directory per scan.
+pub type CompletePredicate = dyn FnMut(&Path, &[PathBuf]) -> bool + Send;
+
+/// What one scan found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanOutcome {
+    /// Files that are new or changed since the previous scan.
+    pub changed: Vec<PathBuf>,
+    /// Files that became complete in this scan (reported exactly once).
+    pub completed: Vec<PathBuf>,
+    /// Files that disappeared.
+    pub removed: Vec<PathBuf>,
+    /// Directories that could not be listed (permissions, I/O errors); files vanishing between
+    /// listing and stat are normal and not reported.
+    pub errors: Vec<String>,
+    /// Files seen but not complete yet (half-written or waiting for their directory).
+    pub pending: usize,
+    /// Files complete (no longer stat'ed).
+    pub complete: usize,
+    /// Number of `stat` calls this scan made.
+    pub stats: usize,
+}
+
+impl ScanOutcome {
+    /// Whether anything changed on disk.
+    pub fn is_quiet(&self) -> bool {
+        self.changed.is_empty() && self.completed.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// Polls one directory tree.
+#[derive(Debug)]
+pub struct Poller {
+    root: PathBuf,
+    files: BTreeMap<PathBuf, Tracked>,
+    /// Directories whose stable files the predicate refused: not asked again until one of
+    /// their files changes (a dead run's half-written output is not re-parsed every poll).
+    refused: BTreeSet<PathBuf>,
+}
+
+impl Poller {
+    pub fn new(root: impl Into<PathBuf>) -> Poller {
+        Poller {
+            root: root.into(),
+            files: BTreeMap::new(),
+            refused: BTreeSet::new(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether `path` was retired as complete.
+    pub fn is_complete(&self, path: &Path) -> bool {
+        self.files.get(path).is_some_and(|t| t.complete)
+    }
+
+    /// One poll: list every directory, stat the files not complete yet, and ask `is_complete`
+    /// about directories whose pending files all stayed unchanged for [`STABLE_POLLS`] polls.
+    pub fn scan<F>(&mut self, is_complete: &mut F) -> ScanOutcome
+    where
+        F: FnMut(&Path, &[PathBuf]) -> bool + ?Sized,
+    {
+        let mut out = ScanOutcome::default();
+        let mut listed: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+        list_tree(&self.root, 0, &mut listed, &mut out.errors);
+
+        let seen: BTreeSet<&PathBuf> = listed.values().flatten().collect();
+        let gone: Vec<PathBuf> = self
+            .files
+            .keys()
+            .filter(|p| !seen.contains(p))
+            .cloned()
+            .collect();
+        for path in gone {
+            self.files.remove(&path);
+            if let Some(dir) = path.parent() {
+                self.refused.remove(dir);
+            }
+            out.removed.push(path);
+        }
+
+        for (dir, names) in &listed {
+            let mut dir_pending: Vec<PathBuf> = Vec::new();
+            let mut dir_all_stable = true;
+            for path in names {
+                if self.files.get(path).is_some_and(|t| t.complete) {
+                    continue;
+                }
+                out.stats += 1;
+                let stamp = match fs::metadata(path) {
+                    Ok(meta) => stamp_of(&meta),
+                    // Removed between listing and stat (a temp file renamed away): normal.
+                    Err(_) => continue,
+                };
+                match self.files.get_mut(path) {
+                    Some(t) if t.stamp == stamp => t.unchanged = t.unchanged.saturating_add(1),
+                    Some(t) => {
+                        t.stamp = stamp;
+                        t.unchanged = 0;
+                        self.refused.remove(dir);
+                        out.changed.push(path.clone());
+                    }
+                    None => {
+                        self.refused.remove(dir);
+                        self.files.insert(
+                            path.clone(),
+                            Tracked {
+                                stamp,
+                                unchanged: 0,
+                                complete: false,
+                            },
+                        );
+                        out.changed.push(path.clone());
+                    }
+                }
+                let stable = self.files.get(path).is_some_and(|t| t.unchanged >= STABLE_POLLS);
+                dir_all_stable &= stable;
+                dir_pending.push(path.clone());
+            }
+            if dir_pending.is_empty() || !dir_all_stable || self.refused.contains(dir) {
+                continue;
+            }
+            if is_complete(dir, &dir_pending) {
+                for path in dir_pending {
+                    if let Some(t) = self.files.get_mut(&path) {
+                        t.complete = true;
+                    }
+                    out.completed.push(path);
+                }
+            } else {
+                self.refused.insert(dir.clone());
+            }
+        }
+        out.complete = self.files.values().filter(|t| t.complete).count();
+        out.pending = self.files.len() - out.complete;
+        out
+    }
+}
+
+fn stamp_of(meta: &fs::Metadata) -> Stamp {
+    Stamp {
+        size: meta.len(),
+        mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+        inode: meta.ino(),
+    }
+}
+
+/// Lists `dir` and its subdirectories (not following symbolic links to directories, so a link
+/// loop cannot trap the poller) into `out`: directory -> its regular files. Uses the file type
+/// that `readdir` returns, which costs no extra `stat` on Linux filesystems.
+fn list_tree(
+    dir: &Path,
+    depth: usize,
+    out: &mut BTreeMap<PathBuf, Vec<PathBuf>>,
+    errors: &mut Vec<String>,
+) {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && depth > 0 => return,
+        Err(e) => {
+            errors.push(format!("{}: cannot list: {e}", dir.display()));
+            return;
+        }
+    };
+    let mut files = Vec::new();
+    let mut subdirs = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            subdirs.push(entry.path());
+        } else if kind.is_file() || kind.is_symlink() {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    subdirs.sort();
+    out.insert(dir.to_path_buf(), files);
+    if depth < MAX_DEPTH {
+        for sub in subdirs {
+            list_tree(&sub, depth + 1, out, errors);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn always(_: &Path, _: &[PathBuf]) -> bool {
+        true
+    }
+
+    #[test]
+    fn new_file_is_changed_then_complete_after_two_quiet_polls_then_never_stated() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut poller = Poller::new(dir.path());
+        std::fs::create_dir(dir.path().join("run")).unwrap();
+        let file = dir.path().join("run/lucia.01.000000");
+        std::fs::write(&file, "Balance: MD ATMIFS\n").unwrap();
+        let first = poller.scan(&mut always);
+        assert_eq!(first.changed, vec![file.clone()]);
+        assert_eq!(first.pending, 1);
+        let second = poller.scan(&mut always);
+        assert!(second.is_quiet() && second.completed.is_empty());
+        let third = poller.scan(&mut always);
+        assert_eq!(third.completed, vec![file.clone()]);
+        assert_eq!((third.pending, third.complete), (0, 1));
+        assert!(poller.is_complete(&file));
+        let fourth = poller.scan(&mut always);
+        assert_eq!(fourth.stats, 0, "a complete file is never stat'ed again");
+        assert!(fourth.completed.is_empty(), "completion is reported once");
+    }
+
+    #[test]
+    fn an_append_in_the_same_second_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lucia.02.000000");
+        std::fs::write(&file, "a").unwrap();
+        let mut poller = Poller::new(dir.path());
+        poller.scan(&mut always);
+        let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+        f.write_all(b"b").unwrap();
+        drop(f);
+        let out = poller.scan(&mut always);
+        assert_eq!(out.changed, vec![file]);
+    }
+
+    #[test]
+    fn replacement_by_rename_is_a_change_even_with_equal_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("campaign.json");
+        std::fs::write(&file, "{1}").unwrap();
+        let mut poller = Poller::new(dir.path());
+        poller.scan(&mut always);
+        let tmp = dir.path().join(".campaign.json.tmp");
+        std::fs::write(&tmp, "{2}").unwrap();
+        std::fs::rename(&tmp, &file).unwrap();
+        let out = poller.scan(&mut always);
+        assert_eq!(out.changed, vec![file]);
+    }
+
+    #[test]
+    fn a_refused_directory_stays_pending_and_is_asked_again_only_after_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("half");
+        std::fs::write(&file, "Balance: 001 Before").unwrap();
+        let mut poller = Poller::new(dir.path());
+        let mut asked = 0;
+        let mut never = |_: &Path, files: &[PathBuf]| {
+            asked += 1;
+            assert_eq!(files.len(), 1);
+            false
+        };
+        for _ in 0..6 {
+            poller.scan(&mut never);
+        }
+        assert_eq!(asked, 1, "a dead run's files are not re-parsed every poll");
+        assert!(!poller.is_complete(&file));
+        std::fs::write(&file, "Balance: 001 Before MPI get 1.0\n").unwrap();
+        for _ in 0..4 {
+            poller.scan(&mut never);
+        }
+        assert_eq!(asked, 2, "asked again once the files changed and settled");
+        let out = poller.scan(&mut |_: &Path, _: &[PathBuf]| true);
+        assert!(out.completed.is_empty(), "still refused until the next change");
+    }
+
+    #[test]
+    fn removed_files_are_reported_and_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("x");
+        std::fs::write(&file, "x").unwrap();
+        let mut poller = Poller::new(dir.path());
+        poller.scan(&mut always);
+        std::fs::remove_file(&file).unwrap();
+        let out = poller.scan(&mut always);
+        assert_eq!(out.removed, vec![file]);
+        assert_eq!(out.pending + out.complete, 0);
+    }
+
+    #[test]
+    fn a_missing_root_is_an_error_not_a_panic() {
+        let mut poller = Poller::new("/nonexistent/autolb-watch-root");
+        let out = poller.scan(&mut always);
+        assert_eq!(out.errors.len(), 1);
+        assert!(out.errors[0].contains("/nonexistent/autolb-watch-root"));
+    }
+}

@@ -1,0 +1,305 @@
+//! Mutation fuzzing of every timing reader, without cargo-fuzz (which needs a nightly
+//! toolchain): seeded random mutations of real samples (byte flips, Fortran overflow stars,
+//! tabs, CR, cuts, deleted, duplicated and swapped lines, odd numbers) fed to each reader.
+//! A reader must never panic, and a reading it calls complete must hold finite numbers.
+//!
+//! The normal suite runs a short round. The full run (the issue asks for at least a million
+//! inputs; the dev profile keeps integer-overflow checks on, which the release profile drops):
+//!
+//! ```text
+//! cargo test --test timing_fuzz -- --ignored --nocapture
+//! AUTOLB_FUZZ_INPUTS=5000000 AUTOLB_FUZZ_SEED=7 cargo test --test timing_fuzz -- --ignored --nocapture
+//! ```
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use autolb::timing::{lucia_log, lucia_raw, oasis5, step_series, table};
+use autolb::timing::{ReadOptions, Reading, TimingError};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing")
+}
+
+/// The first `lines` lines of a fixture file (small inputs keep the fuzzer fast).
+fn head(rel: &str, lines: usize) -> Vec<u8> {
+    let text = std::fs::read_to_string(fixtures().join(rel)).unwrap();
+    text.lines()
+        .take(lines)
+        .flat_map(|l| format!("{l}\n").into_bytes())
+        .collect()
+}
+
+struct Corpus {
+    raw: Vec<Vec<u8>>,
+    table: Vec<u8>,
+    summary: Vec<u8>,
+    log: Vec<u8>,
+    oasis5: Vec<Vec<u8>>,
+    steps: Vec<u8>,
+}
+
+fn corpus() -> Corpus {
+    let raw = "ecearth3/lucia_raw/96IFS_48NEMO_1RNF";
+    Corpus {
+        raw: vec![
+            head(&format!("{raw}/lucia.01.000000"), 80),
+            head(&format!("{raw}/lucia.01.000019"), 80),
+            head(&format!("{raw}/lucia.02.000000"), 80),
+            head(&format!("{raw}/lucia.03.000000"), 80),
+        ],
+        table: head("ecearth3/lucia_lite/240IFS_144NEMO/table.csv", 100),
+        summary: head("ecearth3/lucia_lite/240IFS_144NEMO/summary", 100),
+        log: head("lucia.log", 100),
+        oasis5: vec![
+            head("load_balancing_info.txt", 100),
+            head("load_balancing_info_overflow.txt", 100),
+        ],
+        steps: head("ecearth3/timesteps/mn4_sr_cmip6_ifs_ts_240.csv", 25),
+    }
+}
+
+const INTERESTING: &[&[u8]] = &[
+    b"*",
+    b"****",
+    b"****************",
+    b"\t",
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b" ",
+    b"-",
+    b".",
+    b",",
+    b"0",
+    b"9",
+    b"e308",
+    b"-1",
+    b"NaN",
+    b"inf",
+    b"1e400",
+    b"Balance: ",
+    b"Before",
+    b"After ",
+    b"MPI get",
+    b"Coupled",
+    b":",
+    b"/",
+    b"\xff\xfe",
+    b"\0",
+];
+
+/// Applies 1 to 4 random mutations.
+fn mutate(rng: &mut StdRng, input: &[u8]) -> Vec<u8> {
+    let mut v = input.to_vec();
+    for _ in 0..rng.random_range(1..=4) {
+        let len = v.len();
+        let at = if len == 0 {
+            0
+        } else {
+            rng.random_range(0..len)
+        };
+        match rng.random_range(0..10) {
+            0 if len > 0 => v[at] ^= 1 << rng.random_range(0..8),
+            1 if len > 0 => v[at] = rng.random(),
+            2 => v.truncate(at),
+            3 => {
+                let s = INTERESTING[rng.random_range(0..INTERESTING.len())];
+                v.splice(at..at, s.iter().copied());
+            }
+            4 if len > 0 => {
+                let s = INTERESTING[rng.random_range(0..INTERESTING.len())];
+                let end = (at + s.len()).min(len);
+                v.splice(at..end, s.iter().copied());
+            }
+            5 if len > 0 => {
+                let end = (at + rng.random_range(1..64)).min(len);
+                v.drain(at..end);
+            }
+            6 if len > 0 => {
+                let end = (at + rng.random_range(1..128)).min(len);
+                let chunk: Vec<u8> = v[at..end].to_vec();
+                let to = rng.random_range(0..=len);
+                v.splice(to..to, chunk);
+            }
+            7 => {
+                let mut lines: Vec<Vec<u8>> =
+                    v.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+                if lines.len() > 1 {
+                    let a = rng.random_range(0..lines.len());
+                    let b = rng.random_range(0..lines.len());
+                    lines.swap(a, b);
+                }
+                v = lines.join(&b'\n');
+            }
+            8 => {
+                // Replace a digit run with an odd number.
+                if let Some(start) = (at..len).find(|&i| v[i].is_ascii_digit()) {
+                    let end = (start..len)
+                        .find(|&i| !v[i].is_ascii_digit() && v[i] != b'.')
+                        .unwrap_or(len);
+                    let odd: &[u8] = [
+                        &b"0"[..],
+                        b"99999999999999999999",
+                        b"-5.5",
+                        b"1e-300",
+                        b"0.00000",
+                    ][rng.random_range(0..5)];
+                    v.splice(start..end, odd.iter().copied());
+                }
+            }
+            _ => {
+                let n = rng.random_range(1..16);
+                let junk: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+                v.splice(at..at, junk);
+            }
+        }
+    }
+    v
+}
+
+/// Fails if a complete reading holds a non-finite number.
+fn check(r: Result<Reading, TimingError>) {
+    if let Ok(Reading::Measured(m)) = r {
+        let _ = (m.coupled_sypd(), m.chsy(), m.coupling_cost());
+        for i in 0..m.components.len() {
+            let _ = (m.component_sypd(i), m.partial_coupling_cost(i));
+        }
+        if m.partial.is_none() {
+            for c in &m.components {
+                assert!(c.compute_s.is_finite() && c.wait_s.is_finite(), "{c:?}");
+            }
+            if let Some(w) = m.wall_s {
+                assert!(w.is_finite());
+            }
+        }
+    }
+}
+
+/// Runs `inputs` mutated inputs from `seed`; returns (inputs run, failures with their bytes).
+fn fuzz(inputs: u64, seed: u64) -> (u64, Vec<(String, Vec<u8>)>) {
+    let c = corpus();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut opts = ReadOptions {
+        period_s: Some(2700.0),
+        ..ReadOptions::default()
+    };
+    opts.nproc.insert("ATMIFS".into(), 96);
+    opts.nproc.insert("oceanx".into(), 48);
+    let plain = ReadOptions::default();
+    let p = Path::new("fuzz");
+    let mut failures = Vec::new();
+    for i in 0..inputs {
+        let o = if rng.random_bool(0.5) { &opts } else { &plain };
+        let which = i % 6;
+        let (name, data, outcome) = match which {
+            0 => {
+                // Mutate some of the rank files of one run.
+                let files: Vec<Vec<u8>> = c
+                    .raw
+                    .iter()
+                    .map(|f| {
+                        if rng.random_bool(0.5) {
+                            mutate(&mut rng, f)
+                        } else {
+                            f.clone()
+                        }
+                    })
+                    .collect();
+                let names = [
+                    "lucia.01.000000",
+                    "lucia.01.000019",
+                    "lucia.02.000000",
+                    "lucia.03.000000",
+                ];
+                let set: Vec<(&str, &[u8])> = names
+                    .iter()
+                    .copied()
+                    .zip(files.iter().map(Vec::as_slice))
+                    .collect();
+                let r = catch_unwind(AssertUnwindSafe(|| {
+                    check(lucia_raw::read_in_memory(&set, o))
+                }));
+                ("lucia_raw", files.concat(), r)
+            }
+            1 => {
+                let d = mutate(&mut rng, &c.table);
+                let r = catch_unwind(AssertUnwindSafe(|| check(table::read_table(&d, p, o))));
+                ("table", d, r)
+            }
+            2 => {
+                let d = mutate(&mut rng, &c.summary);
+                let r = catch_unwind(AssertUnwindSafe(|| check(table::read_summary(&d, p, o))));
+                ("summary", d, r)
+            }
+            3 => {
+                let d = mutate(&mut rng, &c.log);
+                let r = catch_unwind(AssertUnwindSafe(|| check(lucia_log::read(&d, p, o))));
+                ("lucia_log", d, r)
+            }
+            4 => {
+                let base = &c.oasis5[rng.random_range(0..c.oasis5.len())];
+                let d = mutate(&mut rng, base);
+                let r = catch_unwind(AssertUnwindSafe(|| check(oasis5::read(&d, p, o))));
+                ("oasis5", d, r)
+            }
+            _ => {
+                let d = mutate(&mut rng, &c.steps);
+                let r = catch_unwind(AssertUnwindSafe(|| check(step_series::read(&d, p, o))));
+                ("steps", d, r)
+            }
+        };
+        if outcome.is_err() {
+            failures.push((name.to_string(), data));
+        }
+    }
+    (inputs, failures)
+}
+
+fn report(inputs: u64, failures: &[(String, Vec<u8>)]) {
+    if failures.is_empty() {
+        println!("timing fuzz: {inputs} inputs, 0 panics");
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/timing-fuzz-failures");
+    let _ = std::fs::create_dir_all(&dir);
+    for (i, (name, data)) in failures.iter().enumerate().take(20) {
+        let _ = std::fs::write(dir.join(format!("{i:03}-{name}")), data);
+    }
+    panic!(
+        "timing fuzz: {} of {inputs} inputs panicked; the first are in {}",
+        failures.len(),
+        dir.display()
+    );
+}
+
+#[test]
+fn short_fuzz_round() {
+    let (n, failures) = fuzz(3_000, 1);
+    report(n, &failures);
+}
+
+#[test]
+#[ignore = "long: the full fuzz run, see the module docs"]
+fn full_fuzz_run() {
+    let inputs = std::env::var("AUTOLB_FUZZ_INPUTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let seed = std::env::var("AUTOLB_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2026);
+    // Silence the default panic message per input; failures are counted and saved instead.
+    std::panic::set_hook(Box::new(|_| {}));
+    let started = std::time::Instant::now();
+    let (n, failures) = fuzz(inputs, seed);
+    let _ = std::panic::take_hook();
+    println!(
+        "timing fuzz: seed {seed}, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    report(n, &failures);
+}
