@@ -297,6 +297,8 @@ fn compressed_runs_write_progressively() {
         seen_unfinished,
         "a reader during the run saw only finished files"
     );
+    // Between exchanges the model sits in a get: files end on a Before with no After.
+    assert!(seen_inside_a_get);
     let m = read_back(dir.path(), &out, 2700.0);
     assert_eq!(m.partial, None);
 }

@@ -58,12 +58,17 @@ fn json_contract_on_raw_lucia_with_everything_known() {
     let comps = v["components"].as_array().unwrap();
     assert_eq!(comps.len(), 2);
     for c in comps {
-        assert_eq!(keys(c), COMPONENT_KEYS);
+        // The contract's keys first, in order; extras after them.
+        assert_eq!(keys(c)[..COMPONENT_KEYS.len()], COMPONENT_KEYS);
+        assert_eq!(
+            c["sampled_ranks"],
+            if c["name"] == "ATMIFS" { 20 } else { 21 }
+        );
         for k in COMPONENT_KEYS {
             assert!(!c[k].is_null(), "{k} is null in {c}");
         }
     }
-    assert_eq!(&keys(&v["coupled"]), &COUPLED_KEYS);
+    assert_eq!(keys(&v["coupled"]), COUPLED_KEYS);
     assert_eq!(comps[0]["name"], "ATMIFS");
     assert_eq!(comps[0]["nproc"], 240);
     assert_eq!(comps[0]["steps"], 37);
@@ -125,6 +130,16 @@ fn table_output_and_format_override() {
         text.contains("coupled: wall 969.101 s") && text.contains("SYPD 14.411"),
         "{text}"
     );
+}
+
+#[test]
+fn step_series_summary_line() {
+    let path = fixtures().join("timesteps/mn4_sr_cmip6_ifs_ts_240.csv");
+    let out = autolb().arg("timing").arg(&path).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("series ifs: 127 steps"), "{text}");
+    assert!(text.contains("format: steps"), "{text}");
 }
 
 #[test]

@@ -106,7 +106,10 @@ impl Session {
     /// The terminal is back to normal: main screen, cursor shown, canonical mode with echo.
     fn assert_restored(&self) {
         let parser = self.parser.lock().unwrap();
-        assert!(!parser.screen().alternate_screen(), "left the alternate screen");
+        assert!(
+            !parser.screen().alternate_screen(),
+            "left the alternate screen"
+        );
         assert!(!parser.screen().hide_cursor(), "cursor shown again");
         let fd = self.master.as_raw_fd().expect("pty fd");
         let mut termios = std::mem::MaybeUninit::<libc::termios>::uninit();
@@ -115,7 +118,11 @@ impl Session {
         assert_eq!(rc, 0, "tcgetattr");
         // SAFETY: initialised by the successful tcgetattr above.
         let termios = unsafe { termios.assume_init() };
-        assert_ne!(termios.c_lflag & libc::ICANON, 0, "raw mode is off (canonical input)");
+        assert_ne!(
+            termios.c_lflag & libc::ICANON,
+            0,
+            "raw mode is off (canonical input)"
+        );
         assert_ne!(termios.c_lflag & libc::ECHO, 0, "echo is back on");
     }
 }
@@ -173,7 +180,11 @@ fn sample_lucia(staging: &Path, ifs: u32, nemo: u32) -> Vec<(String, Vec<u8>)> {
         .arg(staging)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(staging)
         .unwrap()
         .flatten()
@@ -243,7 +254,10 @@ fn panes_slider_watching_and_a_clean_quit() {
     }
     let screen = s.wait_for("TTS_w 0.00", |sc| sc.contains("TTS_w 0.00"));
     let at_zero = recommended(&screen).unwrap();
-    assert_ne!(at_half, at_zero, "moving TTS_w changes the recommended configuration");
+    assert_ne!(
+        at_half, at_zero,
+        "moving TTS_w changes the recommended configuration"
+    );
     s.send(">");
     s.wait_for("the fine step", |sc| sc.contains("TTS_w 0.01"));
 
@@ -257,7 +271,10 @@ fn panes_slider_watching_and_a_clean_quit() {
     let screen = s.wait_for("a pending row", |sc| {
         run_rows(sc).iter().any(|r| r.contains("pending"))
     });
-    assert!(!screen.contains("error:"), "half-written files are no error:\n{screen}");
+    assert!(
+        !screen.contains("error:"),
+        "half-written files are no error:\n{screen}"
+    );
 
     // The run finishes: the row fills in, once.
     for (name, bytes) in &files {
@@ -268,9 +285,17 @@ fn panes_slider_watching_and_a_clean_quit() {
     });
     let rows = run_rows(&screen);
     assert_eq!(rows.len(), 1, "one row per run:\n{screen}");
-    let cells: Vec<&str> = rows[0].trim_matches(['│', ' ']).split_whitespace().collect();
-    let sypd: f64 = cells[4].parse().unwrap_or_else(|_| panic!("SYPD in {:?}", rows[0]));
-    assert!(sypd > 0.0 && cells[4].split('.').nth(1).map(str::len) == Some(2), "{rows:?}");
+    let cells: Vec<&str> = rows[0]
+        .trim_matches(['│', ' '])
+        .split_whitespace()
+        .collect();
+    let sypd: f64 = cells[4]
+        .parse()
+        .unwrap_or_else(|_| panic!("SYPD in {:?}", rows[0]));
+    assert!(
+        sypd > 0.0 && cells[4].split('.').nth(1).map(str::len) == Some(2),
+        "{rows:?}"
+    );
     // Nothing is counted twice on later polls.
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(run_rows(&s.screen()).len(), 1);
@@ -285,7 +310,9 @@ fn panes_slider_watching_and_a_clean_quit() {
     s.send("?");
     s.wait_for("the help", |sc| sc.contains("Help (? or esc closes)"));
     s.send("\x1b");
-    s.wait_for("the help closed", |sc| !sc.contains("Help (? or esc closes)"));
+    s.wait_for("the help closed", |sc| {
+        !sc.contains("Help (? or esc closes)")
+    });
     s.send("q");
     let status = s.wait_exit();
     assert!(status.success(), "{status:?}");
@@ -306,7 +333,10 @@ fn autolb_alone_runs_the_demo_campaign_and_ends_on_sigterm() {
     s.wait_for("the written paths", |sc| sc.contains("wrote top"));
     let toml = tmp.path().join("autolb-selection-1.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    assert!(text.contains("kind = \"sim\""), "the demo selection can be run as it is:\n{text}");
+    assert!(
+        text.contains("kind = \"sim\""),
+        "the demo selection can be run as it is:\n{text}"
+    );
 
     let pid = s.child.process_id().expect("pid") as libc::pid_t;
     // SAFETY: sending a signal to our own child process.
@@ -330,13 +360,21 @@ fn bad_input_is_one_line_and_exit_code_2() {
     let keys = tmp.path().join("keys.toml");
     std::fs::write(&keys, "quit = \"hyper-q\"\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_autolb"))
-        .args(["tui", "--no-demo-campaign", "--keys", keys.to_str().unwrap()])
+        .args([
+            "tui",
+            "--no-demo-campaign",
+            "--keys",
+            keys.to_str().unwrap(),
+        ])
         .current_dir(tmp.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("keys.toml") && err.contains("hyper-q"), "{err}");
+    assert!(
+        err.contains("keys.toml") && err.contains("hyper-q"),
+        "{err}"
+    );
 }
 
 /// CPU seconds (user + system) the process has used, from /proc/PID/stat.
@@ -407,5 +445,8 @@ fn an_idle_app_uses_under_one_percent_cpu() {
 
     println!("idle CPU over {window:?}: no campaign {plain_cpu:.2} %, polling a campaign directory {watching_cpu:.2} %");
     assert!(plain_cpu < 1.0, "idle CPU {plain_cpu:.2} %");
-    assert!(watching_cpu < 1.0, "idle CPU while polling {watching_cpu:.2} %");
+    assert!(
+        watching_cpu < 1.0,
+        "idle CPU while polling {watching_cpu:.2} %"
+    );
 }

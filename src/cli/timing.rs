@@ -83,7 +83,8 @@ fn options(args: &TimingArgs) -> Result<ReadOptions> {
     })
 }
 
-/// The `--json` object: the contract shape of issue 3, then `format`, `partial` and `notes`.
+/// The `--json` object: the contract shape of issue 3, then extras: `sampled_ranks` per
+/// component (raw LUCIA), `format`, `partial` and `notes`.
 pub fn to_json(m: &Measurement) -> Value {
     let components: Vec<Value> = m
         .components
@@ -101,6 +102,7 @@ pub fn to_json(m: &Measurement) -> Value {
                 "jitter_s": c.jitter_s,
                 "sypd": m.component_sypd(i),
                 "partial_coupling_cost": m.partial_coupling_cost(i),
+                "sampled_ranks": c.sampled_ranks,
             })
         })
         .collect();
@@ -173,8 +175,26 @@ pub fn table(m: &Measurement) -> String {
         opt(m.chsy(), 1),
         pct(m.coupling_cost()),
     );
+    for series in &m.series {
+        let _ = writeln!(out, "{}", series_line(series));
+    }
     for note in &m.notes {
         let _ = writeln!(out, "note: {note}");
     }
     out
+}
+
+/// One line about a per-step series: how irregular the steps are.
+fn series_line(series: &autolb::timing::StepSeries) -> String {
+    let compute: Vec<f64> = series.rows.iter().map(|r| r.compute_s).collect();
+    let n = compute.len().max(1) as f64;
+    let mean = compute.iter().sum::<f64>() / n;
+    let min = compute.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = compute.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let waiting = series.rows.iter().filter(|r| r.wait_s > 0.0).count();
+    format!(
+        "series {}: {} steps, compute per step mean {mean:.3} s (min {min:.3}, max {max:.3}), waiting in {waiting} of them",
+        series.component,
+        series.rows.len()
+    )
 }

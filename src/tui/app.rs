@@ -29,7 +29,11 @@ impl Pane {
     fn step(self, forward: bool) -> Pane {
         let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
         let n = Pane::ORDER.len();
-        Pane::ORDER[if forward { (i + 1) % n } else { (i + n - 1) % n }]
+        Pane::ORDER[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
     }
 }
 
@@ -310,7 +314,9 @@ impl App {
     /// Re-ranks and recolours after TTS_w or top N changed.
     fn rerank(&mut self) {
         self.prediction = self.problem.rank(self.tts_w(), self.top);
-        self.top_selected = self.top_selected.min(self.prediction.top.len().saturating_sub(1));
+        self.top_selected = self
+            .top_selected
+            .min(self.prediction.top.len().saturating_sub(1));
         self.regrid();
     }
 
@@ -338,15 +344,15 @@ impl App {
                 Action::Right => self.set_tts_w(i16::from(self.tts_w_pct) + 1),
                 Action::Up => self.top_selected = self.top_selected.saturating_sub(1),
                 _ => {
-                    self.top_selected = (self.top_selected + 1)
-                        .min(self.prediction.top.len().saturating_sub(1))
+                    self.top_selected =
+                        (self.top_selected + 1).min(self.prediction.top.len().saturating_sub(1))
                 }
             },
             Pane::Table => match action {
                 Action::Up => self.table_selected = self.table_selected.saturating_sub(1),
                 Action::Down => {
-                    self.table_selected = (self.table_selected + 1)
-                        .min(self.campaign.rows.len().saturating_sub(1))
+                    self.table_selected =
+                        (self.table_selected + 1).min(self.campaign.rows.len().saturating_sub(1))
                 }
                 _ => {}
             },
@@ -486,7 +492,10 @@ pub fn index_of(problem: &Problem, nproc: &[u32]) -> Option<Vec<usize>> {
 fn sample_curve(input: &ComponentInput, method: autolb::interp::Method) -> CurveSeries {
     let curve = &input.curve;
     let interpolant = Interpolant::new(method, &curve.xs(), &curve.ys());
-    let (a, b) = (f64::from(curve.first_nproc()), f64::from(curve.last_nproc()));
+    let (a, b) = (
+        f64::from(curve.first_nproc()),
+        f64::from(curve.last_nproc()),
+    );
     const SAMPLES: usize = 200;
     let line = (0..=SAMPLES)
         .map(|i| {

@@ -111,7 +111,10 @@ fn tts_w_change_on_a_100x100_matrix_within_a_frame() {
             p95.as_secs_f64() * 1e3,
             max.as_secs_f64() * 1e3
         );
-        assert!(p95 < Duration::from_millis(16), "p95 {p95:?} over one frame at {w}x{h}");
+        assert!(
+            p95 < Duration::from_millis(16),
+            "p95 {p95:?} over one frame at {w}x{h}"
+        );
     }
 }
 
@@ -120,7 +123,15 @@ fn tts_w_change_on_a_100x100_matrix_within_a_frame() {
 fn frame_cost_of_the_example() {
     let inputs = autolb::example::inputs();
     let problem = Problem::new(&inputs, &autolb::example::settings()).unwrap();
-    let app = App::new(problem, &inputs, KeyTable::default(), Theme::new(ColorDepth::TrueColor), SelectionSource::default(), std::env::temp_dir(), "x".into());
+    let app = App::new(
+        problem,
+        &inputs,
+        KeyTable::default(),
+        Theme::new(ColorDepth::TrueColor),
+        SelectionSource::default(),
+        std::env::temp_dir(),
+        "x".into(),
+    );
     let mut terminal = Terminal::new(TestBackend::new(150, 45)).unwrap();
     let start = Instant::now();
     for _ in 0..100 {

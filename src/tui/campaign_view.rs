@@ -83,6 +83,9 @@ pub struct Loader {
     complete: BTreeMap<PathBuf, RunFigures>,
     /// Campaign runs measured here before the driver recorded them.
     unrecorded: BTreeMap<PathBuf, RunMetrics>,
+    /// PEs of each campaign run directory (from the campaign state), so the completeness test
+    /// knows which rank files must exist.
+    run_nproc: BTreeMap<PathBuf, Vec<u32>>,
 }
 
 fn test_state_name(s: TestState) -> &'static str {
@@ -115,10 +118,7 @@ pub struct RunFigures {
 /// Files that make a directory a run directory.
 fn is_timing_file(name: &str) -> bool {
     name.starts_with("lucia.")
-        || matches!(
-            name,
-            "table.csv" | "summary" | "load_balancing_info.txt"
-        )
+        || matches!(name, "table.csv" | "summary" | "load_balancing_info.txt")
 }
 
 impl Loader {
@@ -135,6 +135,7 @@ impl Loader {
             tts_w,
             complete: BTreeMap::new(),
             unrecorded: BTreeMap::new(),
+            run_nproc: BTreeMap::new(),
         }
     }
 
@@ -169,11 +170,14 @@ impl Loader {
             return RunRead::Complete(*f);
         }
         let nproc = if nproc.is_empty() {
-            nproc_from_dir_name(dir, &self.components)
+            self.run_nproc
+                .get(dir)
+                .cloned()
+                .unwrap_or_else(|| nproc_from_dir_name(dir, &self.components))
         } else {
             nproc.to_vec()
         };
-        tracing::debug!(dir = %dir.display(), "reading run timing output");
+        tracing::debug!(dir = %dir.display(), "reading a run's timing output");
         match timing::read(dir, &self.read_options(&nproc)) {
             Ok(Reading::Measured(m)) if m.partial.is_none() => {
                 let figures = RunFigures {
@@ -225,6 +229,7 @@ impl Loader {
                     .map(|n| test.nproc.get(n).copied().unwrap_or(0))
                     .collect();
                 for run in &mut test.runs {
+                    self.run_nproc.insert(run.run_dir.clone(), nproc.clone());
                     if !matches!(run.state, RunState::Pending | RunState::Running) {
                         continue;
                     }
@@ -270,7 +275,10 @@ impl Loader {
                 view.rows.push(IterRow {
                     iteration: it.iteration,
                     test: t.test,
-                    nproc: names.iter().map(|n| t.nproc.get(n).copied().unwrap_or(0)).collect(),
+                    nproc: names
+                        .iter()
+                        .map(|n| t.nproc.get(n).copied().unwrap_or(0))
+                        .collect(),
                     sypd: t.sypd,
                     chsy: t.chsy,
                     coupling_cost: t.coupling_cost,
@@ -302,7 +310,9 @@ impl Loader {
             }
         }
         view.best = status.best.as_ref().and_then(|b| {
-            view.rows.iter().position(|r| r.iteration == b.iteration && r.test == b.test)
+            view.rows
+                .iter()
+                .position(|r| r.iteration == b.iteration && r.test == b.test)
         });
         view
     }
@@ -318,9 +328,15 @@ impl Loader {
         find_run_dirs(&self.dir, 0, &mut run_dirs);
         let mut groups: BTreeMap<(u32, u32), Vec<(u32, PathBuf)>> = BTreeMap::new();
         for (i, dir) in run_dirs.into_iter().enumerate() {
-            let (iteration, test, rep) = campaign_position(&self.dir, &dir)
-                .unwrap_or((0, u32::try_from(i + 1).unwrap_or(u32::MAX), 1));
-            groups.entry((iteration, test)).or_default().push((rep, dir));
+            let (iteration, test, rep) = campaign_position(&self.dir, &dir).unwrap_or((
+                0,
+                u32::try_from(i + 1).unwrap_or(u32::MAX),
+                1,
+            ));
+            groups
+                .entry((iteration, test))
+                .or_default()
+                .push((rep, dir));
         }
         for ((iteration, test), runs) in groups {
             let mut row = IterRow {
@@ -549,6 +565,107 @@ mod tests {
         );
     }
 
+    fn simulate_into(dir: &Path, ifs: u32, nemo: u32) {
+        use autolb::sim::{builtin_curve, simulate, SimComponent, SimRun, SimSettings};
+        let comp = |name: &str, nproc| SimComponent {
+            name: name.into(),
+            nproc,
+            curve: builtin_curve(name).unwrap(),
+        };
+        let run = SimRun::new(
+            &SimSettings::default(),
+            vec![comp("ATMIFS", ifs), comp("oceanx", nemo)],
+            7,
+        );
+        simulate(&run, dir).unwrap();
+    }
+
+    #[test]
+    fn campaign_runs_finished_but_unrecorded_are_measured_once_and_half_written_ones_pend() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+        let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
+        let before = loader.load();
+        assert_eq!(before.state, "running");
+        assert_eq!(
+            before.rows.len(),
+            4,
+            "three predicted tests and the original"
+        );
+        assert!(before.rows.iter().all(|r| r.sypd.is_none()));
+
+        // Test 0's first repetition finished (files complete), not recorded by any driver.
+        let first = &before.rows[0];
+        let run_dir = first.runs[0].run_dir.clone();
+        simulate_into(&run_dir, first.nproc[0], first.nproc[1]);
+        // Test 1's first repetition is still writing: a third of each file.
+        let second = &before.rows[1];
+        let half_dir = second.runs[0].run_dir.clone();
+        let staging = tmp.path().join("staging");
+        simulate_into(&staging, second.nproc[0], second.nproc[1]);
+        std::fs::create_dir_all(&half_dir).unwrap();
+        for e in std::fs::read_dir(&staging).unwrap().flatten() {
+            let bytes = std::fs::read(e.path()).unwrap();
+            std::fs::write(half_dir.join(e.file_name()), &bytes[..bytes.len() / 3]).unwrap();
+        }
+
+        let view = loader.load();
+        assert_eq!(view.error, None);
+        let row = &view.rows[0];
+        assert_eq!(row.runs[0].state, "done");
+        let sypd = row.sypd.expect("measured by the app");
+        assert!(sypd > 5.0 && sypd < 40.0, "{sypd}");
+        assert_eq!(view.rows[1].runs[0].state, "pending");
+        assert_eq!(view.rows[1].sypd, None);
+        assert_eq!(view.pending_runs, 1);
+        assert_eq!(
+            view.best,
+            Some(0),
+            "the only measured configuration is the best"
+        );
+        assert!(loader.is_complete(&run_dir));
+        assert!(!loader.is_complete(&half_dir));
+        assert!(
+            !loader.is_complete(&dir),
+            "the campaign root never completes"
+        );
+
+        // Loading again does not count the run twice.
+        let again = loader.load();
+        assert_eq!(again.rows[0].runs.len(), view.rows[0].runs.len());
+        assert_eq!(again.rows[0].sypd, Some(sypd));
+    }
+
+    #[test]
+    fn a_plain_directory_of_runs_fills_rows_by_position_or_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        simulate_into(&tmp.path().join("iter-01/test-02/rep-1"), 240, 144);
+        simulate_into(&tmp.path().join("iter-01/test-02/rep-2"), 240, 144);
+        simulate_into(&tmp.path().join("288IFS_192NEMO"), 288, 192);
+        std::fs::create_dir_all(tmp.path().join("empty")).unwrap();
+        let mut loader = Loader::new(tmp.path().to_path_buf(), comps(), Some(2700.0), 0.5);
+        let view = loader.load();
+        assert_eq!(view.rows.len(), 2, "{:?}", view.rows);
+        let by_name = view
+            .rows
+            .iter()
+            .find(|r| r.nproc == vec![288, 192])
+            .unwrap();
+        assert!(
+            by_name.chsy.is_some(),
+            "PEs from the directory name give CHSY"
+        );
+        let by_pos = view
+            .rows
+            .iter()
+            .find(|r| r.iteration == 1 && r.test == 2)
+            .unwrap();
+        assert_eq!(by_pos.runs.len(), 2, "repetitions of one test share a row");
+        assert_eq!(by_pos.state, "done");
+        assert!(view.best.is_some());
+        assert_eq!(view.state, "idle");
+    }
+
     #[test]
     fn best_is_highest_fittingness() {
         let row = |f: Option<f64>, p: u32| IterRow {
@@ -567,7 +684,12 @@ mod tests {
             job: None,
             runs: vec![],
         };
-        let rows = vec![row(Some(0.5), 10), row(None, 1), row(Some(0.9), 20), row(Some(0.9), 15)];
+        let rows = vec![
+            row(Some(0.5), 10),
+            row(None, 1),
+            row(Some(0.9), 20),
+            row(Some(0.9), 15),
+        ];
         assert_eq!(best_row(&rows), Some(3));
         assert_eq!(best_row(&rows[..2]), Some(0));
     }

@@ -54,8 +54,8 @@ pub fn start(tx: Sender<Event>, compression: f64) -> Result<Demo, String> {
         .prefix("autolb-demo-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let campaign = campaign::demo::init_demo(root.path(), Some(compression))
-        .map_err(|e| e.to_string())?;
+    let campaign =
+        campaign::demo::init_demo(root.path(), Some(compression)).map_err(|e| e.to_string())?;
     let stop = Arc::new(AtomicBool::new(false));
     let (done_tx, finished) = mpsc::channel();
     let thread_stop = Arc::clone(&stop);
@@ -68,7 +68,8 @@ pub fn start(tx: Sender<Event>, compression: f64) -> Result<Demo, String> {
                 ..DriveOptions::default()
             };
             match campaign::drive(&dir, &options, &thread_stop) {
-                Ok(DriveOutcome::Done { .. } | DriveOutcome::Stopped | DriveOutcome::Cancelled) => {}
+                Ok(DriveOutcome::Done { .. } | DriveOutcome::Stopped | DriveOutcome::Cancelled) => {
+                }
                 Err(e) => {
                     let _ = tx.send(Event::DemoError(format!("demo campaign: {e}")));
                 }

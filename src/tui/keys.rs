@@ -56,28 +56,160 @@ pub struct Binding {
 
 /// The default bindings (fixed by the project; users may rebind).
 pub const BINDINGS: &[Binding] = &[
-    Binding { action: Action::Quit, name: "quit", defaults: &["q", "ctrl-c"], description: "quit", hint: Some("quit") },
-    Binding { action: Action::Help, name: "help", defaults: &["?"], description: "show or hide this help", hint: Some("help") },
-    Binding { action: Action::Back, name: "back", defaults: &["esc"], description: "close the help or the detail view", hint: None },
-    Binding { action: Action::NextPane, name: "next_pane", defaults: &["tab"], description: "focus the next pane", hint: Some("pane") },
-    Binding { action: Action::PrevPane, name: "prev_pane", defaults: &["backtab"], description: "focus the previous pane", hint: None },
-    Binding { action: Action::Up, name: "up", defaults: &["up", "k"], description: "move up (matrix cursor, list, table)", hint: None },
-    Binding { action: Action::Down, name: "down", defaults: &["down", "j"], description: "move down", hint: None },
-    Binding { action: Action::Left, name: "left", defaults: &["left", "h"], description: "move left (matrix cursor; TTS_w -0.01 on the slider)", hint: None },
-    Binding { action: Action::Right, name: "right", defaults: &["right", "l"], description: "move right (matrix cursor; TTS_w +0.01 on the slider)", hint: None },
-    Binding { action: Action::TtsUp, name: "tts_up", defaults: &["+", "="], description: "TTS_w +0.05 (weigh speed more)", hint: Some("TTS_w") },
-    Binding { action: Action::TtsDown, name: "tts_down", defaults: &["-"], description: "TTS_w -0.05 (weigh cost more)", hint: None },
-    Binding { action: Action::TtsFineUp, name: "tts_fine_up", defaults: &[">"], description: "TTS_w +0.01", hint: Some("fine") },
-    Binding { action: Action::TtsFineDown, name: "tts_fine_down", defaults: &["<"], description: "TTS_w -0.01", hint: None },
-    Binding { action: Action::Mark, name: "mark", defaults: &["space"], description: "mark or unmark the configuration under the cursor", hint: Some("mark") },
-    Binding { action: Action::Detail, name: "detail", defaults: &["enter"], description: "open the detail view of the selection", hint: Some("detail") },
-    Binding { action: Action::Write, name: "write", defaults: &["w"], description: "write the marked configurations (or the top N) as a campaign file and JSON", hint: Some("write") },
-    Binding { action: Action::Best, name: "best", defaults: &["g"], description: "move the matrix cursor to the recommended configuration", hint: None },
-    Binding { action: Action::TopMore, name: "top_more", defaults: &["]"], description: "propose one more configuration (top N + 1)", hint: None },
-    Binding { action: Action::TopLess, name: "top_less", defaults: &["["], description: "propose one fewer configuration (top N - 1)", hint: None },
-    Binding { action: Action::LogScale, name: "log_scale", defaults: &["L"], description: "toggle a log2 PE axis in the curves", hint: None },
-    Binding { action: Action::CycleRows, name: "cycle_rows", defaults: &["r"], description: "matrix: next component down the rows", hint: None },
-    Binding { action: Action::CycleCols, name: "cycle_cols", defaults: &["c"], description: "matrix: next component across the columns", hint: None },
+    Binding {
+        action: Action::Quit,
+        name: "quit",
+        defaults: &["q", "ctrl-c"],
+        description: "quit",
+        hint: Some("quit"),
+    },
+    Binding {
+        action: Action::Help,
+        name: "help",
+        defaults: &["?"],
+        description: "show or hide this help",
+        hint: Some("help"),
+    },
+    Binding {
+        action: Action::Back,
+        name: "back",
+        defaults: &["esc"],
+        description: "close the help or the detail view",
+        hint: None,
+    },
+    Binding {
+        action: Action::NextPane,
+        name: "next_pane",
+        defaults: &["tab"],
+        description: "focus the next pane",
+        hint: Some("pane"),
+    },
+    Binding {
+        action: Action::PrevPane,
+        name: "prev_pane",
+        defaults: &["backtab"],
+        description: "focus the previous pane",
+        hint: None,
+    },
+    Binding {
+        action: Action::Up,
+        name: "up",
+        defaults: &["up", "k"],
+        description: "move up (matrix cursor, list, table)",
+        hint: None,
+    },
+    Binding {
+        action: Action::Down,
+        name: "down",
+        defaults: &["down", "j"],
+        description: "move down",
+        hint: None,
+    },
+    Binding {
+        action: Action::Left,
+        name: "left",
+        defaults: &["left", "h"],
+        description: "move left (matrix cursor; TTS_w -0.01 on the slider)",
+        hint: None,
+    },
+    Binding {
+        action: Action::Right,
+        name: "right",
+        defaults: &["right", "l"],
+        description: "move right (matrix cursor; TTS_w +0.01 on the slider)",
+        hint: None,
+    },
+    Binding {
+        action: Action::TtsUp,
+        name: "tts_up",
+        defaults: &["+", "="],
+        description: "TTS_w +0.05 (weigh speed more)",
+        hint: Some("TTS_w"),
+    },
+    Binding {
+        action: Action::TtsDown,
+        name: "tts_down",
+        defaults: &["-"],
+        description: "TTS_w -0.05 (weigh cost more)",
+        hint: None,
+    },
+    Binding {
+        action: Action::TtsFineUp,
+        name: "tts_fine_up",
+        defaults: &[">"],
+        description: "TTS_w +0.01",
+        hint: Some("fine"),
+    },
+    Binding {
+        action: Action::TtsFineDown,
+        name: "tts_fine_down",
+        defaults: &["<"],
+        description: "TTS_w -0.01",
+        hint: None,
+    },
+    Binding {
+        action: Action::Mark,
+        name: "mark",
+        defaults: &["space"],
+        description: "mark or unmark the configuration under the cursor",
+        hint: Some("mark"),
+    },
+    Binding {
+        action: Action::Detail,
+        name: "detail",
+        defaults: &["enter"],
+        description: "open the detail view of the selection",
+        hint: Some("detail"),
+    },
+    Binding {
+        action: Action::Write,
+        name: "write",
+        defaults: &["w"],
+        description: "write the marked configurations (or the top N) as a campaign file and JSON",
+        hint: Some("write"),
+    },
+    Binding {
+        action: Action::Best,
+        name: "best",
+        defaults: &["g"],
+        description: "move the matrix cursor to the recommended configuration",
+        hint: None,
+    },
+    Binding {
+        action: Action::TopMore,
+        name: "top_more",
+        defaults: &["]"],
+        description: "propose one more configuration (top N + 1)",
+        hint: None,
+    },
+    Binding {
+        action: Action::TopLess,
+        name: "top_less",
+        defaults: &["["],
+        description: "propose one fewer configuration (top N - 1)",
+        hint: None,
+    },
+    Binding {
+        action: Action::LogScale,
+        name: "log_scale",
+        defaults: &["L"],
+        description: "toggle a log2 PE axis in the curves",
+        hint: None,
+    },
+    Binding {
+        action: Action::CycleRows,
+        name: "cycle_rows",
+        defaults: &["r"],
+        description: "matrix: next component down the rows",
+        hint: None,
+    },
+    Binding {
+        action: Action::CycleCols,
+        name: "cycle_cols",
+        defaults: &["c"],
+        description: "matrix: next component across the columns",
+        hint: None,
+    },
 ];
 
 /// A key as written in the table and in `keys.toml`.
@@ -266,8 +398,16 @@ impl KeyTable {
             .filter_map(|b| {
                 let hint = b.hint?;
                 let keys = match b.action {
-                    Action::TtsUp => format!("{}/{}", self.first(Action::TtsUp), self.first(Action::TtsDown)),
-                    Action::TtsFineUp => format!("{}/{}", self.first(Action::TtsFineDown), self.first(Action::TtsFineUp)),
+                    Action::TtsUp => format!(
+                        "{}/{}",
+                        self.first(Action::TtsUp),
+                        self.first(Action::TtsDown)
+                    ),
+                    Action::TtsFineUp => format!(
+                        "{}/{}",
+                        self.first(Action::TtsFineDown),
+                        self.first(Action::TtsFineUp)
+                    ),
                     _ => self.first(b.action),
                 };
                 (!keys.is_empty()).then_some((keys, hint))
@@ -276,7 +416,10 @@ impl KeyTable {
     }
 
     fn first(&self, action: Action) -> String {
-        self.keys(action).first().map(Key::label).unwrap_or_default()
+        self.keys(action)
+            .first()
+            .map(Key::label)
+            .unwrap_or_default()
     }
 
     /// `(keys, description)` for every action, for the help overlay.
@@ -334,7 +477,12 @@ impl KeyTable {
         for (action, keys) in &self.keys {
             for key in keys {
                 if let Some(other) = owner.insert(*key, *action) {
-                    let name = |a: Action| BINDINGS.iter().find(|b| b.action == a).map_or("?", |b| b.name);
+                    let name = |a: Action| {
+                        BINDINGS
+                            .iter()
+                            .find(|b| b.action == a)
+                            .map_or("?", |b| b.name)
+                    };
                     return Err(format!(
                         "{file}: key {:?} is bound to both {} and {}; rebind one of them",
                         key.label(),
@@ -384,20 +532,59 @@ mod tests {
     fn defaults_match_the_issue() {
         let t = KeyTable::default();
         let act = |c, m| t.action(&press(c, m));
-        assert_eq!(act(KeyCode::Char('q'), KeyModifiers::NONE), Some(Action::Quit));
-        assert_eq!(act(KeyCode::Char('c'), KeyModifiers::CONTROL), Some(Action::Quit));
-        assert_eq!(act(KeyCode::Char('c'), KeyModifiers::NONE), Some(Action::CycleCols));
-        assert_eq!(act(KeyCode::Char('+'), KeyModifiers::SHIFT), Some(Action::TtsUp));
-        assert_eq!(act(KeyCode::Char('>'), KeyModifiers::SHIFT), Some(Action::TtsFineUp));
-        assert_eq!(act(KeyCode::Char('<'), KeyModifiers::NONE), Some(Action::TtsFineDown));
-        assert_eq!(act(KeyCode::Char('-'), KeyModifiers::NONE), Some(Action::TtsDown));
-        assert_eq!(act(KeyCode::Char('k'), KeyModifiers::NONE), Some(Action::Up));
+        assert_eq!(
+            act(KeyCode::Char('q'), KeyModifiers::NONE),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            act(KeyCode::Char('c'), KeyModifiers::CONTROL),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            act(KeyCode::Char('c'), KeyModifiers::NONE),
+            Some(Action::CycleCols)
+        );
+        assert_eq!(
+            act(KeyCode::Char('+'), KeyModifiers::SHIFT),
+            Some(Action::TtsUp)
+        );
+        assert_eq!(
+            act(KeyCode::Char('>'), KeyModifiers::SHIFT),
+            Some(Action::TtsFineUp)
+        );
+        assert_eq!(
+            act(KeyCode::Char('<'), KeyModifiers::NONE),
+            Some(Action::TtsFineDown)
+        );
+        assert_eq!(
+            act(KeyCode::Char('-'), KeyModifiers::NONE),
+            Some(Action::TtsDown)
+        );
+        assert_eq!(
+            act(KeyCode::Char('k'), KeyModifiers::NONE),
+            Some(Action::Up)
+        );
         assert_eq!(act(KeyCode::Left, KeyModifiers::NONE), Some(Action::Left));
-        assert_eq!(act(KeyCode::Tab, KeyModifiers::NONE), Some(Action::NextPane));
-        assert_eq!(act(KeyCode::Char(' '), KeyModifiers::NONE), Some(Action::Mark));
-        assert_eq!(act(KeyCode::Enter, KeyModifiers::NONE), Some(Action::Detail));
-        assert_eq!(act(KeyCode::Char('w'), KeyModifiers::NONE), Some(Action::Write));
-        assert_eq!(act(KeyCode::Char('?'), KeyModifiers::SHIFT), Some(Action::Help));
+        assert_eq!(
+            act(KeyCode::Tab, KeyModifiers::NONE),
+            Some(Action::NextPane)
+        );
+        assert_eq!(
+            act(KeyCode::Char(' '), KeyModifiers::NONE),
+            Some(Action::Mark)
+        );
+        assert_eq!(
+            act(KeyCode::Enter, KeyModifiers::NONE),
+            Some(Action::Detail)
+        );
+        assert_eq!(
+            act(KeyCode::Char('w'), KeyModifiers::NONE),
+            Some(Action::Write)
+        );
+        assert_eq!(
+            act(KeyCode::Char('?'), KeyModifiers::SHIFT),
+            Some(Action::Help)
+        );
         assert_eq!(act(KeyCode::Char('x'), KeyModifiers::NONE), None);
     }
 
@@ -415,22 +602,45 @@ mod tests {
         let t = KeyTable::default()
             .with_overrides("mark = \"m\"\nquit = [\"x\", \"ctrl-q\"]\n", "keys.toml")
             .unwrap();
-        assert_eq!(t.action(&press(KeyCode::Char('m'), KeyModifiers::NONE)), Some(Action::Mark));
-        assert_eq!(t.action(&press(KeyCode::Char(' '), KeyModifiers::NONE)), None);
-        assert_eq!(t.action(&press(KeyCode::Char('q'), KeyModifiers::CONTROL)), Some(Action::Quit));
+        assert_eq!(
+            t.action(&press(KeyCode::Char('m'), KeyModifiers::NONE)),
+            Some(Action::Mark)
+        );
+        assert_eq!(
+            t.action(&press(KeyCode::Char(' '), KeyModifiers::NONE)),
+            None
+        );
+        assert_eq!(
+            t.action(&press(KeyCode::Char('q'), KeyModifiers::CONTROL)),
+            Some(Action::Quit)
+        );
         assert_eq!(t.label(Action::Quit), "x/ctrl-q");
-        assert!(t.help_rows().iter().any(|(k, d)| k == "m" && d.contains("mark")));
+        assert!(t
+            .help_rows()
+            .iter()
+            .any(|(k, d)| k == "m" && d.contains("mark")));
     }
 
     #[test]
     fn bad_files_are_explained() {
-        let e = KeyTable::default().with_overrides("\nmarkk = \"m\"\n", "k.toml").unwrap_err();
-        assert!(e.contains("k.toml") && e.contains("line 2") && e.contains("markk"), "{e}");
-        let e = KeyTable::default().with_overrides("mark = \"meta-m\"\n", "k.toml").unwrap_err();
+        let e = KeyTable::default()
+            .with_overrides("\nmarkk = \"m\"\n", "k.toml")
+            .unwrap_err();
+        assert!(
+            e.contains("k.toml") && e.contains("line 2") && e.contains("markk"),
+            "{e}"
+        );
+        let e = KeyTable::default()
+            .with_overrides("mark = \"meta-m\"\n", "k.toml")
+            .unwrap_err();
         assert!(e.contains("meta-m") && e.contains("line 1"), "{e}");
-        let e = KeyTable::default().with_overrides("mark = \"q\"\n", "k.toml").unwrap_err();
+        let e = KeyTable::default()
+            .with_overrides("mark = \"q\"\n", "k.toml")
+            .unwrap_err();
         assert!(e.contains("both"), "{e}");
-        let e = KeyTable::default().with_overrides("mark = [\n", "k.toml").unwrap_err();
+        let e = KeyTable::default()
+            .with_overrides("mark = [\n", "k.toml")
+            .unwrap_err();
         assert!(e.contains("k.toml: line"), "{e}");
     }
 }

@@ -66,8 +66,11 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     // The demo campaign (and its directory) lives as long as this function.
     let demo = if is_demo(args) && !args.no_demo_campaign {
         Some(
-            demo::start(tx.clone(), args.demo_compression.unwrap_or(demo::DEMO_COMPRESSION))
-                .map_err(|e| eyre!("cannot start the demo campaign: {e}"))?,
+            demo::start(
+                tx.clone(),
+                args.demo_compression.unwrap_or(demo::DEMO_COMPRESSION),
+            )
+            .map_err(|e| eyre!("cannot start the demo campaign: {e}"))?,
         )
     } else {
         None
@@ -362,7 +365,10 @@ fn example_setup(args: &TuiArgs) -> Setup {
             components,
             base: None,
         },
-        timing_names: example::COMPONENTS.iter().map(|c| c.1.to_string()).collect(),
+        timing_names: example::COMPONENTS
+            .iter()
+            .map(|c| c.1.to_string())
+            .collect(),
         period_s: Some(args.period.unwrap_or(EXAMPLE_PERIOD_S)),
         title: "EC-Earth3 SR example".into(),
         watch_dir: None,
@@ -408,7 +414,11 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
         extra_pes: args.extra_pes.unwrap_or(s.extra_pes),
     };
     Ok(Setup {
-        timing_names: state.components.iter().map(|c| c.timing_name.clone()).collect(),
+        timing_names: state
+            .components
+            .iter()
+            .map(|c| c.timing_name.clone())
+            .collect(),
         inputs,
         settings,
         source: SelectionSource {

@@ -211,10 +211,12 @@ mod tests {
         assert_eq!(file.top, Some(3));
         assert_eq!(file.tts_w, Some(0.3));
         let inputs = file.component_inputs(dir.path()).unwrap();
-        let again = Problem::new(&inputs, &file.settings()).unwrap().rank(0.3, 3).top;
+        let again = Problem::new(&inputs, &file.settings())
+            .unwrap()
+            .rank(0.3, 3)
+            .top;
         assert_eq!(again, top, "the written file reproduces the selection");
-        let json: Value =
-            serde_json::from_str(&std::fs::read_to_string(&w.json).unwrap()).unwrap();
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(&w.json).unwrap()).unwrap();
         assert_eq!(json["configurations"].as_array().unwrap().len(), 3);
         assert_eq!(json["configurations"][0]["nproc"]["IFS"], top[0].nproc[0]);
         let second = write(dir.path(), &problem, &demo_source(), &top, 0.3).unwrap();

@@ -227,7 +227,15 @@ fn w_writes_the_marked_or_else_the_top_n_and_says_where() {
     let mut app = app_with(ColorDepth::Mono, dir.path().to_path_buf());
     app.update(key('w'));
     let message = app.message.clone().unwrap();
-    assert!(message.contains("top 5") && message.contains("autolb-selection-1.toml"), "{message}");
+    let (status, _) = view::status::status_text(&app);
+    assert!(
+        status.starts_with("wrote top 5: "),
+        "the status line shows it: {status}"
+    );
+    assert!(
+        message.contains("top 5") && message.contains("autolb-selection-1.toml"),
+        "{message}"
+    );
     let json: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("autolb-selection-1.json")).unwrap(),
     )
@@ -251,7 +259,10 @@ fn w_writes_the_marked_or_else_the_top_n_and_says_where() {
 
 #[test]
 fn a_failed_write_is_an_error_in_the_status_line_not_a_crash() {
-    let mut app = app_with(ColorDepth::Mono, PathBuf::from("/proc/autolb-cannot-write-here"));
+    let mut app = app_with(
+        ColorDepth::Mono,
+        PathBuf::from("/proc/autolb-cannot-write-here"),
+    );
     app.update(key('w'));
     assert!(app.error.as_deref().unwrap().contains("write failed"));
     assert!(!app.quit);
@@ -281,31 +292,34 @@ fn help_detail_and_quit() {
 }
 
 fn sample_view() -> CampaignView {
-    let row = |iteration, test, nproc: Vec<u32>, sypd: Option<f64>, fnv: Option<f64>, state: &str| IterRow {
-        iteration,
-        test,
-        nproc,
-        sypd,
-        chsy: sypd.map(|s| 24.0 * 744.0 / s),
-        coupling_cost: sypd.map(|_| 0.031),
-        partial_coupling_cost: vec![Some(0.02), Some(0.011)],
-        fittingness: fnv,
-        donor: fnv.map(|_| "IFS".into()),
-        recipient: fnv.map(|_| "NEMO".into()),
-        step: Some(48),
-        state: state.into(),
-        job: Some("1234".into()),
-        runs: vec![RunRow {
-            repetition: 1,
-            state: state.into(),
-            sypd,
-            chsy: None,
-            coupling_cost: None,
-            run_dir: PathBuf::from("/c/iter-00/test-00/rep-1"),
-            job: Some("1234".into()),
-            note: None,
-        }],
-    };
+    let row =
+        |iteration, test, nproc: Vec<u32>, sypd: Option<f64>, fnv: Option<f64>, state: &str| {
+            IterRow {
+                iteration,
+                test,
+                nproc,
+                sypd,
+                chsy: sypd.map(|s| 24.0 * 744.0 / s),
+                coupling_cost: sypd.map(|_| 0.031),
+                partial_coupling_cost: vec![Some(0.02), Some(0.011)],
+                fittingness: fnv,
+                donor: fnv.map(|_| "IFS".into()),
+                recipient: fnv.map(|_| "NEMO".into()),
+                step: Some(48),
+                state: state.into(),
+                job: Some("1234".into()),
+                runs: vec![RunRow {
+                    repetition: 1,
+                    state: state.into(),
+                    sypd,
+                    chsy: None,
+                    coupling_cost: None,
+                    run_dir: PathBuf::from("/c/iter-00/test-00/rep-1"),
+                    job: Some("1234".into()),
+                    note: None,
+                }],
+            }
+        };
     CampaignView {
         dir: Some(PathBuf::from("/c")),
         state: "running".into(),
@@ -334,15 +348,27 @@ fn campaign_and_watch_events_fill_the_table_and_status() {
         },
         t0,
     ));
-    app.update(Event::Watch(WatchEvent::Quiet { pending: 2, complete: 4 }, t0));
+    app.update(Event::Watch(
+        WatchEvent::Quiet {
+            pending: 2,
+            complete: 4,
+        },
+        t0,
+    ));
     app.update(Event::Tick(t0 + Duration::from_secs(7)));
     let (status, error) = view::status::status_text(&app);
     assert!(status.contains("watch: poll (gpfs"), "{status}");
     assert!(status.contains("last scan 7 s ago"), "{status}");
     assert!(status.contains("campaign: running"), "{status}");
     assert!(error.is_none());
-    app.update(Event::Watch(WatchEvent::Error("/c: cannot list: denied".into()), t0));
-    assert!(view::status::status_text(&app).1.unwrap().contains("denied"));
+    app.update(Event::Watch(
+        WatchEvent::Error("/c: cannot list: denied".into()),
+        t0,
+    ));
+    assert!(view::status::status_text(&app)
+        .1
+        .unwrap()
+        .contains("denied"));
     // Table navigation and the row detail.
     app.focus = Pane::Table;
     app.update(key('j'));
@@ -352,7 +378,10 @@ fn campaign_and_watch_events_fill_the_table_and_status() {
     app.update(special(KeyCode::Enter, KeyModifiers::NONE));
     assert_eq!(app.overlay, Overlay::Row(2));
     let lines = view::detail::row_lines(&app, 2).join("\n");
-    assert!(lines.contains("iteration 1 test 0: IFS 360 + NEMO 288"), "{lines}");
+    assert!(
+        lines.contains("iteration 1 test 0: IFS 360 + NEMO 288"),
+        "{lines}"
+    );
     // A shorter table clamps the selection.
     let mut shorter = sample_view();
     shorter.rows.truncate(1);
@@ -462,8 +491,12 @@ fn matrix_cells_are_coloured_by_fittingness_grey_or_blank() {
 
         // Worse than the base case: grey.
         app.cursor = vec![0, 0];
-        let worse = (0..app.problem.components[1].nproc.len())
-            .find(|&c| matches!(app.problem.cell(&[0, c], app.tts_w()), Cell::WorseThanBase { .. }));
+        let worse = (0..app.problem.components[1].nproc.len()).find(|&c| {
+            matches!(
+                app.problem.cell(&[0, c], app.tts_w()),
+                Cell::WorseThanBase { .. }
+            )
+        });
         if let Some(c) = worse {
             app.cursor = vec![0, c];
             let buf = draw(&app, 120, 40);
@@ -485,12 +518,18 @@ fn without_colour_the_matrix_uses_glyphs() {
     let app = app();
     let screen = text(&draw(&app, 120, 40));
     assert!(find_cursor(&draw(&app, 120, 40)).is_some(), "cursor mark");
-    assert!(screen.contains('█') || screen.contains('▓'), "fittingness shades");
+    assert!(
+        screen.contains('█') || screen.contains('▓'),
+        "fittingness shades"
+    );
     let buf = draw(&app, 120, 40);
     for y in 0..40 {
         for x in 0..120 {
             let c = &buf[(x, y)];
-            assert!(!matches!(c.bg, Color::Rgb(..) | Color::Indexed(_)), "no colour at {x},{y}");
+            assert!(
+                !matches!(c.bg, Color::Rgb(..) | Color::Indexed(_)),
+                "no colour at {x},{y}"
+            );
         }
     }
 }

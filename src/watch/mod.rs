@@ -62,8 +62,20 @@ impl ActiveMode {
 
 /// Filesystem types on which inotify misses writes from other hosts.
 const REMOTE_FILESYSTEMS: &[&str] = &[
-    "nfs", "nfs4", "lustre", "gpfs", "cifs", "smb3", "smbfs", "ceph", "beegfs", "9p", "afs",
-    "panfs", "orangefs", "glusterfs",
+    "nfs",
+    "nfs4",
+    "lustre",
+    "gpfs",
+    "cifs",
+    "smb3",
+    "smbfs",
+    "ceph",
+    "beegfs",
+    "9p",
+    "afs",
+    "panfs",
+    "orangefs",
+    "glusterfs",
 ];
 
 /// Whether notifications cannot be trusted on a filesystem of this type.
@@ -129,9 +141,10 @@ pub fn choose_mode(requested: WatchMode, root: &Path) -> (ActiveMode, String) {
         WatchMode::Native => (ActiveMode::Native, "forced by --watch native".into()),
         WatchMode::Poll => (ActiveMode::Poll, "forced by --watch poll".into()),
         WatchMode::Auto => match filesystem_type(root) {
-            Some(fs) if is_remote_filesystem(&fs) => {
-                (ActiveMode::Poll, format!("{fs}: notifications miss remote writes"))
-            }
+            Some(fs) if is_remote_filesystem(&fs) => (
+                ActiveMode::Poll,
+                format!("{fs}: notifications miss remote writes"),
+            ),
             Some(fs) => (ActiveMode::Native, format!("{fs}: local filesystem")),
             None => (ActiveMode::Poll, "filesystem type unknown".into()),
         },
@@ -167,10 +180,7 @@ pub enum WatchEvent {
     /// A scan found new, changed, completed or removed files.
     Changes(ScanOutcome),
     /// A scan found nothing new (sent so the user sees "last scan N s ago" move).
-    Quiet {
-        pending: usize,
-        complete: usize,
-    },
+    Quiet { pending: usize, complete: usize },
     /// Which mode runs and why; sent once at the start and again if the mode changes.
     Mode { mode: ActiveMode, reason: String },
     /// Something the user should know; watching goes on.
@@ -370,13 +380,27 @@ mod tests {
         assert_eq!(fs("/home/user").as_deref(), Some("nfs4"));
         assert_eq!(fs("/home/with space/x").as_deref(), Some("xfs"));
         assert_eq!(fs("/tmp").as_deref(), Some("ext4"));
-        assert_eq!(fs("/gpfs/scratchy").as_deref(), Some("ext4"), "whole components only");
+        assert_eq!(
+            fs("/gpfs/scratchy").as_deref(),
+            Some("ext4"),
+            "whole components only"
+        );
         assert_eq!(fs("/mnt/sshfs/a").as_deref(), Some("fuse.sshfs"));
     }
 
     #[test]
     fn remote_filesystems_are_polled() {
-        for fs in ["nfs", "nfs4", "lustre", "gpfs", "cifs", "ceph", "beegfs", "fuse.sshfs", "fuse"] {
+        for fs in [
+            "nfs",
+            "nfs4",
+            "lustre",
+            "gpfs",
+            "cifs",
+            "ceph",
+            "beegfs",
+            "fuse.sshfs",
+            "fuse",
+        ] {
             assert!(is_remote_filesystem(fs), "{fs}");
         }
         for fs in ["ext4", "xfs", "btrfs", "tmpfs", "overlay", "zfs"] {
@@ -388,7 +412,10 @@ mod tests {
     fn forced_modes_win_and_bad_names_are_explained() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(choose_mode(WatchMode::Poll, dir.path()).0, ActiveMode::Poll);
-        assert_eq!(choose_mode(WatchMode::Native, dir.path()).0, ActiveMode::Native);
+        assert_eq!(
+            choose_mode(WatchMode::Native, dir.path()).0,
+            ActiveMode::Native
+        );
         let e = "inotify".parse::<WatchMode>().unwrap_err();
         assert!(e.contains("auto, native or poll"), "{e}");
     }

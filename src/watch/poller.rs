@@ -153,7 +153,10 @@ impl Poller {
                         out.changed.push(path.clone());
                     }
                 }
-                let stable = self.files.get(path).is_some_and(|t| t.unchanged >= STABLE_POLLS);
+                let stable = self
+                    .files
+                    .get(path)
+                    .is_some_and(|t| t.unchanged >= STABLE_POLLS);
                 dir_all_stable &= stable;
                 dir_pending.push(path.clone());
             }
@@ -261,7 +264,10 @@ mod tests {
         std::fs::write(&file, "a").unwrap();
         let mut poller = Poller::new(dir.path());
         poller.scan(&mut always);
-        let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
         f.write_all(b"b").unwrap();
         drop(f);
         let out = poller.scan(&mut always);
@@ -288,24 +294,35 @@ mod tests {
         let file = dir.path().join("half");
         std::fs::write(&file, "Balance: 001 Before").unwrap();
         let mut poller = Poller::new(dir.path());
-        let mut asked = 0;
+        let asked = std::cell::Cell::new(0);
         let mut never = |_: &Path, files: &[PathBuf]| {
-            asked += 1;
+            asked.set(asked.get() + 1);
             assert_eq!(files.len(), 1);
             false
         };
         for _ in 0..6 {
             poller.scan(&mut never);
         }
-        assert_eq!(asked, 1, "a dead run's files are not re-parsed every poll");
+        assert_eq!(
+            asked.get(),
+            1,
+            "a dead run's files are not re-parsed every poll"
+        );
         assert!(!poller.is_complete(&file));
         std::fs::write(&file, "Balance: 001 Before MPI get 1.0\n").unwrap();
         for _ in 0..4 {
             poller.scan(&mut never);
         }
-        assert_eq!(asked, 2, "asked again once the files changed and settled");
+        assert_eq!(
+            asked.get(),
+            2,
+            "asked again once the files changed and settled"
+        );
         let out = poller.scan(&mut |_: &Path, _: &[PathBuf]| true);
-        assert!(out.completed.is_empty(), "still refused until the next change");
+        assert!(
+            out.completed.is_empty(),
+            "still refused until the next change"
+        );
     }
 
     #[test]

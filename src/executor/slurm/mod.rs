@@ -230,6 +230,33 @@ impl SlurmExecutor {
         if command.is_some() {
             known.push("command");
         }
+        // Placeholders that exist only with a setting: say which setting.
+        for (placeholder, missing) in [
+            (
+                "nodes",
+                settings
+                    .cores_per_node
+                    .is_none()
+                    .then_some("cores_per_node = N in [executor.slurm]"),
+            ),
+            (
+                "multi_prog",
+                settings
+                    .multi_prog
+                    .is_none()
+                    .then_some("an [executor.slurm.multi_prog] table"),
+            ),
+            (
+                "command",
+                cfg.command.is_none().then_some("a command in [executor]"),
+            ),
+        ] {
+            if let (true, Some(setting)) = (job_script.uses(placeholder), missing) {
+                return Err(config(format!(
+                    "the job script uses {{{placeholder}}}, which needs {setting}"
+                )));
+            }
+        }
         job_script
             .check_names(&known)
             .map_err(ExecutorError::Config)?;
@@ -914,7 +941,15 @@ mod tests {
             },
             None,
         );
-        assert!(e.contains("line 1") && e.contains("{nodes}"), "{e}");
+        assert!(e.contains("{nodes}") && e.contains("cores_per_node"), "{e}");
+        let e = err(
+            SlurmSettings {
+                script: Some("a\nsrun -n {ntask}\n".into()),
+                ..Default::default()
+            },
+            None,
+        );
+        assert!(e.contains("line 2") && e.contains("{ntask}"), "{e}");
         let e = err(
             SlurmSettings {
                 template: Some("missing.tmpl".into()),

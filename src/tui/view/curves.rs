@@ -115,11 +115,11 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
                 .style(Style::default())
                 .labels(vec![pe_label(x0), pe_label((x0 + x1) / 2.0), pe_label(x1)]),
         )
-        .y_axis(
-            Axis::default()
-                .bounds([y0, y1])
-                .labels(vec![y_label(y0), y_label((y0 + y1) / 2.0), y_label(y1)]),
-        )
+        .y_axis(Axis::default().bounds([y0, y1]).labels(vec![
+            y_label(y0),
+            y_label((y0 + y1) / 2.0),
+            y_label(y1),
+        ]))
         .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)));
     frame.render_widget(chart, area);
 }

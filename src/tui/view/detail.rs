@@ -12,7 +12,11 @@ use autolb::predict::Cell;
 /// Lines describing a configuration (public for tests).
 pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
     let p = &app.problem;
-    let nproc: Vec<u32> = index.iter().zip(&p.components).map(|(&i, c)| c.nproc[i]).collect();
+    let nproc: Vec<u32> = index
+        .iter()
+        .zip(&p.components)
+        .map(|(&i, c)| c.nproc[i])
+        .collect();
     let mut out = vec![app.describe(&nproc), String::new()];
     for (c, &i) in p.components.iter().zip(index) {
         out.push(format!(
@@ -25,16 +29,30 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
     }
     out.push(String::new());
     let total = p.total_nproc(nproc.iter().sum());
-    out.push(format!("total PEs {total} (extra {}; budget {})", p.settings.extra_pes, p.settings.max_nproc));
+    out.push(format!(
+        "total PEs {total} (extra {}; budget {})",
+        p.settings.extra_pes, p.settings.max_nproc
+    ));
     match p.cell(index, app.tts_w()) {
         Cell::OverBudget => out.push("over the budget".into()),
         Cell::WorseThanBase { sypd, chsy } => {
             out.push(format!("coupled SYPD {sypd:.2}   CHSY {chsy:.0}"));
             out.push("worse than the base case: speed-up x efficiency vs the base case < 1".into());
         }
-        Cell::Scored { sypd, chsy, coupling_cost, fittingness } => {
-            out.push(format!("coupled SYPD {sypd:.2}   CHSY {chsy:.0}   coupling cost {:.2} %", coupling_cost * 100.0));
-            out.push(format!("fittingness {fittingness:.4} at TTS_w {:.2}", app.tts_w()));
+        Cell::Scored {
+            sypd,
+            chsy,
+            coupling_cost,
+            fittingness,
+        } => {
+            out.push(format!(
+                "coupled SYPD {sypd:.2}   CHSY {chsy:.0}   coupling cost {:.2} %",
+                coupling_cost * 100.0
+            ));
+            out.push(format!(
+                "fittingness {fittingness:.4} at TTS_w {:.2}",
+                app.tts_w()
+            ));
             match app.rank_of(&nproc) {
                 Some(r) => out.push(format!("rank {r} of the top {}", app.top)),
                 None => out.push(format!("not in the top {}", app.top)),
@@ -56,8 +74,17 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
 }
 
 pub fn render_config(app: &App, index: &[usize], frame: &mut Frame, area: Rect) {
-    let lines: Vec<Line> = config_lines(app, index).into_iter().map(Line::raw).collect();
-    let inner = popup(frame, area, 90, lines.len() as u16 + 2, " Configuration (esc closes) ");
+    let lines: Vec<Line> = config_lines(app, index)
+        .into_iter()
+        .map(Line::raw)
+        .collect();
+    let inner = popup(
+        frame,
+        area,
+        90,
+        lines.len() as u16 + 2,
+        " Configuration (esc closes) ",
+    );
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
@@ -67,9 +94,18 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         return vec!["no such row".into()];
     };
     let names = &app.campaign.components;
-    let pes: Vec<String> = names.iter().zip(&r.nproc).map(|(n, p)| format!("{n} {p}")).collect();
+    let pes: Vec<String> = names
+        .iter()
+        .zip(&r.nproc)
+        .map(|(n, p)| format!("{n} {p}"))
+        .collect();
     let mut out = vec![
-        format!("iteration {} test {}: {}", r.iteration, r.test, pes.join(" + ")),
+        format!(
+            "iteration {} test {}: {}",
+            r.iteration,
+            r.test,
+            pes.join(" + ")
+        ),
         format!(
             "SYPD {}   CHSY {}   coupling cost {} %   FN {}",
             opt(r.sypd, 2),
@@ -79,10 +115,16 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         ),
     ];
     for (n, c) in names.iter().zip(&r.partial_coupling_cost) {
-        out.push(format!("partial coupling cost {n}: {} %", opt(c.map(|v| v * 100.0), 2)));
+        out.push(format!(
+            "partial coupling cost {n}: {} %",
+            opt(c.map(|v| v * 100.0), 2)
+        ));
     }
     if let (Some(d), Some(t)) = (&r.donor, &r.recipient) {
-        out.push(format!("next: move {} PEs from {d} to {t}", r.step.map_or("-".into(), |s| s.to_string())));
+        out.push(format!(
+            "next: move {} PEs from {d} to {t}",
+            r.step.map_or("-".into(), |s| s.to_string())
+        ));
     }
     out.push(format!("state {}", r.state));
     out.push(String::new());
@@ -105,6 +147,12 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
 
 pub fn render_row(app: &App, i: usize, frame: &mut Frame, area: Rect) {
     let lines: Vec<Line> = row_lines(app, i).into_iter().map(Line::raw).collect();
-    let inner = popup(frame, area, 110, lines.len() as u16 + 2, " Iteration row (esc closes) ");
+    let inner = popup(
+        frame,
+        area,
+        110,
+        lines.len() as u16 + 2,
+        " Iteration row (esc closes) ",
+    );
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

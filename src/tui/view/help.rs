@@ -11,13 +11,27 @@ use crate::tui::app::App;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let rows = app.keys.help_rows();
-    let inner = popup(frame, area, 92, rows.len() as u16 + 14, " Help (? or esc closes) ");
-    let key_w = rows.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(4) + 2;
+    let inner = popup(
+        frame,
+        area,
+        92,
+        rows.len() as u16 + 14,
+        " Help (? or esc closes) ",
+    );
+    let key_w = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(4)
+        + 2;
     let mut lines: Vec<Line> = rows
         .into_iter()
         .map(|(k, d)| {
             Line::from(vec![
-                Span::styled(format!("{k:>key_w$}  "), Style::default().add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    format!("{k:>key_w$}  "),
+                    Style::default().add_modifier(Modifier::BOLD),
+                ),
                 Span::raw(d),
             ])
         })
@@ -32,6 +46,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     ] {
         lines.push(Line::raw(text));
     }
-    lines.push(Line::raw(format!("Colours: {} (--no-color or NO_COLOR for none).", app.theme.depth.name())));
+    lines.push(Line::raw(format!(
+        "Colours: {} (--no-color or NO_COLOR for none).",
+        app.theme.depth.name()
+    )));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

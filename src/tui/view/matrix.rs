@@ -22,7 +22,10 @@ use autolb::predict::Cell;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let (r, c) = app.axes;
-    let names = (&app.problem.components[r].name, &app.problem.components[c].name);
+    let names = (
+        &app.problem.components[r].name,
+        &app.problem.components[c].name,
+    );
     let title = format!(" Fittingness: {} ↓ × {} → ", names.0, names.1);
     let block = pane_block(app, Pane::Matrix, title);
     let inner = block.inner(area);
@@ -55,7 +58,13 @@ pub struct Geometry {
 }
 
 /// Fits `rows` x `cols` candidates into `width` x `height` cells (after a label column).
-pub fn geometry(rows: usize, cols: usize, label_w: u16, width: u16, height: u16) -> Option<Geometry> {
+pub fn geometry(
+    rows: usize,
+    cols: usize,
+    label_w: u16,
+    width: u16,
+    height: u16,
+) -> Option<Geometry> {
     let avail_w = usize::from(width.checked_sub(label_w)?);
     let avail_h = usize::from(height);
     if avail_w == 0 || avail_h == 0 || rows == 0 || cols == 0 {
@@ -108,7 +117,13 @@ impl Widget for MatrixView<'_> {
             .unwrap_or(1) as u16
             + 1;
         let cells_h = area.height - 3;
-        let Some(g) = geometry(grid.row_nproc.len(), grid.col_nproc.len(), label_w, area.width, cells_h) else {
+        let Some(g) = geometry(
+            grid.row_nproc.len(),
+            grid.col_nproc.len(),
+            label_w,
+            area.width,
+            cells_h,
+        ) else {
             return;
         };
 
@@ -153,7 +168,11 @@ impl Widget for MatrixView<'_> {
         }
         for sr in 0..g.shown_rows {
             let y = area.y + 1 + sr as u16;
-            let label = format!("{:>w$}", grid.row_nproc[sr * g.row_block], w = usize::from(g.label_w) - 1);
+            let label = format!(
+                "{:>w$}",
+                grid.row_nproc[sr * g.row_block],
+                w = usize::from(g.label_w) - 1
+            );
             buf.set_string(area.x, y, &label, app.theme.dim());
             for sc in 0..g.shown_cols {
                 let mut best: Option<((u8, i64), usize, usize)> = None;
@@ -220,10 +239,20 @@ fn cell_look(
         if mono {
             style = style.add_modifier(Modifier::REVERSED);
         }
-        if w >= 2 { "[]".to_string() } else { "@".to_string() }
+        if w >= 2 {
+            "[]".to_string()
+        } else {
+            "@".to_string()
+        }
     } else if let Some(r) = rank {
         style = style.add_modifier(Modifier::BOLD);
-        if w >= 2 { format!("{r:>2}") } else if r < 10 { r.to_string() } else { "+".into() }
+        if w >= 2 {
+            format!("{r:>2}")
+        } else if r < 10 {
+            r.to_string()
+        } else {
+            "+".into()
+        }
     } else if marked {
         style = style.add_modifier(Modifier::BOLD);
         format!("{:>w$}", "*")
@@ -250,11 +279,19 @@ pub fn cursor_line(app: &App) -> Line<'static> {
     let nproc = app.cursor_nproc();
     let mut text = app.describe(&nproc);
     match app.cursor_cell() {
-        Cell::OverBudget => text.push_str(&format!(" · over the budget of {}", app.problem.settings.max_nproc)),
-        Cell::WorseThanBase { sypd, chsy } => {
-            text.push_str(&format!(" · SYPD {sypd:.2} · CHSY {chsy:.0} · worse than base case"))
-        }
-        Cell::Scored { sypd, chsy, coupling_cost, fittingness } => {
+        Cell::OverBudget => text.push_str(&format!(
+            " · over the budget of {}",
+            app.problem.settings.max_nproc
+        )),
+        Cell::WorseThanBase { sypd, chsy } => text.push_str(&format!(
+            " · SYPD {sypd:.2} · CHSY {chsy:.0} · worse than base case"
+        )),
+        Cell::Scored {
+            sypd,
+            chsy,
+            coupling_cost,
+            fittingness,
+        } => {
             text.push_str(&format!(
                 " · SYPD {sypd:.2} · CHSY {chsy:.0} · cpl {:.1}% · FN {fittingness:.3}",
                 coupling_cost * 100.0
@@ -267,7 +304,10 @@ pub fn cursor_line(app: &App) -> Line<'static> {
     if app.is_marked(&nproc) {
         text.push_str(" · marked");
     }
-    Line::from(Span::styled(text, Style::default().add_modifier(Modifier::BOLD)))
+    Line::from(Span::styled(
+        text,
+        Style::default().add_modifier(Modifier::BOLD),
+    ))
 }
 
 fn legend(app: &App) -> Line<'static> {
@@ -277,13 +317,21 @@ fn legend(app: &App) -> Line<'static> {
         spans.push(Span::raw("░▒▓█ FN  · worse than base  "));
     } else {
         for f in [0.0, 0.25, 0.5, 0.75, 1.0] {
-            spans.push(Span::styled(" ", Style::default().bg(theme.fittingness(f).unwrap_or(Color::Reset))));
+            spans.push(Span::styled(
+                " ",
+                Style::default().bg(theme.fittingness(f).unwrap_or(Color::Reset)),
+            ));
         }
         spans.push(Span::raw(" FN  "));
-        spans.push(Span::styled(" ", Style::default().bg(theme.worse().unwrap_or(Color::Reset))));
+        spans.push(Span::styled(
+            " ",
+            Style::default().bg(theme.worse().unwrap_or(Color::Reset)),
+        ));
         spans.push(Span::raw(" worse than base  "));
     }
-    spans.push(Span::raw("blank over budget  1-9 top N  * marked  []/@ cursor"));
+    spans.push(Span::raw(
+        "blank over budget  1-9 top N  * marked  []/@ cursor",
+    ));
     Line::from(spans)
 }
 

@@ -13,7 +13,9 @@ use crate::tui::app::{App, Pane};
 pub fn bar(tts_w: f64, width: usize) -> String {
     let width = width.max(3);
     let pos = (tts_w.clamp(0.0, 1.0) * (width - 1) as f64).round() as usize;
-    (0..width).map(|i| if i == pos { '●' } else { '━' }).collect()
+    (0..width)
+        .map(|i| if i == pos { '●' } else { '━' })
+        .collect()
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -44,7 +46,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     let width = room.saturating_sub(help.chars().count()).clamp(3, 50);
     let line = Line::from(vec![
-        Span::styled(format!("TTS_w {:.2} ", app.tts_w()), Style::default().add_modifier(Modifier::BOLD)),
+        Span::styled(
+            format!("TTS_w {:.2} ", app.tts_w()),
+            Style::default().add_modifier(Modifier::BOLD),
+        ),
         Span::raw("cost "),
         Span::raw(bar(app.tts_w(), width)),
         Span::raw(" speed"),
@@ -67,7 +72,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         cells.push(format!("{:.0}", c.chsy));
         cells.push(format!("{:.1}", c.coupling_cost * 100.0));
         cells.push(format!("{:.3}", c.fittingness));
-        cells.push(if app.is_marked(&c.nproc) { "*".into() } else { String::new() });
+        cells.push(if app.is_marked(&c.nproc) {
+            "*".into()
+        } else {
+            String::new()
+        });
         let row = Row::new(cells);
         if app.focus == Pane::Slider && i == app.top_selected {
             row.style(app.theme.selected())
@@ -76,10 +85,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         }
     });
     let mut widths = vec![Constraint::Length(3)];
-    widths.extend(names.iter().map(|n| Constraint::Length(n.len().max(5) as u16)));
+    widths.extend(
+        names
+            .iter()
+            .map(|n| Constraint::Length(n.len().max(5) as u16)),
+    );
     widths.extend([6, 7, 7, 6, 6, 2].map(Constraint::Length));
     let table = Table::new(rows, widths).header(Row::new(header).style(app.theme.dim()));
-    let rest = Rect { y: inner.y + 1, height: inner.height - 1, ..inner };
+    let rest = Rect {
+        y: inner.y + 1,
+        height: inner.height - 1,
+        ..inner
+    };
     frame.render_widget(table, rest);
 }
 

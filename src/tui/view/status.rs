@@ -11,7 +11,10 @@ use crate::tui::app::App;
 
 /// The status line's text parts (tested without a terminal).
 pub fn status_text(app: &App) -> (String, Option<String>) {
-    let mut parts = vec![app.title.clone(), format!("campaign: {}", app.campaign.state)];
+    // The latest message first: it answers the last key pressed and must not be cut off.
+    let mut parts: Vec<String> = app.message.iter().cloned().collect();
+    parts.push(app.title.clone());
+    parts.push(format!("campaign: {}", app.campaign.state));
     if let Some(mode) = app.watch.mode {
         let mut w = format!("watch: {} ({})", mode.name(), app.watch.reason);
         if let Some(at) = app.watch.last_scan {
@@ -24,9 +27,6 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
         parts.push(format!("{} run(s) pending", app.campaign.pending_runs));
     }
     parts.push(format!("{} marked", app.marked.len()));
-    if let Some(m) = &app.message {
-        parts.push(m.clone());
-    }
     let error = app
         .error
         .clone()
@@ -48,7 +48,10 @@ pub fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 pub fn render_hints(app: &App, frame: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
     for (keys, what) in app.keys.hints() {
-        spans.push(Span::styled(keys, Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)));
+        spans.push(Span::styled(
+            keys,
+            Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED),
+        ));
         spans.push(Span::raw(format!(" {what}  ")));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

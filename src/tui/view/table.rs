@@ -22,18 +22,33 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(text).block(block), area);
         return;
     }
-    let names = if view.components.is_empty() { app.problem.names() } else { view.components.clone() };
+    let names = if view.components.is_empty() {
+        app.problem.names()
+    } else {
+        view.components.clone()
+    };
     let mut header: Vec<String> = vec!["it".into(), "test".into()];
     header.extend(names.iter().cloned());
-    header.extend(["SYPD", "CHSY", "cpl %", "FN", "donor→recipient", "step", "state", "job", ""].map(String::from));
+    header.extend(
+        [
+            "SYPD",
+            "CHSY",
+            "cpl %",
+            "FN",
+            "donor→recipient",
+            "step",
+            "state",
+            "job",
+            "",
+        ]
+        .map(String::from),
+    );
     let rows = view.rows.iter().enumerate().map(|(i, r)| {
         let mut cells: Vec<String> = vec![r.iteration.to_string(), r.test.to_string()];
-        cells.extend(
-            (0..names.len()).map(|k| match r.nproc.get(k) {
-                Some(&p) if p > 0 => p.to_string(),
-                _ => "-".into(),
-            }),
-        );
+        cells.extend((0..names.len()).map(|k| match r.nproc.get(k) {
+            Some(&p) if p > 0 => p.to_string(),
+            _ => "-".into(),
+        }));
         cells.push(opt(r.sypd, 2));
         cells.push(opt(r.chsy, 0));
         cells.push(opt(r.coupling_cost.map(|c| c * 100.0), 1));
@@ -46,12 +61,24 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         cells.push(r.state.clone());
         cells.push(r.job.clone().unwrap_or_else(|| "-".into()));
         let best = view.best == Some(i);
-        cells.push(if best { "★ best".into() } else { String::new() });
+        cells.push(if best {
+            "★ best".into()
+        } else {
+            String::new()
+        });
         let row = Row::new(cells);
-        if best { row.style(app.theme.best()) } else { row }
+        if best {
+            row.style(app.theme.best())
+        } else {
+            row
+        }
     });
     let mut widths = vec![Constraint::Length(3), Constraint::Length(4)];
-    widths.extend(names.iter().map(|n| Constraint::Length(n.len().max(5) as u16)));
+    widths.extend(
+        names
+            .iter()
+            .map(|n| Constraint::Length(n.len().max(5) as u16)),
+    );
     widths.extend([6, 7, 6, 6, 16, 5, 10, 10, 6].map(Constraint::Length));
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(app.theme.dim()))
