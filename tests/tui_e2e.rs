@@ -357,6 +357,16 @@ fn bad_input_is_one_line_and_exit_code_2() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/c.toml"), "{err}");
+    // Not a terminal: a clear message, no garbage, no panic.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_autolb"))
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs a terminal") && !err.contains("panicked"), "{err}");
+    assert!(out.stdout.is_empty());
+
     let keys = tmp.path().join("keys.toml");
     std::fs::write(&keys, "quit = \"hyper-q\"\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_autolb"))

@@ -62,9 +62,25 @@ pub struct Setup {
 
 /// Opens the app.
 pub fn run(args: &TuiArgs) -> Result<()> {
+    // Bad input first (one line, exit code 2), before anything touches the terminal.
+    let demo_wanted = is_demo(args) && !args.no_demo_campaign;
+    let resolved = if demo_wanted {
+        None
+    } else {
+        Some(resolve(args)?)
+    };
+    let key_file = args.keys.clone().or_else(KeyTable::user_file);
+    let keys = KeyTable::load(key_file.as_deref()).map_err(user)?;
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(user(
+            "the terminal app needs a terminal (stdin or stdout is redirected); for scripts use \
+             `autolb predict`, `autolb campaign status --json` or `autolb timing`",
+        ));
+    }
     let (tx, rx) = mpsc::channel::<Event>();
     // The demo campaign (and its directory) lives as long as this function.
-    let demo = if is_demo(args) && !args.no_demo_campaign {
+    let demo = if demo_wanted {
         Some(
             demo::start(
                 tx.clone(),
@@ -75,12 +91,11 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     } else {
         None
     };
-    let setup = match &demo {
-        Some(d) => demo_setup(args, d)?,
-        None => resolve(args)?,
+    let setup = match (&demo, resolved) {
+        (Some(d), _) => demo_setup(args, d)?,
+        (None, Some(setup)) => setup,
+        (None, None) => resolve(args)?,
     };
-    let key_file = args.keys.clone().or_else(KeyTable::user_file);
-    let keys = KeyTable::load(key_file.as_deref()).map_err(user)?;
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
     let problem = Problem::new(&setup.inputs, &setup.settings).map_err(user)?;
     let out_dir = match &args.out {
@@ -110,7 +125,7 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     event::spawn_input(tx.clone());
     drop(tx);
 
-    let mut terminal = ratatui::init();
+    let mut terminal = ratatui::try_init().wrap_err("cannot set up the terminal")?;
     let restore = RestoreGuard;
     let result = event_loop(&mut terminal, &mut app, &rx);
     drop(restore);

@@ -477,14 +477,18 @@ fn slider_shows_two_decimals_and_the_recommendation() {
 
 #[test]
 fn matrix_cells_are_coloured_by_fittingness_grey_or_blank() {
-    for depth in [ColorDepth::TrueColor, ColorDepth::Ansi256] {
+    // Whole cells (120x40) and half blocks (140x56) alike.
+    for (depth, (w, h)) in [ColorDepth::TrueColor, ColorDepth::Ansi256]
+        .into_iter()
+        .flat_map(|d| [(d, (120, 40)), (d, (140, 56))])
+    {
         let mut app = app_with(depth, std::env::temp_dir());
         let theme = app.theme;
         // The cursor starts on the recommendation: scored, coloured by its fittingness.
         let Cell::Scored { fittingness, .. } = app.cursor_cell() else {
             panic!("the recommendation is scored")
         };
-        let buf = draw(&app, 120, 40);
+        let buf = draw(&app, w, h);
         let (x, y) = find_cursor(&buf).expect("cursor drawn");
         assert_eq!(buf[(x, y)].bg, theme.fittingness(fittingness).unwrap());
         assert_ne!(theme.fittingness(0.0), theme.fittingness(1.0));
@@ -499,7 +503,7 @@ fn matrix_cells_are_coloured_by_fittingness_grey_or_blank() {
         });
         if let Some(c) = worse {
             app.cursor = vec![0, c];
-            let buf = draw(&app, 120, 40);
+            let buf = draw(&app, w, h);
             let (x, y) = find_cursor(&buf).unwrap();
             assert_eq!(buf[(x, y)].bg, theme.worse().unwrap());
         }
@@ -507,7 +511,7 @@ fn matrix_cells_are_coloured_by_fittingness_grey_or_blank() {
         let rows = app.problem.components[0].nproc.len();
         let cols = app.problem.components[1].nproc.len();
         app.cursor = vec![rows - 1, cols - 1];
-        let buf = draw(&app, 120, 40);
+        let buf = draw(&app, w, h);
         let (x, y) = find_cursor(&buf).unwrap();
         assert_eq!(buf[(x, y)].bg, Color::Reset);
     }
@@ -549,4 +553,52 @@ fn the_event_loop_draws_and_ends_on_quit() {
     let (tx, rx) = mpsc::channel::<Event>();
     drop(tx);
     super::event_loop(&mut terminal, &mut app, &rx).unwrap();
+}
+
+#[test]
+fn half_blocks_show_two_candidate_rows_per_line_when_that_avoids_merging() {
+    let app = app_with(ColorDepth::TrueColor, std::env::temp_dir());
+    let rows = app.problem.components[0].nproc.len();
+    let count_halves = |buf: &Buffer| {
+        let mut n = 0;
+        for y in 0..buf.area.height {
+            for x in 0..buf.area.width {
+                let c = &buf[(x, y)];
+                if c.symbol() == "▀" && matches!(c.fg, Color::Rgb(..)) {
+                    n += 1;
+                }
+            }
+        }
+        n
+    };
+    // Tall enough for one candidate per half line, too short for one per line.
+    let tall = draw(&app, 140, 56);
+    assert!(count_halves(&tall) > 0, "{rows} rows in half blocks");
+    // Consecutive lines start with rows two candidates apart.
+    let screen = text(&tall);
+    let p = &app.problem.components[0].nproc;
+    assert!(
+        screen.contains(&format!("┃{:>4} ", p[0]))
+            && screen.contains(&format!("┃{:>4} ", p[2]))
+            && !screen.contains(&format!("┃{:>4} ", p[1])),
+        "{screen}"
+    );
+    // Without colour: never.
+    let mono = app_with(ColorDepth::Mono, std::env::temp_dir());
+    assert_eq!(count_halves(&draw(&mono, 140, 56)), 0);
+}
+
+#[test]
+fn the_log_scale_plots_log2_pes_with_pe_labels() {
+    let mut app = app();
+    let linear = text(&draw(&app, 120, 40));
+    assert!(linear.contains("SYPD vs PEs"));
+    app.update(key('L'));
+    assert!(app.log_scale);
+    let log = text(&draw(&app, 120, 40));
+    assert!(log.contains("SYPD vs log2 PEs"), "{log}");
+    // The axis ends are still written in PEs (first and last measured IFS points).
+    assert!(log.contains("48") && log.contains("1008"));
+    // The middle label differs: the geometric, not the arithmetic, middle of 48..1008.
+    assert!(linear.contains("528") && !log.contains(" 528 "));
 }

@@ -39,7 +39,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     lines.push(Line::raw(""));
     for text in [
         "Curves: each component's SYPD and CHSY against its PEs; blocks are measured points, lines the interpolation, dotted verticals the cursor's PEs.",
-        "Matrix: FN = TTS_w·SYPDn + (1−TTS_w)·(1−CHSYn), red (0) → green (1); grey = worse than the base case; blank = over the budget; digits = top N rank; * = marked; [] = cursor.",
+        "Matrix: FN = TTS_w·SYPDn + (1−TTS_w)·(1−CHSYn), red (0) → green (1); grey = worse than the base case; blank = over the budget; digits = top N rank; * = marked; [] = cursor. With colour, a line may hold two PE rows (upper and lower half); its label is the upper one.",
         "TTS_w 1 weighs only time to solution (speed), 0 only cost (CHSY). Moving it re-ranks at once.",
         "Iterations: one row per lb-iteration and test; rows fill in as runs finish; ★ = best FN so far.",
         "Keys can be rebound in keys.toml in the autolb configuration directory (see README).",

@@ -117,12 +117,23 @@ impl Widget for MatrixView<'_> {
             .unwrap_or(1) as u16
             + 1;
         let cells_h = area.height - 3;
+        // With colour, each screen line holds two candidate rows (upper half block: foreground
+        // = the upper row, background = the lower), doubling the vertical resolution.
+        // Without colour the glyphs need whole cells.
+        // Half blocks only pay when they show every candidate row on its own where whole cells
+        // would have to merge rows (blocks are whole numbers of rows, so otherwise whole cells
+        // use the height as well and keep room for glyphs).
+        let rows = grid.row_nproc.len();
+        let half_blocks = app.theme.depth != ColorDepth::Mono
+            && rows > usize::from(cells_h)
+            && rows <= 2 * usize::from(cells_h);
+        let halves: usize = if half_blocks { 2 } else { 1 };
         let Some(g) = geometry(
             grid.row_nproc.len(),
             grid.col_nproc.len(),
             label_w,
             area.width,
-            cells_h,
+            cells_h.saturating_mul(halves as u16),
         ) else {
             return;
         };
@@ -166,45 +177,87 @@ impl Widget for MatrixView<'_> {
                 next_free = x + label.len() as u16 + 1;
             }
         }
-        for sr in 0..g.shown_rows {
-            let y = area.y + 1 + sr as u16;
+        // The most telling candidate of the block at sub-row `sr`, column `sc`.
+        let pick = |sr: usize, sc: usize| -> Option<((u8, i64), usize, usize)> {
+            let mut best: Option<((u8, i64), usize, usize)> = None;
+            for r in sr * g.row_block..((sr + 1) * g.row_block).min(grid.row_nproc.len()) {
+                for c in sc * g.col_block..((sc + 1) * g.col_block).min(grid.col_nproc.len()) {
+                    let p = priority(
+                        &grid.cell(r, c),
+                        (r, c) == cursor,
+                        ranks.get(&(r, c)).copied(),
+                        marked.contains(&(r, c)),
+                    );
+                    if best.is_none_or(|b| p > b.0) {
+                        best = Some((p, r, c));
+                    }
+                }
+            }
+            best
+        };
+        let lines = g.shown_rows.div_ceil(halves);
+        for line in 0..lines {
+            let y = area.y + 1 + line as u16;
             let label = format!(
                 "{:>w$}",
-                grid.row_nproc[sr * g.row_block],
+                grid.row_nproc[line * halves * g.row_block],
                 w = usize::from(g.label_w) - 1
             );
             buf.set_string(area.x, y, &label, app.theme.dim());
             for sc in 0..g.shown_cols {
-                let mut best: Option<((u8, i64), usize, usize)> = None;
-                for r in sr * g.row_block..((sr + 1) * g.row_block).min(grid.row_nproc.len()) {
-                    for c in sc * g.col_block..((sc + 1) * g.col_block).min(grid.col_nproc.len()) {
-                        let p = priority(
-                            &grid.cell(r, c),
-                            (r, c) == cursor,
-                            ranks.get(&(r, c)).copied(),
-                            marked.contains(&(r, c)),
-                        );
-                        if best.is_none_or(|b| p > b.0) {
-                            best = Some((p, r, c));
-                        }
-                    }
-                }
-                let Some((_, r, c)) = best else { continue };
                 let x = x0 + sc as u16 * g.cell_w;
-                let (text, style) = cell_look(
-                    app,
-                    &grid.cell(r, c),
-                    (r, c) == cursor,
-                    ranks.get(&(r, c)).copied(),
-                    marked.contains(&(r, c)),
-                    g.cell_w,
-                );
+                let top = pick(line * halves, sc);
+                let bottom = if halves == 2 && line * 2 + 1 < g.shown_rows {
+                    pick(line * 2 + 1, sc)
+                } else {
+                    None
+                };
+                // A cursor, rank or mark needs a whole cell for its glyph.
+                let glyph = [top, bottom]
+                    .into_iter()
+                    .flatten()
+                    .filter(|(p, _, _)| p.0 >= 3)
+                    .max_by_key(|(p, _, _)| *p);
+                if halves == 1 || glyph.is_some() {
+                    let Some((_, r, c)) = glyph.or(top) else {
+                        continue;
+                    };
+                    let (text, style) = cell_look(
+                        app,
+                        &grid.cell(r, c),
+                        (r, c) == cursor,
+                        ranks.get(&(r, c)).copied(),
+                        marked.contains(&(r, c)),
+                        g.cell_w,
+                    );
+                    buf.set_string(x, y, &text, style);
+                    continue;
+                }
+                let colour = |o: Option<((u8, i64), usize, usize)>| {
+                    o.and_then(|(_, r, c)| background(app, &grid.cell(r, c)))
+                };
+                let w = usize::from(g.cell_w);
+                let (text, style) = match (colour(top), colour(bottom)) {
+                    (Some(t), Some(b)) => ("▀".repeat(w), Style::default().fg(t).bg(b)),
+                    (Some(t), None) => ("▀".repeat(w), Style::default().fg(t)),
+                    (None, Some(b)) => ("▄".repeat(w), Style::default().fg(b)),
+                    (None, None) => (" ".repeat(w), Style::default()),
+                };
                 buf.set_string(x, y, &text, style);
             }
         }
         let text_y = area.y + 1 + cells_h;
         Paragraph::new(cursor_line(app)).render(Rect::new(area.x, text_y, area.width, 1), buf);
         Paragraph::new(legend(app)).render(Rect::new(area.x, text_y + 1, area.width, 1), buf);
+    }
+}
+
+/// The colour a candidate's cell has (none over the budget or without colour).
+fn background(app: &App, cell: &Cell) -> Option<Color> {
+    match cell {
+        Cell::Scored { fittingness, .. } => app.theme.fittingness(*fittingness),
+        Cell::WorseThanBase { .. } => app.theme.worse(),
+        Cell::OverBudget => None,
     }
 }
 
