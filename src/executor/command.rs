@@ -335,10 +335,21 @@ fn spawn_monitor(
         let pgid = child.id() as i32;
         let mut stopping: Option<(Instant, String)> = None;
         let status = loop {
+            let cancel_requested = || {
+                runs.lock()
+                    .ok()
+                    .and_then(|r| r.get(&id).map(|s| s.cancel))
+                    .unwrap_or(false)
+            };
             match child.try_wait() {
                 Ok(Some(exit)) => {
                     // Whatever the first process leaves behind in its group goes too.
                     signal_group(pgid, libc::SIGKILL);
+                    // `cancel` sets the flag, then signals the group itself: read the flag only
+                    // now, after the exit, so a run it killed is never taken for a crash.
+                    if stopping.is_none() && cancel_requested() {
+                        stopping = Some((Instant::now(), "cancelled".into()));
+                    }
                     break match (&stopping, exit.code()) {
                         (Some((_, why)), _) => RunStatus::Failed {
                             reason: why.clone(),
@@ -356,11 +367,7 @@ fn spawn_monitor(
                     }
                 }
             }
-            let cancel = runs
-                .lock()
-                .ok()
-                .and_then(|r| r.get(&id).map(|s| s.cancel))
-                .unwrap_or(false);
+            let cancel = cancel_requested();
             match &stopping {
                 None if cancel => {
                     signal_group(pgid, libc::SIGTERM);
