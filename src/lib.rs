@@ -7,6 +7,13 @@
 //! * [`interp`]: interpolation of a curve between measured points.
 //! * [`metrics`]: CPMIP metrics and fittingness, exactly as `method.md` defines them.
 //! * [`predict`]: scoring every configuration within a budget and proposing the top N.
+//! * [`timing`]: reading what a coupled run measured (LUCIA and the other timing formats).
+//! * [`campaign`]: the load-balance campaign (Algorithm 1), its state on disk and its driver.
+//! * [`executor`]: what runs one configuration: a local command, the stand-in model, Slurm.
+//! * [`sim`]: the stand-in coupled model that writes raw LUCIA files.
+//! * [`config`]: the campaign file (TOML) shared by `predict --config` and campaigns.
+//! * [`watch`]: watching campaign directories on local and parallel filesystems.
+//! * [`example`]: the built-in EC-Earth3 example, compiled in.
 
 pub mod campaign;
 pub mod config;

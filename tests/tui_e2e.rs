@@ -364,7 +364,10 @@ fn bad_input_is_one_line_and_exit_code_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("needs a terminal") && !err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("needs a terminal") && !err.contains("panicked"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty());
 
     let keys = tmp.path().join("keys.toml");

@@ -245,7 +245,8 @@ impl Loader {
                         &state.components,
                         &nproc,
                         state.settings.extra_pes,
-                        state.settings.period_s,
+                        // A campaign made without period_s: the app's own (--period).
+                        state.settings.period_s.or(self.period_s),
                     ) {
                         Ok(m) => {
                             run.set_measured(&m, &names);

@@ -343,6 +343,7 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
         source: SelectionSource {
             components,
             base: file,
+            period_s,
         },
         timing_names,
         period_s,
@@ -379,6 +380,7 @@ fn example_setup(args: &TuiArgs) -> Setup {
         source: SelectionSource {
             components,
             base: None,
+            period_s: Some(args.period.unwrap_or(EXAMPLE_PERIOD_S)),
         },
         timing_names: example::COMPONENTS
             .iter()
@@ -439,6 +441,7 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
         source: SelectionSource {
             components: source,
             base: None,
+            period_s: args.period.or(s.period_s),
         },
         period_s: args.period.or(s.period_s),
         title: dir.display().to_string(),

@@ -41,6 +41,9 @@ pub struct SelectionSource {
     pub components: Vec<SourceComponent>,
     /// The user's campaign file, whose campaign keys (executor, steps, repetitions) are kept.
     pub base: Option<CampaignFile>,
+    /// Coupling period in seconds, written as `period_s` when the base file has none (raw
+    /// LUCIA output cannot be measured without it).
+    pub period_s: Option<f64>,
 }
 
 /// The paths one `w` wrote.
@@ -91,6 +94,7 @@ pub fn write(
     file.interp = Some(s.interp);
     file.extra_pes = Some(s.extra_pes);
     file.components = components;
+    file.period_s = file.period_s.or(source.period_s);
 
     let names = problem.names();
     let mut header = String::from(
@@ -198,6 +202,7 @@ mod tests {
                 },
             ],
             base: None,
+            period_s: Some(2700.0),
         }
     }
 
@@ -210,6 +215,7 @@ mod tests {
         let file = CampaignFile::load(&w.toml).unwrap();
         assert_eq!(file.top, Some(3));
         assert_eq!(file.tts_w, Some(0.3));
+        assert_eq!(file.period_s, Some(2700.0), "runs of it can be measured");
         let inputs = file.component_inputs(dir.path()).unwrap();
         let again = Problem::new(&inputs, &file.settings())
             .unwrap()

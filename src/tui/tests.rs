@@ -38,6 +38,7 @@ fn source() -> SelectionSource {
             })
             .collect(),
         base: None,
+        period_s: Some(2700.0),
     }
 }
 
