@@ -33,6 +33,9 @@ pub struct CampaignFile {
     pub period_s: Option<f64>,
     #[serde(default, rename = "component")]
     pub components: Vec<ComponentEntry>,
+    /// Start the campaign from exactly these configurations (`NAME = nproc` each) instead of
+    /// the predicted top N; the terminal app's `w` writes the configurations you marked here.
+    pub start: Option<Vec<BTreeMap<String, u32>>>,
     /// The user's current configuration, run as one more test.
     pub original: Option<BTreeMap<String, u32>>,
     pub executor: Option<ExecutorConfig>,
@@ -135,6 +138,14 @@ impl CampaignFile {
                 message,
             })?;
         }
+        for (k, config) in parsed.start.iter().flatten().enumerate() {
+            check_configuration(&parsed, config, &format!("start entry {}", k + 1)).map_err(
+                |message| ConfigError::Semantics {
+                    file: file.to_string(),
+                    message,
+                },
+            )?;
+        }
         if let Some(original) = &parsed.original {
             for name in original.keys() {
                 if !parsed.components.iter().any(|c| &c.name == name) {
@@ -185,6 +196,40 @@ impl CampaignFile {
             extra_pes: self.extra_pes.unwrap_or(d.extra_pes),
         }
     }
+}
+
+/// A configuration table must give PEs to every component and to nothing else.
+fn check_configuration(
+    file: &CampaignFile,
+    config: &BTreeMap<String, u32>,
+    what: &str,
+) -> Result<(), String> {
+    if let Some(unknown) = config
+        .keys()
+        .find(|n| !file.components.iter().any(|c| &c.name == *n))
+    {
+        return Err(format!(
+            "{what} names {unknown:?}, which is not a [[component]]; use {}",
+            component_list(file)
+        ));
+    }
+    if let Some(missing) = file
+        .components
+        .iter()
+        .find(|c| !config.contains_key(&c.name))
+    {
+        return Err(format!(
+            "{what} gives no PEs to {:?}; list every component: {}",
+            missing.name,
+            component_list(file)
+        ));
+    }
+    if let Some((name, _)) = config.iter().find(|(_, &p)| p == 0) {
+        return Err(format!(
+            "{what} gives 0 PEs to {name:?}; use a positive count"
+        ));
+    }
+    Ok(())
 }
 
 fn component_list(file: &CampaignFile) -> String {
@@ -305,6 +350,25 @@ command = ["run.sh", "{run_dir}"]
             .unwrap_err()
             .to_string();
         assert!(e.contains("FOO"), "{e}");
+    }
+
+    #[test]
+    fn start_configurations_must_name_every_component() {
+        let base = "[[component]]\nname = \"A\"\ncurve = \"a.csv\"\n[[component]]\nname = \"B\"\ncurve = \"b.csv\"\n";
+        let ok = format!("start = [{{A = 48, B = 96}}, {{A = 96, B = 48}}]\n{base}");
+        let f = CampaignFile::parse(&ok, "c.toml").unwrap();
+        assert_eq!(f.start.unwrap()[1]["A"], 96);
+        let e = CampaignFile::parse(&format!("start = [{{A = 48}}]\n{base}"), "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("start entry 1") && e.contains("\"B\""), "{e}");
+        let e = CampaignFile::parse(
+            &format!("start = [{{A = 1, B = 2, C = 3}}]\n{base}"),
+            "c.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("\"C\""), "{e}");
     }
 
     #[test]

@@ -343,3 +343,62 @@ fn the_documented_example_file_initialises() {
         .assert()
         .success();
 }
+
+/// `start` replaces the predicted top N with exactly the listed configurations (the terminal
+/// app's `w` writes it); each is checked against limits, allowed lists and the budget.
+#[test]
+fn init_starts_from_the_listed_configurations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text =
+        format!("start = [{{IFS = 456, NEMO = 197}}, {{IFS = 336, NEMO = 331}}]\n{EXTERNAL}");
+    let file = campaign_file(tmp.path(), &text);
+    let dir = tmp.path().join("camp");
+    autolb()
+        .args(["campaign", "init"])
+        .arg(&dir)
+        .arg("--config")
+        .arg(&file)
+        .assert()
+        .success();
+    let out = autolb()
+        .args(["campaign", "status", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tests = status["iterations"][0]["tests"].as_array().unwrap();
+    let configs: Vec<(u64, u64)> = tests
+        .iter()
+        .map(|t| {
+            (
+                t["nproc"]["IFS"].as_u64().unwrap(),
+                t["nproc"]["NEMO"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(configs, [(456, 197), (336, 331)]);
+
+    for (start, needle) in [
+        (
+            "start = [{IFS = 480, NEMO = 193}]",
+            "not in its allowed list",
+        ),
+        ("start = [{IFS = 1008, NEMO = 229}]", "over max_nproc"),
+        ("start = [{IFS = 20, NEMO = 229}]", "outside its limits"),
+        ("start = [{IFS = 480}]", "gives no PEs to \"NEMO\""),
+    ] {
+        let file = campaign_file(tmp.path(), &format!("{start}\n{EXTERNAL}"));
+        let dir = tmp.path().join("bad");
+        autolb()
+            .args(["campaign", "init"])
+            .arg(&dir)
+            .arg("--config")
+            .arg(&file)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains(needle).and(predicate::str::contains("start entry 1")),
+            );
+        assert!(!dir.join("campaign.json").exists());
+    }
+}

@@ -180,12 +180,15 @@ fn init_named(
         });
     }
 
-    let mut initial: Vec<(Vec<u32>, String)> = prediction
-        .top
-        .iter()
-        .enumerate()
-        .map(|(k, c)| (c.nproc.clone(), format!("prediction #{}", k + 1)))
-        .collect();
+    let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
+        Some(start) => selected_start(file, start, &components, settings.max_nproc, &origin)?,
+        None => prediction
+            .top
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (c.nproc.clone(), format!("prediction #{}", k + 1)))
+            .collect(),
+    };
     if let Some(original) = &file.original {
         let nproc = original_nproc(file, original, &origin)?;
         match initial.iter_mut().find(|(n, _)| *n == nproc) {
@@ -265,6 +268,62 @@ fn init_named(
     state.save(dir)
 }
 
+/// The `start` configurations in component order, each checked against the components'
+/// limits, allowed lists and the budget; duplicates are run once.
+fn selected_start(
+    file: &CampaignFile,
+    start: &[std::collections::BTreeMap<String, u32>],
+    components: &[FrozenComponent],
+    max_nproc: u32,
+    origin: &str,
+) -> Result<Vec<(Vec<u32>, String)>, CampaignError> {
+    let invalid = |message: String| CampaignError::Invalid {
+        file: origin.to_string(),
+        message,
+    };
+    if start.is_empty() {
+        return Err(invalid(
+            "`start` is empty; list at least one configuration or leave it out to start from the prediction".into(),
+        ));
+    }
+    let mut initial: Vec<(Vec<u32>, String)> = Vec::new();
+    for (k, config) in start.iter().enumerate() {
+        let what = format!("start entry {}", k + 1);
+        let nproc: Vec<u32> = file
+            .components
+            .iter()
+            .map(|c| config.get(&c.name).copied().unwrap_or(0))
+            .collect();
+        for (c, &p) in components.iter().zip(&nproc) {
+            if p < c.low || p > c.high {
+                return Err(invalid(format!(
+                    "{what}: {} = {p} is outside its limits {}..{}; choose a count within them",
+                    c.name, c.low, c.high
+                )));
+            }
+            if c.allowed
+                .as_ref()
+                .is_some_and(|a| a.binary_search(&p).is_err())
+            {
+                return Err(invalid(format!(
+                    "{what}: {} = {p} is not in its allowed list",
+                    c.name
+                )));
+            }
+        }
+        let total: u32 = nproc.iter().sum();
+        if total > max_nproc {
+            return Err(invalid(format!(
+                "{what} uses {total} PEs, over max_nproc = {max_nproc}; remove it or raise the budget"
+            )));
+        }
+        if !initial.iter().any(|(n, _)| *n == nproc) {
+            initial.push((nproc, format!("selected #{}", k + 1)));
+        }
+    }
+    Ok(initial)
+}
+
 fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, CampaignError> {
     let invalid = |message: String| CampaignError::Invalid {
         file: origin.to_string(),
@@ -316,6 +375,9 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
             .as_ref()
             .and_then(|e| e.retries)
             .unwrap_or(defaults::RETRIES),
+        step: Some(step),
+        interp: Some(file.interp.unwrap_or_default()),
+        top: Some(file.top.unwrap_or(crate::predict::Settings::default().top)),
     })
 }
 

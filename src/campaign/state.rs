@@ -59,6 +59,14 @@ pub struct FrozenSettings {
     pub period_s: Option<f64>,
     /// Extra attempts of a failed run before it counts as failed.
     pub retries: u32,
+    /// The prediction's candidate spacing, interpolation and top N, so a viewer can redo the
+    /// prediction the campaign started from (absent in states written before they were kept).
+    #[serde(default)]
+    pub step: Option<u32>,
+    #[serde(default)]
+    pub interp: Option<crate::interp::Method>,
+    #[serde(default)]
+    pub top: Option<usize>,
 }
 
 /// One balanced component with its limits, fixed at `init`.

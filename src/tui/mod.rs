@@ -420,14 +420,14 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
         });
     }
     let s = &state.settings;
-    // The state does not keep the prediction step; half the initial step is the campaign's
-    // default relation (initial_step = 2 x step), overridable with --step.
+    // States written before the prediction settings were kept lack them: half the initial step
+    // is the campaign's default relation (initial_step = 2 x step); flags override either.
     let settings = Settings {
         max_nproc: args.max_nproc.unwrap_or(s.max_nproc),
-        step: args.step.unwrap_or((s.initial_step / 2).max(1)),
+        step: args.step.or(s.step).unwrap_or((s.initial_step / 2).max(1)),
         tts_w: args.tts_w.unwrap_or(s.tts_w),
-        top: args.top.unwrap_or(Settings::default().top),
-        interp: args.interp.unwrap_or_default(),
+        top: args.top.or(s.top).unwrap_or(Settings::default().top),
+        interp: args.interp.or(s.interp).unwrap_or_default(),
         extra_pes: args.extra_pes.unwrap_or(s.extra_pes),
     };
     Ok(Setup {

@@ -1,11 +1,11 @@
 //! `w`: writes the chosen configurations as a campaign start file (TOML that `autolb campaign
 //! init --config` accepts) and as JSON.
 //!
-//! The campaign file format has no key for "start from exactly these configurations" yet, so
-//! the TOML carries the prediction settings that reproduce the selection when it is the top N
-//! (TTS_w at the slider, `top` = the number selected) and lists the selection in its header
-//! comment; the JSON holds the selection itself. Files are never overwritten: each `w` picks
-//! the next free `autolb-selection-N` name, and each file is written atomically.
+//! The TOML starts the campaign from exactly the selection (`start = [...]`) and carries the
+//! prediction settings at the slider (TTS_w, `top` = the number selected), so the file also
+//! tells how the selection was made; the JSON holds the selection with its figures. Files are
+//! never overwritten: each `w` picks the next free `autolb-selection-N` name, and each file is
+//! written atomically.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -95,8 +95,14 @@ pub fn write(
     file.extra_pes = Some(s.extra_pes);
     file.components = components;
     file.period_s = file.period_s.or(source.period_s);
-
     let names = problem.names();
+    file.start = Some(
+        configs
+            .iter()
+            .map(|c| names.iter().cloned().zip(c.nproc.iter().copied()).collect())
+            .collect(),
+    );
+
     let mut header = String::from(
         "# Campaign start file written by the autolb terminal app.\n\
          # Start it with: autolb campaign init DIR --config THIS_FILE && autolb campaign run DIR\n\
@@ -222,6 +228,12 @@ mod tests {
             .rank(0.3, 3)
             .top;
         assert_eq!(again, top, "the written file reproduces the selection");
+        let start = file.start.clone().expect("the selection itself");
+        assert_eq!(start.len(), 3);
+        for (entry, config) in start.iter().zip(&top) {
+            assert_eq!(entry["IFS"], config.nproc[0]);
+            assert_eq!(entry["NEMO"], config.nproc[1]);
+        }
         let json: Value = serde_json::from_str(&std::fs::read_to_string(&w.json).unwrap()).unwrap();
         assert_eq!(json["configurations"].as_array().unwrap().len(), 3);
         assert_eq!(json["configurations"][0]["nproc"]["IFS"], top[0].nproc[0]);
