@@ -16,7 +16,7 @@ use autolb::campaign::status::{RunView, Status};
 use autolb::campaign::{DriveOptions, DriveOutcome};
 use autolb::config::CampaignFile;
 use autolb::executor::slurm::SlurmExecutor;
-use autolb::executor::RunStatus;
+use autolb::executor::{Executor, RunStatus};
 use slurm_common::*;
 
 /// Knobs of a small EC-Earth3-like campaign (IFS + NEMO on the bundled curves).
@@ -341,4 +341,59 @@ fn slurm_campaign_cancel_scancels_its_jobs() {
     let jobs = campaign_jobs(&dir);
     assert_eq!(jobs.len(), 2, "{jobs:?}");
     assert!(jobs.values().all(|s| s == "CANCELLED"), "{jobs:?}");
+}
+
+/// A job submitted just before the driver died is in Slurm but not in the state: `campaign
+/// cancel` finds it by the campaign's job names and scancels it too.
+#[test]
+fn slurm_campaign_cancel_finds_jobs_the_state_does_not_track() {
+    if !slurm_or_skip("slurm_campaign_cancel_finds_jobs_the_state_does_not_track") {
+        return;
+    }
+    let base = tempfile::tempdir().unwrap();
+    let small = Small {
+        top: 1,
+        repetitions: 1,
+        jobs: 1,
+        compress: 60.0,
+    };
+    let dir = init_campaign(base.path(), &small);
+    // Submit the first pending run by hand, as a driver would just before it crashed.
+    let status = autolb::campaign::status(&dir).unwrap();
+    let run = all_runs(&status)[0];
+    let request = autolb::executor::RunRequest {
+        id: run.run.clone(),
+        iteration: 0,
+        test: 0,
+        repetition: run.repetition,
+        nproc: status.components.iter().map(|c| (c.clone(), 48)).collect(),
+        extra_pes: 0,
+        run_dir: run.run_dir.clone(),
+    };
+    std::fs::create_dir_all(&request.run_dir).unwrap();
+    let mut ex = executor_of(&dir);
+    let ticket = ex.start(&request).expect("sbatch");
+    assert_eq!(campaign_jobs(&dir).len(), 1);
+
+    let out = Command::new(autolb_bin())
+        .args(["campaign", "cancel"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = wait_final(&mut ex, &request, &ticket, Duration::from_secs(60));
+    match seen.last() {
+        Some(RunStatus::Failed { reason }) => assert!(reason.contains("cancelled"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    let said =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(&ticket.0) && said.contains("did not track"),
+        "{said}"
+    );
 }

@@ -833,12 +833,16 @@ pub(crate) fn cancel_all(
 ) -> (Vec<String>, Vec<String>) {
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
+    let mut tracked: Vec<String> = Vec::new();
     for i in 0..state.iterations.len() {
         for t in 0..state.iterations[i].tests.len() {
             for r in 0..state.iterations[i].tests[t].runs.len() {
                 let run = &state.iterations[i].tests[t].runs[r];
                 if run.state.is_terminal() {
                     continue;
+                }
+                if let Some(ticket) = &run.ticket {
+                    tracked.push(ticket.0.clone());
                 }
                 if let (Some(ticket), Some(exec)) = (run.ticket.clone(), exec.as_deref_mut()) {
                     if run.state == RunState::Running {
@@ -853,6 +857,16 @@ pub(crate) fn cancel_all(
                 run.failure = Some("cancelled".into());
                 runs.push(run.id.clone());
             }
+        }
+    }
+    if let Some(exec) = exec {
+        match exec.cancel_untracked() {
+            Ok(jobs) => warnings.extend(
+                jobs.into_iter()
+                    .filter(|job| !tracked.contains(job))
+                    .map(|job| format!("also cancelled job {job}, which the state did not track")),
+            ),
+            Err(e) => warnings.push(format!("cannot look for untracked runs: {e}")),
         }
     }
     state.cancelled = true;

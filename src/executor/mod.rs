@@ -108,6 +108,13 @@ pub trait Executor: Send {
         Ok(None)
     }
 
+    /// Cancels whatever this executor still runs for the campaign that the state has no ticket
+    /// for (a Slurm job submitted just before the driver crashed, found by its job name), and
+    /// says what it cancelled. Executors whose runs die with the driver have nothing to do.
+    fn cancel_untracked(&mut self) -> Result<Vec<String>, ExecutorError> {
+        Ok(Vec::new())
+    }
+
     /// How long the driver waits between polls.
     fn poll_interval(&self) -> Duration {
         Duration::from_millis(200)

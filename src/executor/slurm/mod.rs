@@ -686,6 +686,10 @@ fn numeric_id(id: &str) -> u64 {
 }
 
 impl Executor for SlurmExecutor {
+    fn cancel_untracked(&mut self) -> Result<Vec<String>, ExecutorError> {
+        self.cancel_campaign()
+    }
+
     fn kind(&self) -> &'static str {
         "slurm"
     }
