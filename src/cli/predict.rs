@@ -17,8 +17,9 @@ use autolb::predict::{self, ComponentInput, Config, Prediction, Settings};
 
 use super::{parse_key_value, user};
 
-#[derive(Debug, Args)]
-pub struct PredictArgs {
+/// The prediction's inputs and settings, shared by `autolb predict` and `autolb tui`.
+#[derive(Debug, Default, Clone, Args)]
+pub struct PredictionFlags {
     /// A component's scalability curve, `NAME=PATH` (CSV `nproc,SYPD` or JSON); repeat for
     /// each component, in component order.
     #[arg(long = "curve", value_name = "NAME=PATH", value_parser = parse_key_value)]
@@ -45,16 +46,22 @@ pub struct PredictArgs {
     /// PEs that count in CHSY but are not balanced (XIOS, runoff mapper) [default: 0].
     #[arg(long, value_name = "E")]
     pub extra_pes: Option<u32>,
-    /// Print one JSON object instead of the table.
-    #[arg(long)]
-    pub json: bool,
     /// Campaign file (TOML) with the settings and curves; flags override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
 
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    #[command(flatten)]
+    pub prediction: PredictionFlags,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
 pub fn run(args: &PredictArgs) -> Result<()> {
-    let (inputs, settings) = resolve(args)?;
+    let (inputs, settings) = resolve(&args.prediction)?;
     let prediction = predict::predict(&inputs, &settings).map_err(user)?;
     if args.json {
         println!(
@@ -68,7 +75,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
 }
 
 /// Merges the campaign file and the flags into prediction inputs.
-pub fn resolve(args: &PredictArgs) -> Result<(Vec<ComponentInput>, Settings)> {
+pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)> {
     let file = match &args.config {
         Some(path) => Some((CampaignFile::load(path).map_err(user)?, base_dir(path))),
         None => None,

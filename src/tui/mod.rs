@@ -35,7 +35,7 @@ use autolb::example;
 use autolb::predict::{ComponentInput, Problem, Settings};
 use autolb::watch::{self, WatchOptions};
 
-use crate::cli::predict::PredictArgs;
+use crate::cli::predict::PredictionFlags;
 use crate::cli::tui::TuiArgs;
 use crate::cli::user;
 use app::App;
@@ -135,15 +135,18 @@ pub fn run(args: &TuiArgs) -> Result<()> {
 
 /// `autolb` alone and `autolb tui` without data open the demo.
 fn is_demo(args: &TuiArgs) -> bool {
-    args.config.is_none() && args.curves.is_empty() && args.campaign.is_none()
+    args.prediction.config.is_none() && args.prediction.curves.is_empty() && args.campaign.is_none()
 }
 
 /// The demo campaign's curves and settings, watching its directory.
 fn demo_setup(args: &TuiArgs, demo: &demo::Demo) -> Result<Setup> {
     let demo_args = TuiArgs {
-        config: Some(demo.campaign_file()),
-        tts_w: args.tts_w,
-        top: args.top,
+        prediction: PredictionFlags {
+            config: Some(demo.campaign_file()),
+            tts_w: args.prediction.tts_w,
+            top: args.prediction.top,
+            ..PredictionFlags::default()
+        },
         ..TuiArgs::default()
     };
     let mut setup = resolve(&demo_args)?;
@@ -268,7 +271,8 @@ fn start_watcher(
 
 /// Turns the arguments into the data to show.
 pub fn resolve(args: &TuiArgs) -> Result<Setup> {
-    let has_data = args.config.is_some() || !args.curves.is_empty();
+    let flags = &args.prediction;
+    let has_data = flags.config.is_some() || !flags.curves.is_empty();
     if !has_data && args.campaign.is_none() {
         return Ok(example_setup(args));
     }
@@ -276,24 +280,12 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
         let dir = args.campaign.clone().unwrap_or_default();
         return from_campaign_state(&dir, args);
     }
-    let predict_args = PredictArgs {
-        curves: args.curves.clone(),
-        max_nproc: args.max_nproc,
-        step: args.step,
-        tts_w: args.tts_w,
-        top: args.top,
-        interp: args.interp,
-        allowed: Vec::new(),
-        extra_pes: args.extra_pes,
-        json: false,
-        config: args.config.clone(),
-    };
-    let (inputs, settings) = crate::cli::predict::resolve(&predict_args)?;
-    let file = match &args.config {
+    let (inputs, settings) = crate::cli::predict::resolve(flags)?;
+    let file = match &flags.config {
         Some(p) => Some(CampaignFile::load(p).map_err(user)?),
         None => None,
     };
-    let base_dir = args
+    let base_dir = flags
         .config
         .as_ref()
         .and_then(|p| p.parent())
@@ -315,7 +307,7 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
         .iter()
         .zip(&timing_names)
         .map(|(c, t)| {
-            let path = args
+            let path = flags
                 .curves
                 .iter()
                 .find(|(n, _)| n == c.name())
@@ -333,7 +325,7 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
         })
         .collect();
     let period_s = args.period.or(file.as_ref().and_then(|f| f.period_s));
-    let title = match &args.config {
+    let title = match &args.prediction.config {
         Some(p) => p.display().to_string(),
         None => "curves".into(),
     };
@@ -355,10 +347,10 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
 /// The built-in EC-Earth3 example without a campaign (`--no-demo-campaign`).
 fn example_setup(args: &TuiArgs) -> Setup {
     let mut settings = example::settings();
-    if let Some(w) = args.tts_w {
+    if let Some(w) = args.prediction.tts_w {
         settings.tts_w = w;
     }
-    if let Some(t) = args.top {
+    if let Some(t) = args.prediction.top {
         settings.top = t;
     }
     let curves = [example::IFS_CURVE, example::NEMO_CURVE];
@@ -423,12 +415,20 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
     // States written before the prediction settings were kept lack them: half the initial step
     // is the campaign's default relation (initial_step = 2 x step); flags override either.
     let settings = Settings {
-        max_nproc: args.max_nproc.unwrap_or(s.max_nproc),
-        step: args.step.or(s.step).unwrap_or((s.initial_step / 2).max(1)),
-        tts_w: args.tts_w.unwrap_or(s.tts_w),
-        top: args.top.or(s.top).unwrap_or(Settings::default().top),
-        interp: args.interp.or(s.interp).unwrap_or_default(),
-        extra_pes: args.extra_pes.unwrap_or(s.extra_pes),
+        max_nproc: args.prediction.max_nproc.unwrap_or(s.max_nproc),
+        step: args
+            .prediction
+            .step
+            .or(s.step)
+            .unwrap_or((s.initial_step / 2).max(1)),
+        tts_w: args.prediction.tts_w.unwrap_or(s.tts_w),
+        top: args
+            .prediction
+            .top
+            .or(s.top)
+            .unwrap_or(Settings::default().top),
+        interp: args.prediction.interp.or(s.interp).unwrap_or_default(),
+        extra_pes: args.prediction.extra_pes.unwrap_or(s.extra_pes),
     };
     Ok(Setup {
         timing_names: state
