@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use super::text::{self, Field, Lines};
+use super::text::{self, Field};
 use super::{ComponentTiming, Format, Measurement, ReadOptions, Reading, TimingError};
 
 /// Reads a `lucia.log` file.
@@ -40,22 +40,10 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     let mut comps: Vec<ComponentTiming> = Vec::new();
     let mut extra_columns: Vec<String> = Vec::new();
     let mut partial: Vec<String> = Vec::new();
-    for line in Lines::new(bytes) {
-        if !line.complete {
-            if !line.text.iter().all(u8::is_ascii_whitespace) {
-                partial.push(format!(
-                    "{} ends in the middle of line {}",
-                    path.display(),
-                    line.number
-                ));
-            }
-            break;
-        }
-        let lossy = String::from_utf8_lossy(line.text);
-        let t = lossy.trim();
-        if t.is_empty() {
-            continue;
-        }
+    let (lines, cut) = text::complete_trimmed_lines(bytes, path);
+    partial.extend(cut);
+    for (number, t) in &lines {
+        let (number, t) = (*number, t.as_str());
         if t.contains("Calculations") && t.contains("Waiting") {
             section = Section::Main;
             continue;
@@ -86,14 +74,14 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
                         }
                         return Err(TimingError::parse(
                             path,
-                            line.number,
+                            number,
                             format!("{t:?}: expected `name calculations waiting steps`"),
                         ));
                     }
                     _ => partial.push(format!(
                         "{}: line {}: a value of {name} overflowed (****)",
                         path.display(),
-                        line.number
+                        number
                     )),
                 }
             }

@@ -19,7 +19,7 @@
 
 use std::path::Path;
 
-use super::text::{self, Field, Lines};
+use super::text::{self, Field};
 use super::{ComponentTiming, Format, Measurement, ReadOptions, Reading, TimingError};
 
 /// Reads a `load_balancing_info.txt` file.
@@ -37,22 +37,10 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     let mut current: Option<usize> = None;
     let mut elapsed: Option<f64> = None;
     let mut global_steps: Option<u64> = None;
-    for line in Lines::new(bytes) {
-        if !line.complete {
-            if !line.text.iter().all(u8::is_ascii_whitespace) {
-                partial.push(format!(
-                    "{} ends in the middle of line {}",
-                    path.display(),
-                    line.number
-                ));
-            }
-            break;
-        }
-        let lossy = String::from_utf8_lossy(line.text);
-        let t = lossy.trim();
-        if t.is_empty() {
-            continue;
-        }
+    let (lines, cut) = text::complete_trimmed_lines(bytes, path);
+    partial.extend(cut);
+    for (number, t) in &lines {
+        let (number, t) = (*number, t.as_str());
         let slashes: Vec<&str> = t.split('/').map(str::trim).collect();
         if slashes.len() == 3 && slashes[0] == "Model" {
             in_block = true;
@@ -70,7 +58,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
                 (Field::Bad, _) | (_, Field::Bad) => {
                     return Err(TimingError::parse(
                         path,
-                        line.number,
+                        number,
                         format!("{t:?}: expected `model / computing seconds / waiting seconds`"),
                     ))
                 }

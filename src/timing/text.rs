@@ -1,6 +1,8 @@
 //! Small tolerant text helpers shared by the readers: whitespace that may be tabs, CRLF line
 //! ends, Fortran's `****` overflow fields, and lines cut by a writer that is still running.
 
+use std::path::Path;
+
 /// A number field as Fortran wrote it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Field {
@@ -90,6 +92,34 @@ impl<'a> Lines<'a> {
             number: 0,
         }
     }
+}
+
+/// The complete, non-blank lines of a small text report (`lucia.log`, OASIS 5's
+/// `load_balancing_info.txt`), trimmed, with their 1-based numbers; and a note when the file
+/// ends in the middle of a line, as a job still writing it leaves it.
+pub(crate) fn complete_trimmed_lines(
+    bytes: &[u8],
+    path: &Path,
+) -> (Vec<(usize, String)>, Option<String>) {
+    let mut lines = Vec::new();
+    for line in Lines::new(bytes) {
+        if !line.complete {
+            let cut = (!line.text.iter().all(u8::is_ascii_whitespace)).then(|| {
+                format!(
+                    "{} ends in the middle of line {}",
+                    path.display(),
+                    line.number
+                )
+            });
+            return (lines, cut);
+        }
+        let text = String::from_utf8_lossy(line.text);
+        let trimmed = text.trim();
+        if !trimmed.is_empty() {
+            lines.push((line.number, trimmed.to_string()));
+        }
+    }
+    (lines, None)
 }
 
 /// One line and whether it ended with a newline.
