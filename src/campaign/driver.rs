@@ -14,10 +14,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::state::{Lock, RunState, State, CANCEL_REQUEST_FILE};
+use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
-use super::{advance, algorithm, cancel_all, executor_context, measure, CampaignError};
-use crate::executor::{self, read_exit_status, Executor, RunRequest, RunStatus, Ticket};
+use super::{advance, algorithm, build_executor, cancel_all, CampaignError};
+use crate::executor::{read_exit_status, Executor, RunRequest, RunStatus, Ticket};
 
 /// Receives progress events (called on the driving thread; keep it quick).
 pub type Observer = Arc<dyn Fn(&DriveEvent) + Send + Sync>;
@@ -112,14 +112,14 @@ pub fn drive(
     if state.cancelled {
         return Ok(DriveOutcome::Cancelled);
     }
-    let cfg = state.executor.clone().ok_or(CampaignError::NoExecutor)?;
-    let exec = executor::from_config(&cfg, dir, &executor_context(&state, dir)?)?;
+    let exec = build_executor(&state, dir)?.ok_or(CampaignError::NoExecutor)?;
     let interval = opts.poll_interval.unwrap_or_else(|| exec.poll_interval());
+    let configured_jobs = state.executor.as_ref().and_then(|cfg| cfg.jobs);
     let mut driver = Driver {
         dir: dir.to_path_buf(),
         state,
         exec,
-        jobs: opts.jobs.or(cfg.jobs).unwrap_or(1).max(1),
+        jobs: opts.jobs.or(configured_jobs).unwrap_or(1).max(1),
         observer: opts.observer.clone(),
     };
     driver.resume()?;
@@ -168,8 +168,6 @@ fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
 /// Consecutive failed polls before the driver gives up.
 const MAX_POLL_ERRORS: u32 = 10;
 
-type Pos = (usize, usize, usize);
-
 struct Driver {
     dir: PathBuf,
     state: State,
@@ -189,27 +187,16 @@ impl Driver {
         self.state.save(&self.dir)
     }
 
-    fn request(&self, (i, t, r): Pos) -> RunRequest {
+    fn request(&self, (i, t, r): RunPos) -> RunRequest {
         self.state.request(&self.dir, i, t, r)
     }
 
     /// Positions of the runs in `wanted` state, in order.
-    fn runs_in(&self, wanted: RunState) -> Vec<Pos> {
-        let mut out = Vec::new();
-        for (i, it) in self.state.iterations.iter().enumerate() {
-            for (t, test) in it.tests.iter().enumerate() {
-                for (r, run) in test.runs.iter().enumerate() {
-                    if run.state == wanted {
-                        out.push((i, t, r));
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    fn run_mut(&mut self, (i, t, r): Pos) -> &mut super::state::Run {
-        &mut self.state.iterations[i].tests[t].runs[r]
+    fn runs_in(&self, wanted: RunState) -> Vec<RunPos> {
+        self.state
+            .run_positions()
+            .filter(|&pos| self.state.run(pos).state == wanted)
+            .collect()
     }
 
     /// After a (re)start: asks the executor about every run a previous driver may have
@@ -225,17 +212,17 @@ impl Driver {
         );
         for pos in candidates {
             let req = self.request(pos);
-            let ticket = self.run_mut(pos).ticket.clone();
-            let was_running = self.run_mut(pos).state == RunState::Running;
+            let ticket = self.state.run(pos).ticket.clone();
+            let was_running = self.state.run(pos).state == RunState::Running;
             match self.exec.recover(&req, ticket.as_ref())? {
                 Some(t) => {
-                    let run = self.run_mut(pos);
+                    let run = self.state.run_mut(pos);
                     run.state = RunState::Running;
                     run.ticket = Some(t);
                     recovered += 1;
                 }
                 None if was_running => {
-                    let run = self.run_mut(pos);
+                    let run = self.state.run_mut(pos);
                     run.state = RunState::Pending;
                     restarted += 1;
                     self.emit(DriveEvent::RunRetried {
@@ -286,7 +273,8 @@ impl Driver {
         let tickets: Vec<Ticket> = running
             .iter()
             .map(|&p| {
-                self.run_mut(p)
+                self.state
+                    .run(p)
                     .ticket
                     .clone()
                     .unwrap_or_else(|| Ticket(String::new()))
@@ -300,18 +288,10 @@ impl Driver {
                 RunStatus::Queued | RunStatus::Running => {}
                 RunStatus::Finished { exit_code: 0 } => {
                     let (i, t, _) = pos;
-                    let nproc = self.state.iterations[i].tests[t].nproc.clone();
-                    let s = &self.state.settings;
-                    match measure::measure(
-                        &req.run_dir,
-                        &self.state.namings(),
-                        &nproc,
-                        s.extra_pes,
-                        s.period_s,
-                    ) {
+                    match self.state.measure_run(i, t, &req.run_dir) {
                         Ok(m) => {
                             let sypd = m.sypd;
-                            let run = self.run_mut(pos);
+                            let run = self.state.run_mut(pos);
                             run.state = RunState::Done;
                             run.metrics = Some(m);
                             run.failure = None;
@@ -335,7 +315,7 @@ impl Driver {
                     changed = true;
                 }
                 RunStatus::Lost => {
-                    self.run_mut(pos).state = RunState::Pending;
+                    self.state.run_mut(pos).state = RunState::Pending;
                     self.emit(DriveEvent::RunRetried {
                         run: req.id.clone(),
                         reason: "the executor lost it".into(),
@@ -351,9 +331,9 @@ impl Driver {
     }
 
     /// A run ended without a measurement: run it again if retries are left, else it failed.
-    fn fail(&mut self, pos: Pos, req: &RunRequest, reason: String) {
+    fn fail(&mut self, pos: RunPos, req: &RunRequest, reason: String) {
         let retries = self.state.settings.retries;
-        let run = self.run_mut(pos);
+        let run = self.state.run_mut(pos);
         run.failure = Some(reason.clone());
         if run.attempts <= retries {
             run.state = RunState::Pending;
@@ -417,14 +397,14 @@ impl Driver {
             .saturating_sub(self.runs_in(RunState::Running).len());
         for pos in self.runs_in(RunState::Pending).into_iter().take(free) {
             let req = self.request(pos);
-            let attempt = self.run_mut(pos).attempts + 1;
+            let attempt = self.state.run(pos).attempts + 1;
             prepare_run_dir(&req.run_dir)?;
             append_log(
                 &req.run_dir,
                 &format!("start attempt {attempt} by pid {}", std::process::id()),
             );
             let ticket = self.exec.start(&req)?;
-            let run = self.run_mut(pos);
+            let run = self.state.run_mut(pos);
             run.state = RunState::Running;
             run.ticket = Some(ticket.clone());
             run.attempts = attempt;
@@ -445,7 +425,7 @@ impl Driver {
         if !self.exec.runs_outlive_driver() {
             for pos in self.runs_in(RunState::Running) {
                 let req = self.request(pos);
-                if let Some(ticket) = self.run_mut(pos).ticket.clone() {
+                if let Some(ticket) = self.state.run(pos).ticket.clone() {
                     self.exec.cancel(&req, &ticket)?;
                 }
                 // It may have finished meanwhile: keep a real result.
@@ -453,7 +433,7 @@ impl Driver {
                     continue;
                 }
                 move_aside(&req.run_dir)?;
-                let run = self.run_mut(pos);
+                let run = self.state.run_mut(pos);
                 run.state = RunState::Pending;
                 run.ticket = None;
             }

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::state::RunMetrics;
+use crate::metrics;
+use crate::timing::{self, Measurement, ReadOptions, Reading};
 
 /// Why a run's timing output gives no measurement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,15 +31,10 @@ impl std::fmt::Display for Unmeasured {
     }
 }
 
-/// Anything that knows a balanced component's name and its name in the timing output.
+/// Anything that knows a balanced component's name in the timing output: the campaign's
+/// components, or the timing names themselves.
 pub trait TimingName {
     fn timing_name(&self) -> &str;
-}
-
-impl TimingName for Naming {
-    fn timing_name(&self) -> &str {
-        &self.timing_name
-    }
 }
 
 impl TimingName for super::state::FrozenComponent {
@@ -46,14 +43,11 @@ impl TimingName for super::state::FrozenComponent {
     }
 }
 
-/// A balanced component's name and its name in the timing output.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Naming {
-    pub name: String,
-    pub timing_name: String,
+impl TimingName for String {
+    fn timing_name(&self) -> &str {
+        self
+    }
 }
-use crate::metrics;
-use crate::timing::{self, Measurement, ReadOptions, Reading};
 
 /// Reads the timing output at `path` and reduces it. `Err` says why the run cannot count as
 /// measured (the caller records the run as failed, or refuses a `record`).
@@ -137,13 +131,6 @@ mod tests {
     use super::*;
     use crate::timing::{ComponentTiming, Format};
 
-    fn comp(name: &str, timing: &str) -> Naming {
-        Naming {
-            name: name.into(),
-            timing_name: timing.into(),
-        }
-    }
-
     #[test]
     fn reduces_by_timing_name_and_ignores_unbalanced_components() {
         let mut m = Measurement::new(Format::LuciaRaw);
@@ -154,7 +141,7 @@ mod tests {
         ];
         m.wall_s = Some(100.0);
         m.sim_s = Some(metrics::SECONDS_PER_YEAR / 10.0);
-        let comps = [comp("IFS", "ATMIFS"), comp("NEMO", "oceanx")];
+        let comps = ["ATMIFS".to_string(), "oceanx".to_string()];
         let r = reduce(&m, &comps, &[100, 100], 56).unwrap();
         assert!((r.sypd - 86.4).abs() < 1e-9);
         assert!((r.chsy - 24.0 * 256.0 / 86.4).abs() < 1e-9);
@@ -163,7 +150,7 @@ mod tests {
         // interp/send unknown: wall - compute; 10 s and 40 s on 100 of 200 PEs.
         assert!((r.partial_coupling_cost[0] - 0.05).abs() < 1e-12);
         assert!((r.partial_coupling_cost[1] - 0.2).abs() < 1e-12);
-        let e = reduce(&m, &[comp("FESOM", "fesom")], &[10], 0).unwrap_err();
+        let e = reduce(&m, &["fesom".to_string()], &[10], 0).unwrap_err();
         assert!(e.contains("fesom") && e.contains("ATMIFS"), "{e}");
     }
 }

@@ -30,12 +30,13 @@ pub use state::{RunMetrics, RunState, State};
 pub use status::{BestView, NameMap, Phase, RunView, Status, TestState, TestView};
 
 use crate::config::{AllowedEntry, CampaignFile, ConfigError, ExecutorKind};
+use crate::executor::slurm::script::shell_quote;
 use crate::executor::{self, ExecutorError};
 use crate::predict::{self, PredictError};
 use algorithm::{DecisionInput, Limits};
 use state::{
-    Decision, FrozenComponent, FrozenSettings, Iteration, Lock, Run, TestIteration, TestRecord,
-    CANCEL_REQUEST_FILE, STATE_FILE, STATE_FORMAT,
+    Decision, FrozenComponent, FrozenSettings, Iteration, Lock, Run, RunPos, TestIteration,
+    TestRecord, CANCEL_REQUEST_FILE, STATE_FILE, STATE_FORMAT,
 };
 
 /// Why a campaign command could not do what was asked. Messages say what to do.
@@ -122,6 +123,7 @@ pub fn init_file(dir: &Path, path: &Path, force: bool) -> Result<(), CampaignErr
     init_named(dir, &file, base_dir, force, &path.display().to_string())
 }
 
+/// [`init`], with `origin` naming the campaign file in error messages.
 fn init_named(
     dir: &Path,
     file: &CampaignFile,
@@ -129,59 +131,16 @@ fn init_named(
     force: bool,
     origin: &str,
 ) -> Result<(), CampaignError> {
-    let origin = origin.to_string();
-    let mut settings = frozen_settings(file, &origin)?;
-    settings.period_s = period_for_executor(file, &origin)?;
+    let settings = frozen_settings(file, origin)?;
     let inputs = file.component_inputs(base_dir)?;
     let mut prediction_settings = file.settings();
     prediction_settings.max_nproc = settings.max_nproc;
     let prediction = predict::predict(&inputs, &prediction_settings)?;
 
-    let mut components = Vec::new();
-    for (entry, input) in file.components.iter().zip(&inputs) {
-        let low = entry.min_nproc.unwrap_or(input.curve.first_nproc());
-        let high = entry.max_nproc.unwrap_or(input.curve.last_nproc());
-        if low > high {
-            return Err(CampaignError::Invalid {
-                file: origin.clone(),
-                message: format!(
-                    "component {}: min_nproc {low} is above max_nproc {high}; widen the limits",
-                    entry.name
-                ),
-            });
-        }
-        let allowed = input.allowed.clone().map(|mut v| {
-            v.sort_unstable();
-            v.dedup();
-            v
-        });
-        if matches!(
-            entry.allowed,
-            Some(AllowedEntry::List(_)) | Some(AllowedEntry::File(_))
-        ) && allowed
-            .as_ref()
-            .is_some_and(|v| !v.iter().any(|p| (low..=high).contains(p)))
-        {
-            return Err(CampaignError::Invalid {
-                file: origin.clone(),
-                message: format!(
-                    "component {}: no allowed PE count between {low} and {high}; check `allowed`, `min_nproc` and `max_nproc`",
-                    entry.name
-                ),
-            });
-        }
-        components.push(FrozenComponent {
-            name: entry.name.clone(),
-            timing_name: entry.timing_name().to_string(),
-            curve: PathBuf::from("curves").join(format!("{}.csv", entry.name)),
-            low,
-            high,
-            allowed,
-        });
-    }
+    let components = frozen_components(file, &inputs, origin)?;
 
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
-        Some(start) => selected_start(file, start, &components, settings.max_nproc, &origin)?,
+        Some(start) => selected_start(file, start, &components, settings.max_nproc, origin)?,
         None => prediction
             .top
             .iter()
@@ -190,7 +149,7 @@ fn init_named(
             .collect(),
     };
     if let Some(original) = &file.original {
-        let nproc = original_nproc(file, original, &origin)?;
+        let nproc = original_nproc(file, original, origin)?;
         match initial.iter_mut().find(|(n, _)| *n == nproc) {
             Some((_, o)) => o.push_str(", also the original"),
             None => initial.push((nproc, "original".into())),
@@ -201,30 +160,19 @@ fn init_named(
     if let Some(cfg) = &executor {
         if cfg.kind == ExecutorKind::Command && cfg.command.as_ref().is_none_or(|c| c.is_empty()) {
             return Err(CampaignError::Invalid {
-                file: origin.clone(),
+                file: origin.to_string(),
                 message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
             });
         }
     }
 
+    let base_dir = std::path::absolute(base_dir)
+        .map_err(|e| CampaignError::io(format!("cannot resolve {}", base_dir.display()), e))?;
     if let Some(cfg) = &executor {
         // Build it once, before anything is written, so a bad template or setting is
         // reported now, not at `run`.
-        let ctx = executor::ExecutorContext {
-            base_dir: std::path::absolute(base_dir).map_err(|e| {
-                CampaignError::io(format!("cannot resolve {}", base_dir.display()), e)
-            })?,
-            components: components
-                .iter()
-                .zip(&inputs)
-                .map(|(c, input)| executor::ComponentContext {
-                    name: c.name.clone(),
-                    timing_name: c.timing_name.clone(),
-                    curve: input.curve.clone(),
-                })
-                .collect(),
-            period_s: settings.period_s,
-        };
+        let curves = inputs.iter().map(|input| input.curve.clone());
+        let ctx = context_of(&base_dir, &components, curves, settings.period_s);
         executor::from_config(cfg, dir, &ctx)?;
     }
     prepare_dir(dir, force)?;
@@ -239,8 +187,6 @@ fn init_named(
         }
         state::write_atomically(&dir.join(&c.curve), text.as_bytes())?;
     }
-    let base_dir = std::path::absolute(base_dir)
-        .map_err(|e| CampaignError::io(format!("cannot resolve {}", base_dir.display()), e))?;
     let repetitions = settings.repetitions;
     let initial_step = settings.initial_step;
     let mut state = State {
@@ -266,6 +212,57 @@ fn init_named(
     }
     state.iterations.push(first);
     state.save(dir)
+}
+
+/// The balanced components with their limits and allowed lists, checked against each other.
+fn frozen_components(
+    file: &CampaignFile,
+    inputs: &[predict::ComponentInput],
+    origin: &str,
+) -> Result<Vec<FrozenComponent>, CampaignError> {
+    let mut components = Vec::new();
+    for (entry, input) in file.components.iter().zip(inputs) {
+        let low = entry.min_nproc.unwrap_or(input.curve.first_nproc());
+        let high = entry.max_nproc.unwrap_or(input.curve.last_nproc());
+        if low > high {
+            return Err(CampaignError::Invalid {
+                file: origin.to_string(),
+                message: format!(
+                    "component {}: min_nproc {low} is above max_nproc {high}; widen the limits",
+                    entry.name
+                ),
+            });
+        }
+        let allowed = input.allowed.clone().map(|mut v| {
+            v.sort_unstable();
+            v.dedup();
+            v
+        });
+        if matches!(
+            entry.allowed,
+            Some(AllowedEntry::List(_)) | Some(AllowedEntry::File(_))
+        ) && allowed
+            .as_ref()
+            .is_some_and(|v| !v.iter().any(|p| (low..=high).contains(p)))
+        {
+            return Err(CampaignError::Invalid {
+                file: origin.to_string(),
+                message: format!(
+                    "component {}: no allowed PE count between {low} and {high}; check `allowed`, `min_nproc` and `max_nproc`",
+                    entry.name
+                ),
+            });
+        }
+        components.push(FrozenComponent {
+            name: entry.name.clone(),
+            timing_name: entry.timing_name().to_string(),
+            curve: PathBuf::from("curves").join(format!("{}.csv", entry.name)),
+            low,
+            high,
+            allowed,
+        });
+    }
+    Ok(components)
 }
 
 /// The `start` configurations in component order, each checked against the components'
@@ -311,8 +308,8 @@ fn selected_start(
                 )));
             }
         }
-        let total: u32 = nproc.iter().sum();
-        if total > max_nproc {
+        let total: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
+        if total > u64::from(max_nproc) {
             return Err(invalid(format!(
                 "{what} uses {total} PEs, over max_nproc = {max_nproc}; remove it or raise the budget"
             )));
@@ -336,7 +333,7 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
     let step = file.step.unwrap_or(1).max(1);
     let initial_step = file
         .initial_step
-        .unwrap_or(step * defaults::INITIAL_STEP_IN_STEPS);
+        .unwrap_or(step.saturating_mul(defaults::INITIAL_STEP_IN_STEPS));
     if initial_step == 0 {
         return Err(invalid("`initial_step` is 0; PEs moved in the first iteration must be positive, e.g. initial_step = 48".into()));
     }
@@ -369,7 +366,7 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         initial_step,
         minimum_step,
         repetitions,
-        period_s: file.period_s,
+        period_s: period_for_executor(file, origin)?,
         retries: file
             .executor
             .as_ref()
@@ -496,21 +493,55 @@ pub fn executor_context(
     state: &State,
     dir: &Path,
 ) -> Result<executor::ExecutorContext, CampaignError> {
-    let mut components = Vec::new();
-    for c in &state.components {
-        let path = dir.join(&c.curve);
-        let curve = crate::curve::Curve::load(c.name.clone(), &path).map_err(ConfigError::from)?;
-        components.push(executor::ComponentContext {
-            name: c.name.clone(),
-            timing_name: c.timing_name.clone(),
-            curve,
-        });
+    let curves = state
+        .components
+        .iter()
+        .map(|c| crate::curve::Curve::load(c.name.clone(), &dir.join(&c.curve)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(ConfigError::from)?;
+    Ok(context_of(
+        &state.base_dir,
+        &state.components,
+        curves,
+        state.settings.period_s,
+    ))
+}
+
+/// The campaign's executor, `None` for a campaign driven from outside.
+pub(crate) fn build_executor(
+    state: &State,
+    dir: &Path,
+) -> Result<Option<Box<dyn executor::Executor>>, CampaignError> {
+    let Some(cfg) = &state.executor else {
+        return Ok(None);
+    };
+    Ok(Some(executor::from_config(
+        cfg,
+        dir,
+        &executor_context(state, dir)?,
+    )?))
+}
+
+/// The executor context of these components with their curves (in the same order).
+fn context_of(
+    base_dir: &Path,
+    components: &[FrozenComponent],
+    curves: impl IntoIterator<Item = crate::curve::Curve>,
+    period_s: Option<f64>,
+) -> executor::ExecutorContext {
+    executor::ExecutorContext {
+        base_dir: base_dir.to_path_buf(),
+        components: components
+            .iter()
+            .zip(curves)
+            .map(|(c, curve)| executor::ComponentContext {
+                name: c.name.clone(),
+                timing_name: c.timing_name.clone(),
+                curve,
+            })
+            .collect(),
+        period_s,
     }
-    Ok(executor::ExecutorContext {
-        base_dir: state.base_dir.clone(),
-        components,
-        period_s: state.settings.period_s,
-    })
 }
 
 /// What [`advance`] did.
@@ -654,13 +685,7 @@ pub fn next(dir: &Path) -> Result<Vec<NextRun>, CampaignError> {
                 iteration: req.iteration,
                 test: req.test,
                 repetition: req.repetition,
-                nproc: NameMap(
-                    names
-                        .iter()
-                        .cloned()
-                        .zip(test.nproc.iter().copied())
-                        .collect(),
-                ),
+                nproc: NameMap::zip(&names, test.nproc.iter().copied()),
                 run_dir: req.run_dir,
             });
         }
@@ -687,10 +712,6 @@ pub fn next_as_bash(runs: &[NextRun], components: &[String]) -> String {
         .collect();
     out.push_str(&format!("autolb_run_dirs=( {} )\n", dirs.join(" ")));
     out
-}
-
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// What [`record`] did.
@@ -737,16 +758,10 @@ pub fn record(
             Some(p) => p.to_path_buf(),
             None => state.request(dir, i, t, r).run_dir,
         };
-        let nproc = state.iterations[i].tests[t].nproc.clone();
         Some(
-            measure::measure(
-                &path,
-                &state.namings(),
-                &nproc,
-                state.settings.extra_pes,
-                state.settings.period_s,
-            )
-            .map_err(|e| CampaignError::Unmeasurable(format!("{}: {e}", path.display())))?,
+            state
+                .measure_run(i, t, &path)
+                .map_err(|e| CampaignError::Unmeasurable(format!("{}: {e}", path.display())))?,
         )
     };
     let run = &mut state.iterations[i].tests[t].runs[r];
@@ -796,14 +811,7 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
     match Lock::acquire(dir) {
         Ok(_lock) => {
             let mut state = State::load(dir)?;
-            let mut exec = match &state.executor {
-                Some(cfg) => Some(executor::from_config(
-                    cfg,
-                    dir,
-                    &executor_context(&state, dir)?,
-                )?),
-                None => None,
-            };
+            let mut exec = build_executor(&state, dir)?;
             let (runs, warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
             state.save(dir)?;
             let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
@@ -834,30 +842,28 @@ pub(crate) fn cancel_all(
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
     let mut tracked: Vec<String> = Vec::new();
-    for i in 0..state.iterations.len() {
-        for t in 0..state.iterations[i].tests.len() {
-            for r in 0..state.iterations[i].tests[t].runs.len() {
-                let run = &state.iterations[i].tests[t].runs[r];
-                if run.state.is_terminal() {
-                    continue;
+    let unfinished: Vec<RunPos> = state
+        .run_positions()
+        .filter(|&pos| !state.run(pos).state.is_terminal())
+        .collect();
+    for pos in unfinished {
+        let run = state.run(pos);
+        if let Some(ticket) = &run.ticket {
+            tracked.push(ticket.0.clone());
+        }
+        if let (Some(ticket), Some(exec)) = (run.ticket.clone(), exec.as_deref_mut()) {
+            if run.state == RunState::Running {
+                let (i, t, r) = pos;
+                let req = state.request(dir, i, t, r);
+                if let Err(e) = exec.cancel(&req, &ticket) {
+                    warnings.push(format!("{}: {e}", req.id));
                 }
-                if let Some(ticket) = &run.ticket {
-                    tracked.push(ticket.0.clone());
-                }
-                if let (Some(ticket), Some(exec)) = (run.ticket.clone(), exec.as_deref_mut()) {
-                    if run.state == RunState::Running {
-                        let req = state.request(dir, i, t, r);
-                        if let Err(e) = exec.cancel(&req, &ticket) {
-                            warnings.push(format!("{}: {e}", req.id));
-                        }
-                    }
-                }
-                let run = &mut state.iterations[i].tests[t].runs[r];
-                run.state = RunState::Failed;
-                run.failure = Some("cancelled".into());
-                runs.push(run.id.clone());
             }
         }
+        let run = state.run_mut(pos);
+        run.state = RunState::Failed;
+        run.failure = Some("cancelled".into());
+        runs.push(run.id.clone());
     }
     if let Some(exec) = exec {
         match exec.cancel_untracked() {

@@ -25,6 +25,9 @@ pub const CANCEL_REQUEST_FILE: &str = "cancel-requested";
 /// Version of the state format, checked on load.
 pub const STATE_FORMAT: u32 = 1;
 
+/// Where a run sits in the state: (iteration, test, run) positions in the vectors, not ids.
+pub type RunPos = (usize, usize, usize);
+
 /// Everything the campaign knows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
@@ -213,7 +216,49 @@ impl State {
                 ),
             });
         }
+        state
+            .check_shape()
+            .map_err(|reason| CampaignError::BadState { file: path, reason })?;
         Ok(state)
+    }
+
+    /// Checks that every per-component list has one entry per component and every decision
+    /// names components that exist, so that an edited state file is refused with a message
+    /// instead of making the algorithm index out of bounds.
+    fn check_shape(&self) -> Result<(), String> {
+        let n = self.components.len();
+        for it in &self.iterations {
+            for test in &it.tests {
+                let at = format!("iteration {} test {}", it.index, test.test);
+                if test.nproc.len() != n {
+                    return Err(format!(
+                        "{at}: {} PE counts for {n} components",
+                        test.nproc.len()
+                    ));
+                }
+                for run in &test.runs {
+                    if let Some(m) = &run.metrics {
+                        if m.partial_coupling_cost.len() != n {
+                            return Err(format!(
+                                "run {}: {} partial coupling costs for {n} components",
+                                run.id,
+                                m.partial_coupling_cost.len()
+                            ));
+                        }
+                    }
+                }
+                if let Some(d) = &test.decision {
+                    let bad_index = [d.donor, d.recipient].into_iter().flatten().any(|c| c >= n);
+                    let bad_next = d.next.as_ref().is_some_and(|next| next.len() != n);
+                    if bad_index || bad_next {
+                        return Err(format!(
+                            "{at}: the decision names components this campaign does not have"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes `DIR/campaign.json` atomically (temp file, fsync, rename, fsync of the directory):
@@ -226,36 +271,50 @@ impl State {
         write_atomically(&dir.join(STATE_FILE), text.as_bytes())
     }
 
-    /// Each component's name and timing name, for reading timing output.
-    pub fn namings(&self) -> Vec<super::measure::Naming> {
-        self.components
-            .iter()
-            .map(|c| super::measure::Naming {
-                name: c.name.clone(),
-                timing_name: c.timing_name.clone(),
-            })
-            .collect()
-    }
-
     pub fn component_names(&self) -> Vec<String> {
         self.components.iter().map(|c| c.name.clone()).collect()
     }
 
-    /// The iteration being run (the last one).
-    pub fn current_iteration(&self) -> Option<&Iteration> {
-        self.iterations.last()
+    /// Every run's position `(iteration, test, run)`, in order.
+    pub fn run_positions(&self) -> impl Iterator<Item = RunPos> + '_ {
+        self.iterations.iter().enumerate().flat_map(|(i, it)| {
+            it.tests
+                .iter()
+                .enumerate()
+                .flat_map(move |(t, test)| (0..test.runs.len()).map(move |r| (i, t, r)))
+        })
     }
 
-    /// Finds a run by id: (iteration position, test position, run position).
-    pub fn find_run(&self, id: &str) -> Option<(usize, usize, usize)> {
-        for (i, it) in self.iterations.iter().enumerate() {
-            for (t, test) in it.tests.iter().enumerate() {
-                if let Some(r) = test.runs.iter().position(|r| r.id == id) {
-                    return Some((i, t, r));
-                }
-            }
-        }
-        None
+    /// The run at a position from [`State::run_positions`] or [`State::find_run`].
+    pub fn run(&self, (i, t, r): RunPos) -> &Run {
+        &self.iterations[i].tests[t].runs[r]
+    }
+
+    /// The run at a position from [`State::run_positions`] or [`State::find_run`].
+    pub fn run_mut(&mut self, (i, t, r): RunPos) -> &mut Run {
+        &mut self.iterations[i].tests[t].runs[r]
+    }
+
+    /// Finds a run by id.
+    pub fn find_run(&self, id: &str) -> Option<RunPos> {
+        self.run_positions().find(|&pos| self.run(pos).id == id)
+    }
+
+    /// Measures the timing output at `path` as a run of test `(i, t)`: with the campaign's
+    /// components, the test's PEs, the extra PEs and the coupling period.
+    pub fn measure_run(
+        &self,
+        i: usize,
+        t: usize,
+        path: &Path,
+    ) -> Result<RunMetrics, super::measure::Unmeasured> {
+        super::measure::measure(
+            path,
+            &self.components,
+            &self.iterations[i].tests[t].nproc,
+            self.settings.extra_pes,
+            self.settings.period_s,
+        )
     }
 
     /// Everything an executor needs to start run `(i, t, r)`.
@@ -300,24 +359,10 @@ pub fn run_dir_relative(iteration: u32, test: u32, repetition: u32) -> PathBuf {
         .join(format!("rep-{repetition}"))
 }
 
-/// Writes a file atomically: a temp file in the same directory, fsync, rename over the target,
-/// then fsync of the directory so the rename itself is durable.
+/// Writes a file atomically ([`crate::executor::write_atomically`]); errors name the file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    let what = || format!("cannot write {}", path.display());
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(parent).map_err(|e| CampaignError::io(what(), e))?;
-    tmp.write_all(bytes)
-        .map_err(|e| CampaignError::io(what(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| CampaignError::io(what(), e))?;
-    tmp.persist(path)
-        .map_err(|e| CampaignError::io(what(), e.error))?;
-    if let Ok(d) = File::open(parent) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    crate::executor::write_atomically(path, bytes)
+        .map_err(|e| CampaignError::io(format!("cannot write {}", path.display()), e))
 }
 
 /// An exclusive OS lock on `DIR/campaign.lock`, held while the value lives. The OS releases it
@@ -387,6 +432,17 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         // No temp files left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_state_whose_lists_do_not_match_its_components_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let campaign = crate::campaign::demo::init_demo(dir.path(), Some(0.0)).unwrap();
+        let mut state = State::load(&campaign).unwrap();
+        state.iterations[0].tests[0].nproc.push(48);
+        state.save(&campaign).unwrap();
+        let e = State::load(&campaign).unwrap_err().to_string();
+        assert!(e.contains("3 PE counts for 2 components"), "{e}");
     }
 
     #[test]

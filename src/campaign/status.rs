@@ -14,14 +14,19 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::algorithm::{self, describe, Measured};
-use super::measure::{self, Naming};
-use super::state::{Outcome, RunMetrics, RunState, State};
+use super::measure;
+use super::state::{run_dir_relative, Outcome, RunMetrics, RunState, State};
 
 /// A map from component name to a value that keeps component order (JSON object).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NameMap<T>(pub Vec<(String, T)>);
 
 impl<T> NameMap<T> {
+    /// Pairs names with values in order (as many pairs as the shorter of the two has).
+    pub fn zip(names: &[String], values: impl IntoIterator<Item = T>) -> NameMap<T> {
+        NameMap(names.iter().cloned().zip(values).collect())
+    }
+
     pub fn get(&self, name: &str) -> Option<&T> {
         self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
@@ -181,13 +186,8 @@ impl RunView {
         self.sypd = Some(m.sypd);
         self.chsy = Some(m.chsy);
         self.coupling_cost = Some(m.coupling_cost);
-        self.partial_coupling_cost = NameMap(
-            components
-                .iter()
-                .cloned()
-                .zip(m.partial_coupling_cost.iter().copied())
-                .collect(),
-        );
+        self.partial_coupling_cost =
+            NameMap::zip(components, m.partial_coupling_cost.iter().copied());
         self.failure = None;
     }
 
@@ -225,17 +225,15 @@ impl Status {
     /// Builds the view of a state; `dir` is the campaign directory (for run directories).
     pub fn from_state(state: &State, dir: &Path) -> Status {
         let names = state.component_names();
-        let named = |v: &[u32]| NameMap(names.iter().cloned().zip(v.iter().copied()).collect());
+        let named = |v: &[u32]| NameMap::zip(&names, v.iter().copied());
         let mut iterations = Vec::new();
-        for (i, it) in state.iterations.iter().enumerate() {
+        for it in &state.iterations {
             let mut tests = Vec::new();
-            for (t, test) in it.tests.iter().enumerate() {
+            for test in &it.tests {
                 let runs = test
                     .runs
                     .iter()
-                    .enumerate()
-                    .map(|(r, run)| {
-                        let req = state.request(dir, i, t, r);
+                    .map(|run| {
                         let m = run.metrics.as_ref();
                         RunView {
                             state: run.state,
@@ -244,17 +242,14 @@ impl Status {
                             coupling_cost: m.map(|m| m.coupling_cost),
                             run: run.id.clone(),
                             repetition: run.repetition,
-                            partial_coupling_cost: NameMap(
-                                m.map(|m| {
-                                    names
-                                        .iter()
-                                        .cloned()
-                                        .zip(m.partial_coupling_cost.iter().copied())
-                                        .collect()
-                                })
+                            partial_coupling_cost: m
+                                .map(|m| NameMap::zip(&names, m.partial_coupling_cost.clone()))
                                 .unwrap_or_default(),
-                            ),
-                            run_dir: req.run_dir,
+                            run_dir: dir.join(run_dir_relative(
+                                it.index,
+                                test.test,
+                                run.repetition,
+                            )),
                             job: run.ticket.as_ref().map(|t| t.0.clone()),
                             attempts: run.attempts,
                             failure: run.failure.clone(),
@@ -362,18 +357,10 @@ impl Status {
                 test.sypd = means.as_ref().map(|m| m.sypd);
                 test.chsy = means.as_ref().map(|m| m.chsy);
                 test.coupling_cost = means.as_ref().map(|m| m.coupling_cost);
-                test.partial_coupling_cost = NameMap(
-                    means
-                        .as_ref()
-                        .map(|m| {
-                            names
-                                .iter()
-                                .cloned()
-                                .zip(m.partial_coupling_cost.iter().copied())
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                );
+                test.partial_coupling_cost = means
+                    .as_ref()
+                    .map(|m| NameMap::zip(&names, m.partial_coupling_cost.clone()))
+                    .unwrap_or_default();
                 test.fittingness = None;
                 test.state = test_state(test);
                 if let Some(m) = means {
@@ -418,22 +405,13 @@ impl Status {
             .flat_map(|it| it.tests.iter())
             .find_map(|t| t.runs.iter().find(|r| r.run == id).map(|r| (t, r)))
             .ok_or_else(|| format!("no run {id:?}"))?;
-        let namings: Vec<Naming> = self
-            .components
-            .iter()
-            .zip(&self.timing_names)
-            .map(|(n, t)| Naming {
-                name: n.clone(),
-                timing_name: t.clone(),
-            })
-            .collect();
         if !run.run_dir.exists() {
             return Ok(None);
         }
         let nproc: Vec<u32> = test.nproc.values().copied().collect();
         match measure::measure(
             &run.run_dir,
-            &namings,
+            &self.timing_names,
             &nproc,
             self.extra_pes,
             self.period_s,
@@ -528,11 +506,7 @@ impl Status {
         let c = &self.counts;
         out.push_str(&format!(
             "\ncampaign {}: {} runs done, {} failed, {} running, {} pending\n",
-            match self.state {
-                Phase::Running => "running",
-                Phase::Done => "done",
-                Phase::Cancelled => "cancelled",
-            },
+            self.state.as_str(),
             c.done,
             c.failed,
             c.running,
@@ -563,6 +537,16 @@ impl RunState {
             RunState::Running => "running",
             RunState::Done => "done",
             RunState::Failed => "failed",
+        }
+    }
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Running => "running",
+            Phase::Done => "done",
+            Phase::Cancelled => "cancelled",
         }
     }
 }

@@ -94,11 +94,7 @@ fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {
     args.comps
         .iter()
         .map(|(name, value)| {
-            let nproc: u32 = value
-                .parse()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| user(format!("--comp {name}={value}: give a positive whole number of PEs")))?;
+            let nproc = super::timing::parse_pes("--comp", name, value)?;
             let curve = match args.curves.iter().find(|(c, _)| c == name) {
                 Some((_, path)) => Curve::load(name.clone(), Path::new(path)).map_err(user)?,
                 None => sim::builtin_curve(name).ok_or_else(|| {

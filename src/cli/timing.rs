@@ -66,15 +66,19 @@ pub(crate) fn write_stdout(text: &str) -> Result<()> {
     }
 }
 
+/// The PEs of a `FLAG NAME=N` argument: a positive whole number, else a user error naming it.
+pub(crate) fn parse_pes(flag: &str, name: &str, value: &str) -> Result<u32> {
+    value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+        user(format!(
+            "{flag} {name}={value}: give a positive whole number of PEs"
+        ))
+    })
+}
+
 fn options(args: &TimingArgs) -> Result<ReadOptions> {
     let mut nproc = BTreeMap::new();
     for (name, value) in &args.nproc {
-        let n: u32 = value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-            user(format!(
-                "--nproc {name}={value}: give a positive whole number of PEs"
-            ))
-        })?;
-        nproc.insert(name.clone(), n);
+        nproc.insert(name.clone(), parse_pes("--nproc", name, value)?);
     }
     Ok(ReadOptions {
         format: args.format,

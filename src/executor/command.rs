@@ -21,8 +21,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{
-    read_exit_status, write_exit_status, Executor, ExecutorContext, ExecutorError, RunRequest,
-    RunStatus, Ticket,
+    recover_ended, status_on_disk, write_exit_status, Executor, ExecutorContext, ExecutorError,
+    RunRequest, RunStatus, Ticket,
 };
 use crate::config::ExecutorConfig;
 
@@ -67,22 +67,13 @@ impl CommandExecutor {
                 "[executor] command is empty; give the program and its arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
             ));
         }
-        let names: Vec<String> = ctx.components.iter().map(|c| c.name.clone()).collect();
-        let sample = placeholder_values(&sample_request(&names), &names);
+        let sample = placeholder_values(&sample_request(ctx));
         for arg in &template {
             expand(arg, &sample).map_err(|e| {
                 ExecutorError::Config(format!("[executor] command argument {arg:?}: {e}"))
             })?;
         }
-        let timeout = match cfg.timeout_s {
-            None => None,
-            Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
-            Some(t) => {
-                return Err(ExecutorError::Config(format!(
-                    "[executor] timeout_s {t} is not a positive number of seconds"
-                )))
-            }
-        };
+        let timeout = cfg.timeout_s.map(timeout_from_seconds).transpose()?;
         Ok(CommandExecutor {
             template,
             base_dir: ctx.base_dir.clone(),
@@ -94,8 +85,7 @@ impl CommandExecutor {
 
     /// The program and arguments of one run, placeholders filled in.
     pub fn command_line(&self, run: &RunRequest) -> Result<Vec<String>, ExecutorError> {
-        let names: Vec<String> = run.nproc.iter().map(|(n, _)| n.clone()).collect();
-        let values = placeholder_values(run, &names);
+        let values = placeholder_values(run);
         let mut argv = self
             .template
             .iter()
@@ -112,19 +102,33 @@ impl CommandExecutor {
     }
 }
 
-fn sample_request(names: &[String]) -> RunRequest {
+/// `[executor] timeout_s` as a duration: a positive number of seconds that fits one.
+fn timeout_from_seconds(seconds: f64) -> Result<Duration, ExecutorError> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|_| seconds > 0.0)
+        .ok_or_else(|| {
+            ExecutorError::Config(format!(
+                "[executor] timeout_s {seconds} is not a positive number of seconds"
+            ))
+        })
+}
+
+/// A run of the campaign's components, for checking the template's placeholders.
+fn sample_request(ctx: &ExecutorContext) -> RunRequest {
     RunRequest {
         id: "i00-t00-r1".into(),
         iteration: 0,
         test: 0,
         repetition: 1,
-        nproc: names.iter().map(|n| (n.clone(), 1)).collect(),
+        nproc: ctx.components.iter().map(|c| (c.name.clone(), 1)).collect(),
         extra_pes: 0,
         run_dir: PathBuf::from("/run"),
     }
 }
 
-fn placeholder_values(run: &RunRequest, names: &[String]) -> HashMap<String, String> {
+/// The value of every placeholder for one run.
+fn placeholder_values(run: &RunRequest) -> HashMap<String, String> {
     let mut v = HashMap::new();
     v.insert("run_dir".to_string(), run.run_dir.display().to_string());
     v.insert("total_nproc".to_string(), run.total_nproc().to_string());
@@ -134,10 +138,6 @@ fn placeholder_values(run: &RunRequest, names: &[String]) -> HashMap<String, Str
     v.insert("run".to_string(), run.id.clone());
     for (name, p) in &run.nproc {
         v.insert(format!("nproc.{name}"), p.to_string());
-    }
-    for name in names {
-        v.entry(format!("nproc.{name}"))
-            .or_insert_with(|| "0".into());
     }
     v
 }
@@ -265,26 +265,20 @@ impl Executor for CommandExecutor {
             .iter()
             .map(|(run, _)| match self.slot(&run.id) {
                 Some(slot) => slot.status,
-                None => read_exit_status(&run.run_dir).unwrap_or(RunStatus::Lost),
+                None => status_on_disk(&run.run_dir),
             })
             .collect())
     }
 
     fn cancel(&mut self, run: &RunRequest, ticket: &Ticket) -> Result<(), ExecutorError> {
-        let running = self
-            .runs
-            .lock()
-            .ok()
-            .and_then(|mut runs| {
-                let slot = runs.get_mut(&run.id)?;
-                slot.cancel = true;
-                Some(slot.status == RunStatus::Running)
-            })
-            .unwrap_or(false);
-        if running {
-            if let Some(slot) = self.slot(&run.id) {
-                signal_group(slot.pgid, libc::SIGTERM);
-            }
+        // The process group of the run if it is still running.
+        let running = self.runs.lock().ok().and_then(|mut runs| {
+            let slot = runs.get_mut(&run.id)?;
+            slot.cancel = true;
+            (slot.status == RunStatus::Running).then_some(slot.pgid)
+        });
+        if let Some(pgid) = running {
+            signal_group(pgid, libc::SIGTERM);
             // Wait until it has ended, so nothing writes into the run directory afterwards.
             if let Some(handle) = self.monitors.remove(&run.id) {
                 let _ = handle.join();
@@ -300,11 +294,8 @@ impl Executor for CommandExecutor {
         run: &RunRequest,
         ticket: Option<&Ticket>,
     ) -> Result<Option<Ticket>, ExecutorError> {
-        if read_exit_status(&run.run_dir).is_some() {
-            // It ended before the previous driver could record it: poll reads the file.
-            return Ok(Some(
-                ticket.cloned().unwrap_or_else(|| Ticket("ended".into())),
-            ));
+        if let Some(ended) = recover_ended(run, ticket) {
+            return Ok(Some(ended));
         }
         if let Some(t) = ticket.and_then(ticket_token) {
             kill_by_token(t);
@@ -477,7 +468,7 @@ mod tests {
     use super::*;
     use crate::config::ExecutorKind;
     use crate::curve::{Curve, Point};
-    use crate::executor::ComponentContext;
+    use crate::executor::{read_exit_status, ComponentContext};
 
     fn ctx(base: &Path) -> ExecutorContext {
         let points = [
@@ -663,6 +654,21 @@ mod tests {
                 reason: "cancelled".into()
             }
         );
+    }
+
+    #[test]
+    fn timeouts_that_are_no_duration_are_refused_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e30] {
+            let e = CommandExecutor::from_config(
+                &cfg(&["true"], Some(bad)),
+                dir.path(),
+                &ctx(dir.path()),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("timeout_s"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -35,9 +35,12 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
-    /// All PEs of the run, extras included.
+    /// All PEs of the run, extras included (saturating: absurd counts in a campaign file must
+    /// not overflow).
     pub fn total_nproc(&self) -> u32 {
-        self.nproc.iter().map(|(_, p)| p).sum::<u32>() + self.extra_pes
+        self.nproc
+            .iter()
+            .fold(self.extra_pes, |sum, (_, p)| sum.saturating_add(*p))
     }
 }
 
@@ -181,11 +184,24 @@ pub fn write_exit_status(run_dir: &Path, status: &RunStatus) -> std::io::Result<
         RunStatus::Failed { reason } => format!("failed: {}\n", reason.replace('\n', " ")),
         other => format!("failed: unexpected status {other:?}\n"),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(run_dir)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+    write_atomically(&run_dir.join(EXIT_STATUS_FILE), text.as_bytes())
+}
+
+/// Writes a file atomically: a temp file in the same directory, fsync, rename over the target,
+/// then fsync of the directory so the rename itself is durable. A kill at any moment leaves
+/// either the old or the new content, never a mix.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
     tmp.as_file().sync_all()?;
-    tmp.persist(run_dir.join(EXIT_STATUS_FILE))
-        .map_err(|e| e.error)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    if let Ok(d) = std::fs::File::open(parent) {
+        let _ = d.sync_all();
+    }
     Ok(())
 }
 
@@ -204,6 +220,28 @@ pub fn read_exit_status(run_dir: &Path) -> Option<RunStatus> {
             reason: format!("unreadable {EXIT_STATUS_FILE} {line:?}"),
         }),
     }
+}
+
+/// What a run directory says about a run its executor no longer tracks: how it ended
+/// (`exit_status`), else [`RunStatus::Lost`] (it died unfinished and must run again).
+pub fn status_on_disk(run_dir: &Path) -> RunStatus {
+    read_exit_status(run_dir).unwrap_or(RunStatus::Lost)
+}
+
+/// For [`Executor::recover`] of a local executor: a run that wrote its exit status ended
+/// before the previous driver could record it, and `poll` reads the file; it keeps its ticket
+/// (or gets `ended`). `None` when it has not ended.
+pub fn recover_ended(run: &RunRequest, ticket: Option<&Ticket>) -> Option<Ticket> {
+    read_exit_status(&run.run_dir)?;
+    Some(ticket.cloned().unwrap_or_else(|| Ticket("ended".into())))
+}
+
+/// 64-bit FNV-1a of `bytes`: a hash that stays the same across Rust versions and platforms
+/// (unlike `DefaultHasher`), for names and seeds that must not change.
+pub(crate) fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]

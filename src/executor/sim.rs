@@ -8,14 +8,13 @@
 //! itself is a failed run.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::{
-    read_exit_status, write_exit_status, Executor, ExecutorContext, ExecutorError, RunRequest,
-    RunStatus, Ticket,
+    recover_ended, status_on_disk, write_exit_status, Executor, ExecutorContext, ExecutorError,
+    RunRequest, RunStatus, Ticket,
 };
 use crate::config::ExecutorConfig;
 use crate::curve::Curve;
@@ -105,23 +104,10 @@ impl SimExecutor {
     }
 }
 
-/// A stable seed per run id (FNV-1a; `DefaultHasher` is not stable across Rust versions).
+/// A stable seed per run id: FNV-1a of its bytes followed by `0xff` (the bytes `str`'s `Hash`
+/// used to feed, kept so that seeds, and so the demo's runs, stay as they were).
 fn run_seed(id: &str) -> u64 {
-    struct Fnv(u64);
-    impl Hasher for Fnv {
-        fn finish(&self) -> u64 {
-            self.0
-        }
-        fn write(&mut self, bytes: &[u8]) {
-            for b in bytes {
-                self.0 ^= u64::from(*b);
-                self.0 = self.0.wrapping_mul(0x100_0000_01b3);
-            }
-        }
-    }
-    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    id.hash(&mut h);
-    h.finish()
+    super::fnv1a(id.bytes().chain([0xff]))
 }
 
 impl Executor for SimExecutor {
@@ -187,7 +173,7 @@ impl Executor for SimExecutor {
             .iter()
             .map(|(run, _)| match known.get(&run.id) {
                 Some(s) => s.clone(),
-                None => read_exit_status(&run.run_dir).unwrap_or(RunStatus::Lost),
+                None => status_on_disk(&run.run_dir),
             })
             .collect())
     }
@@ -208,8 +194,7 @@ impl Executor for SimExecutor {
         ticket: Option<&Ticket>,
     ) -> Result<Option<Ticket>, ExecutorError> {
         // Threads die with the driver; only a run that wrote its exit status had finished.
-        Ok(read_exit_status(&run.run_dir)
-            .map(|_| ticket.cloned().unwrap_or_else(|| Ticket("ended".into()))))
+        Ok(recover_ended(run, ticket))
     }
 
     fn poll_interval(&self) -> Duration {

@@ -243,10 +243,3 @@ pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
     })?;
     writer::run(&plan, out_dir)
 }
-
-/// Runs the model without writing anything (what `simulate` would model).
-pub fn model_only(run: &SimRun) -> Result<SimOutcome, SimError> {
-    run.settings.validate()?;
-    let plan = model::Plan::new(run)?;
-    plan.simulate_all(|_| Ok(()))
-}

@@ -243,7 +243,6 @@ impl Plan {
         // Common clock of each component: the end of its last get (all ranks leave together).
         let mut clock = vec![EPOCH + INIT_S; n];
         let mut exchange = Exchange {
-            index: 0,
             events: self
                 .components
                 .iter()
@@ -256,7 +255,6 @@ impl Plan {
         let mut history: Vec<Recorded> = Vec::new();
         let last = self.fail_at.unwrap_or(self.exchanges).min(self.exchanges);
         for e in 0..last {
-            exchange.index = e;
             // Compute, interpolate and put: each rank from the common start of the step.
             let mut available = vec![0.0f64; n];
             for (ci, c) in self.components.iter().enumerate() {
@@ -381,7 +379,6 @@ struct Recorded {
 
 /// One exchange's events, handed to the writer.
 pub(crate) struct Exchange {
-    pub index: u32,
     /// Per component, per sampled rank.
     pub events: Vec<Vec<RankEvents>>,
     compute: Vec<f64>,

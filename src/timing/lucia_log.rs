@@ -137,9 +137,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     m.period_s = opts.period_s;
     m.sim_s = opts.period_s.map(|p| p * steps as f64);
     if opts.period_s.is_none() {
-        m.notes.push(
-            "coupling period unknown; pass --period SECONDS for simulated time and SYPD".into(),
-        );
+        m.notes.push(super::PERIOD_UNKNOWN.into());
     }
     m.components = comps;
     m.partial = (!partial.is_empty()).then(|| partial.join("; "));

@@ -61,6 +61,13 @@ pub fn file_name(cc: u32, rank: u32) -> String {
 /// Which ranks write a LUCIA file when a component runs on `nproc` PEs (formats.md): all of
 /// them below 20 PEs, every `nproc / 5`-th below 100, every `nproc / 20`-th otherwise.
 pub fn sampled_ranks(nproc: u32) -> Vec<u32> {
+    (0..nproc)
+        .step_by(sampling_stride(nproc) as usize)
+        .collect()
+}
+
+/// The distance between sampled ranks on `nproc` PEs (at least 1).
+fn sampling_stride(nproc: u32) -> u32 {
     let stride = if nproc < 20 {
         1
     } else if nproc < 100 {
@@ -68,7 +75,7 @@ pub fn sampled_ranks(nproc: u32) -> Vec<u32> {
     } else {
         nproc / 20
     };
-    (0..nproc).step_by(stride.max(1) as usize).collect()
+    stride.max(1)
 }
 
 /// Does `dir` hold any raw LUCIA file?
@@ -195,9 +202,7 @@ fn parse_rank(bytes: &[u8], file: &str, rank: u32) -> RankFile {
     };
     for line in Lines::new(bytes) {
         if !line.complete {
-            if !line.text.iter().all(u8::is_ascii_whitespace) {
-                out.damage = Some(format!("{file} ends in the middle of line {}", line.number));
-            }
+            out.damage = line.cut(file);
             break;
         }
         if let Err(why) = parse_line(line.text, &mut out) {
@@ -414,7 +419,9 @@ fn group(parsed: Vec<(u32, RankFile)>) -> Vec<ComponentFiles> {
     }
     by_cc
         .into_iter()
-        .map(|(cc, ranks)| {
+        .map(|(cc, mut ranks)| {
+            // In rank order whatever order the files came in (the rank-set check relies on it).
+            ranks.sort_by_key(|r| r.rank);
             let name = ranks
                 .iter()
                 .find_map(|r| r.name.clone())
@@ -459,7 +466,7 @@ fn analyse(parsed: Vec<(u32, RankFile)>, opts: &ReadOptions) -> Result<Reading, 
     // The window is common to all components: the fewest complete exchanges of any rank.
     // The ranks of one component must agree exactly; components may differ by one exchange
     // (lucia_lite shows the runoff mapper one short); more means a rank is behind (a running
-    // job). The window is common to all: the fewest complete exchanges of any rank.
+    // job).
     let mut per_component: Vec<(usize, usize)> = Vec::with_capacity(components.len());
     for comp in &components {
         let counts = comp.ranks.iter().map(|r| r.exchanges(&comp.keys));
@@ -517,9 +524,7 @@ fn analyse(parsed: Vec<(u32, RankFile)>, opts: &ReadOptions) -> Result<Reading, 
     m.period_s = opts.period_s;
     m.sim_s = opts.period_s.map(|p| p * steps);
     if opts.period_s.is_none() {
-        notes.push(
-            "coupling period unknown; pass --period SECONDS for simulated time and SYPD".into(),
-        );
+        notes.push(super::PERIOD_UNKNOWN.into());
     }
     for name in opts.nproc.keys() {
         if m.component(name).is_none() {
@@ -564,8 +569,11 @@ fn check_rank_set(
     nproc: Option<u32>,
     partial: &mut Vec<String>,
 ) -> Result<(), TimingError> {
-    let present: Vec<u32> = comp.ranks.iter().map(|r| r.rank).collect();
-    let expected: Vec<u32> = match nproc {
+    // In rank order (see `group`).
+    let mut present: Vec<u32> = comp.ranks.iter().map(|r| r.rank).collect();
+    // The expected ranks are `0, stride, 2 stride, ...` up to `end` (exclusive). They are
+    // counted, not listed: a stray file name with a 9-digit rank must not allocate billions.
+    let (stride, end) = match nproc {
         Some(n) => {
             if let Some(&r) = present.iter().find(|&&r| r >= n) {
                 return Err(TimingError::Option(format!(
@@ -575,7 +583,7 @@ fn check_rank_set(
                     n.saturating_sub(1)
                 )));
             }
-            sampled_ranks(n)
+            (sampling_stride(n), n)
         }
         None => {
             // Without nproc the stride is the distance between the first two ranks.
@@ -584,23 +592,22 @@ fn check_rank_set(
                 _ => 1,
             };
             let last = present.last().copied().unwrap_or(0);
-            (0..=last).step_by(stride.max(1) as usize).collect()
+            (stride.max(1), last.saturating_add(1))
         }
     };
-    let missing: Vec<String> = expected
-        .iter()
-        .filter(|r| !present.contains(r))
-        .map(|&r| file_name(comp.cc, r))
-        .collect();
-    if !missing.is_empty() {
-        let shown = missing
-            .iter()
+    present.dedup(); // two names for one rank (`lucia.01.5`, `lucia.01.000005`) count once
+    let expected = (0..end).step_by(stride as usize);
+    let present_expected = present.iter().filter(|&&r| r < end && r % stride == 0);
+    let missing_count = end.div_ceil(stride) as usize - present_expected.count();
+    if missing_count > 0 {
+        let shown = expected
+            .filter(|r| !present.contains(r))
             .take(3)
-            .cloned()
+            .map(|r| file_name(comp.cc, r))
             .collect::<Vec<_>>()
             .join(", ");
-        let more = if missing.len() > 3 {
-            format!(" and {} more", missing.len() - 3)
+        let more = if missing_count > 3 {
+            format!(" and {} more", missing_count - 3)
         } else {
             String::new()
         };
@@ -845,6 +852,44 @@ mod tests {
         assert_eq!(covered(&mut [(0.0, 1.0), (0.5, 2.0), (3.0, 4.0)]), 3.0);
         assert_eq!(covered(&mut [(0.0, 1.0), (0.0, 1.0)]), 1.0);
         assert_eq!(covered(&mut []), 0.0);
+    }
+
+    /// A whole rank file of ATMIFS: six exchanges of one received field from `t0` on.
+    fn rank(t0: f64) -> Vec<u8> {
+        let mut text = String::from("Balance: MD ATMIFS\n");
+        for k in 0..6 {
+            let t = t0 + f64::from(k);
+            text.push_str(&format!("Balance: 001 Before MPI get {t:.5}\n"));
+            text.push_str(&format!("Balance: 001 After  MPI get {:.5}\n", t + 0.5));
+        }
+        text.into_bytes()
+    }
+
+    #[test]
+    fn a_huge_rank_number_is_counted_not_listed() {
+        let file = rank(100.0);
+        let r = read_in_memory(&[("lucia.01.999999999", &file)], &ReadOptions::default());
+        let Ok(Reading::Measured(m)) = r else {
+            panic!("{r:?}");
+        };
+        let partial = m.partial.unwrap_or_default();
+        assert!(
+            partial
+                .contains("lucia.01.000000, lucia.01.000001, lucia.01.000002 and 999999996 more"),
+            "{partial}"
+        );
+    }
+
+    #[test]
+    fn rank_files_in_any_order_read_alike() {
+        let (a, b) = (rank(100.0), rank(100.1));
+        let opts = ReadOptions::default();
+        let sorted =
+            read_in_memory(&[("lucia.01.000000", &a), ("lucia.01.000004", &b)], &opts).unwrap();
+        let reversed =
+            read_in_memory(&[("lucia.01.000004", &b), ("lucia.01.000000", &a)], &opts).unwrap();
+        assert!(matches!(sorted, Reading::Measured(_)), "{sorted:?}");
+        assert_eq!(sorted, reversed);
     }
 
     #[test]

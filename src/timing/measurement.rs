@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::step_series::StepRow;
 use super::Format;
 use crate::metrics;
 
@@ -52,8 +53,6 @@ impl ComponentTiming {
         Some(self.wait_s + self.interp_s? + self.send_s?)
     }
 }
-
-use super::step_series::StepRow;
 
 /// A component's per-step timings, kept step by step (the `steps` format).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

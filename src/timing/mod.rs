@@ -223,8 +223,8 @@ pub(crate) fn validate_options(opts: &ReadOptions) -> Result<(), TimingError> {
     Ok(())
 }
 
-/// File names that identify a format inside a directory, in order of preference after raw
-/// LUCIA files (the primary input).
+/// File names that identify a format, as a file or inside a directory (there in order of
+/// preference after raw LUCIA files, the primary input).
 const DIR_FILES: [(&str, Format); 4] = [
     ("table.csv", Format::Table),
     ("summary", Format::Summary),
@@ -266,13 +266,14 @@ fn detect_file(path: &Path) -> Result<Format, TimingError> {
     if lucia_raw::is_rank_file_name(&name) {
         return Ok(Format::LuciaRaw);
     }
-    let by_name = match name.as_str() {
-        "table.csv" => Some(Format::Table),
-        "summary" => Some(Format::Summary),
-        "lucia.log" => Some(Format::LuciaLog),
-        n if n.starts_with("load_balancing_info") => Some(Format::Oasis5),
-        _ => None,
-    };
+    let by_name = DIR_FILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, f)| f)
+        .or_else(|| {
+            name.starts_with("load_balancing_info")
+                .then_some(Format::Oasis5)
+        });
     if let Some(f) = by_name {
         return Ok(f);
     }
@@ -323,6 +324,10 @@ fn sniff(path: &Path) -> Result<Format, TimingError> {
         }),
     }
 }
+
+/// The note of a reading that counts coupling steps but was given no coupling period.
+pub(crate) const PERIOD_UNKNOWN: &str =
+    "coupling period unknown; pass --period SECONDS for simulated time and SYPD";
 
 /// Reads a whole file, mapping errors to [`TimingError::Io`].
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, TimingError> {

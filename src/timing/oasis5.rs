@@ -136,9 +136,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
         .filter(|_| steps > 0)
         .map(|p| p * steps as f64);
     if opts.period_s.is_none() {
-        m.notes.push(
-            "coupling period unknown; pass --period SECONDS for simulated time and SYPD".into(),
-        );
+        m.notes.push(super::PERIOD_UNKNOWN.into());
     } else if steps == 0 {
         m.notes
             .push("the file gives no number of coupling steps; simulated time unknown".into());

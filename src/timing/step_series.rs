@@ -60,13 +60,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     let mut partial = None;
     for line in Lines::new(bytes) {
         if !line.complete {
-            if !line.text.iter().all(u8::is_ascii_whitespace) {
-                partial = Some(format!(
-                    "{} ends in the middle of line {}",
-                    path.display(),
-                    line.number
-                ));
-            }
+            partial = partial.or(line.cut(path.display()));
             break;
         }
         let fields: Vec<&[u8]> = line.text.split(|&b| b == b',').map(text::trim).collect();
@@ -167,7 +161,8 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     Ok(Reading::Measured(m))
 }
 
-/// The most common positive spacing of the index column (the coupling period).
+/// The median positive spacing of the index column: the coupling period, even when a few
+/// steps are irregular.
 fn index_spacing(rows: &[StepRow]) -> Option<f64> {
     let mut gaps: Vec<f64> = rows
         .windows(2)

@@ -109,11 +109,7 @@ pub fn read_table(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Readi
             fields.len() - 1
         };
         if !line.complete {
-            partial = Some(format!(
-                "{} ends in the middle of line {}",
-                path.display(),
-                line.number
-            ));
+            partial = Some(text::cut_note(path.display(), line.number));
         }
         let name = String::from_utf8_lossy(fields[0]).trim().to_string();
         if name.is_empty() || whole == 0 {
@@ -178,11 +174,7 @@ pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Rea
             // they are not used, so only a cut component line makes the reading partial.
             let t = text::trim(line.text);
             if !t.is_empty() && !t.starts_with(b"Coupled") && !t.starts_with(b"Total") {
-                partial = Some(format!(
-                    "{} ends in the middle of line {}",
-                    path.display(),
-                    line.number
-                ));
+                partial = Some(text::cut_note(path.display(), line.number));
             }
             break;
         }

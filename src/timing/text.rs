@@ -104,14 +104,7 @@ pub(crate) fn complete_trimmed_lines(
     let mut lines = Vec::new();
     for line in Lines::new(bytes) {
         if !line.complete {
-            let cut = (!line.text.iter().all(u8::is_ascii_whitespace)).then(|| {
-                format!(
-                    "{} ends in the middle of line {}",
-                    path.display(),
-                    line.number
-                )
-            });
-            return (lines, cut);
+            return (lines, line.cut(path.display()));
         }
         let text = String::from_utf8_lossy(line.text);
         let trimmed = text.trim();
@@ -127,6 +120,20 @@ pub(crate) struct Line<'a> {
     pub number: usize,
     pub text: &'a [u8],
     pub complete: bool,
+}
+
+impl Line<'_> {
+    /// The note for a line a writer was interrupted in: `Some` when the line has no newline
+    /// and is not blank (a file ending in blanks is whole).
+    pub(crate) fn cut(&self, file: impl std::fmt::Display) -> Option<String> {
+        (!self.complete && !self.text.iter().all(u8::is_ascii_whitespace))
+            .then(|| cut_note(file, self.number))
+    }
+}
+
+/// `FILE ends in the middle of line N`: the reason a half-written file is read only in part.
+pub(crate) fn cut_note(file: impl std::fmt::Display, line: usize) -> String {
+    format!("{file} ends in the middle of line {line}")
 }
 
 impl<'a> Iterator for Lines<'a> {

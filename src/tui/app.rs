@@ -124,13 +124,14 @@ impl App {
             .iter()
             .map(|c| sample_curve(c, problem.settings.interp))
             .collect();
-        let prediction = problem.rank(f64::from(tts_w_pct) / 100.0, top);
+        let tts_w = f64::from(tts_w_pct) / 100.0;
+        let prediction = problem.rank(tts_w, top);
         let cursor = prediction
             .top
             .first()
             .and_then(|c| index_of(&problem, &c.nproc))
             .unwrap_or_else(|| vec![0; n]);
-        let grid = problem.grid(axes.0, axes.1, &cursor, f64::from(tts_w_pct) / 100.0);
+        let grid = problem.grid(axes.0, axes.1, &cursor, tts_w);
         App {
             problem,
             curves,
@@ -174,7 +175,12 @@ impl App {
 
     /// PEs of the cursor configuration.
     pub fn cursor_nproc(&self) -> Vec<u32> {
-        self.cursor
+        self.nproc_of(&self.cursor)
+    }
+
+    /// PEs of a configuration given by candidate indices (the inverse of [`index_of`]).
+    pub fn nproc_of(&self, index: &[usize]) -> Vec<u32> {
+        index
             .iter()
             .zip(&self.problem.components)
             .map(|(&i, c)| c.nproc[i])
@@ -402,7 +408,9 @@ impl App {
             self.marked.remove(i);
             return;
         }
-        let index = index_of(&self.problem, &nproc).unwrap_or_default();
+        let Some(index) = index_of(&self.problem, &nproc) else {
+            return;
+        };
         match self.problem.cell(&index, self.tts_w()) {
             Cell::OverBudget => {
                 self.message = Some(format!(

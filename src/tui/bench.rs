@@ -8,7 +8,6 @@
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -16,9 +15,9 @@ use autolb::curve::{Curve, Point};
 use autolb::predict::{ComponentInput, Problem, Settings};
 
 use super::app::App;
-use super::event::Event;
 use super::keys::KeyTable;
 use super::selection::SelectionSource;
+use super::tests::key;
 use super::theme::{ColorDepth, Theme};
 use super::view;
 
@@ -47,13 +46,17 @@ pub fn problem_100x100() -> (Problem, Vec<ComponentInput>) {
     (problem, inputs)
 }
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent {
-        code: KeyCode::Char(c),
-        modifiers: KeyModifiers::NONE,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    })
+/// The app on `problem`, in truecolor (the most expensive colours to draw).
+fn app_on(problem: Problem, inputs: &[ComponentInput], title: &str) -> App {
+    App::new(
+        problem,
+        inputs,
+        KeyTable::default(),
+        Theme::new(ColorDepth::TrueColor),
+        SelectionSource::default(),
+        std::env::temp_dir(),
+        title.into(),
+    )
 }
 
 /// Times `n` TTS_w changes (update + full redraw) on a `w` x `h` screen; returns the sorted
@@ -62,15 +65,7 @@ pub fn time_changes(w: u16, h: u16, n: usize) -> Vec<Duration> {
     let (problem, inputs) = problem_100x100();
     assert_eq!(problem.components[0].nproc.len(), 100);
     assert_eq!(problem.components[1].nproc.len(), 100);
-    let mut app = App::new(
-        problem,
-        &inputs,
-        KeyTable::default(),
-        Theme::new(ColorDepth::TrueColor),
-        SelectionSource::default(),
-        std::env::temp_dir(),
-        "bench".into(),
-    );
+    let mut app = app_on(problem, &inputs, "bench");
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test backend");
     terminal.draw(|f| view::render(&app, f)).expect("draw");
     let mut times = Vec::with_capacity(n);
@@ -123,15 +118,7 @@ fn tts_w_change_on_a_100x100_matrix_within_a_frame() {
 fn frame_cost_of_the_example() {
     let inputs = autolb::example::inputs();
     let problem = Problem::new(&inputs, &autolb::example::settings()).unwrap();
-    let app = App::new(
-        problem,
-        &inputs,
-        KeyTable::default(),
-        Theme::new(ColorDepth::TrueColor),
-        SelectionSource::default(),
-        std::env::temp_dir(),
-        "x".into(),
-    );
+    let app = app_on(problem, &inputs, "x");
     let mut terminal = Terminal::new(TestBackend::new(150, 45)).unwrap();
     let start = Instant::now();
     for _ in 0..100 {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use autolb::campaign::state::STATE_FILE;
-use autolb::campaign::{measure, Phase, RunMetrics, RunState, State, Status, TestState};
+use autolb::campaign::{measure, NameMap, Phase, RunMetrics, RunState, State, Status};
 use autolb::metrics::{self, Bounds};
 use autolb::timing::{self, ReadOptions, Reading};
 
@@ -29,7 +29,7 @@ pub struct RunRow {
 }
 
 /// One row of the iteration table: a test in one lb-iteration.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct IterRow {
     pub iteration: u32,
     pub test: u32,
@@ -86,25 +86,6 @@ pub struct Loader {
     /// PEs of each campaign run directory (from the campaign state), so the completeness test
     /// knows which rank files must exist.
     run_nproc: BTreeMap<PathBuf, Vec<u32>>,
-}
-
-fn test_state_name(s: TestState) -> &'static str {
-    match s {
-        TestState::Pending => "pending",
-        TestState::Running => "running",
-        TestState::Done => "done",
-        TestState::Failed => "failed",
-        TestState::Finished => "finished",
-    }
-}
-
-fn run_state_name(s: RunState) -> &'static str {
-    match s {
-        RunState::Pending => "pending",
-        RunState::Running => "running",
-        RunState::Done => "done",
-        RunState::Failed => "failed",
-    }
 }
 
 /// What the table shows of one measured run.
@@ -224,10 +205,7 @@ impl Loader {
         let mut pending_runs = 0;
         for it in &mut status.iterations {
             for test in &mut it.tests {
-                let nproc: Vec<u32> = names
-                    .iter()
-                    .map(|n| test.nproc.get(n).copied().unwrap_or(0))
-                    .collect();
+                let nproc = in_order(&names, &test.nproc);
                 for run in &mut test.runs {
                     self.run_nproc.insert(run.run_dir.clone(), nproc.clone());
                     if !matches!(run.state, RunState::Pending | RunState::Running) {
@@ -276,10 +254,7 @@ impl Loader {
                 view.rows.push(IterRow {
                     iteration: it.iteration,
                     test: t.test,
-                    nproc: names
-                        .iter()
-                        .map(|n| t.nproc.get(n).copied().unwrap_or(0))
-                        .collect(),
+                    nproc: in_order(&names, &t.nproc),
                     sypd: t.sypd,
                     chsy: t.chsy,
                     coupling_cost: t.coupling_cost,
@@ -291,14 +266,14 @@ impl Loader {
                     donor: t.donor.clone(),
                     recipient: t.recipient.clone(),
                     step: Some(t.step),
-                    state: test_state_name(t.state).into(),
+                    state: t.state.as_str().into(),
                     job: t.runs.iter().rev().find_map(|r| r.job.clone()),
                     runs: t
                         .runs
                         .iter()
                         .map(|r| RunRow {
                             repetition: r.repetition,
-                            state: run_state_name(r.state).into(),
+                            state: r.state.as_str().into(),
                             sypd: r.sypd,
                             chsy: r.chsy,
                             coupling_cost: r.coupling_cost,
@@ -343,18 +318,7 @@ impl Loader {
             let mut row = IterRow {
                 iteration,
                 test,
-                nproc: Vec::new(),
-                sypd: None,
-                chsy: None,
-                coupling_cost: None,
-                partial_coupling_cost: Vec::new(),
-                fittingness: None,
-                donor: None,
-                recipient: None,
-                step: None,
-                state: String::new(),
-                job: None,
-                runs: Vec::new(),
+                ..IterRow::default()
             };
             for (rep, dir) in runs {
                 if row.nproc.is_empty() {
@@ -407,6 +371,14 @@ impl Loader {
 enum RunRead {
     Complete(RunFigures),
     Pending(String),
+}
+
+/// PEs by component name, in the order of `names` (0 when a component has none).
+fn in_order(names: &[String], nproc: &NameMap<u32>) -> Vec<u32> {
+    names
+        .iter()
+        .map(|n| nproc.get(n).copied().unwrap_or(0))
+        .collect()
 }
 
 /// Means over the measured runs; the row's state from its runs.
@@ -673,17 +645,8 @@ mod tests {
             iteration: 1,
             test: 1,
             nproc: vec![p],
-            sypd: None,
-            chsy: None,
-            coupling_cost: None,
-            partial_coupling_cost: vec![],
             fittingness: f,
-            donor: None,
-            recipient: None,
-            step: None,
-            state: String::new(),
-            job: None,
-            runs: vec![],
+            ..IterRow::default()
         };
         let rows = vec![
             row(Some(0.5), 10),

@@ -275,14 +275,11 @@ impl Key {
                 "home" => KeyCode2::Home,
                 "end" => KeyCode2::End,
                 "backspace" => KeyCode2::Backspace,
-                f if f.starts_with('f') && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) => {
-                    KeyCode2::F(f[1..].parse().unwrap_or(1))
-                }
-                _ => {
-                    return Err(format!(
+                other => KeyCode2::F(function_key(other).ok_or_else(|| {
+                    format!(
                         "unknown key {spec:?}; use a single character, space, enter, esc, tab, backtab, up, down, left, right, pageup, pagedown, home, end, backspace, f1..f12, with optional ctrl- or alt-"
-                    ))
-                }
+                    )
+                })?),
             },
         };
         Ok(Key { code, ctrl, alt })
@@ -343,6 +340,14 @@ impl Key {
         }
         s + &base
     }
+}
+
+/// `n` of a lower-case `fN` key name, for `f1` to `f12`.
+fn function_key(name: &str) -> Option<u8> {
+    name.strip_prefix('f')?
+        .parse()
+        .ok()
+        .filter(|n| (1..=12).contains(n))
 }
 
 /// The key table in use: defaults with the user's rebinding applied.
@@ -415,7 +420,8 @@ impl KeyTable {
             .collect()
     }
 
-    fn first(&self, action: Action) -> String {
+    /// The first key of an action as the user reads it (empty when it has none).
+    pub fn first(&self, action: Action) -> String {
         self.keys(action)
             .first()
             .map(Key::label)
@@ -593,6 +599,7 @@ mod tests {
         let t = KeyTable::default().with_overrides("", "none").unwrap();
         assert_eq!(t, KeyTable::default());
         let mut names: Vec<&str> = BINDINGS.iter().map(|b| b.name).collect();
+        names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), BINDINGS.len());
     }

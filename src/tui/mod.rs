@@ -52,9 +52,9 @@ const EXAMPLE_PERIOD_S: f64 = 2700.0;
 pub struct Setup {
     pub inputs: Vec<ComponentInput>,
     pub settings: Settings,
+    /// The components as a written campaign file needs them; also where the watcher finds
+    /// each component's timing name and the coupling period.
     pub source: SelectionSource,
-    pub timing_names: Vec<String>,
-    pub period_s: Option<f64>,
     pub title: String,
     /// The directory to watch, if any.
     pub watch_dir: Option<PathBuf>,
@@ -80,21 +80,16 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     }
     let (tx, rx) = mpsc::channel::<Event>();
     // The demo campaign (and its directory) lives as long as this function.
-    let demo = if demo_wanted {
-        Some(
-            demo::start(
+    let (setup, demo) = match resolved {
+        Some(setup) => (setup, None),
+        None => {
+            let demo = demo::start(
                 tx.clone(),
                 args.demo_compression.unwrap_or(demo::DEMO_COMPRESSION),
             )
-            .map_err(|e| eyre!("cannot start the demo campaign: {e}"))?,
-        )
-    } else {
-        None
-    };
-    let setup = match (&demo, resolved) {
-        (Some(d), _) => demo_setup(args, d)?,
-        (None, Some(setup)) => setup,
-        (None, None) => resolve(args)?,
+            .map_err(|e| eyre!("cannot start the demo campaign: {e}"))?;
+            (demo_setup(args, &demo)?, Some(demo))
+        }
     };
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
     let problem = Problem::new(&setup.inputs, &setup.settings).map_err(user)?;
@@ -211,18 +206,18 @@ fn start_watcher(
     tx: &Sender<Event>,
 ) -> Result<watch::Watcher> {
     let components = setup
-        .inputs
+        .source
+        .components
         .iter()
-        .zip(&setup.timing_names)
-        .map(|(c, t)| LoaderComponent {
-            name: c.name().to_string(),
-            timing_name: t.clone(),
+        .map(|c| LoaderComponent {
+            name: c.name.clone(),
+            timing_name: c.timing_name.clone().unwrap_or_else(|| c.name.clone()),
         })
         .collect();
     let loader = Arc::new(Mutex::new(Loader::new(
         dir.to_path_buf(),
         components,
-        setup.period_s,
+        setup.source.period_s,
         setup.settings.tts_w,
     )));
     let mut options = WatchOptions {
@@ -295,18 +290,9 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
         file.as_ref()
             .and_then(|f| f.components.iter().find(|c| c.name == name))
     };
-    let timing_names: Vec<String> = inputs
-        .iter()
-        .map(|c| {
-            entry(c.name())
-                .map(|e| e.timing_name().to_string())
-                .unwrap_or_else(|| c.name().to_string())
-        })
-        .collect();
     let components = inputs
         .iter()
-        .zip(&timing_names)
-        .map(|(c, t)| {
+        .map(|c| {
             let path = flags
                 .curves
                 .iter()
@@ -316,7 +302,11 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
                 .unwrap_or_default();
             SourceComponent {
                 name: c.name().to_string(),
-                timing_name: (t != c.name()).then(|| t.clone()),
+                // Only a timing name that differs from the name is worth writing.
+                timing_name: entry(c.name())
+                    .map(|e| e.timing_name())
+                    .filter(|t| *t != c.name())
+                    .map(str::to_string),
                 curve: CurveSource::File(path),
                 allowed: c.allowed.clone(),
                 min_nproc: c.min_nproc,
@@ -337,8 +327,6 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
             base: file,
             period_s,
         },
-        timing_names,
-        period_s,
         title,
         watch_dir: args.campaign.clone(),
     })
@@ -353,8 +341,24 @@ fn example_setup(args: &TuiArgs) -> Setup {
     if let Some(t) = args.prediction.top {
         settings.top = t;
     }
+    Setup {
+        inputs: example::inputs(),
+        settings,
+        source: SelectionSource {
+            components: example_components(),
+            base: None,
+            period_s: Some(args.period.unwrap_or(EXAMPLE_PERIOD_S)),
+        },
+        title: "EC-Earth3 SR example".into(),
+        watch_dir: None,
+    }
+}
+
+/// The built-in example's components, their curves compiled in (so a selection written from
+/// them carries the curves next to it).
+pub fn example_components() -> Vec<SourceComponent> {
     let curves = [example::IFS_CURVE, example::NEMO_CURVE];
-    let components = example::COMPONENTS
+    example::COMPONENTS
         .iter()
         .zip(curves)
         .map(|(&(name, timing), text)| SourceComponent {
@@ -365,23 +369,7 @@ fn example_setup(args: &TuiArgs) -> Setup {
             min_nproc: None,
             max_nproc: None,
         })
-        .collect();
-    Setup {
-        inputs: example::inputs(),
-        settings,
-        source: SelectionSource {
-            components,
-            base: None,
-            period_s: Some(args.period.unwrap_or(EXAMPLE_PERIOD_S)),
-        },
-        timing_names: example::COMPONENTS
-            .iter()
-            .map(|c| c.1.to_string())
-            .collect(),
-        period_s: Some(args.period.unwrap_or(EXAMPLE_PERIOD_S)),
-        title: "EC-Earth3 SR example".into(),
-        watch_dir: None,
-    }
+        .collect()
 }
 
 /// `--campaign DIR` alone: curves and settings from the campaign's own state.
@@ -431,11 +419,6 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
         extra_pes: args.prediction.extra_pes.unwrap_or(s.extra_pes),
     };
     Ok(Setup {
-        timing_names: state
-            .components
-            .iter()
-            .map(|c| c.timing_name.clone())
-            .collect(),
         inputs,
         settings,
         source: SelectionSource {
@@ -443,7 +426,6 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
             base: None,
             period_s: args.period.or(s.period_s),
         },
-        period_s: args.period.or(s.period_s),
         title: dir.display().to_string(),
         watch_dir: Some(dir.to_path_buf()),
     })

@@ -7,11 +7,11 @@
 //! never overwritten: each `w` picks the next free `autolb-selection-N` name, and each file is
 //! written atomically.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use autolb::campaign::state::write_atomically;
 use autolb::config::{AllowedEntry, CampaignFile, ComponentEntry};
 use autolb::predict::{Config, Problem};
 
@@ -171,14 +171,10 @@ fn free_stem(dir: &Path) -> String {
         .unwrap_or_else(|| "autolb-selection".into())
 }
 
-/// Temp file in the same directory, then rename: a reader never sees half a file.
+/// Temp file in the same directory, then rename: a reader never sees half a file. The
+/// campaign state's own writer; its error names the file.
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    write_atomically(path, bytes).map_err(std::io::Error::other)
 }
 
 #[cfg(test)]

@@ -19,24 +19,13 @@ use super::app::{App, Overlay, Pane};
 use super::campaign_view::{CampaignView, IterRow, RunRow};
 use super::event::Event;
 use super::keys::KeyTable;
-use super::selection::{CurveSource, SelectionSource, SourceComponent};
+use super::selection::SelectionSource;
 use super::theme::{ColorDepth, Theme};
 use super::view;
 
 fn source() -> SelectionSource {
     SelectionSource {
-        components: example::COMPONENTS
-            .iter()
-            .zip([example::IFS_CURVE, example::NEMO_CURVE])
-            .map(|(&(name, timing), text)| SourceComponent {
-                name: name.into(),
-                timing_name: Some(timing.into()),
-                curve: CurveSource::Builtin(text),
-                allowed: None,
-                min_nproc: None,
-                max_nproc: None,
-            })
-            .collect(),
+        components: super::example_components(),
         base: None,
         period_s: Some(2700.0),
     }
@@ -60,13 +49,9 @@ fn app() -> App {
     app_with(ColorDepth::Mono, std::env::temp_dir())
 }
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent {
-        code: KeyCode::Char(c),
-        modifiers: KeyModifiers::NONE,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    })
+/// A plain key press (the bench uses it too).
+pub(super) fn key(c: char) -> Event {
+    special(KeyCode::Char(c), KeyModifiers::NONE)
 }
 
 fn special(code: KeyCode, modifiers: KeyModifiers) -> Event {

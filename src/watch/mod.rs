@@ -117,22 +117,34 @@ pub fn filesystem_type_in(mountinfo: &str, path: &Path) -> Option<String> {
 }
 
 /// mountinfo escapes space, tab, newline and backslash as three octal digits (`\040`).
+/// Works on bytes: a backslash followed by anything else (multi-byte text included) is kept.
 fn unescape_mountinfo(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 3 < bytes.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 4], 8) {
-                out.push(v);
-                i += 4;
-                continue;
-            }
+        if let Some(v) = octal_escape(&bytes[i..]) {
+            out.push(v);
+            i += 4;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
         }
-        out.push(bytes[i]);
-        i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The byte of a `\NNN` octal escape at the start of `bytes`, if there is one.
+fn octal_escape(bytes: &[u8]) -> Option<u8> {
+    let [b'\\', digits @ ..] = bytes else {
+        return None;
+    };
+    let digits = digits.get(..3)?;
+    if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+        return None;
+    }
+    let v = digits.iter().fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
+    u8::try_from(v).ok()
 }
 
 /// Chooses how to watch `root`, and says why (shown in the status line).
@@ -225,20 +237,16 @@ pub fn spawn(
     mut is_complete: Box<CompletePredicate>,
     mut sink: Box<dyn FnMut(WatchEvent, SystemTime) -> bool + Send>,
 ) -> Result<Watcher, WatchError> {
-    match std::fs::metadata(root) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(WatchError::NotADirectory {
-                path: root.display().to_string(),
-                reason: "not a directory".into(),
-            })
-        }
-        Err(e) => {
-            return Err(WatchError::NotADirectory {
-                path: root.display().to_string(),
-                reason: e.to_string(),
-            })
-        }
+    let unusable = match std::fs::metadata(root) {
+        Ok(m) if m.is_dir() => None,
+        Ok(_) => Some("not a directory".to_string()),
+        Err(e) => Some(e.to_string()),
+    };
+    if let Some(reason) = unusable {
+        return Err(WatchError::NotADirectory {
+            path: root.display().to_string(),
+            reason,
+        });
     }
     let (tx, rx) = mpsc::channel::<Wake>();
     let (mut mode, mut reason) = choose_mode(options.mode, root);
@@ -386,6 +394,17 @@ mod tests {
             "whole components only"
         );
         assert_eq!(fs("/mnt/sshfs/a").as_deref(), Some("fuse.sshfs"));
+    }
+
+    #[test]
+    fn mount_points_are_unescaped_without_panicking_on_odd_bytes() {
+        assert_eq!(unescape_mountinfo("/a\\040b\\011c"), "/a b\tc");
+        assert_eq!(unescape_mountinfo("/a\\134b"), "/a\\b");
+        // Not escapes: kept as written (a backslash before multi-byte text must not panic).
+        assert_eq!(unescape_mountinfo("/x\\éé"), "/x\\éé");
+        assert_eq!(unescape_mountinfo("/x\\+12"), "/x\\+12");
+        assert_eq!(unescape_mountinfo("/x\\777"), "/x\\777");
+        assert_eq!(unescape_mountinfo("/x\\04"), "/x\\04");
     }
 
     #[test]

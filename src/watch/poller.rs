@@ -123,7 +123,7 @@ impl Poller {
             let mut dir_pending: Vec<PathBuf> = Vec::new();
             let mut dir_all_stable = true;
             for path in names {
-                if self.files.get(path).is_some_and(|t| t.complete) {
+                if self.is_complete(path) {
                     continue;
                 }
                 out.stats += 1;
@@ -132,13 +132,17 @@ impl Poller {
                     // Removed between listing and stat (a temp file renamed away): normal.
                     Err(_) => continue,
                 };
-                match self.files.get_mut(path) {
-                    Some(t) if t.stamp == stamp => t.unchanged = t.unchanged.saturating_add(1),
+                let unchanged = match self.files.get_mut(path) {
+                    Some(t) if t.stamp == stamp => {
+                        t.unchanged = t.unchanged.saturating_add(1);
+                        t.unchanged
+                    }
                     Some(t) => {
                         t.stamp = stamp;
                         t.unchanged = 0;
                         self.refused.remove(dir);
                         out.changed.push(path.clone());
+                        0
                     }
                     None => {
                         self.refused.remove(dir);
@@ -151,13 +155,10 @@ impl Poller {
                             },
                         );
                         out.changed.push(path.clone());
+                        0
                     }
-                }
-                let stable = self
-                    .files
-                    .get(path)
-                    .is_some_and(|t| t.unchanged >= STABLE_POLLS);
-                dir_all_stable &= stable;
+                };
+                dir_all_stable &= unchanged >= STABLE_POLLS;
                 dir_pending.push(path.clone());
             }
             if dir_pending.is_empty() || !dir_all_stable || self.refused.contains(dir) {

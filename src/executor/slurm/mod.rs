@@ -27,8 +27,8 @@ use serde::{Deserialize, Serialize};
 use self::client::{JobRecord, SlurmClient};
 use self::script::{Mode, RankGroup, Template, Value};
 use super::{
-    read_exit_status, write_exit_status, Executor, ExecutorContext, ExecutorError, RunRequest,
-    RunStatus, Ticket,
+    read_exit_status, status_on_disk, write_exit_status, Executor, ExecutorContext, ExecutorError,
+    RunRequest, RunStatus, Ticket,
 };
 use crate::config::ExecutorConfig;
 
@@ -92,9 +92,9 @@ pub struct ExtraProgram {
 }
 
 impl SlurmSettings {
-    /// Makes relative paths absolute against the campaign file's directory. `campaign init`
-    /// should call this, like it resolves the curve paths, so a campaign directory keeps
-    /// working from any current directory.
+    /// Makes relative paths absolute against the campaign file's directory (as the curve
+    /// paths are), so a campaign directory keeps working from any current directory.
+    /// [`SlurmExecutor::from_context`] calls it with the campaign's `base_dir`.
     pub fn resolve_paths(&mut self, base_dir: &Path) {
         for path in [&mut self.template, &mut self.autolb].into_iter().flatten() {
             if path.is_relative() {
@@ -363,11 +363,14 @@ impl SlurmExecutor {
             ));
         }
         let poll_s = settings.poll_interval_s.unwrap_or(DEFAULT_POLL_INTERVAL_S);
-        if !(poll_s.is_finite() && poll_s >= 0.1) {
-            return Err(config(format!(
-                "poll_interval_s = {poll_s} must be at least 0.1 (seconds between squeue calls)"
-            )));
-        }
+        let poll_interval = Duration::try_from_secs_f64(poll_s)
+            .ok()
+            .filter(|_| poll_s >= 0.1)
+            .ok_or_else(|| {
+                config(format!(
+                    "poll_interval_s = {poll_s} must be at least 0.1 (seconds between squeue calls)"
+                ))
+            })?;
         let prefix = settings.job_name_prefix.as_deref().unwrap_or("autolb");
         crate::curve::validate_component_name(prefix).map_err(|_| {
             config(format!(
@@ -385,7 +388,7 @@ impl SlurmExecutor {
         let name_prefix = format!("{prefix}-{}", campaign_hash(&campaign_dir));
 
         Ok(SlurmExecutor {
-            poll_interval: Duration::from_secs_f64(poll_s),
+            poll_interval,
             settings,
             campaign_dir,
             job_script,
@@ -507,8 +510,8 @@ impl SlurmExecutor {
                  of this campaign"
             ));
         }
-        let extra_total: u32 = self.extras.iter().map(|(e, _)| e.nproc).sum();
-        if extra_total != run.extra_pes {
+        let extra_total: u64 = self.extras.iter().map(|(e, _)| u64::from(e.nproc)).sum();
+        if extra_total != u64::from(run.extra_pes) {
             return Err(format!(
                 "[executor.slurm.multi_prog.extras] add up to {extra_total} PEs but the campaign's \
                  extra_pes is {}; make them equal",
@@ -635,12 +638,8 @@ impl SlurmExecutor {
 /// A short stable hash of the campaign directory, so job names differ between campaigns.
 fn campaign_hash(dir: &Path) -> String {
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    // FNV-1a, 64 bits, folded to 32: stable across Rust versions (unlike DefaultHasher).
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in canonical.to_string_lossy().bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    // FNV-1a, 64 bits, folded to 32.
+    let h = super::fnv1a(canonical.to_string_lossy().bytes());
     format!("{:08x}", (h ^ (h >> 32)) as u32)
 }
 
@@ -741,7 +740,7 @@ impl Executor for SlurmExecutor {
                 }
                 // Slurm forgot the job (no accounting, purged from slurmctld): what an
                 // earlier poll saw it end with, if any.
-                _ => read_exit_status(&run.run_dir).unwrap_or(RunStatus::Lost),
+                _ => status_on_disk(&run.run_dir),
             })
             .collect())
     }
@@ -978,6 +977,16 @@ mod tests {
             Some(vec!["true"]),
         );
         assert!(e.contains("partition"), "{e}");
+        for bad in [0.01, f64::NAN, 1e30] {
+            let e = err(
+                SlurmSettings {
+                    poll_interval_s: Some(bad),
+                    ..Default::default()
+                },
+                Some(vec!["true"]),
+            );
+            assert!(e.contains("poll_interval_s"), "{bad}: {e}");
+        }
     }
 
     #[test]

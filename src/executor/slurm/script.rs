@@ -236,9 +236,10 @@ pub struct RankGroup {
 pub fn render_multi_prog(run_id: &str, groups: &[RankGroup]) -> Result<String, String> {
     let mut layout = Vec::new();
     let mut lines = Vec::new();
-    let mut first = 0u32;
+    // u64: the ranks of many large groups cannot overflow.
+    let mut first = 0u64;
     for g in groups.iter().filter(|g| g.ntasks > 0) {
-        let last = first + g.ntasks - 1;
+        let last = first + u64::from(g.ntasks) - 1;
         let ranks = if first == last {
             first.to_string()
         } else {

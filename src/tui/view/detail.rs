@@ -12,11 +12,7 @@ use autolb::predict::Cell;
 /// Lines describing a configuration (public for tests).
 pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
     let p = &app.problem;
-    let nproc: Vec<u32> = index
-        .iter()
-        .zip(&p.components)
-        .map(|(&i, c)| c.nproc[i])
-        .collect();
+    let nproc = app.nproc_of(index);
     let mut out = vec![app.describe(&nproc), String::new()];
     for (c, &i) in p.components.iter().zip(index) {
         out.push(format!(

@@ -143,27 +143,10 @@ impl Widget for MatrixView<'_> {
             .top
             .iter()
             .enumerate()
-            .filter_map(|(i, cfg)| {
-                let idx = crate::tui::app::index_of(&app.problem, &cfg.nproc)?;
-                let others_match = idx
-                    .iter()
-                    .enumerate()
-                    .all(|(k, &v)| k == ra || k == ca || v == app.cursor[k]);
-                others_match.then_some(((idx[ra], idx[ca]), i + 1))
-            })
+            .filter_map(|(i, cfg)| Some((on_plane(app, &cfg.nproc)?, i + 1)))
             .collect();
-        let marked: Vec<(usize, usize)> = app
-            .marked
-            .iter()
-            .filter_map(|n| {
-                let idx = crate::tui::app::index_of(&app.problem, n)?;
-                let others_match = idx
-                    .iter()
-                    .enumerate()
-                    .all(|(k, &v)| k == ra || k == ca || v == app.cursor[k]);
-                others_match.then_some((idx[ra], idx[ca]))
-            })
-            .collect();
+        let marked: Vec<(usize, usize)> =
+            app.marked.iter().filter_map(|n| on_plane(app, n)).collect();
         let cursor = (app.cursor[ra], app.cursor[ca]);
 
         // Column labels: as many as fit without overlapping.
@@ -252,6 +235,18 @@ impl Widget for MatrixView<'_> {
     }
 }
 
+/// The matrix cell `(row, column)` of a configuration given by PEs, if it lies on the plane
+/// shown: every component off the axes at its cursor candidate.
+fn on_plane(app: &App, nproc: &[u32]) -> Option<(usize, usize)> {
+    let (ra, ca) = app.axes;
+    let idx = crate::tui::app::index_of(&app.problem, nproc)?;
+    let others_match = idx
+        .iter()
+        .enumerate()
+        .all(|(k, &v)| k == ra || k == ca || v == app.cursor[k]);
+    others_match.then_some((idx[ra], idx[ca]))
+}
+
 /// The colour a candidate's cell has (none over the budget or without colour).
 fn background(app: &App, cell: &Cell) -> Option<Color> {
     match cell {
@@ -273,18 +268,8 @@ fn cell_look(
     let theme = &app.theme;
     let mono = theme.depth == ColorDepth::Mono;
     let mut style = Style::default();
-    match cell {
-        Cell::Scored { fittingness, .. } => {
-            if let Some(bg) = theme.fittingness(*fittingness) {
-                style = style.bg(bg).fg(Color::Black);
-            }
-        }
-        Cell::WorseThanBase { .. } => {
-            if let Some(bg) = theme.worse() {
-                style = style.bg(bg).fg(Color::Black);
-            }
-        }
-        Cell::OverBudget => {}
+    if let Some(bg) = background(app, cell) {
+        style = style.bg(bg).fg(Color::Black);
     }
     let w = usize::from(width);
     let glyph = if cursor {

@@ -8,6 +8,7 @@ use ratatui::Frame;
 
 use super::pane_block;
 use crate::tui::app::{App, Pane};
+use crate::tui::keys::Action;
 
 /// `cost ━━━━━●━━━━ speed` at `width` cells for the bar.
 pub fn bar(tts_w: f64, width: usize) -> String {
@@ -26,14 +27,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let keys = &app.keys;
-    use crate::tui::keys::Action;
-    let first = |a: Action| keys.keys(a).first().map(|k| k.label()).unwrap_or_default();
     let mut help = format!(
         "  {}/{} ±0.05  {}/{} ±0.01",
-        first(Action::TtsDown),
-        first(Action::TtsUp),
-        first(Action::TtsFineDown),
-        first(Action::TtsFineUp)
+        keys.first(Action::TtsDown),
+        keys.first(Action::TtsUp),
+        keys.first(Action::TtsFineDown),
+        keys.first(Action::TtsFineUp)
     );
     let recommended = app
         .recommended()
