@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use autolb::campaign::state::STATE_FILE;
-use autolb::campaign::{measure, NameMap, Phase, RunMetrics, RunState, State, Status};
+use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
 use autolb::metrics::{self, Bounds};
 use autolb::timing::{self, ReadOptions, Reading};
 
@@ -239,12 +239,7 @@ impl Loader {
         status.recompute();
         let mut view = CampaignView {
             dir: Some(self.dir.clone()),
-            state: match status.state {
-                Phase::Running => "running",
-                Phase::Done => "done",
-                Phase::Cancelled => "cancelled",
-            }
-            .into(),
+            state: status.state.as_str().into(),
             components: names.clone(),
             pending_runs,
             ..CampaignView::default()
