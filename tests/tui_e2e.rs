@@ -370,6 +370,25 @@ fn bad_input_is_one_line_and_exit_code_2() {
     );
     assert!(out.stdout.is_empty());
 
+    // Numbers that cannot be seconds or factors are refused up front, before any terminal.
+    for (flag, value) in [
+        ("--period", "0"),
+        ("--poll-interval", "NaN"),
+        ("--demo-compression", "x"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_autolb"))
+            .args(["tui", flag, value])
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(flag) && err.contains("not a positive number"),
+            "{err}"
+        );
+    }
+
     let keys = tmp.path().join("keys.toml");
     std::fs::write(&keys, "quit = \"hyper-q\"\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_autolb"))

@@ -76,7 +76,7 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     } else {
         summary(&outcome, &args.out)
     };
-    super::timing::write_stdout(&text)?;
+    super::write_stdout(&text)?;
     match &outcome.failed {
         Some(reason) => Err(eyre!("{reason}")),
         None => Ok(()),
@@ -94,7 +94,7 @@ fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {
     args.comps
         .iter()
         .map(|(name, value)| {
-            let nproc = super::timing::parse_pes("--comp", name, value)?;
+            let nproc = super::parse_pes("--comp", name, value)?;
             let curve = match args.curves.iter().find(|(c, _)| c == name) {
                 Some((_, path)) => Curve::load(name.clone(), Path::new(path)).map_err(user)?,
                 None => sim::builtin_curve(name).ok_or_else(|| {

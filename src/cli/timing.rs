@@ -53,32 +53,13 @@ pub fn run(args: &TimingArgs) -> Result<()> {
     } else {
         table(&measurement)
     };
-    write_stdout(&text)
-}
-
-/// Prints to stdout; a closed pipe (`| head`) is not an error.
-pub(crate) fn write_stdout(text: &str) -> Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
-}
-
-/// The PEs of a `FLAG NAME=N` argument: a positive whole number, else a user error naming it.
-pub(crate) fn parse_pes(flag: &str, name: &str, value: &str) -> Result<u32> {
-    value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-        user(format!(
-            "{flag} {name}={value}: give a positive whole number of PEs"
-        ))
-    })
+    super::write_stdout(&text)
 }
 
 fn options(args: &TimingArgs) -> Result<ReadOptions> {
     let mut nproc = BTreeMap::new();
     for (name, value) in &args.nproc {
-        nproc.insert(name.clone(), parse_pes("--nproc", name, value)?);
+        nproc.insert(name.clone(), super::parse_pes("--nproc", name, value)?);
     }
     Ok(ReadOptions {
         format: args.format,
