@@ -1,4 +1,5 @@
-//! Every sample in ../shared/data/ecearth3 reads correctly (issue 3, "Accuracy").
+//! Every EC-Earth3 sample run (tests/fixtures/timing/ecearth3) reads correctly: raw LUCIA against
+//! its truth, lucia_lite tables against their own columns.
 //!
 //! The samples are copies of the project's shared data in tests/fixtures/timing/ecearth3 (set
 //! `AUTOLB_DATA` to read another copy with the same layout).
