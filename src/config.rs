@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::curve::{validate_component_name, Curve, CurveError};
+use crate::executor::ExecutorConfig;
 use crate::interp::Method;
 use crate::predict::{ComponentInput, Settings};
 
@@ -67,33 +68,6 @@ impl ComponentEntry {
 pub enum AllowedEntry {
     List(Vec<u32>),
     File(PathBuf),
-}
-
-/// Which executor runs the campaign's runs, and its settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExecutorConfig {
-    pub kind: ExecutorKind,
-    /// Program and arguments (for `command`), with placeholders.
-    pub command: Option<Vec<String>>,
-    /// Per-run time limit in seconds.
-    pub timeout_s: Option<f64>,
-    /// Runs at a time.
-    pub jobs: Option<usize>,
-    /// How many times a failed run is tried again before it counts as failed.
-    pub retries: Option<u32>,
-    /// Settings of the built-in stand-in model.
-    pub sim: Option<crate::sim::SimSettings>,
-    /// Settings of the Slurm executor.
-    pub slurm: Option<crate::executor::slurm::SlurmSettings>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ExecutorKind {
-    Sim,
-    Command,
-    Slurm,
 }
 
 /// Why a campaign file or an allowed list could not be used.
@@ -333,7 +307,10 @@ command = ["run.sh", "{run_dir}"]
             Some(AllowedEntry::List(vec![48, 96]))
         );
         assert_eq!(f.settings().interp, Method::Quadratic);
-        assert_eq!(f.executor.unwrap().kind, ExecutorKind::Command);
+        assert_eq!(
+            f.executor.unwrap().kind,
+            crate::executor::ExecutorKind::Command
+        );
     }
 
     #[test]

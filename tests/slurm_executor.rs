@@ -8,8 +8,8 @@ mod slurm_common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use autolb::config::ExecutorConfig;
 use autolb::executor::slurm::SlurmExecutor;
+use autolb::executor::ExecutorConfig;
 use autolb::executor::{Executor, RunStatus};
 use slurm_common::*;
 

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use autolb::config::ExecutorConfig;
 use autolb::executor::slurm::SlurmExecutor;
+use autolb::executor::ExecutorConfig;
 use autolb::executor::{Executor, RunRequest, RunStatus, Ticket};
 
 fn write_tool(dir: &Path, name: &str, body: &str) {

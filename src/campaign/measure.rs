@@ -9,9 +9,21 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::state::RunMetrics;
+use serde::{Deserialize, Serialize};
+
 use crate::metrics;
 use crate::timing::{self, Measurement, ReadOptions, Reading};
+
+/// What one run measured, reduced to what the algorithm and the status need.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMetrics {
+    /// Coupled SYPD.
+    pub sypd: f64,
+    pub chsy: f64,
+    pub coupling_cost: f64,
+    /// Per balanced component, in component order.
+    pub partial_coupling_cost: Vec<f64>,
+}
 
 /// Why a run's timing output gives no measurement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,12 +47,6 @@ impl std::fmt::Display for Unmeasured {
 /// components, or the timing names themselves.
 pub trait TimingName {
     fn timing_name(&self) -> &str;
-}
-
-impl TimingName for super::state::FrozenComponent {
-    fn timing_name(&self) -> &str {
-        &self.timing_name
-    }
 }
 
 impl TimingName for String {

@@ -29,8 +29,9 @@ pub use driver::{drive, DriveEvent, DriveOptions, DriveOutcome};
 pub use state::{RunMetrics, RunState, State};
 pub use status::{BestView, NameMap, Phase, RunView, Status, TestState, TestView};
 
-use crate::config::{AllowedEntry, CampaignFile, ConfigError, ExecutorKind};
+use crate::config::{AllowedEntry, CampaignFile, ConfigError};
 use crate::executor::slurm::script::shell_quote;
+use crate::executor::ExecutorKind;
 use crate::executor::{self, ExecutorError};
 use crate::predict::{self, PredictError};
 use algorithm::{DecisionInput, Limits};

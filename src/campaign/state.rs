@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::CampaignError;
-use crate::config::ExecutorConfig;
+use crate::executor::ExecutorConfig;
+
+pub use super::measure::RunMetrics;
+use super::measure::{self, TimingName, Unmeasured};
 use crate::executor::{RunRequest, Ticket};
 
 /// Name of the state file inside a campaign directory.
@@ -88,6 +91,12 @@ pub struct FrozenComponent {
     pub allowed: Option<Vec<u32>>,
 }
 
+impl TimingName for FrozenComponent {
+    fn timing_name(&self) -> &str {
+        &self.timing_name
+    }
+}
+
 /// Where a test came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestRecord {
@@ -151,17 +160,6 @@ impl RunState {
     pub fn is_terminal(self) -> bool {
         matches!(self, RunState::Done | RunState::Failed)
     }
-}
-
-/// What one run measured, reduced to what the algorithm and the status need.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunMetrics {
-    /// Coupled SYPD.
-    pub sypd: f64,
-    pub chsy: f64,
-    pub coupling_cost: f64,
-    /// Per balanced component, in component order.
-    pub partial_coupling_cost: Vec<f64>,
 }
 
 /// The decision taken for a test after an iteration (Algorithm 1).
@@ -302,13 +300,8 @@ impl State {
 
     /// Measures the timing output at `path` as a run of test `(i, t)`: with the campaign's
     /// components, the test's PEs, the extra PEs and the coupling period.
-    pub fn measure_run(
-        &self,
-        i: usize,
-        t: usize,
-        path: &Path,
-    ) -> Result<RunMetrics, super::measure::Unmeasured> {
-        super::measure::measure(
+    pub fn measure_run(&self, i: usize, t: usize, path: &Path) -> Result<RunMetrics, Unmeasured> {
+        measure::measure(
             path,
             &self.components,
             &self.iterations[i].tests[t].nproc,

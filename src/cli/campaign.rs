@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use autolb::campaign::{self, CampaignError, DriveEvent, DriveOptions, DriveOutcome, RunState};
 
-use super::user;
+use crate::shared::error::user;
 
 #[derive(Debug, Subcommand)]
 pub enum CampaignCommand {

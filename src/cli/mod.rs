@@ -1,19 +1,21 @@
 //! Command-line interface. Each subcommand lives in its own module; this one parses the
 //! arguments, dispatches, and turns errors into messages and exit codes.
 //!
-//! Exit codes: 0 success, 1 an unexpected failure, 2 bad input (a [`UserError`]: a missing or
-//! malformed file, an invalid flag value). Bad input prints one line that says what to fix.
+//! Exit codes: 0 success, 1 an unexpected failure, 2 bad input (a `UserError`: a missing or
+//! malformed file, an invalid flag value; see [`crate::shared::error`]). Bad input prints one line that says what to fix.
 
 pub mod campaign;
 pub mod predict;
 pub mod simulate;
 pub mod timing;
-pub mod tui;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use color_eyre::eyre::{self, Result};
+use color_eyre::eyre::Result;
+
+use crate::shared::error::UserError;
+use crate::tui::args::TuiArgs;
 
 /// Automatic load balancing of coupled Earth system models.
 ///
@@ -37,24 +39,7 @@ pub enum Command {
     /// Run the built-in stand-in coupled model and write raw LUCIA files.
     Simulate(simulate::SimulateArgs),
     /// Open the terminal app on your own curves, campaign file or campaign directory.
-    Tui(tui::TuiArgs),
-}
-
-/// Bad input from the user: reported as one line, exit code 2.
-#[derive(Debug)]
-pub struct UserError(pub String);
-
-impl std::fmt::Display for UserError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UserError {}
-
-/// Wraps any displayable error as bad input.
-pub fn user(e: impl std::fmt::Display) -> eyre::Report {
-    eyre::Report::new(UserError(e.to_string()))
+    Tui(TuiArgs),
 }
 
 /// Parses, runs, and maps the outcome to an exit code.
@@ -87,7 +72,7 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        None => crate::tui::run(&tui::TuiArgs::default()),
+        None => crate::tui::run(&TuiArgs::default()),
         Some(Command::Predict(args)) => predict::run(&args),
         Some(Command::Timing(args)) => timing::run(&args),
         Some(Command::Campaign(cmd)) => campaign::run(cmd),
@@ -105,44 +90,4 @@ fn init_tracing() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
-}
-
-/// Parses a positive, finite number (seconds, a factor), so a bad value is refused with the
-/// other usage errors, before anything starts.
-pub fn parse_positive(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("{s:?} is not a positive number")),
-    }
-}
-
-/// Parses `NAME=VALUE` (for `--curve`, `--allowed`, `--nproc`, `--comp`).
-pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
-    let (k, v) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected NAME=VALUE, got {s:?}"))?;
-    autolb::curve::validate_component_name(k)?;
-    if v.is_empty() {
-        return Err(format!("{k}= has no value"));
-    }
-    Ok((k.to_string(), v.to_string()))
-}
-
-/// Prints to stdout; a closed pipe (`| head`) is not an error.
-pub(crate) fn write_stdout(text: &str) -> Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
-}
-
-/// The PEs of a `FLAG NAME=N` argument: a positive whole number, else a user error naming it.
-pub(crate) fn parse_pes(flag: &str, name: &str, value: &str) -> Result<u32> {
-    value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-        user(format!(
-            "{flag} {name}={value}: give a positive whole number of PEs"
-        ))
-    })
 }

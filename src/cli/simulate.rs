@@ -8,7 +8,8 @@ use color_eyre::eyre::{eyre, Result};
 use autolb::curve::Curve;
 use autolb::sim::{self, SimComponent, SimOutcome, SimRun, SimSettings};
 
-use super::{parse_key_value, user};
+use crate::shared::error::user;
+use crate::shared::parse::{parse_key_value, parse_pes, write_stdout};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -76,7 +77,7 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     } else {
         summary(&outcome, &args.out)
     };
-    super::write_stdout(&text)?;
+    write_stdout(&text)?;
     match &outcome.failed {
         Some(reason) => Err(eyre!("{reason}")),
         None => Ok(()),
@@ -94,7 +95,7 @@ fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {
     args.comps
         .iter()
         .map(|(name, value)| {
-            let nproc = super::parse_pes("--comp", name, value)?;
+            let nproc = parse_pes("--comp", name, value)?;
             let curve = match args.curves.iter().find(|(c, _)| c == name) {
                 Some((_, path)) => Curve::load(name.clone(), Path::new(path)).map_err(user)?,
                 None => sim::builtin_curve(name).ok_or_else(|| {

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 
 use autolb::timing::{self, Format, Measurement, ReadOptions, Reading};
 
-use super::{parse_key_value, user};
+use crate::shared::error::user;
+use crate::shared::parse::{parse_key_value, parse_pes, write_stdout};
 
 #[derive(Debug, Args)]
 pub struct TimingArgs {
@@ -53,13 +54,13 @@ pub fn run(args: &TimingArgs) -> Result<()> {
     } else {
         table(&measurement)
     };
-    super::write_stdout(&text)
+    write_stdout(&text)
 }
 
 fn options(args: &TimingArgs) -> Result<ReadOptions> {
     let mut nproc = BTreeMap::new();
     for (name, value) in &args.nproc {
-        nproc.insert(name.clone(), super::parse_pes("--nproc", name, value)?);
+        nproc.insert(name.clone(), parse_pes("--nproc", name, value)?);
     }
     Ok(ReadOptions {
         format: args.format,

@@ -20,11 +20,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::ExecutorConfig;
 use super::{
     recover_ended, status_on_disk, write_exit_status, Executor, ExecutorContext, ExecutorError,
     RunRequest, RunStatus, Ticket,
 };
-use crate::config::ExecutorConfig;
 
 /// How long a run may take to end after SIGTERM (timeout, cancel) before SIGKILL.
 const GRACE: Duration = Duration::from_secs(5);
@@ -466,8 +466,8 @@ fn kill_by_token(token: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ExecutorKind;
     use crate::curve::{Curve, Point};
+    use crate::executor::ExecutorKind;
     use crate::executor::{read_exit_status, ComponentContext};
 
     fn ctx(base: &Path) -> ExecutorContext {

@@ -15,8 +15,34 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ExecutorConfig, ExecutorKind};
 use crate::curve::Curve;
+
+/// Which executor runs the campaign's runs, and its settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecutorConfig {
+    pub kind: ExecutorKind,
+    /// Program and arguments (for `command`), with placeholders.
+    pub command: Option<Vec<String>>,
+    /// Per-run time limit in seconds.
+    pub timeout_s: Option<f64>,
+    /// Runs at a time.
+    pub jobs: Option<usize>,
+    /// How many times a failed run is tried again before it counts as failed.
+    pub retries: Option<u32>,
+    /// Settings of the built-in stand-in model.
+    pub sim: Option<crate::sim::SimSettings>,
+    /// Settings of the Slurm executor.
+    pub slurm: Option<slurm::SlurmSettings>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutorKind {
+    Sim,
+    Command,
+    Slurm,
+}
 
 /// Everything an executor needs to start one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use super::ExecutorConfig;
 use super::{
     recover_ended, status_on_disk, write_exit_status, Executor, ExecutorContext, ExecutorError,
     RunRequest, RunStatus, Ticket,
 };
-use crate::config::ExecutorConfig;
 use crate::curve::Curve;
 use crate::sim::{simulate, SimComponent, SimRun, SimSettings};
 
@@ -210,8 +210,8 @@ impl Executor for SimExecutor {
 mod tests {
     use super::*;
 
-    use crate::config::ExecutorKind;
     use crate::executor::ComponentContext;
+    use crate::executor::ExecutorKind;
     use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
     use std::time::Instant;

@@ -7,6 +7,7 @@
 //! The view ([`view`]) is a pure function of the state.
 
 pub mod app;
+pub mod args;
 pub mod campaign_view;
 pub mod demo;
 pub mod event;
@@ -35,10 +36,10 @@ use autolb::example;
 use autolb::predict::{ComponentInput, Problem, Settings};
 use autolb::watch::{self, WatchOptions};
 
-use crate::cli::predict::PredictionFlags;
-use crate::cli::tui::TuiArgs;
-use crate::cli::user;
+use crate::shared::error::user;
+use crate::shared::prediction_flags::{self, PredictionFlags};
 use app::App;
+use args::TuiArgs;
 use campaign_view::{Loader, LoaderComponent};
 use event::Event;
 use keys::KeyTable;
@@ -275,7 +276,7 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
         let dir = args.campaign.clone().unwrap_or_default();
         return from_campaign_state(&dir, args);
     }
-    let (inputs, settings) = crate::cli::predict::resolve(flags)?;
+    let (inputs, settings) = prediction_flags::resolve(flags)?;
     let file = match &flags.config {
         Some(p) => Some(CampaignFile::load(p).map_err(user)?),
         None => None,

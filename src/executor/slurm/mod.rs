@@ -30,7 +30,7 @@ use super::{
     read_exit_status, status_on_disk, write_exit_status, Executor, ExecutorContext, ExecutorError,
     RunRequest, RunStatus, Ticket,
 };
-use crate::config::ExecutorConfig;
+use crate::executor::ExecutorConfig;
 
 /// `[executor.slurm]` settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -812,7 +812,7 @@ impl Executor for SlurmExecutor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ExecutorKind;
+    use crate::executor::ExecutorKind;
 
     fn config(slurm: SlurmSettings, command: Option<Vec<&str>>) -> ExecutorConfig {
         ExecutorConfig {

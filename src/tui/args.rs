@@ -1,4 +1,4 @@
-//! `autolb tui` arguments (the app itself is in `crate::tui`).
+//! `autolb tui` arguments.
 
 use std::path::PathBuf;
 
@@ -6,8 +6,8 @@ use clap::Args;
 
 use autolb::watch::WatchMode;
 
-use super::parse_positive;
-use super::predict::PredictionFlags;
+use crate::shared::parse::parse_positive;
+use crate::shared::prediction_flags::PredictionFlags;
 
 /// With no data given (`autolb` alone, or `autolb tui`), the app opens on the built-in
 /// EC-Earth3 example with a live demo campaign.
