@@ -93,7 +93,7 @@ pub enum ConfigError {
 impl CampaignFile {
     /// Reads and parses a campaign file.
     pub fn load(path: &Path) -> Result<CampaignFile, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+        let text = crate::fsutil::read_small_text(path).map_err(|e| ConfigError::Unreadable {
             file: path.display().to_string(),
             reason: e.to_string(),
         })?;
@@ -230,7 +230,7 @@ fn one_line_toml_error(e: &toml::de::Error, text: &str) -> String {
 /// Reads an allowed-PE list file: whole numbers separated by whitespace or commas, `#` comments.
 pub fn load_allowed(path: &Path) -> Result<Vec<u32>, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+    let text = crate::fsutil::read_small_text(path).map_err(|e| ConfigError::Unreadable {
         file: file.clone(),
         reason: e.to_string(),
     })?;

@@ -99,7 +99,7 @@ impl Curve {
     /// Loads a curve from a file: JSON when the name ends in `.json`, otherwise `nproc,SYPD` CSV.
     pub fn load(name: impl Into<String>, path: &Path) -> Result<Curve, CurveError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| CurveError::Unreadable {
+        let text = crate::fsutil::read_small_text(path).map_err(|e| CurveError::Unreadable {
             file: file.clone(),
             reason: e.to_string(),
         })?;

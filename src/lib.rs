@@ -14,12 +14,14 @@
 //! * [`config`]: the campaign file (TOML) shared by `predict --config` and campaigns.
 //! * [`watch`]: watching campaign directories on local and parallel filesystems.
 //! * [`example`]: the built-in EC-Earth3 example, compiled in.
+//! * [`fsutil`]: bounded reading of the small files a user names (no FIFOs, no devices).
 
 pub mod campaign;
 pub mod config;
 pub mod curve;
 pub mod example;
 pub mod executor;
+pub mod fsutil;
 pub mod interp;
 pub mod metrics;
 pub mod predict;

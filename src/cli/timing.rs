@@ -60,7 +60,12 @@ pub fn run(args: &TimingArgs) -> Result<()> {
 fn options(args: &TimingArgs) -> Result<ReadOptions> {
     let mut nproc = BTreeMap::new();
     for (name, value) in &args.nproc {
-        nproc.insert(name.clone(), parse_pes("--nproc", name, value)?);
+        let pes = parse_pes("--nproc", name, value)?;
+        if let Some(earlier) = nproc.insert(name.clone(), pes) {
+            return Err(user(format!(
+                "--nproc {name} is given twice ({earlier} and {pes}); give each component once"
+            )));
+        }
     }
     Ok(ReadOptions {
         format: args.format,

@@ -70,8 +70,11 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     } else {
         Some(resolve(args)?)
     };
-    let key_file = args.keys.clone().or_else(KeyTable::user_file);
-    let keys = KeyTable::load(key_file.as_deref()).map_err(user)?;
+    let keys = match &args.keys {
+        Some(named) => KeyTable::load_named(named),
+        None => KeyTable::load(KeyTable::user_file().as_deref()),
+    }
+    .map_err(user)?;
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(user(
