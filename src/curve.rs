@@ -215,9 +215,18 @@ pub struct CurveArg {
 }
 
 /// Component names end up in file names, job scripts and shell variables: keep them tame.
+/// Longest component name (and name in the timing output) autolb accepts.
+pub const MAX_COMPONENT_NAME: usize = 64;
+
 pub fn validate_component_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("a component name cannot be empty".into());
+    }
+    if name.len() > MAX_COMPONENT_NAME {
+        return Err(format!(
+            "a component name of {} characters is too long; use at most {MAX_COMPONENT_NAME}",
+            name.chars().count()
+        ));
     }
     if let Some(bad) = name
         .chars()

@@ -14,6 +14,7 @@
 //! * [`config`]: the campaign file (TOML) shared by `predict --config` and campaigns.
 //! * [`watch`]: watching campaign directories on local and parallel filesystems.
 //! * [`example`]: the built-in EC-Earth3 example, compiled in.
+//! * [`limits`]: the documented bounds on every size a user controls.
 //! * [`fsutil`]: bounded reading of the small files a user names (no FIFOs, no devices).
 
 pub mod campaign;
@@ -23,6 +24,7 @@ pub mod example;
 pub mod executor;
 pub mod fsutil;
 pub mod interp;
+pub mod limits;
 pub mod metrics;
 pub mod predict;
 pub mod sim;

@@ -59,7 +59,7 @@ pub struct InitArgs {
 pub struct RunArgs {
     pub dir: PathBuf,
     /// Most runs at a time [default: `jobs` in [executor], else 1].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::shared::parse::parse_jobs)]
     pub jobs: Option<usize>,
 }
 
@@ -113,12 +113,11 @@ pub fn run(cmd: CampaignCommand) -> Result<()> {
     }
 }
 
-/// Bad input and refusals are user errors (exit 2); I/O failures are not.
+/// Every campaign error is the user's to fix (exit 2, one line): bad input, refusals, and
+/// what the system refused (a missing or read-only directory, a full disk, a name too long),
+/// which the message names with its cause. A bug shows as a panic or another error type.
 fn report(e: CampaignError) -> eyre::Report {
-    match e {
-        CampaignError::Io { .. } => eyre::Report::new(e),
-        other => user(other),
-    }
+    user(e)
 }
 
 fn init(a: &InitArgs) -> Result<()> {
@@ -181,6 +180,7 @@ fn drive(a: &RunArgs) -> Result<()> {
         observer: Some(observer),
         poll_interval: None,
     };
+    campaign::require_campaign(&a.dir).map_err(report)?;
     let outcome = campaign::drive(&a.dir, &opts, &stop).map_err(report);
     Progress::finish(&progress);
     match outcome? {

@@ -52,18 +52,31 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    if color_eyre::install().is_err() {
+    // The full report is for bugs; it is plain (no colours) when stderr is not a terminal,
+    // e.g. in a batch job's log.
+    use std::io::IsTerminal;
+    let hook = if std::io::stderr().is_terminal() {
+        color_eyre::config::HookBuilder::default()
+    } else {
+        color_eyre::config::HookBuilder::default().theme(color_eyre::config::Theme::new())
+    };
+    if hook.install().is_err() {
         eprintln!("autolb: warning: could not install the error reporter");
     }
     init_tracing();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(report) => {
+            use std::io::Write;
+            // A closed stderr must not turn an error into a panic.
+            let mut stderr = std::io::stderr().lock();
             if let Some(user_error) = report.downcast_ref::<UserError>() {
-                eprintln!("autolb: error: {user_error}");
+                // One line, whatever the message holds.
+                let line = user_error.to_string().replace(['\n', '\r'], " ");
+                let _ = writeln!(stderr, "autolb: error: {line}");
                 ExitCode::from(2)
             } else {
-                eprintln!("autolb: error: {report:?}");
+                let _ = writeln!(stderr, "autolb: error: {report:?}");
                 ExitCode::from(1)
             }
         }

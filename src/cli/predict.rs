@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use autolb::predict::{self, Config, Prediction};
 
 use crate::shared::error::user;
+use crate::shared::parse::write_stdout;
 use crate::shared::prediction_flags::{resolve, PredictionFlags};
 
 #[derive(Debug, Args)]
@@ -24,15 +25,13 @@ pub struct PredictArgs {
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
     let prediction = predict::predict(&inputs, &settings).map_err(user)?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&prediction_json(&prediction)).map_err(user)?
-        );
+    let text = if args.json {
+        let json = serde_json::to_string_pretty(&prediction_json(&prediction)).map_err(user)?;
+        format!("{json}\n")
     } else {
-        print!("{}", table(&prediction));
-    }
-    Ok(())
+        table(&prediction)
+    };
+    write_stdout(&text)
 }
 
 /// One configuration as JSON, PEs keyed by component name in component order.

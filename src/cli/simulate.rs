@@ -9,7 +9,7 @@ use autolb::curve::Curve;
 use autolb::sim::{self, SimComponent, SimOutcome, SimRun, SimSettings};
 
 use crate::shared::error::user;
-use crate::shared::parse::{parse_key_value, parse_pes, write_stdout};
+use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names, write_stdout};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -55,6 +55,9 @@ pub struct SimulateArgs {
 }
 
 pub fn run(args: &SimulateArgs) -> Result<()> {
+    reject_repeated_names("--comp", &args.comps)?;
+    reject_repeated_names("--curve", &args.curves)?;
+    check_flags(args)?;
     let settings = SimSettings {
         steps: args.steps,
         period_s: args.period_s,
@@ -68,10 +71,9 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     settings.validate().map_err(user)?;
     let components = components(args)?;
     let run = SimRun::new(&settings, components, args.seed);
-    let outcome = sim::simulate(&run, &args.out).map_err(|e| match e {
-        sim::SimError::Io { .. } => eyre!(e),
-        other => user(other),
-    })?;
+    // An output directory that cannot be written (missing parent, read-only, full) is the
+    // user's to fix: one line, exit 2, like every other bad input.
+    let outcome = sim::simulate(&run, &args.out).map_err(user)?;
     let text = if args.json {
         format!("{}\n", serde_json::to_string_pretty(&outcome)?)
     } else {
@@ -82,6 +84,25 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
         Some(reason) => Err(eyre!("{reason}")),
         None => Ok(()),
     }
+}
+
+/// The bounded flags, named as the user typed them (the settings' own check names the
+/// campaign file's keys).
+fn check_flags(args: &SimulateArgs) -> Result<()> {
+    use autolb::limits;
+    if let Some(n) = args.steps.filter(|&n| n > limits::MAX_SIM_STEPS) {
+        return Err(user(format!(
+            "--steps {n} is more than the {} coupling steps a stand-in run may have",
+            limits::MAX_SIM_STEPS
+        )));
+    }
+    if let Some(p) = args.period_s {
+        limits::check_seconds("--period", p, limits::MAX_PERIOD_S, false).map_err(user)?;
+    }
+    if let Some(c) = args.compression {
+        limits::check_seconds("--compress", c, limits::MAX_COMPRESSION, true).map_err(user)?;
+    }
+    Ok(())
 }
 
 fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {

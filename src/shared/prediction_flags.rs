@@ -15,7 +15,7 @@ use autolb::interp::Method;
 use autolb::predict::{ComponentInput, Settings};
 
 use super::error::user;
-use super::parse::parse_key_value;
+use super::parse::{parse_key_value, reject_repeated_names};
 
 /// The prediction's inputs and settings, shared by `autolb predict` and `autolb tui`.
 #[derive(Debug, Default, Clone, Args)]
@@ -53,6 +53,8 @@ pub struct PredictionFlags {
 
 /// Merges the campaign file and the flags into prediction inputs.
 pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)> {
+    reject_repeated_names("--curve", &args.curves)?;
+    reject_repeated_names("--allowed", &args.allowed)?;
     let file = match &args.config {
         Some(path) => Some((CampaignFile::load(path).map_err(user)?, base_dir(path))),
         None => None,

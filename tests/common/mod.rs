@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use autolb::timing::{lucia_log, oasis5, step_series, table};
-use autolb::timing::{ReadOptions, Reading, TimingError};
+use autolb::timing::{Format, ReadOptions, Reading, TimingError};
 
 /// `tests/fixtures/timing`.
 pub fn fixtures() -> PathBuf {
@@ -22,6 +22,17 @@ pub enum TextFormat {
 }
 
 impl TextFormat {
+    /// The library's format.
+    pub fn format(self) -> Format {
+        match self {
+            TextFormat::Table => Format::Table,
+            TextFormat::Summary => Format::Summary,
+            TextFormat::LuciaLog => Format::LuciaLog,
+            TextFormat::Oasis5 => Format::Oasis5,
+            TextFormat::Steps => Format::Steps,
+        }
+    }
+
     /// Reads `bytes` as this format, as if they were the file at `path`.
     pub fn read(self, bytes: &[u8], path: &Path, o: &ReadOptions) -> Result<Reading, TimingError> {
         match self {
