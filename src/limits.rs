@@ -44,7 +44,10 @@ mod tests {
 
     #[test]
     fn seconds_are_finite_positive_and_bounded() {
-        assert_eq!(check_seconds("period_s", 2700.0, MAX_PERIOD_S, false), Ok(2700.0));
+        assert_eq!(
+            check_seconds("period_s", 2700.0, MAX_PERIOD_S, false),
+            Ok(2700.0)
+        );
         let e = check_seconds("period_s", 1e308, MAX_PERIOD_S, false).unwrap_err();
         assert!(e.contains("period_s") && e.contains("86400"), "{e}");
         assert!(check_seconds("x", f64::NAN, 1.0, true).is_err());

@@ -217,10 +217,12 @@ fn next_and_record_drive_a_campaign_to_the_end() {
         .arg(&other)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("960 PEs").and(predicate::str::contains(format!(
-            "the run has {}",
-            first[0]["nproc"]["IFS"]
-        ))));
+        .stderr(
+            predicate::str::contains("960 PEs").and(predicate::str::contains(format!(
+                "the run has {}",
+                first[0]["nproc"]["IFS"]
+            ))),
+        );
     autolb()
         .args(["campaign", "record"])
         .arg(&dir)

@@ -335,8 +335,15 @@ fn cut_every_byte(all_runs: bool) -> (u64, Vec<String>) {
 #[ignore = "long: every byte of all 59 lucia_lite files and the other samples"]
 fn cuts_of_every_sample() {
     let (cuts, failures) = cut_every_byte(true);
-    println!("cuts of every sample: {cuts} cuts, {} complete and wrong", failures.len());
-    assert!(failures.is_empty(), "{}", failures[..failures.len().min(10)].join("\n"));
+    println!(
+        "cuts of every sample: {cuts} cuts, {} complete and wrong",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures[..failures.len().min(10)].join("\n")
+    );
 }
 
 /// Outcome of reading files while a writer appends them line by line.
@@ -423,7 +430,10 @@ fn concurrent_writer_short() {
     println!("{race:?}");
     assert!(race.wrong.is_empty(), "{:?}", race.wrong);
     // The last read of each file, after the writer finished, is of the whole file.
-    assert!(race.complete >= text_samples(false).len() as u64, "{race:?}");
+    assert!(
+        race.complete >= text_samples(false).len() as u64,
+        "{race:?}"
+    );
 }
 
 #[test]
@@ -447,5 +457,9 @@ fn concurrent_writer_long() {
         total.complete,
         total.wrong.len()
     );
-    assert!(total.wrong.is_empty(), "{:?}", &total.wrong[..total.wrong.len().min(10)]);
+    assert!(
+        total.wrong.is_empty(),
+        "{:?}",
+        &total.wrong[..total.wrong.len().min(10)]
+    );
 }

@@ -182,7 +182,10 @@ mod tests {
         m.sim_s = Some(metrics::SECONDS_PER_YEAR / 10.0);
         let comps = ["ATMIFS".to_string(), "oceanx".to_string()];
         let e = reduce(&m, &comps, &[408, 240], 0).unwrap_err();
-        assert!(e.contains("ATMIFS") && e.contains("960") && e.contains("408"), "{e}");
+        assert!(
+            e.contains("ATMIFS") && e.contains("960") && e.contains("408"),
+            "{e}"
+        );
         assert!(reduce(&m, &comps, &[960, 144], 0).is_ok());
     }
 

@@ -246,6 +246,16 @@ impl State {
                         test.nproc.len()
                     ));
                 }
+                if let Some(p) = test
+                    .nproc
+                    .iter()
+                    .find(|&&p| p == 0 || p > crate::predict::MAX_TOTAL_PES)
+                {
+                    return Err(format!(
+                        "{at}: {p} PEs is not a PE count (1 to {})",
+                        crate::predict::MAX_TOTAL_PES
+                    ));
+                }
                 for run in &test.runs {
                     if let Some(m) = &run.metrics {
                         if m.partial_coupling_cost.len() != n {

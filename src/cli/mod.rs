@@ -46,10 +46,20 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // A usage error is bad input like any other: one plain line, exit code 2.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "autolb: {}",
+                one_line_usage_error(&e)
+            );
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
         }
     };
     // The full report is for bugs; it is plain (no colours) when stderr is not a terminal,
@@ -81,6 +91,18 @@ pub fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// clap's message as one line: its first paragraph (the error and what it names) with the
+/// lines joined, and where to read more.
+fn one_line_usage_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    format!("{}; see --help", first.join(" "))
 }
 
 fn run(cli: Cli) -> Result<()> {

@@ -34,12 +34,7 @@ pub fn parse_poll_interval(s: &str) -> Result<f64, String> {
 /// Parses a time compression (real seconds per modelled second): positive and bounded.
 pub fn parse_compression(s: &str) -> Result<f64, String> {
     let v = parse_positive(s)?;
-    autolb::limits::check_seconds(
-        "the compression",
-        v,
-        autolb::limits::MAX_COMPRESSION,
-        false,
-    )
+    autolb::limits::check_seconds("the compression", v, autolb::limits::MAX_COMPRESSION, false)
 }
 
 /// Refuses a `NAME=VALUE` flag given twice for the same name: the last one must not silently

@@ -114,7 +114,10 @@ impl SimSettings {
                 &format!("must be at most {}", limits::MAX_SIM_STEPS),
             );
         }
-        if self.compression.is_some_and(|c| c > limits::MAX_COMPRESSION) {
+        if self
+            .compression
+            .is_some_and(|c| c > limits::MAX_COMPRESSION)
+        {
             return bad(
                 "compression",
                 &format!(
