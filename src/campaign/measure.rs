@@ -200,6 +200,7 @@ mod tests {
         let e = measure(dir.path(), &comps, &[408, 240], 0, Some(2700.0)).unwrap_err();
         let text = e.to_string();
         assert!(text.contains("960") && text.contains("408"), "{text}");
-        assert!(measure(dir.path(), &comps, &[960, 411], 0, Some(2700.0)).is_ok());
+        // The sample's directory says 411 NEMO PEs, its table says 144: the table is believed.
+        assert!(measure(dir.path(), &comps, &[960, 144], 0, Some(2700.0)).is_ok());
     }
 }

@@ -498,8 +498,8 @@ pub const MAX_TOTAL_PES: u32 = 100_000_000;
 
 /// Candidates of one component (method.md step 1): its allowed list restricted to the measured
 /// range, or first, first+step, ... up to the last measured point; then the component's own
-/// limits and the budget (a component alone above the budget is never feasible). More than
-/// [`MAX_CANDIDATES`] is refused before any is built. A candidate whose interpolated SYPD is not a positive number (a quadratic spline can
+/// limits (and the budget, when the curve reaches so far beyond it that the candidates would
+/// be too many). More than [`MAX_CANDIDATES`] within the budget is refused before any is built. A candidate whose interpolated SYPD is not a positive number (a quadratic spline can
 /// dip below zero between wild points) is dropped: no run goes at zero speed.
 fn candidates(input: &ComponentInput, settings: &Settings) -> Result<Candidates, PredictError> {
     let curve = &input.curve;
@@ -507,16 +507,26 @@ fn candidates(input: &ComponentInput, settings: &Settings) -> Result<Candidates,
     let low = first.max(input.min_nproc.unwrap_or(0));
     let own_high = last.min(input.max_nproc.unwrap_or(u32::MAX));
     let high = own_high.min(settings.max_nproc);
-    let count = match &input.allowed {
-        Some(list) => list.iter().filter(|&&p| p >= low && p <= high).count() as u64,
-        None if high >= low => {
-            // Grid points first + k*step within [low, high].
+    // Candidates above the budget are never feasible; they are kept for display (the app
+    // greys them as over budget) unless there are too many of them, as with a typo in a curve.
+    let count_up_to = |top: u32| match &input.allowed {
+        Some(list) => list
+            .iter()
+            .filter(|&&p| p >= low && p <= top && p <= last)
+            .count() as u64,
+        None if top >= low => {
             let step = u64::from(settings.step);
             let start = u64::from(low - first).div_ceil(step) * step + u64::from(first);
-            u64::from(high).saturating_sub(start) / step + u64::from(start <= u64::from(high))
+            u64::from(top).saturating_sub(start) / step + u64::from(start <= u64::from(top))
         }
         None => 0,
     };
+    let high = if count_up_to(own_high) <= MAX_CANDIDATES {
+        own_high
+    } else {
+        high
+    };
+    let count = count_up_to(high);
     if count > MAX_CANDIDATES {
         return Err(PredictError::TooManyCandidates {
             name: curve.name.clone(),
@@ -537,9 +547,17 @@ fn candidates(input: &ComponentInput, settings: &Settings) -> Result<Candidates,
             v.dedup();
             v
         }
-        None => (first..=last.min(high))
-            .step_by(settings.step as usize)
-            .collect(),
+        None => {
+            // Grid points first + k*step from the first at or above `low`.
+            let step = u64::from(settings.step);
+            let start = u64::from(low - first).div_ceil(step) * step + u64::from(first);
+            match u32::try_from(start) {
+                Ok(start) => (start..=last.min(high))
+                    .step_by(settings.step as usize)
+                    .collect(),
+                Err(_) => Vec::new(),
+            }
+        }
     };
     if !raw.iter().any(|&p| p >= low) {
         // Nothing within the budget: keep the smallest candidate so that the budget check
