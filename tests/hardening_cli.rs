@@ -277,55 +277,63 @@ fn demo_file(dir: &Path, edit: impl FnOnce(String) -> String) -> PathBuf {
 
 #[test]
 fn campaign_file_validation_gaps_name_the_key() {
-    let cases: Vec<(Box<dyn FnOnce(String) -> String>, Vec<&str>)> = vec![
+    // (text replaced in the demo campaign file, by what, what the error must say)
+    let cases: Vec<(&str, &str, Vec<&str>)> = vec![
         (
-            Box::new(|t| t.replace("timing_name = \"ATMIFS\"", "timing_name = \"\"")),
+            "timing_name = \"ATMIFS\"",
+            "timing_name = \"\"",
             vec!["timing_name", "empty"],
         ),
         (
-            Box::new(|t| t.replace("timing_name = \"ATMIFS\"", "timing_name = \"ATM\\nIFS\"")),
+            "timing_name = \"ATMIFS\"",
+            "timing_name = \"ATM\\nIFS\"",
             vec!["timing_name", "'\\n'"],
         ),
         (
-            Box::new(|t| t.replace("timing_name = \"oceanx\"", "timing_name = \"ATMIFS\"")),
+            "timing_name = \"oceanx\"",
+            "timing_name = \"ATMIFS\"",
             vec!["timing_name", "ATMIFS", "IFS and NEMO"],
         ),
         (
-            Box::new(|t| t.replace("NEMO = 242", "NEMO = 240")),
+            "NEMO = 242",
+            "NEMO = 240",
             vec!["[original]", "NEMO = 240", "allowed", "229 and 242"],
         ),
         (
-            Box::new(|t| t.replace("NEMO = 242", "NEMO = 4294967295")),
+            "NEMO = 242",
+            "NEMO = 4294967295",
             vec!["[original]", "NEMO = 4294967295", "limits"],
         ),
         (
-            Box::new(|t| t.replace("IFS = 384", "IFS = 4000")),
+            "IFS = 384",
+            "IFS = 4000",
             vec!["[original]", "IFS = 4000", "limits"],
         ),
         (
-            Box::new(|t| t.replace("repetitions = 2", "repetitions = 4294967295")),
+            "repetitions = 2",
+            "repetitions = 4294967295",
             vec!["repetitions", "100"],
         ),
         (
-            Box::new(|t| t.replace("repetitions = 2", "repetitions = 1000000")),
+            "repetitions = 2",
+            "repetitions = 1000000",
             vec!["repetitions", "100"],
         ),
         (
-            Box::new(|t| t.replace("period_s = 2700", "period_s = 1e308")),
+            "period_s = 2700",
+            "period_s = 1e308",
             vec!["period_s", "86400"],
         ),
+        ("jobs = 4", "jobs = 0", vec!["jobs", "0"]),
         (
-            Box::new(|t| t.replace("jobs = 4", "jobs = 0")),
-            vec!["jobs", "0"],
-        ),
-        (
-            Box::new(|t| t.replace("compression = 0.01", "compression = 1e300")),
+            "compression = 0.01",
+            "compression = 1e300",
             vec!["compression", "1000"],
         ),
     ];
-    for (k, (edit, needles)) in cases.into_iter().enumerate() {
+    for (k, (from, to, needles)) in cases.into_iter().enumerate() {
         let tmp = tempfile::tempdir().unwrap();
-        let file = demo_file(tmp.path(), edit);
+        let file = demo_file(tmp.path(), |t| t.replace(from, to));
         let dir = tmp.path().join("c");
         let (file, dir) = (file.to_str().unwrap(), dir.to_str().unwrap());
         let out = autolb()

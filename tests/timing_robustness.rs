@@ -474,7 +474,7 @@ fn lucia_log_cut_at_byte_415_is_not_complete() {
     // The additional informations of one component missing: partial.
     let text = String::from_utf8(bytes).unwrap();
     let end = text.find("  oifs                    12.40").unwrap();
-    let m = measured(lucia_log::read(text[..end].as_bytes(), &path, &o));
+    let m = measured(lucia_log::read(&text.as_bytes()[..end], &path, &o));
     assert!(m.partial.unwrap().contains("oifs"));
     // A row lost from the component table while its additional row stays: an error.
     let lost = text.replace(

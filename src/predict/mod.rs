@@ -32,6 +32,10 @@ pub const MAX_CANDIDATES: u64 = 100_000;
 /// Most configurations to propose (`--top`): a ranked list is read by people.
 pub const MAX_TOP: usize = 10_000;
 
+/// Most cells of a 2-D slice ([`Problem::grid`], the app's matrix): 4 million (2000 x 2000
+/// candidates, some 160 MB of cells).
+pub const MAX_GRID_CELLS: u64 = 4_000_000;
+
 /// Bound on the exact search's work with three or more components (see [`search`]): the PE-sum
 /// convolution costs about candidates x (budget / unit) x candidates elementary steps.
 pub const MAX_SEARCH_WORK: u64 = 4_000_000_000;
@@ -393,6 +397,29 @@ impl Problem {
         }
     }
 
+    /// Cells of the largest 2-D slice over any two components ([`Problem::grid`]); an error
+    /// past [`MAX_GRID_CELLS`], for front ends that draw the whole slice.
+    pub fn check_grid_size(&self) -> Result<(), String> {
+        let sizes: Vec<(u64, &str)> = self
+            .components
+            .iter()
+            .map(|c| (c.nproc.len() as u64, c.name.as_str()))
+            .collect();
+        for (i, (a, an)) in sizes.iter().enumerate() {
+            for (b, bn) in sizes.iter().skip(i + 1) {
+                if a * b > MAX_GRID_CELLS {
+                    return Err(format!(
+                        "the matrix of {an} ({a} candidates) by {bn} ({b} candidates) would have \
+                         {} cells, more than the {MAX_GRID_CELLS} drawn at most; raise --step or \
+                         lower --max-nproc",
+                        a * b
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The candidate index of `nproc` in component `component`, if it is a candidate.
     pub fn candidate_index(&self, component: usize, nproc: u32) -> Option<usize> {
         self.components[component].nproc.binary_search(&nproc).ok()
@@ -619,4 +646,61 @@ pub fn rank_order(a: &Config, b: &Config) -> std::cmp::Ordering {
         .total_cmp(&a.fittingness)
         .then(a.total_nproc.cmp(&b.total_nproc))
         .then_with(|| a.nproc.cmp(&b.nproc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::curve::Point;
+
+    fn input(name: &str, last: u32) -> ComponentInput {
+        let points = [
+            Point {
+                nproc: 10,
+                sypd: 1.0,
+            },
+            Point {
+                nproc: last,
+                sypd: 20.0,
+            },
+        ];
+        ComponentInput::new(Curve::from_points(name, "t", &points).unwrap())
+    }
+
+    #[test]
+    fn limits_are_checked_before_any_work() {
+        let settings = |max_nproc: u32, extra_pes: u32, top: usize| Settings {
+            max_nproc,
+            extra_pes,
+            top,
+            ..Settings::default()
+        };
+        let two = [input("A", 480_000_000), input("B", 5000)];
+        assert!(matches!(
+            Problem::new(&two, &settings(480_000_000, 0, 5)),
+            Err(PredictError::TotalTooLarge { .. })
+        ));
+        assert!(matches!(
+            Problem::new(&two, &settings(1000, u32::MAX, 5)),
+            Err(PredictError::TotalTooLarge { .. })
+        ));
+        assert!(matches!(
+            Problem::new(&two, &settings(1000, 0, 500_000_000)),
+            Err(PredictError::TopTooLarge(500_000_000))
+        ));
+        let e = Problem::new(&two, &settings(90_000_000, 0, 5)).unwrap_err();
+        assert!(matches!(e, PredictError::TooManyCandidates { ref name, .. } if name == "A"));
+        // Within a budget of 6000 the typo leaves 5991 candidates of A: fine, and the whole
+        // curve is not generated (only up to the budget).
+        let p = Problem::new(&two, &settings(6000, 0, 5)).unwrap();
+        assert_eq!(p.components[0].nproc.last(), Some(&6000));
+        // The largest matrix the app would draw: 5991 x 4991 cells is too many.
+        assert!(p.check_grid_size().unwrap_err().contains("--step"));
+        // Three components: the convolution's work is bounded.
+        let three = [input("A", 50_000), input("B", 50_000), input("C", 50_000)];
+        assert!(matches!(
+            Problem::new(&three, &settings(100_000, 0, 5)),
+            Err(PredictError::SearchTooLarge { .. })
+        ));
+    }
 }

@@ -514,9 +514,7 @@ fn summarise_pair(problem: &Problem) -> Summary {
     }
     // The general path lists groups by (component, index); ties in the best-first walk keep
     // that order, so keep it here too.
-    summary
-        .groups
-        .sort_by(|a, b| (a.component, a.index).cmp(&(b.component, b.index)));
+    summary.groups.sort_by_key(|g| (g.component, g.index));
     summary
 }
 

@@ -97,6 +97,7 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     };
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
     let problem = Problem::new(&setup.inputs, &setup.settings).map_err(user)?;
+    problem.check_grid_size().map_err(user)?;
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => std::env::current_dir().wrap_err("cannot find the current directory")?,
