@@ -322,7 +322,7 @@ pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Rea
             Field::Value(v) => Some(v),
             _ => None,
         };
-        if current.is_none() && totals.take(&key, first, line.complete) {
+        if totals.take(&key, first, line.complete) {
             if !line.complete {
                 break; // the file ends inside the totals: the blocks are all whole
             }
