@@ -463,3 +463,76 @@ fn concurrent_writer_long() {
         &total.wrong[..total.wrong.len().min(10)]
     );
 }
+
+/// The metrics a campaign takes from a reading, for comparing a damaged file with the whole one.
+fn metrics_of(r: &Reading) -> Option<Metrics> {
+    let m = r.complete()?;
+    let partial = (0..m.components.len())
+        .map(|i| m.partial_coupling_cost(i))
+        .collect();
+    Some((m.coupled_sypd(), m.chsy(), m.coupling_cost(), partial))
+}
+
+/// A figure that is known but differs from the whole file's (unknown is not wrong).
+fn wrong(got: &Metrics, whole: &Metrics) -> bool {
+    let differs = |g: Option<f64>, w: Option<f64>| g.is_some() && g != w;
+    differs(got.0, whole.0)
+        || differs(got.1, whole.1)
+        || differs(got.2, whole.2)
+        || got.3.len() != whole.3.len()
+        || got.3.iter().zip(&whole.3).any(|(g, w)| differs(*g, *w))
+}
+
+type Metrics = (Option<f64>, Option<f64>, Option<f64>, Vec<Option<f64>>);
+
+/// Every single whole line deleted, and every line doubled, in every text sample: a reading
+/// that is still complete must not give a figure (SYPD, CHSY, coupling costs) other than the
+/// whole file's (it may lack one), or it must say it is partial, or be an error.
+#[test]
+fn deleted_or_doubled_lines_never_change_a_complete_reading() {
+    let mut failures = Vec::new();
+    let mut tried = 0;
+    // AUTOLB_ALL_SAMPLES=1: every lucia_lite run, not one of each format.
+    let all = std::env::var_os("AUTOLB_ALL_SAMPLES").is_some();
+    for (format, path) in text_samples(all) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        // lucia.log alone does not say its PEs; the other files do.
+        let mut o = sr_options();
+        if format == TextFormat::LuciaLog {
+            o.nproc.insert("fesom".into(), 288);
+            o.nproc.insert("oifs".into(), 576);
+        }
+        let full = format.read(text.as_bytes(), &path, &o).unwrap();
+        let whole = metrics_of(&full).expect("the whole file is complete");
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for k in 0..lines.len() {
+            // A per-step series has no start marker: without its first step it is a whole
+            // series that starts one step later, not a damaged one.
+            let first_step = format == TextFormat::Steps && k == 1;
+            for doubled in [false, true].into_iter().filter(|&d| d || !first_step) {
+                let mut edited: Vec<&str> = lines.clone();
+                if doubled {
+                    edited.insert(k, lines[k]);
+                } else {
+                    edited.remove(k);
+                }
+                let bytes = edited.concat();
+                tried += 1;
+                if let Ok(r) = format.read(bytes.as_bytes(), &path, &o) {
+                    if let Some(got) = metrics_of(&r) {
+                        if wrong(&got, &whole) {
+                            failures.push(format!(
+                                "{} line {} {}: {got:?} vs {whole:?}",
+                                path.display(),
+                                k + 1,
+                                if doubled { "doubled" } else { "deleted" }
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{tried} edited files");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -18,8 +18,8 @@
 //! computing + waiting + interpolation + put time of a model.
 //!
 //! What a whole file holds: the model block closed by what follows it, at least two models,
-//! no model twice, and a section per model with the same kinds of lines as the others (PEs at
-//! least). Less is partial: a file still being written never passes for a complete one.
+//! no model twice, a section per model with the same kinds of lines as the others (PEs at
+//! least), and `Total elapsed time` when the header gives the number of coupling steps. Less is partial: a file still being written never passes for a complete one.
 
 use std::path::Path;
 
@@ -144,6 +144,15 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
         return Ok(Reading::Incomplete {
             reason: format!("{}: no model line yet", path.display()),
         });
+    }
+    if partial.is_empty() && global_steps.is_some() && elapsed.is_none() {
+        // The header gives the analysed steps and the elapsed time together; with one and not
+        // the other a line is lost, and a wall time estimated from the models would pass off
+        // as measured.
+        partial.push(format!(
+            "{}: the header gives the coupling steps but no `Total elapsed time`",
+            path.display()
+        ));
     }
     if partial.is_empty() {
         let models = comps.len() + overflowed.len();

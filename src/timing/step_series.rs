@@ -11,7 +11,7 @@
 //! gives it. A row without values (the final exchange) is not a step.
 //!
 //! What a whole file holds: exactly that header, five fields in every row, step times that
-//! increase, and the final exchange (a row with a time and no values) last: without it the
+//! increase by one coupling period each, and the final exchange (a row with a time and no values) last: without it the
 //! series may still grow and is partial. Anything else is an error naming the line (a damaged file is never measured).
 
 use std::path::Path;
@@ -63,6 +63,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     let mut rows: Vec<StepRow> = Vec::new();
     let mut partial = None;
     let mut ended = false;
+    let mut final_time: Option<f64> = None;
     for line in Lines::new(bytes) {
         if !line.complete {
             partial = partial.or(line.cut(path.display()));
@@ -100,7 +101,12 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             ));
         }
         if fields[1..5].iter().all(|f| f.is_empty()) {
-            ended = true; // the final exchange: nothing measured, the series is whole
+            // The final exchange: nothing measured, the series is whole. Its time still counts
+            // for the spacing (a lost last step shows there).
+            ended = true;
+            if let Field::Value(t) = text::number(fields[0]) {
+                final_time = Some(t);
+            }
             continue;
         }
         if ended {
@@ -174,6 +180,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             path.display()
         ));
     }
+    check_spacing(&rows, final_time, opts.period_s, path)?;
     let sum = |f: fn(&StepRow) -> f64| rows.iter().map(f).sum::<f64>();
     let mut c = ComponentTiming::new(
         name.clone(),
@@ -197,6 +204,38 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     m.components.push(c);
     m.partial = partial;
     Ok(Reading::Measured(m))
+}
+
+/// Steps follow each other one coupling period apart (`--period`, else the median spacing): a
+/// larger gap is a step lost from the middle, which would pass a shorter run off as whole.
+fn check_spacing(
+    rows: &[StepRow],
+    final_time: Option<f64>,
+    period_s: Option<f64>,
+    path: &Path,
+) -> Result<(), TimingError> {
+    let Some(period) = period_s.or_else(|| index_spacing(rows)) else {
+        return Ok(());
+    };
+    let times: Vec<f64> = rows
+        .iter()
+        .map(|r| r.sim_time_s)
+        .chain(final_time)
+        .collect();
+    for pair in times.windows(2) {
+        let gap = pair[1] - pair[0];
+        if (gap - period).abs() > 1e-6 * period.max(1.0) {
+            return Err(TimingError::inconsistent(
+                path,
+                format!(
+                    "the step at {} s comes {gap} s after the one before, not one coupling period \
+                     ({period} s): a step is missing or the period is wrong",
+                    pair[1]
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The median positive spacing of the index column: the coupling period, even when a few
