@@ -13,6 +13,7 @@ use color_eyre::eyre::Result;
 
 use autolb::campaign::{self, Barrier, CampaignError, NextRun, RunLookup};
 use autolb::executor::command::{expand, placeholder_values};
+use autolb::executor::slurm::script::shell_quote;
 
 use super::campaign::report;
 use crate::shared::error::{coded, exit, user};
@@ -33,8 +34,8 @@ pub struct NextArgs {
     /// Only this run: its lb-iteration (0-based) ...
     #[arg(long, value_name = "I", requires_all = ["test", "repetition"])]
     pub iteration: Option<u32>,
-    /// ... its test (0-based) ...
-    #[arg(long, value_name = "T", requires_all = ["iteration", "repetition"])]
+    /// ... its test (0-based; `t03` is test 3, as an Autosubmit member name) ...
+    #[arg(long, value_name = "T", requires_all = ["iteration", "repetition"], value_parser = parse_test)]
     pub test: Option<u32>,
     /// ... and its repetition (1-based). Exit 4 when it is not waiting, 5 when the campaign
     /// is done, 6 when its iteration has not started.
@@ -78,7 +79,8 @@ pub struct ExecArgs {
     pub dir: PathBuf,
     #[arg(long, value_name = "I")]
     pub iteration: u32,
-    #[arg(long, value_name = "T")]
+    /// The test (0-based; `t03` is test 3, as an Autosubmit member name).
+    #[arg(long, value_name = "T", value_parser = parse_test)]
     pub test: u32,
     #[arg(long, value_name = "R")]
     pub repetition: u32,
@@ -98,8 +100,20 @@ pub struct PlanArgs {
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
     /// Print one JSON object instead of the text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "env")]
     pub json: bool,
+    /// Print `export AUTOLB_PLAN_...='...'` lines, safe to `eval`, for a script that
+    /// generates the workflow.
+    #[arg(long)]
+    pub env: bool,
+}
+
+/// A test number, also as an Autosubmit member name: `3`, `03`, `t03`.
+fn parse_test(text: &str) -> Result<u32, String> {
+    text.strip_prefix(['t', 'T'])
+        .unwrap_or(text)
+        .parse()
+        .map_err(|_| format!("{text:?} is not a test number (e.g. 3 or t03)"))
 }
 
 pub fn next(a: &NextArgs) -> Result<()> {
@@ -380,6 +394,19 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
     let plan = campaign::plan::plan_file(&a.config).map_err(report)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&plan)?);
+        return Ok(());
+    }
+    if a.env {
+        let ids: Vec<String> = plan.tests.iter().map(|t| t.test.to_string()).collect();
+        for (k, v) in [
+            ("TESTS", plan.tests.len().to_string()),
+            ("TEST_IDS", ids.join(" ")),
+            ("REPETITIONS", plan.repetitions.to_string()),
+            ("MAX_ITERATIONS", plan.max_iterations.to_string()),
+            ("JOB_NPROC", plan.job_nproc.to_string()),
+        ] {
+            println!("export AUTOLB_PLAN_{k}={}", shell_quote(&v));
+        }
         return Ok(());
     }
     println!(
