@@ -597,3 +597,49 @@ fn plan_sizes_a_workflow_before_init() {
     }
     assert!(iterations <= 7, "{iterations} iterations");
 }
+
+#[test]
+fn a_cancelled_exec_stops_its_command_and_records_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = campaign_file(tmp.path(), "IFS", "NEMO", 1, 1);
+    let dir = tmp.path().join("camp");
+    init(&dir, &file);
+    let mut child = std::process::Command::new(autolb_path())
+        .args(["campaign", "exec"])
+        .arg(&dir)
+        .args([
+            "--iteration",
+            "0",
+            "--test",
+            "t00",
+            "--repetition",
+            "1",
+            "--",
+        ])
+        .args(["sh", "-c", "touch started; sleep 60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = dir.join("iter-00/test-00/rep-1/started");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let t = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(30), "exec did not stop");
+    assert_eq!(status.code(), Some(143));
+    // The run still waits: a retried job runs it.
+    let runs = autolb::campaign::next(&dir).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(status_json(&dir)["counts"]["pending"], 1);
+}

@@ -342,6 +342,9 @@ fn command_line(template: &[String], run: &NextRun) -> Result<Vec<String>> {
     Ok(argv)
 }
 
+/// How long a command may take to end after the signal `exec` passed on, before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
 /// Runs the command to its end. SIGINT/SIGTERM/SIGHUP to autolb are passed on to it, and then
 /// `Ok(None)` says it was stopped from outside.
 fn run_forwarding_signals(command: &mut Command) -> std::io::Result<Option<ExitStatus>> {
@@ -370,6 +373,13 @@ fn run_forwarding_signals(command: &mut Command) -> std::io::Result<Option<ExitS
             unsafe {
                 libc::kill(child.id() as i32, signal as i32);
             }
+            // A command that ignores the signal is killed after a grace period, so a
+            // cancelled job ends.
+            let deadline = std::time::Instant::now() + STOP_GRACE;
+            while child.try_wait()?.is_none() && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.kill();
             let _ = child.wait();
             break None;
         }
