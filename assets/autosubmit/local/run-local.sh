@@ -26,7 +26,8 @@ plain() { sed 's/\x1b\[[0-9;]*m//g'; }
 sed -i 's|^url = .*|url = http://127.0.0.1:8081|' "$HOME/.autosubmitrc"
 "$autosubmit" install </dev/null | plain
 "$autosubmit" expid -H local -d "autolb campaign" </dev/null | plain
-expid=$(cd "$work/exps" && ls -d [a-z0-9][a-z0-9][a-z0-9][a-z0-9] | head -n 1)
+# The new experiment is the one directory with a conf/ (beside Autosubmit's logs/ and metadata/).
+expid=$(basename "$(dirname "$(ls -d "$work"/exps/*/conf | head -n 1)")")
 # Sized from the campaign file with `autolb campaign plan`, before the campaign exists.
 AUTOSUBMIT="$autosubmit" bash "$here/../fill-conf.sh" "$here" "$work/exps/$expid/conf" "$expid" \
   "$autolb" "$work/campaign"
