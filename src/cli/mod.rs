@@ -2,9 +2,12 @@
 //! arguments, dispatches, and turns errors into messages and exit codes.
 //!
 //! Exit codes: 0 success, 1 an unexpected failure, 2 bad input (a `UserError`: a missing or
-//! malformed file, an invalid flag value; see [`crate::shared::error`]). Bad input prints one line that says what to fix.
+//! malformed file, an invalid flag value; see [`crate::shared::error`]), and the campaign
+//! codes of [`crate::shared::error::exit`] (busy, not waiting, done, not ready). Bad input
+//! prints one line that says what to fix; so does every coded outcome.
 
 pub mod campaign;
+pub mod campaign_outside;
 pub mod predict;
 pub mod simulate;
 pub mod timing;
@@ -14,7 +17,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use color_eyre::eyre::Result;
 
-use crate::shared::error::UserError;
+use std::io::IsTerminal;
+
+use crate::shared::error::{Coded, UserError};
 use crate::tui::args::TuiArgs;
 
 /// Automatic load balancing of coupled Earth system models.
@@ -62,9 +67,8 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    // The full report is for bugs; it is plain (no colours) when stderr is not a terminal,
-    // e.g. in a batch job's log.
-    use std::io::IsTerminal;
+    // The full report is for bugs; it (and a panic's) is plain, without colours, when stderr
+    // is not a terminal, e.g. in a batch job's log.
     let hook = if std::io::stderr().is_terminal() {
         color_eyre::config::HookBuilder::default()
     } else {
@@ -85,8 +89,15 @@ pub fn main() -> ExitCode {
                 let line = user_error.to_string().replace(['\n', '\r'], " ");
                 let _ = writeln!(stderr, "autolb: error: {line}");
                 ExitCode::from(2)
-            } else {
+            } else if let Some(coded) = report.downcast_ref::<Coded>() {
+                let _ = writeln!(stderr, "autolb: {coded}");
+                ExitCode::from(coded.code)
+            } else if std::io::stderr().is_terminal() {
                 let _ = writeln!(stderr, "autolb: error: {report:?}");
+                ExitCode::from(1)
+            } else {
+                // Job logs and pipes: the cause chain on one line, no colour, no backtrace.
+                let _ = writeln!(stderr, "autolb: error: {report:#}");
                 ExitCode::from(1)
             }
         }

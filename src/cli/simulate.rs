@@ -3,23 +3,33 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use color_eyre::eyre::{eyre, Result};
+use color_eyre::eyre::Result;
 
 use autolb::curve::Curve;
 use autolb::sim::{self, SimComponent, SimOutcome, SimRun, SimSettings};
 
-use crate::shared::error::user;
+use autolb::campaign;
+
+use crate::shared::error::{coded, user};
 use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names, write_stdout};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
     /// A component and its PEs, `NAME=NPROC`, NAME as LUCIA writes it (e.g. ATMIFS=240);
     /// repeat for each component.
-    #[arg(long = "comp", value_name = "NAME=NPROC", value_parser = parse_key_value, required = true)]
+    #[arg(long = "comp", value_name = "NAME=NPROC", value_parser = parse_key_value, required_unless_present = "campaign", conflicts_with = "campaign")]
     pub comps: Vec<(String, String)>,
-    /// Directory to write the `lucia.CC.RRRRRR` files into (created if needed).
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    /// Directory to write the `lucia.CC.RRRRRR` files into (created if needed)
+    /// [default with --campaign: the run's directory].
+    #[arg(long, value_name = "DIR", required_unless_present = "campaign")]
+    pub out: Option<PathBuf>,
+    /// Simulate a run of this campaign: PEs and timing names from the campaign, its
+    /// `[executor.sim]` settings if any (flags override them), the seed from the run id.
+    #[arg(long, value_name = "DIR", requires = "run")]
+    pub campaign: Option<PathBuf>,
+    /// The run (with --campaign), e.g. i00-t01-r2.
+    #[arg(long, value_name = "ID", requires = "campaign")]
+    pub run: Option<String>,
     /// Truth curve of a component, `NAME=PATH` (CSV `nproc,SYPD`). Default: the built-in
     /// EC-Earth3 SR curves for IFS/ATMIFS and NEMO/oceanx; other names need one.
     #[arg(long = "curve", value_name = "NAME=PATH", value_parser = parse_key_value)]
@@ -34,9 +44,10 @@ pub struct SimulateArgs {
     /// Default: write at once.
     #[arg(long = "compress", value_name = "FACTOR")]
     pub compression: Option<f64>,
-    /// Seed of the noise (same seed, same files).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
+    /// Seed of the noise (same seed, same files) [default: 0; with --campaign it is
+    /// combined with the run's own seed].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Relative standard deviation of a step's compute time [default: 0.02].
     #[arg(long, value_name = "SD")]
     pub noise: Option<f64>,
@@ -58,30 +69,40 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     reject_repeated_names("--comp", &args.comps)?;
     reject_repeated_names("--curve", &args.curves)?;
     check_flags(args)?;
-    let settings = SimSettings {
-        steps: args.steps,
-        period_s: args.period_s,
-        compression: args.compression,
-        noise: args.noise,
-        fields: args.fields,
-        heavy_every: args.heavy_every,
-        fail_after: args.fail_after,
-        ..SimSettings::default()
+    let (run, out) = match (&args.campaign, &args.run) {
+        (Some(dir), Some(id)) => {
+            // Every campaign error, refused I/O included, is the user's to fix (exit 2).
+            let (run, run_dir) =
+                campaign::stand_in_run(dir, id, |s| override_settings(s, args)).map_err(user)?;
+            (run, args.out.clone().unwrap_or(run_dir))
+        }
+        _ => {
+            let mut settings = SimSettings::default();
+            override_settings(&mut settings, args);
+            settings.validate().map_err(user)?;
+            let components = components(args)?;
+            let out = args
+                .out
+                .clone()
+                .ok_or_else(|| user("--out DIR is needed"))?;
+            (
+                SimRun::new(&settings, components, args.seed.unwrap_or(0)),
+                out,
+            )
+        }
     };
-    settings.validate().map_err(user)?;
-    let components = components(args)?;
-    let run = SimRun::new(&settings, components, args.seed);
     // An output directory that cannot be written (missing parent, read-only, full) is the
     // user's to fix: one line, exit 2, like every other bad input.
-    let outcome = sim::simulate(&run, &args.out).map_err(user)?;
+    let outcome = sim::simulate(&run, &out).map_err(user)?;
     let text = if args.json {
         format!("{}\n", serde_json::to_string_pretty(&outcome)?)
     } else {
-        summary(&outcome, &args.out)
+        summary(&outcome, &out)
     };
     write_stdout(&text)?;
     match &outcome.failed {
-        Some(reason) => Err(eyre!("{reason}")),
+        // An asked-for failure is an outcome, not a bug: one plain line, exit code 1.
+        Some(reason) => Err(coded(1, format!("the model failed: {reason}"))),
         None => Ok(()),
     }
 }
@@ -103,6 +124,31 @@ fn check_flags(args: &SimulateArgs) -> Result<()> {
         limits::check_seconds("--compress", c, limits::MAX_COMPRESSION, true).map_err(user)?;
     }
     Ok(())
+}
+
+/// The model settings given on the command line, over `settings`.
+fn override_settings(settings: &mut SimSettings, args: &SimulateArgs) {
+    let set = |slot: &mut Option<u32>, v: Option<u32>| {
+        if v.is_some() {
+            *slot = v;
+        }
+    };
+    set(&mut settings.steps, args.steps);
+    set(&mut settings.fields, args.fields);
+    set(&mut settings.heavy_every, args.heavy_every);
+    set(&mut settings.fail_after, args.fail_after);
+    for (slot, v) in [
+        (&mut settings.period_s, args.period_s),
+        (&mut settings.compression, args.compression),
+        (&mut settings.noise, args.noise),
+    ] {
+        if v.is_some() {
+            *slot = v;
+        }
+    }
+    if args.seed.is_some() {
+        settings.seed = args.seed;
+    }
 }
 
 fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {
