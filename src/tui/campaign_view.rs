@@ -10,7 +10,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use autolb::campaign::state::STATE_FILE;
+use std::time::{Duration, SystemTime};
+
+use autolb::campaign::state::{Lock, STATE_FILE};
+use autolb::campaign::status::runs_summary;
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
 use autolb::metrics::{self, Bounds};
 use autolb::timing::{self, ReadOptions, Reading};
@@ -40,11 +43,20 @@ pub struct IterRow {
     /// Fraction.
     pub coupling_cost: Option<f64>,
     pub partial_coupling_cost: Vec<Option<f64>>,
+    /// The campaign's own fittingness (normalised over the measured configurations; it
+    /// chooses the best, method.md).
     pub fittingness: Option<f64>,
+    /// The fittingness the table shows: normalised over the prediction's bounds, widened
+    /// only by measured values outside them, so it stays put as other rows land. Set by the
+    /// app ([`stable_fittingness`]); `None` until then.
+    pub shown_fittingness: Option<f64>,
     pub donor: Option<String>,
     pub recipient: Option<String>,
     pub step: Option<u32>,
+    /// The state with its runs, e.g. `done 1/2 ✗1`.
     pub state: String,
+    /// Runs that failed (their reasons are in `runs`).
+    pub failed: usize,
     pub job: Option<String>,
     pub runs: Vec<RunRow>,
 }
@@ -53,15 +65,53 @@ pub struct IterRow {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CampaignView {
     pub dir: Option<PathBuf>,
-    /// `running`, `done`, `waiting for runs`, ...
+    /// `running`, `done`, `done: no successful run`, `waiting for runs`, ...
     pub state: String,
+    /// Whether a driver holds the campaign (campaign directories only).
+    pub driver: Driver,
+    /// The fittingness weight of the campaign (or of the app, for plain run directories).
+    pub tts_w: Option<f64>,
+    /// Why the best is less sure than the others (`rests on 1 of 2 runs`).
+    pub best_caveat: Option<String>,
     pub components: Vec<String>,
     pub rows: Vec<IterRow>,
     /// Index into `rows` of the best configuration so far.
     pub best: Option<usize>,
-    /// Runs whose output is still being written.
+    /// Runs whose output is still being written ("incoming").
     pub pending_runs: usize,
     pub error: Option<String>,
+}
+
+/// Who drives a watched campaign, from its lock.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Driver {
+    /// Not a campaign directory (or not read yet).
+    #[default]
+    Unknown,
+    /// No process holds the lock: nothing starts or records runs until `campaign run`
+    /// (or `next` / `record`) is used.
+    None,
+    /// A driver holds the lock (`pid 1234`).
+    Running(String),
+    /// A driver holds the lock but has started nothing for `minutes` while runs wait.
+    Stalled { holder: String, minutes: u64 },
+}
+
+/// How long a driver may leave runs waiting without touching the state before the app calls
+/// it stalled. A driver saves the state whenever it starts or records a run, so a quarter of an
+/// hour of silence with runs queued and none running is not normal.
+pub const STALL_AFTER: Duration = Duration::from_secs(15 * 60);
+
+/// What the lock and the state's age say about the driver.
+pub fn driver_of(holder: Option<String>, queued_idle: bool, state_age: Duration) -> Driver {
+    match holder {
+        None => Driver::None,
+        Some(holder) if queued_idle && state_age >= STALL_AFTER => Driver::Stalled {
+            holder,
+            minutes: state_age.as_secs() / 60,
+        },
+        Some(holder) => Driver::Running(holder),
+    }
 }
 
 /// A component as the loader needs it.
@@ -237,9 +287,18 @@ impl Loader {
             }
         }
         status.recompute();
+        let state_age = std::fs::metadata(self.dir.join(STATE_FILE))
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .unwrap_or_default();
+        let queued_idle = status.counts.pending > 0 && status.counts.running == 0;
         let mut view = CampaignView {
             dir: Some(self.dir.clone()),
-            state: status.state.as_str().into(),
+            state: status.state_label(),
+            driver: driver_of(Lock::holder(&self.dir), queued_idle, state_age),
+            tts_w: Some(status.tts_w),
+            best_caveat: status.best_caveat(),
             components: names.clone(),
             pending_runs,
             ..CampaignView::default()
@@ -261,7 +320,13 @@ impl Loader {
                     donor: t.donor.clone(),
                     recipient: t.recipient.clone(),
                     step: Some(t.step),
-                    state: t.state.as_str().into(),
+                    state: t.summary(),
+                    failed: t
+                        .runs
+                        .iter()
+                        .filter(|r| r.state == RunState::Failed)
+                        .count(),
+                    shown_fittingness: None,
                     job: t.runs.iter().rev().find_map(|r| r.job.clone()),
                     runs: t
                         .runs
@@ -293,6 +358,7 @@ impl Loader {
         let mut view = CampaignView {
             dir: Some(self.dir.clone()),
             components: self.components.iter().map(|c| c.name.clone()).collect(),
+            tts_w: Some(self.tts_w),
             ..CampaignView::default()
         };
         let mut run_dirs = Vec::new();
@@ -335,7 +401,7 @@ impl Loader {
                         view.pending_runs += 1;
                         RunRow {
                             repetition: rep,
-                            state: "pending".into(),
+                            state: "incoming".into(),
                             sypd: None,
                             chsy: None,
                             coupling_cost: None,
@@ -386,13 +452,13 @@ pub fn summarise_row(row: &mut IterRow) {
     row.chsy = mean(&|r| r.chsy);
     row.coupling_cost = mean(&|r| r.coupling_cost);
     let done = row.runs.iter().filter(|r| r.state == "done").count();
-    row.state = if done == row.runs.len() && done > 0 {
-        "done".into()
-    } else if done > 0 {
-        format!("{done}/{} done", row.runs.len())
+    let word = if done == row.runs.len() && done > 0 {
+        "done"
     } else {
-        "pending".into()
+        // Output still being written (no campaign state says more).
+        "incoming"
     };
+    row.state = runs_summary(word, done, 0, row.runs.len());
 }
 
 /// Fittingness of every measured row, normalised over the measured rows (method.md: the best
@@ -414,6 +480,24 @@ pub fn score_rows(rows: &mut [IterRow], tts_w: f64) {
                 row.fittingness = Some(metrics::fittingness_in(tts_w, s, c, &sb, &cb));
             }
         }
+    }
+}
+
+/// The fittingness the table shows (see [`IterRow::shown_fittingness`]): normalised over the
+/// prediction's bounds, each widened only when a measured value falls outside it.
+pub fn stable_fittingness(rows: &mut [IterRow], tts_w: f64, sypd: Bounds, chsy: Bounds) {
+    let (mut sb, mut cb) = (sypd, chsy);
+    for r in rows.iter() {
+        if let (Some(s), Some(c)) = (r.sypd, r.chsy) {
+            sb = sb.include(s);
+            cb = cb.include(c);
+        }
+    }
+    for r in rows.iter_mut() {
+        r.shown_fittingness = match (r.sypd, r.chsy) {
+            (Some(s), Some(c)) => Some(metrics::fittingness_in(tts_w, s, c, &sb, &cb)),
+            _ => None,
+        };
     }
 }
 
@@ -629,9 +713,55 @@ mod tests {
             .find(|r| r.iteration == 1 && r.test == 2)
             .unwrap();
         assert_eq!(by_pos.runs.len(), 2, "repetitions of one test share a row");
-        assert_eq!(by_pos.state, "done");
+        assert_eq!(by_pos.state, "done 2/2");
         assert!(view.best.is_some());
         assert_eq!(view.state, "idle");
+    }
+
+    #[test]
+    fn the_shown_fittingness_does_not_move_when_another_row_lands_inside_the_bounds() {
+        let row = |s: f64, c: f64| IterRow {
+            sypd: Some(s),
+            chsy: Some(c),
+            ..IterRow::default()
+        };
+        let sb = Bounds { min: 10.0, max: 20.0 };
+        let cb = Bounds { min: 800.0, max: 1000.0 };
+        let mut rows = vec![row(15.0, 900.0)];
+        stable_fittingness(&mut rows, 0.5, sb, cb);
+        assert_eq!(rows[0].shown_fittingness, Some(0.5));
+        rows.push(row(19.0, 810.0));
+        rows.push(IterRow::default());
+        stable_fittingness(&mut rows, 0.5, sb, cb);
+        assert_eq!(rows[0].shown_fittingness, Some(0.5), "unchanged");
+        assert_eq!(rows[2].shown_fittingness, None, "not measured");
+        // A measured value outside the prediction's bounds widens them.
+        rows.push(row(30.0, 900.0));
+        stable_fittingness(&mut rows, 0.5, sb, cb);
+        assert_eq!(rows[0].shown_fittingness, Some(0.5 * 0.25 + 0.5 * 0.5));
+        assert_eq!(rows[3].shown_fittingness, Some(0.5 + 0.25));
+    }
+
+    #[test]
+    fn the_driver_is_none_running_or_stalled() {
+        let minute = Duration::from_secs(60);
+        assert_eq!(driver_of(None, true, 60 * minute), Driver::None);
+        assert_eq!(
+            driver_of(Some("pid 7".into()), false, 60 * minute),
+            Driver::Running("pid 7".into()),
+            "runs running: busy, not stalled"
+        );
+        assert_eq!(
+            driver_of(Some("pid 7".into()), true, 3 * minute),
+            Driver::Running("pid 7".into())
+        );
+        assert_eq!(
+            driver_of(Some("pid 7".into()), true, 20 * minute),
+            Driver::Stalled {
+                holder: "pid 7".into(),
+                minutes: 20
+            }
+        );
     }
 
     #[test]
