@@ -122,10 +122,7 @@ fn runs_to_the_end_with_stdout_stderr_and_exit_status_kept() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    assert_eq!(
-        autolb::campaign::status(&dir).unwrap().state,
-        Phase::Done
-    );
+    assert_eq!(autolb::campaign::status(&dir).unwrap().state, Phase::Done);
     let state = State::load(&dir).unwrap();
     assert!(state.is_done());
     assert!(state.iterations.len() >= 2);

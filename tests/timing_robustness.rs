@@ -126,7 +126,11 @@ fn many_cut_rank_files_make_one_compact_note() {
         "{why}"
     );
     assert!(why.contains(" ... (first: "), "{why}");
-    assert_eq!(why.matches("lucia.02.").count(), 3, "each file named once at most: {why}");
+    assert_eq!(
+        why.matches("lucia.02.").count(),
+        3,
+        "each file named once at most: {why}"
+    );
 }
 
 #[test]

@@ -514,7 +514,11 @@ impl Status {
                     opt(t.sypd, 2),
                     opt(t.chsy, 0),
                     opt(t.coupling_cost.map(|c| c * 100.0), 1),
-                    if partial.is_empty() { "-".into() } else { partial.join("/") },
+                    if partial.is_empty() {
+                        "-".into()
+                    } else {
+                        partial.join("/")
+                    },
                     opt(t.fittingness, 3),
                     direction,
                     t.summary(),

@@ -551,7 +551,8 @@ impl App {
     /// Each configuration's rank among all at the current TTS_w (`None` beyond the first
     /// [`RANK_LIMIT`], which is not worth the search).
     pub fn global_ranks(&self, configs: &[Config]) -> Vec<Option<usize>> {
-        let mut ranks: Vec<Option<usize>> = configs.iter().map(|c| self.rank_of(&c.nproc)).collect();
+        let mut ranks: Vec<Option<usize>> =
+            configs.iter().map(|c| self.rank_of(&c.nproc)).collect();
         if ranks.iter().any(Option::is_none) {
             let deep = self.problem.rank(self.tts_w(), RANK_LIMIT).top;
             for (r, c) in ranks.iter_mut().zip(configs) {

@@ -71,7 +71,7 @@ pub struct CampaignView {
     pub driver: Driver,
     /// The fittingness weight of the campaign (or of the app, for plain run directories).
     pub tts_w: Option<f64>,
-    /// Why the best is less sure than the others (`rests on 1 of 2 runs`).
+    /// When the best rests on fewer runs than asked: `1 of 2 runs`.
     pub best_caveat: Option<String>,
     pub components: Vec<String>,
     pub rows: Vec<IterRow>,
@@ -298,7 +298,11 @@ impl Loader {
             state: status.state_label(),
             driver: driver_of(Lock::holder(&self.dir), queued_idle, state_age),
             tts_w: Some(status.tts_w),
-            best_caveat: status.best_caveat(),
+            best_caveat: status
+                .best
+                .as_ref()
+                .filter(|b| b.runs < status.repetitions)
+                .map(|b| format!("{} of {} runs", b.runs, status.repetitions)),
             components: names.clone(),
             pending_runs,
             ..CampaignView::default()
@@ -725,8 +729,14 @@ mod tests {
             chsy: Some(c),
             ..IterRow::default()
         };
-        let sb = Bounds { min: 10.0, max: 20.0 };
-        let cb = Bounds { min: 800.0, max: 1000.0 };
+        let sb = Bounds {
+            min: 10.0,
+            max: 20.0,
+        };
+        let cb = Bounds {
+            min: 800.0,
+            max: 1000.0,
+        };
         let mut rows = vec![row(15.0, 900.0)];
         stable_fittingness(&mut rows, 0.5, sb, cb);
         assert_eq!(rows[0].shown_fittingness, Some(0.5));

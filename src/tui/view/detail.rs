@@ -140,7 +140,11 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         ));
         out.push(format!("       {}", run.run_dir.display()));
         if let Some(note) = &run.note {
-            let label = if run.state == "failed" { "failed: " } else { "" };
+            let label = if run.state == "failed" {
+                "failed: "
+            } else {
+                ""
+            };
             out.push(format!("       {label}{}", compact_note(note)));
         }
     }

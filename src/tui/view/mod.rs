@@ -72,7 +72,15 @@ pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
     } else {
         (app.prediction.top.len().min(5) as u16) + 4
     };
-    let table_h = TABLE_MIN.max(main.height * 2 / 5);
+    // As many lines as the rows need (up to 2/5 of the height), never fewer than TABLE_MIN.
+    let wanted = u16::try_from(app.campaign.rows.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(3);
+    let table_h = match app.campaign.dir {
+        // Nothing watched: the pane only says how to watch.
+        None => 3,
+        Some(_) => TABLE_MIN.max(wanted.min(main.height * 2 / 5)),
+    };
     let [top, slider_area, table_area] = Layout::vertical([
         Constraint::Min(3),
         Constraint::Length(slider_h),
@@ -150,16 +158,13 @@ pub fn scrolled_popup(
     scroll: u16,
 ) {
     let text_w = w.min(area.width).saturating_sub(2).max(1);
-    let height = wrapped_height(&lines, text_w);
+    let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+    // The paragraph's own count of its wrapped lines (ratatui's rendered-line-info).
+    let height = u16::try_from(paragraph.line_count(text_w)).unwrap_or(u16::MAX);
     let inner = popup(frame, area, w, height.saturating_add(2), title);
     let max_scroll = height.saturating_sub(inner.height);
     let scroll = scroll.min(max_scroll);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0)),
-        inner,
-    );
+    frame.render_widget(paragraph.scroll((scroll, 0)), inner);
     let mark = match (scroll > 0, scroll < max_scroll) {
         (true, true) => " ↑↓ more (pgup/pgdn) ",
         (false, true) => " ↓ more (↓/pgdn) ",
@@ -173,34 +178,6 @@ pub fn scrolled_popup(
             .buffer_mut()
             .set_string(x, inner.bottom(), mark, Style::default());
     }
-}
-
-/// Lines `lines` take when word-wrapped at `width` (greedy, as the paragraph wraps; a word
-/// longer than the line is cut).
-pub fn wrapped_height(lines: &[Line], width: u16) -> u16 {
-    let w = usize::from(width.max(1));
-    let mut n = 0usize;
-    for line in lines {
-        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        let mut rows = 1;
-        let mut used = 0usize;
-        for word in text.split(' ') {
-            let len = word.chars().count();
-            let need = if used == 0 { len } else { used + 1 + len };
-            if need <= w {
-                used = need;
-            } else {
-                rows += 1;
-                used = len;
-                while used > w {
-                    rows += 1;
-                    used -= w;
-                }
-            }
-        }
-        n += rows;
-    }
-    u16::try_from(n).unwrap_or(u16::MAX)
 }
 
 /// `1.2`-style numbers for optional values.

@@ -122,7 +122,11 @@ fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
             )
         })
         .unwrap_or_default();
-    let label = format!("{}TTS_w {:.2} ", if focused { "▶" } else { " " }, app.tts_w());
+    let label = format!(
+        "{}TTS_w {:.2} ",
+        if focused { "▶" } else { " " },
+        app.tts_w()
+    );
     let fixed = label.chars().count() + 5 + 6 + recommended.chars().count();
     let width = usize::from(area.width).saturating_sub(fixed).clamp(3, 40);
     let line = Line::from(vec![

@@ -31,7 +31,7 @@ pub fn best_text(app: &App) -> String {
         };
     }
     let Some(r) = view.best.and_then(|i| view.rows.get(i)) else {
-        return "★ best so far: nothing measured yet".into();
+        return "★ best: nothing measured yet".into();
     };
     let pes: Vec<String> = view
         .components
@@ -40,17 +40,16 @@ pub fn best_text(app: &App) -> String {
         .map(|(n, p)| format!("{n} {p}"))
         .collect();
     let mut text = format!(
-        "★ best so far: {} · SYPD {} · CHSY {} · FN {} · it {} test {}",
+        "★ best {} · SYPD {} · CHSY {} · FN {}",
         pes.join(" + "),
         opt(r.sypd, 2),
         opt(r.chsy, 0),
         opt(r.shown_fittingness.or(r.fittingness), 3),
-        r.iteration,
-        r.test
     );
     if let Some(c) = &view.best_caveat {
-        text.push_str(&format!(" · ⚠ {c}"));
+        text.push_str(&format!(" · ⚠ on {c}"));
     }
+    text.push_str(&format!(" · it/t {}/{}", r.iteration, r.test));
     text
 }
 
@@ -87,10 +86,7 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
     let mut parts: Vec<String> = app.message.iter().cloned().collect();
     parts.push(format!("campaign: {}", campaign_text(app)));
     if app.campaign.pending_runs > 0 {
-        parts.push(format!(
-            "{} incoming (output being written)",
-            app.campaign.pending_runs
-        ));
+        parts.push(format!("{} incoming", app.campaign.pending_runs));
     }
     if let Some(mode) = app.watch.mode {
         let mut w = format!("watch: {}", mode.name());
