@@ -36,6 +36,9 @@ pub struct RunRow {
 pub struct IterRow {
     pub iteration: u32,
     pub test: u32,
+    /// The run directory's name, for directories of runs without campaign positions
+    /// (`240IFS_144NEMO`); the table shows it instead of iteration/test.
+    pub label: Option<String>,
     /// PEs per component, in component order (0 when unknown).
     pub nproc: Vec<u32>,
     pub sypd: Option<f64>,
@@ -312,6 +315,7 @@ impl Loader {
                 view.rows.push(IterRow {
                     iteration: it.iteration,
                     test: t.test,
+                    label: None,
                     nproc: in_order(&names, &t.nproc),
                     sypd: t.sypd,
                     chsy: t.chsy,
@@ -368,21 +372,42 @@ impl Loader {
         let mut run_dirs = Vec::new();
         find_run_dirs(&self.dir, 0, &mut run_dirs);
         let mut groups: BTreeMap<(u32, u32), Vec<(u32, PathBuf)>> = BTreeMap::new();
-        for (i, dir) in run_dirs.into_iter().enumerate() {
-            let (iteration, test, rep) = campaign_position(&self.dir, &dir).unwrap_or((
-                0,
-                u32::try_from(i + 1).unwrap_or(u32::MAX),
-                1,
-            ));
-            groups
-                .entry((iteration, test))
-                .or_default()
-                .push((rep, dir));
+        // Directories named for their configuration (`240IFS_144NEMO`), not by position:
+        // one row each, ordered by PEs (then by name), labelled with their name.
+        let mut named: Vec<(Vec<u32>, String, PathBuf)> = Vec::new();
+        for dir in run_dirs {
+            match campaign_position(&self.dir, &dir) {
+                Some((iteration, test, rep)) => groups
+                    .entry((iteration, test))
+                    .or_default()
+                    .push((rep, dir)),
+                None => {
+                    let nproc = nproc_from_dir_name(&dir, &self.components);
+                    let label = dir
+                        .strip_prefix(&self.dir)
+                        .ok()
+                        .filter(|r| !r.as_os_str().is_empty())
+                        .map_or_else(|| ".".into(), |r| r.display().to_string());
+                    named.push((nproc, label, dir));
+                }
+            }
         }
-        for ((iteration, test), runs) in groups {
+        named.sort_by(|a, b| {
+            let total = |n: &[u32]| n.iter().map(|&p| u64::from(p)).sum::<u64>();
+            (total(&a.0), &a.0, &a.1).cmp(&(total(&b.0), &b.0, &b.1))
+        });
+        let positioned = groups
+            .into_iter()
+            .map(|((it, test), runs)| (it, test, None, runs));
+        let by_name = named.into_iter().enumerate().map(|(i, (_, label, dir))| {
+            let test = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            (0, test, Some(label), vec![(1, dir)])
+        });
+        for (iteration, test, label, runs) in positioned.chain(by_name).collect::<Vec<_>>() {
             let mut row = IterRow {
                 iteration,
                 test,
+                label,
                 ..IterRow::default()
             };
             for (rep, dir) in runs {
@@ -772,6 +797,31 @@ mod tests {
                 minutes: 20
             }
         );
+    }
+
+    #[test]
+    fn directories_named_for_their_configuration_sort_by_pes_and_show_their_names() {
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing/ecearth3/lucia_lite");
+        let comps = vec![
+            LoaderComponent {
+                name: "IFS".into(),
+                timing_name: "ATMIFS".into(),
+            },
+            LoaderComponent {
+                name: "NEMO".into(),
+                timing_name: "oceanx".into(),
+            },
+        ];
+        let view = Loader::new(dir, comps, None, 0.5).load();
+        assert_eq!(view.rows.len(), 30);
+        let totals: Vec<u32> = view.rows.iter().map(|r| r.nproc.iter().sum()).collect();
+        assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
+        assert_eq!(view.rows[0].label.as_deref(), Some("48IFS_48NEMO"));
+        let last = view.rows.last().unwrap();
+        assert_eq!(last.nproc, vec![480, 1632]);
+        assert_eq!(last.label.as_deref(), Some("480IFS_1632NEMO"));
+        assert!(view.rows.iter().all(|r| r.state == "done"), "complete runs");
     }
 
     #[test]

@@ -69,6 +69,7 @@ pub(super) fn watched() -> CampaignView {
             rows.push(IterRow {
                 iteration: it,
                 test: t,
+                label: None,
                 nproc: pes.to_vec(),
                 sypd: measured.then_some(sypd),
                 chsy: measured.then_some(24.0 * f64::from(pes[0] + pes[1]) / sypd),
@@ -350,4 +351,59 @@ fn without_colour_the_curves_have_distinct_glyphs_and_a_legend_beside_the_plot()
     );
     // The NEMO curve is drawn in dots, the IFS one in Braille.
     assert!(screen.contains("•••"), "{screen}");
+}
+
+/// The process's umask, from /proc (Linux), without changing it.
+fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
+    u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
+}
+
+#[test]
+fn w_follows_the_umask_keeps_the_top_n_and_numbers_ranks_globally() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = super::tests::app_with(super::theme::ColorDepth::Mono, dir.path().to_path_buf());
+    app.update(key(']'));
+    assert_eq!(app.top, 6);
+    // Mark the 4th and the 2nd of the ranking, in that order.
+    app.focus = Pane::Slider;
+    for _ in 0..3 {
+        app.update(key('j'));
+    }
+    app.update(key(' '));
+    app.update(key('k'));
+    app.update(key('k'));
+    app.update(key(' '));
+    app.update(key('w'));
+    assert!(
+        app.message.as_deref().unwrap_or("").contains("2 marked"),
+        "{:?}",
+        app.message
+    );
+    let toml = dir.path().join("autolb-selection-1.toml");
+    let json = dir.path().join("autolb-selection-1.json");
+    for f in [&toml, &json] {
+        let mode = std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask(), "{}", f.display());
+    }
+    let file = autolb::config::CampaignFile::load(&toml).unwrap();
+    assert_eq!(file.top, Some(6), "the top N after ]");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ranks: Vec<u64> = doc["configurations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        ranks,
+        vec![4, 2],
+        "ranks among all, not within the selection"
+    );
+    // A configuration outside the top N gets its rank too.
+    let deep = app.problem.rank(app.tts_w(), 20).top[14].clone();
+    assert_eq!(app.global_ranks(&[deep]), vec![Some(15)]);
 }

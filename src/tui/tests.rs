@@ -293,6 +293,7 @@ fn sample_view() -> CampaignView {
             IterRow {
                 iteration,
                 test,
+                label: None,
                 nproc,
                 sypd,
                 chsy: sypd.map(|s| 24.0 * 744.0 / s),

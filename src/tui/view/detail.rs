@@ -94,13 +94,12 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         .zip(&r.nproc)
         .map(|(n, p)| format!("{n} {p}"))
         .collect();
+    let place = match &r.label {
+        Some(label) => label.clone(),
+        None => format!("iteration {} test {}", r.iteration, r.test),
+    };
     let mut out = vec![
-        format!(
-            "iteration {} test {}: {}",
-            r.iteration,
-            r.test,
-            pes.join(" + ")
-        ),
+        format!("{place}: {}", pes.join(" + ")),
         format!(
             "SYPD {}   CHSY {}   coupling cost {} %   FN {}",
             opt(r.sypd, 2),

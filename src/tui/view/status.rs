@@ -49,7 +49,10 @@ pub fn best_text(app: &App) -> String {
     if let Some(c) = &view.best_caveat {
         text.push_str(&format!(" · ⚠ on {c}"));
     }
-    text.push_str(&format!(" · it/t {}/{}", r.iteration, r.test));
+    match &r.label {
+        Some(label) => text.push_str(&format!(" · {label}")),
+        None => text.push_str(&format!(" · it/t {}/{}", r.iteration, r.test)),
+    }
     text
 }
 

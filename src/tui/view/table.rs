@@ -21,6 +21,10 @@ struct Column {
 /// The columns in order; `names` are the components.
 fn columns(app: &App, names: &[String]) -> Vec<Column> {
     let best = app.campaign.best;
+    let rows = &app.campaign.rows;
+    let labelled = rows.iter().any(|r| r.label.is_some());
+    // Directories of runs outside a campaign have no decisions: the column may go first.
+    let any_move = rows.iter().any(|r| r.donor.is_some());
     let mut cols = vec![
         Column {
             header: " ".into(),
@@ -28,8 +32,12 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
             drop_order: 0,
         },
         Column {
-            header: "it/t".into(),
-            cell: Box::new(|_, r| format!("{}/{}", r.iteration, r.test)),
+            header: if labelled { "run" } else { "it/t" }.into(),
+            cell: Box::new(|_, r| {
+                r.label
+                    .clone()
+                    .unwrap_or_else(|| format!("{}/{}", r.iteration, r.test))
+            }),
             drop_order: 0,
         },
     ];
@@ -70,7 +78,7 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
                 (Some(d), Some(t)) => format!("{d}→{t}"),
                 _ => "-".into(),
             }),
-            drop_order: 0,
+            drop_order: if any_move { 0 } else { 5 },
         },
         Column {
             header: "step".into(),
