@@ -58,7 +58,10 @@ fn every_readme_example_with_output_prints_that_output() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let found = examples(&readme);
-    assert!(!found.is_empty(), "no example with output found: the parser broke");
+    assert!(
+        !found.is_empty(),
+        "no example with output found: the parser broke"
+    );
     for (line, command, expected) in found {
         let words: Vec<&str> = command.split_whitespace().collect();
         assert_eq!(

@@ -11,10 +11,13 @@ use super::{opt, pane_block};
 use crate::tui::app::{App, Pane};
 use crate::tui::campaign_view::IterRow;
 
+/// A column's cell text from the row's index and the row.
+type CellText = Box<dyn Fn(usize, &IterRow) -> String>;
+
 /// One column: header, the cell of a row, and how readily it is dropped (higher first).
 struct Column {
     header: String,
-    cell: Box<dyn Fn(usize, &IterRow) -> String>,
+    cell: CellText,
     drop_order: u8,
 }
 
@@ -41,9 +44,9 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
             drop_order: 0,
         },
     ];
-    for k in 0..names.len() {
+    for (k, name) in names.iter().enumerate() {
         cols.push(Column {
-            header: names[k].clone(),
+            header: name.clone(),
             cell: Box::new(move |_, r| match r.nproc.get(k) {
                 Some(&p) if p > 0 => p.to_string(),
                 _ => "-".into(),
