@@ -279,7 +279,7 @@ fn the_status_line_tells_no_driver_from_running_and_stalled() {
     let mut v = watched();
     v.driver = Driver::None;
     app.update(Event::Campaign(Box::new(v.clone())));
-    assert!(status(&app).contains("campaign: running, no driver running"));
+    assert!(status(&app).contains("campaign: no driver running │"));
     v.driver = Driver::Stalled {
         holder: "pid 4242".into(),
         minutes: 22,

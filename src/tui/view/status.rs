@@ -66,7 +66,7 @@ pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::styled(text, style)), area);
 }
 
-/// The campaign's state in words: `running`, `running (no driver running)`, `stalled (no
+/// The campaign's state in words: `running (driver pid 12)`, `no driver running`, `stalled (no
 /// progress for 20 min while runs are queued)`, `done: no successful run`, ...
 pub fn campaign_text(app: &App) -> String {
     let view = &app.campaign;
@@ -75,7 +75,8 @@ pub fn campaign_text(app: &App) -> String {
     match &view.driver {
         Driver::Unknown => state.clone(),
         Driver::None if finished => state.clone(),
-        Driver::None => format!("{state}, no driver running"),
+        // Nothing starts or records runs until one is started.
+        Driver::None => "no driver running".into(),
         Driver::Running(holder) => format!("{state} (driver {holder})"),
         Driver::Stalled { minutes, .. } => {
             format!("stalled (no progress for {minutes} min while runs are queued)")
