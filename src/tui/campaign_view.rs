@@ -96,25 +96,42 @@ pub enum Driver {
     None,
     /// A driver holds the lock (`pid 1234`).
     Running(String),
-    /// A driver holds the lock but has started nothing for `minutes` while runs wait.
+    /// A driver holds the lock, runs are queued, and nothing has moved for `minutes`.
     Stalled { holder: String, minutes: u64 },
 }
 
-/// How long a driver may leave runs waiting without touching the state before the app calls
-/// it stalled. A driver saves the state whenever it starts or records a run, so a quarter of an
-/// hour of silence with runs queued and none running is not normal.
+/// How long a campaign with queued runs may show no progress before the app says so. Progress
+/// is the driver saving the state (it does whenever it starts, records or retries a run) or a
+/// running run writing its output. A quarter of an hour of neither deserves a look (a Slurm
+/// queue that long, a driver stuck on a hung `sacct`, jobs lost to a node failure).
 pub const STALL_AFTER: Duration = Duration::from_secs(15 * 60);
 
-/// What the lock and the state's age say about the driver.
-pub fn driver_of(holder: Option<String>, queued_idle: bool, state_age: Duration) -> Driver {
+/// What the lock and the time since the last progress say about the driver; `queued` when
+/// runs are pending or running.
+pub fn driver_of(holder: Option<String>, queued: bool, idle_for: Duration) -> Driver {
     match holder {
         None => Driver::None,
-        Some(holder) if queued_idle && state_age >= STALL_AFTER => Driver::Stalled {
+        Some(holder) if queued && idle_for >= STALL_AFTER => Driver::Stalled {
             holder,
-            minutes: state_age.as_secs() / 60,
+            minutes: idle_for.as_secs() / 60,
         },
         Some(holder) => Driver::Running(holder),
     }
+}
+
+/// Time since `path` (a file, or the newest file directly in a directory) last changed.
+fn age_of(path: &Path, now: SystemTime) -> Option<Duration> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let newest = if path.is_dir() {
+        std::fs::read_dir(path)
+            .ok()?
+            .flatten()
+            .filter_map(|e| modified(&e.path()))
+            .max()
+    } else {
+        modified(path)
+    }?;
+    Some(now.duration_since(newest).unwrap_or_default())
 }
 
 /// A component as the loader needs it.
@@ -290,16 +307,29 @@ impl Loader {
             }
         }
         status.recompute();
-        let state_age = std::fs::metadata(self.dir.join(STATE_FILE))
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok())
-            .unwrap_or_default();
-        let queued_idle = status.counts.pending > 0 && status.counts.running == 0;
+        let queued = status.counts.pending + status.counts.running > 0;
+        // Only worth the stats while runs are queued and a driver holds the lock.
+        let holder = Lock::holder(&self.dir);
+        let idle_for = if queued && holder.is_some() {
+            let now = SystemTime::now();
+            let running = status
+                .iterations
+                .iter()
+                .flat_map(|it| &it.tests)
+                .flat_map(|t| &t.runs)
+                .filter(|r| r.state == RunState::Running)
+                .filter_map(|r| age_of(&r.run_dir, now));
+            std::iter::once(age_of(&self.dir.join(STATE_FILE), now).unwrap_or_default())
+                .chain(running)
+                .min()
+                .unwrap_or_default()
+        } else {
+            Duration::ZERO
+        };
         let mut view = CampaignView {
             dir: Some(self.dir.clone()),
             state: status.state_label(),
-            driver: driver_of(Lock::holder(&self.dir), queued_idle, state_age),
+            driver: driver_of(holder, queued, idle_for),
             tts_w: Some(status.tts_w),
             best_caveat: status
                 .best
@@ -778,13 +808,33 @@ mod tests {
     }
 
     #[test]
+    fn a_held_lock_with_queued_runs_and_an_old_state_is_stalled() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+        let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
+        assert_eq!(loader.load().driver, Driver::None, "right after init");
+        let _lock = Lock::acquire(&dir).unwrap();
+        assert!(matches!(loader.load().driver, Driver::Running(_)));
+        let old = SystemTime::now() - Duration::from_secs(40 * 60);
+        let state = std::fs::File::options()
+            .write(true)
+            .open(dir.join(STATE_FILE))
+            .unwrap();
+        state.set_modified(old).unwrap();
+        match loader.load().driver {
+            Driver::Stalled { minutes, .. } => assert!((39..=41).contains(&minutes), "{minutes}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn the_driver_is_none_running_or_stalled() {
         let minute = Duration::from_secs(60);
         assert_eq!(driver_of(None, true, 60 * minute), Driver::None);
         assert_eq!(
             driver_of(Some("pid 7".into()), false, 60 * minute),
             Driver::Running("pid 7".into()),
-            "runs running: busy, not stalled"
+            "nothing queued: nothing to wait for"
         );
         assert_eq!(
             driver_of(Some("pid 7".into()), true, 3 * minute),
