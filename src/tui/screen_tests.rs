@@ -160,6 +160,15 @@ fn at_80x24_a_watcher_sees_state_best_eight_rows_and_the_slider() {
 }
 
 #[test]
+fn job_ids_are_shown_in_full_where_there_is_room() {
+    let screen = text(&draw(&watching(), 100, 30));
+    assert!(screen.contains("20592015/i01-t05"), "{screen}");
+    // At 80 columns the job column goes (it is in the row's detail view), never cut.
+    let narrow = text(&draw(&watching(), 80, 24));
+    assert!(!narrow.contains("2059201"), "{narrow}");
+}
+
+#[test]
 fn z_zooms_the_focused_pane_and_back() {
     let mut app = watching();
     app.focus = Pane::Table;
