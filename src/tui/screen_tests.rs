@@ -169,6 +169,14 @@ fn job_ids_are_shown_in_full_where_there_is_room() {
 }
 
 #[test]
+fn at_60x18_cells_are_never_cut() {
+    let screen = text(&draw(&watching(), 60, 18));
+    for full in ["it/t", "finished 2/2", "IFS→NEMO", "d→r", "16.30"] {
+        assert!(screen.contains(full), "{full} missing:\n{screen}");
+    }
+}
+
+#[test]
 fn z_zooms_the_focused_pane_and_back() {
     let mut app = watching();
     app.focus = Pane::Table;

@@ -11,6 +11,9 @@ use super::{opt, pane_block};
 use crate::tui::app::{App, Pane};
 use crate::tui::campaign_view::IterRow;
 
+/// The donor→recipient header; `d→r` on the narrowest screens.
+const DONOR_RECIPIENT: &str = "donor→recipient";
+
 /// A column's cell text from the row's index and the row.
 type CellText = Box<dyn Fn(usize, &IterRow) -> String>;
 
@@ -76,7 +79,7 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
             drop_order: 0,
         },
         Column {
-            header: "donor→recipient".into(),
+            header: DONOR_RECIPIENT.into(),
             cell: Box::new(|_, r| match (&r.donor, &r.recipient) {
                 (Some(d), Some(t)) => format!("{d}→{t}"),
                 _ => "-".into(),
@@ -138,10 +141,17 @@ pub fn fitted(app: &App, width: u16) -> (Vec<String>, Vec<Vec<String>>, Vec<u16>
             .filter(|(_, c)| c.drop_order > 0)
             .max_by_key(|(_, c)| c.drop_order)
             .map(|(k, _)| k);
-        match droppable {
-            Some(k) if total > width => {
+        // Last resort before ratatui squeezes cells: the long header's short form (the help's
+        // legend explains it), so the cells themselves are never cut.
+        let long_header = cols
+            .iter()
+            .position(|c| c.header == DONOR_RECIPIENT)
+            .filter(|_| total > width);
+        match (droppable, long_header) {
+            (Some(k), _) if total > width => {
                 cols.remove(k);
             }
+            (None, Some(k)) => cols[k].header = "d→r".into(),
             _ => {
                 let header = cols.iter().map(|c| c.header.clone()).collect();
                 return (header, rows, widths);
