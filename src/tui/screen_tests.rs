@@ -424,3 +424,23 @@ fn w_follows_the_umask_keeps_the_top_n_and_numbers_ranks_globally() {
     let deep = app.problem.rank(app.tts_w(), 20).top[14].clone();
     assert_eq!(app.global_ranks(&[deep]), vec![Some(15)]);
 }
+
+#[test]
+fn a_long_note_is_kept_to_one_readable_line_in_the_row_view() {
+    let mut view = watched();
+    let long = "lucia.02.000040 ends in the middle of line 7; ".repeat(120);
+    view.rows[2].runs[1].note = Some(long.clone());
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(view)));
+    let lines = view::detail::row_lines(&app, 2);
+    let note = lines
+        .iter()
+        .find(|l| l.contains("lucia.02.000040"))
+        .unwrap();
+    assert!(note.len() < 300, "{note}");
+    let left = long.chars().count() - 200;
+    assert!(
+        note.ends_with(&format!("... ({left} more characters)")),
+        "{note}"
+    );
+}
