@@ -6,6 +6,7 @@
 //! * [`curve`]: measured scalability curves (nproc -> SYPD) and their validation.
 //! * [`interp`]: interpolation of a curve between measured points.
 //! * [`metrics`]: CPMIP metrics and fittingness, exactly as `method.md` defines them.
+//! * [`model`]: the performance model (standalone or calibrated from measured runs).
 //! * [`predict`]: scoring every configuration within a budget and proposing the top N.
 //! * [`timing`]: reading what a coupled run measured (LUCIA and the other timing formats).
 //! * [`campaign`]: the load-balance campaign (Algorithm 1), its state on disk and its driver.
@@ -22,6 +23,7 @@ pub mod example;
 pub mod executor;
 pub mod interp;
 pub mod metrics;
+pub mod model;
 pub mod predict;
 pub mod sim;
 pub mod timing;

@@ -16,6 +16,7 @@ pub mod algorithm;
 pub mod demo;
 pub mod driver;
 pub mod measure;
+pub mod measured;
 pub mod state;
 pub mod status;
 

@@ -5,6 +5,7 @@
 //! malformed file, an invalid flag value; see [`crate::shared::error`]). Bad input prints one line that says what to fix.
 
 pub mod campaign;
+pub mod model;
 pub mod predict;
 pub mod simulate;
 pub mod timing;
@@ -36,6 +37,10 @@ pub enum Command {
     /// Load-balance campaigns: init, run, status, next, record.
     #[command(subcommand)]
     Campaign(campaign::CampaignCommand),
+    /// The performance model: check it on measured runs (leave-one-out) or fit it for
+    /// `predict --model`.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// Run the built-in stand-in coupled model and write raw LUCIA files.
     Simulate(simulate::SimulateArgs),
     /// Open the terminal app on your own curves, campaign file or campaign directory.
@@ -76,6 +81,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Predict(args)) => predict::run(&args),
         Some(Command::Timing(args)) => timing::run(&args),
         Some(Command::Campaign(cmd)) => campaign::run(cmd),
+        Some(Command::Model(cmd)) => model::run(cmd),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Tui(args)) => crate::tui::run(&args),
     }

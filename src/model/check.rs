@@ -1,0 +1,201 @@
+//! How good is the model? Leave-one-out over measured runs (`autolb model check`) and the
+//! few-runs test (fit on k runs, predict the others), with errors as fractions.
+//!
+//! Leave-one-out holds out every run of the same configuration together (repetitions of one
+//! configuration would otherwise predict each other and flatter the model).
+
+use std::collections::BTreeMap;
+
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::Serialize;
+
+use super::{MeasuredRun, Model};
+use crate::curve::Curve;
+use crate::interp::Method;
+
+/// One run's row of the check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckRow {
+    pub path: String,
+    pub nproc: BTreeMap<String, u32>,
+    pub measured_sypd: f64,
+    pub standalone_sypd: f64,
+    pub calibrated_sypd: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl CheckRow {
+    pub fn standalone_error(&self) -> f64 {
+        rel_error(self.standalone_sypd, self.measured_sypd)
+    }
+    pub fn calibrated_error(&self) -> f64 {
+        rel_error(self.calibrated_sypd, self.measured_sypd)
+    }
+    pub fn covered(&self) -> bool {
+        self.low <= self.measured_sypd && self.measured_sypd <= self.high
+    }
+}
+
+/// Mean, median and max absolute relative error.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ErrorStats {
+    pub mean: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+impl ErrorStats {
+    pub fn of(errors: &[f64]) -> ErrorStats {
+        if errors.is_empty() {
+            return ErrorStats {
+                mean: f64::NAN,
+                median: f64::NAN,
+                max: f64::NAN,
+            };
+        }
+        let mut v: Vec<f64> = errors.iter().map(|e| e.abs()).collect();
+        v.sort_by(f64::total_cmp);
+        ErrorStats {
+            mean: v.iter().sum::<f64>() / v.len() as f64,
+            median: median_sorted(&v),
+            max: v[v.len() - 1],
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CheckSummary {
+    pub standalone: ErrorStats,
+    pub calibrated: ErrorStats,
+    /// Fraction of runs whose measured SYPD lies in the calibrated band.
+    pub coverage: f64,
+}
+
+/// The whole check (`--json` prints exactly this).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    pub runs: Vec<CheckRow>,
+    pub summary: CheckSummary,
+}
+
+/// Leave-one-out (grouped by configuration) over `runs`. Runs the model cannot use (missing a
+/// component, outside a curve) are left out of the table; the notes say so.
+pub fn leave_one_out(
+    curves: &[Curve],
+    interp: Method,
+    runs: &[MeasuredRun],
+) -> (Check, Vec<String>) {
+    let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+    let (_, notes) = Model::fit(curves, interp, runs);
+    let skipped: Vec<&str> = notes
+        .iter()
+        .filter_map(|n| n.split(": not used").next())
+        .collect();
+    let usable: Vec<&MeasuredRun> = runs
+        .iter()
+        .filter(|r| !skipped.contains(&r.path.as_str()))
+        .collect();
+    let mut rows = Vec::new();
+    for run in &usable {
+        let key = run.nproc_of(&names);
+        let train: Vec<MeasuredRun> = usable
+            .iter()
+            .filter(|o| o.nproc_of(&names) != key)
+            .map(|o| (*o).clone())
+            .collect();
+        let (model, _) = Model::fit(curves, interp, &train);
+        rows.push(row(&model, curves, interp, run, &names));
+    }
+    (
+        Check {
+            summary: summarise(&rows),
+            runs: rows,
+        },
+        notes,
+    )
+}
+
+/// Predicts `run` with `model` (and the standalone model) as a check row.
+pub fn row(
+    model: &Model,
+    curves: &[Curve],
+    interp: Method,
+    run: &MeasuredRun,
+    names: &[String],
+) -> CheckRow {
+    let nproc = run.nproc_of(names).unwrap_or_default();
+    let standalone = Model::Standalone.estimate_curves(curves, interp, &nproc);
+    let calibrated = model.estimate_curves(curves, interp, &nproc);
+    CheckRow {
+        path: run.path.clone(),
+        nproc: names.iter().cloned().zip(nproc.iter().copied()).collect(),
+        measured_sypd: run.coupled_sypd,
+        standalone_sypd: standalone.sypd,
+        calibrated_sypd: calibrated.sypd,
+        low: calibrated.low,
+        high: calibrated.high,
+    }
+}
+
+pub fn summarise(rows: &[CheckRow]) -> CheckSummary {
+    let sa: Vec<f64> = rows.iter().map(CheckRow::standalone_error).collect();
+    let ca: Vec<f64> = rows.iter().map(CheckRow::calibrated_error).collect();
+    let covered = rows.iter().filter(|r| r.covered()).count();
+    CheckSummary {
+        standalone: ErrorStats::of(&sa),
+        calibrated: ErrorStats::of(&ca),
+        coverage: if rows.is_empty() {
+            f64::NAN
+        } else {
+            covered as f64 / rows.len() as f64
+        },
+    }
+}
+
+/// The few-runs test: `draws` times, fit on `k` runs drawn at random (seeded) and predict all
+/// the others; returns the median absolute error of each draw.
+pub fn few_runs(
+    curves: &[Curve],
+    interp: Method,
+    runs: &[MeasuredRun],
+    k: usize,
+    draws: usize,
+    seed: u64,
+) -> Vec<f64> {
+    let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(draws);
+    for _ in 0..draws {
+        let mut idx: Vec<usize> = (0..runs.len()).collect();
+        idx.shuffle(&mut rng);
+        let (train, test) = idx.split_at(k.min(runs.len()));
+        let train: Vec<MeasuredRun> = train.iter().map(|&i| runs[i].clone()).collect();
+        let (model, _) = Model::fit(curves, interp, &train);
+        let errors: Vec<f64> = test
+            .iter()
+            .map(|&i| row(&model, curves, interp, &runs[i], &names).calibrated_error())
+            .collect();
+        out.push(ErrorStats::of(&errors).median);
+    }
+    out
+}
+
+/// Signed relative error of a prediction against a measurement.
+pub fn rel_error(predicted: f64, measured: f64) -> f64 {
+    predicted / measured - 1.0
+}
+
+/// Median of a sorted slice.
+pub fn median_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
