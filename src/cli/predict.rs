@@ -7,15 +7,21 @@ use clap::Args;
 use color_eyre::eyre::Result;
 use serde_json::{json, Map, Value};
 
-use autolb::predict::{self, Config, Prediction};
+use autolb::model::Model;
+use autolb::predict::{self, Config, Prediction, Problem};
 
 use crate::shared::error::user;
-use crate::shared::prediction_flags::{resolve, PredictionFlags};
+use crate::shared::prediction_flags::{
+    load_config, resolve, resolve_model, ModelFlags, PredictionFlags,
+};
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
     #[command(flatten)]
     pub prediction: PredictionFlags,
+    /// With --measured or --model, the calibrated model ranks.
+    #[command(flatten)]
+    pub model: ModelFlags,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -23,6 +29,9 @@ pub struct PredictArgs {
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
+    if args.model.wants_model() {
+        return run_with_model(args, &inputs, &settings);
+    }
     let prediction = predict::predict(&inputs, &settings).map_err(user)?;
     if args.json {
         println!(
@@ -33,6 +42,76 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         print!("{}", table(&prediction));
     }
     Ok(())
+}
+
+/// `predict --measured/--model`: the calibrated model ranks; the output says so and gives each
+/// proposal's band.
+fn run_with_model(
+    args: &PredictArgs,
+    inputs: &[predict::ComponentInput],
+    settings: &predict::Settings,
+) -> Result<()> {
+    let file = load_config(&args.prediction)?;
+    let resolved = resolve_model(&args.model, inputs, file.as_ref(), settings.interp, None)?;
+    for n in &resolved.notes {
+        eprintln!("autolb: note: {n}");
+    }
+    let model = &resolved.model;
+    let problem = Problem::with_model(inputs, settings, model).map_err(user)?;
+    let prediction = problem.rank(settings.tts_w, settings.top);
+    let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
+    let bands: Vec<(f64, f64)> = prediction
+        .top
+        .iter()
+        .map(|c| {
+            let e = model.estimate_curves(&curves, settings.interp, &c.nproc);
+            (e.low, e.high)
+        })
+        .collect();
+    if args.json {
+        let mut value = prediction_json(&prediction);
+        if let Some(top) = value.get_mut("top").and_then(Value::as_array_mut) {
+            for (entry, (low, high)) in top.iter_mut().zip(&bands) {
+                if let Some(m) = entry.as_object_mut() {
+                    m.insert("sypd_low".into(), json!(low));
+                    m.insert("sypd_high".into(), json!(high));
+                }
+            }
+        }
+        if let Some(m) = value.as_object_mut() {
+            m.insert("model".into(), json!(model.kind()));
+        }
+        println!("{}", serde_json::to_string_pretty(&value).map_err(user)?);
+    } else {
+        print!("{}", table(&prediction));
+        print!("{}", model_lines(model, resolved.runs.len(), &prediction, &bands));
+    }
+    Ok(())
+}
+
+/// Which model ranked, and each proposal's band.
+fn model_lines(model: &Model, runs: usize, p: &Prediction, bands: &[(f64, f64)]) -> String {
+    let mut out = match model {
+        Model::Standalone => {
+            "ranked by the standalone model (no usable measured run; see the notes)\n".to_string()
+        }
+        Model::Calibrated(m) => format!(
+            "ranked by the calibrated model (fitted on {} run(s){})\n",
+            m.runs,
+            if runs == 0 { ", from --model" } else { "" }
+        ),
+    };
+    if model.is_calibrated() {
+        let bands: Vec<String> = p
+            .top
+            .iter()
+            .zip(bands)
+            .enumerate()
+            .map(|(i, (_, (lo, hi)))| format!("{}: {lo:.2}-{hi:.2}", i + 1))
+            .collect();
+        out.push_str(&format!("SYPD band (90 %): {}\n", bands.join(", ")));
+    }
+    out
 }
 
 /// One configuration as JSON, PEs keyed by component name in component order.
