@@ -14,8 +14,11 @@ use std::time::Instant;
 
 use autolb::curve::Curve;
 use autolb::interp::Method;
-use autolb::model::check::{few_runs, leave_one_out, ErrorStats};
+use autolb::model::check::{few_runs, leave_one_out, synthetic_leave_one_out, ErrorStats};
 use autolb::model::measured::{load_runs_dir, Naming};
+use autolb::model::Model;
+use autolb::predict::{ComponentInput, Problem, Settings};
+use autolb::sim::synthetic::SyntheticCase;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -73,6 +76,67 @@ fn main() {
         100.0 * stats.median,
         100.0 * stats.max
     );
+
+    let summaries = synthetic_leave_one_out(0..20, 2, 14);
+    let med = |f: &dyn Fn(&autolb::model::check::CheckSummary) -> f64| {
+        ErrorStats::of(&summaries.iter().map(f).collect::<Vec<_>>()).median
+    };
+    println!("synthetic truths (20 random 2-component cases, 14 stand-in runs each, LOO):");
+    println!(
+        "  standalone: median of the cases' median errors {:.1} %, of their max {:.1} %",
+        100.0 * med(&|s| s.standalone.median),
+        100.0 * med(&|s| s.standalone.max)
+    );
+    println!(
+        "  calibrated: median of the cases' median errors {:.1} %, of their max {:.1} %, band coverage {:.0} %",
+        100.0 * med(&|s| s.calibrated.median),
+        100.0 * med(&|s| s.calibrated.max),
+        100.0 * med(&|s| s.coverage)
+    );
+    let three = synthetic_leave_one_out(100..110, 3, 20);
+    println!(
+        "  3 components (10 cases, 20 runs): standalone {:.1} %, calibrated {:.1} %",
+        100.0 * ErrorStats::of(&three.iter().map(|s| s.standalone.median).collect::<Vec<_>>()).median,
+        100.0 * ErrorStats::of(&three.iter().map(|s| s.calibrated.median).collect::<Vec<_>>()).median
+    );
+
+    // Speed: fit on 100 runs, then rank a 2-component prediction at step 1.
+    let case = SyntheticCase::generate(7, 2);
+    let runs100: Vec<_> = case
+        .random_configurations(100, 7)
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| case.measured_run(n, i as u64).ok())
+        .collect();
+    let curves = case.standalone_curves();
+    let budget: u32 = curves.iter().map(|c| c.last_nproc()).sum::<u32>() / 2;
+    let settings = Settings {
+        max_nproc: budget,
+        step: 1,
+        ..Settings::default()
+    };
+    let inputs: Vec<ComponentInput> = curves.iter().cloned().map(ComponentInput::new).collect();
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let (model, _) = Model::fit(&curves, interp, &runs100);
+        let problem = Problem::with_model(&inputs, &settings, &model).unwrap();
+        let p = problem.rank(0.5, 5);
+        assert!(!p.top.is_empty());
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "speed: fit on {} runs + rank 2 components at step 1 ({} feasible configurations): {:.1} ms (best of 5)",
+        runs100.len(),
+        Problem::with_model(&inputs, &settings, &Model::Standalone).unwrap().candidates,
+        1000.0 * best
+    );
     let t = Instant::now();
-    let _ = t;
+    let _ = Problem::with_model(&inputs, &settings, &Model::Standalone).unwrap().rank(0.5, 5);
+    let standalone_ms = 1000.0 * t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let (model, _) = Model::fit(&curves, interp, &runs100);
+    let fit_ms = 1000.0 * t.elapsed().as_secs_f64();
+    println!("  of which: fit {fit_ms:.1} ms; the same ranking with the standalone model {standalone_ms:.1} ms");
+    let _ = model;
 }

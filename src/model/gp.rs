@@ -132,6 +132,18 @@ impl Gp {
         &self.data
     }
 
+    /// Posterior mean at `x` only (what the search needs for every candidate: no solve).
+    pub fn mean(&self, x: f64) -> f64 {
+        self.data.prior_mean
+            + self
+                .data
+                .xs
+                .iter()
+                .zip(&self.alpha)
+                .map(|(&xi, a)| kernel(&self.data, x, xi) * a)
+                .sum::<f64>()
+    }
+
     /// Posterior mean and variance of the latent function at `x` (without the noise).
     pub fn predict(&self, x: f64) -> (f64, f64) {
         let n = self.data.xs.len();

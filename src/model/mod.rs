@@ -384,7 +384,10 @@ impl Calibrated {
     }
 
     fn log_mean_ratio(&self, name: &str, nproc: u32) -> f64 {
-        self.log_ratio(name, nproc).0
+        match self.component(name) {
+            Some(c) => c.ratio.mean(f64::from(nproc.max(1)).ln()),
+            None => self.global_log_ratio,
+        }
     }
 }
 

@@ -1,0 +1,177 @@
+//! `autolb model check|fit` and `predict --measured|--model` end to end on the bundled
+//! EC-Earth3 runs: the JSON contracts, the model file round trip, and one-line errors (exit 2).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn autolb() -> Command {
+    Command::cargo_bin("autolb").expect("binary")
+}
+
+fn curve_args() -> Vec<String> {
+    let c = |n: &str, f: &str| format!("{n}={}", root().join("assets/curves").join(f).display());
+    vec![
+        "--curve".into(),
+        c("IFS", "mn4_sr_reduced_ifs.csv"),
+        "--curve".into(),
+        c("NEMO", "mn4_sr_reduced_nemo.csv"),
+        "--timing-name".into(),
+        "IFS=ATMIFS".into(),
+        "--timing-name".into(),
+        "NEMO=oceanx".into(),
+    ]
+}
+
+fn measured() -> String {
+    root().join("tests/fixtures/lucia_lite").display().to_string()
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).expect("JSON")
+}
+
+#[test]
+fn check_prints_the_json_contract() {
+    let out = autolb()
+        .args(["model", "check"])
+        .args(curve_args())
+        .args(["--measured", &measured(), "--json"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("960IFS_411NEMO: the name says NEMO 411 PEs"))
+        .get_output()
+        .stdout
+        .clone();
+    let v = json_of(&out);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 28);
+    let r = &runs[0];
+    for key in ["path", "measured_sypd", "standalone_sypd", "calibrated_sypd", "low", "high"] {
+        assert!(r[key].is_string() || r[key].is_f64(), "{key}: {r}");
+    }
+    assert!(r["nproc"]["IFS"].is_u64() && r["nproc"]["NEMO"].is_u64());
+    for m in ["standalone", "calibrated"] {
+        for k in ["mean", "median", "max"] {
+            assert!(v["summary"][m][k].as_f64().unwrap() < 1.0, "{m}.{k}");
+        }
+    }
+    let cov = v["summary"]["coverage"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&cov));
+}
+
+#[test]
+fn check_table_has_a_summary() {
+    autolb()
+        .args(["model", "check"])
+        .args(curve_args())
+        .args(["--measured", &measured()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("28 runs, leave-one-out"))
+        .stdout(predicate::str::contains("calibrated: mean"));
+}
+
+#[test]
+fn fit_then_predict_with_the_model_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("model.json");
+    autolb()
+        .args(["model", "fit"])
+        .args(curve_args())
+        .args(["--measured", &measured(), "--out", file.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("fitted on 28 run(s)"));
+    let predict = |extra: &[&str]| {
+        let mut cmd = autolb();
+        cmd.args(["predict"])
+            .args(curve_args())
+            .args(["--max-nproc", "1200", "--step", "48", "--json"])
+            .args(extra);
+        json_of(&cmd.assert().success().get_output().stdout)
+    };
+    let with_file = predict(&["--model", file.to_str().unwrap()]);
+    let with_runs = predict(&["--measured", &measured()]);
+    assert_eq!(with_file["model"], "calibrated");
+    assert_eq!(with_file["top"], with_runs["top"]);
+    let top = &with_file["top"][0];
+    let (lo, s, hi) = (
+        top["sypd_low"].as_f64().unwrap(),
+        top["sypd"].as_f64().unwrap(),
+        top["sypd_high"].as_f64().unwrap(),
+    );
+    assert!(lo < s && s < hi, "{top}");
+    let plain = predict(&[]);
+    assert!(plain.get("model").is_none());
+    assert!(plain["top"][0].get("sypd_low").is_none());
+    // The calibrated model is slower than the standalone curves promise.
+    assert!(s < plain["top"][0]["sypd"].as_f64().unwrap());
+}
+
+#[test]
+fn predict_says_which_model_ranked() {
+    autolb()
+        .args(["predict"])
+        .args(curve_args())
+        .args(["--max-nproc", "1200", "--step", "48", "--measured", &measured()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ranked by the calibrated model (fitted on 28 run(s))"));
+}
+
+#[test]
+fn one_run_directory_with_nproc() {
+    let run = root().join("tests/fixtures/timing/ecearth3/lucia_raw/240IFS_144NEMO");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.json");
+    autolb()
+        .args(["model", "fit"])
+        .args(curve_args())
+        .args(["--measured", run.to_str().unwrap(), "--nproc", "IFS=240", "--nproc", "NEMO=144"])
+        .args(["--period", "2700", "--out", file.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("fitted on 1 run(s)"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let missing = Path::new("/nonexistent/runs");
+    autolb()
+        .args(["model", "check"])
+        .args(curve_args())
+        .args(["--measured", missing.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--measured /nonexistent/runs: no such file"));
+    autolb()
+        .args(["model", "check"])
+        .args(curve_args())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no measured runs"));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{not json").unwrap();
+    autolb()
+        .args(["predict"])
+        .args(curve_args())
+        .args(["--max-nproc", "1200", "--model", bad.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--model").and(predicate::str::contains("bad.json")));
+    autolb()
+        .args(["model", "check", "--timing-name", "XX=ATMIFS"])
+        .args(curve_args())
+        .args(["--measured", &measured()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--timing-name names \"XX\""));
+}
