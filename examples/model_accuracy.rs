@@ -14,8 +14,11 @@ use std::time::Instant;
 
 use autolb::curve::Curve;
 use autolb::interp::Method;
-use autolb::model::check::{few_runs, leave_one_out, synthetic_leave_one_out, ErrorStats};
+use autolb::model::check::{
+    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_leave_one_out, ErrorStats,
+};
 use autolb::model::measured::{load_runs_dir, Naming};
+use autolb::model::steps::{StepProfile, Steps};
 use autolb::model::Model;
 use autolb::predict::{ComponentInput, Problem, Settings};
 use autolb::sim::synthetic::SyntheticCase;
@@ -69,10 +72,33 @@ fn main() {
         .filter(|r| check.runs.iter().any(|c| c.path == r.path))
         .cloned()
         .collect();
-    let draws = few_runs(&curves, interp, &used, 5, 20, 1);
+    let draws = few_runs(&curves, interp, &used, 5, 20, 1, &Steps::default());
     let stats = ErrorStats::of(&draws);
     println!(
         "  fit on 5 runs (20 draws): median of the draws' median errors {:.1} %, worst draw {:.1} %",
+        100.0 * stats.median,
+        100.0 * stats.max
+    );
+    // The same with the bundled IFS per-step series (--steps IFS=...): the coupled time is the
+    // sum over steps of the slowest component's step time.
+    let series = root.join("tests/fixtures/timesteps/mn4_sr_cmip6_ifs_ts_240.csv");
+    let steps = Steps {
+        profiles: vec![StepProfile::load("IFS", &series, None).unwrap()],
+    };
+    let (check, _) = leave_one_out_with_steps(&curves, interp, &runs, &steps);
+    let s = check.summary;
+    println!(
+        "  with --steps IFS=mn4_sr_cmip6_ifs_ts_240.csv: standalone median {:.1} %, max {:.1} %; calibrated median {:.1} %, max {:.1} %, mean {:.1} %, coverage {:.0} %",
+        100.0 * s.standalone.median,
+        100.0 * s.standalone.max,
+        100.0 * s.calibrated.median,
+        100.0 * s.calibrated.max,
+        100.0 * s.calibrated.mean,
+        100.0 * s.coverage
+    );
+    let stats = ErrorStats::of(&few_runs(&curves, interp, &used, 5, 20, 1, &steps));
+    println!(
+        "  with --steps, fit on 5 runs (20 draws): median {:.1} %, worst draw {:.1} %",
         100.0 * stats.median,
         100.0 * stats.max
     );
@@ -96,8 +122,22 @@ fn main() {
     let three = synthetic_leave_one_out(100..110, 3, 20);
     println!(
         "  3 components (10 cases, 20 runs): standalone {:.1} %, calibrated {:.1} %",
-        100.0 * ErrorStats::of(&three.iter().map(|s| s.standalone.median).collect::<Vec<_>>()).median,
-        100.0 * ErrorStats::of(&three.iter().map(|s| s.calibrated.median).collect::<Vec<_>>()).median
+        100.0
+            * ErrorStats::of(
+                &three
+                    .iter()
+                    .map(|s| s.standalone.median)
+                    .collect::<Vec<_>>()
+            )
+            .median,
+        100.0
+            * ErrorStats::of(
+                &three
+                    .iter()
+                    .map(|s| s.calibrated.median)
+                    .collect::<Vec<_>>()
+            )
+            .median
     );
 
     // Speed: fit on 100 runs, then rank a 2-component prediction at step 1.
@@ -132,7 +172,9 @@ fn main() {
         1000.0 * best
     );
     let t = Instant::now();
-    let _ = Problem::with_model(&inputs, &settings, &Model::Standalone).unwrap().rank(0.5, 5);
+    let _ = Problem::with_model(&inputs, &settings, &Model::Standalone)
+        .unwrap()
+        .rank(0.5, 5);
     let standalone_ms = 1000.0 * t.elapsed().as_secs_f64();
     let t = Instant::now();
     let (model, _) = Model::fit(&curves, interp, &runs100);

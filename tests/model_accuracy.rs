@@ -5,8 +5,11 @@ use std::path::Path;
 
 use autolb::curve::Curve;
 use autolb::interp::Method;
-use autolb::model::check::{few_runs, leave_one_out, synthetic_leave_one_out, ErrorStats};
+use autolb::model::check::{
+    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_leave_one_out, ErrorStats,
+};
 use autolb::model::measured::{load_runs_dir, Naming};
+use autolb::model::steps::{StepProfile, Steps};
 use autolb::model::MeasuredRun;
 
 fn real_runs() -> (Vec<Curve>, Vec<MeasuredRun>) {
@@ -28,7 +31,10 @@ fn real_runs() -> (Vec<Curve>, Vec<MeasuredRun>) {
 fn real_runs_leave_one_out() {
     let (curves, runs) = real_runs();
     assert_eq!(runs.len(), 29);
-    let r960 = runs.iter().find(|r| r.path.ends_with("960IFS_411NEMO")).unwrap();
+    let r960 = runs
+        .iter()
+        .find(|r| r.path.ends_with("960IFS_411NEMO"))
+        .unwrap();
     assert_eq!(r960.nproc("NEMO"), Some(144));
     let (check, notes) = leave_one_out(&curves, Method::default(), &runs);
     assert_eq!(check.runs.len(), 28, "{notes:?}");
@@ -48,7 +54,15 @@ fn real_runs_few_runs() {
         .into_iter()
         .filter(|r| check.runs.iter().any(|c| c.path == r.path))
         .collect();
-    let draws = few_runs(&curves, Method::default(), &used, 5, 20, 1);
+    let draws = few_runs(
+        &curves,
+        Method::default(),
+        &used,
+        5,
+        20,
+        1,
+        &Steps::default(),
+    );
     let s = ErrorStats::of(&draws);
     assert!(s.median < 0.11, "{s:?}");
 }
@@ -70,4 +84,22 @@ fn synthetic_truths_leave_one_out() {
     assert!(ca < sa / 3.0, "calibrated {ca} vs standalone {sa}");
     assert!(ca < 0.05, "{ca}");
     assert!(cov >= 0.8, "{cov}");
+}
+
+/// With the bundled IFS per-step series, the coupled time is the sum over steps of the slowest
+/// step: the balance effect the per-component model alone misses.
+#[test]
+fn real_runs_with_irregular_steps() {
+    let (curves, runs) = real_runs();
+    let series = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/timesteps/mn4_sr_cmip6_ifs_ts_240.csv");
+    let steps = Steps {
+        profiles: vec![StepProfile::load("IFS", &series, None).unwrap()],
+    };
+    let (check, _) = leave_one_out_with_steps(&curves, Method::default(), &runs, &steps);
+    let s = check.summary;
+    assert_eq!(check.runs.len(), 28);
+    assert!(s.calibrated.median < 0.05, "{s:?}");
+    assert!(s.calibrated.max < 0.16, "{s:?}");
+    assert!(s.coverage >= 0.8, "{s:?}");
 }

@@ -30,7 +30,10 @@ fn curve_args() -> Vec<String> {
 }
 
 fn measured() -> String {
-    root().join("tests/fixtures/lucia_lite").display().to_string()
+    root()
+        .join("tests/fixtures/lucia_lite")
+        .display()
+        .to_string()
 }
 
 fn json_of(out: &[u8]) -> Value {
@@ -45,7 +48,9 @@ fn check_prints_the_json_contract() {
         .args(["--measured", &measured(), "--json"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("960IFS_411NEMO: the name says NEMO 411 PEs"))
+        .stderr(predicate::str::contains(
+            "960IFS_411NEMO: the name says NEMO 411 PEs",
+        ))
         .get_output()
         .stdout
         .clone();
@@ -53,7 +58,14 @@ fn check_prints_the_json_contract() {
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 28);
     let r = &runs[0];
-    for key in ["path", "measured_sypd", "standalone_sypd", "calibrated_sypd", "low", "high"] {
+    for key in [
+        "path",
+        "measured_sypd",
+        "standalone_sypd",
+        "calibrated_sypd",
+        "low",
+        "high",
+    ] {
         assert!(r[key].is_string() || r[key].is_f64(), "{key}: {r}");
     }
     assert!(r["nproc"]["IFS"].is_u64() && r["nproc"]["NEMO"].is_u64());
@@ -120,10 +132,19 @@ fn predict_says_which_model_ranked() {
     autolb()
         .args(["predict"])
         .args(curve_args())
-        .args(["--max-nproc", "1200", "--step", "48", "--measured", &measured()])
+        .args([
+            "--max-nproc",
+            "1200",
+            "--step",
+            "48",
+            "--measured",
+            &measured(),
+        ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("ranked by the calibrated model (fitted on 28 run(s))"));
+        .stdout(predicate::str::contains(
+            "ranked by the calibrated model (fitted on 28 run(s))",
+        ));
 }
 
 #[test]
@@ -134,7 +155,14 @@ fn one_run_directory_with_nproc() {
     autolb()
         .args(["model", "fit"])
         .args(curve_args())
-        .args(["--measured", run.to_str().unwrap(), "--nproc", "IFS=240", "--nproc", "NEMO=144"])
+        .args([
+            "--measured",
+            run.to_str().unwrap(),
+            "--nproc",
+            "IFS=240",
+            "--nproc",
+            "NEMO=144",
+        ])
         .args(["--period", "2700", "--out", file.to_str().unwrap()])
         .assert()
         .success()
@@ -150,7 +178,9 @@ fn bad_input_is_one_line_and_exit_2() {
         .args(["--measured", missing.to_str().unwrap()])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--measured /nonexistent/runs: no such file"));
+        .stderr(predicate::str::contains(
+            "--measured /nonexistent/runs: no such file",
+        ));
     autolb()
         .args(["model", "check"])
         .args(curve_args())
@@ -174,4 +204,54 @@ fn bad_input_is_one_line_and_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--timing-name names \"XX\""));
+}
+
+/// A campaign directory as `--measured`: its measured runs, read again from their timing
+/// output; and the library's refit after recording (`campaign::measured::campaign_model`).
+#[test]
+fn a_campaign_directory_feeds_the_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    autolb()
+        .args(["campaign", "init"])
+        .arg(&dir)
+        .arg("--demo")
+        .assert()
+        .success();
+    autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let state = autolb::campaign::State::load(&dir).unwrap();
+    let (runs, notes) = autolb::campaign::measured::campaign_runs_of(&state, &dir);
+    assert!(runs.len() >= 3, "{notes:?}");
+    let (model, _) = autolb::campaign::measured::campaign_model(&state, &dir).unwrap();
+    assert!(model.is_calibrated());
+    let names = state.component_names();
+    let curve = |i: usize| {
+        format!(
+            "{}={}",
+            names[i],
+            dir.join(&state.components[i].curve).display()
+        )
+    };
+    let out = autolb()
+        .args([
+            "model",
+            "check",
+            "--curve",
+            &curve(0),
+            "--curve",
+            &curve(1),
+            "--json",
+        ])
+        .args(["--measured", dir.to_str().unwrap()])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json_of(&out);
+    assert_eq!(v["runs"].as_array().unwrap().len(), runs.len());
 }

@@ -99,3 +99,26 @@ fn holds_timing_output(dir: &Path) -> bool {
                 .any(|e| e.file_name().to_string_lossy().starts_with("lucia."))
         })
 }
+
+/// The model a campaign's prediction should use now: fitted on every measured run of the
+/// campaign against its frozen curves (the standalone model while none is usable). Call it
+/// whenever a run is recorded; it reads each run's timing output again, so it costs a few
+/// milliseconds per run.
+pub fn campaign_model(
+    state: &State,
+    dir: &Path,
+) -> Result<(crate::model::Model, Vec<String>), String> {
+    let (runs, mut notes) = campaign_runs_of(state, dir);
+    let curves = state
+        .components
+        .iter()
+        .map(|c| {
+            crate::curve::Curve::load(c.name.clone(), &dir.join(&c.curve))
+                .map_err(|e| e.to_string())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let interp = state.settings.interp.unwrap_or_default();
+    let (model, fit_notes) = crate::model::Model::fit(&curves, interp, &runs);
+    notes.extend(fit_notes);
+    Ok((model, notes))
+}

@@ -8,7 +8,7 @@ use color_eyre::eyre::Result;
 use serde_json::json;
 
 use autolb::curve::Curve;
-use autolb::model::check::{leave_one_out, Check};
+use autolb::model::check::{leave_one_out_with_steps, Check};
 
 use crate::shared::error::user;
 use crate::shared::parse::{parse_positive, write_stdout};
@@ -102,7 +102,7 @@ fn check(args: &CheckArgs) -> Result<()> {
     for n in &resolved.notes {
         eprintln!("autolb: note: {n}");
     }
-    let (check, _) = leave_one_out(&curves, interp, &resolved.runs);
+    let (check, _) = leave_one_out_with_steps(&curves, interp, &resolved.runs, &resolved.steps);
     if check.runs.len() < 2 {
         return Err(user(format!(
             "{} usable measured run(s); leave-one-out needs at least two",
@@ -132,9 +132,13 @@ fn fit(args: &FitArgs) -> Result<()> {
     }
     autolb::executor::write_atomically(&args.out, resolved.model.to_json().as_bytes())
         .map_err(|e| user(format!("--out {}: {e}", args.out.display())))?;
+    let fitted = match &resolved.model {
+        autolb::model::Model::Calibrated(m) => m.runs,
+        autolb::model::Model::Standalone => 0,
+    };
     write_stdout(&format!(
         "calibrated model fitted on {} run(s) written to {}\n",
-        resolved.runs.len(),
+        fitted,
         args.out.display()
     ))
 }

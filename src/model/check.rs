@@ -11,6 +11,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde::Serialize;
 
+use super::steps::Steps;
 use super::{MeasuredRun, Model};
 use crate::curve::Curve;
 use crate::interp::Method;
@@ -88,6 +89,17 @@ pub fn leave_one_out(
     interp: Method,
     runs: &[MeasuredRun],
 ) -> (Check, Vec<String>) {
+    leave_one_out_with_steps(curves, interp, runs, &Steps::default())
+}
+
+/// [`leave_one_out`] where both models use the per-step series in `steps`
+/// ([`super::steps`]) for the coupled SYPD.
+pub fn leave_one_out_with_steps(
+    curves: &[Curve],
+    interp: Method,
+    runs: &[MeasuredRun],
+    steps: &Steps,
+) -> (Check, Vec<String>) {
     let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
     let (_, notes) = Model::fit(curves, interp, runs);
     let skipped: Vec<&str> = notes
@@ -106,8 +118,8 @@ pub fn leave_one_out(
             .filter(|o| o.nproc_of(&names) != key)
             .map(|o| (*o).clone())
             .collect();
-        let (model, _) = Model::fit(curves, interp, &train);
-        rows.push(row(&model, curves, interp, run, &names));
+        let (model, _) = Model::fit_with_steps(curves, interp, &train, steps);
+        rows.push(row_with_steps(&model, curves, interp, run, &names, steps));
     }
     (
         Check {
@@ -126,9 +138,20 @@ pub fn row(
     run: &MeasuredRun,
     names: &[String],
 ) -> CheckRow {
+    row_with_steps(model, curves, interp, run, names, &Steps::default())
+}
+
+fn row_with_steps(
+    model: &Model,
+    curves: &[Curve],
+    interp: Method,
+    run: &MeasuredRun,
+    names: &[String],
+    steps: &Steps,
+) -> CheckRow {
     let nproc = run.nproc_of(names).unwrap_or_default();
-    let standalone = Model::Standalone.estimate_curves(curves, interp, &nproc);
-    let calibrated = model.estimate_curves(curves, interp, &nproc);
+    let standalone = Model::Standalone.estimate_with_steps(curves, interp, &nproc, steps);
+    let calibrated = model.estimate_with_steps(curves, interp, &nproc, steps);
     CheckRow {
         path: run.path.clone(),
         nproc: names.iter().cloned().zip(nproc.iter().copied()).collect(),
@@ -156,7 +179,8 @@ pub fn summarise(rows: &[CheckRow]) -> CheckSummary {
 }
 
 /// The few-runs test: `draws` times, fit on `k` runs drawn at random (seeded) and predict all
-/// the others; returns the median absolute error of each draw.
+/// the others (with per-step series `steps`, possibly empty); returns the median absolute
+/// error of each draw.
 pub fn few_runs(
     curves: &[Curve],
     interp: Method,
@@ -164,6 +188,7 @@ pub fn few_runs(
     k: usize,
     draws: usize,
     seed: u64,
+    steps: &Steps,
 ) -> Vec<f64> {
     let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
     let mut rng = StdRng::seed_from_u64(seed);
@@ -173,10 +198,12 @@ pub fn few_runs(
         idx.shuffle(&mut rng);
         let (train, test) = idx.split_at(k.min(runs.len()));
         let train: Vec<MeasuredRun> = train.iter().map(|&i| runs[i].clone()).collect();
-        let (model, _) = Model::fit(curves, interp, &train);
+        let (model, _) = Model::fit_with_steps(curves, interp, &train, steps);
         let errors: Vec<f64> = test
             .iter()
-            .map(|&i| row(&model, curves, interp, &runs[i], &names).calibrated_error())
+            .map(|&i| {
+                row_with_steps(&model, curves, interp, &runs[i], &names, steps).calibrated_error()
+            })
             .collect();
         out.push(ErrorStats::of(&errors).median);
     }

@@ -26,6 +26,7 @@
 pub mod check;
 pub mod gp;
 pub mod measured;
+pub mod steps;
 
 use std::collections::BTreeMap;
 
@@ -185,6 +186,18 @@ impl Model {
     /// used; with no usable run the answer is the standalone model. Returns the notes on
     /// skipped runs with the model.
     pub fn fit(curves: &[Curve], interp: Method, runs: &[MeasuredRun]) -> (Model, Vec<String>) {
+        Model::fit_with_steps(curves, interp, runs, &steps::Steps::default())
+    }
+
+    /// [`Model::fit`] for predictions that use per-step series: the coupling factor is then
+    /// learned against the step sum of the measured component speeds (which already holds the
+    /// waiting that irregular steps cause), not against the slowest component alone.
+    pub fn fit_with_steps(
+        curves: &[Curve],
+        interp: Method,
+        runs: &[MeasuredRun],
+        steps: &steps::Steps,
+    ) -> (Model, Vec<String>) {
         let mut notes = Vec::new();
         let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
         let interpolants: Vec<Interpolant> = curves
@@ -208,7 +221,13 @@ impl Model {
                         replicate.entry((i, c.nproc)).or_default().push(y);
                         slowest = slowest.min(c.sypd);
                     }
-                    coupled.push((run.coupled_sypd / slowest).ln());
+                    let pace = if steps.is_empty() {
+                        slowest
+                    } else {
+                        let nproc: Vec<u32> = parts.iter().map(|c| c.nproc).collect();
+                        steps.coupled_sypd(&names, &nproc, |c, _| parts[c].sypd)
+                    };
+                    coupled.push((run.coupled_sypd / pace).ln());
                 }
             }
         }
@@ -329,6 +348,34 @@ impl Model {
             .map(|(c, &p)| Interpolant::new(interp, &c.xs(), &c.ys()).eval(f64::from(p)))
             .collect();
         self.estimate(&names, nproc, &standalone)
+    }
+
+    /// [`Model::estimate_curves`] with irregular steps: the coupled SYPD is the step-sum of
+    /// [`steps::Steps::coupled_sypd`] over the model's speeds, the band scaled alike.
+    pub fn estimate_with_steps(
+        &self,
+        curves: &[Curve],
+        interp: Method,
+        nproc: &[u32],
+        steps: &steps::Steps,
+    ) -> Estimate {
+        let mut e = self.estimate_curves(curves, interp, nproc);
+        if steps.is_empty() {
+            return e;
+        }
+        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+        let interpolants: Vec<Interpolant> = curves
+            .iter()
+            .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
+            .collect();
+        let sypd = steps.coupled_sypd(&names, nproc, |c, p| {
+            self.adjust(&names[c], p, interpolants[c].eval(f64::from(p)))
+        });
+        let scale = sypd / e.sypd;
+        e.sypd = sypd;
+        e.low *= scale;
+        e.high *= scale;
+        e
     }
 
     /// Reads a model written by `autolb model fit --out` (JSON).

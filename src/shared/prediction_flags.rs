@@ -16,6 +16,7 @@ use autolb::config::{self, CampaignFile};
 use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::model::measured::Naming;
+use autolb::model::steps::{StepProfile, Steps};
 use autolb::model::{MeasuredRun, Model};
 use autolb::predict::{ComponentInput, Settings};
 
@@ -174,12 +175,17 @@ pub struct ModelFlags {
     /// `NAME=N`.
     #[arg(long = "nproc", value_name = "NAME=N", value_parser = parse_key_value)]
     pub nproc: Vec<(String, String)>,
+    /// A component's per-coupling-step series (CSV `,Component,Waiting,Interpolation,Sending`),
+    /// `NAME=PATH[@NPROC]` (PEs from the file name `..._ts_240.csv` when not given): the coupled
+    /// time becomes the sum over steps of the slowest component's step time.
+    #[arg(long = "steps", value_name = "NAME=PATH[@NPROC]", value_parser = parse_key_value)]
+    pub steps: Vec<(String, String)>,
 }
 
 impl ModelFlags {
     /// True when a model other than the standalone one is asked for.
     pub fn wants_model(&self) -> bool {
-        !self.measured.is_empty() || self.model.is_some()
+        !self.measured.is_empty() || self.model.is_some() || !self.steps.is_empty()
     }
 }
 
@@ -187,6 +193,8 @@ impl ModelFlags {
 #[derive(Debug, Clone)]
 pub struct ResolvedModel {
     pub model: Model,
+    /// Per-step series from `--steps` (empty without).
+    pub steps: Steps,
     pub runs: Vec<MeasuredRun>,
     pub notes: Vec<String>,
 }
@@ -259,6 +267,7 @@ pub fn resolve_model(
         }
         return Ok(ResolvedModel {
             model,
+            steps: resolve_steps(flags, inputs)?,
             runs: Vec::new(),
             notes: Vec::new(),
         });
@@ -286,7 +295,36 @@ pub fn resolve_model(
         notes.extend(n);
     }
     let curves: Vec<Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
-    let (model, fit_notes) = Model::fit(&curves, interp, &runs);
+    let steps = resolve_steps(flags, inputs)?;
+    let (model, fit_notes) = Model::fit_with_steps(&curves, interp, &runs, &steps);
     notes.extend(fit_notes);
-    Ok(ResolvedModel { model, runs, notes })
+    Ok(ResolvedModel {
+        model,
+        steps,
+        runs,
+        notes,
+    })
+}
+
+/// Loads every `--steps NAME=PATH[@NPROC]`.
+pub fn resolve_steps(flags: &ModelFlags, inputs: &[ComponentInput]) -> Result<Steps> {
+    let mut profiles = Vec::new();
+    for (name, spec) in &flags.steps {
+        if !inputs.iter().any(|c| c.name() == name) {
+            return Err(user(format!(
+                "--steps names {name:?}, which is not a component; use one of {}",
+                inputs
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let (path, nproc) = match spec.rsplit_once('@') {
+            Some((path, n)) => (path, Some(parse_pes("--steps", name, n)?)),
+            None => (spec.as_str(), None),
+        };
+        profiles.push(StepProfile::load(name, Path::new(path), nproc).map_err(user)?);
+    }
+    Ok(Steps { profiles })
 }

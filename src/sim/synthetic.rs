@@ -193,7 +193,11 @@ impl SyntheticCase {
             path: format!(
                 "synthetic-{}/{}",
                 self.seed,
-                nproc.iter().map(u32::to_string).collect::<Vec<_>>().join("_")
+                nproc
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join("_")
             ),
             components,
             coupled_sypd: crate::metrics::sypd(sim_s, out.window_wall_s),
@@ -211,7 +215,8 @@ impl SyntheticCase {
                     .map(|c| {
                         let (lo, hi) = (c.standalone.first_nproc(), c.standalone.last_nproc());
                         let f: f64 = rng.random();
-                        let p = (f64::from(lo).ln() + f * (f64::from(hi) / f64::from(lo)).ln()).exp();
+                        let p =
+                            (f64::from(lo).ln() + f * (f64::from(hi) / f64::from(lo)).ln()).exp();
                         ((p / 8.0).round() as u32 * 8).clamp(lo, hi)
                     })
                     .collect()
