@@ -113,7 +113,10 @@ fn fit_then_predict_with_the_model_file() {
     let with_runs = predict(&["--measured", &measured()]);
     assert_eq!(with_file["model"], "calibrated");
     // The same ranking; numbers equal to the last bits JSON float parsing keeps (1e-12).
-    let (a, b) = (with_file["top"].as_array().unwrap(), with_runs["top"].as_array().unwrap());
+    let (a, b) = (
+        with_file["top"].as_array().unwrap(),
+        with_runs["top"].as_array().unwrap(),
+    );
     assert_eq!(a.len(), b.len());
     for (x, y) in a.iter().zip(b) {
         assert_eq!(x["nproc"], y["nproc"]);

@@ -42,6 +42,7 @@ pub enum Action {
     LogScale,
     CycleRows,
     CycleCols,
+    ToggleModel,
 }
 
 /// One row of the table: the action, its name in `keys.toml`, default keys, what it does, and
@@ -208,6 +209,13 @@ pub const BINDINGS: &[Binding] = &[
         name: "cycle_cols",
         defaults: &["c"],
         description: "matrix: next component across the columns",
+        hint: None,
+    },
+    Binding {
+        action: Action::ToggleModel,
+        name: "model",
+        defaults: &["M"],
+        description: "matrix and top N: standalone or calibrated model",
         hint: None,
     },
 ];

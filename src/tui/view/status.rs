@@ -14,6 +14,9 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
     // The latest message first: it answers the last key pressed and must not be cut off.
     let mut parts: Vec<String> = app.message.iter().cloned().collect();
     parts.push(app.title.clone());
+    if app.other_model.is_some() {
+        parts.push(format!("model: {} (M switches)", app.model_name));
+    }
     parts.push(format!("campaign: {}", app.campaign.state));
     if let Some(mode) = app.watch.mode {
         let mut w = format!("watch: {} ({})", mode.name(), app.watch.reason);
