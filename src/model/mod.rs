@@ -124,17 +124,12 @@ impl Estimate {
 }
 
 /// The performance model (see the module doc).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Model {
+    #[default]
     Standalone,
     Calibrated(Calibrated),
-}
-
-impl Default for Model {
-    fn default() -> Model {
-        Model::Standalone
-    }
 }
 
 /// The calibrated form's fitted parts.
