@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 /// change in PEs).
 const ELL_GRID: [f64; 5] = [0.1, 0.2, 0.35, 0.6, 1.0];
 /// Signal standard deviations tried (in ln SYPD ratio).
-const SF_GRID: [f64; 4] = [0.02, 0.05, 0.1, 0.2];
+const SF_GRID: [f64; 3] = [0.05, 0.1, 0.2];
 
 /// The data and hyperparameters of a fitted process; what is serialised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

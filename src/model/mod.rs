@@ -576,6 +576,7 @@ mod tests {
         let (m, _) = Model::fit(&[a, b], Method::Linear, &runs);
         let near = m.factor("A", 26);
         let far = m.factor("A", 800);
-        assert!((far.high / far.low) > (near.high / near.low) * 1.2);
+        let width = |f: Factor| (f.high / f.low).ln();
+        assert!(width(far) > 1.5 * width(near), "{near:?} {far:?}");
     }
 }
