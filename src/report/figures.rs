@@ -6,7 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use super::svg::{category, padded, tick_label, viridis, Anchor, Axes, Scale, Svg};
+use super::svg::{
+    category, padded, spread, text_width, tick_label, viridis, Anchor, Axes, Scale, Svg,
+};
 use super::{CurveData, Mark, MarkKind, MatrixSection};
 use crate::campaign::{RunState, Status, TestState, TestView};
 use crate::metrics;
@@ -57,20 +59,24 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
         let y = Scale::new(ylo.max(0.0), yhi, 210.0, 42.0);
         let axes = Axes { x, y };
         axes.draw(&mut svg, &format!("{} PEs", curve.name), title);
-        for (i, (&p, ms)) in at.iter().enumerate() {
-            let px = x.at(f64::from(p));
+        let labels: Vec<String> = at
+            .values()
+            .map(|ms| ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(" "))
+            .collect();
+        let wants: Vec<f64> = at.keys().map(|&p| x.at(f64::from(p))).collect();
+        let sizes: Vec<f64> = labels.iter().map(|l| text_width(l, 10.0) + 6.0).collect();
+        let placed = spread(&wants, &sizes, x0 - 30.0, x0 + 310.0);
+        for ((ms, label), (&px, &lx)) in at.values().zip(&labels).zip(wants.iter().zip(&placed)) {
             let style = if ms.iter().any(|m| m.kind == MarkKind::Best) {
                 format!(r#"stroke="{INK}" stroke-width="2""#)
             } else if ms.iter().any(|m| m.kind == MarkKind::Original) {
                 format!(r#"stroke="{INK}" stroke-dasharray="5 3""#)
             } else {
-                r##"stroke="#888" stroke-dasharray="2 2""##.to_string()
+                r##"stroke="#777" stroke-dasharray="2 2""##.to_string()
             };
             svg.line(px, 42.0, px, 210.0, &style);
-            let label = ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(" ");
-            // Alternate label heights so neighbouring marks do not overprint.
-            let ly = 38.0 - 11.0 * (i % 2) as f64;
-            svg.text(px, ly, Anchor::Middle, r#"font-size="10""#, &label);
+            svg.line(lx, 27.0, px, 42.0, r##"stroke="#777""##);
+            svg.text(lx, 24.0, Anchor::Middle, r#"font-size="10""#, label);
         }
         let line_px: Vec<(f64, f64)> = line.iter().map(|&(a, b)| (x.at(a), y.at(b))).collect();
         svg.polyline(
@@ -87,7 +93,13 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
         }
     }
     // Legend.
-    svg.line(60.0, 250.0, 80.0, 250.0, &format!(r#"stroke="{}" stroke-width="2""#, viridis(0.3)));
+    svg.line(
+        60.0,
+        250.0,
+        80.0,
+        250.0,
+        &format!(r#"stroke="{}" stroke-width="2""#, viridis(0.3)),
+    );
     svg.text(
         84.0,
         253.0,
@@ -95,7 +107,12 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
         "",
         &format!("{} interpolation", curve.method.name()),
     );
-    svg.circle(210.0, 250.0, 3.5, &format!(r#"fill="white" stroke="{INK}""#));
+    svg.circle(
+        210.0,
+        250.0,
+        3.5,
+        &format!(r#"fill="white" stroke="{INK}""#),
+    );
     svg.text(217.0, 253.0, Anchor::Start, "", "measured");
     svg.text(
         290.0,
@@ -104,41 +121,51 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
         "",
         "vertical lines: #k predicted, original (dashed), best (bold)",
     );
-    svg.finish(&format!("{} scalability: SYPD and CHSY against PEs", curve.name))
+    svg.finish(&format!(
+        "{} scalability: SYPD and CHSY against PEs",
+        curve.name
+    ))
 }
 
 /// Most rows or columns the matrix draws; larger axes show every k-th candidate (plus the
 /// marked ones), which keeps the page small for fine candidate steps.
 pub const MATRIX_MAX_AXIS: usize = 80;
 
-/// Candidate indices to draw along an axis of `len`: every k-th plus the `keep` ones.
-pub fn thin_axis(len: usize, keep: &[usize]) -> (Vec<usize>, usize) {
-    let stride = len.div_ceil(MATRIX_MAX_AXIS).max(1);
-    let mut v: Vec<usize> = (0..len).step_by(stride).collect();
-    v.extend(keep.iter().copied().filter(|&k| k < len));
+/// Candidate indices to draw along an axis: every k-th of `indices` plus the `keep` ones.
+pub fn thin_axis(indices: &[usize], keep: &[usize]) -> (Vec<usize>, usize) {
+    let stride = indices.len().div_ceil(MATRIX_MAX_AXIS).max(1);
+    let mut v: Vec<usize> = indices.iter().copied().step_by(stride).collect();
+    v.extend(keep.iter().copied());
     v.sort_unstable();
     v.dedup();
     (v, stride)
 }
 
 /// The fittingness matrix: rows down, columns across, viridis by FN, grey where worse than
-/// the base case, blank over the budget; the marks drawn as labelled outlines.
+/// the base case, blank over the budget (rows and columns entirely over it are left out); the
+/// marks drawn as outlines with their labels in a column beside the matrix. Returns the SVG and
+/// the thinning stride (1 when every candidate is drawn).
 pub fn matrix(m: &MatrixSection) -> (String, usize) {
     let g = &m.grid;
-    let (rows, rs) = thin_axis(
-        g.row_nproc.len(),
-        &m.marks.iter().map(|x| x.0).collect::<Vec<_>>(),
-    );
-    let (cols, cs) = thin_axis(
-        g.col_nproc.len(),
-        &m.marks.iter().map(|x| x.1).collect::<Vec<_>>(),
-    );
-    let cell = (560.0 / cols.len().max(rows.len()) as f64).clamp(4.0, 24.0);
+    let (nr, nc) = (g.row_nproc.len(), g.col_nproc.len());
+    let feasible = |r: usize, c: usize| g.cell(r, c) != Cell::OverBudget;
+    let live_rows: Vec<usize> = (0..nr)
+        .filter(|&r| (0..nc).any(|c| feasible(r, c)))
+        .collect();
+    let live_cols: Vec<usize> = (0..nc)
+        .filter(|&c| (0..nr).any(|r| feasible(r, c)))
+        .collect();
+    let (rows, rs) = thin_axis(&live_rows, &m.marks.iter().map(|x| x.0).collect::<Vec<_>>());
+    let (cols, cs) = thin_axis(&live_cols, &m.marks.iter().map(|x| x.1).collect::<Vec<_>>());
+    let cell = (520.0 / cols.len().max(rows.len()).max(1) as f64).clamp(4.0, 28.0);
     let (x0, y0) = (70.0, 20.0);
     let (pw, ph) = (cell * cols.len() as f64, cell * rows.len() as f64);
-    let (w, h) = (x0 + pw + 110.0, y0 + ph + 60.0);
+    let label_col = x0 + pw + 34.0;
+    let bx = label_col + 90.0;
+    let (w, h) = (bx + 110.0, y0 + ph.max(330.0) + 50.0);
     let mut svg = Svg::new(w, h);
     let levels = 64.0;
+    svg.raw("<g shape-rendering=\"crispEdges\">\n");
     for (ri, &r) in rows.iter().enumerate() {
         // Runs of equal colour in a row become one rectangle: fewer shapes, same picture.
         let mut run: Option<(usize, String)> = None;
@@ -146,7 +173,13 @@ pub fn matrix(m: &MatrixSection) -> (String, usize) {
         let flush = |svg: &mut Svg, start: usize, end: usize, fill: &str| {
             if !fill.is_empty() {
                 let x = x0 + start as f64 * cell;
-                svg.rect(x, y, (end - start) as f64 * cell, cell, &format!(r#"fill="{fill}""#));
+                svg.rect(
+                    x,
+                    y,
+                    (end - start) as f64 * cell,
+                    cell,
+                    &format!(r#"fill="{fill}""#),
+                );
             }
         };
         for (ci, &c) in cols.iter().enumerate() {
@@ -170,6 +203,7 @@ pub fn matrix(m: &MatrixSection) -> (String, usize) {
             flush(&mut svg, start, cols.len(), &f);
         }
     }
+    svg.raw("</g>\n");
     svg.rect(x0, y0, pw, ph, &format!(r#"fill="none" stroke="{INK}""#));
     // Axis labels: about 10 per axis.
     let every = |n: usize| n.div_ceil(10).max(1);
@@ -179,47 +213,110 @@ pub fn matrix(m: &MatrixSection) -> (String, usize) {
     }
     for (ci, &c) in cols.iter().enumerate().step_by(every(cols.len())) {
         let x = x0 + (ci as f64 + 0.5) * cell;
-        svg.text(x, y0 + ph + 14.0, Anchor::Middle, "", &g.col_nproc[c].to_string());
+        svg.text(
+            x,
+            y0 + ph + 14.0,
+            Anchor::Middle,
+            "",
+            &g.col_nproc[c].to_string(),
+        );
     }
-    svg.text(x0 + pw / 2.0, y0 + ph + 30.0, Anchor::Middle, "", &format!("{} PEs", m.col_name));
-    svg.vtext(x0 - 42.0, y0 + ph / 2.0, Anchor::Middle, "", &format!("{} PEs", m.row_name));
-    // Marks.
+    svg.text(
+        x0 + pw / 2.0,
+        y0 + ph + 30.0,
+        Anchor::Middle,
+        "",
+        &format!("{} PEs", m.col_name),
+    );
+    svg.vtext(
+        x0 - 42.0,
+        y0 + ph / 2.0,
+        Anchor::Middle,
+        "",
+        &format!("{} PEs", m.row_name),
+    );
+    // Marks: outlines on the cells, labels (merged per cell) in a column with leader lines.
+    let mut at: BTreeMap<(usize, usize), Vec<&Mark>> = BTreeMap::new();
     for (r, c, mark) in &m.marks {
-        let (Some(ri), Some(ci)) = (
+        if let (Some(ri), Some(ci)) = (
             rows.iter().position(|x| x == r),
             cols.iter().position(|x| x == c),
-        ) else {
-            continue;
-        };
-        let (x, y) = (x0 + ci as f64 * cell, y0 + ri as f64 * cell);
-        let dash = if mark.kind == MarkKind::Original {
+        ) {
+            at.entry((ri, ci)).or_default().push(mark);
+        }
+    }
+    let wants: Vec<f64> = at
+        .keys()
+        .map(|(ri, _)| y0 + (*ri as f64 + 0.5) * cell)
+        .collect();
+    let placed = spread(&wants, &vec![13.0; wants.len()], y0, y0 + ph.max(330.0));
+    for (((ri, ci), marks), &ly) in at.iter().zip(&placed) {
+        let (x, y) = (x0 + *ci as f64 * cell, y0 + *ri as f64 * cell);
+        let dash = if marks.iter().all(|m| m.kind == MarkKind::Original) {
             r#" stroke-dasharray="3 2""#
         } else {
             ""
         };
-        svg.rect(x, y, cell, cell, &format!(r#"fill="none" stroke="white" stroke-width="3"{dash}"#));
-        svg.rect(x, y, cell, cell, &format!(r#"fill="none" stroke="{INK}" stroke-width="1.5"{dash}"#));
+        svg.rect(
+            x,
+            y,
+            cell,
+            cell,
+            &format!(r#"fill="none" stroke="white" stroke-width="3"{dash}"#),
+        );
+        svg.rect(
+            x,
+            y,
+            cell,
+            cell,
+            &format!(r#"fill="none" stroke="{INK}" stroke-width="1.5"{dash}"#),
+        );
+        let label = marks
+            .iter()
+            .map(|m| m.label())
+            .collect::<Vec<_>>()
+            .join(" ");
+        svg.line(
+            x + cell,
+            y + cell / 2.0,
+            label_col - 3.0,
+            ly,
+            r##"stroke="#555" stroke-width="0.8""##,
+        );
         svg.text(
-            x + cell + 2.0,
-            y + cell / 2.0 + 3.5,
+            label_col,
+            ly + 3.5,
             Anchor::Start,
-            r#"font-size="10" font-weight="bold" stroke="white" stroke-width="3" paint-order="stroke""#,
-            &mark.label(),
+            r#"font-size="10" font-weight="bold""#,
+            &label,
         );
     }
     // Colour bar.
-    let (bx, by, bh) = (x0 + pw + 40.0, y0, ph.max(120.0).min(260.0));
+    let (by, bh) = (y0, 240.0);
     for i in 0..32 {
         let t = 1.0 - f64::from(i) / 32.0;
-        svg.rect(bx, by + f64::from(i) * bh / 32.0, 14.0, bh / 32.0 + 0.5, &format!(r#"fill="{}""#, viridis(t)));
+        svg.rect(
+            bx,
+            by + f64::from(i) * bh / 32.0,
+            14.0,
+            bh / 32.0 + 0.5,
+            &format!(r#"fill="{}""#, viridis(t)),
+        );
     }
     svg.rect(bx, by, 14.0, bh, &format!(r#"fill="none" stroke="{INK}""#));
     svg.text(bx + 18.0, by + 8.0, Anchor::Start, "", "FN 1");
     svg.text(bx + 18.0, by + bh, Anchor::Start, "", "0");
     svg.rect(bx, by + bh + 10.0, 14.0, 10.0, r##"fill="#bbb""##);
-    svg.text(bx + 18.0, by + bh + 19.0, Anchor::Start, "", "worse");
-    svg.rect(bx, by + bh + 26.0, 14.0, 10.0, &format!(r#"fill="white" stroke="{INK}""#));
-    svg.text(bx + 18.0, by + bh + 35.0, Anchor::Start, "", "over budget");
+    svg.text(bx + 18.0, by + bh + 19.0, Anchor::Start, "", "worse than");
+    svg.text(bx + 18.0, by + bh + 31.0, Anchor::Start, "", "base case");
+    svg.rect(
+        bx,
+        by + bh + 40.0,
+        14.0,
+        10.0,
+        &format!(r#"fill="white" stroke="{INK}""#),
+    );
+    svg.text(bx + 18.0, by + bh + 49.0, Anchor::Start, "", "over budget");
     let stride = rs.max(cs);
     (
         svg.finish(&format!(
@@ -246,6 +343,15 @@ impl Metric {
             Metric::Chsy => "CHSY",
             Metric::Cpl => "coupling cost %",
             Metric::Fn => "FN",
+        }
+    }
+
+    fn format(self, v: f64) -> String {
+        match self {
+            Metric::Sypd => format!("{v:.2}"),
+            Metric::Chsy => format!("{v:.0}"),
+            Metric::Cpl => format!("{v:.1}"),
+            Metric::Fn => format!("{v:.2}"),
         }
     }
 
@@ -280,7 +386,11 @@ pub fn campaign(s: &Status) -> String {
         .flat_map(|it| it.tests.iter().map(move |t| (it.iteration, t)))
         .collect();
     let groups = s.iterations.len().max(1);
-    let n_tests = slots.iter().map(|(_, t)| t.test).max().map_or(1, |m| m as usize + 1);
+    let n_tests = slots
+        .iter()
+        .map(|(_, t)| t.test)
+        .max()
+        .map_or(1, |m| m as usize + 1);
     let (x0, plot_w) = (64.0, 820.0);
     let gap = 1.0;
     let unit = plot_w / (slots.len() as f64 + gap * groups as f64);
@@ -313,22 +423,40 @@ pub fn campaign(s: &Status) -> String {
                 .chain(t.runs.iter().filter_map(|r| metric.of_run(r)))
         });
         let vmax = values.fold(0.0_f64, f64::max);
-        let vmax = if vmax > 0.0 { vmax * 1.1 } else { 1.0 };
+        let vmax = if vmax > 0.0 { vmax * 1.25 } else { 1.0 };
         let y = Scale::new(0.0, vmax, py0 + panel_h, py0);
         for t in y.ticks(3) {
             svg.line(x0, y.at(t), x0 + plot_w, y.at(t), r##"stroke="#ddd""##);
             svg.text(x0 - 4.0, y.at(t) + 3.5, Anchor::End, "", &tick_label(t));
         }
-        svg.vtext(x0 - 40.0, py0 + panel_h / 2.0, Anchor::Middle, "", metric.title());
+        svg.vtext(
+            x0 - 40.0,
+            py0 + panel_h / 2.0,
+            Anchor::Middle,
+            "",
+            metric.title(),
+        );
         for ((iteration, t), &cx) in slots.iter().zip(&xs) {
             let colour = category(t.test as usize, n_tests);
             let left = cx - bar / 2.0;
             let base = py0 + panel_h;
             match (t.state, metric.of_test(t)) {
                 (TestState::Failed, _) => {
-                    svg.rect(left, py0 + 4.0, bar, panel_h - 4.0, r##"fill="url(#failed)" stroke="#666""##);
+                    svg.rect(
+                        left,
+                        py0 + 4.0,
+                        bar,
+                        panel_h - 4.0,
+                        r##"fill="url(#failed)" stroke="#666""##,
+                    );
                     if k == 0 {
-                        svg.vtext(cx + 3.5, base - 4.0, Anchor::Start, r#"font-size="9""#, "failed");
+                        svg.vtext(
+                            cx + 3.5,
+                            base - 4.0,
+                            Anchor::Start,
+                            r#"font-size="9""#,
+                            "failed",
+                        );
                     }
                 }
                 (_, Some(v)) => {
@@ -338,38 +466,103 @@ pub fn campaign(s: &Status) -> String {
                     } else {
                         String::new()
                     };
-                    svg.rect(left, y.at(v), bar, base - y.at(v), &format!(r#"fill="{colour}" {stroke}"#));
+                    svg.rect(
+                        left,
+                        y.at(v),
+                        bar,
+                        base - y.at(v),
+                        &format!(r#"fill="{colour}" {stroke}"#),
+                    );
+                    // Values on the bars when there is room: differences of a few per cent
+                    // must be readable without a ruler.
+                    let highest = t
+                        .runs
+                        .iter()
+                        .filter_map(|r| metric.of_run(r))
+                        .fold(v, f64::max);
+                    let mut top_y = y.at(highest) - 5.0;
+                    if bar >= 24.0 {
+                        svg.text(
+                            cx,
+                            top_y,
+                            Anchor::Middle,
+                            r#"font-size="9""#,
+                            &metric.format(v),
+                        );
+                        top_y -= 10.0;
+                    }
                     if is_best {
-                        svg.text(cx, y.at(v) - 3.0, Anchor::Middle, r#"font-size="12""#, "★");
+                        svg.text(cx, top_y, Anchor::Middle, r#"font-size="12""#, "★");
                     }
                 }
                 (_, None) => {
-                    svg.rect(left, base - 12.0, bar, 12.0, r##"fill="none" stroke="#666" stroke-dasharray="2 2""##);
+                    svg.rect(
+                        left,
+                        base - 12.0,
+                        bar,
+                        12.0,
+                        r##"fill="none" stroke="#666" stroke-dasharray="2 2""##,
+                    );
                 }
             }
             for r in &t.runs {
                 if let Some(v) = metric.of_run(r) {
-                    svg.circle(cx, y.at(v), (bar / 6.0).clamp(1.2, 2.5), &format!(r#"fill="white" stroke="{INK}" stroke-width="0.8""#));
+                    svg.circle(
+                        cx,
+                        y.at(v),
+                        (bar / 6.0).clamp(1.2, 2.5),
+                        &format!(r#"fill="white" stroke="{INK}" stroke-width="0.8""#),
+                    );
                 } else if r.state == RunState::Failed {
-                    svg.text(cx, base - 2.0, Anchor::Middle, r#"font-size="10" font-weight="bold""#, "×");
+                    svg.text(
+                        cx,
+                        base - 2.0,
+                        Anchor::Middle,
+                        r#"font-size="10" font-weight="bold""#,
+                        "×",
+                    );
                 }
             }
         }
-        svg.rect(x0, py0, plot_w, panel_h, &format!(r#"fill="none" stroke="{INK}""#));
+        svg.rect(
+            x0,
+            py0,
+            plot_w,
+            panel_h,
+            &format!(r#"fill="none" stroke="{INK}""#),
+        );
     }
     // Iteration labels above, separators through all panels.
     let bottom = top + metrics.len() as f64 * (panel_h + panel_gap) - panel_gap;
     for (i, (iteration, a, b)) in group_spans.iter().enumerate() {
-        svg.text((a + b) / 2.0, top - 8.0, Anchor::Middle, r#"font-weight="bold""#, &format!("lb-iter {iteration}"));
+        svg.text(
+            (a + b) / 2.0,
+            top - 8.0,
+            Anchor::Middle,
+            r#"font-weight="bold""#,
+            &format!("lb-iter {iteration}"),
+        );
         if i > 0 {
             let x = a - unit * gap / 2.0;
-            svg.line(x, top, x, bottom, r##"stroke="#999" stroke-dasharray="4 3""##);
+            svg.line(
+                x,
+                top,
+                x,
+                bottom,
+                r##"stroke="#999" stroke-dasharray="4 3""##,
+            );
         }
     }
     // Test ids and moves under the bars.
     let label_size = (bar * 0.9).clamp(6.0, 10.0);
     for ((_, t), &cx) in slots.iter().zip(&xs) {
-        svg.text(cx, bottom + 12.0, Anchor::Middle, &format!(r#"font-size="{label_size:.0}""#), &t.test.to_string());
+        svg.text(
+            cx,
+            bottom + 12.0,
+            Anchor::Middle,
+            &format!(r#"font-size="{label_size:.0}""#),
+            &t.test.to_string(),
+        );
         let text = match (&t.donor, &t.recipient) {
             (Some(d), Some(r)) => match t.next_step {
                 Some(step) => format!("{d}→{r} {step}"),
@@ -382,18 +575,39 @@ pub fn campaign(s: &Status) -> String {
             },
         };
         if !text.is_empty() {
-            svg.vtext(cx + label_size / 3.0, bottom + 18.0, Anchor::End, &format!(r#"font-size="{label_size:.0}""#), &text);
+            svg.vtext(
+                cx + label_size / 3.0,
+                bottom + 18.0,
+                Anchor::End,
+                &format!(r#"font-size="{label_size:.0}""#),
+                &text,
+            );
         }
     }
-    svg.text(x0 - 4.0, bottom + 12.0, Anchor::End, r#"font-size="9""#, "test");
+    svg.text(
+        x0 - 4.0,
+        bottom + 12.0,
+        Anchor::End,
+        r#"font-size="9""#,
+        "test",
+    );
     // Legend: test colours.
     let ly = h - 10.0;
     let mut lx = x0;
-    let mut tests: Vec<(u32, &str)> = slots.iter().map(|(_, t)| (t.test, t.origin.as_str())).collect();
+    let mut tests: Vec<(u32, &str)> = slots
+        .iter()
+        .map(|(_, t)| (t.test, t.origin.as_str()))
+        .collect();
     tests.sort_unstable();
     tests.dedup();
     for (id, origin) in tests.iter().take(12) {
-        svg.rect(lx, ly - 9.0, 10.0, 10.0, &format!(r#"fill="{}""#, category(*id as usize, n_tests)));
+        svg.rect(
+            lx,
+            ly - 9.0,
+            10.0,
+            10.0,
+            &format!(r#"fill="{}""#, category(*id as usize, n_tests)),
+        );
         let label = format!("test {id} ({origin})");
         svg.text(lx + 13.0, ly, Anchor::Start, "", &label);
         lx += 20.0 + 6.0 * label.len() as f64;

@@ -455,9 +455,8 @@ fn matrix(
     let fixed_nproc: Vec<u32> = (0..n)
         .map(|i| problem.components[i].nproc[fixed[i]])
         .collect();
-    let in_slice = |m: &Mark| {
-        (0..n).all(|i| i == r || i == c || m.nproc.get(i) == Some(&fixed_nproc[i]))
-    };
+    let in_slice =
+        |m: &Mark| (0..n).all(|i| i == r || i == c || m.nproc.get(i) == Some(&fixed_nproc[i]));
     let slice_marks = marks
         .iter()
         .filter(|m| m.nproc.len() == n && in_slice(m))

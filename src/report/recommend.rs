@@ -81,11 +81,7 @@ impl Recommendation {
         let c = &self.chosen;
         let mut s = format!(
             "{verb} is {} ({}, {} PEs): {:.2} SYPD, {:.0} CHSY",
-            c.config,
-            c.label,
-            c.total_nproc,
-            c.sypd,
-            c.chsy
+            c.config, c.label, c.total_nproc, c.sypd, c.chsy
         );
         if let Some(cc) = c.coupling_cost {
             s.push_str(&format!(", coupling cost {:.1} %", 100.0 * cc));
@@ -206,7 +202,10 @@ mod tests {
         assert!(h.contains("4.8 % cheaper"), "{h}");
         let o = r.over_years().unwrap();
         assert!(o.contains("takes 1.9 days longer"), "{o}");
-        assert!(o.contains("saves the core hours of 19 simulated years"), "{o}");
+        assert!(
+            o.contains("saves the core hours of 19 simulated years"),
+            "{o}"
+        );
     }
 
     #[test]

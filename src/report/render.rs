@@ -105,7 +105,11 @@ impl Report {
     /// Markdown, with each figure as `{stem}-{id}.svg` beside it: returns the text and the
     /// (file name, SVG) pairs to write.
     pub fn to_markdown(&self, stem: &str) -> (String, Vec<(String, String)>) {
-        let mut md = format!("# {}\n\n{}\n\n", md_text(&self.title), md_text(&self.source));
+        let mut md = format!(
+            "# {}\n\n{}\n\n",
+            md_text(&self.title),
+            md_text(&self.source)
+        );
         let mut files = Vec::new();
         for block in self.blocks() {
             match block {
@@ -140,7 +144,12 @@ impl Report {
                 }
                 Block::Figure { id, svg, caption } => {
                     let name = format!("{stem}-{id}.svg");
-                    let _ = writeln!(md, "![{}]({name})\n\n*{}*\n", md_text(&caption), md_text(&caption));
+                    let _ = writeln!(
+                        md,
+                        "![{}]({name})\n\n*{}*\n",
+                        md_text(&caption),
+                        md_text(&caption)
+                    );
                     files.push((name, svg));
                 }
             }
@@ -178,7 +187,11 @@ fn settings_blocks(s: &Settings, out: &mut Vec<Block>) {
     out.push(Block::Heading("Settings".into()));
     out.push(Block::Table {
         header: vec!["setting".into(), "value".into()],
-        rows: s.0.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect(),
+        rows: s
+            .0
+            .iter()
+            .map(|(k, v)| vec![k.clone(), v.clone()])
+            .collect(),
     });
 }
 
@@ -224,7 +237,10 @@ fn matrix_blocks(m: &MatrixSection, out: &mut Vec<Block>) {
 }
 
 fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
-    out.push(Block::Heading(format!("Prediction: the top {}", p.top.len())));
+    out.push(Block::Heading(format!(
+        "Prediction: the top {}",
+        p.top.len()
+    )));
     let mut header = vec!["rank".to_string()];
     header.extend(p.components.iter().cloned());
     header.extend(["total PEs", "SYPD", "CHSY", "coupling cost", "FN"].map(String::from));
@@ -267,9 +283,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
     });
     let mut header = vec!["lb-iter".to_string(), "test".into()];
     header.push(format!("PEs {}", s.components.join("/")));
-    header.extend(
-        ["SYPD", "CHSY", "coupling cost", "FN", "move", "state"].map(String::from),
-    );
+    header.extend(["SYPD", "CHSY", "coupling cost", "FN", "move", "state"].map(String::from));
     let mut rows = Vec::new();
     let best = s.best.as_ref().map(|b| (b.iteration, b.test));
     for it in &s.iterations {
@@ -283,7 +297,11 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
                 },
                 _ => String::new(),
             };
-            let failed = t.runs.iter().filter(|r| r.state == crate::campaign::RunState::Failed).count();
+            let failed = t
+                .runs
+                .iter()
+                .filter(|r| r.state == crate::campaign::RunState::Failed)
+                .count();
             let mut state = match t.state {
                 TestState::Pending => "pending".to_string(),
                 TestState::Running => "running".into(),
@@ -330,6 +348,12 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
 /// A file-name-safe form of a component name.
 fn slug(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }

@@ -133,9 +133,21 @@ pub fn write_markdown(report: &Report, path: &Path) -> Result<Vec<PathBuf>, Repo
     Ok(written)
 }
 
+/// Writes atomically, creating the directory; the file is readable by others (a report is
+/// made to be shared), unlike the private temporary file it starts as.
 fn write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    crate::executor::write_atomically(path, bytes).map_err(|source| ReportError::Write {
+    let err = |source| ReportError::Write {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    crate::executor::write_atomically(path, bytes).map_err(err)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644)).map_err(err)?;
+    }
+    Ok(())
 }

@@ -234,6 +234,33 @@ fn trim(s: String) -> String {
     }
 }
 
+/// Spreads labels along one axis so none overlaps: `want` are the preferred centres, `size`
+/// each label's extent, `[lo, hi]` the room. Returns centres in the same order, each as close
+/// to its wish as the others allow (a forward pass pushes apart, a backward pass pulls back in).
+pub fn spread(want: &[f64], size: &[f64], lo: f64, hi: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..want.len()).collect();
+    order.sort_by(|&a, &b| want[a].total_cmp(&want[b]));
+    let mut pos = vec![0.0; want.len()];
+    let mut edge = lo;
+    for &i in &order {
+        let c = want[i].max(edge + size[i] / 2.0);
+        pos[i] = c;
+        edge = c + size[i] / 2.0;
+    }
+    let mut edge = hi;
+    for &i in order.iter().rev() {
+        let c = pos[i].min(edge - size[i] / 2.0);
+        pos[i] = c;
+        edge = c - size[i] / 2.0;
+    }
+    pos
+}
+
+/// Rough width of a label in pixels at `font_px` (sans-serif averages about 0.6 em).
+pub fn text_width(text: &str, font_px: f64) -> f64 {
+    text.chars().count() as f64 * font_px * 0.6
+}
+
 /// Viridis (matplotlib's perceptually uniform, colour-blind-safe map) at nine anchors.
 const VIRIDIS: [(u8, u8, u8); 9] = [
     (0x44, 0x01, 0x54),
@@ -249,7 +276,11 @@ const VIRIDIS: [(u8, u8, u8); 9] = [
 
 /// The viridis colour at `t` in [0, 1] (clamped), as `#rrggbb`.
 pub fn viridis(t: f64) -> String {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let pos = t * (VIRIDIS.len() - 1) as f64;
     let i = (pos.floor() as usize).min(VIRIDIS.len() - 2);
     let f = pos - i as f64;
@@ -295,13 +326,7 @@ impl Axes {
         }
         svg.rect(x0, y0, x1 - x0, y1 - y0, r##"fill="none" stroke="#333""##);
         svg.text((x0 + x1) / 2.0, y1 + 29.0, Anchor::Middle, "", x_title);
-        svg.vtext(
-            x0 - 38.0,
-            (y0 + y1) / 2.0,
-            Anchor::Middle,
-            "",
-            y_title,
-        );
+        svg.vtext(x0 - 38.0, (y0 + y1) / 2.0, Anchor::Middle, "", y_title);
     }
 }
 
@@ -311,12 +336,26 @@ mod tests {
 
     #[test]
     fn ticks_are_round_and_inside() {
-        assert_eq!(nice_ticks(0.0, 10.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
-        let t = nice_ticks(13.2, 17.9, 4);
+        assert_eq!(
+            nice_ticks(0.0, 10.0, 5),
+            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
+        let t = nice_ticks(13.2, 17.9, 5);
         assert!(t.iter().all(|v| (13.2..=17.9).contains(v)));
         assert_eq!(t, vec![14.0, 15.0, 16.0, 17.0]);
         assert!(nice_ticks(1.0, 1.0, 4).is_empty());
         assert!(nice_ticks(f64::NAN, 1.0, 4).is_empty());
+    }
+
+    #[test]
+    fn spread_labels_do_not_overlap_and_stay_in_room() {
+        let p = spread(&[10.0, 11.0, 12.0, 50.0], &[10.0; 4], 0.0, 100.0);
+        for w in [(0, 1), (1, 2)] {
+            assert!(p[w.1] - p[w.0] >= 10.0 - 1e-9, "{p:?}");
+        }
+        assert_eq!(p[3], 50.0);
+        let q = spread(&[98.0, 99.0], &[10.0, 10.0], 0.0, 100.0);
+        assert!(q[1] <= 95.0 && q[1] - q[0] >= 10.0 - 1e-9, "{q:?}");
     }
 
     #[test]
