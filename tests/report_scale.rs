@@ -45,7 +45,10 @@ fn a_five_component_two_hundred_run_report_is_under_2_mb_and_a_second() {
     let html = std::fs::read_to_string(&out).unwrap();
     // Five curve figures, the matrix and the campaign.
     assert_eq!(html.matches("<svg ").count(), 7);
-    assert!(html.contains("FAILED"), "a test whose runs all failed is shown as failed");
+    assert!(
+        html.contains("FAILED"),
+        "a test whose runs all failed is shown as failed"
+    );
     assert!(html.contains(">failed</text>"));
     assert!(html.contains("The other components are fixed at C2"));
 }

@@ -29,7 +29,12 @@ pub fn autolb(args: &[&std::ffi::OsStr]) -> String {
 
 /// Creates the README's demo campaign in `dir` and runs it to the end (a few seconds).
 pub fn demo_campaign(dir: &Path) {
-    autolb(&["campaign".as_ref(), "init".as_ref(), dir.as_os_str(), "--demo".as_ref()]);
+    autolb(&[
+        "campaign".as_ref(),
+        "init".as_ref(),
+        dir.as_os_str(),
+        "--demo".as_ref(),
+    ]);
     autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()]);
 }
 
@@ -80,7 +85,11 @@ pub fn synthetic_campaign(
                     let failed = (t == 3 && it == 1) || (it * tests + t + rep) % 17 == 0;
                     let sypd = slowest / 12.0 * (1.0 + 0.01 * f64::from(rep));
                     RunView {
-                        state: if failed { RunState::Failed } else { RunState::Done },
+                        state: if failed {
+                            RunState::Failed
+                        } else {
+                            RunState::Done
+                        },
                         sypd: (!failed).then_some(sypd),
                         chsy: (!failed).then_some(f64::from(total) * 24.0 / sypd),
                         coupling_cost: (!failed).then_some(0.05 + 0.01 * f64::from(t % 5)),
@@ -112,13 +121,20 @@ pub fn synthetic_campaign(
                 donor: Some(names[t as usize % n].clone()),
                 recipient: Some(names[(t as usize + 1) % n].clone()),
                 total_nproc: total,
-                origin: if t + 1 == tests { "original".into() } else { format!("prediction #{}", t + 1) },
+                origin: if t + 1 == tests {
+                    "original".into()
+                } else {
+                    format!("prediction #{}", t + 1)
+                },
                 next_step: Some(24),
                 next_nproc: None,
                 notes: Vec::new(),
             });
         }
-        iters.push(IterationView { iteration: it, tests: tv });
+        iters.push(IterationView {
+            iteration: it,
+            tests: tv,
+        });
     }
     let mut status = Status {
         state: Phase::Done,
