@@ -42,6 +42,7 @@ pub enum Action {
     LogScale,
     CycleRows,
     CycleCols,
+    Report,
 }
 
 /// One row of the table: the action, its name in `keys.toml`, default keys, what it does, and
@@ -208,6 +209,13 @@ pub const BINDINGS: &[Binding] = &[
         name: "cycle_cols",
         defaults: &["c"],
         description: "matrix: next component across the columns",
+        hint: None,
+    },
+    Binding {
+        action: Action::Report,
+        name: "report",
+        defaults: &["R"],
+        description: "write the report of what is shown (one HTML page) to the output directory",
         hint: None,
     },
 ];
