@@ -16,13 +16,16 @@ use crate::predict::Cell;
 
 const INK: &str = "#222";
 
+/// Points (x, y) of one series.
+type Series = Vec<(f64, f64)>;
+
 /// SYPD and CHSY of one component against its PEs, side by side, with the marks' PEs as
 /// vertical lines.
 pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
     let (w, h) = (720.0, 260.0);
     let mut svg = Svg::new(w, h);
     let chsy = |(x, y): (f64, f64)| (x, metrics::chsy(x, y));
-    let panels: [(&str, Vec<(f64, f64)>, Vec<(f64, f64)>); 2] = [
+    let panels: [(&str, Series, Series); 2] = [
         ("SYPD", curve.measured.clone(), curve.line.clone()),
         (
             "CHSY (its PEs only)",

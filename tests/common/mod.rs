@@ -82,7 +82,7 @@ pub fn synthetic_campaign(
                 .fold(f64::INFINITY, f64::min);
             let runs = (1..=reps)
                 .map(|rep| {
-                    let failed = (t == 3 && it == 1) || (it * tests + t + rep) % 17 == 0;
+                    let failed = (t == 3 && it == 1) || (it * tests + t + rep).is_multiple_of(17);
                     let sypd = slowest / 12.0 * (1.0 + 0.01 * f64::from(rep));
                     RunView {
                         state: if failed {
