@@ -52,3 +52,39 @@ fn a_five_component_two_hundred_run_report_is_under_2_mb_and_a_second() {
     assert!(html.contains(">failed</text>"));
     assert!(html.contains("The other components are fixed at C2"));
 }
+
+#[test]
+fn a_running_campaigns_report_is_provisional_and_shows_tests_not_yet_measured() {
+    let (inputs, settings, mut status) = common::synthetic_campaign(3, 3, 4, 2);
+    status.state = autolb::campaign::Phase::Running;
+    for t in &mut status.iterations.last_mut().unwrap().tests {
+        for r in &mut t.runs {
+            r.state = autolb::campaign::RunState::Pending;
+            (r.sypd, r.chsy, r.coupling_cost) = (None, None, None);
+        }
+        (t.donor, t.recipient, t.next_step) = (None, None, None);
+    }
+    status.recompute();
+    assert_eq!(status.counts.pending, 8);
+    let problem = Problem::new(&inputs, &settings).unwrap();
+    let r = report::build(&ReportRequest {
+        title: "running".into(),
+        source: "synthetic".into(),
+        problem: Some(&problem),
+        inputs: &inputs,
+        tts_w: settings.tts_w,
+        top: settings.top,
+        axes: (0, 1),
+        fixed: None,
+        original: source::original_of(&status),
+        campaign: Some(&status),
+        years: 250.0,
+    });
+    let html = r.to_html();
+    assert!(html.contains("The best configuration measured so far is C"));
+    assert!(html.contains("<td>pending</td>"));
+    // A dashed placeholder per pending test in each of the four panels.
+    let placeholder = r##"fill="none" stroke="#666" stroke-dasharray="2 2""##;
+    assert_eq!(html.matches(placeholder).count(), 4 * 4);
+    assert!(html.contains(">…</text>"));
+}

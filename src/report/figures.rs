@@ -16,6 +16,9 @@ use crate::predict::Cell;
 
 const INK: &str = "#222";
 
+/// How a calibrated model's curve is drawn: dashed, in viridis' light green end.
+const MODEL_STYLE: &str = r##"stroke="#35b779" stroke-width="2" stroke-dasharray="6 3""##;
+
 /// Points (x, y) of one series.
 type Series = Vec<(f64, f64)>;
 
@@ -25,12 +28,21 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
     let (w, h) = (720.0, 260.0);
     let mut svg = Svg::new(w, h);
     let chsy = |(x, y): (f64, f64)| (x, metrics::chsy(x, y));
-    let panels: [(&str, Series, Series); 2] = [
-        ("SYPD", curve.measured.clone(), curve.line.clone()),
+    let chsy_of = |v: &Series| -> Series { v.iter().copied().map(chsy).collect() };
+    // (title, measured, interpolation, calibrated model if any)
+    let calibrated = curve.calibrated.as_ref().map(|(_, l)| l.clone());
+    let panels: [(&str, Series, Series, Option<Series>); 2] = [
+        (
+            "SYPD",
+            curve.measured.clone(),
+            curve.line.clone(),
+            calibrated.clone(),
+        ),
         (
             "CHSY (its PEs only)",
-            curve.measured.iter().copied().map(chsy).collect(),
-            curve.line.iter().copied().map(chsy).collect(),
+            chsy_of(&curve.measured),
+            chsy_of(&curve.line),
+            calibrated.as_ref().map(chsy_of),
         ),
     ];
     // One vertical line per distinct PE count, labelled with every mark there.
@@ -50,10 +62,14 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
         xs.fold(f64::NEG_INFINITY, f64::max),
         0.04,
     );
-    for (k, (title, measured, line)) in panels.iter().enumerate() {
+    for (k, (title, measured, line, model)) in panels.iter().enumerate() {
         let x0 = 60.0 + k as f64 * 360.0;
         let x = Scale::new(xlo.max(0.0), xhi, x0, x0 + 280.0);
-        let ys = measured.iter().chain(line.iter()).map(|p| p.1);
+        let ys = measured
+            .iter()
+            .chain(line.iter())
+            .chain(model.iter().flatten())
+            .map(|p| p.1);
         let (ylo, yhi) = padded(
             ys.clone().fold(f64::INFINITY, f64::min),
             ys.fold(f64::NEG_INFINITY, f64::max),
@@ -86,6 +102,10 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
             &line_px,
             &format!(r#"stroke="{}" stroke-width="2""#, viridis(0.3)),
         );
+        if let Some(model) = model {
+            let px: Vec<(f64, f64)> = model.iter().map(|&(a, b)| (x.at(a), y.at(b))).collect();
+            svg.polyline(&px, &format!(r#"{MODEL_STYLE}"#));
+        }
         for &(a, b) in measured {
             svg.circle(
                 x.at(a),
@@ -95,34 +115,44 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
             );
         }
     }
-    // Legend.
-    svg.line(
-        60.0,
-        250.0,
-        80.0,
-        250.0,
-        &format!(r#"stroke="{}" stroke-width="2""#, viridis(0.3)),
-    );
-    svg.text(
-        84.0,
-        253.0,
-        Anchor::Start,
-        "",
+    // Legend, left to right.
+    let mut lx = 60.0;
+    let mut entry = |svg: &mut Svg, swatch: &dyn Fn(&mut Svg, f64), text: &str| {
+        swatch(svg, lx);
+        svg.text(lx + 24.0, 253.0, Anchor::Start, "", text);
+        lx += 24.0 + text_width(text, 11.0) + 14.0;
+    };
+    let line_style = format!(r#"stroke="{}" stroke-width="2""#, viridis(0.3));
+    entry(
+        &mut svg,
+        &|svg, x| svg.line(x, 250.0, x + 20.0, 250.0, &line_style),
         &format!("{} interpolation", curve.method.name()),
     );
-    svg.circle(
-        210.0,
-        250.0,
-        3.5,
-        &format!(r#"fill="white" stroke="{INK}""#),
+    entry(
+        &mut svg,
+        &|svg, x| {
+            svg.circle(
+                x + 10.0,
+                250.0,
+                3.5,
+                &format!(r#"fill="white" stroke="{INK}""#),
+            )
+        },
+        "measured",
     );
-    svg.text(217.0, 253.0, Anchor::Start, "", "measured");
+    if let Some((label, _)) = &curve.calibrated {
+        entry(
+            &mut svg,
+            &|svg, x| svg.line(x, 250.0, x + 20.0, 250.0, MODEL_STYLE),
+            label,
+        );
+    }
     svg.text(
-        290.0,
+        lx,
         253.0,
         Anchor::Start,
         "",
-        "vertical lines: #k predicted, original (dashed), best (bold)",
+        "lines: #k predicted, original (dashed), best (bold)",
     );
     svg.finish(&format!(
         "{} scalability: SYPD and CHSY against PEs",

@@ -42,6 +42,9 @@ pub struct CurveData {
     /// The interpolation (PEs, SYPD), sampled densely between the measured ends.
     pub line: Vec<(f64, f64)>,
     pub method: Method,
+    /// A calibrated model's curve (label, points (PEs, SYPD)), drawn dashed beside the
+    /// interpolation when a model has been fitted; `None` draws only the interpolation.
+    pub calibrated: Option<(String, Vec<(f64, f64)>)>,
 }
 
 impl CurveData {
@@ -63,17 +66,8 @@ impl CurveData {
             measured: xs.into_iter().zip(ys).collect(),
             line,
             method,
+            calibrated: None,
         }
-    }
-
-    /// The interpolated SYPD at `nproc` (linear between the samples; `None` outside).
-    pub fn sypd_at(&self, nproc: f64) -> Option<f64> {
-        let i = self.line.iter().position(|(x, _)| *x >= nproc)?;
-        if i == 0 {
-            return (self.line[0].0 == nproc).then_some(self.line[0].1);
-        }
-        let ((x0, y0), (x1, y1)) = (self.line[i - 1], self.line[i]);
-        Some(y0 + (y1 - y0) * (nproc - x0) / (x1 - x0))
     }
 }
 
@@ -162,6 +156,8 @@ pub enum Block {
         header: Vec<String>,
         rows: Vec<Vec<String>>,
     },
+    /// Name-value pairs (the settings), read left to right.
+    Pairs(Vec<(String, String)>),
     Figure {
         /// File stem for the Markdown form, e.g. `curves-IFS`.
         id: String,

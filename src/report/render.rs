@@ -73,6 +73,18 @@ impl Report {
                     }
                     body.push_str("</tbody></table>\n");
                 }
+                Block::Pairs(pairs) => {
+                    body.push_str("<table class=\"kv\">\n<tbody>\n");
+                    for (k, v) in pairs {
+                        let _ = writeln!(
+                            body,
+                            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
+                            escape(&k),
+                            escape(&v)
+                        );
+                    }
+                    body.push_str("</tbody></table>\n");
+                }
                 Block::Figure { id, svg, caption } => {
                     let _ = writeln!(
                         body,
@@ -142,6 +154,14 @@ impl Report {
                     }
                     md.push('\n');
                 }
+                Block::Pairs(pairs) => {
+                    md.push_str("| setting | value |\n|---|---|\n");
+                    for (k, v) in pairs {
+                        let cell = |c: &str| md_text(c).replace('|', "\\|");
+                        let _ = writeln!(md, "| {} | {} |", cell(&k), cell(&v));
+                    }
+                    md.push('\n');
+                }
                 Block::Figure { id, svg, caption } => {
                     let name = format!("{stem}-{id}.svg");
                     let _ = writeln!(
@@ -177,6 +197,7 @@ h1{font-size:1.6em;margin-bottom:0.2em}h2{font-size:1.25em;border-bottom:1px sol
 table{border-collapse:collapse;font-size:0.85em;margin:0.6em 0}
 th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#f0f0f0}
 td:first-child,th:first-child{text-align:left}
+table.kv th{background:none;font-weight:normal;color:#444}table.kv td{text-align:left}
 figure{margin:1em 0;page-break-inside:avoid;break-inside:avoid}figure svg{max-width:100%;height:auto;display:block}
 figcaption{font-size:0.85em;color:#444;margin-top:0.3em}
 footer{margin-top:2em;font-size:0.8em;color:#666}
@@ -185,14 +206,7 @@ footer{margin-top:2em;font-size:0.8em;color:#666}
 
 fn settings_blocks(s: &Settings, out: &mut Vec<Block>) {
     out.push(Block::Heading("Settings".into()));
-    out.push(Block::Table {
-        header: vec!["setting".into(), "value".into()],
-        rows: s
-            .0
-            .iter()
-            .map(|(k, v)| vec![k.clone(), v.clone()])
-            .collect(),
-    });
+    out.push(Block::Pairs(s.0.clone()));
 }
 
 fn curves_blocks(c: &CurvesSection, out: &mut Vec<Block>) {

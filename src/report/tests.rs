@@ -133,7 +133,25 @@ fn curve_samples_interpolate_between_measured_ends() {
     let inputs = example::inputs();
     let c = CurveData::sample(&inputs[0], Method::Linear);
     let (x0, y0) = c.measured[0];
-    assert_eq!(c.line.first().map(|p| p.0), Some(x0));
-    assert!((c.sypd_at(x0).unwrap() - y0).abs() < 1e-9);
-    assert!(c.sypd_at(x0 - 1.0).is_none());
+    let (x1, y1) = *c.measured.last().unwrap();
+    assert_eq!(c.line.first(), Some(&(x0, y0)));
+    assert_eq!(c.line.last().map(|p| p.0), Some(x1));
+    assert!((c.line.last().unwrap().1 - y1).abs() < 1e-9);
+    assert_eq!(c.line.len(), 201);
+}
+
+#[test]
+fn a_calibrated_curve_is_drawn_dashed_with_its_legend_only_when_present() {
+    let inputs = example::inputs();
+    let mut c = CurveData::sample(&inputs[0], Method::Pchip);
+    let plain = figures::curves(&c, 0, &[]);
+    assert!(!plain.contains("stroke-dasharray=\"6 3\""));
+    c.calibrated = Some((
+        "calibrated model".into(),
+        c.line.iter().map(|&(x, y)| (x, 0.9 * y)).collect(),
+    ));
+    let svg = figures::curves(&c, 0, &[]);
+    // One dashed line per panel plus the legend swatch.
+    assert_eq!(svg.matches("stroke-dasharray=\"6 3\"").count(), 3);
+    assert!(svg.contains(">calibrated model</text>"));
 }

@@ -96,7 +96,10 @@ mod tests {
             Some(format!("wrote the report {}", path.display()).as_str())
         );
         let html = std::fs::read_to_string(&path).unwrap();
-        assert!(html.contains("<td>TTS_w</td><td>0.55</td>"), "TTS_w row");
+        assert!(
+            html.contains(r#"<th scope="row">TTS_w</th><td>0.55</td>"#),
+            "TTS_w row"
+        );
         assert!(html.contains("Prediction: the top 6"));
         assert!(html.contains("The predicted best configuration is IFS"));
         assert!(!html.contains("The campaign</h2>"));
