@@ -431,7 +431,26 @@ pub fn campaign(s: &Status) -> String {
     let (panel_h, panel_gap, top) = (110.0, 22.0, 34.0);
     let metrics = [Metric::Sypd, Metric::Chsy, Metric::Cpl, Metric::Fn];
     let moves_h = 92.0;
-    let h = top + metrics.len() as f64 * (panel_h + panel_gap) + moves_h + 30.0;
+    // Legend entries (test colour and origin), wrapped to the plot's width.
+    let mut tests: Vec<(u32, &str)> = slots
+        .iter()
+        .map(|(_, t)| (t.test, t.origin.as_str()))
+        .collect();
+    tests.sort_unstable();
+    tests.dedup();
+    let mut legend = Vec::with_capacity(tests.len());
+    let (mut lx, mut row) = (x0, 0usize);
+    for (id, origin) in &tests {
+        let label = format!("test {id} ({origin})");
+        let width = 13.0 + text_width(&label, 11.0) + 14.0;
+        if lx + width > x0 + plot_w && lx > x0 {
+            (lx, row) = (x0, row + 1);
+        }
+        legend.push((lx, row, *id, label));
+        lx += width;
+    }
+    let legend_h = 16.0 * (row as f64 + 1.0);
+    let h = top + metrics.len() as f64 * (panel_h + panel_gap) + moves_h + 14.0 + legend_h;
     let mut svg = Svg::new(x0 + plot_w + 20.0, h);
     // Bar centres.
     let mut xs = Vec::with_capacity(slots.len());
@@ -625,25 +644,17 @@ pub fn campaign(s: &Status) -> String {
         "test",
     );
     // Legend: test colours.
-    let ly = h - 10.0;
-    let mut lx = x0;
-    let mut tests: Vec<(u32, &str)> = slots
-        .iter()
-        .map(|(_, t)| (t.test, t.origin.as_str()))
-        .collect();
-    tests.sort_unstable();
-    tests.dedup();
-    for (id, origin) in tests.iter().take(12) {
+    let ly0 = h - legend_h + 8.0;
+    for (lx, row, id, label) in &legend {
+        let ly = ly0 + 16.0 * *row as f64;
         svg.rect(
-            lx,
+            *lx,
             ly - 9.0,
             10.0,
             10.0,
             &format!(r#"fill="{}""#, category(*id as usize, n_tests)),
         );
-        let label = format!("test {id} ({origin})");
-        svg.text(lx + 13.0, ly, Anchor::Start, "", &label);
-        lx += 20.0 + 6.0 * label.len() as f64;
+        svg.text(lx + 13.0, ly, Anchor::Start, "", label);
     }
     svg.raw(concat!(
         r##"<defs><pattern id="failed" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">"##,
