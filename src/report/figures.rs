@@ -104,7 +104,7 @@ pub fn curves(curve: &CurveData, component: usize, marks: &[Mark]) -> String {
         );
         if let Some(model) = model {
             let px: Vec<(f64, f64)> = model.iter().map(|&(a, b)| (x.at(a), y.at(b))).collect();
-            svg.polyline(&px, &format!(r#"{MODEL_STYLE}"#));
+            svg.polyline(&px, MODEL_STYLE);
         }
         for &(a, b) in measured {
             svg.circle(

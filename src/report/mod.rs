@@ -280,7 +280,7 @@ fn settings(req: &ReportRequest) -> Settings {
         if let Some(p) = st.period_s {
             push("coupling period", format!("{p} s"));
         }
-        push("campaign state", format!("{:?}", st.state).to_lowercase());
+        push("campaign state", st.state.as_str().to_string());
         let c = st.counts;
         push(
             "runs",

@@ -316,12 +316,10 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
                 .iter()
                 .filter(|r| r.state == crate::campaign::RunState::Failed)
                 .count();
+            // Upper case stands out in the table, in print too.
             let mut state = match t.state {
-                TestState::Pending => "pending".to_string(),
-                TestState::Running => "running".into(),
-                TestState::Done => "done".into(),
-                TestState::Failed => "FAILED".into(),
-                TestState::Finished => "finished".into(),
+                TestState::Failed => "FAILED".to_string(),
+                other => other.as_str().to_string(),
             };
             if failed > 0 && t.state != TestState::Failed {
                 state.push_str(&format!(", {failed} run(s) failed"));
