@@ -175,6 +175,21 @@ fn the_demo_campaigns_report_renders_with_every_figure_and_the_recommendation() 
     );
     // Two curve figures, the matrix, the campaign.
     assert_eq!(p.svg_sizes.len(), 4);
+    // Printable: Chromium prints it to a PDF of several A4/Letter pages.
+    let pdf = tmp.path().join("report.pdf");
+    common::run_chromium(
+        &chromium,
+        &report,
+        &[
+            format!("--print-to-pdf={}", pdf.display()),
+            "--no-pdf-header-footer".into(),
+        ],
+    );
+    let bytes = std::fs::read(&pdf).expect("a PDF");
+    assert!(bytes.starts_with(b"%PDF-"));
+    let pages = bytes.windows(11).filter(|w| w == b"/Type /Page").count()
+        - bytes.windows(12).filter(|w| w == b"/Type /Pages").count();
+    assert!((2..=12).contains(&pages), "{pages} pages");
     if std::env::var("AUTOLB_UPDATE_SCREENSHOT").as_deref() == Ok("1") {
         let dest = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/report-demo.png");
         std::fs::write(&dest, &png).unwrap();
