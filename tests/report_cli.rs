@@ -32,6 +32,21 @@ fn a_campaign_report_goes_into_the_campaign_directory_and_markdown_beside_its_fi
     // The demo's four tests of lb-iteration 0, with the original among them.
     assert!(html.contains("<td>3 (original)</td>"));
 
+    // Prediction flags change the prediction views, not the campaign's measurements.
+    let other = tmp.path().join("w09.html");
+    Command::new(common::bin())
+        .arg("report")
+        .arg(&dir)
+        .args(["--tts-w", "0.9", "--top", "4", "--out"])
+        .arg(&other)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&other).unwrap();
+    assert!(html.contains(r#"<th scope="row">TTS_w</th><td>0.90</td>"#));
+    assert!(html.contains(r#"<th scope="row">campaign TTS_w (its FN and best)</th><td>0.50</td>"#));
+    assert!(html.contains("Prediction: the top 4"));
+    assert!(html.contains("The recommended configuration is IFS"));
+
     let md = tmp.path().join("wiki/lb.md");
     Command::new(common::bin())
         .arg("report")
@@ -96,6 +111,10 @@ fn bad_input_is_one_line_and_exit_code_2() {
     bad(
         &["report", "--config", config, "--years", "0"],
         "--years 0: give the simulated years",
+    );
+    bad(
+        &["report", empty, "--allowed", "NEMO=48,96"],
+        "--allowed applies to predictions",
     );
     bad(
         &["report", "--config", config, "--years", "nan"],

@@ -47,7 +47,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
                 "give either a campaign DIR or --config/--curve for a prediction, not both",
             ))
         }
-        (Some(dir), false) => source::campaign_report(dir, args.years).map_err(user)?,
+        (Some(dir), false) => campaign_report(dir, args)?,
         (None, true) => prediction_report(args)?,
         (None, false) => {
             return Err(user(
@@ -73,6 +73,26 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         println!("wrote {} ({} kB)", out.display(), size.div_ceil(1024));
     }
     Ok(())
+}
+
+/// A campaign's report; prediction flags change the prediction views (curves' marks, matrix,
+/// top N), never the campaign's own measurements.
+fn campaign_report(dir: &Path, args: &ReportArgs) -> Result<report::Report> {
+    let flags = &args.prediction;
+    if !flags.allowed.is_empty() {
+        return Err(user(
+            "--allowed applies to predictions; a campaign keeps the allowed lists it was created with",
+        ));
+    }
+    let mut src = source::load_campaign(dir).map_err(user)?;
+    let s = &mut src.settings;
+    s.max_nproc = flags.max_nproc.unwrap_or(s.max_nproc);
+    s.step = flags.step.unwrap_or(s.step);
+    s.tts_w = flags.tts_w.unwrap_or(s.tts_w);
+    s.top = flags.top.unwrap_or(s.top);
+    s.interp = flags.interp.unwrap_or(s.interp);
+    s.extra_pes = flags.extra_pes.unwrap_or(s.extra_pes);
+    source::campaign_report_from(&src, dir, args.years).map_err(user)
 }
 
 fn prediction_report(args: &ReportArgs) -> Result<report::Report> {

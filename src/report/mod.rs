@@ -272,6 +272,11 @@ fn settings(req: &ReportRequest) -> Settings {
         if req.problem.is_none() {
             push("TTS_w", format!("{:.2}", st.tts_w));
             push("extra PEs (not balanced)", st.extra_pes.to_string());
+        } else if (st.tts_w - req.tts_w).abs() > 1e-9 {
+            push(
+                "campaign TTS_w (its FN and best)",
+                format!("{:.2}", st.tts_w),
+            );
         }
         push("initial step", format!("{} PEs", st.initial_step));
         push("minimum step", format!("{} PEs", st.minimum_step));

@@ -80,9 +80,18 @@ pub fn original_of(status: &Status) -> Option<Vec<u32>> {
         .map(|t| t.nproc.values().copied().collect())
 }
 
-/// The report of a campaign directory.
+/// The report of a campaign directory with its own settings.
 pub fn campaign_report(dir: &Path, years: f64) -> Result<Report, ReportError> {
-    let src = load_campaign(dir)?;
+    campaign_report_from(&load_campaign(dir)?, dir, years)
+}
+
+/// The report of a loaded campaign; its `settings` may have been changed (e.g. another TTS_w
+/// for the prediction views; the campaign's own FN and best keep the TTS_w it ran with).
+pub fn campaign_report_from(
+    src: &CampaignSource,
+    dir: &Path,
+    years: f64,
+) -> Result<Report, ReportError> {
     let problem = Problem::new(&src.inputs, &src.settings)?;
     Ok(build(&ReportRequest {
         title: format!("Load-balance campaign {}", campaign_name(dir)),
