@@ -91,8 +91,9 @@ impl Recommendation {
             return s;
         };
         s.push_str(&format!(
-            " Against the original {} ({:.2} SYPD, {:.0} CHSY) it is {} and {}.",
+            " Against the original {} ({}: {:.2} SYPD, {:.0} CHSY) it is {} and {}.",
             o.config,
+            o.label,
             o.sypd,
             o.chsy,
             signed_pct(v.faster_pct, "faster", "slower"),
