@@ -424,9 +424,13 @@ pub fn campaign(s: &Status) -> String {
         .map(|(_, t)| t.test)
         .max()
         .map_or(1, |m| m as usize + 1);
-    let (x0, plot_w) = (64.0, 820.0);
+    // Bars share 820 px but are never wider than 45 px; a short campaign gets a narrower
+    // figure (at least 420 px, room for the legend) with its bars centred.
+    let x0 = 64.0;
     let gap = 1.0;
-    let unit = plot_w / (slots.len() as f64 + gap * groups as f64);
+    let units = slots.len() as f64 + gap * groups as f64;
+    let unit = (820.0 / units).min(56.0);
+    let plot_w = (unit * units).max(420.0);
     let bar = unit * 0.8;
     let (panel_h, panel_gap, top) = (110.0, 22.0, 34.0);
     let metrics = [Metric::Sypd, Metric::Chsy, Metric::Cpl, Metric::Fn];
@@ -455,7 +459,7 @@ pub fn campaign(s: &Status) -> String {
     // Bar centres.
     let mut xs = Vec::with_capacity(slots.len());
     let mut group_spans: Vec<(u32, f64, f64)> = Vec::new();
-    let mut cursor = x0 + unit * gap / 2.0;
+    let mut cursor = x0 + (plot_w - unit * units) / 2.0 + unit * gap / 2.0;
     for it in &s.iterations {
         let start = cursor;
         for _ in &it.tests {
