@@ -158,7 +158,7 @@ fn the_demo_campaigns_report_renders_with_every_figure_and_the_recommendation() 
     let dir = tmp.path().join("demo");
     common::demo_campaign(&dir);
     let report = tmp.path().join("report.html");
-    common::autolb(&[
+    common::run_autolb(&[
         "report".as_ref(),
         dir.as_os_str(),
         "--out".as_ref(),
@@ -232,7 +232,7 @@ fn a_prediction_reports_renders_without_a_campaign() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("prediction.html");
     let config = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/demo-campaign.toml");
-    common::autolb(&[
+    common::run_autolb(&[
         "report".as_ref(),
         "--config".as_ref(),
         config.as_os_str(),

@@ -57,6 +57,7 @@ fn a_five_component_two_hundred_run_report_is_under_2_mb_and_a_second() {
 fn a_running_campaigns_report_is_provisional_and_shows_tests_not_yet_measured() {
     let (inputs, settings, mut status) = common::synthetic_campaign(3, 3, 4, 2);
     status.state = autolb::campaign::Phase::Running;
+    status.done = false;
     for t in &mut status.iterations.last_mut().unwrap().tests {
         for r in &mut t.runs {
             r.state = autolb::campaign::RunState::Pending;

@@ -1,9 +1,10 @@
-//! Fixtures shared by the integration tests (`mod common;`): the binary, the demo campaign, a
-//! synthetic large campaign, and a headless Chromium to look at reports as a person would.
+//! Fixtures shared by the integration tests (`mod common;`): the binary, campaign files and
+//! campaigns driven from outside, the demo campaign, a synthetic large campaign, and a headless
+//! Chromium to look at reports as a person would.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use autolb::campaign::status::{IterationView, RunCounts};
@@ -11,13 +12,78 @@ use autolb::campaign::{NameMap, Phase, RunState, RunView, Status, TestState, Tes
 use autolb::curve::{Curve, Point};
 use autolb::predict::{ComponentInput, Settings};
 
+use assert_cmd::Command;
+
+/// The autolb binary under test.
+pub fn autolb() -> Command {
+    Command::cargo_bin("autolb").unwrap()
+}
+
+/// Path of the autolb binary under test (for scripts and command templates).
+pub fn autolb_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("autolb")
+}
+
+/// An externally driven EC-Earth3 campaign file (bundled curves, written into `dir`) with
+/// components named `atm` and `ocean` (for names with a hyphen, pass e.g. "IFS-atm"),
+/// `top` predicted tests and `repetitions` runs each; the limits keep it to a few iterations.
+pub fn campaign_file(dir: &Path, atm: &str, ocean: &str, top: u32, repetitions: u32) -> PathBuf {
+    autolb::campaign::demo::write_demo_inputs(dir).unwrap();
+    let text = format!(
+        r#"max_nproc = 672
+step = 24
+top = {top}
+initial_step = 96
+minimum_step = 48
+repetitions = {repetitions}
+period_s = 2700
+
+[[component]]
+name = "{atm}"
+timing_name = "ATMIFS"
+curve = "curves/mn4_sr_cmip6_ifs.csv"
+min_nproc = 336
+max_nproc = 480
+
+[[component]]
+name = "{ocean}"
+timing_name = "oceanx"
+curve = "curves/mn4_sr_cmip6_nemo.csv"
+min_nproc = 144
+max_nproc = 336
+"#
+    );
+    let path = dir.join("campaign.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `autolb campaign init DIR --config FILE` and checks it succeeded.
+pub fn init(dir: &Path, file: &Path) {
+    autolb()
+        .args(["campaign", "init"])
+        .arg(dir)
+        .arg("--config")
+        .arg(file)
+        .assert()
+        .success();
+}
+
+/// The output of a command as text.
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_autolb")
 }
 
 /// Runs `autolb ARGS`, panicking with its stderr unless it succeeds; returns stdout.
-pub fn autolb(args: &[&std::ffi::OsStr]) -> String {
-    let out = Command::new(bin()).args(args).output().unwrap();
+pub fn run_autolb(args: &[&std::ffi::OsStr]) -> String {
+    let out = std::process::Command::new(bin())
+        .args(args)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "autolb {:?}: {}",
@@ -29,13 +95,13 @@ pub fn autolb(args: &[&std::ffi::OsStr]) -> String {
 
 /// Creates the README's demo campaign in `dir` and runs it to the end (a few seconds).
 pub fn demo_campaign(dir: &Path) {
-    autolb(&[
+    run_autolb(&[
         "campaign".as_ref(),
         "init".as_ref(),
         dir.as_os_str(),
         "--demo".as_ref(),
     ]);
-    autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()]);
+    run_autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()]);
 }
 
 /// A synthetic campaign of `n` components: Amdahl-like curves from 48 to 960 PEs and a status of
@@ -138,6 +204,8 @@ pub fn synthetic_campaign(
     }
     let mut status = Status {
         state: Phase::Done,
+        iteration: iterations.checked_sub(1),
+        done: true,
         iterations: iters,
         best: None,
         components: names,
@@ -185,7 +253,7 @@ pub struct Rendered {
 /// offline-minded and with a fresh profile; console messages go to stderr.
 pub fn run_chromium(chromium: &Path, page: &Path, extra: &[String]) -> Rendered {
     let profile = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(chromium);
+    let mut cmd = std::process::Command::new(chromium);
     cmd.args([
         "--headless",
         "--no-sandbox",
