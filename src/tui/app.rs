@@ -71,6 +71,8 @@ pub struct WatchStatus {
 /// The whole state.
 pub struct App {
     pub problem: Problem,
+    /// The components' inputs (curves, limits), kept for the report (`R`).
+    pub inputs: Vec<ComponentInput>,
     /// Name of the model behind `problem` ("standalone" or "calibrated").
     pub model_name: &'static str,
     /// The other model's problem, when a calibrated model was given (`M` swaps them).
@@ -146,6 +148,7 @@ impl App {
         let grid = problem.grid(axes.0, axes.1, &cursor, tts_w);
         App {
             problem,
+            inputs: inputs.to_vec(),
             model_name: "standalone",
             other_model: None,
             curves,
@@ -349,6 +352,13 @@ impl App {
             Action::LogScale => self.log_scale = !self.log_scale,
             Action::CycleRows => self.cycle_axis(true),
             Action::CycleCols => self.cycle_axis(false),
+            Action::Report => match super::report::write(self) {
+                Ok(path) => {
+                    self.error = None;
+                    self.message = Some(format!("wrote the report {}", path.display()));
+                }
+                Err(e) => self.error = Some(format!("report failed: {e}")),
+            },
             Action::ToggleModel => self.toggle_model(),
         }
     }
