@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
-use super::{advance, algorithm, build_executor, cancel_all, CampaignError};
+use super::{algorithm, build_executor, cancel_all, CampaignError};
 use crate::executor::{read_exit_status, Executor, RunRequest, RunStatus, Ticket};
 
 /// Receives progress events (called on the driving thread; keep it quick).
@@ -357,7 +357,7 @@ impl Driver {
 
     /// Takes the decisions of a finished iteration and creates the next one.
     fn advance(&mut self) -> Result<(), CampaignError> {
-        let a = advance(&mut self.state);
+        let a = super::advance_in(&mut self.state, &self.dir);
         if a.decided.is_empty() {
             return Ok(());
         }
