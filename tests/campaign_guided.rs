@@ -180,7 +180,10 @@ fn a_guided_campaign_runs_to_the_end_through_next_and_record() {
                 .arg(&out)
                 .arg(format!("--comp=ATMIFS={}", r["nproc"]["IFS"]))
                 .arg(format!("--comp=oceanx={}", r["nproc"]["NEMO"]))
-                .args(["--seed", &(iterations * 10 + r["test"].as_u64().unwrap()).to_string()])
+                .args([
+                    "--seed",
+                    &(iterations * 10 + r["test"].as_u64().unwrap()).to_string(),
+                ])
                 .output()
                 .unwrap();
             assert!(status.status.success());
@@ -191,7 +194,11 @@ fn a_guided_campaign_runs_to_the_end_through_next_and_record() {
                 .arg(&out)
                 .output()
                 .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
     check_rules(&dir);

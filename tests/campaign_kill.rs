@@ -21,7 +21,10 @@ fn setup(tmp: &Path, strategy: &str) -> PathBuf {
     let text = std::fs::read_to_string(&file)
         .unwrap()
         .replace("compression = 0.01", "compression = 0.03")
-        .replace("strategy = \"guided\"", &format!("strategy = \"{strategy}\""));
+        .replace(
+            "strategy = \"guided\"",
+            &format!("strategy = \"{strategy}\""),
+        );
     assert!(text.contains(&format!("strategy = \"{strategy}\"")));
     std::fs::write(&file, text).unwrap();
     let dir = tmp.join("camp");

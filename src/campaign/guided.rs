@@ -10,20 +10,22 @@
 //!    global correction), so it follows the measurements near them and falls back to the
 //!    corrected standalone curve, with a wider band, far from them. The coupled SYPD of a
 //!    configuration is the slowest component's speed times the measured coupling overhead.
-//! 2. Score: every configuration of the prediction's candidates (allowed lists, limits, budget;
-//!    spacing at least `minimum_step`) gets its FN from the model's mean and from the top of
+//! 2. Score: every configuration of the prediction's candidates at `minimum_step` spacing
+//!    (allowed lists, limits, budget) gets its FN from the model's mean and from the top of
 //!    its band, on one normalisation (the model's kept configurations plus the measured ones).
 //! 3. Choose, up to as many tests as the campaign started with:
 //!    * `donor/recipient`: the move of Algorithm 1 from the best measured configuration (step
 //!      `initial_step`, halved while the target was measured, down to `minimum_step`), when
 //!      the model's band lets it beat the best;
 //!    * `model`: the configurations whose upper FN beats the best measured FN, by expected
-//!      improvement, no two within `initial_step / 2` PEs of each other in one iteration.
+//!      improvement (at least 0.001), no two within `initial_step / 2` PEs of each other in one iteration, all
+//!      within `initial_step` PEs of one of the two best measured configurations (a trust
+//!      region that moves with the best).
 //!    A configuration within `minimum_step` PEs (in every component) of a measured one counts
 //!    as measured: it is never run again except as a repetition.
-//! 4. Repeat: once nothing unmeasured can beat the best, every measured configuration whose FN
-//!    is within what a 2 % SYPD difference moves FN of the best, and that has fewer than
-//!    `repetitions` runs, runs once more; then step 3 is tried again on the new means.
+//! 4. Repeat: once nothing unmeasured can beat the best, the best and up to three runners-up whose FN
+//!    is within what a 2 % SYPD difference moves FN of the best, run once more if they have
+//!    fewer than `repetitions` runs; then step 3 is tried again on the new means.
 //! 5. Stop when there is nothing to choose and nothing to repeat.
 
 use std::path::Path;
@@ -42,13 +44,17 @@ pub mod tuning {
     pub const BAND_Z: f64 = 2.0;
     /// An unmeasured configuration is worth a run when its upper FN beats the best measured
     /// FN by more than this.
-    pub const PLAUSIBLE_MARGIN: f64 = 0.003;
+    pub const PLAUSIBLE_MARGIN: f64 = 0.0;
     /// A configuration is "close to the best" (worth a repetition) when its FN is within what
     /// this relative SYPD difference moves the best's FN.
     pub const CLOSE_SYPD: f64 = 0.02;
     /// A model choice is dropped when its expected improvement is below this share of the
     /// iteration's first choice (so iterations shrink as the model converges).
     pub const MIN_EI_SHARE: f64 = 0.2;
+    /// Nor is a configuration run whose expected FN gain is below this: a measurement far from
+    /// the answer costs a run and, since the answer's FN is normalised over every measured
+    /// configuration, widens the normalisation and can move the answer.
+    pub const MIN_EI: f64 = 0.001;
     /// Prior standard deviation of a component's slowdown around its mean.
     pub const PRIOR_SD: f64 = 0.08;
     /// Correlation length of the slowdown in `ln nproc` (0.2: about 20 % more PEs).
@@ -57,6 +63,13 @@ pub mod tuning {
     pub const NOISE_SD: f64 = 0.015;
     /// Prior slowdown (coupled over standalone speed) before anything is measured.
     pub const PRIOR_SLOWDOWN: f64 = 0.9;
+    /// At most this many configurations are repeated (the best and the closest runners-up).
+    pub const REPEAT_AT_MOST: usize = 4;
+    /// The model only proposes configurations within `initial_step` PEs (in every component)
+    /// of one of this many best measured configurations: a trust region that moves with the
+    /// best, so the measured set stays where the answer is (the answer's FN is normalised over
+    /// the measured configurations, and far-off ones would change it).
+    pub const TRUST_AROUND: usize = 2;
 }
 
 /// See the module documentation.
@@ -411,7 +424,7 @@ impl Landscape {
             .collect();
         let settings = predict::Settings {
             max_nproc: s.max_nproc,
-            step: s.step.unwrap_or(1).max(s.minimum_step).max(1),
+            step: s.minimum_step.max(1),
             tts_w: s.tts_w,
             top: 1,
             interp,
@@ -606,11 +619,22 @@ fn choose(state: &State, view: &Landscape) -> Chosen {
 
     // The model: every unmeasured configuration whose upper FN beats the best, by expected
     // improvement, spread out.
+    let mut ranked = scored.clone();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let centres: Vec<&[u32]> = ranked
+        .iter()
+        .take(TRUST_AROUND)
+        .map(|&(k, _)| view.measured[k].nproc.as_slice())
+        .collect();
+    let trusted = |n: &[u32]| centres.iter().any(|c| within(c, n, s.initial_step + 1));
     let mut options: Vec<(f64, f64, usize)> = view
         .candidates
         .iter()
         .enumerate()
         .filter_map(|(k, (n, p))| {
+            if !trusted(n) {
+                return None;
+            }
             let upper = view.fn_at(n, p.high);
             if upper <= best_fn + PLAUSIBLE_MARGIN || taken(n, &[]) {
                 return None;
@@ -624,7 +648,7 @@ fn choose(state: &State, view: &Landscape) -> Chosen {
     let radius = (s.initial_step / 2).max(s.minimum_step);
     let first_ei = options.first().map(|o| o.0).unwrap_or(0.0);
     for (ei, upper, k) in &options {
-        if next.len() >= max_tests || *ei < MIN_EI_SHARE * first_ei {
+        if next.len() >= max_tests || *ei < MIN_EI_SHARE * first_ei || *ei < MIN_EI {
             break;
         }
         let nproc = &view.candidates[*k].0;
@@ -651,9 +675,9 @@ fn choose(state: &State, view: &Landscape) -> Chosen {
             &best.nproc,
             algorithm::mean_metrics(&best.runs).map_or(0.0, |m| m.sypd) * (1.0 - CLOSE_SYPD),
         );
-    for &(k, f) in &scored {
+    for &(k, f) in ranked.iter().take(REPEAT_AT_MOST) {
         let m = &view.measured[k];
-        if f >= best_fn - noise_fn && m.attempts < s.repetitions && next.len() < max_tests {
+        if f >= best_fn - noise_fn && m.attempts < s.repetitions {
             next.push(PlannedTest {
                 test: Some(m.test),
                 nproc: m.nproc.clone(),
@@ -673,7 +697,7 @@ fn choose(state: &State, view: &Landscape) -> Chosen {
     Chosen {
         next,
         stop: Some(format!(
-            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band"
+            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {MIN_EI} or more"
         )),
     }
 }
