@@ -147,7 +147,9 @@ pub fn drive(
         }
         driver.advance()?;
         if driver.state.is_done() {
-            let best = Status::from_state(&driver.state, dir).best;
+            // The answer as `campaign status` will show it: from the state on disk, whose
+            // numbers went through JSON (parsing may differ from memory in the last bit).
+            let best = Status::from_state(&State::load(dir)?, dir).best;
             driver.emit(DriveEvent::Done { best: best.clone() });
             return Ok(DriveOutcome::Done { best });
         }
