@@ -63,8 +63,8 @@ fn main() {
     let verbose = args.iter().any(|a| a == "--verbose");
     let started = Instant::now();
     println!(
-        "{:>4} {:>2} | {:>9} {:>4} {:>7} | {:>9} {:>4} {:>7} | {:>6} {}",
-        "seed", "n", "a1 core-h", "runs", "regret", "gd core-h", "runs", "regret", "cost %", "ok"
+        "{:>4} {:>2} | {:>9} {:>4} {:>7} | {:>9} {:>4} {:>7} | {:>6} ok",
+        "seed", "n", "a1 core-h", "runs", "regret", "gd core-h", "runs", "regret", "cost %"
     );
     let mut ratios = Vec::new();
     let mut ok = 0;

@@ -18,14 +18,15 @@
 //!      `initial_step`, halved while the target was measured, down to `minimum_step`), when
 //!      the model's band lets it beat the best;
 //!    * `model`: the configurations whose upper FN beats the best measured FN, by expected
-//!      improvement (at least 0.001), no two within `initial_step / 2` PEs of each other in one iteration, all
-//!      within `initial_step` PEs of one of the two best measured configurations (a trust
-//!      region that moves with the best).
+//!      improvement (at least 0.001), no two within `initial_step / 2` PEs of each other in
+//!      one iteration, all within `initial_step` PEs of one of the two best measured
+//!      configurations (a trust region that moves with the best).
+//!
 //!    A configuration within `minimum_step` PEs (in every component) of a measured one counts
 //!    as measured: it is never run again except as a repetition.
-//! 4. Repeat: once nothing unmeasured can beat the best, the best and up to three runners-up whose FN
-//!    is within what a 2 % SYPD difference moves FN of the best, run once more if they have
-//!    fewer than `repetitions` runs; then step 3 is tried again on the new means.
+//! 4. Repeat: once nothing unmeasured can beat the best, the best and up to three runners-up
+//!    whose FN is within what a 2 % SYPD difference moves FN of the best, run once more if they
+//!    have fewer than `repetitions` runs; then step 3 is tried again on the new means.
 //! 5. Stop when there is nothing to choose and nothing to repeat.
 
 use std::path::Path;

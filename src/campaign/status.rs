@@ -366,7 +366,7 @@ impl Status {
         // Every run of a configuration counts for it, whichever row (iteration) made it: the
         // guided strategy repeats a configuration in a later iteration. Algorithm 1 never runs
         // a configuration twice, so there each configuration is one row.
-        let mut groups: Vec<(Vec<u32>, u32, Vec<RunMetrics>, Vec<(usize, usize)>)> = Vec::new();
+        let mut groups: Vec<ConfigRuns> = Vec::new();
         for (i, it) in self.iterations.iter_mut().enumerate() {
             for (t, test) in it.tests.iter_mut().enumerate() {
                 for run in &test.runs {
@@ -636,6 +636,10 @@ impl TestState {
         }
     }
 }
+
+/// One configuration's PEs, total PEs with extras, every measured run, and the rows
+/// `(iteration, test)` that ran it.
+type ConfigRuns = (Vec<u32>, u32, Vec<RunMetrics>, Vec<(usize, usize)>);
 
 /// Why an Algorithm 1 test runs in an iteration: its origin in the first, else the move its
 /// previous decision made.
