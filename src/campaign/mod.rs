@@ -18,6 +18,7 @@ pub mod driver;
 pub mod external;
 pub mod guided;
 pub mod measure;
+pub mod measured;
 pub mod plan;
 pub mod state;
 pub mod status;

@@ -167,6 +167,63 @@ impl SyntheticCase {
         super::simulate_in_memory(&run)
     }
 
+    /// Runs the stand-in on a configuration and reduces what it measured to a
+    /// [`crate::model::MeasuredRun`] (component SYPD from compute seconds, coupled SYPD from
+    /// the coupled wall time of the analysed window), as timing output of a real run would be.
+    pub fn measured_run(
+        &self,
+        nproc: &[u32],
+        run_seed: u64,
+    ) -> Result<crate::model::MeasuredRun, SimError> {
+        let out = self.simulate(nproc, run_seed)?;
+        let sim_s = out.window_sim_s;
+        let components = out
+            .components
+            .iter()
+            .map(|c| crate::model::MeasuredComponent {
+                name: c.name.clone(),
+                nproc: c.nproc,
+                sypd: crate::metrics::sypd(sim_s, c.compute_s),
+                wait_s: Some(c.wait_s),
+                interp_s: None,
+                send_s: None,
+            })
+            .collect();
+        Ok(crate::model::MeasuredRun {
+            path: format!(
+                "synthetic-{}/{}",
+                self.seed,
+                nproc
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join("_")
+            ),
+            components,
+            coupled_sypd: crate::metrics::sypd(sim_s, out.window_wall_s),
+        })
+    }
+
+    /// `count` random configurations inside every component's measured range (PEs multiples
+    /// of 8), drawn from `seed`.
+    pub fn random_configurations(&self, count: usize, seed: u64) -> Vec<Vec<u32>> {
+        let mut rng = StdRng::seed_from_u64(seed ^ 0xc0f1_6000);
+        (0..count)
+            .map(|_| {
+                self.components
+                    .iter()
+                    .map(|c| {
+                        let (lo, hi) = (c.standalone.first_nproc(), c.standalone.last_nproc());
+                        let f: f64 = rng.random();
+                        let p =
+                            (f64::from(lo).ln() + f * (f64::from(hi) / f64::from(lo)).ln()).exp();
+                        ((p / 8.0).round() as u32 * 8).clamp(lo, hi)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Writes `standalone_NAME.csv` (what the prediction may see) and `truth_NAME.csv` (the
     /// coupled-mode truth the stand-in runs at) into `dir`; returns the paths by name as
     /// `(standalone, truth)`.
