@@ -62,6 +62,9 @@ pub struct IterRow {
     pub failed: usize,
     pub job: Option<String>,
     pub runs: Vec<RunRow>,
+    /// Why the campaign's strategy runs this test (the guided model's choice, a
+    /// donor/recipient move, a repetition, or the prediction rank it started from).
+    pub reason: Option<String>,
 }
 
 /// The iteration table and the campaign's state.
@@ -380,6 +383,7 @@ impl Loader {
                             note: r.failure.clone(),
                         })
                         .collect(),
+                    reason: t.reason.clone(),
                 });
             }
         }
