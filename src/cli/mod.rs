@@ -5,6 +5,7 @@
 //! malformed file, an invalid flag value; see [`crate::shared::error`]). Bad input prints one line that says what to fix.
 
 pub mod campaign;
+pub mod front;
 pub mod predict;
 pub mod simulate;
 pub mod timing;

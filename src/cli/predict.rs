@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use autolb::predict::{self, Config, Prediction};
 
+use super::front;
 use crate::shared::error::user;
 use crate::shared::prediction_flags::{resolve, PredictionFlags};
 
@@ -19,10 +20,32 @@ pub struct PredictArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Print the speed/cost front of the kept configurations and the TTS_w interval in which
+    /// each configuration is the top-1, instead of the top N.
+    #[arg(long)]
+    pub front: bool,
+    /// With --front: print CSV (one row per configuration) for reports and plotting tools.
+    #[arg(long, requires = "front", conflicts_with = "json")]
+    pub csv: bool,
 }
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
+    if args.front {
+        let problem = predict::Problem::new(&inputs, &settings).map_err(user)?;
+        let trade_off = front::TradeOff::of(&problem);
+        if args.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&front::json(&trade_off)).map_err(user)?
+            );
+        } else if args.csv {
+            print!("{}", front::csv(&trade_off));
+        } else {
+            print!("{}", front::table(&trade_off));
+        }
+        return Ok(());
+    }
     let prediction = predict::predict(&inputs, &settings).map_err(user)?;
     if args.json {
         println!(
