@@ -14,12 +14,15 @@ pub mod event;
 pub mod keys;
 pub mod selection;
 pub mod theme;
+pub mod trade_off;
 pub mod view;
 
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trade_off_tests;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};

@@ -31,7 +31,7 @@ fn source() -> SelectionSource {
     }
 }
 
-fn app_with(depth: ColorDepth, out_dir: PathBuf) -> App {
+pub(super) fn app_with(depth: ColorDepth, out_dir: PathBuf) -> App {
     let inputs = example::inputs();
     let problem = Problem::new(&inputs, &example::settings()).unwrap();
     App::new(
@@ -45,7 +45,7 @@ fn app_with(depth: ColorDepth, out_dir: PathBuf) -> App {
     )
 }
 
-fn app() -> App {
+pub(super) fn app() -> App {
     app_with(ColorDepth::Mono, std::env::temp_dir())
 }
 
@@ -54,7 +54,7 @@ pub(super) fn key(c: char) -> Event {
     special(KeyCode::Char(c), KeyModifiers::NONE)
 }
 
-fn special(code: KeyCode, modifiers: KeyModifiers) -> Event {
+pub(super) fn special(code: KeyCode, modifiers: KeyModifiers) -> Event {
     Event::Key(KeyEvent {
         code,
         modifiers,
@@ -63,13 +63,13 @@ fn special(code: KeyCode, modifiers: KeyModifiers) -> Event {
     })
 }
 
-fn draw(app: &App, w: u16, h: u16) -> Buffer {
+pub(super) fn draw(app: &App, w: u16, h: u16) -> Buffer {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| view::render(app, f)).unwrap();
     terminal.backend().buffer().clone()
 }
 
-fn text(buf: &Buffer) -> String {
+pub(super) fn text(buf: &Buffer) -> String {
     let mut out = String::new();
     for y in 0..buf.area.height {
         let mut line = String::new();
@@ -88,7 +88,7 @@ fn find_cursor(buf: &Buffer) -> Option<(u16, u16)> {
 }
 
 /// Position of the first occurrence of `needle` on screen.
-fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
+pub(super) fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
     for y in 0..buf.area.height {
         let line: Vec<&str> = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
         let joined: String = line.concat();
@@ -183,9 +183,11 @@ fn tab_cycles_panes_and_arrows_act_on_the_focused_one() {
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Curves);
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Front);
+    app.update(special(KeyCode::Tab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Matrix);
     app.update(special(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(app.focus, Pane::Curves);
+    assert_eq!(app.focus, Pane::Front);
 }
 
 #[test]

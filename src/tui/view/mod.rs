@@ -7,6 +7,7 @@ pub mod matrix;
 pub mod slider;
 pub mod status;
 pub mod table;
+pub mod trade_off;
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -14,7 +15,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::app::{App, Overlay, Pane};
+use super::app::{App, Overlay, Pane, Shared};
 
 /// Smallest terminal the panes fit in; below it the app says so instead of drawing.
 pub const MIN_WIDTH: u16 = 60;
@@ -37,7 +38,8 @@ pub fn render(app: &App, frame: &mut Frame) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let slider_height = (app.prediction.top.len().min(5) as u16) + 4;
+    // Bar, the strip of TTS_w intervals, the top-N header and rows, borders.
+    let slider_height = (app.prediction.top.len().min(5) as u16) + 5;
     let [top, slider_area, table_area] = Layout::vertical([
         Constraint::Percentage(50),
         Constraint::Length(slider_height),
@@ -47,7 +49,10 @@ pub fn render(app: &App, frame: &mut Frame) {
     let [curves_area, matrix_area] =
         Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(top);
 
-    curves::render(app, frame, curves_area);
+    match app.shared {
+        Shared::Curves => curves::render(app, frame, curves_area),
+        Shared::TradeOff => trade_off::render(app, frame, curves_area),
+    }
     matrix::render(app, frame, matrix_area);
     slider::render(app, frame, slider_area);
     table::render(app, frame, table_area);

@@ -59,6 +59,24 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if inner.height < 2 {
         return;
     }
+    // The TTS_w intervals, cell for cell under the bar (which starts after "TTS_w 0.50 cost ").
+    let (cells, jumps) = super::trade_off::strip(app, width);
+    let strip = Line::from(vec![
+        Span::styled(format!("{:<16}", "   winners"), app.theme.dim()),
+        Span::raw(cells),
+        Span::styled(jumps, app.theme.dim()),
+    ]);
+    frame.render_widget(
+        Paragraph::new(strip),
+        Rect {
+            y: inner.y + 1,
+            height: 1,
+            ..inner
+        },
+    );
+    if inner.height < 3 {
+        return;
+    }
     let names = app.problem.names();
     let mut header: Vec<String> = vec!["#".into()];
     header.extend(names.iter().cloned());
@@ -92,8 +110,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     widths.extend([6, 7, 7, 6, 6, 2].map(Constraint::Length));
     let table = Table::new(rows, widths).header(Row::new(header).style(app.theme.dim()));
     let rest = Rect {
-        y: inner.y + 1,
-        height: inner.height - 1,
+        y: inner.y + 2,
+        height: inner.height - 2,
         ..inner
     };
     frame.render_widget(table, rest);
