@@ -6,6 +6,9 @@
 //! report or a plotting tool reads one file for both the curve and the intervals.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
+
+use color_eyre::eyre::Result;
 
 use serde_json::{json, Map, Value};
 
@@ -160,14 +163,14 @@ pub fn table(t: &TradeOff) -> String {
         } else {
             " (off the front)"
         };
-        let _ = writeln!(
-            out,
+        let row = format!(
             "{line}{:>7} {:>8.2} {:>9.0} {:>8.1}%  {wins}{off}",
             c.total_nproc,
             c.sypd,
             c.chsy,
             c.coupling_cost * 100.0
         );
+        let _ = writeln!(out, "{}", row.trim_end());
     }
     let _ = writeln!(
         out,
@@ -181,4 +184,13 @@ pub fn table(t: &TradeOff) -> String {
 fn interval_text(first: bool, w: &Winner) -> String {
     let open = if first { '[' } else { '(' };
     format!("{open}{:.4}, {:.4}]", w.tts_w_from, w.tts_w_to)
+}
+
+/// Writes `text` to stdout; a reader that stops early (`| head`) is not an error.
+pub fn emit(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }

@@ -34,17 +34,14 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     if args.front {
         let problem = predict::Problem::new(&inputs, &settings).map_err(user)?;
         let trade_off = front::TradeOff::of(&problem);
-        if args.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&front::json(&trade_off)).map_err(user)?
-            );
+        let text = if args.json {
+            serde_json::to_string_pretty(&front::json(&trade_off)).map_err(user)? + "\n"
         } else if args.csv {
-            print!("{}", front::csv(&trade_off));
+            front::csv(&trade_off)
         } else {
-            print!("{}", front::table(&trade_off));
-        }
-        return Ok(());
+            front::table(&trade_off)
+        };
+        return front::emit(&text);
     }
     let prediction = predict::predict(&inputs, &settings).map_err(user)?;
     if args.json {
