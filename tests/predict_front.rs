@@ -4,7 +4,6 @@
 
 mod common;
 
-
 use autolb::interp::Method;
 use autolb::metrics::{self, Bounds};
 use autolb::predict::front::Winner;
@@ -42,8 +41,7 @@ fn naive_kept(problem: &Problem) -> Vec<Kept> {
                 .map(|(&i, c)| c.sypd[i])
                 .fold(f64::INFINITY, f64::min);
             let total = problem.total_nproc(sum);
-            if metrics::beats_base_case(sypd, f64::from(total), problem.baseline_sypd, base_total)
-            {
+            if metrics::beats_base_case(sypd, f64::from(total), problem.baseline_sypd, base_total) {
                 let chsy = metrics::chsy(f64::from(total), sypd);
                 kept.push(Kept {
                     nproc,
@@ -126,7 +124,10 @@ fn check_tiling(winners: &[Winner]) {
     assert_eq!(winners.last().unwrap().tts_w_to, 1.0);
     for (k, pair) in winners.windows(2).enumerate() {
         assert_eq!(pair[0].tts_w_to, pair[1].tts_w_from, "{winners:?}");
-        assert!(pair[1].tts_w_to > pair[1].tts_w_from, "empty interval: {winners:?}");
+        assert!(
+            pair[1].tts_w_to > pair[1].tts_w_from,
+            "empty interval: {winners:?}"
+        );
         if k > 0 {
             assert!(pair[0].tts_w_to > pair[0].tts_w_from, "{winners:?}");
         }
@@ -228,8 +229,14 @@ fn at_zero_a_cheaper_configuration_off_the_front_can_win_alone() {
     use autolb::predict::ComponentInput;
     let linear = |name: &str| {
         let points = [
-            Point { nproc: 10, sypd: 1.0 },
-            Point { nproc: 40, sypd: 4.0 },
+            Point {
+                nproc: 10,
+                sypd: 1.0,
+            },
+            Point {
+                nproc: 40,
+                sypd: 4.0,
+            },
         ];
         ComponentInput::new(Curve::from_points(name, "linear", &points).unwrap())
     };
@@ -300,7 +307,10 @@ fn cca_winner_moves_to_cheaper_configurations_as_tts_w_drops() {
     let (half, quarter) = (at(0.5), at(0.25));
     assert_eq!(quarter.nproc, vec![576, 144]);
     assert_eq!(half.nproc, problem.rank(0.5, 1).top[0].nproc);
-    assert!(quarter.total_nproc < half.total_nproc, "{quarter:?} vs {half:?}");
+    assert!(
+        quarter.total_nproc < half.total_nproc,
+        "{quarter:?} vs {half:?}"
+    );
     assert!(quarter.chsy < half.chsy && quarter.sypd < half.sypd);
     // Every breakpoint between 0.25 and 0.5 moves to a faster, dearer configuration.
     let between: Vec<&Winner> = winners

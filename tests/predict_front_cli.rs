@@ -47,7 +47,11 @@ fn run(extra: &[&str]) -> std::process::Output {
 #[test]
 fn json_holds_the_front_and_contiguous_winners() {
     let out = run(&["--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     let front = json["front"].as_array().expect("front");
     assert!(front.len() >= 3);
@@ -70,7 +74,9 @@ fn json_holds_the_front_and_contiguous_winners() {
     // The paper's TTS_w 0.25 recommendation wins an interval holding 0.25.
     let at_quarter = winners
         .iter()
-        .find(|w| w["tts_w_from"].as_f64().unwrap() < 0.25 && w["tts_w_to"].as_f64().unwrap() >= 0.25)
+        .find(|w| {
+            w["tts_w_from"].as_f64().unwrap() < 0.25 && w["tts_w_to"].as_f64().unwrap() >= 0.25
+        })
         .expect("a winner at 0.25");
     assert_eq!(at_quarter["nproc"]["IFS"], 576);
     assert_eq!(at_quarter["nproc"]["NEMO"], 144);
@@ -82,15 +88,26 @@ fn json_holds_the_front_and_contiguous_winners() {
 #[test]
 fn csv_has_one_row_per_configuration_and_the_intervals() {
     let out = run(&["--csv"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
         header,
         [
-            "IFS", "NEMO", "total_nproc", "sypd", "chsy", "coupling_cost", "on_front",
-            "tts_w_from", "tts_w_to"
+            "IFS",
+            "NEMO",
+            "total_nproc",
+            "sypd",
+            "chsy",
+            "coupling_cost",
+            "on_front",
+            "tts_w_from",
+            "tts_w_to"
         ]
     );
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
@@ -109,11 +126,17 @@ fn csv_has_one_row_per_configuration_and_the_intervals() {
 #[test]
 fn table_names_the_front_and_the_intervals() {
     let out = run(&[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Speed/cost front"), "{text}");
     assert!(text.contains("[0.0000, "), "{text}");
-    assert!(text.lines().any(|l| l.contains("576") && l.contains("144") && l.contains('(')));
+    assert!(text
+        .lines()
+        .any(|l| l.contains("576") && l.contains("144") && l.contains('(')));
 }
 
 #[test]

@@ -51,7 +51,11 @@ impl TradeOff {
                 rows.push(&w.config);
             }
         }
-        rows.sort_by(|a, b| a.sypd.total_cmp(&b.sypd).then(a.total_nproc.cmp(&b.total_nproc)));
+        rows.sort_by(|a, b| {
+            a.sypd
+                .total_cmp(&b.sypd)
+                .then(a.total_nproc.cmp(&b.total_nproc))
+        });
         rows
     }
 }
@@ -157,7 +161,10 @@ pub fn table(t: &TradeOff) -> String {
         for p in &c.nproc {
             let _ = write!(line, "{p:>8} ");
         }
-        let wins = t.interval_of(c).map(|(first, w)| interval_text(first, w)).unwrap_or_default();
+        let wins = t
+            .interval_of(c)
+            .map(|(first, w)| interval_text(first, w))
+            .unwrap_or_default();
         let off = if t.front.iter().any(|f| f.nproc == c.nproc) {
             ""
         } else {

@@ -347,10 +347,24 @@ mod tests {
     fn envelope_clips_lines_that_win_outside_zero_one() {
         // The second line only overtakes the first at w = 2.
         let spans = envelope(&[line(1.0, 0.0), line(0.0, 0.5)]);
-        assert_eq!(spans, vec![Span { line: 0, from: 0.0, to: 1.0 }]);
+        assert_eq!(
+            spans,
+            vec![Span {
+                line: 0,
+                from: 0.0,
+                to: 1.0
+            }]
+        );
         // The first line only wins below w = -1.
         let spans = envelope(&[line(0.0, 0.0), line(1.0, 1.0)]);
-        assert_eq!(spans, vec![Span { line: 1, from: 0.0, to: 1.0 }]);
+        assert_eq!(
+            spans,
+            vec![Span {
+                line: 1,
+                from: 0.0,
+                to: 1.0
+            }]
+        );
     }
 
     #[test]
@@ -359,8 +373,16 @@ mod tests {
         assert_eq!(
             spans,
             vec![
-                Span { line: 0, from: 0.0, to: 0.0 },
-                Span { line: 1, from: 0.0, to: 1.0 }
+                Span {
+                    line: 0,
+                    from: 0.0,
+                    to: 0.0
+                },
+                Span {
+                    line: 1,
+                    from: 0.0,
+                    to: 1.0
+                }
             ]
         );
     }
