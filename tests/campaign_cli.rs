@@ -253,14 +253,14 @@ fn next_and_record_drive_a_campaign_to_the_end() {
         }
     }
     assert!(iterations >= 2, "only {iterations} iterations");
-    // Recording twice is refused.
+    // Recording again with another outcome is refused.
     autolb()
         .args(["campaign", "record"])
         .arg(&dir)
         .args(["--run", &id0, "--failed"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("already done"));
+        .stderr(predicate::str::contains("already recorded as done"));
 
     let out = autolb()
         .args(["campaign", "status", "--json"])

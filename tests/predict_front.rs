@@ -8,7 +8,7 @@ use autolb::interp::Method;
 use autolb::metrics::{self, Bounds};
 use autolb::predict::front::Winner;
 use autolb::predict::{Problem, Settings};
-use common::{bundled, problem_strategy, Speeds};
+use common::predict::{bundled, problem_strategy, Speeds};
 use proptest::prelude::*;
 
 /// One kept configuration, found the obvious way.

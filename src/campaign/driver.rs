@@ -107,6 +107,7 @@ pub fn drive(
     opts: &DriveOptions,
     stop: &AtomicBool,
 ) -> Result<DriveOutcome, CampaignError> {
+    let dir = &super::absolute_dir(dir)?;
     let _lock = Lock::acquire(dir)?;
     let state = State::load(dir)?;
     if state.cancelled {
@@ -468,9 +469,10 @@ fn exit_reason(exit_code: i32, run_dir: &Path) -> String {
     }
 }
 
-/// A run directory about to be (re)used: anything a previous attempt left is moved aside to
+/// A run directory about to be (re)used (by the driver, or `campaign exec`): anything a
+/// previous attempt left is moved aside to
 /// `rep-R.old-K`, so the run's directory only ever holds one attempt.
-fn prepare_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
+pub fn prepare_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
     let used = std::fs::read_dir(run_dir)
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);

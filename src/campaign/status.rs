@@ -99,6 +99,12 @@ pub enum TestState {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Status {
     pub state: Phase,
+    /// The current lb-iteration (the last created); `None` before any.
+    #[serde(default)]
+    pub iteration: Option<u32>,
+    /// Nothing more will run: the campaign is done or cancelled.
+    #[serde(default)]
+    pub done: bool,
     pub iterations: Vec<IterationView>,
     pub best: Option<BestView>,
     /// Component names in order.
@@ -308,6 +314,8 @@ impl Status {
             } else {
                 Phase::Running
             },
+            iteration: state.iterations.last().map(|it| it.index),
+            done: state.is_done(),
             iterations,
             best: None,
             components: names,

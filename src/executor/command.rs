@@ -127,8 +127,8 @@ fn sample_request(ctx: &ExecutorContext) -> RunRequest {
     }
 }
 
-/// The value of every placeholder for one run.
-fn placeholder_values(run: &RunRequest) -> HashMap<String, String> {
+/// The value of every placeholder for one run (also used by `campaign exec`).
+pub fn placeholder_values(run: &RunRequest) -> HashMap<String, String> {
     let mut v = HashMap::new();
     v.insert("run_dir".to_string(), run.run_dir.display().to_string());
     v.insert("total_nproc".to_string(), run.total_nproc().to_string());

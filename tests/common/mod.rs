@@ -1,109 +1,69 @@
-//! Fixtures shared by the integration tests: random prediction problems for property tests and
-//! the bundled curves.
+//! Fixtures shared by the integration tests (`mod common;`): the campaign tests driven from
+//! outside use this module, the prediction tests [`predict`].
 #![allow(dead_code)] // each test binary uses its own share of the fixtures
 
-use std::path::Path;
+pub mod predict;
 
-use autolb::curve::{Curve, Point};
-use autolb::interp::Method;
-use autolb::predict::{ComponentInput, Settings};
-use proptest::prelude::*;
+use std::path::{Path, PathBuf};
 
-/// How random curves pick their SYPD values.
-#[derive(Debug, Clone, Copy)]
-pub enum Speeds {
-    /// Half-integers from a small set, so that ties between components (the hard case for
-    /// bottleneck grouping and for the front) happen often.
-    Coarse,
-    /// Any value in (0.1, 40): the general case.
-    Continuous,
+use assert_cmd::Command;
+
+/// The autolb binary under test.
+pub fn autolb() -> Command {
+    Command::cargo_bin("autolb").unwrap()
 }
 
-/// A random curve: 2..6 points with distinct PE counts in 1..120.
-pub fn curve_strategy(name: &'static str, speeds: Speeds) -> impl Strategy<Value = Curve> {
-    (
-        proptest::collection::btree_set(1u32..120, 2..6),
-        proptest::collection::vec(1u32..8, 6),
-        proptest::collection::vec(0.1f64..40.0, 6),
-    )
-        .prop_map(move |(nprocs, coarse, continuous)| {
-            let points: Vec<Point> = nprocs
-                .iter()
-                .enumerate()
-                .map(|(k, &nproc)| Point {
-                    nproc,
-                    sypd: match speeds {
-                        Speeds::Coarse => f64::from(coarse[k]) * 0.5,
-                        Speeds::Continuous => continuous[k],
-                    },
-                })
-                .collect();
-            Curve::from_points(name, "random", &points).expect("valid by construction")
-        })
+/// Path of the autolb binary under test (for scripts and command templates).
+pub fn autolb_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("autolb")
 }
 
-/// A random component: a random curve, sometimes with an allowed list.
-pub fn component_strategy(
-    name: &'static str,
-    speeds: Speeds,
-) -> impl Strategy<Value = ComponentInput> {
-    (
-        curve_strategy(name, speeds),
-        proptest::option::of(proptest::collection::vec(1u32..120, 1..12)),
-    )
-        .prop_map(|(curve, allowed)| ComponentInput {
-            curve,
-            allowed,
-            min_nproc: None,
-            max_nproc: None,
-        })
+/// An externally driven EC-Earth3 campaign file (bundled curves, written into `dir`) with
+/// components named `atm` and `ocean` (for names with a hyphen, pass e.g. "IFS-atm"),
+/// `top` predicted tests and `repetitions` runs each; the limits keep it to a few iterations.
+pub fn campaign_file(dir: &Path, atm: &str, ocean: &str, top: u32, repetitions: u32) -> PathBuf {
+    autolb::campaign::demo::write_demo_inputs(dir).unwrap();
+    let text = format!(
+        r#"max_nproc = 672
+step = 24
+top = {top}
+initial_step = 96
+minimum_step = 48
+repetitions = {repetitions}
+period_s = 2700
+
+[[component]]
+name = "{atm}"
+timing_name = "ATMIFS"
+curve = "curves/mn4_sr_cmip6_ifs.csv"
+min_nproc = 336
+max_nproc = 480
+
+[[component]]
+name = "{ocean}"
+timing_name = "oceanx"
+curve = "curves/mn4_sr_cmip6_nemo.csv"
+min_nproc = 144
+max_nproc = 336
+"#
+    );
+    let path = dir.join("campaign.toml");
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
-/// A random problem of `components` components (a range), any interpolation, budget up to 400.
-pub fn problem_strategy(
-    components: std::ops::RangeInclusive<usize>,
-    speeds: Speeds,
-) -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
-    let names = ["A", "B", "C", "D", "E"];
-    components
-        .prop_flat_map(move |k| {
-            let comps: Vec<_> = names[..k]
-                .iter()
-                .map(|n| component_strategy(n, speeds))
-                .collect();
-            (
-                comps,
-                1u32..400,
-                1u32..9,
-                prop_oneof![Just(0.0), Just(1.0), 0.0f64..=1.0],
-                1usize..8,
-                prop_oneof![
-                    Just(Method::Linear),
-                    Just(Method::Quadratic),
-                    Just(Method::Pchip)
-                ],
-                prop_oneof![Just(0u32), 0u32..20],
-            )
-        })
-        .prop_map(|(comps, max_nproc, step, tts_w, top, interp, extra_pes)| {
-            (
-                comps,
-                Settings {
-                    max_nproc,
-                    step,
-                    tts_w,
-                    top,
-                    interp,
-                    extra_pes,
-                },
-            )
-        })
+/// Runs `autolb campaign init DIR --config FILE` and checks it succeeded.
+pub fn init(dir: &Path, file: &Path) {
+    autolb()
+        .args(["campaign", "init"])
+        .arg(dir)
+        .arg("--config")
+        .arg(file)
+        .assert()
+        .success();
 }
 
-/// A bundled curve from `assets/curves`, e.g. `"cca/cca_sr_ifs.csv"`.
-pub fn bundled(name: &str, file: &str) -> ComponentInput {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/curves")
-        .join(file);
-    ComponentInput::new(Curve::load(name.to_string(), &path).expect("bundled curve"))
+/// The output of a command as text.
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string()
 }
