@@ -15,7 +15,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         frame,
         area,
         92,
-        rows.len() as u16 + 14,
+        rows.len() as u16 + 17,
         " Help (? or esc closes) ",
     );
     let key_w = rows
@@ -40,6 +40,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     for text in [
         "Curves: each component's SYPD and CHSY against its PEs; blocks are measured points, lines the interpolation, dotted verticals the cursor's PEs.",
         "Matrix: FN = TTS_w·SYPDn + (1−TTS_w)·(1−CHSYn), red (0) → green (1); grey = worse than the base case; blank = over the budget; digits = top N rank; * = marked; [] = cursor. With colour, a line may hold two PE rows (upper and lower half); its label is the upper one.",
+        "Trade-off (Tab; in the curves' place): SYPD against CHSY; braille = kept configurations, • = the speed/cost front, letters = who wins some TTS_w (UPPER = now), @ = cursor, * = marked, M = measured. The strip under the slider shows the same letters per TTS_w.",
         "TTS_w 1 weighs only time to solution (speed), 0 only cost (CHSY). Moving it re-ranks at once.",
         "Iterations: one row per lb-iteration and test; rows fill in as runs finish; ★ = best FN so far.",
         "Keys can be rebound in keys.toml in the autolb configuration directory (see README).",
