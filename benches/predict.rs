@@ -30,14 +30,14 @@ fn prediction(c: &mut Criterion) {
     // The speed/cost front and the TTS_w intervals (what the app recomputes on every budget or
     // model change): on a prepared problem, and with the preparation included.
     group.bench_function("front + TTS_w intervals, 2 components step 1", |b| {
-        b.iter(|| (problem.front(0.5), problem.winners()))
+        b.iter(|| problem.trade_off(0.5))
     });
     group.bench_function(
         "prepare + front + TTS_w intervals, 2 components step 1",
         |b| {
             b.iter(|| {
                 let problem = Problem::new(&two.inputs, &two.settings).expect("valid");
-                (problem.front(0.5), problem.winners())
+                problem.trade_off(0.5)
             })
         },
     );

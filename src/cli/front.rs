@@ -26,10 +26,11 @@ pub struct TradeOff {
 
 impl TradeOff {
     pub fn of(problem: &Problem) -> TradeOff {
+        let (front, winners) = problem.trade_off(problem.settings.tts_w);
         TradeOff {
             names: problem.names(),
-            front: problem.front(problem.settings.tts_w),
-            winners: problem.winners(),
+            front,
+            winners,
         }
     }
 

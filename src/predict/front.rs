@@ -78,8 +78,19 @@ impl Problem {
     /// The top-1 configuration of every TTS_w in [0, 1], as contiguous intervals from 0 to 1 in
     /// ascending TTS_w. Configurations are scored at the problem's own TTS_w.
     pub fn winners(&self) -> Vec<Winner> {
+        self.trade_off(self.settings.tts_w).1
+    }
+
+    /// [`Problem::front`] (scored at `tts_w`) and [`Problem::winners`] in one pass.
+    pub fn trade_off(&self, tts_w: f64) -> (Vec<Config>, Vec<Winner>) {
         let leaders = self.leaders();
         let front = front_leaders(&leaders);
+        let winners = self.winners_of(&leaders, &front);
+        let scored = front.iter().map(|l| self.score(&l.index, tts_w)).collect();
+        (scored, winners)
+    }
+
+    fn winners_of(&self, leaders: &[Leader], front: &[Leader]) -> Vec<Winner> {
         let lines: Vec<Line> = front.iter().map(|l| self.line(l)).collect();
         let mut spans = envelope(&lines);
         // At w = 0 speed does not count: the cheapest kept configuration (fewest PEs on ties)

@@ -37,8 +37,7 @@ pub struct TradeOffState {
 
 impl TradeOffState {
     pub fn new(problem: &Problem, grid: &Grid) -> TradeOffState {
-        let front = problem.front(problem.settings.tts_w);
-        let winners = problem.winners();
+        let (front, winners) = problem.trade_off(problem.settings.tts_w);
         TradeOffState {
             cloud: cloud(grid, &front),
             front,
