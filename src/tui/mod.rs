@@ -20,6 +20,8 @@ pub mod view;
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
+mod screen_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod trade_off_tests;

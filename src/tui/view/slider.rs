@@ -20,6 +20,10 @@ pub fn bar(tts_w: f64, width: usize) -> String {
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    if area.height < 3 {
+        render_compact(app, frame, area);
+        return;
+    }
     let block = pane_block(app, Pane::Slider, " TTS_w and top N ");
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -115,6 +119,60 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ..inner
     };
     frame.render_widget(table, rest);
+}
+
+/// The slider on one line, without a border (small terminals): the focus shows as `▶` and a
+/// reversed label; the top list is one zoom (`z`) away.
+fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == Pane::Slider;
+    let label_style = if focused {
+        Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+    } else {
+        Style::default().add_modifier(Modifier::BOLD)
+    };
+    let recommended = app
+        .recommended()
+        .map(|c| {
+            format!(
+                "  #1 of top {}: {}",
+                app.prediction.top.len(),
+                app.describe(&c.nproc)
+            )
+        })
+        .unwrap_or_default();
+    let label = format!(
+        "{}TTS_w {:.2} ",
+        if focused { "▶" } else { " " },
+        app.tts_w()
+    );
+    // The bar starts after the label and "cost "; the strip below lines up with it.
+    let bar_at = label.chars().count() + 5;
+    let fixed = bar_at + 6 + recommended.chars().count();
+    let width = usize::from(area.width).saturating_sub(fixed).clamp(3, 40);
+    let line = Line::from(vec![
+        Span::styled(label, label_style),
+        Span::raw("cost "),
+        Span::raw(bar(app.tts_w(), width)),
+        Span::raw(" speed"),
+        Span::styled(recommended, app.theme.dim()),
+    ]);
+    frame.render_widget(Paragraph::new(line), Rect { height: 1, ..area });
+    if area.height >= 2 {
+        let (cells, jumps) = super::trade_off::strip(app, width);
+        let strip = Line::from(vec![
+            Span::styled(format!("{:<bar_at$}", " winners"), app.theme.dim()),
+            Span::raw(cells),
+            Span::styled(jumps, app.theme.dim()),
+        ]);
+        frame.render_widget(
+            Paragraph::new(strip),
+            Rect {
+                y: area.y + 1,
+                height: 1,
+                ..area
+            },
+        );
+    }
 }
 
 #[cfg(test)]
