@@ -7,6 +7,7 @@
 //! started before a crash ([`Executor::recover`]).
 
 pub mod command;
+pub mod env;
 pub mod sim;
 pub mod slurm;
 
