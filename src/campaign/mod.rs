@@ -37,7 +37,7 @@ use crate::predict::{self, PredictError};
 use algorithm::{DecisionInput, Limits};
 use state::{
     Decision, FrozenComponent, FrozenSettings, Iteration, Lock, Run, RunPos, TestIteration,
-    TestRecord, CANCEL_REQUEST_FILE, STATE_FILE, STATE_FORMAT,
+    TestRecord, CANCEL_REQUEST_FILE, LOCK_FILE, STATE_FILE, STATE_FORMAT,
 };
 
 /// Why a campaign command could not do what was asked. Messages say what to do.
@@ -454,6 +454,11 @@ fn new_test_iteration(
 }
 
 /// Creates `dir`, or checks that it is empty, or (with `force`) clears a previous campaign.
+///
+/// What an `init` that failed or was killed left (no `campaign.json`, only files `init`
+/// writes: curves, the lock, temp files) does not count: it is cleared without `--force`, so a
+/// failed `init` never blocks the next one. `campaign.json` is written last, so its presence
+/// is what makes a directory a campaign.
 fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
     let io = |what: &str, e| CampaignError::io(format!("{what} {}", dir.display()), e);
     std::fs::create_dir_all(dir).map_err(|e| io("cannot create", e))?;
@@ -464,16 +469,24 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
     if entries.is_empty() {
         return Ok(());
     }
-    if !force {
+    let names: Vec<String> = entries
+        .iter()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    let unfinished_init = !names.iter().any(|n| n == STATE_FILE)
+        && names
+            .iter()
+            .all(|n| n == "curves" || n == LOCK_FILE || n.starts_with(".tmp"));
+    if !force && !unfinished_init {
         return Err(CampaignError::NotEmpty(dir.to_path_buf()));
     }
     let _lock = Lock::acquire(dir)?;
-    for e in entries {
-        let name = e.file_name().to_string_lossy().to_string();
+    for (e, name) in entries.into_iter().zip(names) {
         let ours = name == STATE_FILE
             || name == CANCEL_REQUEST_FILE
             || name == "curves"
-            || name.starts_with("iter-");
+            || name.starts_with("iter-")
+            || name.starts_with(".tmp");
         if !ours {
             continue;
         }
