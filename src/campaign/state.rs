@@ -358,6 +358,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> 
         .map_err(|e| CampaignError::io(format!("cannot write {}", path.display()), e))
 }
 
+/// How long [`Lock::acquire`] retries before it reports the holder.
+pub const LOCK_LINGER: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// An exclusive OS lock on the campaign, held while the value lives.
 ///
 /// It is a `flock` on the campaign directory itself (and, for older autolb versions, on
@@ -372,15 +375,12 @@ pub struct Lock {
 }
 
 impl Lock {
-    /// Takes the lock or fails at once, naming the process that holds it.
+    /// Takes the lock or fails, naming the process that holds it. It tries for up to
+    /// [`LOCK_LINGER`]: a driver killed while starting a run leaves the lock held for that
+    /// instant by the half-started child (a forked process holds its parent's descriptors until
+    /// it closes them), which must not make a restart fail.
     pub fn acquire(dir: &Path) -> Result<Lock, CampaignError> {
-        match Lock::try_acquire(dir)? {
-            Some(lock) => Ok(lock),
-            None => Err(CampaignError::Locked {
-                dir: dir.to_path_buf(),
-                holder: holder(dir),
-            }),
-        }
+        Lock::acquire_wait(dir, LOCK_LINGER)
     }
 
     /// Takes the lock, waiting up to `timeout` for its holder to let go (for short writers such

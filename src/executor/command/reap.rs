@@ -21,6 +21,9 @@ pub const TOKEN_VAR: &str = "AUTOLB_RUN_TOKEN";
 /// Environment variable carrying the campaign's key (a hash of its directory).
 pub const CAMPAIGN_VAR: &str = "AUTOLB_CAMPAIGN_KEY";
 
+/// Set to `off` to run without per-run cgroups.
+pub const CGROUP_SWITCH: &str = "AUTOLB_CGROUP";
+
 /// The key of a campaign directory: 16 hex digits of the hash of its absolute path.
 pub fn campaign_key(campaign_dir: &Path) -> String {
     let abs = std::fs::canonicalize(campaign_dir)
@@ -87,8 +90,12 @@ pub struct RunCgroup {
 }
 
 impl RunCgroup {
-    /// Creates `BASE/autolb-<key>-<token>`, or `None` when the system does not let us.
+    /// Creates `BASE/autolb-<key>-<token>`, or `None` when the system does not let us or
+    /// the environment says `AUTOLB_CGROUP=off` (then the environment markers alone are used).
     pub fn create(key: &str, token: &str) -> Option<RunCgroup> {
+        if std::env::var_os(CGROUP_SWITCH).is_some_and(|v| v == "off") {
+            return None;
+        }
         let path = own_cgroup()?.join(format!("autolb-{key}-{token}"));
         std::fs::create_dir(&path).ok()?;
         Some(RunCgroup { path })

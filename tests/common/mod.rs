@@ -1,0 +1,4 @@
+//! Fixtures shared by the integration tests.
+#![allow(dead_code)]
+
+pub mod processes;
