@@ -79,7 +79,10 @@ pub struct Loader {
     pub components: Vec<LoaderComponent>,
     pub period_s: Option<f64>,
     pub tts_w: f64,
-    /// Complete measurements by run directory: read once, never again.
+    /// Complete measurements by run directory: read once, never again. Filled only through
+    /// [`Loader::is_complete`], which the watcher asks once the directory's files stayed
+    /// unchanged for [`autolb::watch::poller::STABLE_POLLS`] polls: a file that parses as complete
+    /// while it is still being rewritten is not frozen at an intermediate value.
     complete: BTreeMap<PathBuf, RunFigures>,
     /// Campaign runs measured here before the driver recorded them.
     unrecorded: BTreeMap<PathBuf, RunMetrics>,
@@ -129,7 +132,7 @@ impl Loader {
         if self.complete.contains_key(dir) {
             return true;
         }
-        matches!(self.read_run(dir, &[]), RunRead::Complete(_))
+        matches!(self.read_run(dir, &[], true), RunRead::Complete(_))
     }
 
     fn read_options(&self, nproc: &[u32]) -> ReadOptions {
@@ -145,8 +148,10 @@ impl Loader {
         opts
     }
 
-    /// Reads one run directory, using and filling the cache.
-    fn read_run(&mut self, dir: &Path, nproc: &[u32]) -> RunRead {
+    /// Reads one run directory, using the cache; `settled` (the watcher saw its files unchanged
+    /// long enough) lets a complete reading count and fills the cache, otherwise a complete
+    /// reading still pends.
+    fn read_run(&mut self, dir: &Path, nproc: &[u32], settled: bool) -> RunRead {
         if let Some(f) = self.complete.get(dir) {
             return RunRead::Complete(*f);
         }
@@ -160,6 +165,10 @@ impl Loader {
         };
         tracing::debug!(dir = %dir.display(), "reading a run's timing output");
         match timing::read(dir, &self.read_options(&nproc)) {
+            Ok(Reading::Measured(m)) if m.partial.is_none() && !settled => RunRead::Pending(format!(
+                "written; counts once unchanged for {} polls",
+                autolb::watch::poller::STABLE_POLLS
+            )),
             Ok(Reading::Measured(m)) if m.partial.is_none() => {
                 let figures = RunFigures {
                     sypd: m.coupled_sypd(),
@@ -216,6 +225,11 @@ impl Loader {
                         continue;
                     }
                     if !run.run_dir.is_dir() {
+                        continue;
+                    }
+                    // Only once the watcher saw its files settle (see `complete`).
+                    if !self.complete.contains_key(&run.run_dir) {
+                        pending_runs += 1;
                         continue;
                     }
                     match measure::measure(
@@ -320,7 +334,7 @@ impl Loader {
                     row.nproc = nproc_from_dir_name(&dir, &self.components);
                 }
                 let nproc = row.nproc.clone();
-                let run = match self.read_run(&dir, &nproc) {
+                let run = match self.read_run(&dir, &nproc, false) {
                     RunRead::Complete(f) => RunRow {
                         repetition: rep,
                         state: "done".into(),
@@ -577,6 +591,15 @@ mod tests {
             std::fs::write(half_dir.join(e.file_name()), &bytes[..bytes.len() / 3]).unwrap();
         }
 
+        // Complete on disk, but the watcher has not seen it settle: not done yet.
+        let unsettled = loader.load();
+        assert_eq!(unsettled.rows[0].runs[0].state, "pending");
+        assert_eq!(unsettled.rows[0].sypd, None);
+        assert_eq!(unsettled.pending_runs, 2);
+        // The watcher asks once the files stayed unchanged for the documented polls.
+        assert!(loader.is_complete(&run_dir));
+        assert!(!loader.is_complete(&half_dir));
+
         let view = loader.load();
         assert_eq!(view.error, None);
         let row = &view.rows[0];
@@ -612,6 +635,12 @@ mod tests {
         simulate_into(&tmp.path().join("288IFS_192NEMO"), 288, 192);
         std::fs::create_dir_all(tmp.path().join("empty")).unwrap();
         let mut loader = Loader::new(tmp.path().to_path_buf(), comps(), Some(2700.0), 0.5);
+        let unsettled = loader.load();
+        assert_eq!(unsettled.pending_runs, 3, "nothing counts before it settled");
+        assert!(unsettled.rows.iter().all(|r| r.sypd.is_none()));
+        for d in ["iter-01/test-02/rep-1", "iter-01/test-02/rep-2", "288IFS_192NEMO"] {
+            assert!(loader.is_complete(&tmp.path().join(d)), "{d}");
+        }
         let view = loader.load();
         assert_eq!(view.rows.len(), 2, "{:?}", view.rows);
         let by_name = view

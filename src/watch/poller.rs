@@ -55,6 +55,11 @@ pub struct ScanOutcome {
     pub pending: usize,
     /// Files complete (no longer stat'ed).
     pub complete: usize,
+    /// Pending files still settling: changing, or not yet unchanged for [`STABLE_POLLS`]
+    /// polls, or waiting for their directory to be asked. Files of refused directories (a dead
+    /// run's half-written output, the campaign root) are pending but not settling: nothing is
+    /// expected of them until they change, so they do not keep the watcher polling fast.
+    pub settling: usize,
     /// Number of `stat` calls this scan made.
     pub stats: usize,
 }
@@ -177,6 +182,13 @@ impl Poller {
         }
         out.complete = self.files.values().filter(|t| t.complete).count();
         out.pending = self.files.len() - out.complete;
+        out.settling = self
+            .files
+            .iter()
+            .filter(|(path, t)| {
+                !t.complete && !path.parent().is_some_and(|d| self.refused.contains(d))
+            })
+            .count();
         out
     }
 }
@@ -308,6 +320,12 @@ mod tests {
             asked.get(),
             1,
             "a dead run's files are not re-parsed every poll"
+        );
+        let out = poller.scan(&mut never);
+        assert_eq!(
+            (out.pending, out.settling),
+            (1, 0),
+            "a refused directory's files do not keep the watcher busy"
         );
         assert!(!poller.is_complete(&file));
         std::fs::write(&file, "Balance: 001 Before MPI get 1.0\n").unwrap();

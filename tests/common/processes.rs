@@ -5,9 +5,10 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-/// The autolb binary under test.
-pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_autolb")
+/// The autolb binary under test: `AUTOLB_TEST_BIN` when set (a copy, so that long runs are not
+/// disturbed by rebuilds), else the one cargo built.
+pub fn bin() -> String {
+    std::env::var("AUTOLB_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_autolb").to_string())
 }
 
 /// The environment of process `pid` as `NAME=value` entries (empty when it is gone).
