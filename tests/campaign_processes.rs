@@ -182,7 +182,8 @@ fn kill_at_random_moments(kills: usize) {
     let (mut runs, mut starts) = (0, 0);
     let mut child = start_driver(&dir, true);
     let started = Instant::now();
-    for k in 0..kills {
+    let mut k = 0;
+    while k < kills {
         let delay = Duration::from_millis(rng.random_range(0..700));
         std::thread::sleep(delay);
         if let Some(status) = child.try_wait().unwrap() {
@@ -201,6 +202,7 @@ fn kill_at_random_moments(kills: usize) {
         } else {
             child.kill().unwrap();
             child.wait().unwrap();
+            k += 1;
         }
         earlier.push(child.id());
         let cgroup = k % 2 == 1;

@@ -84,6 +84,11 @@ pub struct Loader {
     /// unchanged for [`autolb::watch::poller::STABLE_POLLS`] polls: a file that parses as complete
     /// while it is still being rewritten is not frozen at an intermediate value.
     complete: BTreeMap<PathBuf, RunFigures>,
+    /// Why a settled run directory is not complete (the reader's reason), from the last time
+    /// the watcher asked; shown as the run's note. Unsettled directories are not read at all:
+    /// nothing they hold counts yet, and reading thousands of them on every reload is what
+    /// made the idle app expensive.
+    notes: BTreeMap<PathBuf, String>,
     /// Campaign runs measured here before the driver recorded them.
     unrecorded: BTreeMap<PathBuf, RunMetrics>,
     /// PEs of each campaign run directory (from the campaign state), so the completeness test
@@ -118,6 +123,7 @@ impl Loader {
             period_s,
             tts_w,
             complete: BTreeMap::new(),
+            notes: BTreeMap::new(),
             unrecorded: BTreeMap::new(),
             run_nproc: BTreeMap::new(),
         }
@@ -132,7 +138,29 @@ impl Loader {
         if self.complete.contains_key(dir) {
             return true;
         }
-        matches!(self.read_run(dir, &[], true), RunRead::Complete(_))
+        match self.read_run(dir, &[]) {
+            RunRead::Complete(_) => {
+                self.notes.remove(dir);
+                true
+            }
+            RunRead::Pending(reason) => {
+                self.notes.insert(dir.to_path_buf(), reason);
+                false
+            }
+        }
+    }
+
+    /// What the view shows of a run directory: complete once the watcher confirmed it
+    /// ([`Loader::is_complete`]), else pending with the reader's reason or "being written".
+    fn run_read(&self, dir: &Path) -> RunRead {
+        match (self.complete.get(dir), self.notes.get(dir)) {
+            (Some(f), _) => RunRead::Complete(*f),
+            (None, Some(note)) => RunRead::Pending(note.clone()),
+            (None, None) => RunRead::Pending(format!(
+                "being written; read once unchanged for {} polls",
+                autolb::watch::poller::STABLE_POLLS
+            )),
+        }
     }
 
     fn read_options(&self, nproc: &[u32]) -> ReadOptions {
@@ -148,10 +176,8 @@ impl Loader {
         opts
     }
 
-    /// Reads one run directory, using the cache; `settled` (the watcher saw its files unchanged
-    /// long enough) lets a complete reading count and fills the cache, otherwise a complete
-    /// reading still pends.
-    fn read_run(&mut self, dir: &Path, nproc: &[u32], settled: bool) -> RunRead {
+    /// Reads one run directory whose files settled, using and filling the cache.
+    fn read_run(&mut self, dir: &Path, nproc: &[u32]) -> RunRead {
         if let Some(f) = self.complete.get(dir) {
             return RunRead::Complete(*f);
         }
@@ -165,10 +191,6 @@ impl Loader {
         };
         tracing::debug!(dir = %dir.display(), "reading a run's timing output");
         match timing::read(dir, &self.read_options(&nproc)) {
-            Ok(Reading::Measured(m)) if m.partial.is_none() && !settled => RunRead::Pending(format!(
-                "written; counts once unchanged for {} polls",
-                autolb::watch::poller::STABLE_POLLS
-            )),
             Ok(Reading::Measured(m)) if m.partial.is_none() => {
                 let figures = RunFigures {
                     sypd: m.coupled_sypd(),
@@ -333,8 +355,7 @@ impl Loader {
                 if row.nproc.is_empty() {
                     row.nproc = nproc_from_dir_name(&dir, &self.components);
                 }
-                let nproc = row.nproc.clone();
-                let run = match self.read_run(&dir, &nproc, false) {
+                let run = match self.run_read(&dir) {
                     RunRead::Complete(f) => RunRow {
                         repetition: rep,
                         state: "done".into(),

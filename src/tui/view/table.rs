@@ -43,7 +43,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ]
         .map(String::from),
     );
-    let rows = view.rows.iter().enumerate().map(|(i, r)| {
+    // Only the rows that fit are built: a campaign directory with thousands of runs would
+    // otherwise format every row on every redraw (the idle app's main cost at scale). The
+    // window is where ratatui would scroll to: the selection at the bottom edge when the pane
+    // has focus, else the newest rows.
+    let visible = usize::from(area.height.saturating_sub(3)).max(1);
+    let first = if app.focus == Pane::Table {
+        app.table_selected.saturating_sub(visible - 1)
+    } else {
+        view.rows.len().saturating_sub(visible)
+    };
+    let rows = view.rows.iter().enumerate().skip(first).take(visible).map(|(i, r)| {
         let mut cells: Vec<String> = vec![r.iteration.to_string(), r.test.to_string()];
         cells.extend((0..names.len()).map(|k| match r.nproc.get(k) {
             Some(&p) if p > 0 => p.to_string(),
@@ -86,11 +96,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .row_highlight_style(app.theme.selected());
     let mut state = TableState::default();
     if app.focus == Pane::Table {
-        state.select(Some(app.table_selected));
-    } else {
-        // Follow the newest rows while the user is elsewhere.
-        let visible = usize::from(area.height.saturating_sub(3));
-        *state.offset_mut() = view.rows.len().saturating_sub(visible);
+        state.select(app.table_selected.checked_sub(first));
     }
     frame.render_stateful_widget(table, area, &mut state);
 }
