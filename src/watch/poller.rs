@@ -195,6 +195,14 @@ impl Poller {
                 self.refused.insert(dir.clone());
             }
         }
+        for (dir, names) in &listed {
+            if let Some(l) = self.listings.get_mut(dir) {
+                l.finished = l.reusable
+                    && l.subdirs.is_empty()
+                    && !names.is_empty()
+                    && names.iter().all(|p| self.files.get(p).is_some_and(|t| t.complete));
+            }
+        }
         out.complete = self.files.values().filter(|t| t.complete).count();
         out.pending = self.files.len() - out.complete;
         out.settling = self
@@ -226,6 +234,11 @@ struct Listing {
     /// the same clock tick as the listing cannot hide behind an unchanged mtime (git's "racy
     /// timestamp" rule).
     reusable: bool,
+    /// Every file complete and no subdirectories: a finished run's directory. Its listing is
+    /// reused without even a `stat`: its output was read and is never read again, so nothing
+    /// that happens in it can change what is shown (the directory's own removal shows in its
+    /// parent's listing).
+    finished: bool,
     files: Vec<PathBuf>,
     subdirs: Vec<PathBuf>,
 }
@@ -247,6 +260,11 @@ fn list_tree(
     out: &mut Vec<(PathBuf, Vec<PathBuf>)>,
     errors: &mut Vec<String>,
 ) {
+    if let Some(l) = cache.get(dir).filter(|l| l.finished) {
+        out.push((dir.to_path_buf(), l.files.clone()));
+        next_cache.insert(dir.to_path_buf(), l.clone());
+        return;
+    }
     let meta = match fs::metadata(dir) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound && depth > 0 => return,
@@ -289,6 +307,7 @@ fn list_tree(
             Listing {
                 stamp,
                 reusable: mtime_ns + RACY_NS < listed_at,
+                finished: false,
                 files,
                 subdirs,
             }
@@ -439,6 +458,26 @@ mod tests {
         // Just listed, with a fresh mtime: not trusted, listed again next time.
         assert!(!poller.listings[&run].reusable);
         std::fs::remove_file(run.join("a")).unwrap();
+        let out = poller.scan(&mut always);
+        assert_eq!(out.removed, vec![run.join("a")]);
+    }
+
+    #[test]
+    fn a_finished_run_directory_is_not_even_stated_but_its_removal_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        std::fs::write(run.join("a"), "a").unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::open(&run).unwrap().set_modified(old).unwrap();
+        std::fs::File::open(dir.path()).unwrap().set_modified(old).unwrap();
+        let mut poller = Poller::new(dir.path());
+        for _ in 0..4 {
+            poller.scan(&mut always);
+        }
+        assert!(poller.is_complete(&run.join("a")));
+        assert!(poller.listings[&run].finished);
+        std::fs::remove_dir_all(&run).unwrap();
         let out = poller.scan(&mut always);
         assert_eq!(out.removed, vec![run.join("a")]);
     }
