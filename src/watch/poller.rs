@@ -112,24 +112,20 @@ impl Poller {
     {
         let mut out = ScanOutcome::default();
         let mut listed: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
-        let mut listings = HashMap::new();
-        list_tree(
-            &self.root,
-            0,
-            &self.listings,
-            &mut listings,
-            &mut listed,
-            &mut out.errors,
-        );
-        self.listings = listings;
-
-        let seen: HashSet<&PathBuf> = listed.iter().flat_map(|(_, files)| files).collect();
-        let mut gone: Vec<PathBuf> = self
-            .files
-            .keys()
-            .filter(|p| !seen.contains(p))
-            .cloned()
-            .collect();
+        let mut old = std::mem::take(&mut self.listings);
+        let mut walk = Walk {
+            old: &mut old,
+            new: HashMap::new(),
+            listed: &mut listed,
+            gone: Vec::new(),
+            errors: &mut out.errors,
+        };
+        walk.list(&self.root, 0);
+        let (new, mut gone) = (walk.new, walk.gone);
+        self.listings = new;
+        // Directories not reached any more (removed, or their parent was): their files are gone.
+        gone.extend(old.into_values().flat_map(|l| l.files));
+        gone.retain(|p| self.files.contains_key(p));
         gone.sort();
         for path in gone {
             self.files.remove(&path);
@@ -246,80 +242,95 @@ struct Listing {
 /// See [`Listing::reusable`].
 const RACY_NS: i128 = 2_000_000_000;
 
-/// Lists `dir` and its subdirectories (not following symbolic links to directories, so a link
-/// loop cannot trap the poller) into `out`: directory -> its regular files. Uses the file type
-/// that `readdir` returns, which costs no extra `stat` on Linux filesystems. A directory whose
-/// mtime and inode are unchanged since an earlier listing has the same entries (creating,
-/// removing or renaming an entry updates its mtime), so its listing is reused at the cost of
-/// one `stat` instead of a `readdir`: the idle cost of watching thousands of finished runs.
-fn list_tree(
-    dir: &Path,
-    depth: usize,
-    cache: &HashMap<PathBuf, Listing>,
-    next_cache: &mut HashMap<PathBuf, Listing>,
-    out: &mut Vec<(PathBuf, Vec<PathBuf>)>,
-    errors: &mut Vec<String>,
-) {
-    if let Some(l) = cache.get(dir).filter(|l| l.finished) {
-        out.push((dir.to_path_buf(), l.files.clone()));
-        next_cache.insert(dir.to_path_buf(), l.clone());
-        return;
-    }
-    let meta = match fs::metadata(dir) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound && depth > 0 => return,
-        Err(e) => {
-            errors.push(format!("{}: cannot list: {e}", dir.display()));
+/// One walk over the tree: lists `dir` and its subdirectories (not following symbolic links to
+/// directories, so a link loop cannot trap the poller) into `listed` (directory -> its regular
+/// files), using the file type that `readdir` returns (no extra `stat` on Linux filesystems).
+///
+/// A directory whose mtime and inode did not change has the same entries (creating, removing or
+/// renaming an entry updates its mtime), so its earlier listing is reused for one `stat`
+/// instead of a `readdir`; a finished run's directory ([`Listing::finished`]) is reused
+/// without even that, and is left out of `listed`, so each poll costs almost nothing per
+/// finished run: the idle cost of watching thousands of them. Files that disappeared from a
+/// relisted directory go to `gone`; directories not reached stay in `old`.
+struct Walk<'a> {
+    old: &'a mut HashMap<PathBuf, Listing>,
+    new: HashMap<PathBuf, Listing>,
+    listed: &'a mut Vec<(PathBuf, Vec<PathBuf>)>,
+    gone: Vec<PathBuf>,
+    errors: &'a mut Vec<String>,
+}
+
+impl Walk<'_> {
+    fn list(&mut self, dir: &Path, depth: usize) {
+        let before = self.old.remove(dir);
+        if let Some(l) = before.as_ref().filter(|l| l.finished) {
+            self.new.insert(dir.to_path_buf(), l.clone());
             return;
         }
-    };
-    let mtime_ns = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
-    let stamp = (mtime_ns, meta.ino());
-    let listing = match cache.get(dir) {
-        Some(l) if l.reusable && l.stamp == stamp => l.clone(),
-        _ => {
-            let listed_at = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as i128)
-                .unwrap_or(0);
-            let entries = match fs::read_dir(dir) {
-                Ok(entries) => entries,
-                Err(e) if e.kind() == io::ErrorKind::NotFound && depth > 0 => return,
-                Err(e) => {
-                    errors.push(format!("{}: cannot list: {e}", dir.display()));
-                    return;
-                }
-            };
-            let mut files = Vec::new();
-            let mut subdirs = Vec::new();
-            for entry in entries.flatten() {
-                let Ok(kind) = entry.file_type() else {
-                    continue;
+        let unreadable = |e: io::Error, walk: &mut Walk, before: Option<Listing>| {
+            if e.kind() != io::ErrorKind::NotFound || depth == 0 {
+                walk.errors
+                    .push(format!("{}: cannot list: {e}", dir.display()));
+            }
+            if let Some(l) = before {
+                walk.old.insert(dir.to_path_buf(), l);
+            }
+        };
+        let meta = match fs::metadata(dir) {
+            Ok(meta) => meta,
+            Err(e) => return unreadable(e, self, before),
+        };
+        let mtime_ns = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
+        let stamp = (mtime_ns, meta.ino());
+        let listing = match before {
+            Some(l) if l.reusable && l.stamp == stamp => l,
+            before => {
+                let listed_at = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as i128)
+                    .unwrap_or(0);
+                let entries = match fs::read_dir(dir) {
+                    Ok(entries) => entries,
+                    Err(e) => return unreadable(e, self, before),
                 };
-                if kind.is_dir() {
-                    subdirs.push(entry.path());
-                } else if kind.is_file() || kind.is_symlink() {
-                    files.push(entry.path());
+                let mut files = Vec::new();
+                let mut subdirs = Vec::new();
+                for entry in entries.flatten() {
+                    let Ok(kind) = entry.file_type() else {
+                        continue;
+                    };
+                    if kind.is_dir() {
+                        subdirs.push(entry.path());
+                    } else if kind.is_file() || kind.is_symlink() {
+                        files.push(entry.path());
+                    }
+                }
+                files.sort();
+                subdirs.sort();
+                if let Some(b) = before {
+                    self.gone.extend(
+                        b.files
+                            .into_iter()
+                            .filter(|f| files.binary_search(f).is_err()),
+                    );
+                }
+                Listing {
+                    stamp,
+                    reusable: mtime_ns + RACY_NS < listed_at,
+                    finished: false,
+                    files,
+                    subdirs,
                 }
             }
-            files.sort();
-            subdirs.sort();
-            Listing {
-                stamp,
-                reusable: mtime_ns + RACY_NS < listed_at,
-                finished: false,
-                files,
-                subdirs,
+        };
+        self.listed.push((dir.to_path_buf(), listing.files.clone()));
+        if depth < MAX_DEPTH {
+            for sub in &listing.subdirs {
+                self.list(sub, depth + 1);
             }
         }
-    };
-    out.push((dir.to_path_buf(), listing.files.clone()));
-    if depth < MAX_DEPTH {
-        for sub in &listing.subdirs {
-            list_tree(sub, depth + 1, cache, next_cache, out, errors);
-        }
+        self.new.insert(dir.to_path_buf(), listing);
     }
-    next_cache.insert(dir.to_path_buf(), listing);
 }
 
 #[cfg(test)]
