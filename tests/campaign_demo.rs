@@ -164,7 +164,7 @@ fn failing_runs_are_recorded_and_never_averaged() {
     );
     std::fs::write(&file, text).unwrap();
     let dir = tmp.path().join("camp");
-    campaign::init_file(&dir, &file, false).unwrap();
+    campaign::init_file(&dir, &file, campaign::InitMode::New).unwrap();
     let stop = AtomicBool::new(false);
     let outcome = campaign::drive(&dir, &DriveOptions::default(), &stop).unwrap();
     assert!(matches!(outcome, DriveOutcome::Done { .. }));

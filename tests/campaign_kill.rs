@@ -98,14 +98,14 @@ fn kill_and_resume_loses_nothing_and_repeats_nothing() {
         let delay = Duration::from_millis(rng.random_range(150..1200));
         std::thread::sleep(delay);
         if round == 2 {
-            // A second driver is refused while this one holds the campaign.
+            // A second driver is refused while this one holds the campaign: busy (exit 3).
             let second = Command::new(bin())
                 .args(["campaign", "run"])
                 .arg(&dir)
                 .output()
                 .unwrap();
             if child.try_wait().unwrap().is_none() {
-                assert_eq!(second.status.code(), Some(2));
+                assert_eq!(second.status.code(), Some(3));
                 let msg = String::from_utf8_lossy(&second.stderr);
                 assert!(msg.contains(&format!("pid {}", child.id())), "{msg}");
             }

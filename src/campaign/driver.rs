@@ -108,6 +108,7 @@ pub fn drive(
     opts: &DriveOptions,
     stop: &AtomicBool,
 ) -> Result<DriveOutcome, CampaignError> {
+    let dir = &super::absolute_dir(dir)?;
     let _lock = Lock::acquire(dir)?;
     let state = State::load(dir)?;
     if state.cancelled {
@@ -483,11 +484,11 @@ fn exit_reason(exit_code: i32, run_dir: &Path) -> String {
     }
 }
 
-/// A run directory about to be (re)used, so that it only ever holds one attempt: a previous
+/// A run directory about to be (re)used (by the driver, or `campaign exec`), so that it only ever holds one attempt: a previous
 /// attempt that ended (it has an `exit_status`, e.g. a failure kept for the record) is moved
 /// aside to `rep-R.old-K`; one that was interrupted (its driver stopped or died) is removed,
 /// so kills and restarts do not pile up directories.
-fn prepare_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
+pub fn prepare_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
     let used = std::fs::read_dir(run_dir)
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
@@ -507,7 +508,10 @@ fn remove_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(CampaignError::io(
-            format!("cannot remove the interrupted attempt {}", run_dir.display()),
+            format!(
+                "cannot remove the interrupted attempt {}",
+                run_dir.display()
+            ),
             e,
         )),
     }

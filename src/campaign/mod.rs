@@ -15,7 +15,9 @@
 pub mod algorithm;
 pub mod demo;
 pub mod driver;
+pub mod external;
 pub mod measure;
+pub mod plan;
 pub mod state;
 pub mod status;
 
@@ -23,14 +25,15 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
 pub use driver::{drive, DriveEvent, DriveOptions, DriveOutcome};
+pub use external::{
+    barrier, lock_waiting, next, next_as_bash, next_as_env, next_run, record, run_env,
+    stand_in_run, wait_for_iteration, Barrier, NextRun, Recorded, RunLookup, DEFAULT_LOCK_WAIT,
+};
 pub use state::{RunMetrics, RunState, State};
 pub use status::{BestView, NameMap, Phase, RunView, Status, TestState, TestView};
 
 use crate::config::{AllowedEntry, CampaignFile, ConfigError};
-use crate::executor::slurm::script::shell_quote;
 use crate::executor::ExecutorKind;
 use crate::executor::{self, ExecutorError};
 use crate::predict::{self, PredictError};
@@ -49,8 +52,17 @@ pub enum CampaignError {
         "{0} is not empty; choose a new directory or pass --force to replace the campaign in it"
     )]
     NotEmpty(PathBuf),
-    #[error("{dir}: another autolb process works on this campaign ({holder}); wait for it or stop it first")]
+    #[error(
+        "{dir}: another autolb process works on this campaign ({}); wait for it or stop it first",
+        holder_text(holder)
+    )]
     Locked { dir: PathBuf, holder: String },
+    #[error("{dir} holds a campaign with other {what} than this campaign file; use a new directory, or --force to replace it")]
+    Different { dir: PathBuf, what: String },
+    #[error("{0}")]
+    NoSuchRun(String),
+    #[error("{0}")]
+    Conflict(String),
     #[error("{file}: the campaign state is unreadable: {reason}")]
     BadState { file: PathBuf, reason: String },
     #[error("{what}: {source}")]
@@ -80,6 +92,16 @@ pub enum CampaignError {
     Cancelled,
 }
 
+/// The lock holder for a message: its pid line, or a note when it has not written it yet (it
+/// took the lock a moment ago).
+fn holder_text(holder: &str) -> String {
+    if holder.trim().is_empty() {
+        "it took the lock just now and has not written its pid yet".into()
+    } else {
+        holder.trim().to_string()
+    }
+}
+
 impl CampaignError {
     pub(crate) fn io(what: impl Into<String>, source: std::io::Error) -> CampaignError {
         CampaignError::Io {
@@ -99,6 +121,28 @@ pub mod defaults {
     pub const RETRIES: u32 = 0;
 }
 
+/// What to do when the campaign directory is not empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InitMode {
+    /// Refuse a non-empty directory.
+    #[default]
+    New,
+    /// Replace a previous campaign (removes its state and run directories, nothing else).
+    Force,
+    /// Keep a campaign already initialised there with the same settings (a retried init job);
+    /// refuse one with other settings. A directory holding only what an interrupted init left
+    /// (lock file, curves, no state) is initialised again.
+    IfAbsent,
+}
+
+/// What [`init_file`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Initialised {
+    Created,
+    /// `InitMode::IfAbsent` found the same campaign there already.
+    AlreadyThere,
+}
+
 /// Creates a campaign in `dir` from a campaign file whose relative paths are relative to
 /// `base_dir`: runs the prediction and writes the first iteration's tests (the top N predicted
 /// configurations, plus `[original]` when given and not already among them).
@@ -111,27 +155,47 @@ pub fn init(
     base_dir: &Path,
     force: bool,
 ) -> Result<(), CampaignError> {
-    init_named(dir, file, base_dir, force, "the campaign file")
+    let mode = if force {
+        InitMode::Force
+    } else {
+        InitMode::New
+    };
+    init_named(dir, file, base_dir, mode, "the campaign file").map(|_| ())
 }
 
 /// [`init`] from a campaign file on disk (errors name the file).
-pub fn init_file(dir: &Path, path: &Path, force: bool) -> Result<(), CampaignError> {
+pub fn init_file(dir: &Path, path: &Path, mode: InitMode) -> Result<Initialised, CampaignError> {
     let file = CampaignFile::load(path)?;
-    let base_dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    init_named(dir, &file, base_dir, force, &path.display().to_string())
+    init_named(
+        dir,
+        &file,
+        file_base_dir(path),
+        mode,
+        &path.display().to_string(),
+    )
 }
 
-/// [`init`], with `origin` naming the campaign file in error messages.
-fn init_named(
-    dir: &Path,
+/// The directory a campaign file's relative paths are relative to.
+fn file_base_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// A campaign directory as an absolute path, so that run directories, `{run_dir}`, `next`'s
+/// output and job scripts never depend on the directory a command was started from.
+pub fn absolute_dir(dir: &Path) -> Result<PathBuf, CampaignError> {
+    std::path::absolute(dir)
+        .map_err(|e| CampaignError::io(format!("cannot resolve {}", dir.display()), e))
+}
+
+/// The campaign `init` would create, computed without writing anything: the state with its
+/// first iteration, and the component inputs (for the curve copies).
+fn planned_state(
     file: &CampaignFile,
     base_dir: &Path,
-    force: bool,
     origin: &str,
-) -> Result<(), CampaignError> {
+) -> Result<(State, Vec<predict::ComponentInput>), CampaignError> {
     let settings = frozen_settings(file, origin)?;
     let inputs = file.component_inputs(base_dir)?;
     let mut prediction_settings = file.settings();
@@ -166,28 +230,7 @@ fn init_named(
             });
         }
     }
-
-    let base_dir = std::path::absolute(base_dir)
-        .map_err(|e| CampaignError::io(format!("cannot resolve {}", base_dir.display()), e))?;
-    if let Some(cfg) = &executor {
-        // Build it once, before anything is written, so a bad template or setting is
-        // reported now, not at `run`.
-        let curves = inputs.iter().map(|input| input.curve.clone());
-        let ctx = context_of(&base_dir, &components, curves, settings.period_s);
-        executor::from_config(cfg, dir, &ctx)?;
-    }
-    prepare_dir(dir, force)?;
-    let _lock = Lock::acquire(dir)?;
-    let curves_dir = dir.join("curves");
-    std::fs::create_dir_all(&curves_dir)
-        .map_err(|e| CampaignError::io(format!("cannot create {}", curves_dir.display()), e))?;
-    for (c, input) in components.iter().zip(&inputs) {
-        let mut text = String::from("nproc,SYPD\n");
-        for p in input.curve.points() {
-            text.push_str(&format!("{},{}\n", p.nproc, p.sypd));
-        }
-        state::write_atomically(&dir.join(&c.curve), text.as_bytes())?;
-    }
+    let base_dir = absolute_dir(base_dir)?;
     let repetitions = settings.repetitions;
     let initial_step = settings.initial_step;
     let mut state = State {
@@ -212,7 +255,113 @@ fn init_named(
             .push(new_test_iteration(0, id, nproc, initial_step, repetitions));
     }
     state.iterations.push(first);
-    state.save(dir)
+    Ok((state, inputs))
+}
+
+/// [`init`], with `origin` naming the campaign file in error messages.
+fn init_named(
+    dir: &Path,
+    file: &CampaignFile,
+    base_dir: &Path,
+    mode: InitMode,
+    origin: &str,
+) -> Result<Initialised, CampaignError> {
+    let dir = &absolute_dir(dir)?;
+    let (state, inputs) = planned_state(file, base_dir, origin)?;
+    if let Some(cfg) = &state.executor {
+        // Build it once, before anything is written, so a bad template or setting is
+        // reported now, not at `run`.
+        let curves = inputs.iter().map(|input| input.curve.clone());
+        let ctx = context_of(
+            &state.base_dir,
+            &state.components,
+            curves,
+            state.settings.period_s,
+        );
+        executor::from_config(cfg, dir, &ctx)?;
+    }
+    let force = match mode {
+        InitMode::New => false,
+        InitMode::Force => true,
+        InitMode::IfAbsent => {
+            if dir.join(STATE_FILE).exists() {
+                let existing = State::load(dir)?;
+                return match differences(&existing, &state) {
+                    None => Ok(Initialised::AlreadyThere),
+                    Some(what) => Err(CampaignError::Different {
+                        dir: dir.to_path_buf(),
+                        what,
+                    }),
+                };
+            }
+            // What an interrupted init left (no state yet) may be cleared; anything else
+            // in the directory is refused as without --if-absent.
+            only_campaign_files(dir)
+        }
+    };
+    prepare_dir(dir, force)?;
+    let _lock = Lock::acquire(dir)?;
+    let curves_dir = dir.join("curves");
+    std::fs::create_dir_all(&curves_dir)
+        .map_err(|e| CampaignError::io(format!("cannot create {}", curves_dir.display()), e))?;
+    for (c, input) in state.components.iter().zip(&inputs) {
+        let mut text = String::from("nproc,SYPD\n");
+        for p in input.curve.points() {
+            text.push_str(&format!("{},{}\n", p.nproc, p.sypd));
+        }
+        state::write_atomically(&dir.join(&c.curve), text.as_bytes())?;
+    }
+    state.save(dir)?;
+    Ok(Initialised::Created)
+}
+
+/// Where an existing campaign differs from the one a campaign file would create, in words;
+/// `None` when it is the same campaign (settings, components, executor, base directory and
+/// the first iteration's tests).
+fn differences(existing: &State, planned: &State) -> Option<String> {
+    let mut what = Vec::new();
+    if existing.settings != planned.settings {
+        what.push("settings");
+    }
+    if existing.components != planned.components {
+        what.push("components");
+    }
+    if existing.executor != planned.executor {
+        what.push("[executor]");
+    }
+    if existing.base_dir != planned.base_dir {
+        what.push("campaign file directory");
+    }
+    let first = |s: &State| -> Vec<Vec<u32>> {
+        s.iterations
+            .first()
+            .map(|it| it.tests.iter().map(|t| t.nproc.clone()).collect())
+            .unwrap_or_default()
+    };
+    if first(existing) != first(planned) {
+        what.push("first iteration's tests");
+    }
+    (!what.is_empty()).then(|| what.join(", "))
+}
+
+/// True when `dir` holds nothing but files autolb writes into a campaign directory.
+fn only_campaign_files(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries.filter_map(|e| e.ok()).all(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                is_campaign_file(&name) || name == state::LOCK_FILE || name.starts_with(".tmp")
+            })
+        })
+        .unwrap_or(true)
+}
+
+/// Files and directories of a campaign that `--force` may remove.
+fn is_campaign_file(name: &str) -> bool {
+    name == STATE_FILE
+        || name == CANCEL_REQUEST_FILE
+        || name == "curves"
+        || name.starts_with("iter-")
 }
 
 /// The balanced components with their limits and allowed lists, checked against each other.
@@ -252,6 +401,17 @@ fn frozen_components(
                     "component {}: no allowed PE count between {low} and {high}; check `allowed`, `min_nproc` and `max_nproc`",
                     entry.name
                 ),
+            });
+        }
+        if let Err(message) = crate::executor::env::check_distinct(
+            file.components
+                .iter()
+                .take(components.len() + 1)
+                .map(|c| c.name.as_str()),
+        ) {
+            return Err(CampaignError::Invalid {
+                file: origin.to_string(),
+                message,
             });
         }
         components.push(FrozenComponent {
@@ -481,13 +641,9 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
         return Err(CampaignError::NotEmpty(dir.to_path_buf()));
     }
     let _lock = Lock::acquire(dir)?;
-    for (e, name) in entries.into_iter().zip(names) {
-        let ours = name == STATE_FILE
-            || name == CANCEL_REQUEST_FILE
-            || name == "curves"
-            || name.starts_with("iter-")
-            || name.starts_with(".tmp");
-        if !ours {
+    for e in entries {
+        let name = e.file_name().to_string_lossy().to_string();
+        if !(is_campaign_file(&name) || name.starts_with(".tmp")) {
             continue;
         }
         let path = e.path();
@@ -661,146 +817,9 @@ fn previous_direction(earlier: &[Iteration], test: u32) -> Option<(usize, usize)
 /// without taking the lock: the state file is replaced atomically, so this is always a
 /// consistent snapshot, even while a driver runs.
 pub fn status(dir: &Path) -> Result<Status, CampaignError> {
-    let state = State::load(dir)?;
-    Ok(Status::from_state(&state, dir))
-}
-
-/// A run waiting to be run by an outside workflow manager (`campaign next --json`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NextRun {
-    pub run: String,
-    pub iteration: u32,
-    pub test: u32,
-    pub repetition: u32,
-    pub nproc: NameMap<u32>,
-    pub run_dir: PathBuf,
-}
-
-/// The runs of the current iteration not yet recorded (pending ones; in a campaign with an
-/// executor, also those it is running).
-pub fn next(dir: &Path) -> Result<Vec<NextRun>, CampaignError> {
-    let state = State::load(dir)?;
-    let mut out = Vec::new();
-    if state.cancelled {
-        return Ok(out);
-    }
-    let Some(last) = state.iterations.len().checked_sub(1) else {
-        return Ok(out);
-    };
-    let names = state.component_names();
-    for (t, test) in state.iterations[last].tests.iter().enumerate() {
-        for (r, run) in test.runs.iter().enumerate() {
-            if run.state.is_terminal() {
-                continue;
-            }
-            let req = state.request(dir, last, t, r);
-            out.push(NextRun {
-                run: run.id.clone(),
-                iteration: req.iteration,
-                test: req.test,
-                repetition: req.repetition,
-                nproc: NameMap::zip(&names, test.nproc.iter().copied()),
-                run_dir: req.run_dir,
-            });
-        }
-    }
-    Ok(out)
-}
-
-/// `NAME_nprocs=( ... )` lines (one per component, one entry per run, in the order of
-/// [`next`]), plus `autolb_runs` and `autolb_run_dirs`, for a runscript to source.
-pub fn next_as_bash(runs: &[NextRun], components: &[String]) -> String {
-    let mut out = String::new();
-    for name in components {
-        let values: Vec<String> = runs
-            .iter()
-            .map(|r| r.nproc.get(name).map(|p| p.to_string()).unwrap_or_default())
-            .collect();
-        out.push_str(&format!("{name}_nprocs=( {} )\n", values.join(" ")));
-    }
-    let ids: Vec<String> = runs.iter().map(|r| shell_quote(&r.run)).collect();
-    out.push_str(&format!("autolb_runs=( {} )\n", ids.join(" ")));
-    let dirs: Vec<String> = runs
-        .iter()
-        .map(|r| shell_quote(&r.run_dir.display().to_string()))
-        .collect();
-    out.push_str(&format!("autolb_run_dirs=( {} )\n", dirs.join(" ")));
-    out
-}
-
-/// What [`record`] did.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Recorded {
-    pub run: String,
-    pub state: RunState,
-    pub metrics: Option<RunMetrics>,
-    pub advance: Advance,
-    pub done: bool,
-}
-
-/// Records one finished run from its timing output (or as failed). Once every run of the
-/// iteration is recorded, the next iteration's runs are created (they appear in [`next`]).
-/// Takes the campaign lock. A timing output that cannot be measured is refused (nothing is
-/// recorded) so that a run recorded too early is not lost: record it later or as failed.
-pub fn record(
-    dir: &Path,
-    run_id: &str,
-    timing: Option<&Path>,
-    failed: bool,
-) -> Result<Recorded, CampaignError> {
-    let _lock = Lock::acquire(dir)?;
-    let mut state = State::load(dir)?;
-    if state.cancelled {
-        return Err(CampaignError::Cancelled);
-    }
-    let (i, t, r) = state
-        .find_run(run_id)
-        .ok_or_else(|| CampaignError::UnknownRun {
-            id: run_id.to_string(),
-        })?;
-    let run = &state.iterations[i].tests[t].runs[r];
-    if run.state.is_terminal() {
-        return Err(CampaignError::AlreadyRecorded {
-            id: run_id.to_string(),
-            state: run.state.as_str(),
-        });
-    }
-    let metrics = if failed {
-        None
-    } else {
-        let path = match timing {
-            Some(p) => p.to_path_buf(),
-            None => state.request(dir, i, t, r).run_dir,
-        };
-        Some(
-            state
-                .measure_run(i, t, &path)
-                .map_err(|e| CampaignError::Unmeasurable(format!("{}: {e}", path.display())))?,
-        )
-    };
-    let run = &mut state.iterations[i].tests[t].runs[r];
-    run.attempts = run.attempts.max(1);
-    match &metrics {
-        Some(m) => {
-            run.state = RunState::Done;
-            run.metrics = Some(m.clone());
-            run.failure = None;
-        }
-        None => {
-            run.state = RunState::Failed;
-            run.failure = Some("recorded as failed".into());
-        }
-    }
-    let run_state = run.state;
-    let advance = advance(&mut state);
-    state.save(dir)?;
-    Ok(Recorded {
-        run: run_id.to_string(),
-        state: run_state,
-        metrics,
-        advance,
-        done: state.is_done(),
-    })
+    let dir = absolute_dir(dir)?;
+    let state = State::load(&dir)?;
+    Ok(Status::from_state(&state, &dir))
 }
 
 /// What [`cancel`] did.
@@ -815,6 +834,8 @@ pub enum Cancelled {
     ByDriver,
     /// A driver holds the campaign and has not cancelled yet (it will at its next poll).
     Requested { holder: String },
+    /// The campaign had already ended: nothing was cancelled and it stays done.
+    AlreadyDone,
 }
 
 /// Cancels every queued or running run (through the executor's `cancel`) and marks every
@@ -822,9 +843,15 @@ pub enum Cancelled {
 /// holds the campaign, it is asked to do it (a request file it checks at every poll) and this
 /// waits up to `wait` for it.
 pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
+    let dir = &absolute_dir(dir)?;
     match Lock::acquire(dir) {
         Ok(_lock) => {
             let mut state = State::load(dir)?;
+            // A finished campaign has nothing to stop: it stays "done".
+            if state.is_done() && !state.cancelled {
+                let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
+                return Ok(Cancelled::AlreadyDone);
+            }
             let mut exec = build_executor(&state, dir)?;
             let (runs, warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
             state.save(dir)?;
@@ -832,7 +859,10 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
             Ok(Cancelled::Done { runs, warnings })
         }
         Err(CampaignError::Locked { holder, .. }) => {
-            State::load(dir)?;
+            let state = State::load(dir)?;
+            if state.is_done() && !state.cancelled {
+                return Ok(Cancelled::AlreadyDone);
+            }
             state::write_atomically(&dir.join(CANCEL_REQUEST_FILE), b"cancel\n")?;
             let deadline = Instant::now() + wait;
             while Instant::now() < deadline {

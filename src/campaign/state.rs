@@ -394,7 +394,7 @@ impl Lock {
             if std::time::Instant::now() >= deadline {
                 return Err(CampaignError::Locked {
                     dir: dir.to_path_buf(),
-                    holder: holder(dir),
+                    holder: holder_text(dir),
                 });
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
@@ -429,6 +429,30 @@ impl Lock {
             _file: file,
         }))
     }
+
+    /// Who holds the campaign's lock (`pid 1234`), or `None` when no driver does: a viewer's
+    /// way to tell "running" from "no driver running". Takes a shared lock on the directory for
+    /// an instant (drivers retry briefly, see [`Lock::acquire`]), so a deleted `campaign.lock`
+    /// does not hide a running driver.
+    pub fn holder(dir: &Path) -> Option<String> {
+        let dir_file = File::open(dir).ok()?;
+        match fs4::FileExt::try_lock_shared(&dir_file) {
+            Ok(()) => {
+                let _ = fs4::FileExt::unlock(&dir_file);
+                None
+            }
+            Err(fs4::TryLockError::WouldBlock) => {
+                let holder = holder_text(dir);
+                Some(if holder.is_empty() {
+                    "another process".into()
+                } else {
+                    holder
+                })
+            }
+            // Cannot tell (e.g. a filesystem without locks): say nothing rather than guess.
+            Err(fs4::TryLockError::Error(_)) => None,
+        }
+    }
 }
 
 /// A non-blocking exclusive `flock`: true when taken, false when someone holds it.
@@ -444,7 +468,7 @@ fn try_lock(file: &File, path: &Path) -> Result<bool, CampaignError> {
 }
 
 /// Who holds the lock, as written in `campaign.lock` (empty when unknown).
-fn holder(dir: &Path) -> String {
+fn holder_text(dir: &Path) -> String {
     let mut text = String::new();
     if let Ok(mut f) = File::open(dir.join(LOCK_FILE)) {
         let _ = f.read_to_string(&mut text);
@@ -488,6 +512,20 @@ mod tests {
     }
 
     #[test]
+    fn the_holder_is_seen_while_the_lock_is_held_and_not_after() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Lock::holder(dir.path()), None, "no lock file: no driver");
+        let lock = Lock::acquire(dir.path()).unwrap();
+        let holder = Lock::holder(dir.path()).expect("held");
+        assert!(holder.starts_with("pid "), "{holder}");
+        drop(lock);
+        assert_eq!(Lock::holder(dir.path()), None);
+        // A probe does not stop a driver from taking the lock.
+        assert!(Lock::holder(dir.path()).is_none());
+        let _again = Lock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
     fn a_second_lock_is_refused_and_names_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         let first = Lock::acquire(dir.path()).unwrap();
@@ -515,7 +553,11 @@ mod tests {
         let t = std::time::Instant::now();
         let e = Lock::acquire_wait(dir.path(), std::time::Duration::from_millis(200)).unwrap_err();
         assert!(t.elapsed() >= std::time::Duration::from_millis(200));
-        assert!(e.to_string().contains(&format!("pid {}", std::process::id())), "{e}");
+        assert!(
+            e.to_string()
+                .contains(&format!("pid {}", std::process::id())),
+            "{e}"
+        );
         let path = dir.path().to_path_buf();
         let waiter = std::thread::spawn(move || {
             Lock::acquire_wait(&path, std::time::Duration::from_secs(20)).map(|_| ())

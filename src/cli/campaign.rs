@@ -1,8 +1,9 @@
 //! `autolb campaign ...`: the load-balance campaign (paper section 4.2, Algorithm 1).
 //!
 //! `init` creates a campaign directory from a campaign file, `run` drives it with its
-//! executor, `status` shows the iteration table, `next` / `record` let an outside workflow
-//! manager run the model, `cancel` stops every queued or running run.
+//! executor, `status` shows the iteration table, `cancel` stops every queued or running run.
+//! `next`, `record`, `wait`, `exec` and `plan`, for an outside workflow manager, live in
+//! [`super::campaign_outside`].
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -16,7 +17,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use autolb::campaign::{self, CampaignError, DriveEvent, DriveOptions, DriveOutcome, RunState};
 
-use crate::shared::error::user;
+use super::campaign_outside::{
+    self as outside, ExecArgs, NextArgs, PlanArgs, RecordArgs, WaitArgs,
+};
+use crate::shared::error::{coded, exit, user};
 
 #[derive(Debug, Subcommand)]
 pub enum CampaignCommand {
@@ -26,10 +30,16 @@ pub enum CampaignCommand {
     Run(RunArgs),
     /// The iteration table and the best configuration so far.
     Status(StatusArgs),
-    /// The runs waiting to be run, for an outside workflow manager.
+    /// The runs waiting to be run, for an outside workflow manager (or one run's settings).
     Next(NextArgs),
     /// Record one finished run from its timing output (or as failed).
     Record(RecordArgs),
+    /// Wait until an lb-iteration is fully recorded (a barrier between iterations).
+    Wait(WaitArgs),
+    /// Run one run's command in its directory and record the outcome (a one-line job body).
+    Exec(ExecArgs),
+    /// What `init` would create from a campaign file: tests, iteration bound, PEs per run.
+    Plan(PlanArgs),
     /// Cancel every queued or running run; the campaign runs nothing more.
     Cancel(DirArg),
 }
@@ -51,8 +61,12 @@ pub struct InitArgs {
     #[arg(long)]
     pub demo: bool,
     /// Replace a campaign already in DIR (removes its state and run directories, nothing else).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "if_absent")]
     pub force: bool,
+    /// Succeed without doing anything when DIR already holds this campaign (same settings),
+    /// as a retried init job needs; a campaign with other settings is refused.
+    #[arg(long, conflicts_with = "demo")]
+    pub if_absent: bool,
 }
 
 #[derive(Debug, Args)]
@@ -72,32 +86,6 @@ pub struct StatusArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct NextArgs {
-    pub dir: PathBuf,
-    /// Print a JSON list of runs.
-    #[arg(long, conflicts_with = "bash")]
-    pub json: bool,
-    /// Print `NAME_nprocs=( ... )` lines a runscript can source.
-    #[arg(long)]
-    pub bash: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct RecordArgs {
-    pub dir: PathBuf,
-    /// The run's id, as `next` lists it (e.g. i00-t02-r1).
-    #[arg(long, value_name = "ID")]
-    pub run: String,
-    /// The run's timing output: a directory of lucia.* files, lucia.log, table.csv ...
-    /// [default: the run's directory].
-    #[arg(long, value_name = "PATH")]
-    pub timing: Option<PathBuf>,
-    /// Record the run as failed (crashed, timed out); it is never averaged in.
-    #[arg(long, conflicts_with = "timing")]
-    pub failed: bool,
-}
-
-#[derive(Debug, Args)]
 pub struct DirArg {
     pub dir: PathBuf,
 }
@@ -107,16 +95,21 @@ pub fn run(cmd: CampaignCommand) -> Result<()> {
         CampaignCommand::Init(a) => init(&a),
         CampaignCommand::Run(a) => drive(&a),
         CampaignCommand::Status(a) => status(&a),
-        CampaignCommand::Next(a) => next(&a),
-        CampaignCommand::Record(a) => record(&a),
+        CampaignCommand::Next(a) => outside::next(&a),
+        CampaignCommand::Record(a) => outside::record(&a),
+        CampaignCommand::Wait(a) => outside::wait(&a),
+        CampaignCommand::Exec(a) => outside::exec(&a),
+        CampaignCommand::Plan(a) => outside::plan(&a),
         CampaignCommand::Cancel(a) => cancel(&a.dir),
     }
 }
 
-/// Bad input and refusals are user errors (exit 2); I/O failures are not.
-fn report(e: CampaignError) -> eyre::Report {
+/// Bad input and refusals are user errors (exit 2), a campaign held by another process is
+/// busy (exit 3); I/O failures are not.
+pub(crate) fn report(e: CampaignError) -> eyre::Report {
     match e {
         CampaignError::Io { .. } => eyre::Report::new(e),
+        CampaignError::Locked { .. } => coded(exit::BUSY, format!("busy: {e}")),
         other => user(other),
     }
 }
@@ -131,7 +124,20 @@ fn init(a: &InitArgs) -> Result<()> {
         let file = campaign::demo::write_demo_inputs(&inputs).map_err(report)?;
         campaign::demo::init_demo_at(&a.dir, &file, None, true).map_err(report)?;
     } else if let Some(config) = &a.config {
-        campaign::init_file(&a.dir, config, a.force).map_err(report)?;
+        let mode = match (a.force, a.if_absent) {
+            (true, _) => campaign::InitMode::Force,
+            (_, true) => campaign::InitMode::IfAbsent,
+            _ => campaign::InitMode::New,
+        };
+        if campaign::init_file(&a.dir, config, mode).map_err(report)?
+            == campaign::Initialised::AlreadyThere
+        {
+            println!(
+                "campaign {} already exists with these settings; nothing to do",
+                a.dir.display()
+            );
+            return Ok(());
+        }
     }
     let status = campaign::status(&a.dir).map_err(report)?;
     let tests = status
@@ -335,58 +341,6 @@ fn status(a: &StatusArgs) -> Result<()> {
     Ok(())
 }
 
-fn next(a: &NextArgs) -> Result<()> {
-    let runs = campaign::next(&a.dir).map_err(report)?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&runs)?);
-    } else if a.bash {
-        let status = campaign::status(&a.dir).map_err(report)?;
-        print!("{}", campaign::next_as_bash(&runs, &status.components));
-    } else if runs.is_empty() {
-        let status = campaign::status(&a.dir).map_err(report)?;
-        println!(
-            "nothing to run: the campaign is {}",
-            match status.state {
-                campaign::Phase::Running => "waiting for running runs",
-                campaign::Phase::Done => "done",
-                campaign::Phase::Cancelled => "cancelled",
-            }
-        );
-    } else {
-        for r in &runs {
-            let pes: Vec<String> = r.nproc.0.iter().map(|(n, p)| format!("{n}={p}")).collect();
-            println!("{}  {}  {}", r.run, pes.join(" "), r.run_dir.display());
-        }
-    }
-    Ok(())
-}
-
-fn record(a: &RecordArgs) -> Result<()> {
-    let r = campaign::record(&a.dir, &a.run, a.timing.as_deref(), a.failed).map_err(report)?;
-    match &r.metrics {
-        Some(m) => println!(
-            "recorded {}: {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%",
-            r.run,
-            m.sypd,
-            m.chsy,
-            m.coupling_cost * 100.0
-        ),
-        None => println!("recorded {} as failed", r.run),
-    }
-    if let Some(i) = r.advance.new_iteration {
-        println!(
-            "iteration {i} is ready: autolb campaign next {}",
-            a.dir.display()
-        );
-    } else if r.done {
-        println!(
-            "the campaign is done: autolb campaign status {}",
-            a.dir.display()
-        );
-    }
-    Ok(())
-}
-
 fn cancel(dir: &Path) -> Result<()> {
     match campaign::cancel(dir, Duration::from_secs(30)).map_err(report)? {
         campaign::Cancelled::Done { runs, warnings } => {
@@ -394,6 +348,9 @@ fn cancel(dir: &Path) -> Result<()> {
                 eprintln!("warning: {w}");
             }
             println!("cancelled {} unfinished runs", runs.len());
+        }
+        campaign::Cancelled::AlreadyDone => {
+            println!("the campaign is already done; nothing to cancel")
         }
         campaign::Cancelled::ByDriver => println!("the running driver cancelled the campaign"),
         campaign::Cancelled::Requested { holder } => {

@@ -2,9 +2,12 @@
 //! arguments, dispatches, and turns errors into messages and exit codes.
 //!
 //! Exit codes: 0 success, 1 an unexpected failure, 2 bad input (a `UserError`: a missing or
-//! malformed file, an invalid flag value; see [`crate::shared::error`]). Bad input prints one line that says what to fix.
+//! malformed file, an invalid flag value; see [`crate::shared::error`]), and the campaign
+//! codes of [`crate::shared::error::exit`] (busy, not waiting, done, not ready). Bad input
+//! prints one line that says what to fix; so does every coded outcome.
 
 pub mod campaign;
+pub mod campaign_outside;
 pub mod predict;
 pub mod simulate;
 pub mod timing;
@@ -14,7 +17,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use color_eyre::eyre::Result;
 
-use crate::shared::error::UserError;
+use std::io::IsTerminal;
+
+use crate::shared::error::{Coded, UserError};
 use crate::tui::args::TuiArgs;
 
 /// Automatic load balancing of coupled Earth system models.
@@ -62,8 +67,15 @@ pub fn main() -> ExitCode {
             if let Some(user_error) = report.downcast_ref::<UserError>() {
                 eprintln!("autolb: error: {user_error}");
                 ExitCode::from(2)
-            } else {
+            } else if let Some(coded) = report.downcast_ref::<Coded>() {
+                eprintln!("autolb: {coded}");
+                ExitCode::from(coded.code)
+            } else if std::io::stderr().is_terminal() {
                 eprintln!("autolb: error: {report:?}");
+                ExitCode::from(1)
+            } else {
+                // Job logs and pipes: the cause chain on one line, no colour, no backtrace.
+                eprintln!("autolb: error: {report:#}");
                 ExitCode::from(1)
             }
         }

@@ -8,18 +8,28 @@ use color_eyre::eyre::{eyre, Result};
 use autolb::curve::Curve;
 use autolb::sim::{self, SimComponent, SimOutcome, SimRun, SimSettings};
 
-use crate::shared::error::user;
+use autolb::campaign;
+
+use crate::shared::error::{coded, user};
 use crate::shared::parse::{parse_key_value, parse_pes, write_stdout};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
     /// A component and its PEs, `NAME=NPROC`, NAME as LUCIA writes it (e.g. ATMIFS=240);
     /// repeat for each component.
-    #[arg(long = "comp", value_name = "NAME=NPROC", value_parser = parse_key_value, required = true)]
+    #[arg(long = "comp", value_name = "NAME=NPROC", value_parser = parse_key_value, required_unless_present = "campaign", conflicts_with = "campaign")]
     pub comps: Vec<(String, String)>,
-    /// Directory to write the `lucia.CC.RRRRRR` files into (created if needed).
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    /// Directory to write the `lucia.CC.RRRRRR` files into (created if needed)
+    /// [default with --campaign: the run's directory].
+    #[arg(long, value_name = "DIR", required_unless_present = "campaign")]
+    pub out: Option<PathBuf>,
+    /// Simulate a run of this campaign: PEs and timing names from the campaign, its
+    /// `[executor.sim]` settings if any (flags override them), the seed from the run id.
+    #[arg(long, value_name = "DIR", requires = "run")]
+    pub campaign: Option<PathBuf>,
+    /// The run (with --campaign), e.g. i00-t01-r2.
+    #[arg(long, value_name = "ID", requires = "campaign")]
+    pub run: Option<String>,
     /// Truth curve of a component, `NAME=PATH` (CSV `nproc,SYPD`). Default: the built-in
     /// EC-Earth3 SR curves for IFS/ATMIFS and NEMO/oceanx; other names need one.
     #[arg(long = "curve", value_name = "NAME=PATH", value_parser = parse_key_value)]
@@ -34,9 +44,10 @@ pub struct SimulateArgs {
     /// Default: write at once.
     #[arg(long = "compress", value_name = "FACTOR")]
     pub compression: Option<f64>,
-    /// Seed of the noise (same seed, same files).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
+    /// Seed of the noise (same seed, same files) [default: 0; with --campaign it is
+    /// combined with the run's own seed].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Relative standard deviation of a step's compute time [default: 0.02].
     #[arg(long, value_name = "SD")]
     pub noise: Option<f64>,
@@ -55,32 +66,69 @@ pub struct SimulateArgs {
 }
 
 pub fn run(args: &SimulateArgs) -> Result<()> {
-    let settings = SimSettings {
-        steps: args.steps,
-        period_s: args.period_s,
-        compression: args.compression,
-        noise: args.noise,
-        fields: args.fields,
-        heavy_every: args.heavy_every,
-        fail_after: args.fail_after,
-        ..SimSettings::default()
+    let (run, out) = match (&args.campaign, &args.run) {
+        (Some(dir), Some(id)) => {
+            let (run, run_dir) = campaign::stand_in_run(dir, id, |s| override_settings(s, args))
+                .map_err(|e| match e {
+                    campaign::CampaignError::Io { .. } => eyre!(e),
+                    other => user(other),
+                })?;
+            (run, args.out.clone().unwrap_or(run_dir))
+        }
+        _ => {
+            let mut settings = SimSettings::default();
+            override_settings(&mut settings, args);
+            settings.validate().map_err(user)?;
+            let components = components(args)?;
+            let out = args
+                .out
+                .clone()
+                .ok_or_else(|| user("--out DIR is needed"))?;
+            (
+                SimRun::new(&settings, components, args.seed.unwrap_or(0)),
+                out,
+            )
+        }
     };
-    settings.validate().map_err(user)?;
-    let components = components(args)?;
-    let run = SimRun::new(&settings, components, args.seed);
-    let outcome = sim::simulate(&run, &args.out).map_err(|e| match e {
+    let outcome = sim::simulate(&run, &out).map_err(|e| match e {
         sim::SimError::Io { .. } => eyre!(e),
         other => user(other),
     })?;
     let text = if args.json {
         format!("{}\n", serde_json::to_string_pretty(&outcome)?)
     } else {
-        summary(&outcome, &args.out)
+        summary(&outcome, &out)
     };
     write_stdout(&text)?;
     match &outcome.failed {
-        Some(reason) => Err(eyre!("{reason}")),
+        // An asked-for failure is an outcome, not a bug: one plain line, exit code 1.
+        Some(reason) => Err(coded(1, format!("the model failed: {reason}"))),
         None => Ok(()),
+    }
+}
+
+/// The model settings given on the command line, over `settings`.
+fn override_settings(settings: &mut SimSettings, args: &SimulateArgs) {
+    let set = |slot: &mut Option<u32>, v: Option<u32>| {
+        if v.is_some() {
+            *slot = v;
+        }
+    };
+    set(&mut settings.steps, args.steps);
+    set(&mut settings.fields, args.fields);
+    set(&mut settings.heavy_every, args.heavy_every);
+    set(&mut settings.fail_after, args.fail_after);
+    for (slot, v) in [
+        (&mut settings.period_s, args.period_s),
+        (&mut settings.compression, args.compression),
+        (&mut settings.noise, args.noise),
+    ] {
+        if v.is_some() {
+            *slot = v;
+        }
+    }
+    if args.seed.is_some() {
+        settings.seed = args.seed;
     }
 }
 

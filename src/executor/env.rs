@@ -1,20 +1,56 @@
-//! A run's values as environment variables, for commands and workflow managers that prefer
-//! them to placeholders (`campaign run` exports them to every run; `campaign next --env`
-//! prints them).
+//! Names a run's settings take in a shell: environment variables (`AUTOLB_NPROC_<NAME>`) and
+//! bash array names (`<name>_nprocs`), made from component names.
+//!
+//! Component names may hold letters, digits, `_` and `-` ([`crate::curve::validate_component_name`]),
+//! and `-` is not allowed in a shell variable name. So:
+//! * environment variables: the name in upper case, every character other than a letter or a
+//!   digit replaced by `_` (`IFS-atm` -> `AUTOLB_NPROC_IFS_ATM`);
+//! * bash arrays: the name with every `-` replaced by `_` (case kept), and a leading `_` when it
+//!   starts with a digit (`IFS-atm` -> `IFS_atm_nprocs`, `2d` -> `_2d_nprocs`).
+//!
+//! Two components whose names map to the same variable are refused ([`check_distinct`]).
+//!
+//! [`run_env`] gives every variable of a run; the `command` executor exports them to each run:
 //!
 //! | variable | value |
 //! |---|---|
 //! | `AUTOLB_RUN` | the run id, `i00-t03-r1` |
 //! | `AUTOLB_RUN_DIR` | the run directory |
 //! | `AUTOLB_ITERATION`, `AUTOLB_TEST`, `AUTOLB_REPETITION` | the run's numbers |
+//! | `AUTOLB_NPROC_<NAME>` | PEs of component NAME ([`nproc_env_var`]) |
 //! | `AUTOLB_TOTAL_NPROC` | all PEs of the run, extras included |
-//! | `AUTOLB_NPROC_<NAME>` | PEs of component NAME, named by [`env_name`] |
 
 use super::RunRequest;
 
-/// The environment-variable form of a name: ASCII letters upper-cased, digits kept, anything
-/// else (`-`, `.`, spaces, non-ASCII) becomes `_`. `nemo-oce.v4` → `NEMO_OCE_V4`.
-pub fn env_name(name: &str) -> String {
+/// Every variable of one run, in the order of the table above.
+pub fn run_env(run: &RunRequest) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("AUTOLB_RUN".to_string(), run.id.clone()),
+        (
+            "AUTOLB_RUN_DIR".to_string(),
+            run.run_dir.display().to_string(),
+        ),
+        ("AUTOLB_ITERATION".to_string(), run.iteration.to_string()),
+        ("AUTOLB_TEST".to_string(), run.test.to_string()),
+        ("AUTOLB_REPETITION".to_string(), run.repetition.to_string()),
+    ];
+    for (name, p) in &run.nproc {
+        v.push((nproc_env_var(name), p.to_string()));
+    }
+    v.push((
+        "AUTOLB_TOTAL_NPROC".to_string(),
+        run.total_nproc().to_string(),
+    ));
+    v
+}
+
+/// The `AUTOLB_NPROC_<NAME>` variable of a component.
+pub fn nproc_env_var(component: &str) -> String {
+    format!("AUTOLB_NPROC_{}", env_suffix(component))
+}
+
+/// A name as an environment-variable suffix: upper case, non-alphanumerics to `_`.
+pub fn env_suffix(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -26,62 +62,61 @@ pub fn env_name(name: &str) -> String {
         .collect()
 }
 
-/// The variable holding a component's PEs: `AUTOLB_NPROC_` + [`env_name`].
-pub fn nproc_var(component: &str) -> String {
-    format!("AUTOLB_NPROC_{}", env_name(component))
-}
-
-/// Every variable of one run, in a fixed order.
-pub fn run_env(run: &RunRequest) -> Vec<(String, String)> {
-    let mut v = vec![
-        ("AUTOLB_RUN".to_string(), run.id.clone()),
-        (
-            "AUTOLB_RUN_DIR".to_string(),
-            run.run_dir.display().to_string(),
-        ),
-        ("AUTOLB_ITERATION".to_string(), run.iteration.to_string()),
-        ("AUTOLB_TEST".to_string(), run.test.to_string()),
-        ("AUTOLB_REPETITION".to_string(), run.repetition.to_string()),
-        (
-            "AUTOLB_TOTAL_NPROC".to_string(),
-            run.total_nproc().to_string(),
-        ),
-    ];
-    for (name, p) in &run.nproc {
-        v.push((nproc_var(name), p.to_string()));
+/// A name as a bash identifier: non-alphanumerics to `_`, case kept, `_` in front of a
+/// leading digit.
+pub fn shell_identifier(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
     }
-    v
+    out
 }
 
-/// Components whose variable names collide (`a-b` and `a_b`), as `(first, second, variable)`.
-pub fn colliding_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<(String, String, String)> {
-    let mut seen: Vec<(String, &str)> = Vec::new();
-    for n in names {
-        let var = nproc_var(n);
-        if let Some((_, first)) = seen.iter().find(|(v, _)| *v == var) {
-            return Some((first.to_string(), n.to_string(), var));
+/// Refuses components whose names map to the same environment variable or bash array name
+/// (e.g. `IFS-atm` and `IFS_atm`), naming both.
+pub fn check_distinct<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
+    let names: Vec<&str> = names.into_iter().collect();
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[..i] {
+            if env_suffix(a) == env_suffix(b) || shell_identifier(a) == shell_identifier(b) {
+                return Err(format!(
+                    "components {b:?} and {a:?} map to the same shell variable ({}); rename one",
+                    nproc_env_var(a)
+                ));
+            }
         }
-        seen.push((var, n));
     }
-    None
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     #[test]
-    fn names_are_upper_cased_and_everything_else_becomes_underscores() {
-        assert_eq!(env_name("IFS"), "IFS");
-        assert_eq!(env_name("nemo-oce.v4"), "NEMO_OCE_V4");
-        assert_eq!(env_name("läuft 2"), "L_UFT_2");
-        assert_eq!(nproc_var("oifs"), "AUTOLB_NPROC_OIFS");
-        assert_eq!(
-            colliding_names(["a-b", "IFS", "A_B"]),
-            Some(("a-b".into(), "A_B".into(), "AUTOLB_NPROC_A_B".into()))
-        );
-        assert_eq!(colliding_names(["IFS", "NEMO"]), None);
+    fn names_become_valid_shell_names() {
+        assert_eq!(nproc_env_var("IFS-atm"), "AUTOLB_NPROC_IFS_ATM");
+        assert_eq!(nproc_env_var("nemo"), "AUTOLB_NPROC_NEMO");
+        assert_eq!(shell_identifier("IFS-atm"), "IFS_atm");
+        assert_eq!(shell_identifier("2d-ocean"), "_2d_ocean");
+        assert_eq!(shell_identifier("NEMO"), "NEMO");
+        for name in ["a-b", "9x", "_-_", "A1-b2_c3"] {
+            let id = shell_identifier(name);
+            assert!(id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+            assert!(!id.starts_with(|c: char| c.is_ascii_digit()), "{id}");
+        }
+    }
+
+    #[test]
+    fn colliding_names_are_refused() {
+        assert!(check_distinct(["IFS", "NEMO", "IFS-atm"]).is_ok());
+        let e = check_distinct(["IFS-atm", "NEMO", "IFS_atm"]).unwrap_err();
+        assert!(e.contains("IFS-atm") && e.contains("IFS_atm"), "{e}");
+        assert!(check_distinct(["ifs", "IFS"]).is_err());
+        assert!(check_distinct(["1a", "_1a"]).is_err());
     }
 
     #[test]
@@ -91,16 +126,16 @@ mod tests {
             iteration: 1,
             test: 2,
             repetition: 1,
-            nproc: vec![("IFS".into(), 408), ("nemo".into(), 240)],
+            nproc: vec![("IFS".into(), 408), ("nemo-oce".into(), 240)],
             extra_pes: 96,
-            run_dir: PathBuf::from("/c/iter-01/test-02/rep-1"),
+            run_dir: std::path::PathBuf::from("/c/iter-01/test-02/rep-1"),
         };
         let env = run_env(&run);
         let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("AUTOLB_RUN"), Some("i01-t02-r1"));
         assert_eq!(get("AUTOLB_RUN_DIR"), Some("/c/iter-01/test-02/rep-1"));
         assert_eq!(get("AUTOLB_TOTAL_NPROC"), Some("744"));
-        assert_eq!(get("AUTOLB_NPROC_NEMO"), Some("240"));
+        assert_eq!(get("AUTOLB_NPROC_NEMO_OCE"), Some("240"));
         assert_eq!(get("AUTOLB_ITERATION"), Some("1"));
     }
 }

@@ -196,7 +196,9 @@ impl Poller {
                 l.finished = l.reusable
                     && l.subdirs.is_empty()
                     && !names.is_empty()
-                    && names.iter().all(|p| self.files.get(p).is_some_and(|t| t.complete));
+                    && names
+                        .iter()
+                        .all(|p| self.files.get(p).is_some_and(|t| t.complete));
             }
         }
         out.complete = self.files.values().filter(|t| t.complete).count();
@@ -458,7 +460,10 @@ mod tests {
         std::fs::write(run.join("a"), "a").unwrap();
         // Make the directory's mtime old enough to trust.
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        std::fs::File::open(&run).unwrap().set_modified(old).unwrap();
+        std::fs::File::open(&run)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
         let mut poller = Poller::new(dir.path());
         poller.scan(&mut always);
         assert!(poller.listings[&run].reusable);
@@ -480,8 +485,14 @@ mod tests {
         std::fs::create_dir(&run).unwrap();
         std::fs::write(run.join("a"), "a").unwrap();
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        std::fs::File::open(&run).unwrap().set_modified(old).unwrap();
-        std::fs::File::open(dir.path()).unwrap().set_modified(old).unwrap();
+        std::fs::File::open(&run)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        std::fs::File::open(dir.path())
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
         let mut poller = Poller::new(dir.path());
         for _ in 0..4 {
             poller.scan(&mut always);

@@ -28,11 +28,10 @@ use std::time::{Duration, Instant};
 
 use super::ExecutorConfig;
 use super::{
-    read_exit_status, recover_ended, status_on_disk, write_exit_status, Executor,
-    ExecutorContext, ExecutorError, RunRequest, RunStatus, Ticket,
+    read_exit_status, recover_ended, status_on_disk, write_exit_status, Executor, ExecutorContext,
+    ExecutorError, RunRequest, RunStatus, Ticket,
 };
-pub use template::expand;
-use template::{expand_argv, placeholder_values};
+pub use template::{expand, expand_argv, placeholder_values};
 
 /// How long a run may take to end after SIGTERM (timeout, cancel, driver stop) before SIGKILL.
 const GRACE: Duration = Duration::from_secs(5);
@@ -91,13 +90,8 @@ impl CommandExecutor {
                 ExecutorError::Config(format!("[executor] command argument {arg:?}: {e}"))
             })?;
         }
-        if let Some((a, b, var)) =
-            super::env::colliding_names(ctx.components.iter().map(|c| c.name.as_str()))
-        {
-            return Err(ExecutorError::Config(format!(
-                "components {a:?} and {b:?} would both be exported as {var}; rename one"
-            )));
-        }
+        super::env::check_distinct(ctx.components.iter().map(|c| c.name.as_str()))
+            .map_err(ExecutorError::Config)?;
         let timeout = cfg.timeout_s.map(timeout_from_seconds).transpose()?;
         Ok(CommandExecutor {
             template,
@@ -198,9 +192,9 @@ impl Executor for CommandExecutor {
             .env(reap::CAMPAIGN_VAR, &self.campaign_key);
         let cgroup_files = cgroup.as_ref().and_then(|cg| {
             let procs = std::ffi::CString::new(cg.procs().into_os_string().into_encoded_bytes());
-            let kill = cg.kill_file().and_then(|k| {
-                std::ffi::CString::new(k.into_os_string().into_encoded_bytes()).ok()
-            });
+            let kill = cg
+                .kill_file()
+                .and_then(|k| std::ffi::CString::new(k.into_os_string().into_encoded_bytes()).ok());
             procs.ok().map(|p| (p, kill))
         });
         supervisor::install(
@@ -387,7 +381,9 @@ fn spawn_monitor(
             (Some(status), _, _) => status,
             (None, Some((_, why)), _) => RunStatus::Failed { reason: why },
             (None, None, Ok(exit)) => RunStatus::Failed {
-                reason: format!("the run's supervisor ended ({exit}) without the run's exit status"),
+                reason: format!(
+                    "the run's supervisor ended ({exit}) without the run's exit status"
+                ),
             },
             (None, None, Err(e)) => RunStatus::Failed {
                 reason: format!("cannot wait for the process: {e}"),

@@ -72,7 +72,10 @@ pub fn kill_by_env(var: &str, value: &str) -> Vec<i32> {
 /// line of `/proc/self/cgroup` under the cgroup2 mount.
 pub fn own_cgroup() -> Option<PathBuf> {
     let line = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let rel = line.lines().find_map(|l| l.strip_prefix("0::"))?.to_string();
+    let rel = line
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))?
+        .to_string();
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let mount = mountinfo.lines().find_map(|l| {
         let (_, after) = l.split_once(" - ")?;

@@ -260,7 +260,12 @@ unsafe fn close_from(first: libc::c_int, keep: libc::c_int) {
     #[cfg(target_os = "linux")]
     {
         let close_range = |lo: libc::c_int, hi: libc::c_uint| {
-            libc::syscall(libc::SYS_close_range, lo as libc::c_uint, hi, 0 as libc::c_uint) == 0
+            libc::syscall(
+                libc::SYS_close_range,
+                lo as libc::c_uint,
+                hi,
+                0 as libc::c_uint,
+            ) == 0
         };
         let done = if keep >= first {
             (keep == first || close_range(first, (keep - 1) as libc::c_uint))

@@ -245,8 +245,14 @@ mod tests {
             shell_script_index(&argv(&["bash", "-o", "pipefail", "-c", "x", "a0"])),
             Some(4)
         );
-        assert_eq!(shell_script_index(&argv(&["zsh", "-c", "--", "x"])), Some(3));
-        assert_eq!(shell_script_index(&argv(&["bash", "script.sh", "-c"])), None);
+        assert_eq!(
+            shell_script_index(&argv(&["zsh", "-c", "--", "x"])),
+            Some(3)
+        );
+        assert_eq!(
+            shell_script_index(&argv(&["bash", "script.sh", "-c"])),
+            None
+        );
         assert_eq!(shell_script_index(&argv(&["python3", "-c", "x"])), None);
         assert_eq!(shell_script_index(&argv(&["sh", "-e", "x"])), None);
     }

@@ -1,0 +1,512 @@
+//! Campaigns driven from outside (Autosubmit, ecFlow, a job chain): autolb decides, the
+//! workflow manager runs the model.
+//!
+//! * [`next`] lists the runs waiting; [`next_run`] looks up one run by iteration, test and
+//!   repetition and says why it is not waiting when it is not.
+//! * [`record`] records a finished run, waiting for the campaign lock (many jobs record at
+//!   once); recording a run again with the same outcome is a no-op, not an error.
+//! * [`barrier`] says whether an iteration is fully recorded (`campaign wait`).
+//!
+//! Readers never take the lock: the state file is replaced atomically (a rename), so every
+//! read sees one whole state, old or new.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::state::{Lock, RunState, State};
+use super::status::NameMap;
+use super::{absolute_dir, advance, Advance, CampaignError, RunMetrics};
+use crate::executor::env::{check_distinct, nproc_env_var, shell_identifier};
+use crate::executor::slurm::script::shell_quote;
+use crate::executor::RunRequest;
+
+/// How long `record` waits for the campaign lock by default: longer than any record or
+/// decision takes, short enough that a stuck driver is noticed.
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(600);
+
+/// A run waiting to be run by an outside workflow manager (`campaign next --json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NextRun {
+    pub run: String,
+    pub iteration: u32,
+    pub test: u32,
+    pub repetition: u32,
+    pub nproc: NameMap<u32>,
+    /// Every PE of the run: the balanced components plus `extra_pes`.
+    pub total_nproc: u32,
+    /// Absolute.
+    pub run_dir: PathBuf,
+}
+
+impl NextRun {
+    /// The run as an executor would be asked to start it (for placeholders).
+    pub fn request(&self) -> RunRequest {
+        let balanced: u32 = self.nproc.values().fold(0, |s, p| s.saturating_add(*p));
+        RunRequest {
+            id: self.run.clone(),
+            iteration: self.iteration,
+            test: self.test,
+            repetition: self.repetition,
+            nproc: self.nproc.0.clone(),
+            extra_pes: self.total_nproc.saturating_sub(balanced),
+            run_dir: self.run_dir.clone(),
+        }
+    }
+}
+
+/// The runs of the current iteration not yet recorded (pending ones; in a campaign with an
+/// executor, also those it is running).
+pub fn next(dir: &Path) -> Result<Vec<NextRun>, CampaignError> {
+    let dir = absolute_dir(dir)?;
+    let state = State::load(&dir)?;
+    let mut out = Vec::new();
+    if state.cancelled {
+        return Ok(out);
+    }
+    let Some(last) = state.iterations.len().checked_sub(1) else {
+        return Ok(out);
+    };
+    for (t, test) in state.iterations[last].tests.iter().enumerate() {
+        for (r, run) in test.runs.iter().enumerate() {
+            if !run.state.is_terminal() {
+                out.push(next_run_at(&state, &dir, (last, t, r)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn next_run_at(state: &State, dir: &Path, (i, t, r): super::state::RunPos) -> NextRun {
+    let req = state.request(dir, i, t, r);
+    NextRun {
+        run: req.id.clone(),
+        iteration: req.iteration,
+        test: req.test,
+        repetition: req.repetition,
+        total_nproc: req.total_nproc(),
+        nproc: NameMap(req.nproc),
+        run_dir: req.run_dir,
+    }
+}
+
+/// Where one run (iteration, test, repetition) stands, for a job that runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunLookup {
+    /// Waiting to be run and recorded.
+    Waiting(NextRun),
+    /// Nothing to do for this run: it is recorded already, or its test finished before this
+    /// iteration. The reason says which.
+    NotWaiting { reason: String },
+    /// The campaign is done (or cancelled): nothing more will run.
+    Done { cancelled: bool },
+    /// The iteration has not started: an earlier one still has runs to record.
+    NotReady { reason: String },
+}
+
+/// Looks up run `(iteration, test, repetition)`. A test or repetition the campaign cannot have
+/// is an error ([`CampaignError::NoSuchRun`]).
+pub fn next_run(
+    dir: &Path,
+    iteration: u32,
+    test: u32,
+    repetition: u32,
+) -> Result<RunLookup, CampaignError> {
+    let dir = absolute_dir(dir)?;
+    let state = State::load(&dir)?;
+    check_run_exists(&state, test, repetition)?;
+    let id = super::state::run_id(iteration, test, repetition);
+    if let Some(pos) = state.find_run(&id) {
+        if !state.run(pos).state.is_terminal() && !state.cancelled {
+            return Ok(RunLookup::Waiting(next_run_at(&state, &dir, pos)));
+        }
+    }
+    if state.is_done() {
+        return Ok(RunLookup::Done {
+            cancelled: state.cancelled,
+        });
+    }
+    if let Some(pos) = state.find_run(&id) {
+        return Ok(RunLookup::NotWaiting {
+            reason: format!(
+                "run {id} is already recorded ({})",
+                state.run(pos).state.as_str()
+            ),
+        });
+    }
+    let current = state.iterations.last().map(|it| it.index).unwrap_or(0);
+    if iteration <= current {
+        let last = state
+            .iterations
+            .iter()
+            .filter(|it| it.tests.iter().any(|t| t.test == test))
+            .map(|it| it.index)
+            .max();
+        return Ok(RunLookup::NotWaiting {
+            reason: match last {
+                Some(last) => format!(
+                    "test {test} finished in iteration {last}; it has no run in iteration {iteration}"
+                ),
+                None => format!("test {test} has no run in iteration {iteration}"),
+            },
+        });
+    }
+    Ok(RunLookup::NotReady {
+        reason: format!(
+            "iteration {iteration} has not started: iteration {current} still has runs to record ({})",
+            missing_runs(&state, current).join(", ")
+        ),
+    })
+}
+
+/// Refuses a test or repetition number outside the campaign.
+fn check_run_exists(state: &State, test: u32, repetition: u32) -> Result<(), CampaignError> {
+    let tests = state.tests.len() as u32;
+    if test >= tests {
+        return Err(CampaignError::NoSuchRun(format!(
+            "--test {test}: this campaign has tests 0 to {}",
+            tests.saturating_sub(1)
+        )));
+    }
+    let reps = state.settings.repetitions;
+    if repetition == 0 || repetition > reps {
+        return Err(CampaignError::NoSuchRun(format!(
+            "--repetition {repetition}: this campaign has repetitions 1 to {reps}"
+        )));
+    }
+    Ok(())
+}
+
+/// The ids of the runs of `iteration` not recorded yet.
+fn missing_runs(state: &State, iteration: u32) -> Vec<String> {
+    state
+        .iterations
+        .iter()
+        .filter(|it| it.index == iteration)
+        .flat_map(|it| it.tests.iter().flat_map(|t| &t.runs))
+        .filter(|r| !r.state.is_terminal())
+        .map(|r| r.id.clone())
+        .collect()
+}
+
+/// `NAME_nprocs=( ... )` lines (one per component, one entry per run, in the order of
+/// [`next`]), plus `autolb_runs`, `autolb_run_dirs`, `autolb_iterations`, `autolb_tests`,
+/// `autolb_repetitions` and `autolb_total_nprocs`, for a runscript to source. Component names
+/// become bash names as [`shell_identifier`] says (`IFS-atm` -> `IFS_atm_nprocs`).
+pub fn next_as_bash(runs: &[NextRun], components: &[String]) -> Result<String, CampaignError> {
+    check_distinct(components.iter().map(String::as_str)).map_err(CampaignError::NoSuchRun)?;
+    let mut out = String::new();
+    let array = |out: &mut String, name: &str, values: Vec<String>| {
+        out.push_str(&format!("{name}=( {} )\n", values.join(" ")));
+    };
+    for name in components {
+        let values = runs
+            .iter()
+            .map(|r| r.nproc.get(name).map(|p| p.to_string()).unwrap_or_default())
+            .collect();
+        array(
+            &mut out,
+            &format!("{}_nprocs", shell_identifier(name)),
+            values,
+        );
+    }
+    let each = |f: &dyn Fn(&NextRun) -> String| runs.iter().map(f).collect::<Vec<_>>();
+    array(&mut out, "autolb_runs", each(&|r| shell_quote(&r.run)));
+    array(
+        &mut out,
+        "autolb_run_dirs",
+        each(&|r| shell_quote(&r.run_dir.display().to_string())),
+    );
+    array(
+        &mut out,
+        "autolb_iterations",
+        each(&|r| r.iteration.to_string()),
+    );
+    array(&mut out, "autolb_tests", each(&|r| r.test.to_string()));
+    array(
+        &mut out,
+        "autolb_repetitions",
+        each(&|r| r.repetition.to_string()),
+    );
+    array(
+        &mut out,
+        "autolb_total_nprocs",
+        each(&|r| r.total_nproc.to_string()),
+    );
+    Ok(out)
+}
+
+/// The environment of one run as `(name, value)` pairs: `AUTOLB_RUN`, `AUTOLB_RUN_DIR`,
+/// `AUTOLB_ITERATION`, `AUTOLB_TEST`, `AUTOLB_REPETITION`, `AUTOLB_NPROC_<NAME>` per component
+/// (names as [`nproc_env_var`] makes them) and `AUTOLB_TOTAL_NPROC` (extras included).
+pub fn run_env(run: &NextRun) -> Result<Vec<(String, String)>, CampaignError> {
+    check_distinct(run.nproc.0.iter().map(|(n, _)| n.as_str()))
+        .map_err(CampaignError::NoSuchRun)?;
+    let mut env = vec![
+        ("AUTOLB_RUN".to_string(), run.run.clone()),
+        (
+            "AUTOLB_RUN_DIR".to_string(),
+            run.run_dir.display().to_string(),
+        ),
+        ("AUTOLB_ITERATION".to_string(), run.iteration.to_string()),
+        ("AUTOLB_TEST".to_string(), run.test.to_string()),
+        ("AUTOLB_REPETITION".to_string(), run.repetition.to_string()),
+    ];
+    for (name, p) in &run.nproc.0 {
+        env.push((nproc_env_var(name), p.to_string()));
+    }
+    env.push((
+        "AUTOLB_TOTAL_NPROC".to_string(),
+        run.total_nproc.to_string(),
+    ));
+    Ok(env)
+}
+
+/// [`run_env`] as `export NAME='value'` lines, safe to `eval` (every value single-quoted).
+pub fn next_as_env(run: &NextRun) -> Result<String, CampaignError> {
+    Ok(run_env(run)?
+        .into_iter()
+        .map(|(k, v)| format!("export {k}={}\n", shell_quote(&v)))
+        .collect())
+}
+
+/// Takes the campaign lock, waiting up to `wait` while another process holds it (zero: one
+/// try). The one place a waiting acquire lives, so a better lock changes only this body.
+pub fn lock_waiting(dir: &Path, wait: Duration) -> Result<Lock, CampaignError> {
+    // At least the linger of `Lock::acquire`: a viewer probing the lock holds it for an instant.
+    Lock::acquire_wait(dir, wait.max(super::state::LOCK_LINGER))
+}
+
+/// What [`record`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub run: String,
+    pub state: RunState,
+    pub metrics: Option<RunMetrics>,
+    pub advance: Advance,
+    pub done: bool,
+    /// The run was already recorded with this same outcome; nothing changed.
+    pub again: bool,
+}
+
+/// Records one finished run from its timing output (or as failed), waiting up to `wait` for
+/// the campaign lock. Once every run of the iteration is recorded, the next iteration's runs
+/// are created (they appear in [`next`]). A timing output that cannot be measured is refused
+/// (nothing is recorded) so that a run recorded too early is not lost: record it later or as
+/// failed.
+///
+/// Recording a run again with the outcome it has (failed again, or the same metrics from its
+/// timing output) changes nothing and succeeds with `again` set: a retried job must not fail.
+/// A different outcome is refused ([`CampaignError::Conflict`]).
+pub fn record(
+    dir: &Path,
+    run_id: &str,
+    timing: Option<&Path>,
+    failed: Option<&str>,
+    wait: Duration,
+) -> Result<Recorded, CampaignError> {
+    let dir = &absolute_dir(dir)?;
+    // Measure on a snapshot, before taking the lock: what a measurement needs (components,
+    // the test's PEs) never changes once a run exists, and the lock is then held only for
+    // the write, milliseconds, however many jobs record at once.
+    let snapshot = State::load(dir)?;
+    let (i, t, r) = snapshot
+        .find_run(run_id)
+        .ok_or_else(|| CampaignError::UnknownRun {
+            id: run_id.to_string(),
+        })?;
+    let metrics = match failed {
+        Some(_) => None,
+        None => {
+            let path = match timing {
+                Some(p) => p.to_path_buf(),
+                None => snapshot.request(dir, i, t, r).run_dir,
+            };
+            Some(
+                snapshot
+                    .measure_run(i, t, &path)
+                    .map_err(|e| CampaignError::Unmeasurable(format!("{}: {e}", path.display())))?,
+            )
+        }
+    };
+    let _lock = lock_waiting(dir, wait)?;
+    let mut state = State::load(dir)?;
+    if state.find_run(run_id) != Some((i, t, r)) {
+        return Err(CampaignError::BadState {
+            file: dir.join(super::state::STATE_FILE),
+            reason: format!("run {run_id} moved while it was being recorded"),
+        });
+    }
+    let run = &state.iterations[i].tests[t].runs[r];
+    if run.state.is_terminal() {
+        return again(&state, run_id, run, metrics);
+    }
+    if state.cancelled {
+        return Err(CampaignError::Cancelled);
+    }
+    let run = &mut state.iterations[i].tests[t].runs[r];
+    run.attempts = run.attempts.max(1);
+    match &metrics {
+        Some(m) => {
+            run.state = RunState::Done;
+            run.metrics = Some(m.clone());
+            run.failure = None;
+        }
+        None => {
+            run.state = RunState::Failed;
+            run.failure = Some(failed.unwrap_or("recorded as failed").to_string());
+        }
+    }
+    let run_state = run.state;
+    let advance = advance(&mut state);
+    state.save(dir)?;
+    Ok(Recorded {
+        run: run_id.to_string(),
+        state: run_state,
+        metrics,
+        advance,
+        done: state.is_done(),
+        again: false,
+    })
+}
+
+/// A record of a run already recorded: fine when the outcome is the same, else a conflict.
+fn again(
+    state: &State,
+    run_id: &str,
+    run: &super::state::Run,
+    metrics: Option<RunMetrics>,
+) -> Result<Recorded, CampaignError> {
+    let same = match (&metrics, run.state) {
+        (None, RunState::Failed) => true,
+        (Some(m), RunState::Done) => run.metrics.as_ref().is_some_and(|old| same_metrics(old, m)),
+        _ => false,
+    };
+    if !same {
+        let was = match (&run.metrics, run.state) {
+            (Some(m), RunState::Done) => format!("done ({:.2} SYPD)", m.sypd),
+            _ => format!(
+                "failed ({})",
+                run.failure.as_deref().unwrap_or("no reason given")
+            ),
+        };
+        let now = match &metrics {
+            Some(m) => format!("a measurement of {:.2} SYPD", m.sypd),
+            None => "a failure".into(),
+        };
+        return Err(CampaignError::Conflict(format!(
+            "run {run_id} is already recorded as {was}; refusing to record it now as {now}; a campaign keeps the first result of a run"
+        )));
+    }
+    Ok(Recorded {
+        run: run_id.to_string(),
+        state: run.state,
+        metrics: run.metrics.clone(),
+        advance: Advance::default(),
+        done: state.is_done(),
+        again: true,
+    })
+}
+
+/// The same measurement read twice from the same output (exactly, up to rounding).
+fn same_metrics(a: &RunMetrics, b: &RunMetrics) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-300);
+    close(a.sypd, b.sypd)
+        && close(a.chsy, b.chsy)
+        && close(a.coupling_cost, b.coupling_cost)
+        && a.partial_coupling_cost.len() == b.partial_coupling_cost.len()
+        && a.partial_coupling_cost
+            .iter()
+            .zip(&b.partial_coupling_cost)
+            .all(|(x, y)| close(*x, *y))
+}
+
+/// Where an iteration stands for `campaign wait`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Barrier {
+    /// Every run of the iteration is recorded (and the decisions taken).
+    Recorded,
+    /// The campaign is done (or cancelled): nothing more will be recorded.
+    Done,
+    /// Runs of the iteration (or of an earlier one, when it has not started) not recorded yet.
+    Missing { iteration: u32, runs: Vec<String> },
+}
+
+/// Whether iteration `iteration` is fully recorded ([`Barrier`]).
+pub fn barrier(dir: &Path, iteration: u32) -> Result<Barrier, CampaignError> {
+    let state = State::load(dir)?;
+    if state.is_done() {
+        return Ok(Barrier::Done);
+    }
+    let current = state.iterations.last().map(|it| it.index).unwrap_or(0);
+    if iteration < current {
+        return Ok(Barrier::Recorded);
+    }
+    // The current iteration is not fully decided (else the campaign would be done or a later
+    // iteration would exist): its unrecorded runs are what is missing, also for a later one.
+    let runs = missing_runs(&state, current);
+    if runs.is_empty() {
+        return Ok(Barrier::Recorded);
+    }
+    Ok(Barrier::Missing {
+        iteration: current,
+        runs,
+    })
+}
+
+/// [`barrier`] until it is no longer `Missing` or `timeout` has passed (checking every
+/// `interval`); returns the last answer.
+pub fn wait_for_iteration(
+    dir: &Path,
+    iteration: u32,
+    timeout: Duration,
+    interval: Duration,
+) -> Result<Barrier, CampaignError> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let b = barrier(dir, iteration)?;
+        if !matches!(b, Barrier::Missing { .. }) || Instant::now() >= deadline {
+            return Ok(b);
+        }
+        std::thread::sleep(interval.min(deadline.saturating_duration_since(Instant::now())));
+    }
+}
+
+/// The stand-in model's run for run `run_id` of a campaign (`simulate --campaign DIR --run
+/// ID`), built exactly as the `sim` executor builds it: the PEs and timing names from the
+/// campaign, the campaign's `[executor.sim]` settings when it has them (then `adjust`, for
+/// command-line overrides), the truth curves they name or else the campaign's own, and the
+/// seed from the run id, so repetitions differ and a run driven from outside measures what
+/// `campaign run` would. Returns the run and its (absolute) directory.
+pub fn stand_in_run(
+    dir: &Path,
+    run_id: &str,
+    adjust: impl FnOnce(&mut crate::sim::SimSettings),
+) -> Result<(crate::sim::SimRun, PathBuf), CampaignError> {
+    use crate::executor::{sim::SimExecutor, ExecutorConfig, ExecutorKind};
+    let dir = absolute_dir(dir)?;
+    let state = State::load(&dir)?;
+    let (i, t, r) = state
+        .find_run(run_id)
+        .ok_or_else(|| CampaignError::UnknownRun {
+            id: run_id.to_string(),
+        })?;
+    let mut cfg = match &state.executor {
+        Some(cfg) if cfg.kind == ExecutorKind::Sim => cfg.clone(),
+        _ => ExecutorConfig {
+            kind: ExecutorKind::Sim,
+            command: None,
+            timeout_s: None,
+            jobs: None,
+            retries: None,
+            sim: None,
+            slurm: None,
+        },
+    };
+    adjust(cfg.sim.get_or_insert_with(Default::default));
+    let ctx = super::executor_context(&state, &dir)?;
+    let exec = SimExecutor::from_config(&cfg, &ctx)?;
+    let req = state.request(&dir, i, t, r);
+    Ok((exec.sim_run(&req)?, req.run_dir))
+}

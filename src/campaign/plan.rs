@@ -1,0 +1,227 @@
+//! `campaign plan`: what `init` would create, before anything exists, so a workflow manager can
+//! build its job graph first (Autosubmit needs its member list and chunk count, and every job's
+//! PEs, before `autosubmit create`).
+//!
+//! The iteration bound: a test moves PEs from a donor to a recipient each iteration, by the
+//! current step, until the step falls below `minimum_step`. The step takes the values
+//! `initial_step`, `/2`, `/4`, ... down to `minimum_step`. At one step value the direction
+//! cannot reverse (a reversal halves the step), so with two components the recipient gains PEs
+//! at every move until it reaches its limit: at most `ceil((high - low) / step)` moves, or
+//! with an allowed list (where a snapped move may be shorter than the step) at most one move
+//! per allowed count above `low`. The bound is
+//! one iteration for the start plus the largest such count over the components, summed over
+//! the step values. With three or more components the direction may turn without reversing;
+//! the bound then sums the counts over the components (an estimate, not a proof: check
+//! `campaign status` after the workflow and raise the chunk count if the campaign is not done).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::state::{FrozenComponent, State};
+use super::status::NameMap;
+use super::CampaignError;
+use crate::config::CampaignFile;
+
+/// `campaign plan --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub components: Vec<String>,
+    pub tests: Vec<PlannedTest>,
+    pub repetitions: u32,
+    /// An upper bound on the lb-iterations the campaign can take (see the module doc).
+    pub max_iterations: u32,
+    /// Whether `max_iterations` is proven (two components) or an estimate (more).
+    pub bound_proven: bool,
+    /// PEs to request for any run: the largest total a configuration can reach (the budget, or
+    /// a starting configuration's total if larger) plus `extra_pes`.
+    pub job_nproc: u32,
+    pub max_nproc: u32,
+    pub extra_pes: u32,
+    pub initial_step: u32,
+    pub minimum_step: u32,
+}
+
+/// One test of the first iteration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlannedTest {
+    pub test: u32,
+    pub origin: String,
+    pub nproc: NameMap<u32>,
+    /// With the extras.
+    pub total_nproc: u32,
+}
+
+/// Plans the campaign a campaign file would create (nothing is written).
+pub fn plan_file(path: &Path) -> Result<Plan, CampaignError> {
+    let file = CampaignFile::load(path)?;
+    let (state, _) = super::planned_state(
+        &file,
+        super::file_base_dir(path),
+        &path.display().to_string(),
+    )?;
+    Ok(plan_of(&state))
+}
+
+/// The plan of a freshly initialised state.
+pub fn plan_of(state: &State) -> Plan {
+    let names = state.component_names();
+    let s = &state.settings;
+    let first = state.iterations.first();
+    let tests: Vec<PlannedTest> = first
+        .map(|it| {
+            it.tests
+                .iter()
+                .map(|t| PlannedTest {
+                    test: t.test,
+                    origin: state
+                        .tests
+                        .iter()
+                        .find(|r| r.id == t.test)
+                        .map(|r| r.origin.clone())
+                        .unwrap_or_default(),
+                    nproc: NameMap::zip(&names, t.nproc.iter().copied()),
+                    total_nproc: t.nproc.iter().sum::<u32>().saturating_add(s.extra_pes),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let largest_start = first
+        .into_iter()
+        .flat_map(|it| &it.tests)
+        .map(|t| t.nproc.iter().sum::<u32>())
+        .max()
+        .unwrap_or(0);
+    Plan {
+        components: names,
+        tests,
+        repetitions: s.repetitions,
+        max_iterations: iteration_bound(&state.components, s.initial_step, s.minimum_step),
+        bound_proven: state.components.len() <= 2,
+        job_nproc: s.max_nproc.max(largest_start).saturating_add(s.extra_pes),
+        max_nproc: s.max_nproc,
+        extra_pes: s.extra_pes,
+        initial_step: s.initial_step,
+        minimum_step: s.minimum_step,
+    }
+}
+
+/// Most moves a component can receive at one step value: one per PE count it can grow to.
+fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
+    let range = u64::from(c.high.saturating_sub(c.low));
+    match &c.allowed {
+        Some(list) => list.iter().filter(|&&p| p > c.low && p <= c.high).count() as u64,
+        None => range.div_ceil(u64::from(step.max(1))),
+    }
+}
+
+/// An upper bound on the lb-iterations of any test (see the module doc).
+pub fn iteration_bound(
+    components: &[FrozenComponent],
+    initial_step: u32,
+    minimum_step: u32,
+) -> u32 {
+    let mut total: u64 = 1;
+    let mut step = initial_step;
+    while step >= minimum_step.max(1) {
+        let counts = components.iter().map(|c| moves_at(c, step));
+        total += if components.len() <= 2 {
+            counts.max().unwrap_or(0)
+        } else {
+            counts.sum()
+        };
+        step /= 2;
+    }
+    u32::try_from(total).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn comp(low: u32, high: u32, allowed: Option<Vec<u32>>) -> FrozenComponent {
+        FrozenComponent {
+            name: "c".into(),
+            timing_name: "c".into(),
+            curve: PathBuf::new(),
+            low,
+            high,
+            allowed,
+        }
+    }
+
+    #[test]
+    fn the_bound_counts_moves_per_step_value() {
+        // Steps 96 and 48: ceil(144/96) = 2 and 144/48 = 3 moves; plus the start.
+        let c = [comp(336, 480, None), comp(96, 192, None)];
+        assert_eq!(iteration_bound(&c, 96, 48), 1 + 2 + 3);
+        // An allowed list bounds the moves by its counts above `low`.
+        let c = [
+            comp(336, 480, None),
+            comp(96, 192, Some(vec![96, 128, 192, 300])),
+        ];
+        assert_eq!(iteration_bound(&c, 96, 48), 1 + 2 + 3);
+        let c = [comp(0, 10, Some(vec![2, 4])), comp(0, 10, Some(vec![5]))];
+        assert_eq!(iteration_bound(&c, 8, 1), 1 + 2 * 4);
+    }
+
+    /// The bound holds against Algorithm 1 itself: every test of campaigns with random
+    /// limits and random (synthetic) partial coupling costs ends within it.
+    #[test]
+    fn no_two_component_test_runs_past_the_bound() {
+        use crate::campaign::algorithm::{decide, DecisionInput, Limits};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let names = vec!["A".to_string(), "B".to_string()];
+        for _ in 0..2000 {
+            let lows = [rng.random_range(1..200u32), rng.random_range(1..200u32)];
+            let highs = [
+                lows[0] + rng.random_range(0..400u32),
+                lows[1] + rng.random_range(0..400u32),
+            ];
+            let minimum_step = rng.random_range(1..40u32);
+            let initial_step = minimum_step * rng.random_range(1..9u32);
+            let comps = [comp(lows[0], highs[0], None), comp(lows[1], highs[1], None)];
+            let bound = iteration_bound(&comps, initial_step, minimum_step);
+            let limits: Vec<Limits> = (0..2)
+                .map(|k| Limits {
+                    low: lows[k],
+                    high: highs[k],
+                    allowed: None,
+                })
+                .collect();
+            let mut nproc = vec![
+                rng.random_range(lows[0]..=highs[0]),
+                rng.random_range(lows[1]..=highs[1]),
+            ];
+            let max_nproc = nproc.iter().sum::<u32>() + rng.random_range(0..200u32);
+            let mut seen = vec![nproc.clone()];
+            let (mut step, mut previous) = (initial_step, None);
+            let mut iterations = 1;
+            loop {
+                let partial = [rng.random::<f64>(), rng.random::<f64>()];
+                let d = decide(
+                    &DecisionInput {
+                        nproc: &nproc,
+                        step,
+                        previous,
+                        partial: Some(&partial),
+                        minimum_step,
+                        limits: &limits,
+                        max_nproc,
+                        names: &names,
+                    },
+                    &|c| seen.iter().any(|s| s.as_slice() == c),
+                );
+                let Some(next) = d.next else { break };
+                iterations += 1;
+                assert!(iterations <= bound, "{iterations} > {bound}");
+                seen.push(next.clone());
+                nproc = next;
+                step = d.step;
+                previous = d.donor.zip(d.recipient);
+            }
+        }
+    }
+}

@@ -1,0 +1,463 @@
+//! `autolb campaign next | record | wait | exec | plan`: the commands an outside workflow
+//! manager (Autosubmit, ecFlow, a job chain) calls. Their exit codes are the table in the
+//! README ([`crate::shared::error::exit`]).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use color_eyre::eyre::Result;
+
+use autolb::campaign::{self, Barrier, CampaignError, NextRun, RunLookup};
+use autolb::executor::command::{expand_argv, placeholder_values};
+use autolb::executor::slurm::script::shell_quote;
+
+use super::campaign::report;
+use crate::shared::error::{coded, exit, user};
+
+#[derive(Debug, Args)]
+pub struct NextArgs {
+    pub dir: PathBuf,
+    /// Print JSON: a list of runs, or with --iteration/--test/--repetition the one run.
+    #[arg(long, conflicts_with_all = ["bash", "env"])]
+    pub json: bool,
+    /// Print `NAME_nprocs=( ... )` and `autolb_*` array lines a runscript can source.
+    #[arg(long, conflicts_with = "env")]
+    pub bash: bool,
+    /// Print `export AUTOLB_...='...'` lines of one run, safe to `eval` (needs --iteration,
+    /// --test and --repetition).
+    #[arg(long, requires = "iteration")]
+    pub env: bool,
+    /// Only this run: its lb-iteration (0-based) ...
+    #[arg(long, value_name = "I", requires_all = ["test", "repetition"])]
+    pub iteration: Option<u32>,
+    /// ... its test (0-based; `t03` is test 3, as an Autosubmit member name) ...
+    #[arg(long, value_name = "T", requires_all = ["iteration", "repetition"], value_parser = parse_test)]
+    pub test: Option<u32>,
+    /// ... and its repetition (1-based). Exit 4 when it is not waiting, 5 when the campaign
+    /// is done, 6 when its iteration has not started.
+    #[arg(long, value_name = "R", requires_all = ["iteration", "test"])]
+    pub repetition: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    pub dir: PathBuf,
+    /// The run's id, as `next` lists it (e.g. i00-t02-r1).
+    #[arg(long, value_name = "ID")]
+    pub run: String,
+    /// The run's timing output: a directory of lucia.* files, lucia.log, table.csv ...
+    /// [default: the run's directory].
+    #[arg(long, value_name = "PATH")]
+    pub timing: Option<PathBuf>,
+    /// Record the run as failed (crashed, timed out); it is never averaged in.
+    #[arg(long, conflicts_with = "timing")]
+    pub failed: bool,
+    /// Seconds to wait for the campaign lock while another process holds it (0: do not
+    /// wait); exit code 3 when it is still held.
+    #[arg(long, value_name = "SECONDS", default_value_t = campaign::DEFAULT_LOCK_WAIT.as_secs())]
+    pub wait: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    pub dir: PathBuf,
+    /// The lb-iteration that must be fully recorded.
+    #[arg(long, value_name = "I")]
+    pub iteration: u32,
+    /// Give up after this many seconds (exit code 6, listing the runs not recorded);
+    /// 0 checks once [default: wait as long as it takes].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    pub dir: PathBuf,
+    #[arg(long, value_name = "I")]
+    pub iteration: u32,
+    /// The test (0-based; `t03` is test 3, as an Autosubmit member name).
+    #[arg(long, value_name = "T", value_parser = parse_test)]
+    pub test: u32,
+    #[arg(long, value_name = "R")]
+    pub repetition: u32,
+    /// Seconds to wait for the campaign lock when recording (0: do not wait).
+    #[arg(long, value_name = "SECONDS", default_value_t = campaign::DEFAULT_LOCK_WAIT.as_secs())]
+    pub wait: u64,
+    /// The command and its arguments, after `--`, with the `command` executor's
+    /// placeholders ({run_dir}, {nproc.NAME}, {total_nproc}, {iteration}, {test},
+    /// {repetition}, {run}).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The campaign file (TOML) that `campaign init` would be given.
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Print one JSON object instead of the text.
+    #[arg(long, conflicts_with = "env")]
+    pub json: bool,
+    /// Print `export AUTOLB_PLAN_...='...'` lines, safe to `eval`, for a script that
+    /// generates the workflow.
+    #[arg(long)]
+    pub env: bool,
+}
+
+/// A test number, also as an Autosubmit member name: `3`, `03`, `t03`.
+fn parse_test(text: &str) -> Result<u32, String> {
+    text.strip_prefix(['t', 'T'])
+        .unwrap_or(text)
+        .parse()
+        .map_err(|_| format!("{text:?} is not a test number (e.g. 3 or t03)"))
+}
+
+pub fn next(a: &NextArgs) -> Result<()> {
+    if let (Some(i), Some(t), Some(r)) = (a.iteration, a.test, a.repetition) {
+        let run = waiting_run(&a.dir, i, t, r)?;
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&run)?);
+        } else if a.env {
+            print!("{}", campaign::next_as_env(&run).map_err(report)?);
+        } else if a.bash {
+            let components: Vec<String> = run.nproc.0.iter().map(|(n, _)| n.clone()).collect();
+            let text = campaign::next_as_bash(std::slice::from_ref(&run), &components);
+            print!("{}", text.map_err(report)?);
+        } else {
+            print_runs(std::slice::from_ref(&run));
+        }
+        return Ok(());
+    }
+    let runs = campaign::next(&a.dir).map_err(report)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&runs)?);
+    } else if a.bash {
+        let status = campaign::status(&a.dir).map_err(report)?;
+        let text = campaign::next_as_bash(&runs, &status.components).map_err(report)?;
+        print!("{text}");
+    } else if runs.is_empty() {
+        let status = campaign::status(&a.dir).map_err(report)?;
+        println!(
+            "nothing to run: the campaign is {}",
+            match status.state {
+                campaign::Phase::Running => "waiting for running runs".to_string(),
+                _ => status.state_label(),
+            }
+        );
+    } else {
+        print_runs(&runs);
+    }
+    Ok(())
+}
+
+fn print_runs(runs: &[NextRun]) {
+    for r in runs {
+        let pes: Vec<String> = r.nproc.0.iter().map(|(n, p)| format!("{n}={p}")).collect();
+        println!("{}  {}  {}", r.run, pes.join(" "), r.run_dir.display());
+    }
+}
+
+/// The run (iteration, test, repetition) if it is waiting; else the coded outcome that says
+/// why not (exit 4, 5 or 6).
+fn waiting_run(dir: &Path, iteration: u32, test: u32, repetition: u32) -> Result<NextRun> {
+    match campaign::next_run(dir, iteration, test, repetition).map_err(report)? {
+        RunLookup::Waiting(run) => Ok(run),
+        RunLookup::NotWaiting { reason } => {
+            Err(coded(exit::NOT_WAITING, format!("not waiting: {reason}")))
+        }
+        RunLookup::Done { cancelled } => Err(coded(
+            exit::DONE,
+            format!(
+                "the campaign is {}: nothing more to run",
+                if cancelled { "cancelled" } else { "done" }
+            ),
+        )),
+        RunLookup::NotReady { reason } => {
+            Err(coded(exit::NOT_READY, format!("not ready: {reason}")))
+        }
+    }
+}
+
+pub fn record(a: &RecordArgs) -> Result<()> {
+    let failed = a.failed.then_some("recorded as failed");
+    let wait = Duration::from_secs(a.wait);
+    let r = campaign::record(&a.dir, &a.run, a.timing.as_deref(), failed, wait).map_err(report)?;
+    print_recorded(&r, &a.dir);
+    Ok(())
+}
+
+fn print_recorded(r: &campaign::Recorded, dir: &Path) {
+    let outcome = match &r.metrics {
+        Some(m) => format!(
+            "{:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%",
+            m.sypd,
+            m.chsy,
+            m.coupling_cost * 100.0
+        ),
+        None => "failed".into(),
+    };
+    if r.again {
+        println!(
+            "{} was already recorded with this outcome ({outcome}); nothing changed",
+            r.run
+        );
+        return;
+    }
+    match &r.metrics {
+        Some(_) => println!("recorded {}: {outcome}", r.run),
+        None => println!("recorded {} as failed", r.run),
+    }
+    if let Some(i) = r.advance.new_iteration {
+        println!(
+            "iteration {i} is ready: autolb campaign next {}",
+            dir.display()
+        );
+    } else if r.done {
+        println!(
+            "the campaign is done: autolb campaign status {}",
+            dir.display()
+        );
+    }
+}
+
+pub fn wait(a: &WaitArgs) -> Result<()> {
+    let timeout = a
+        .timeout
+        .map(Duration::from_secs)
+        .unwrap_or(Duration::MAX / 4);
+    let interval = Duration::from_secs(1);
+    match campaign::wait_for_iteration(&a.dir, a.iteration, timeout, interval).map_err(report)? {
+        Barrier::Recorded => println!("iteration {} is recorded", a.iteration),
+        Barrier::Done => println!("the campaign is done"),
+        Barrier::Missing { iteration, runs } => {
+            let which = if iteration == a.iteration {
+                format!("iteration {iteration} is not fully recorded")
+            } else {
+                format!(
+                    "iteration {} has not started: iteration {iteration} is not fully recorded",
+                    a.iteration
+                )
+            };
+            return Err(coded(
+                exit::NOT_READY,
+                format!("{which}; missing: {}", runs.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn exec(a: &ExecArgs) -> Result<()> {
+    let run = match waiting_run(&a.dir, a.iteration, a.test, a.repetition) {
+        Ok(run) => run,
+        Err(e) => match e.downcast_ref::<crate::shared::error::Coded>() {
+            Some(c) if c.code == exit::NOT_WAITING || c.code == exit::DONE => {
+                println!("nothing to do: {}", c.message);
+                return Ok(());
+            }
+            _ => return Err(e),
+        },
+    };
+    let argv = command_line(&a.command, &run)?;
+    autolb::campaign::driver::prepare_run_dir(&run.run_dir).map_err(report)?;
+    let env = campaign::run_env(&run).map_err(report)?;
+    eprintln!(
+        "autolb: run {} in {}: {}",
+        run.run,
+        run.run_dir.display(),
+        argv.join(" ")
+    );
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .current_dir(&run.run_dir)
+        .stdin(Stdio::null())
+        .envs(env);
+    let status = match run_forwarding_signals(&mut command) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            // Stopped from outside (job cancelled): record nothing, a retry runs it again.
+            return Err(coded(
+                143,
+                format!("stopped by a signal; run {} stays waiting", run.run),
+            ));
+        }
+        Err(e) => {
+            return Err(user(format!(
+                "cannot start {:?} for run {}: {e}",
+                argv[0], run.run
+            )))
+        }
+    };
+    let wait = Duration::from_secs(a.wait);
+    let failure = match status.code() {
+        Some(0) => None,
+        Some(code) => Some(format!("exit status {code}")),
+        None => Some(signal_text(&status)),
+    };
+    let _ = autolb::executor::write_exit_status(
+        &run.run_dir,
+        &match &failure {
+            None => autolb::executor::RunStatus::Finished { exit_code: 0 },
+            Some(reason) => autolb::executor::RunStatus::Failed {
+                reason: reason.clone(),
+            },
+        },
+    );
+    let recorded = match failure {
+        None => match campaign::record(&a.dir, &run.run, None, None, wait) {
+            Err(CampaignError::Unmeasurable(why)) => {
+                let reason = format!("exit status 0, but {why}");
+                eprintln!("autolb: {reason}");
+                campaign::record(&a.dir, &run.run, None, Some(&reason), wait)
+            }
+            other => other,
+        },
+        Some(reason) => {
+            eprintln!("autolb: the command failed ({reason}); recording the run as failed");
+            campaign::record(&a.dir, &run.run, None, Some(&reason), wait)
+        }
+    };
+    print_recorded(&recorded.map_err(report)?, &a.dir);
+    Ok(())
+}
+
+/// The command with its placeholders filled in (the `command` executor's code: values in a
+/// shell's `-c` script are quoted for that shell), a relative
+/// program path with a `/` made absolute from where autolb was started (it runs in the run
+/// directory).
+fn command_line(template: &[String], run: &NextRun) -> Result<Vec<String>> {
+    let values = placeholder_values(&run.request());
+    let mut argv = expand_argv(template, &values).map_err(|e| user(format!("command: {e}")))?;
+    if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
+        argv[0] = std::path::absolute(&argv[0])?.display().to_string();
+    }
+    Ok(argv)
+}
+
+/// How long a command may take to end after the signal `exec` passed on, before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// Runs the command to its end. SIGINT/SIGTERM/SIGHUP to autolb are passed on to it, and then
+/// `Ok(None)` says it was stopped from outside.
+fn run_forwarding_signals(command: &mut Command) -> std::io::Result<Option<ExitStatus>> {
+    let stop = Arc::new(AtomicUsize::new(0));
+    let mut ids = Vec::new();
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        let stop = Arc::clone(&stop);
+        ids.push(signal_hook::flag::register_usize(
+            signal,
+            stop,
+            signal as usize,
+        )?);
+    }
+    let mut child = command.spawn()?;
+    let result = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        let signal = stop.load(Ordering::SeqCst);
+        if signal != 0 {
+            // SAFETY: kill(2) on the child's pid, which is ours until it is reaped.
+            unsafe {
+                libc::kill(child.id() as i32, signal as i32);
+            }
+            // A command that ignores the signal is killed after a grace period, so a
+            // cancelled job ends.
+            let deadline = std::time::Instant::now() + STOP_GRACE;
+            while child.try_wait()?.is_none() && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    for id in ids {
+        signal_hook::low_level::unregister(id);
+    }
+    Ok(result)
+}
+
+#[cfg(unix)]
+fn signal_text(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status.signal() {
+        Some(s) => format!("killed by signal {s}"),
+        None => format!("ended without an exit code ({status})"),
+    }
+}
+
+pub fn plan(a: &PlanArgs) -> Result<()> {
+    let plan = campaign::plan::plan_file(&a.config).map_err(report)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&plan)?);
+        return Ok(());
+    }
+    if a.env {
+        let ids: Vec<String> = plan.tests.iter().map(|t| t.test.to_string()).collect();
+        for (k, v) in [
+            ("TESTS", plan.tests.len().to_string()),
+            ("TEST_IDS", ids.join(" ")),
+            ("REPETITIONS", plan.repetitions.to_string()),
+            ("MAX_ITERATIONS", plan.max_iterations.to_string()),
+            ("JOB_NPROC", plan.job_nproc.to_string()),
+        ] {
+            println!("export AUTOLB_PLAN_{k}={}", shell_quote(&v));
+        }
+        return Ok(());
+    }
+    println!(
+        "{} tests x {} repetitions, components {}",
+        plan.tests.len(),
+        plan.repetitions,
+        plan.components.join(", ")
+    );
+    for t in &plan.tests {
+        let pes: Vec<String> = t.nproc.0.iter().map(|(n, p)| format!("{n} {p}")).collect();
+        println!(
+            "  test {:>2}  {}  ({} PEs with extras)  {}",
+            t.test,
+            pes.join(" / "),
+            t.total_nproc,
+            t.origin
+        );
+    }
+    println!(
+        "lb-iterations: at most {}{}",
+        plan.max_iterations,
+        if plan.bound_proven {
+            ""
+        } else {
+            " (an estimate with more than two components)"
+        }
+    );
+    println!(
+        "PEs per run: at most {} ({} balanced + {} extra)",
+        plan.job_nproc,
+        plan.job_nproc - plan.extra_pes,
+        plan.extra_pes
+    );
+    let members: Vec<String> = plan
+        .tests
+        .iter()
+        .map(|t| format!("t{:02}", t.test))
+        .collect();
+    println!(
+        "Autosubmit: MEMBERS: \"{}\"  NUMCHUNKS: {}  SPLITS: {}  PROCESSORS: {}",
+        members.join(" "),
+        plan.max_iterations,
+        plan.repetitions,
+        plan.job_nproc
+    );
+    Ok(())
+}
