@@ -920,7 +920,12 @@ mod tests {
                 timing_name: "oceanx".into(),
             },
         ];
-        let view = Loader::new(dir, comps, None, 0.5).load();
+        let mut loader = Loader::new(dir.clone(), comps, None, 0.5);
+        // The watcher confirms each run once its files settled (here: at once, they are fixtures).
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            assert!(loader.is_complete(&e.path()), "{}", e.path().display());
+        }
+        let view = loader.load();
         assert_eq!(view.rows.len(), 30);
         let totals: Vec<u32> = view.rows.iter().map(|r| r.nproc.iter().sum()).collect();
         assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
