@@ -17,6 +17,7 @@ pub mod demo;
 pub mod driver;
 pub mod external;
 pub mod measure;
+pub mod measured;
 pub mod plan;
 pub mod state;
 pub mod status;

@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::curve::Curve;
 use crate::interp::{Interpolant, Method};
 use crate::metrics::{self, Bounds};
+use crate::model::Model;
 
 /// Most components a prediction balances (the paper's set-ups have two or three).
 pub const MAX_COMPONENTS: usize = 5;
@@ -202,11 +203,28 @@ pub struct Problem {
 impl Problem {
     /// Validates the inputs and prepares the search (the expensive, TTS_w-independent part).
     pub fn new(inputs: &[ComponentInput], settings: &Settings) -> Result<Problem, PredictError> {
+        Problem::with_model(inputs, settings, &Model::Standalone)
+    }
+
+    /// Like [`Problem::new`], with each candidate's speed taken from `model` (its adjusted
+    /// curve): the search is the same, only the candidate speeds differ.
+    pub fn with_model(
+        inputs: &[ComponentInput],
+        settings: &Settings,
+        model: &Model,
+    ) -> Result<Problem, PredictError> {
         validate(inputs, settings)?;
-        let components: Vec<Candidates> = inputs
+        let mut components: Vec<Candidates> = inputs
             .iter()
             .map(|c| candidates(c, settings))
             .collect::<Result<_, _>>()?;
+        if model.is_calibrated() {
+            for c in &mut components {
+                for (p, s) in c.nproc.iter().zip(c.sypd.iter_mut()) {
+                    *s = model.adjust(&c.name, *p, *s);
+                }
+            }
+        }
         let baseline_nproc: Vec<u32> = components.iter().map(|c| c.nproc[0]).collect();
         let base_sum: u32 = baseline_nproc.iter().sum();
         if base_sum > settings.max_nproc {
@@ -307,7 +325,7 @@ impl Problem {
     }
 
     fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Config {
-        let sypd = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+        let sypd = coupled_sypd(speeds);
         let total = self.total_nproc(nproc.iter().sum());
         let chsy = metrics::chsy(f64::from(total), sypd);
         let pairs: Vec<(f64, f64)> = nproc
@@ -405,6 +423,12 @@ impl Problem {
             },
         }
     }
+}
+
+/// The coupled SYPD of a configuration from its components' speeds (method.md step 4): the
+/// slowest sets the pace. Every model and the search use this one definition.
+pub fn coupled_sypd(speeds: &[f64]) -> f64 {
+    speeds.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
 /// Validates, prepares and ranks in one call.

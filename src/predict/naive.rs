@@ -19,8 +19,29 @@ pub struct NaiveResult {
 /// Enumerates every configuration of `problem`'s candidates. Cost: the product of the candidate
 /// counts, so keep it for small problems.
 pub fn enumerate(problem: &Problem, tts_w: f64, top: usize) -> NaiveResult {
+    enumerate_with(problem, tts_w, top, &|index: &[usize]| {
+        super::coupled_sypd(
+            &index
+                .iter()
+                .zip(&problem.components)
+                .map(|(&i, c)| c.sypd[i])
+                .collect::<Vec<_>>(),
+        )
+    })
+}
+
+/// [`enumerate`] with another coupled speed than the min of the candidates' speeds
+/// (`coupled(candidate indices)`), e.g. the irregular-steps model, which has no bottleneck
+/// structure for the fast search to use. The base case is scored with `coupled` too.
+pub fn enumerate_with(
+    problem: &Problem,
+    tts_w: f64,
+    top: usize,
+    coupled: &dyn Fn(&[usize]) -> f64,
+) -> NaiveResult {
     let sizes: Vec<usize> = problem.components.iter().map(|c| c.nproc.len()).collect();
     let base_total = f64::from(problem.total_nproc(problem.baseline_nproc.iter().sum()));
+    let base_sypd = coupled(&vec![0; sizes.len()]);
     let mut feasible = 0u64;
     // (index, sypd, chsy) of every kept configuration
     let mut kept: Vec<(Vec<usize>, f64, f64)> = Vec::new();
@@ -33,13 +54,9 @@ pub fn enumerate(problem: &Problem, tts_w: f64, top: usize) -> NaiveResult {
             .sum();
         if sum <= problem.settings.max_nproc {
             feasible += 1;
-            let sypd = index
-                .iter()
-                .zip(&problem.components)
-                .map(|(&i, c)| c.sypd[i])
-                .fold(f64::INFINITY, f64::min);
+            let sypd = coupled(&index);
             let total = f64::from(problem.total_nproc(sum));
-            if metrics::beats_base_case(sypd, total, problem.baseline_sypd, base_total) {
+            if metrics::beats_base_case(sypd, total, base_sypd, base_total) {
                 kept.push((index.clone(), sypd, metrics::chsy(total, sypd)));
             }
         }
@@ -53,6 +70,8 @@ pub fn enumerate(problem: &Problem, tts_w: f64, top: usize) -> NaiveResult {
         .iter()
         .map(|(index, sypd, chsy)| {
             let mut c = problem.score(index, tts_w);
+            c.sypd = *sypd;
+            c.chsy = *chsy;
             c.fittingness =
                 metrics::fittingness_in(tts_w, *sypd, *chsy, &sypd_bounds, &chsy_bounds);
             c

@@ -12,8 +12,12 @@
 //!
 //! With a time compression factor the files are written while the run "runs": a modelled
 //! second takes `compression` real seconds, so a campaign watcher sees half-written files.
+//!
+//! [`synthetic`] draws random cases (standalone curves and a hidden coupled-mode truth) to
+//! judge performance models on shapes nobody chose.
 
 mod model;
+pub mod synthetic;
 mod writer;
 
 use std::collections::BTreeMap;
@@ -242,4 +246,11 @@ pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
         source,
     })?;
     writer::run(&plan, out_dir)
+}
+
+/// Runs the model without writing any file: what it would measure, for benchmarks and model
+/// tests that need thousands of runs. Same outcome as [`simulate`] for the same run.
+pub fn simulate_in_memory(run: &SimRun) -> Result<SimOutcome, SimError> {
+    run.settings.validate()?;
+    model::Plan::new(run)?.simulate_all(|_| Ok(()))
 }

@@ -71,6 +71,12 @@ pub struct WatchStatus {
 /// The whole state.
 pub struct App {
     pub problem: Problem,
+    /// The components' inputs (curves, limits), kept for the report (`R`).
+    pub inputs: Vec<ComponentInput>,
+    /// Name of the model behind `problem` ("standalone" or "calibrated").
+    pub model_name: &'static str,
+    /// The other model's problem, when a calibrated model was given (`M` swaps them).
+    pub other_model: Option<(Problem, &'static str)>,
     pub curves: Vec<CurveSeries>,
     /// TTS_w in hundredths, so stepping never drifts (0.05 steps land on 0.05 exactly).
     pub tts_w_pct: u8,
@@ -142,6 +148,9 @@ impl App {
         let grid = problem.grid(axes.0, axes.1, &cursor, tts_w);
         App {
             problem,
+            inputs: inputs.to_vec(),
+            model_name: "standalone",
+            other_model: None,
             curves,
             tts_w_pct,
             top,
@@ -343,6 +352,14 @@ impl App {
             Action::LogScale => self.log_scale = !self.log_scale,
             Action::CycleRows => self.cycle_axis(true),
             Action::CycleCols => self.cycle_axis(false),
+            Action::Report => match super::report::write(self) {
+                Ok(path) => {
+                    self.error = None;
+                    self.message = Some(format!("wrote the report {}", path.display()));
+                }
+                Err(e) => self.error = Some(format!("report failed: {e}")),
+            },
+            Action::ToggleModel => self.toggle_model(),
         }
     }
 
@@ -359,6 +376,25 @@ impl App {
         if top != self.top {
             self.top = top;
             self.rerank();
+        }
+    }
+
+    /// Swaps the standalone and the calibrated model for the matrix and the top N. The
+    /// candidates are the same PE counts under both, so the cursor stays where it is.
+    pub fn toggle_model(&mut self) {
+        match self.other_model.take() {
+            Some((problem, name)) => {
+                let old = std::mem::replace(&mut self.problem, problem);
+                self.other_model = Some((old, self.model_name));
+                self.model_name = name;
+                self.rerank();
+                self.message = Some(format!("matrix and top N: the {name} model"));
+            }
+            None => {
+                self.message = Some(
+                    "only the standalone model: start with --measured PATH or --model FILE".into(),
+                )
+            }
         }
     }
 

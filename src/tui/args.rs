@@ -7,7 +7,7 @@ use clap::Args;
 use autolb::watch::WatchMode;
 
 use crate::shared::parse::parse_positive;
-use crate::shared::prediction_flags::PredictionFlags;
+use crate::shared::prediction_flags::{ModelFlags, PredictionFlags};
 
 /// With no data given (`autolb` alone, or `autolb tui`), the app opens on the built-in
 /// EC-Earth3 example with a live demo campaign.
@@ -17,6 +17,9 @@ pub struct TuiArgs {
     /// starting point).
     #[command(flatten)]
     pub prediction: PredictionFlags,
+    /// A calibrated model for the matrix and the top N (`M` switches back and forth).
+    #[command(flatten)]
+    pub model: ModelFlags,
     /// A campaign directory (or any directory of runs' timing output) to watch; the campaign
     /// may be run by another process, another terminal or Slurm.
     #[arg(long, value_name = "DIR")]

@@ -12,6 +12,7 @@ pub mod campaign_view;
 pub mod demo;
 pub mod event;
 pub mod keys;
+pub mod report;
 pub mod selection;
 pub mod theme;
 pub mod view;
@@ -72,6 +73,11 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     } else {
         Some(resolve(args)?)
     };
+    // A calibrated model from --measured/--model: bad input is refused here too.
+    let early_model = match &resolved {
+        Some(setup) => calibrated_problem(args, setup)?,
+        None => None,
+    };
     let key_file = args.keys.clone().or_else(KeyTable::user_file);
     let keys = KeyTable::load(key_file.as_deref()).map_err(user)?;
     use std::io::IsTerminal;
@@ -96,6 +102,11 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     };
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
     let problem = Problem::new(&setup.inputs, &setup.settings).map_err(user)?;
+    let calibrated = match early_model {
+        Some(p) => Some(p),
+        None if demo.is_some() => calibrated_problem(args, &setup)?,
+        None => None,
+    };
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => std::env::current_dir().wrap_err("cannot find the current directory")?,
@@ -109,6 +120,10 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         out_dir,
         setup.title.clone(),
     );
+    if let Some(p) = calibrated {
+        app.other_model = Some((p, "calibrated"));
+        app.toggle_model();
+    }
     let _watcher = match &setup.watch_dir {
         Some(dir) => {
             app.campaign.dir = Some(dir.clone());
@@ -129,6 +144,39 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     drop(restore);
     drop(demo);
     result
+}
+
+/// The prediction under the calibrated model, when `--measured` or `--model` asks for one.
+fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<Problem>> {
+    if !args.model.wants_model() {
+        return Ok(None);
+    }
+    if !args.model.steps.is_empty() {
+        return Err(user(
+            "--steps is not used by the terminal app; use it with `autolb predict` or `autolb model check`",
+        ));
+    }
+    let file = prediction_flags::load_config(&args.prediction)?;
+    let resolved = prediction_flags::resolve_model(
+        &args.model,
+        &setup.inputs,
+        file.as_ref(),
+        setup.settings.interp,
+        args.period,
+    )?;
+    if !resolved.model.is_calibrated() {
+        return Err(user(format!(
+            "no usable measured run for a calibrated model{}",
+            resolved
+                .notes
+                .first()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        )));
+    }
+    Problem::with_model(&setup.inputs, &setup.settings, &resolved.model)
+        .map(Some)
+        .map_err(user)
 }
 
 /// `autolb` alone and `autolb tui` without data open the demo.
