@@ -5,8 +5,9 @@
 //! with its ticket, a run ended with its metrics, an iteration decided). A run is "finished"
 //! once its executor wrote `exit_status` into the run directory; a restarted driver reads the
 //! result of such a run instead of running it again, recovers runs its executor still knows
-//! (Slurm jobs), and runs again only runs that died unfinished, after moving their directory
-//! aside (`rep-R.old-K`), so no finished run is lost or run twice.
+//! (Slurm jobs), and runs again only runs that died unfinished, after removing what their
+//! interrupted attempt left, so no finished run is lost or run twice. (Failed attempts that
+//! are retried keep their directory as `rep-R.old-K`.)
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -236,6 +237,19 @@ impl Driver {
                 None => {}
             }
         }
+        if !self.exec.runs_outlive_driver() {
+            // Whatever an earlier driver's runs left running (escaped descendants, a run
+            // started just before a crash) ends now, before anything new starts.
+            let ended = self.exec.cancel_untracked()?;
+            if !ended.is_empty() {
+                self.emit(DriveEvent::Warning {
+                    message: format!(
+                        "ended what an earlier driver's runs left running: {}",
+                        ended.join(", ")
+                    ),
+                });
+            }
+        }
         self.save()?;
         if recovered + restarted > 0 {
             self.emit(DriveEvent::Resumed {
@@ -435,7 +449,8 @@ impl Driver {
                 if read_exit_status(&req.run_dir) == Some(RunStatus::Finished { exit_code: 0 }) {
                     continue;
                 }
-                move_aside(&req.run_dir)?;
+                // An interrupted attempt has nothing worth keeping.
+                remove_run_dir(&req.run_dir)?;
                 let run = self.state.run_mut(pos);
                 run.state = RunState::Pending;
                 run.ticket = None;
@@ -471,18 +486,37 @@ fn exit_reason(exit_code: i32, run_dir: &Path) -> String {
     }
 }
 
-/// A run directory about to be (re)used (by the driver, or `campaign exec`): anything a
-/// previous attempt left is moved aside to
-/// `rep-R.old-K`, so the run's directory only ever holds one attempt.
+/// A run directory about to be (re)used (by the driver, or `campaign exec`), so that it only ever holds one attempt: a previous
+/// attempt that ended (it has an `exit_status`, e.g. a failure kept for the record) is moved
+/// aside to `rep-R.old-K`; one that was interrupted (its driver stopped or died) is removed,
+/// so kills and restarts do not pile up directories.
 pub fn prepare_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
     let used = std::fs::read_dir(run_dir)
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
     if used {
-        move_aside(run_dir)?;
+        if read_exit_status(run_dir).is_some() {
+            move_aside(run_dir)?;
+        } else {
+            remove_run_dir(run_dir)?;
+        }
     }
     std::fs::create_dir_all(run_dir)
         .map_err(|e| CampaignError::io(format!("cannot create {}", run_dir.display()), e))
+}
+
+fn remove_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
+    match std::fs::remove_dir_all(run_dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(CampaignError::io(
+            format!(
+                "cannot remove the interrupted attempt {}",
+                run_dir.display()
+            ),
+            e,
+        )),
+    }
 }
 
 fn move_aside(run_dir: &Path) -> Result<(), CampaignError> {

@@ -274,18 +274,8 @@ pub fn next_as_env(run: &NextRun) -> Result<String, CampaignError> {
 /// Takes the campaign lock, waiting up to `wait` while another process holds it (zero: one
 /// try). The one place a waiting acquire lives, so a better lock changes only this body.
 pub fn lock_waiting(dir: &Path, wait: Duration) -> Result<Lock, CampaignError> {
-    let deadline = Instant::now() + wait;
-    let mut pause = Duration::from_millis(10);
-    loop {
-        match Lock::acquire(dir) {
-            Err(CampaignError::Locked { .. }) if Instant::now() < deadline => {
-                // Short pauses growing to 200 ms: a record holds the lock for milliseconds.
-                std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
-                pause = (pause * 2).min(Duration::from_millis(200));
-            }
-            other => return other,
-        }
-    }
+    // At least the linger of `Lock::acquire`: a viewer probing the lock holds it for an instant.
+    Lock::acquire_wait(dir, wait.max(super::state::LOCK_LINGER))
 }
 
 /// What [`record`] did.

@@ -41,7 +41,7 @@ use crate::executor::{self, ExecutorError};
 use crate::predict::{self, PredictError};
 use state::{
     Decision, FrozenComponent, FrozenSettings, Iteration, Lock, Run, RunPos, TestIteration,
-    TestRecord, CANCEL_REQUEST_FILE, STATE_FILE, STATE_FORMAT,
+    TestRecord, CANCEL_REQUEST_FILE, LOCK_FILE, STATE_FILE, STATE_FORMAT,
 };
 
 /// Why a campaign command could not do what was asked. Messages say what to do.
@@ -678,6 +678,11 @@ fn new_test_iteration(
 }
 
 /// Creates `dir`, or checks that it is empty, or (with `force`) clears a previous campaign.
+///
+/// What an `init` that failed or was killed left (no `campaign.json`, only files `init`
+/// writes: curves, the lock, temp files) does not count: it is cleared without `--force`, so a
+/// failed `init` never blocks the next one. `campaign.json` is written last, so its presence
+/// is what makes a directory a campaign.
 fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
     let io = |what: &str, e| CampaignError::io(format!("{what} {}", dir.display()), e);
     std::fs::create_dir_all(dir).map_err(|e| io("cannot create", e))?;
@@ -688,13 +693,21 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
     if entries.is_empty() {
         return Ok(());
     }
-    if !force {
+    let names: Vec<String> = entries
+        .iter()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    let unfinished_init = !names.iter().any(|n| n == STATE_FILE)
+        && names
+            .iter()
+            .all(|n| n == "curves" || n == LOCK_FILE || n.starts_with(".tmp"));
+    if !force && !unfinished_init {
         return Err(CampaignError::NotEmpty(dir.to_path_buf()));
     }
     let _lock = Lock::acquire(dir)?;
     for e in entries {
         let name = e.file_name().to_string_lossy().to_string();
-        if !is_campaign_file(&name) {
+        if !(is_campaign_file(&name) || name.starts_with(".tmp")) {
             continue;
         }
         let path = e.path();

@@ -152,8 +152,16 @@ pub struct Loader {
     pub components: Vec<LoaderComponent>,
     pub period_s: Option<f64>,
     pub tts_w: f64,
-    /// Complete measurements by run directory: read once, never again.
+    /// Complete measurements by run directory: read once, never again. Filled only through
+    /// [`Loader::is_complete`], which the watcher asks once the directory's files stayed
+    /// unchanged for [`autolb::watch::poller::STABLE_POLLS`] polls: a file that parses as complete
+    /// while it is still being rewritten is not frozen at an intermediate value.
     complete: BTreeMap<PathBuf, RunFigures>,
+    /// Why a settled run directory is not complete (the reader's reason), from the last time
+    /// the watcher asked; shown as the run's note. Unsettled directories are not read at all:
+    /// nothing they hold counts yet, and reading thousands of them on every reload is what
+    /// made the idle app expensive.
+    notes: BTreeMap<PathBuf, String>,
     /// Campaign runs measured here before the driver recorded them.
     unrecorded: BTreeMap<PathBuf, RunMetrics>,
     /// PEs of each campaign run directory (from the campaign state), so the completeness test
@@ -188,6 +196,7 @@ impl Loader {
             period_s,
             tts_w,
             complete: BTreeMap::new(),
+            notes: BTreeMap::new(),
             unrecorded: BTreeMap::new(),
             run_nproc: BTreeMap::new(),
         }
@@ -202,7 +211,29 @@ impl Loader {
         if self.complete.contains_key(dir) {
             return true;
         }
-        matches!(self.read_run(dir, &[]), RunRead::Complete(_))
+        match self.read_run(dir, &[]) {
+            RunRead::Complete(_) => {
+                self.notes.remove(dir);
+                true
+            }
+            RunRead::Pending(reason) => {
+                self.notes.insert(dir.to_path_buf(), reason);
+                false
+            }
+        }
+    }
+
+    /// What the view shows of a run directory: complete once the watcher confirmed it
+    /// ([`Loader::is_complete`]), else pending with the reader's reason or "being written".
+    fn run_read(&self, dir: &Path) -> RunRead {
+        match (self.complete.get(dir), self.notes.get(dir)) {
+            (Some(f), _) => RunRead::Complete(*f),
+            (None, Some(note)) => RunRead::Pending(note.clone()),
+            (None, None) => RunRead::Pending(format!(
+                "being written; read once unchanged for {} polls",
+                autolb::watch::poller::STABLE_POLLS
+            )),
+        }
     }
 
     fn read_options(&self, nproc: &[u32]) -> ReadOptions {
@@ -218,7 +249,7 @@ impl Loader {
         opts
     }
 
-    /// Reads one run directory, using and filling the cache.
+    /// Reads one run directory whose files settled, using and filling the cache.
     fn read_run(&mut self, dir: &Path, nproc: &[u32]) -> RunRead {
         if let Some(f) = self.complete.get(dir) {
             return RunRead::Complete(*f);
@@ -289,6 +320,11 @@ impl Loader {
                         continue;
                     }
                     if !run.run_dir.is_dir() {
+                        continue;
+                    }
+                    // Only once the watcher saw its files settle (see `complete`).
+                    if !self.complete.contains_key(&run.run_dir) {
+                        pending_runs += 1;
                         continue;
                     }
                     match measure::measure(
@@ -448,8 +484,7 @@ impl Loader {
                 if row.nproc.is_empty() {
                     row.nproc = nproc_from_dir_name(&dir, &self.components);
                 }
-                let nproc = row.nproc.clone();
-                let run = match self.read_run(&dir, &nproc) {
+                let run = match self.run_read(&dir) {
                     RunRead::Complete(f) => RunRow {
                         repetition: rep,
                         state: "done".into(),
@@ -724,6 +759,15 @@ mod tests {
             std::fs::write(half_dir.join(e.file_name()), &bytes[..bytes.len() / 3]).unwrap();
         }
 
+        // Complete on disk, but the watcher has not seen it settle: not done yet.
+        let unsettled = loader.load();
+        assert_eq!(unsettled.rows[0].runs[0].state, "pending");
+        assert_eq!(unsettled.rows[0].sypd, None);
+        assert_eq!(unsettled.pending_runs, 2);
+        // The watcher asks once the files stayed unchanged for the documented polls.
+        assert!(loader.is_complete(&run_dir));
+        assert!(!loader.is_complete(&half_dir));
+
         let view = loader.load();
         assert_eq!(view.error, None);
         let row = &view.rows[0];
@@ -759,6 +803,19 @@ mod tests {
         simulate_into(&tmp.path().join("288IFS_192NEMO"), 288, 192);
         std::fs::create_dir_all(tmp.path().join("empty")).unwrap();
         let mut loader = Loader::new(tmp.path().to_path_buf(), comps(), Some(2700.0), 0.5);
+        let unsettled = loader.load();
+        assert_eq!(
+            unsettled.pending_runs, 3,
+            "nothing counts before it settled"
+        );
+        assert!(unsettled.rows.iter().all(|r| r.sypd.is_none()));
+        for d in [
+            "iter-01/test-02/rep-1",
+            "iter-01/test-02/rep-2",
+            "288IFS_192NEMO",
+        ] {
+            assert!(loader.is_complete(&tmp.path().join(d)), "{d}");
+        }
         let view = loader.load();
         assert_eq!(view.rows.len(), 2, "{:?}", view.rows);
         let by_name = view
@@ -867,7 +924,12 @@ mod tests {
                 timing_name: "oceanx".into(),
             },
         ];
-        let view = Loader::new(dir, comps, None, 0.5).load();
+        let mut loader = Loader::new(dir.clone(), comps, None, 0.5);
+        // The watcher confirms each run once its files settled (here: at once, they are fixtures).
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            assert!(loader.is_complete(&e.path()), "{}", e.path().display());
+        }
+        let view = loader.load();
         assert_eq!(view.rows.len(), 30);
         let totals: Vec<u32> = view.rows.iter().map(|r| r.nproc.iter().sum()).collect();
         assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
