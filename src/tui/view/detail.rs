@@ -6,6 +6,9 @@ use ratatui::Frame;
 
 use super::{opt, scrolled_popup};
 use crate::tui::app::App;
+use crate::tui::calibration::estimate;
+use autolb::model::check::rel_error;
+use autolb::model::Model;
 use autolb::predict::Cell;
 
 /// Lines describing a configuration (public for tests).
@@ -54,6 +57,7 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
             }
         }
     }
+    out.extend(measured_lines(app, &nproc));
     let base = p.baseline(app.tts_w());
     out.push(format!(
         "base case {}: SYPD {:.2}, CHSY {:.0}",
@@ -65,6 +69,66 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
         "normalisation over {} kept configurations: SYPD {:.2}..{:.2}, CHSY {:.0}..{:.0}",
         p.considered, p.sypd_bounds.min, p.sypd_bounds.max, p.chsy_bounds.min, p.chsy_bounds.max
     ));
+    out
+}
+
+/// For a configuration that has been run: what each model predicted against what was
+/// measured (the calibrated model's training runs, and the watched campaign's rows).
+pub fn measured_lines(app: &App, nproc: &[u32]) -> Vec<String> {
+    let names = app.problem.names();
+    let mut measured: Vec<f64> = app
+        .calibration
+        .as_ref()
+        .map(|c| c.measured_at(&names, nproc))
+        .unwrap_or_default();
+    if measured.is_empty() && app.campaign.components == names {
+        measured = app
+            .campaign
+            .rows
+            .iter()
+            .filter(|r| r.nproc == nproc)
+            .filter_map(|r| r.sypd)
+            .collect();
+    }
+    if measured.is_empty() {
+        return Vec::new();
+    }
+    let mean = measured.iter().sum::<f64>() / measured.len() as f64;
+    let interp = app.problem.settings.interp;
+    let mut out = vec![
+        String::new(),
+        format!(
+            "measured: coupled SYPD {mean:.2} ({} run{})",
+            measured.len(),
+            if measured.len() == 1 { "" } else { "s" }
+        ),
+    ];
+    if let Some(e) = estimate(&Model::Standalone, &app.inputs, interp, nproc) {
+        out.push(format!(
+            "predicted, standalone: SYPD {:.2}   error {:+.1} %",
+            e.sypd,
+            100.0 * rel_error(e.sypd, mean)
+        ));
+    }
+    match app.calibration.as_ref() {
+        Some(c) => {
+            if let Some(e) = estimate(&c.model, &app.inputs, interp, nproc) {
+                out.push(format!(
+                    "predicted, calibrated: SYPD {:.2} (band {:.2}..{:.2})   error {:+.1} %{}",
+                    e.sypd,
+                    e.low,
+                    e.high,
+                    100.0 * rel_error(e.sypd, mean),
+                    if (e.low..=e.high).contains(&mean) {
+                        ""
+                    } else {
+                        "   outside the band"
+                    }
+                ));
+            }
+        }
+        None => out.push("predicted, calibrated: no calibrated model yet".into()),
+    }
     out
 }
 
