@@ -254,3 +254,32 @@ fn the_loader_refits_the_model_on_a_finished_campaign() {
     app.update(key('M'));
     assert_eq!(app.model_name, "calibrated");
 }
+
+/// The band's quarter blocks appear on a tall chart with colour (where lines are Braille or
+/// sextants, points and verticals blocks, bars and dots, so quadrants are the band's alone), and
+/// neither on a short one nor without colour (where the coupled points use them).
+#[test]
+fn the_band_is_drawn_only_where_it_is_legible() {
+    use super::theme::ColorDepth;
+    let dots = |depth: ColorDepth, calibrated: bool, w: u16, h: u16| {
+        let mut app = super::tests::app_with(depth, std::env::temp_dir());
+        if calibrated {
+            let cal = fit(&app, runs(&app));
+            app.set_calibration(cal);
+        }
+        app.focus = Pane::Curves;
+        app.update(key('z'));
+        let buf = draw(&app, w, h);
+        buf.content
+            .iter()
+            .filter(|c| ["▘", "▝", "▖", "▗"].contains(&c.symbol()))
+            .count()
+    };
+    assert_eq!(dots(ColorDepth::TrueColor, false, 120, 44), 0);
+    assert!(dots(ColorDepth::TrueColor, true, 120, 44) > 10);
+    assert_eq!(dots(ColorDepth::TrueColor, true, 80, 24), 0);
+    // Without colour the quadrants are the coupled points alone: at most one per run and
+    // component in each of the two charts.
+    let mono = dots(ColorDepth::Mono, true, 120, 44);
+    assert!(mono <= 16, "{mono}");
+}

@@ -187,9 +187,10 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         if let Some(b) = band.get(i) {
             datasets.push(
                 Dataset::default()
-                    .marker(Marker::Dot)
+                    // Quadrants: with colour no line, point or vertical uses them.
+                    .marker(Marker::Quadrant)
                     .graph_type(GraphType::Scatter)
-                    .style(style.add_modifier(Modifier::DIM))
+                    .style(style)
                     .data(b),
             );
         }
