@@ -94,7 +94,6 @@ pub fn measured_lines(app: &App, nproc: &[u32]) -> Vec<String> {
         return Vec::new();
     }
     let mean = measured.iter().sum::<f64>() / measured.len() as f64;
-    let interp = app.problem.settings.interp;
     let mut out = vec![
         String::new(),
         format!(
@@ -103,6 +102,14 @@ pub fn measured_lines(app: &App, nproc: &[u32]) -> Vec<String> {
             if measured.len() == 1 { "" } else { "s" }
         ),
     ];
+    out.extend(predicted_lines(app, nproc, mean));
+    out
+}
+
+/// The standalone and the calibrated prediction for `nproc` against a `measured` coupled SYPD.
+fn predicted_lines(app: &App, nproc: &[u32], mean: f64) -> Vec<String> {
+    let interp = app.problem.settings.interp;
+    let mut out = Vec::new();
     if let Some(e) = estimate(&Model::Standalone, &app.inputs, interp, nproc) {
         out.push(format!(
             "predicted, standalone: SYPD {:.2}   error {:+.1} %",
@@ -210,6 +217,11 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
             };
             out.push(format!("       {label}{}", compact_note(note)));
         }
+    }
+    // The models against the measurement last: a watcher looks at the runs first.
+    if let Some(measured) = r.sypd.filter(|_| *names == app.problem.names()) {
+        out.push(String::new());
+        out.extend(predicted_lines(app, &r.nproc, measured));
     }
     out
 }
