@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::CampaignError;
+use crate::config::Strategy;
 use crate::executor::ExecutorConfig;
 
 pub use super::measure::RunMetrics;
@@ -73,6 +74,9 @@ pub struct FrozenSettings {
     pub interp: Option<crate::interp::Method>,
     #[serde(default)]
     pub top: Option<usize>,
+    /// How tests are chosen; absent (Algorithm 1) in Algorithm 1 states, so they read as before.
+    #[serde(default, skip_serializing_if = "Strategy::is_default")]
+    pub strategy: Strategy,
 }
 
 /// One balanced component with its limits, fixed at `init`.
@@ -125,6 +129,10 @@ pub struct TestIteration {
     pub runs: Vec<Run>,
     /// Taken once every run of the iteration has ended.
     pub decision: Option<Decision>,
+    /// Why the strategy chose this test (`model: upper FN 0.93 > best 0.91`). Algorithm 1
+    /// leaves it out: its reasons follow from the decisions (see [`super::status`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// One run (one repetition of one test in one iteration).
@@ -162,7 +170,7 @@ impl RunState {
     }
 }
 
-/// The decision taken for a test after an iteration (Algorithm 1).
+/// The decision taken for a test after an iteration (by the campaign's strategy).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     /// Component index of the donor (`None` when every run failed).

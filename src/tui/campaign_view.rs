@@ -65,6 +65,9 @@ pub struct IterRow {
     pub failed: usize,
     pub job: Option<String>,
     pub runs: Vec<RunRow>,
+    /// Why the campaign's strategy runs this test (the guided model's choice, a
+    /// donor/recipient move, a repetition, or the prediction rank it started from).
+    pub reason: Option<String>,
 }
 
 /// The iteration table and the campaign's state.
@@ -417,6 +420,7 @@ impl Loader {
                             note: r.failure.clone(),
                         })
                         .collect(),
+                    reason: t.reason.clone(),
                 });
             }
         }

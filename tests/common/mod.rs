@@ -197,6 +197,7 @@ pub fn synthetic_campaign(
                 next_step: Some(24),
                 next_nproc: None,
                 notes: Vec::new(),
+                reason: None,
             });
         }
         iters.push(IterationView {
@@ -220,6 +221,7 @@ pub fn synthetic_campaign(
         counts: RunCounts::default(),
         timing_names: Vec::new(),
         period_s: Some(2700.0),
+        strategy: Default::default(),
     };
     status.recompute();
     (inputs, settings, status)
