@@ -15,6 +15,7 @@ use super::event::Event;
 use super::keys::{Action, KeyTable};
 use super::selection::{self, SelectionSource};
 use super::theme::Theme;
+use super::trade_off::TradeOffState;
 
 /// The panes Tab cycles through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,10 +24,18 @@ pub enum Pane {
     Slider,
     Table,
     Curves,
+    /// The speed/cost trade-off; shares the curves' place on screen.
+    Front,
 }
 
 impl Pane {
-    const ORDER: [Pane; 4] = [Pane::Matrix, Pane::Slider, Pane::Table, Pane::Curves];
+    const ORDER: [Pane; 5] = [
+        Pane::Matrix,
+        Pane::Slider,
+        Pane::Table,
+        Pane::Curves,
+        Pane::Front,
+    ];
 
     fn step(self, forward: bool) -> Pane {
         let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
@@ -37,6 +46,13 @@ impl Pane {
             (i + n - 1) % n
         }]
     }
+}
+
+/// What the place shared by the curves and the trade-off shows: the one focused last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shared {
+    Curves,
+    TradeOff,
 }
 
 /// What is drawn over the panes.
@@ -93,6 +109,9 @@ pub struct App {
     /// matrix axes stay fixed at theirs.
     pub cursor: Vec<usize>,
     pub grid: Grid,
+    /// The speed/cost front, the TTS_w intervals and the cursor on the front.
+    pub trade_off: TradeOffState,
+    pub shared: Shared,
     pub focus: Pane,
     pub overlay: Overlay,
     /// Marked configurations (PEs per component).
@@ -151,6 +170,10 @@ impl App {
             .and_then(|c| index_of(&problem, &c.nproc))
             .unwrap_or_else(|| vec![0; n]);
         let grid = problem.grid(axes.0, axes.1, &cursor, tts_w);
+        let mut trade_off = TradeOffState::new(&problem, &grid);
+        if let Some(best) = prediction.top.first() {
+            trade_off.select(&best.nproc);
+        }
         App {
             problem,
             inputs: inputs.to_vec(),
@@ -164,6 +187,8 @@ impl App {
             axes,
             cursor,
             grid,
+            trade_off,
+            shared: Shared::Curves,
             focus: Pane::Matrix,
             overlay: Overlay::None,
             marked: Vec::new(),
@@ -337,8 +362,8 @@ impl App {
             }
             Action::PageUp | Action::PageDown | Action::Home | Action::End => self.page(action),
             Action::Back => self.message = None,
-            Action::NextPane => self.focus = self.focus.step(true),
-            Action::PrevPane => self.focus = self.focus.step(false),
+            Action::NextPane => self.set_focus(self.focus.step(true)),
+            Action::PrevPane => self.set_focus(self.focus.step(false)),
             Action::TtsUp => self.set_tts_w(i16::from(self.tts_w_pct) + 5),
             Action::TtsDown => self.set_tts_w(i16::from(self.tts_w_pct) - 5),
             Action::TtsFineUp => self.set_tts_w(i16::from(self.tts_w_pct) + 1),
@@ -369,6 +394,15 @@ impl App {
                 Err(e) => self.error = Some(format!("report failed: {e}")),
             },
             Action::ToggleModel => self.toggle_model(),
+        }
+    }
+
+    fn set_focus(&mut self, pane: Pane) {
+        self.focus = pane;
+        match pane {
+            Pane::Curves => self.shared = Shared::Curves,
+            Pane::Front => self.shared = Shared::TradeOff,
+            _ => {}
         }
     }
 
@@ -452,6 +486,10 @@ impl App {
         self.grid = self
             .problem
             .grid(self.axes.0, self.axes.1, &self.cursor, self.tts_w());
+        // With two components the slice is the whole space and its kept set never changes.
+        if self.problem.components.len() > 2 {
+            self.trade_off.recloud(&self.grid);
+        }
     }
 
     fn navigate(&mut self, action: Action) {
@@ -475,6 +513,10 @@ impl App {
                     self.top_selected =
                         (self.top_selected + 1).min(self.prediction.top.len().saturating_sub(1))
                 }
+            },
+            Pane::Front => match action {
+                Action::Up | Action::Right => self.trade_off.walk(1),
+                _ => self.trade_off.walk(-1),
             },
             Pane::Table => match action {
                 Action::Up => self.select_row(self.table_selected.saturating_sub(1)),
@@ -539,13 +581,14 @@ impl App {
                 .top
                 .get(self.top_selected)
                 .map(|c| c.nproc.clone()),
+            Pane::Front => self.trade_off.selected_config().map(|c| c.nproc.clone()),
             _ => Some(self.cursor_nproc()),
         }
     }
 
     fn toggle_mark(&mut self) {
         if self.focus == Pane::Table {
-            self.message = Some("marking works on the matrix and the top list".into());
+            self.message = Some("marking works on the matrix, the top list and the front".into());
             return;
         }
         let Some(nproc) = self.selected_config() else {

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod report;
 pub mod selection;
 pub mod theme;
+pub mod trade_off;
 pub mod view;
 
 #[cfg(test)]
@@ -26,6 +27,8 @@ mod calibration_tests;
 mod screen_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trade_off_tests;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};

@@ -193,9 +193,11 @@ fn tab_cycles_panes_and_arrows_act_on_the_focused_one() {
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Curves);
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Front);
+    app.update(special(KeyCode::Tab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Matrix);
     app.update(special(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(app.focus, Pane::Curves);
+    assert_eq!(app.focus, Pane::Front);
 }
 
 #[test]

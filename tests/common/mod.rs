@@ -1,7 +1,10 @@
 //! Fixtures shared by the integration tests (`mod common;`): the binary, campaign files and
 //! campaigns driven from outside, the demo campaign, a synthetic large campaign, and a headless
 //! Chromium to look at reports as a person would; the timing samples with their readers.
-#![allow(dead_code)]
+//! The prediction tests' random problems are in [`predict`].
+#![allow(dead_code)] // each test binary uses its own share of the fixtures
+
+pub mod predict;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
