@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use autolb::interp::Interpolant;
+use autolb::model::Model;
 use autolb::predict::{Cell, ComponentInput, Config, Grid, Prediction, Problem};
 use autolb::watch::{ActiveMode, WatchEvent};
 
+use super::calibration::Calibration;
 use super::campaign_view::CampaignView;
 use super::event::Event;
 use super::keys::{Action, KeyTable};
@@ -93,6 +95,9 @@ pub struct App {
     pub model_name: &'static str,
     /// The other model's problem, when a calibrated model was given (`M` swaps them).
     pub other_model: Option<(Problem, &'static str)>,
+    /// The calibrated model and the runs it learned from, when there is one (from
+    /// `--measured`/`--model`, or refitted as a watched campaign's runs land).
+    pub calibration: Option<Calibration>,
     pub curves: Vec<CurveSeries>,
     /// TTS_w in hundredths, so stepping never drifts (0.05 steps land on 0.05 exactly).
     pub tts_w_pct: u8,
@@ -174,6 +179,7 @@ impl App {
             inputs: inputs.to_vec(),
             model_name: "standalone",
             other_model: None,
+            calibration: None,
             curves,
             tts_w_pct,
             top,
@@ -262,7 +268,10 @@ impl App {
             Event::Resize => {}
             Event::Tick(now) => self.now = now,
             Event::Watch(e, at) => self.on_watch(e, at),
-            Event::Campaign(view) => {
+            Event::Campaign(mut view) => {
+                if let Some(fit) = view.fitted.take() {
+                    self.set_calibration(fit);
+                }
                 self.campaign = *view;
                 self.rescore_table();
                 let last = self.campaign.rows.len().saturating_sub(1);
@@ -429,6 +438,38 @@ impl App {
                     "only the standalone model: start with --measured PATH or --model FILE".into(),
                 )
             }
+        }
+    }
+
+    /// The model that colours the matrix and ranks the top N now.
+    pub fn active_model(&self) -> &Model {
+        static STANDALONE: Model = Model::Standalone;
+        match &self.calibration {
+            Some(c) if self.model_name == "calibrated" => &c.model,
+            _ => &STANDALONE,
+        }
+    }
+
+    /// Takes a (re)fitted calibrated model: the calibrated problem is rebuilt from it, in
+    /// place when it is the one shown, else as the one `M` switches to. A standalone answer
+    /// (no usable run yet) or the same fit again changes nothing.
+    pub fn set_calibration(&mut self, fit: Calibration) {
+        if !fit.model.is_calibrated() || self.calibration.as_ref() == Some(&fit) {
+            return;
+        }
+        let problem = match Problem::with_model(&self.inputs, &self.problem.settings, &fit.model) {
+            Ok(p) => p,
+            Err(e) => {
+                self.error = Some(format!("cannot use the refitted model: {e}"));
+                return;
+            }
+        };
+        self.calibration = Some(fit);
+        if self.model_name == "calibrated" {
+            self.problem = problem;
+            self.rerank();
+        } else {
+            self.other_model = Some((problem, "calibrated"));
         }
     }
 

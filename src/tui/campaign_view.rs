@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 use std::time::{Duration, SystemTime};
 
+use super::calibration::Calibration;
+
+use autolb::campaign::measured::{campaign_model, campaign_runs_of};
 use autolb::campaign::state::{Lock, STATE_FILE};
 use autolb::campaign::status::runs_summary;
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
@@ -86,6 +89,9 @@ pub struct CampaignView {
     /// Runs whose output is still being written ("incoming").
     pub pending_runs: usize,
     pub error: Option<String>,
+    /// The calibrated model refitted on the campaign's measured runs (campaign directories
+    /// only; `None` until a run is usable or when nothing changed since the last fit).
+    pub fitted: Option<Calibration>,
 }
 
 /// Who drives a watched campaign, from its lock.
@@ -167,6 +173,8 @@ pub struct Loader {
     /// PEs of each campaign run directory (from the campaign state), so the completeness test
     /// knows which rank files must exist.
     run_nproc: BTreeMap<PathBuf, Vec<u32>>,
+    /// Finished runs the last model fit saw: the model is refitted only when this changes.
+    fitted_on: Option<usize>,
 }
 
 /// What the table shows of one measured run.
@@ -199,6 +207,7 @@ impl Loader {
             notes: BTreeMap::new(),
             unrecorded: BTreeMap::new(),
             run_nproc: BTreeMap::new(),
+            fitted_on: None,
         }
     }
 
@@ -304,6 +313,34 @@ impl Loader {
     /// The campaign's own table, with runs that finished but are not recorded yet measured
     /// here (a driver may be slow to record, or the campaign is driven from outside).
     fn load_campaign(&mut self, state: &State) -> CampaignView {
+        let fitted = self.refit(state);
+        let mut view = self.load_campaign_table(state);
+        view.fitted = fitted;
+        view
+    }
+
+    /// The calibrated model fitted again on every finished run of the campaign (through the
+    /// library's [`campaign_model`]), when runs finished since the last fit; `None` when
+    /// nothing changed, no run is usable yet, or the curves cannot be read.
+    fn refit(&mut self, state: &State) -> Option<Calibration> {
+        let done = state
+            .iterations
+            .iter()
+            .flat_map(|it| &it.tests)
+            .flat_map(|t| &t.runs)
+            .filter(|r| r.state == RunState::Done && r.metrics.is_some())
+            .count();
+        if done == 0 || self.fitted_on == Some(done) {
+            return None;
+        }
+        self.fitted_on = Some(done);
+        let (model, _notes) = campaign_model(state, &self.dir).ok()?;
+        let (runs, _) = campaign_runs_of(state, &self.dir);
+        model.is_calibrated().then_some(Calibration { model, runs })
+    }
+
+    /// [`Loader::load_campaign`] without the model.
+    fn load_campaign_table(&mut self, state: &State) -> CampaignView {
         let mut status = Status::from_state(state, &self.dir);
         let names = status.components.clone();
         let mut pending_runs = 0;

@@ -99,6 +99,7 @@ pub(super) fn watched() -> CampaignView {
         best: Some(2),
         pending_runs: 1,
         error: None,
+        fitted: None,
     }
 }
 
