@@ -173,8 +173,8 @@ fn the_demo_campaigns_report_renders_with_every_figure_and_the_recommendation() 
             "simulated years",
         ],
     );
-    // Two curve figures, the matrix, the campaign.
-    assert_eq!(p.svg_sizes.len(), 4);
+    // Two curve figures, the matrix, the speed/cost front, the campaign.
+    assert_eq!(p.svg_sizes.len(), 5);
     // Printable: Chromium prints it to a PDF of several A4/Letter pages.
     let pdf = tmp.path().join("report.pdf");
     common::run_chromium(
@@ -221,7 +221,8 @@ fn a_large_campaigns_report_renders_too() {
     let out = tmp.path().join("big.html");
     source::write_html(&r, &out).unwrap();
     let (_, p) = check_report(&chromium, &out, &["The recommended configuration is C0"]);
-    assert_eq!(p.svg_sizes.len(), 7);
+    // Five curve figures, the matrix, the speed/cost front, the campaign.
+    assert_eq!(p.svg_sizes.len(), 8);
 }
 
 #[test]
@@ -247,5 +248,6 @@ fn a_prediction_reports_renders_without_a_campaign() {
             "Against the original IFS 384 + NEMO 242",
         ],
     );
-    assert_eq!(p.svg_sizes.len(), 3);
+    // Two curve figures, the matrix, the speed/cost front.
+    assert_eq!(p.svg_sizes.len(), 4);
 }

@@ -56,9 +56,9 @@ fn a_campaign_report_goes_into_the_campaign_directory_and_markdown_beside_its_fi
         .arg(&md)
         .assert()
         .success()
-        .stdout(predicate::str::contains("and 4 figure(s) beside it"));
+        .stdout(predicate::str::contains("and 5 figure(s) beside it"));
     let text = std::fs::read_to_string(&md).unwrap();
-    for fig in ["curves-IFS", "curves-NEMO", "matrix", "campaign"] {
+    for fig in ["curves-IFS", "curves-NEMO", "matrix", "front", "campaign"] {
         let name = format!("lb-{fig}.svg");
         assert!(text.contains(&format!("]({name})")), "{name} linked");
         let svg = std::fs::read_to_string(tmp.path().join("wiki").join(&name)).unwrap();

@@ -43,8 +43,8 @@ fn a_five_component_two_hundred_run_report_is_under_2_mb_and_a_second() {
     assert!(size < 2 * 1024 * 1024, "{size} bytes");
     assert!(took.as_secs_f64() < 1.0, "took {took:?}");
     let html = std::fs::read_to_string(&out).unwrap();
-    // Five curve figures, the matrix and the campaign.
-    assert_eq!(html.matches("<svg ").count(), 7);
+    // Five curve figures, the matrix, the speed/cost front and the campaign.
+    assert_eq!(html.matches("<svg ").count(), 8);
     assert!(
         html.contains("FAILED"),
         "a test whose runs all failed is shown as failed"

@@ -464,13 +464,23 @@ impl App {
                 return;
             }
         };
-        self.calibration = Some(fit);
+        self.set_training_runs(fit);
         if self.model_name == "calibrated" {
             self.problem = problem;
             self.rerank();
         } else {
             self.other_model = Some((problem, "calibrated"));
         }
+    }
+
+    /// Keeps the calibrated model's fit and shows its training runs on the trade-off pane.
+    pub fn set_training_runs(&mut self, fit: Calibration) {
+        self.trade_off.measured = super::trade_off::measured_points(
+            &fit.runs,
+            &self.problem.names(),
+            self.problem.settings.extra_pes,
+        );
+        self.calibration = Some(fit);
     }
 
     /// Re-ranks and recolours after TTS_w or top N changed.

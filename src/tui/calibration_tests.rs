@@ -283,3 +283,38 @@ fn the_band_is_drawn_only_where_it_is_legible() {
     let mono = dots(ColorDepth::Mono, true, 120, 44);
     assert!(mono <= 16, "{mono}");
 }
+
+#[test]
+fn the_trade_off_pane_shows_the_training_runs_as_measured_points() {
+    let app = calibrated_app();
+    let training = &app.calibration.as_ref().unwrap().runs;
+    assert_eq!(app.trade_off.measured.len(), training.len());
+    for (point, run) in app.trade_off.measured.iter().zip(training) {
+        let nproc: Vec<u32> = app
+            .problem
+            .names()
+            .iter()
+            .map(|n| run.nproc(n).unwrap())
+            .collect();
+        assert_eq!(point.nproc, nproc);
+        assert_eq!(point.sypd, run.coupled_sypd);
+        let total = nproc.iter().sum::<u32>() + app.problem.settings.extra_pes;
+        assert_eq!(
+            point.chsy,
+            autolb::metrics::chsy(f64::from(total), run.coupled_sypd)
+        );
+    }
+    // Drawn on the pane: the screen differs from the same app without them.
+    let mut app = app;
+    for _ in 0..4 {
+        app.update(super::tests::special(
+            crossterm::event::KeyCode::Tab,
+            crossterm::event::KeyModifiers::NONE,
+        ));
+    }
+    assert_eq!(app.focus, Pane::Front);
+    let with = text(&draw(&app, 160, 50));
+    app.trade_off.measured.clear();
+    let without = text(&draw(&app, 160, 50));
+    assert_ne!(with, without);
+}

@@ -134,7 +134,7 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     if let Some((p, fit)) = calibrated {
         app.other_model = Some((p, "calibrated"));
         app.toggle_model();
-        app.calibration = Some(fit);
+        app.set_training_runs(fit);
     }
     let _watcher = match &setup.watch_dir {
         Some(dir) => {

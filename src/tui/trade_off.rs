@@ -4,18 +4,42 @@
 //! All of it depends on the problem only (the budget, the curves, the model), never on TTS_w, so
 //! it is computed when the app starts and whenever the problem changes, not on every key.
 
+use autolb::metrics;
+use autolb::model::MeasuredRun;
 use autolb::predict::front::Winner;
 use autolb::predict::{Cell, Config, Grid, Problem};
 
 /// A configuration measured by a campaign, as a point of the scatter.
 ///
-/// Hook for the calibrated model (issue 9): when the app learns of measured runs, it fills
-/// [`TradeOffState::measured`] and the pane draws them in their own glyph (`M`).
+/// The app fills [`TradeOffState::measured`] from the calibrated model's training runs
+/// ([`measured_points`]) and the pane draws them in their own glyph (`M`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasuredPoint {
     pub nproc: Vec<u32>,
     pub sypd: f64,
     pub chsy: f64,
+}
+
+/// The measured runs as scatter points: PEs in the problem's component order, the coupled SYPD
+/// they ran at, and CHSY over those PEs plus the extra PEs. Runs missing a component of the
+/// problem, or without a positive speed, are left out.
+pub fn measured_points(
+    runs: &[MeasuredRun],
+    names: &[String],
+    extra_pes: u32,
+) -> Vec<MeasuredPoint> {
+    runs.iter()
+        .filter(|r| r.coupled_sypd.is_finite() && r.coupled_sypd > 0.0)
+        .filter_map(|r| {
+            let nproc: Vec<u32> = names.iter().map(|n| r.nproc(n)).collect::<Option<_>>()?;
+            let total = nproc.iter().map(|&p| f64::from(p)).sum::<f64>() + f64::from(extra_pes);
+            Some(MeasuredPoint {
+                sypd: r.coupled_sypd,
+                chsy: metrics::chsy(total, r.coupled_sypd),
+                nproc,
+            })
+        })
+        .collect()
 }
 
 /// Most cloud points drawn (the kept set of a step-1 problem holds millions).
