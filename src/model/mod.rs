@@ -13,14 +13,18 @@
 //!     smooth function of `ln p` (a Gaussian-process smoother, [`gp`]): close to measured PE
 //!     counts it follows them, dips included; far from them it returns to the component's
 //!     average ratio (itself pulled toward the global average), and its band widens;
-//!   - the coupling overhead `k = coupled SYPD / SYPD of the slowest component`, from every run's
-//!     coupled wall time against its slowest component's compute time (the waiting,
-//!     interpolation and sending seconds that separate them), as one factor with its spread.
+//!   - the coupling overhead `coupled SYPD / SYPD of the slowest component`, from every run's
+//!     coupled wall time against its slowest component's compute time, as a balance-free factor
+//!     `k0` divided by the slowdown `g` that irregular steps cause when components are nearly
+//!     balanced ([`overhead`]).
 //!
-//! Prediction keeps the structure the exact search relies on ([`crate::predict::search`]):
-//! coupled SYPD = min over components of an *adjusted* speed `k * r_c(p) * curve_c(p)`. The
-//! factor `k` multiplies every component alike, so the min is still the bottleneck's, and the
-//! search only sees different candidate speeds ([`Model::adjust`]). The formula itself lives in
+//! Ratios measured in a run where the component did not set the pace count with extra noise
+//! ([`NOT_PACE_SETTING_SD`]): only the pace-setter decides the coupled speed.
+//!
+//! The exact search ([`crate::predict::search`]) needs coupled SYPD = min over components of a
+//! candidate speed: it ranks with `k0 * r_c(p) * curve_c(p)` ([`Model::adjust`]), an upper
+//! bound of the full model since `g >= 1`; every reported estimate ([`Model::estimate`]) divides
+//! by `g`. The min formula itself lives in
 //! one place: [`crate::predict::coupled_sypd`].
 
 pub mod check;
