@@ -93,7 +93,7 @@ pub enum ConfigError {
 impl CampaignFile {
     /// Reads and parses a campaign file.
     pub fn load(path: &Path) -> Result<CampaignFile, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+        let text = crate::fsutil::read_small_text(path).map_err(|e| ConfigError::Unreadable {
             file: path.display().to_string(),
             reason: e.to_string(),
         })?;
@@ -106,11 +106,37 @@ impl CampaignFile {
             file: file.to_string(),
             message: one_line_toml_error(&e, text),
         })?;
-        for c in &parsed.components {
-            validate_component_name(&c.name).map_err(|message| ConfigError::Semantics {
-                file: file.to_string(),
-                message,
-            })?;
+        let semantics = |message: String| ConfigError::Semantics {
+            file: file.to_string(),
+            message,
+        };
+        for (k, c) in parsed.components.iter().enumerate() {
+            validate_component_name(&c.name).map_err(semantics)?;
+            if let Some(t) = &c.timing_name {
+                validate_component_name(t).map_err(|why| {
+                    semantics(format!(
+                        "component {}: timing_name {t:?}: {}",
+                        c.name,
+                        why.replace("component name", "name")
+                    ))
+                })?;
+            }
+            let earlier = &parsed.components[..k];
+            if earlier.iter().any(|o| o.name == c.name) {
+                return Err(semantics(format!(
+                    "[[component]] {:?} is given twice; each component needs its own name",
+                    c.name
+                )));
+            }
+            if let Some(o) = earlier.iter().find(|o| o.timing_name() == c.timing_name()) {
+                return Err(semantics(format!(
+                    "components {} and {} have the same timing_name {:?}; each component's timing \
+                     output must be told apart (e.g. ATMIFS and oceanx)",
+                    o.name,
+                    c.name,
+                    c.timing_name()
+                )));
+            }
         }
         for (k, config) in parsed.start.iter().flatten().enumerate() {
             check_configuration(&parsed, config, &format!("start entry {}", k + 1)).map_err(
@@ -230,7 +256,7 @@ fn one_line_toml_error(e: &toml::de::Error, text: &str) -> String {
 /// Reads an allowed-PE list file: whole numbers separated by whitespace or commas, `#` comments.
 pub fn load_allowed(path: &Path) -> Result<Vec<u32>, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+    let text = crate::fsutil::read_small_text(path).map_err(|e| ConfigError::Unreadable {
         file: file.clone(),
         reason: e.to_string(),
     })?;

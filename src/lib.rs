@@ -17,13 +17,17 @@
 //! * [`config`]: the campaign file (TOML) shared by `predict --config` and campaigns.
 //! * [`watch`]: watching campaign directories on local and parallel filesystems.
 //! * [`example`]: the built-in EC-Earth3 example, compiled in.
+//! * [`limits`]: the documented bounds on every size a user controls.
+//! * [`fsutil`]: bounded reading of the small files a user names (no FIFOs, no devices).
 
 pub mod campaign;
 pub mod config;
 pub mod curve;
 pub mod example;
 pub mod executor;
+pub mod fsutil;
 pub mod interp;
+pub mod limits;
 pub mod metrics;
 pub mod model;
 pub mod predict;

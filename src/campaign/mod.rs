@@ -112,6 +112,16 @@ impl CampaignError {
     }
 }
 
+/// Refuses a directory without campaign state before anything (the lock) is made in it, so a
+/// mistyped path is "not a campaign directory", not a failure to open a lock file.
+pub fn require_campaign(dir: &Path) -> Result<(), CampaignError> {
+    if dir.join(STATE_FILE).is_file() {
+        Ok(())
+    } else {
+        Err(CampaignError::NotACampaign(dir.to_path_buf()))
+    }
+}
+
 /// Defaults of the campaign keys the file may leave out (documented in the README).
 pub mod defaults {
     /// `initial_step` = this many prediction steps (`step`).
@@ -216,6 +226,12 @@ fn planned_state(
     };
     if let Some(original) = &file.original {
         let nproc = original_nproc(file, original, origin)?;
+        check_fits("[original]", &components, &nproc, settings.max_nproc).map_err(|message| {
+            CampaignError::Invalid {
+                file: origin.to_string(),
+                message,
+            }
+        })?;
         match initial.iter_mut().find(|(n, _)| *n == nproc) {
             Some((_, o)) => o.push_str(", also the original"),
             None => initial.push((nproc, "original".into())),
@@ -453,34 +469,53 @@ fn selected_start(
             .iter()
             .map(|c| config.get(&c.name).copied().unwrap_or(0))
             .collect();
-        for (c, &p) in components.iter().zip(&nproc) {
-            if p < c.low || p > c.high {
-                return Err(invalid(format!(
-                    "{what}: {} = {p} is outside its limits {}..{}; choose a count within them",
-                    c.name, c.low, c.high
-                )));
-            }
-            if c.allowed
-                .as_ref()
-                .is_some_and(|a| a.binary_search(&p).is_err())
-            {
-                return Err(invalid(format!(
-                    "{what}: {} = {p} is not in its allowed list",
-                    c.name
-                )));
-            }
-        }
-        let total: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
-        if total > u64::from(max_nproc) {
-            return Err(invalid(format!(
-                "{what} uses {total} PEs, over max_nproc = {max_nproc}; remove it or raise the budget"
-            )));
-        }
+        check_fits(&what, components, &nproc, max_nproc).map_err(invalid)?;
         if !initial.iter().any(|(n, _)| *n == nproc) {
             initial.push((nproc, format!("selected #{}", k + 1)));
         }
     }
     Ok(initial)
+}
+
+/// A configuration given in the campaign file (`start`, `[original]`) must be one the campaign
+/// can run: each component within its limits and allowed list (the nearest allowed counts are
+/// named), the total within the budget.
+fn check_fits(
+    what: &str,
+    components: &[FrozenComponent],
+    nproc: &[u32],
+    max_nproc: u32,
+) -> Result<(), String> {
+    for (c, &p) in components.iter().zip(nproc) {
+        if p < c.low || p > c.high {
+            return Err(format!(
+                "{what}: {} = {p} is outside its limits {}..{}; choose a count within them",
+                c.name, c.low, c.high
+            ));
+        }
+        if let Some(allowed) = &c.allowed {
+            if let Err(at) = allowed.binary_search(&p) {
+                let nearest: Vec<String> = [at.checked_sub(1), Some(at)]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|i| allowed.get(i))
+                    .map(u32::to_string)
+                    .collect();
+                return Err(format!(
+                    "{what}: {} = {p} is not in its allowed list; the nearest allowed counts are {}",
+                    c.name,
+                    nearest.join(" and ")
+                ));
+            }
+        }
+    }
+    let total: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
+    if total > u64::from(max_nproc) {
+        return Err(format!(
+            "{what} uses {total} PEs, over max_nproc = {max_nproc}; remove it or raise the budget"
+        ));
+    }
+    Ok(())
 }
 
 fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, CampaignError> {
@@ -513,12 +548,29 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
             "`repetitions` is 0; run each test at least once".into(),
         ));
     }
+    if repetitions > crate::limits::MAX_REPETITIONS {
+        return Err(invalid(format!(
+            "`repetitions` {repetitions} is more than the limit of {}; a few repetitions measure \
+             the noise",
+            crate::limits::MAX_REPETITIONS
+        )));
+    }
     if let Some(p) = file.period_s {
-        if !(p.is_finite() && p > 0.0) {
+        if !(p.is_finite() && p > 0.0 && p <= crate::limits::MAX_PERIOD_S) {
             return Err(invalid(format!(
-                "`period_s` {p} is not a positive number of seconds; e.g. period_s = 2700 for EC-Earth3 SR"
+                "`period_s` {p} is not a positive number of seconds up to {} (a day); e.g. \
+                 period_s = 2700 for EC-Earth3 SR",
+                crate::limits::MAX_PERIOD_S
             )));
         }
+    }
+    if file.executor.as_ref().and_then(|e| e.jobs) == Some(0) {
+        return Err(invalid(
+            "[executor] `jobs` is 0; at least one run must go at a time, e.g. jobs = 4".into(),
+        ));
+    }
+    if let Some(sim) = file.executor.as_ref().and_then(|e| e.sim.as_ref()) {
+        sim.validate().map_err(|e| invalid(e.to_string()))?;
     }
     let tts_w = file.tts_w.unwrap_or(0.5);
     Ok(FrozenSettings {
@@ -832,6 +884,7 @@ pub enum Cancelled {
 /// waits up to `wait` for it.
 pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
     let dir = &absolute_dir(dir)?;
+    require_campaign(dir)?;
     match Lock::acquire(dir) {
         Ok(_lock) => {
             let mut state = State::load(dir)?;

@@ -225,6 +225,18 @@ impl State {
     /// instead of making the algorithm index out of bounds.
     fn check_shape(&self) -> Result<(), String> {
         let n = self.components.len();
+        if n == 0 {
+            return Err("`components` is empty; a campaign balances at least one".into());
+        }
+        // `init` always writes the first iteration: without one there is nothing to run and
+        // nothing that could ever end the campaign.
+        if self.iterations.is_empty() {
+            return Err(
+                "`iterations` is empty; the state is damaged: make the campaign again with \
+                 `autolb campaign init --force`"
+                    .into(),
+            );
+        }
         for it in &self.iterations {
             for test in &it.tests {
                 let at = format!("iteration {} test {}", it.index, test.test);
@@ -232,6 +244,16 @@ impl State {
                     return Err(format!(
                         "{at}: {} PE counts for {n} components",
                         test.nproc.len()
+                    ));
+                }
+                if let Some(p) = test
+                    .nproc
+                    .iter()
+                    .find(|&&p| p == 0 || p > crate::predict::MAX_TOTAL_PES)
+                {
+                    return Err(format!(
+                        "{at}: {p} PEs is not a PE count (1 to {})",
+                        crate::predict::MAX_TOTAL_PES
                     ));
                 }
                 for run in &test.runs {

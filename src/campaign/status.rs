@@ -290,7 +290,10 @@ impl Status {
                     recipient: decision
                         .and_then(|d| d.recipient)
                         .and_then(|i| names.get(i).cloned()),
-                    total_nproc: test.nproc.iter().sum::<u32>() + state.settings.extra_pes,
+                    total_nproc: test
+                        .nproc
+                        .iter()
+                        .fold(state.settings.extra_pes, |t, &p| t.saturating_add(p)),
                     origin: state
                         .tests
                         .iter()

@@ -34,15 +34,13 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         return run_with_model(args, &inputs, &settings);
     }
     let prediction = predict::predict(&inputs, &settings).map_err(user)?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&prediction_json(&prediction)).map_err(user)?
-        );
+    let text = if args.json {
+        let json = serde_json::to_string_pretty(&prediction_json(&prediction)).map_err(user)?;
+        format!("{json}\n")
     } else {
-        print!("{}", table(&prediction));
-    }
-    Ok(())
+        table(&prediction)
+    };
+    write_stdout(&text)
 }
 
 /// `predict --measured/--model`: the calibrated model ranks; the output says so and gives each

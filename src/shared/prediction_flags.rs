@@ -21,7 +21,7 @@ use autolb::model::{MeasuredRun, Model};
 use autolb::predict::{ComponentInput, Settings};
 
 use super::error::user;
-use super::parse::{parse_key_value, parse_pes};
+use super::parse::{parse_key_value, parse_pes, reject_repeated_names};
 
 /// The prediction's inputs and settings, shared by `autolb predict` and `autolb tui`.
 #[derive(Debug, Default, Clone, Args)]
@@ -59,6 +59,8 @@ pub struct PredictionFlags {
 
 /// Merges the campaign file and the flags into prediction inputs.
 pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)> {
+    reject_repeated_names("--curve", &args.curves)?;
+    reject_repeated_names("--allowed", &args.allowed)?;
     let file = load_config(args)?;
     let mut settings = file.as_ref().map(|(f, _)| f.settings()).unwrap_or_default();
     let from_file_budget = file.as_ref().and_then(|(f, _)| f.max_nproc);

@@ -94,11 +94,15 @@ impl SimSettings {
     pub fn validate(&self) -> Result<(), SimError> {
         let bad =
             |key: &str, why: &str| Err(SimError::Settings(format!("[executor.sim] {key}: {why}")));
+        use crate::limits;
         if let Some(p) = self.period_s {
-            if !(p.is_finite() && p > 0.0) {
+            if !(p.is_finite() && p > 0.0 && p <= limits::MAX_PERIOD_S) {
                 return bad(
                     "period_s",
-                    "must be a positive number of seconds, e.g. 2700",
+                    &format!(
+                        "must be a positive number of seconds up to {} (a day), e.g. 2700",
+                        limits::MAX_PERIOD_S
+                    ),
                 );
             }
         }
@@ -106,6 +110,24 @@ impl SimSettings {
             return bad(
                 "steps",
                 "must be at least 5 (LUCIA analysis skips 3 exchanges)",
+            );
+        }
+        if self.steps.is_some_and(|s| s > limits::MAX_SIM_STEPS) {
+            return bad(
+                "steps",
+                &format!("must be at most {}", limits::MAX_SIM_STEPS),
+            );
+        }
+        if self
+            .compression
+            .is_some_and(|c| c > limits::MAX_COMPRESSION)
+        {
+            return bad(
+                "compression",
+                &format!(
+                    "must be at most {} real seconds per modelled second",
+                    limits::MAX_COMPRESSION
+                ),
             );
         }
         for (key, v) in [

@@ -78,8 +78,11 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         Some(setup) => calibrated_problem(args, setup)?,
         None => None,
     };
-    let key_file = args.keys.clone().or_else(KeyTable::user_file);
-    let keys = KeyTable::load(key_file.as_deref()).map_err(user)?;
+    let keys = match &args.keys {
+        Some(named) => KeyTable::load_named(named),
+        None => KeyTable::load(KeyTable::user_file().as_deref()),
+    }
+    .map_err(user)?;
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(user(
@@ -102,6 +105,7 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     };
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
     let problem = Problem::new(&setup.inputs, &setup.settings).map_err(user)?;
+    problem.check_grid_size().map_err(user)?;
     let calibrated = match early_model {
         Some(p) => Some(p),
         None if demo.is_some() => calibrated_problem(args, &setup)?,
