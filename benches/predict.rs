@@ -27,6 +27,20 @@ fn prediction(c: &mut Criterion) {
     group.bench_function("re-rank only (TTS_w change), 2 components step 1", |b| {
         b.iter(|| problem.rank(0.7, 5))
     });
+    // The speed/cost front and the TTS_w intervals (what the app recomputes on every budget or
+    // model change): on a prepared problem, and with the preparation included.
+    group.bench_function("front + TTS_w intervals, 2 components step 1", |b| {
+        b.iter(|| problem.trade_off(0.5))
+    });
+    group.bench_function(
+        "prepare + front + TTS_w intervals, 2 components step 1",
+        |b| {
+            b.iter(|| {
+                let problem = Problem::new(&two.inputs, &two.settings).expect("valid");
+                problem.trade_off(0.5)
+            })
+        },
+    );
     group.bench_function("naive enumeration, 2 components step 1", |b| {
         b.iter(|| naive::enumerate(&problem, 0.5, 5))
     });

@@ -32,6 +32,8 @@ pub struct CampaignFile {
     pub repetitions: Option<u32>,
     /// Coupling period in seconds (simulated time per coupling step).
     pub period_s: Option<f64>,
+    /// How the campaign chooses its tests after each iteration (default Algorithm 1).
+    pub strategy: Option<Strategy>,
     #[serde(default, rename = "component")]
     pub components: Vec<ComponentEntry>,
     /// Start the campaign from exactly these configurations (`NAME = nproc` each) instead of
@@ -40,6 +42,31 @@ pub struct CampaignFile {
     /// The user's current configuration, run as one more test.
     pub original: Option<BTreeMap<String, u32>>,
     pub executor: Option<ExecutorConfig>,
+}
+
+/// How a campaign chooses the next iteration's tests (`strategy = "algorithm1" | "guided"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// The paper's Algorithm 1: every test walks by donor/recipient moves in halving steps.
+    #[default]
+    Algorithm1,
+    /// The calibrated model, refitted after every iteration, chooses where to measure next.
+    Guided,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Algorithm1 => "algorithm1",
+            Strategy::Guided => "guided",
+        }
+    }
+
+    /// True for the default, so the state file of an Algorithm 1 campaign does not mention it.
+    pub fn is_default(&self) -> bool {
+        *self == Strategy::Algorithm1
+    }
 }
 
 /// One `[[component]]` table.
@@ -353,6 +380,22 @@ command = ["run.sh", "{run_dir}"]
             .unwrap_err()
             .to_string();
         assert!(e.contains("FOO"), "{e}");
+    }
+
+    #[test]
+    fn strategy_key_defaults_to_algorithm1_and_names_a_bad_value() {
+        assert_eq!(
+            CampaignFile::parse("max_nproc = 1\n", "c.toml")
+                .unwrap()
+                .strategy,
+            None
+        );
+        let f = CampaignFile::parse("strategy = \"guided\"\n", "c.toml").unwrap();
+        assert_eq!(f.strategy, Some(Strategy::Guided));
+        let e = CampaignFile::parse("max_nproc = 1\nstrategy = \"greedy\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("greedy"), "{e}");
     }
 
     #[test]

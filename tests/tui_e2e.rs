@@ -485,3 +485,80 @@ fn an_idle_app_uses_under_one_percent_cpu() {
         "idle CPU while polling {watching_cpu:.2} %"
     );
 }
+
+/// `kill -INT` from outside (in raw mode Ctrl-C is a key, so a SIGINT comes from elsewhere)
+/// ends the app cleanly and gives the terminal back.
+#[test]
+fn an_external_sigint_restores_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = Session::start(&["tui", "--no-demo-campaign"], tmp.path(), tmp.path());
+    s.wait_for("the panes", |sc| sc.contains("Fittingness"));
+    let pid = s.child.process_id().expect("pid") as libc::pid_t;
+    // SAFETY: sending a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let status = s.wait_exit();
+    assert!(status.success(), "{status:?}");
+    s.assert_restored();
+}
+
+/// The README's idle figure at scale: watching (in poll mode, as on a parallel filesystem)
+/// 3,000 run directories holding an EC-Earth `table.csv`, 200 of them unparseable (100 with
+/// bytes that are no table, 100 cut in half), the idle app stays under 1 % of a core, measured like
+/// [`an_idle_app_uses_under_one_percent_cpu`]. Ignored in CI (it writes 3,000 directories
+/// and its figure depends on the machine's load; see the README):
+/// `cargo test --test tui_e2e idle -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn an_idle_app_watching_3000_run_dirs_200_unparseable_uses_under_one_percent_cpu() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path());
+    let runs = tmp.path().join("runs");
+    let table = std::fs::read(
+        manifest().join("tests/fixtures/timing/ecearth3/lucia_lite/576IFS_144NEMO/table.csv"),
+    )
+    .unwrap();
+    let corrupt = b"\x00\x01\xfe not a table\n";
+    for k in 0..3000 {
+        let dir = runs.join(format!("iter-00/test-{k:04}/rep-1"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bytes = match k % 15 {
+            // 200 of 3,000: every 15th directory.
+            0 if k % 30 == 0 => &corrupt[..],
+            0 => &table[..table.len() / 2],
+            _ => &table[..],
+        };
+        std::fs::write(dir.join("table.csv"), bytes).unwrap();
+    }
+    let mut s = Session::start(
+        &[
+            "tui",
+            "--config",
+            config.to_str().unwrap(),
+            "--campaign",
+            runs.to_str().unwrap(),
+            "--watch",
+            "poll",
+        ],
+        tmp.path(),
+        tmp.path(),
+    );
+    // Every readable run read once (after it settled), the 200 others left pending.
+    let start = Instant::now();
+    loop {
+        if s.screen().contains("200 run(s) pending") {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "the runs did not settle; screen:\n{}",
+            s.screen()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let settled = start.elapsed();
+    let cpu = idle_cpu_percent(&s, Duration::from_secs(10));
+    s.send("q");
+    s.wait_exit();
+    println!("idle CPU over 10 s watching 3,000 run directories (200 unparseable): {cpu:.2} % (all read after {settled:.0?})");
+    assert!(cpu < 1.0, "idle CPU at scale {cpu:.2} %");
+}

@@ -66,10 +66,29 @@ mod tests {
         let status = crate::campaign::status(&campaign).unwrap();
         assert_eq!(status.iterations.len(), 1);
         let tests = &status.iterations[0].tests;
-        // top = 3 plus the original.
+        // top = 3 plus the original, each run once (guided: repetitions only near the best).
         assert_eq!(tests.len(), 4);
         assert_eq!(tests[3].origin, "original");
         assert_eq!(tests[3].nproc.get("IFS"), Some(&384));
-        assert!(tests.iter().all(|t| t.runs.len() == 2));
+        assert_eq!(status.strategy, crate::config::Strategy::Guided);
+        assert!(tests.iter().all(|t| t.runs.len() == 1));
+    }
+
+    #[test]
+    fn what_a_failed_or_killed_init_left_does_not_block_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let campaign = init_demo(dir.path(), Some(0.0)).unwrap();
+        // A killed init: curves and the lock written, the state not yet, a temp file left.
+        std::fs::remove_file(campaign.join(super::super::state::STATE_FILE)).unwrap();
+        std::fs::write(campaign.join(".tmpAbC123"), "half").unwrap();
+        let file = dir.path().join("demo-campaign.toml");
+        init_demo_at(&campaign, &file, Some(0.0), false).unwrap();
+        assert!(crate::campaign::status(&campaign).is_ok());
+        // A real campaign still needs --force, and foreign files are never taken for leftovers.
+        assert!(init_demo_at(&campaign, &file, Some(0.0), false).is_err());
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(other.join("curves")).unwrap();
+        std::fs::write(other.join("notes.txt"), "mine").unwrap();
+        assert!(init_demo_at(&other, &file, Some(0.0), false).is_err());
     }
 }

@@ -5,8 +5,9 @@
 //! with its ticket, a run ended with its metrics, an iteration decided). A run is "finished"
 //! once its executor wrote `exit_status` into the run directory; a restarted driver reads the
 //! result of such a run instead of running it again, recovers runs its executor still knows
-//! (Slurm jobs), and runs again only runs that died unfinished, after moving their directory
-//! aside (`rep-R.old-K`), so no finished run is lost or run twice.
+//! (Slurm jobs), and runs again only runs that died unfinished, after removing what their
+//! interrupted attempt left, so no finished run is lost or run twice. (Failed attempts that
+//! are retried keep their directory as `rep-R.old-K`.)
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ use std::time::Duration;
 
 use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
-use super::{advance, algorithm, build_executor, cancel_all, CampaignError};
+use super::{algorithm, build_executor, cancel_all, CampaignError};
 use crate::executor::{read_exit_status, Executor, RunRequest, RunStatus, Ticket};
 
 /// Receives progress events (called on the driving thread; keep it quick).
@@ -148,7 +149,9 @@ pub fn drive(
         }
         driver.advance()?;
         if driver.state.is_done() {
-            let best = Status::from_state(&driver.state, dir).best;
+            // The answer as `campaign status` will show it: from the state on disk, whose
+            // numbers went through JSON (parsing may differ from memory in the last bit).
+            let best = Status::from_state(&State::load(dir)?, dir).best;
             driver.emit(DriveEvent::Done { best: best.clone() });
             return Ok(DriveOutcome::Done { best });
         }
@@ -232,6 +235,19 @@ impl Driver {
                     });
                 }
                 None => {}
+            }
+        }
+        if !self.exec.runs_outlive_driver() {
+            // Whatever an earlier driver's runs left running (escaped descendants, a run
+            // started just before a crash) ends now, before anything new starts.
+            let ended = self.exec.cancel_untracked()?;
+            if !ended.is_empty() {
+                self.emit(DriveEvent::Warning {
+                    message: format!(
+                        "ended what an earlier driver's runs left running: {}",
+                        ended.join(", ")
+                    ),
+                });
             }
         }
         self.save()?;
@@ -358,7 +374,7 @@ impl Driver {
 
     /// Takes the decisions of a finished iteration and creates the next one.
     fn advance(&mut self) -> Result<(), CampaignError> {
-        let a = advance(&mut self.state);
+        let a = super::advance_in(&mut self.state, &self.dir);
         if a.decided.is_empty() {
             return Ok(());
         }
@@ -433,7 +449,8 @@ impl Driver {
                 if read_exit_status(&req.run_dir) == Some(RunStatus::Finished { exit_code: 0 }) {
                     continue;
                 }
-                move_aside(&req.run_dir)?;
+                // An interrupted attempt has nothing worth keeping.
+                remove_run_dir(&req.run_dir)?;
                 let run = self.state.run_mut(pos);
                 run.state = RunState::Pending;
                 run.ticket = None;
@@ -469,18 +486,37 @@ fn exit_reason(exit_code: i32, run_dir: &Path) -> String {
     }
 }
 
-/// A run directory about to be (re)used (by the driver, or `campaign exec`): anything a
-/// previous attempt left is moved aside to
-/// `rep-R.old-K`, so the run's directory only ever holds one attempt.
+/// A run directory about to be (re)used (by the driver, or `campaign exec`), so that it only ever holds one attempt: a previous
+/// attempt that ended (it has an `exit_status`, e.g. a failure kept for the record) is moved
+/// aside to `rep-R.old-K`; one that was interrupted (its driver stopped or died) is removed,
+/// so kills and restarts do not pile up directories.
 pub fn prepare_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
     let used = std::fs::read_dir(run_dir)
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
     if used {
-        move_aside(run_dir)?;
+        if read_exit_status(run_dir).is_some() {
+            move_aside(run_dir)?;
+        } else {
+            remove_run_dir(run_dir)?;
+        }
     }
     std::fs::create_dir_all(run_dir)
         .map_err(|e| CampaignError::io(format!("cannot create {}", run_dir.display()), e))
+}
+
+fn remove_run_dir(run_dir: &Path) -> Result<(), CampaignError> {
+    match std::fs::remove_dir_all(run_dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(CampaignError::io(
+            format!(
+                "cannot remove the interrupted attempt {}",
+                run_dir.display()
+            ),
+            e,
+        )),
+    }
 }
 
 fn move_aside(run_dir: &Path) -> Result<(), CampaignError> {

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::state::{Lock, RunState, State};
 use super::status::NameMap;
-use super::{absolute_dir, advance, Advance, CampaignError, RunMetrics};
+use super::{absolute_dir, advance_in, Advance, CampaignError, RunMetrics};
 use crate::executor::env::{check_distinct, nproc_env_var, shell_identifier};
 use crate::executor::slurm::script::shell_quote;
 use crate::executor::RunRequest;
@@ -274,18 +274,8 @@ pub fn next_as_env(run: &NextRun) -> Result<String, CampaignError> {
 /// Takes the campaign lock, waiting up to `wait` while another process holds it (zero: one
 /// try). The one place a waiting acquire lives, so a better lock changes only this body.
 pub fn lock_waiting(dir: &Path, wait: Duration) -> Result<Lock, CampaignError> {
-    let deadline = Instant::now() + wait;
-    let mut pause = Duration::from_millis(10);
-    loop {
-        match Lock::acquire(dir) {
-            Err(CampaignError::Locked { .. }) if Instant::now() < deadline => {
-                // Short pauses growing to 200 ms: a record holds the lock for milliseconds.
-                std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
-                pause = (pause * 2).min(Duration::from_millis(200));
-            }
-            other => return other,
-        }
-    }
+    // At least the linger of `Lock::acquire`: a viewer probing the lock holds it for an instant.
+    Lock::acquire_wait(dir, wait.max(super::state::LOCK_LINGER))
 }
 
 /// What [`record`] did.
@@ -369,7 +359,7 @@ pub fn record(
         }
     }
     let run_state = run.state;
-    let advance = advance(&mut state);
+    let advance = advance_in(&mut state, dir);
     state.save(dir)?;
     Ok(Recorded {
         run: run_id.to_string(),

@@ -16,13 +16,14 @@ pub mod algorithm;
 pub mod demo;
 pub mod driver;
 pub mod external;
+pub mod guided;
 pub mod measure;
 pub mod measured;
 pub mod plan;
 pub mod state;
 pub mod status;
+pub mod strategy;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -38,10 +39,9 @@ use crate::config::{AllowedEntry, CampaignFile, ConfigError};
 use crate::executor::ExecutorKind;
 use crate::executor::{self, ExecutorError};
 use crate::predict::{self, PredictError};
-use algorithm::{DecisionInput, Limits};
 use state::{
     Decision, FrozenComponent, FrozenSettings, Iteration, Lock, Run, RunPos, TestIteration,
-    TestRecord, CANCEL_REQUEST_FILE, STATE_FILE, STATE_FORMAT,
+    TestRecord, CANCEL_REQUEST_FILE, LOCK_FILE, STATE_FILE, STATE_FORMAT,
 };
 
 /// Why a campaign command could not do what was asked. Messages say what to do.
@@ -248,7 +248,12 @@ fn planned_state(
         }
     }
     let base_dir = absolute_dir(base_dir)?;
-    let repetitions = settings.repetitions;
+    // Algorithm 1 runs every test `repetitions` times; the guided strategy runs each
+    // configuration once and repeats only those whose FN comes close to the best.
+    let first_runs = match settings.strategy {
+        crate::config::Strategy::Algorithm1 => settings.repetitions,
+        crate::config::Strategy::Guided => 1,
+    };
     let initial_step = settings.initial_step;
     let mut state = State {
         format: STATE_FORMAT,
@@ -267,9 +272,13 @@ fn planned_state(
     for (id, (nproc, origin)) in initial.into_iter().enumerate() {
         let id = id as u32;
         state.tests.push(TestRecord { id, origin });
-        first
-            .tests
-            .push(new_test_iteration(0, id, nproc, initial_step, repetitions));
+        first.tests.push(new_test_iteration(
+            0,
+            id,
+            nproc,
+            initial_step,
+            1..=first_runs,
+        ));
     }
     state.iterations.push(first);
     Ok((state, inputs))
@@ -589,6 +598,7 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         step: Some(step),
         interp: Some(file.interp.unwrap_or_default()),
         top: Some(file.top.unwrap_or(crate::predict::Settings::default().top)),
+        strategy: file.strategy.unwrap_or_default(),
     })
 }
 
@@ -645,13 +655,13 @@ fn new_test_iteration(
     test: u32,
     nproc: Vec<u32>,
     step: u32,
-    repetitions: u32,
+    repetitions: std::ops::RangeInclusive<u32>,
 ) -> TestIteration {
     TestIteration {
         test,
         nproc,
         step,
-        runs: (1..=repetitions)
+        runs: repetitions
             .map(|r| Run {
                 id: state::run_id(iteration, test, r),
                 repetition: r,
@@ -663,10 +673,16 @@ fn new_test_iteration(
             })
             .collect(),
         decision: None,
+        reason: None,
     }
 }
 
 /// Creates `dir`, or checks that it is empty, or (with `force`) clears a previous campaign.
+///
+/// What an `init` that failed or was killed left (no `campaign.json`, only files `init`
+/// writes: curves, the lock, temp files) does not count: it is cleared without `--force`, so a
+/// failed `init` never blocks the next one. `campaign.json` is written last, so its presence
+/// is what makes a directory a campaign.
 fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
     let io = |what: &str, e| CampaignError::io(format!("{what} {}", dir.display()), e);
     std::fs::create_dir_all(dir).map_err(|e| io("cannot create", e))?;
@@ -677,13 +693,21 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
     if entries.is_empty() {
         return Ok(());
     }
-    if !force {
+    let names: Vec<String> = entries
+        .iter()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    let unfinished_init = !names.iter().any(|n| n == STATE_FILE)
+        && names
+            .iter()
+            .all(|n| n == "curves" || n == LOCK_FILE || n.starts_with(".tmp"));
+    if !force && !unfinished_init {
         return Err(CampaignError::NotEmpty(dir.to_path_buf()));
     }
     let _lock = Lock::acquire(dir)?;
     for e in entries {
         let name = e.file_name().to_string_lossy().to_string();
-        if !is_campaign_file(&name) {
+        if !(is_campaign_file(&name) || name.starts_with(".tmp")) {
             continue;
         }
         let path = e.path();
@@ -763,9 +787,19 @@ pub struct Advance {
     pub new_iteration: Option<u32>,
 }
 
-/// Once every run of the current iteration has ended: takes each test's decision (Algorithm 1)
-/// and creates the next iteration from the tests that go on. Does nothing otherwise.
+/// Once every run of the current iteration has ended: takes each test's decision (by the
+/// campaign's strategy) and creates the next iteration from the tests it plans. Does nothing
+/// otherwise. Without the campaign directory only Algorithm 1 can plan; use [`advance_in`].
 pub fn advance(state: &mut State) -> Advance {
+    advance_with(state, None)
+}
+
+/// [`advance`] for a campaign in `dir` (the guided strategy reads the curves there).
+pub fn advance_in(state: &mut State, dir: &Path) -> Advance {
+    advance_with(state, Some(dir))
+}
+
+fn advance_with(state: &mut State, dir: Option<&Path>) -> Advance {
     let mut out = Advance::default();
     let Some(current) = state.iterations.last() else {
         return out;
@@ -777,58 +811,43 @@ pub fn advance(state: &mut State) -> Advance {
     if !complete || current.tests.iter().all(|t| t.decision.is_some()) || state.cancelled {
         return out;
     }
-    let names = state.component_names();
-    let limits: Vec<Limits> = state
-        .components
-        .iter()
-        .map(|c| Limits {
-            low: c.low,
-            high: c.high,
-            allowed: c.allowed.clone(),
-        })
-        .collect();
-    let mut seen: HashSet<Vec<u32>> = state
-        .iterations
-        .iter()
-        .flat_map(|it| it.tests.iter().map(|t| t.nproc.clone()))
-        .collect();
+    let plan = strategy::of(state.settings.strategy).plan(state, dir);
     let last = state.iterations.len() - 1;
     let index = state.iterations[last].index;
-    let mut next_tests = Vec::new();
-    for t in 0..state.iterations[last].tests.len() {
-        let test = &state.iterations[last].tests[t];
-        let previous = previous_direction(&state.iterations[..last], test.test);
-        let metrics: Vec<&RunMetrics> = test
-            .runs
-            .iter()
-            .filter_map(|r| r.metrics.as_ref())
-            .collect();
-        let means = algorithm::mean_metrics(metrics);
-        let decision = algorithm::decide(
-            &DecisionInput {
-                nproc: &test.nproc,
-                step: test.step,
-                previous,
-                partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
-                minimum_step: state.settings.minimum_step,
-                limits: &limits,
-                max_nproc: state.settings.max_nproc,
-                names: &names,
-            },
-            &|c| seen.contains(c),
-        );
-        if let Some(next) = &decision.next {
-            seen.insert(next.clone());
-            next_tests.push(new_test_iteration(
-                index + 1,
-                test.test,
-                next.clone(),
-                decision.step,
-                state.settings.repetitions,
-            ));
-        }
+    for (test, decision) in state.iterations[last].tests.iter_mut().zip(plan.decisions) {
         out.decided.push((index, test.test, decision.clone()));
-        state.iterations[last].tests[t].decision = Some(decision);
+        test.decision = Some(decision);
+    }
+    let mut next_tests = Vec::new();
+    for planned in plan.next {
+        let id = match planned.test {
+            Some(id) => id,
+            None => {
+                let id = state.tests.iter().map(|t| t.id + 1).max().unwrap_or(0);
+                state.tests.push(TestRecord {
+                    id,
+                    origin: state.settings.strategy.name().to_string(),
+                });
+                id
+            }
+        };
+        // Repetitions go on from the runs this test already made of this configuration.
+        let done_before = state
+            .iterations
+            .iter()
+            .flat_map(|it| &it.tests)
+            .filter(|t| t.test == id && t.nproc == planned.nproc)
+            .map(|t| t.runs.len() as u32)
+            .sum::<u32>();
+        let mut test = new_test_iteration(
+            index + 1,
+            id,
+            planned.nproc,
+            planned.step,
+            done_before + 1..=done_before + planned.runs.max(1),
+        );
+        test.reason = planned.reason;
+        next_tests.push(test);
     }
     if !next_tests.is_empty() {
         state.iterations.push(Iteration {
@@ -838,19 +857,6 @@ pub fn advance(state: &mut State) -> Advance {
         out.new_iteration = Some(index + 1);
     }
     out
-}
-
-/// The (donor, recipient) of a test's most recent decision before the current iteration.
-fn previous_direction(earlier: &[Iteration], test: u32) -> Option<(usize, usize)> {
-    earlier.iter().rev().find_map(|it| {
-        let d = it
-            .tests
-            .iter()
-            .find(|t| t.test == test)?
-            .decision
-            .as_ref()?;
-        Some((d.donor?, d.recipient?))
-    })
 }
 
 /// The iteration table and the best configuration so far (`campaign status`). Reads the state

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::CampaignError;
+use crate::config::Strategy;
 use crate::executor::ExecutorConfig;
 
 pub use super::measure::RunMetrics;
@@ -73,6 +74,9 @@ pub struct FrozenSettings {
     pub interp: Option<crate::interp::Method>,
     #[serde(default)]
     pub top: Option<usize>,
+    /// How tests are chosen; absent (Algorithm 1) in Algorithm 1 states, so they read as before.
+    #[serde(default, skip_serializing_if = "Strategy::is_default")]
+    pub strategy: Strategy,
 }
 
 /// One balanced component with its limits, fixed at `init`.
@@ -125,6 +129,10 @@ pub struct TestIteration {
     pub runs: Vec<Run>,
     /// Taken once every run of the iteration has ended.
     pub decision: Option<Decision>,
+    /// Why the strategy chose this test (`model: upper FN 0.93 > best 0.91`). Algorithm 1
+    /// leaves it out: its reasons follow from the decisions (see [`super::status`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// One run (one repetition of one test in one iteration).
@@ -162,7 +170,7 @@ impl RunState {
     }
 }
 
-/// The decision taken for a test after an iteration (Algorithm 1).
+/// The decision taken for a test after an iteration (by the campaign's strategy).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     /// Component index of the donor (`None` when every run failed).
@@ -380,17 +388,56 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> 
         .map_err(|e| CampaignError::io(format!("cannot write {}", path.display()), e))
 }
 
-/// An exclusive OS lock on `DIR/campaign.lock`, held while the value lives. The OS releases it
-/// when the holder dies, so a lock left by a killed driver never blocks (the "stale lock"
-/// case); the holder's pid is written into the file for the message others see.
+/// How long [`Lock::acquire`] retries before it reports the holder.
+pub const LOCK_LINGER: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// An exclusive OS lock on the campaign, held while the value lives.
+///
+/// It is a `flock` on the campaign directory itself (and, for older autolb versions, on
+/// `DIR/campaign.lock`): a directory cannot be deleted and recreated under a driver the way a
+/// lock file can, so deleting `campaign.lock` mid-run lets no second driver in. The OS releases
+/// the lock when the holder dies, so a lock left by a killed driver never blocks (the "stale
+/// lock" case); the holder's pid is written into `campaign.lock` for the message others see.
 #[derive(Debug)]
 pub struct Lock {
+    _dir: File,
     _file: File,
 }
 
 impl Lock {
-    /// Takes the lock or fails at once, naming the process that holds it.
+    /// Takes the lock or fails, naming the process that holds it. It tries for up to
+    /// [`LOCK_LINGER`]: a driver killed while starting a run leaves the lock held for that
+    /// instant by the half-started child (a forked process holds its parent's descriptors until
+    /// it closes them), which must not make a restart fail.
     pub fn acquire(dir: &Path) -> Result<Lock, CampaignError> {
+        Lock::acquire_wait(dir, LOCK_LINGER)
+    }
+
+    /// Takes the lock, waiting up to `timeout` for its holder to let go (for short writers such
+    /// as `campaign record` next to a running driver); then fails like [`Lock::acquire`].
+    pub fn acquire_wait(dir: &Path, timeout: std::time::Duration) -> Result<Lock, CampaignError> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if let Some(lock) = Lock::try_acquire(dir)? {
+                return Ok(lock);
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(CampaignError::Locked {
+                    dir: dir.to_path_buf(),
+                    holder: holder_text(dir),
+                });
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// The lock, `None` when someone else holds it.
+    fn try_acquire(dir: &Path) -> Result<Option<Lock>, CampaignError> {
+        let dir_file = File::open(dir)
+            .map_err(|e| CampaignError::io(format!("cannot open {}", dir.display()), e))?;
+        if !try_lock(&dir_file, dir)? {
+            return Ok(None);
+        }
         let path = dir.join(LOCK_FILE);
         let mut file = OpenOptions::new()
             .read(true)
@@ -399,69 +446,64 @@ impl Lock {
             .truncate(false)
             .open(&path)
             .map_err(|e| CampaignError::io(format!("cannot open {}", path.display()), e))?;
-        // A viewer probing the lock (`Lock::holder`) holds it for an instant: retry briefly
-        // before calling it held, so a probe never makes a starting driver fail.
-        let mut tries = 0;
-        let locked = loop {
-            match fs4::FileExt::try_lock(&file) {
-                Err(fs4::TryLockError::WouldBlock) if tries < 5 => {
-                    tries += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-                other => break other,
-            }
-        };
-        match locked {
-            Ok(()) => {}
-            Err(fs4::TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                return Err(CampaignError::Locked {
-                    dir: dir.to_path_buf(),
-                    holder: holder.trim().to_string(),
-                });
-            }
-            Err(fs4::TryLockError::Error(e)) => {
-                return Err(CampaignError::io(
-                    format!("cannot lock {}", path.display()),
-                    e,
-                ))
-            }
+        if !try_lock(&file, &path)? {
+            return Ok(None);
         }
         // Record who holds it; a stale pid from a dead holder is simply overwritten.
         let _ = file.set_len(0);
         let _ = file.seek(SeekFrom::Start(0));
         let _ = writeln!(file, "pid {}", std::process::id());
         let _ = file.sync_all();
-        Ok(Lock { _file: file })
+        Ok(Some(Lock {
+            _dir: dir_file,
+            _file: file,
+        }))
     }
 
     /// Who holds the campaign's lock (`pid 1234`), or `None` when no driver does: a viewer's
-    /// way to tell "running" from "no driver running". Takes a shared lock for an instant
-    /// (drivers retry briefly, see [`Lock::acquire`]); a campaign without a lock file has no
-    /// driver.
+    /// way to tell "running" from "no driver running". Takes a shared lock on the directory for
+    /// an instant (drivers retry briefly, see [`Lock::acquire`]), so a deleted `campaign.lock`
+    /// does not hide a running driver.
     pub fn holder(dir: &Path) -> Option<String> {
-        let path = dir.join(LOCK_FILE);
-        let mut file = File::open(&path).ok()?;
-        match fs4::FileExt::try_lock_shared(&file) {
+        let dir_file = File::open(dir).ok()?;
+        match fs4::FileExt::try_lock_shared(&dir_file) {
             Ok(()) => {
-                let _ = fs4::FileExt::unlock(&file);
+                let _ = fs4::FileExt::unlock(&dir_file);
                 None
             }
             Err(fs4::TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                let holder = holder.trim();
+                let holder = holder_text(dir);
                 Some(if holder.is_empty() {
                     "another process".into()
                 } else {
-                    holder.to_string()
+                    holder
                 })
             }
             // Cannot tell (e.g. a filesystem without locks): say nothing rather than guess.
             Err(fs4::TryLockError::Error(_)) => None,
         }
     }
+}
+
+/// A non-blocking exclusive `flock`: true when taken, false when someone holds it.
+fn try_lock(file: &File, path: &Path) -> Result<bool, CampaignError> {
+    match fs4::FileExt::try_lock(file) {
+        Ok(()) => Ok(true),
+        Err(fs4::TryLockError::WouldBlock) => Ok(false),
+        Err(fs4::TryLockError::Error(e)) => Err(CampaignError::io(
+            format!("cannot lock {}", path.display()),
+            e,
+        )),
+    }
+}
+
+/// Who holds the lock, as written in `campaign.lock` (empty when unknown).
+fn holder_text(dir: &Path) -> String {
+    let mut text = String::new();
+    if let Ok(mut f) = File::open(dir.join(LOCK_FILE)) {
+        let _ = f.read_to_string(&mut text);
+    }
+    text.trim().to_string()
 }
 
 #[cfg(test)]
@@ -522,5 +564,36 @@ mod tests {
         drop(first);
         // Released: taking it again works (the file with the old pid is still there).
         Lock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_deleted_lock_file_lets_no_second_holder_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Lock::acquire(dir.path()).unwrap();
+        std::fs::remove_file(dir.path().join(LOCK_FILE)).unwrap();
+        assert!(Lock::acquire(dir.path()).is_err());
+        drop(first);
+        Lock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn waiting_for_the_lock_gets_it_once_released_or_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Lock::acquire(dir.path()).unwrap();
+        let t = std::time::Instant::now();
+        let e = Lock::acquire_wait(dir.path(), std::time::Duration::from_millis(200)).unwrap_err();
+        assert!(t.elapsed() >= std::time::Duration::from_millis(200));
+        assert!(
+            e.to_string()
+                .contains(&format!("pid {}", std::process::id())),
+            "{e}"
+        );
+        let path = dir.path().to_path_buf();
+        let waiter = std::thread::spawn(move || {
+            Lock::acquire_wait(&path, std::time::Duration::from_secs(20)).map(|_| ())
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        drop(first);
+        waiter.join().unwrap().unwrap();
     }
 }

@@ -5,7 +5,7 @@
 //! `next`, `record`, `wait`, `exec` and `plan`, for an outside workflow manager, live in
 //! [`super::campaign_outside`].
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -177,6 +177,9 @@ fn drive(a: &RunArgs) -> Result<()> {
         signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&stop))?;
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
+    // A closed terminal or tmux session (SIGHUP) stops like SIGTERM: runs cancelled, state
+    // saved. No "second signal exits at once" here: a hangup may come twice.
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&stop))?;
     let progress = Progress::new(std::io::stderr().is_terminal());
     let observer = {
         let progress = Arc::clone(&progress);
@@ -196,12 +199,15 @@ fn drive(a: &RunArgs) -> Result<()> {
             print!("{}", status.table());
         }
         DriveOutcome::Stopped => {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "stopped; resume with: autolb campaign run {}",
                 a.dir.display()
             );
         }
-        DriveOutcome::Cancelled => eprintln!("the campaign was cancelled"),
+        DriveOutcome::Cancelled => {
+            let _ = writeln!(std::io::stderr(), "the campaign was cancelled");
+        }
     }
     Ok(())
 }
@@ -223,7 +229,11 @@ impl Progress {
     fn line(&self, text: String) {
         match &self.bar {
             Some(bar) => bar.println(text),
-            None => println!("{text}"),
+            // Not `println!`: after a hangup the terminal is gone and a write error must not
+            // panic the driver half-way through its clean stop.
+            None => {
+                let _ = writeln!(std::io::stdout(), "{text}");
+            }
         }
     }
 

@@ -12,7 +12,7 @@ use clap::Args;
 use color_eyre::eyre::Result;
 
 use autolb::campaign::{self, Barrier, CampaignError, NextRun, RunLookup};
-use autolb::executor::command::{expand, placeholder_values};
+use autolb::executor::command::{expand_argv, placeholder_values};
 use autolb::executor::slurm::script::shell_quote;
 
 use super::campaign::report;
@@ -326,15 +326,13 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
     Ok(())
 }
 
-/// The command with its placeholders filled in (the `command` executor's code), a relative
+/// The command with its placeholders filled in (the `command` executor's code: values in a
+/// shell's `-c` script are quoted for that shell), a relative
 /// program path with a `/` made absolute from where autolb was started (it runs in the run
 /// directory).
 fn command_line(template: &[String], run: &NextRun) -> Result<Vec<String>> {
     let values = placeholder_values(&run.request());
-    let mut argv = template
-        .iter()
-        .map(|arg| expand(arg, &values).map_err(|e| user(format!("command argument {arg:?}: {e}"))))
-        .collect::<Result<Vec<_>>>()?;
+    let mut argv = expand_argv(template, &values).map_err(|e| user(format!("command: {e}")))?;
     if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
         argv[0] = std::path::absolute(&argv[0])?.display().to_string();
     }

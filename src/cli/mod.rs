@@ -8,6 +8,7 @@
 
 pub mod campaign;
 pub mod campaign_outside;
+pub mod front;
 pub mod model;
 pub mod predict;
 pub mod report;

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use autolb::model::Model;
 use autolb::predict::{self, Config, Prediction, Problem};
 
+use super::front;
 use crate::shared::error::user;
 use crate::shared::parse::write_stdout;
 use crate::shared::prediction_flags::{
@@ -26,10 +27,34 @@ pub struct PredictArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Print the speed/cost front of the kept configurations and the TTS_w interval in which
+    /// each configuration is the top-1, instead of the top N.
+    #[arg(long)]
+    pub front: bool,
+    /// With --front: print CSV (one row per configuration) for reports and plotting tools.
+    #[arg(long, requires = "front", conflicts_with = "json")]
+    pub csv: bool,
 }
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
+    if args.front {
+        if args.model.wants_model() {
+            return Err(user(
+                "--front works on the curves alone for now; drop --measured/--model to see the front",
+            ));
+        }
+        let problem = Problem::new(&inputs, &settings).map_err(user)?;
+        let trade_off = front::TradeOff::of(&problem);
+        let text = if args.json {
+            serde_json::to_string_pretty(&front::json(&trade_off)).map_err(user)? + "\n"
+        } else if args.csv {
+            front::csv(&trade_off)
+        } else {
+            front::table(&trade_off)
+        };
+        return front::emit(&text);
+    }
     if args.model.wants_model() {
         return run_with_model(args, &inputs, &settings);
     }

@@ -9,6 +9,40 @@
 //!   starts with a digit (`IFS-atm` -> `IFS_atm_nprocs`, `2d` -> `_2d_nprocs`).
 //!
 //! Two components whose names map to the same variable are refused ([`check_distinct`]).
+//!
+//! [`run_env`] gives every variable of a run; the `command` executor exports them to each run:
+//!
+//! | variable | value |
+//! |---|---|
+//! | `AUTOLB_RUN` | the run id, `i00-t03-r1` |
+//! | `AUTOLB_RUN_DIR` | the run directory |
+//! | `AUTOLB_ITERATION`, `AUTOLB_TEST`, `AUTOLB_REPETITION` | the run's numbers |
+//! | `AUTOLB_NPROC_<NAME>` | PEs of component NAME ([`nproc_env_var`]) |
+//! | `AUTOLB_TOTAL_NPROC` | all PEs of the run, extras included |
+
+use super::RunRequest;
+
+/// Every variable of one run, in the order of the table above.
+pub fn run_env(run: &RunRequest) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("AUTOLB_RUN".to_string(), run.id.clone()),
+        (
+            "AUTOLB_RUN_DIR".to_string(),
+            run.run_dir.display().to_string(),
+        ),
+        ("AUTOLB_ITERATION".to_string(), run.iteration.to_string()),
+        ("AUTOLB_TEST".to_string(), run.test.to_string()),
+        ("AUTOLB_REPETITION".to_string(), run.repetition.to_string()),
+    ];
+    for (name, p) in &run.nproc {
+        v.push((nproc_env_var(name), p.to_string()));
+    }
+    v.push((
+        "AUTOLB_TOTAL_NPROC".to_string(),
+        run.total_nproc().to_string(),
+    ));
+    v
+}
 
 /// The `AUTOLB_NPROC_<NAME>` variable of a component.
 pub fn nproc_env_var(component: &str) -> String {
@@ -83,5 +117,25 @@ mod tests {
         assert!(e.contains("IFS-atm") && e.contains("IFS_atm"), "{e}");
         assert!(check_distinct(["ifs", "IFS"]).is_err());
         assert!(check_distinct(["1a", "_1a"]).is_err());
+    }
+
+    #[test]
+    fn a_run_exports_its_values() {
+        let run = RunRequest {
+            id: "i01-t02-r1".into(),
+            iteration: 1,
+            test: 2,
+            repetition: 1,
+            nproc: vec![("IFS".into(), 408), ("nemo-oce".into(), 240)],
+            extra_pes: 96,
+            run_dir: std::path::PathBuf::from("/c/iter-01/test-02/rep-1"),
+        };
+        let env = run_env(&run);
+        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("AUTOLB_RUN"), Some("i01-t02-r1"));
+        assert_eq!(get("AUTOLB_RUN_DIR"), Some("/c/iter-01/test-02/rep-1"));
+        assert_eq!(get("AUTOLB_TOTAL_NPROC"), Some("744"));
+        assert_eq!(get("AUTOLB_NPROC_NEMO_OCE"), Some("240"));
+        assert_eq!(get("AUTOLB_ITERATION"), Some("1"));
     }
 }

@@ -11,6 +11,7 @@ pub mod env;
 pub mod sim;
 pub mod slurm;
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -140,7 +141,9 @@ pub trait Executor: Send {
 
     /// Cancels whatever this executor still runs for the campaign that the state has no ticket
     /// for (a Slurm job submitted just before the driver crashed, found by its job name), and
-    /// says what it cancelled. Executors whose runs die with the driver have nothing to do.
+    /// says what it cancelled. Executors whose runs die with the driver end here whatever an
+    /// earlier driver's runs left running (the driver calls it after recovering, before it
+    /// starts anything).
     fn cancel_untracked(&mut self) -> Result<Vec<String>, ExecutorError> {
         Ok(Vec::new())
     }
@@ -222,7 +225,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
+    // Mode 0666 less the umask, like any file a program creates (tempfile's own default is
+    // 0600, which would keep colleagues from reading a shared campaign).
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(parent)?;
     std::io::Write::write_all(&mut tmp, bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -289,5 +297,22 @@ mod tests {
             write_exit_status(dir.path(), &s).unwrap();
             assert_eq!(read_exit_status(dir.path()), Some(s));
         }
+    }
+
+    #[test]
+    fn atomic_writes_follow_the_umask() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        // SAFETY: umask has no memory-safety preconditions; tests in this binary create files
+        // with explicit modes or do not care about them.
+        let old = unsafe { libc::umask(0o022) };
+        let path = dir.path().join("f");
+        write_atomically(&path, b"x").unwrap();
+        unsafe { libc::umask(0o077) };
+        let private = dir.path().join("g");
+        write_atomically(&private, b"x").unwrap();
+        unsafe { libc::umask(old) };
+        assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o644);
+        assert_eq!(std::fs::metadata(&private).unwrap().mode() & 0o777, 0o600);
     }
 }

@@ -26,6 +26,7 @@ use serde::Serialize;
 use crate::campaign::{Status, TestState};
 use crate::interp::{Interpolant, Method};
 use crate::metrics;
+use crate::predict::front::Winner;
 use crate::predict::{ComponentInput, Config, Grid, Prediction, Problem};
 pub use recommend::{Basis, Figures, Recommendation};
 
@@ -120,6 +121,28 @@ pub struct MatrixSection {
     pub base_case: String,
 }
 
+/// The speed/cost trade-off: the Pareto front and which configuration wins for which TTS_w.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FrontSection {
+    pub components: Vec<String>,
+    /// In ascending SYPD (and CHSY).
+    pub front: Vec<Config>,
+    /// In ascending TTS_w.
+    pub winners: Vec<Winner>,
+    /// The TTS_w of the report (its winner is the recommendation).
+    pub tts_w: f64,
+}
+
+impl FrontSection {
+    /// Index of the winner at the report's TTS_w.
+    pub fn current(&self) -> Option<usize> {
+        self.winners
+            .iter()
+            .enumerate()
+            .position(|(i, w)| w.holds_at(self.tts_w, i == 0))
+    }
+}
+
 /// The settings table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Settings(pub Vec<(String, String)>);
@@ -132,6 +155,7 @@ pub enum Section {
     Settings(Settings),
     Curves(CurvesSection),
     Matrix(MatrixSection),
+    Front(FrontSection),
     Prediction(Prediction),
     Campaign(Status),
 }
@@ -233,6 +257,15 @@ pub fn build(req: &ReportRequest) -> Report {
     if let (Some(problem), Some(p)) = (req.problem, prediction.as_ref()) {
         if let Some(m) = matrix(problem, req, p, &marks) {
             sections.push(Section::Matrix(m));
+        }
+        let (front, winners) = problem.trade_off(req.tts_w);
+        if !front.is_empty() {
+            sections.push(Section::Front(FrontSection {
+                components: names.clone(),
+                front,
+                winners,
+                tts_w: req.tts_w,
+            }));
         }
         sections.push(Section::Prediction(p.clone()));
     }

@@ -8,7 +8,9 @@ use std::fmt::Write;
 
 use super::figures;
 use super::svg::escape;
-use super::{describe, Block, CurvesSection, MatrixSection, Report, Section, Settings};
+use super::{
+    describe, Block, CurvesSection, FrontSection, MatrixSection, Report, Section, Settings,
+};
 use crate::campaign::{Status, TestState};
 use crate::predict::Prediction;
 
@@ -33,6 +35,7 @@ impl Report {
                 Section::Settings(s) => settings_blocks(s, &mut out),
                 Section::Curves(c) => curves_blocks(c, &mut out),
                 Section::Matrix(m) => matrix_blocks(m, &mut out),
+                Section::Front(f) => front_blocks(f, &mut out),
                 Section::Prediction(p) => prediction_blocks(p, &mut out),
                 Section::Campaign(s) => campaign_blocks(s, &mut out),
             }
@@ -248,6 +251,45 @@ fn matrix_blocks(m: &MatrixSection, out: &mut Vec<Block>) {
         svg,
         caption,
     });
+}
+
+fn front_blocks(f: &FrontSection, out: &mut Vec<Block>) {
+    out.push(Block::Heading("Speed and cost: the trade-off".into()));
+    out.push(Block::Paragraph(format!(
+        "The {} configurations that no other kept configuration beats in both speed and cost (the Pareto front), and the range of TTS_w in which each winner is the top-1, as the paper's Table 1 and Fig. 3 show it: moving TTS_w towards 1 buys speed with core hours.",
+        f.front.len()
+    )));
+    out.push(Block::Figure {
+        id: "front".into(),
+        svg: figures::front(f),
+        caption: format!(
+            "SYPD against CHSY of the front (circles, cheapest left); lettered points win for some TTS_w (A from TTS_w 0), the filled one at TTS_w {:.2}.",
+            f.tts_w
+        ),
+    });
+    let mut header = vec!["".to_string(), "TTS_w".to_string()];
+    header.extend(f.components.iter().cloned());
+    header.extend(["total PEs", "SYPD", "CHSY"].map(String::from));
+    let rows = f
+        .winners
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let open = if i == 0 { '[' } else { '(' };
+            let mut r = vec![
+                figures::winner_letter(i),
+                format!("{open}{:.3}, {:.3}]", w.tts_w_from, w.tts_w_to),
+            ];
+            r.extend(w.config.nproc.iter().map(|n| n.to_string()));
+            r.extend([
+                w.config.total_nproc.to_string(),
+                format!("{:.2}", w.config.sypd),
+                format!("{:.0}", w.config.chsy),
+            ]);
+            r
+        })
+        .collect();
+    out.push(Block::Table { header, rows });
 }
 
 fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {

@@ -35,6 +35,7 @@ fn a_prediction_report_has_settings_curves_matrix_and_top_n_but_no_campaign() {
             Section::Settings(_) => "settings",
             Section::Curves(_) => "curves",
             Section::Matrix(_) => "matrix",
+            Section::Front(_) => "front",
             Section::Prediction(_) => "prediction",
             Section::Campaign(_) => "campaign",
         })
@@ -46,12 +47,13 @@ fn a_prediction_report_has_settings_curves_matrix_and_top_n_but_no_campaign() {
             "settings",
             "curves",
             "matrix",
+            "front",
             "prediction"
         ]
     );
     let html = r.to_html();
-    // Two curve figures and the matrix.
-    assert_eq!(svg_count(&html), 3);
+    // Two curve figures, the matrix and the front.
+    assert_eq!(svg_count(&html), 4);
     assert!(!html.contains("<script"));
     assert!(!html.contains("http://") || html.matches("http://").count() == svg_count(&html));
     assert!(!html.contains("https://"));
@@ -154,4 +156,32 @@ fn a_calibrated_curve_is_drawn_dashed_with_its_legend_only_when_present() {
     // One dashed line per panel plus the legend swatch.
     assert_eq!(svg.matches("stroke-dasharray=\"6 3\"").count(), 3);
     assert!(svg.contains(">calibrated model</text>"));
+}
+
+#[test]
+fn the_front_section_holds_the_winners_of_every_tts_w_and_marks_the_current_one() {
+    let r = example_report(None);
+    let Some(Section::Front(f)) = r.sections.iter().find(|s| matches!(s, Section::Front(_))) else {
+        panic!("no front section");
+    };
+    // The winners tile [0, 1] in order, and the one at the report's TTS_w is the top-1.
+    assert_eq!(f.winners.first().map(|w| w.tts_w_from), Some(0.0));
+    assert_eq!(f.winners.last().map(|w| w.tts_w_to), Some(1.0));
+    for pair in f.winners.windows(2) {
+        assert_eq!(pair[0].tts_w_to, pair[1].tts_w_from);
+    }
+    let top1 = match r
+        .sections
+        .iter()
+        .find(|s| matches!(s, Section::Prediction(_)))
+    {
+        Some(Section::Prediction(p)) => p.top[0].nproc.clone(),
+        _ => panic!("no prediction"),
+    };
+    let current = f.current().expect("a winner at the report's TTS_w");
+    assert_eq!(f.winners[current].config.nproc, top1);
+    let html = r.to_html();
+    assert!(html.contains("Speed and cost: the trade-off"));
+    // One table row per winner, lettered from A.
+    assert!(html.contains("<td>A</td>"));
 }

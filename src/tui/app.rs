@@ -5,14 +5,17 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use autolb::interp::Interpolant;
+use autolb::model::Model;
 use autolb::predict::{Cell, ComponentInput, Config, Grid, Prediction, Problem};
 use autolb::watch::{ActiveMode, WatchEvent};
 
+use super::calibration::Calibration;
 use super::campaign_view::CampaignView;
 use super::event::Event;
 use super::keys::{Action, KeyTable};
 use super::selection::{self, SelectionSource};
 use super::theme::Theme;
+use super::trade_off::TradeOffState;
 
 /// The panes Tab cycles through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,10 +24,18 @@ pub enum Pane {
     Slider,
     Table,
     Curves,
+    /// The speed/cost trade-off; shares the curves' place on screen.
+    Front,
 }
 
 impl Pane {
-    const ORDER: [Pane; 4] = [Pane::Matrix, Pane::Slider, Pane::Table, Pane::Curves];
+    const ORDER: [Pane; 5] = [
+        Pane::Matrix,
+        Pane::Slider,
+        Pane::Table,
+        Pane::Curves,
+        Pane::Front,
+    ];
 
     fn step(self, forward: bool) -> Pane {
         let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
@@ -35,6 +46,13 @@ impl Pane {
             (i + n - 1) % n
         }]
     }
+}
+
+/// What the place shared by the curves and the trade-off shows: the one focused last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shared {
+    Curves,
+    TradeOff,
 }
 
 /// What is drawn over the panes.
@@ -77,6 +95,9 @@ pub struct App {
     pub model_name: &'static str,
     /// The other model's problem, when a calibrated model was given (`M` swaps them).
     pub other_model: Option<(Problem, &'static str)>,
+    /// The calibrated model and the runs it learned from, when there is one (from
+    /// `--measured`/`--model`, or refitted as a watched campaign's runs land).
+    pub calibration: Option<Calibration>,
     pub curves: Vec<CurveSeries>,
     /// TTS_w in hundredths, so stepping never drifts (0.05 steps land on 0.05 exactly).
     pub tts_w_pct: u8,
@@ -88,6 +109,9 @@ pub struct App {
     /// matrix axes stay fixed at theirs.
     pub cursor: Vec<usize>,
     pub grid: Grid,
+    /// The speed/cost front, the TTS_w intervals and the cursor on the front.
+    pub trade_off: TradeOffState,
+    pub shared: Shared,
     pub focus: Pane,
     pub overlay: Overlay,
     /// Marked configurations (PEs per component).
@@ -146,11 +170,16 @@ impl App {
             .and_then(|c| index_of(&problem, &c.nproc))
             .unwrap_or_else(|| vec![0; n]);
         let grid = problem.grid(axes.0, axes.1, &cursor, tts_w);
+        let mut trade_off = TradeOffState::new(&problem, &grid);
+        if let Some(best) = prediction.top.first() {
+            trade_off.select(&best.nproc);
+        }
         App {
             problem,
             inputs: inputs.to_vec(),
             model_name: "standalone",
             other_model: None,
+            calibration: None,
             curves,
             tts_w_pct,
             top,
@@ -158,6 +187,8 @@ impl App {
             axes,
             cursor,
             grid,
+            trade_off,
+            shared: Shared::Curves,
             focus: Pane::Matrix,
             overlay: Overlay::None,
             marked: Vec::new(),
@@ -237,7 +268,10 @@ impl App {
             Event::Resize => {}
             Event::Tick(now) => self.now = now,
             Event::Watch(e, at) => self.on_watch(e, at),
-            Event::Campaign(view) => {
+            Event::Campaign(mut view) => {
+                if let Some(fit) = view.fitted.take() {
+                    self.set_calibration(fit);
+                }
                 self.campaign = *view;
                 self.rescore_table();
                 let last = self.campaign.rows.len().saturating_sub(1);
@@ -328,8 +362,8 @@ impl App {
             }
             Action::PageUp | Action::PageDown | Action::Home | Action::End => self.page(action),
             Action::Back => self.message = None,
-            Action::NextPane => self.focus = self.focus.step(true),
-            Action::PrevPane => self.focus = self.focus.step(false),
+            Action::NextPane => self.set_focus(self.focus.step(true)),
+            Action::PrevPane => self.set_focus(self.focus.step(false)),
             Action::TtsUp => self.set_tts_w(i16::from(self.tts_w_pct) + 5),
             Action::TtsDown => self.set_tts_w(i16::from(self.tts_w_pct) - 5),
             Action::TtsFineUp => self.set_tts_w(i16::from(self.tts_w_pct) + 1),
@@ -360,6 +394,15 @@ impl App {
                 Err(e) => self.error = Some(format!("report failed: {e}")),
             },
             Action::ToggleModel => self.toggle_model(),
+        }
+    }
+
+    fn set_focus(&mut self, pane: Pane) {
+        self.focus = pane;
+        match pane {
+            Pane::Curves => self.shared = Shared::Curves,
+            Pane::Front => self.shared = Shared::TradeOff,
+            _ => {}
         }
     }
 
@@ -398,6 +441,38 @@ impl App {
         }
     }
 
+    /// The model that colours the matrix and ranks the top N now.
+    pub fn active_model(&self) -> &Model {
+        static STANDALONE: Model = Model::Standalone;
+        match &self.calibration {
+            Some(c) if self.model_name == "calibrated" => &c.model,
+            _ => &STANDALONE,
+        }
+    }
+
+    /// Takes a (re)fitted calibrated model: the calibrated problem is rebuilt from it, in
+    /// place when it is the one shown, else as the one `M` switches to. A standalone answer
+    /// (no usable run yet) or the same fit again changes nothing.
+    pub fn set_calibration(&mut self, fit: Calibration) {
+        if !fit.model.is_calibrated() || self.calibration.as_ref() == Some(&fit) {
+            return;
+        }
+        let problem = match Problem::with_model(&self.inputs, &self.problem.settings, &fit.model) {
+            Ok(p) => p,
+            Err(e) => {
+                self.error = Some(format!("cannot use the refitted model: {e}"));
+                return;
+            }
+        };
+        self.calibration = Some(fit);
+        if self.model_name == "calibrated" {
+            self.problem = problem;
+            self.rerank();
+        } else {
+            self.other_model = Some((problem, "calibrated"));
+        }
+    }
+
     /// Re-ranks and recolours after TTS_w or top N changed.
     fn rerank(&mut self) {
         self.prediction = self.problem.rank(self.tts_w(), self.top);
@@ -411,6 +486,10 @@ impl App {
         self.grid = self
             .problem
             .grid(self.axes.0, self.axes.1, &self.cursor, self.tts_w());
+        // With two components the slice is the whole space and its kept set never changes.
+        if self.problem.components.len() > 2 {
+            self.trade_off.recloud(&self.grid);
+        }
     }
 
     fn navigate(&mut self, action: Action) {
@@ -434,6 +513,10 @@ impl App {
                     self.top_selected =
                         (self.top_selected + 1).min(self.prediction.top.len().saturating_sub(1))
                 }
+            },
+            Pane::Front => match action {
+                Action::Up | Action::Right => self.trade_off.walk(1),
+                _ => self.trade_off.walk(-1),
             },
             Pane::Table => match action {
                 Action::Up => self.select_row(self.table_selected.saturating_sub(1)),
@@ -498,13 +581,14 @@ impl App {
                 .top
                 .get(self.top_selected)
                 .map(|c| c.nproc.clone()),
+            Pane::Front => self.trade_off.selected_config().map(|c| c.nproc.clone()),
             _ => Some(self.cursor_nproc()),
         }
     }
 
     fn toggle_mark(&mut self) {
         if self.focus == Pane::Table {
-            self.message = Some("marking works on the matrix and the top list".into());
+            self.message = Some("marking works on the matrix, the top list and the front".into());
             return;
         }
         let Some(nproc) = self.selected_config() else {

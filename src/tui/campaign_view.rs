@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 use std::time::{Duration, SystemTime};
 
+use super::calibration::Calibration;
+
+use autolb::campaign::measured::{campaign_model, campaign_runs_of};
 use autolb::campaign::state::{Lock, STATE_FILE};
 use autolb::campaign::status::runs_summary;
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
@@ -62,6 +65,9 @@ pub struct IterRow {
     pub failed: usize,
     pub job: Option<String>,
     pub runs: Vec<RunRow>,
+    /// Why the campaign's strategy runs this test (the guided model's choice, a
+    /// donor/recipient move, a repetition, or the prediction rank it started from).
+    pub reason: Option<String>,
 }
 
 /// The iteration table and the campaign's state.
@@ -83,6 +89,9 @@ pub struct CampaignView {
     /// Runs whose output is still being written ("incoming").
     pub pending_runs: usize,
     pub error: Option<String>,
+    /// The calibrated model refitted on the campaign's measured runs (campaign directories
+    /// only; `None` until a run is usable or when nothing changed since the last fit).
+    pub fitted: Option<Calibration>,
 }
 
 /// Who drives a watched campaign, from its lock.
@@ -149,13 +158,23 @@ pub struct Loader {
     pub components: Vec<LoaderComponent>,
     pub period_s: Option<f64>,
     pub tts_w: f64,
-    /// Complete measurements by run directory: read once, never again.
+    /// Complete measurements by run directory: read once, never again. Filled only through
+    /// [`Loader::is_complete`], which the watcher asks once the directory's files stayed
+    /// unchanged for [`autolb::watch::poller::STABLE_POLLS`] polls: a file that parses as complete
+    /// while it is still being rewritten is not frozen at an intermediate value.
     complete: BTreeMap<PathBuf, RunFigures>,
+    /// Why a settled run directory is not complete (the reader's reason), from the last time
+    /// the watcher asked; shown as the run's note. Unsettled directories are not read at all:
+    /// nothing they hold counts yet, and reading thousands of them on every reload is what
+    /// made the idle app expensive.
+    notes: BTreeMap<PathBuf, String>,
     /// Campaign runs measured here before the driver recorded them.
     unrecorded: BTreeMap<PathBuf, RunMetrics>,
     /// PEs of each campaign run directory (from the campaign state), so the completeness test
     /// knows which rank files must exist.
     run_nproc: BTreeMap<PathBuf, Vec<u32>>,
+    /// Finished runs the last model fit saw: the model is refitted only when this changes.
+    fitted_on: Option<usize>,
 }
 
 /// What the table shows of one measured run.
@@ -185,8 +204,10 @@ impl Loader {
             period_s,
             tts_w,
             complete: BTreeMap::new(),
+            notes: BTreeMap::new(),
             unrecorded: BTreeMap::new(),
             run_nproc: BTreeMap::new(),
+            fitted_on: None,
         }
     }
 
@@ -199,7 +220,29 @@ impl Loader {
         if self.complete.contains_key(dir) {
             return true;
         }
-        matches!(self.read_run(dir, &[]), RunRead::Complete(_))
+        match self.read_run(dir, &[]) {
+            RunRead::Complete(_) => {
+                self.notes.remove(dir);
+                true
+            }
+            RunRead::Pending(reason) => {
+                self.notes.insert(dir.to_path_buf(), reason);
+                false
+            }
+        }
+    }
+
+    /// What the view shows of a run directory: complete once the watcher confirmed it
+    /// ([`Loader::is_complete`]), else pending with the reader's reason or "being written".
+    fn run_read(&self, dir: &Path) -> RunRead {
+        match (self.complete.get(dir), self.notes.get(dir)) {
+            (Some(f), _) => RunRead::Complete(*f),
+            (None, Some(note)) => RunRead::Pending(note.clone()),
+            (None, None) => RunRead::Pending(format!(
+                "being written; read once unchanged for {} polls",
+                autolb::watch::poller::STABLE_POLLS
+            )),
+        }
     }
 
     fn read_options(&self, nproc: &[u32]) -> ReadOptions {
@@ -215,7 +258,7 @@ impl Loader {
         opts
     }
 
-    /// Reads one run directory, using and filling the cache.
+    /// Reads one run directory whose files settled, using and filling the cache.
     fn read_run(&mut self, dir: &Path, nproc: &[u32]) -> RunRead {
         if let Some(f) = self.complete.get(dir) {
             return RunRead::Complete(*f);
@@ -270,6 +313,34 @@ impl Loader {
     /// The campaign's own table, with runs that finished but are not recorded yet measured
     /// here (a driver may be slow to record, or the campaign is driven from outside).
     fn load_campaign(&mut self, state: &State) -> CampaignView {
+        let fitted = self.refit(state);
+        let mut view = self.load_campaign_table(state);
+        view.fitted = fitted;
+        view
+    }
+
+    /// The calibrated model fitted again on every finished run of the campaign (through the
+    /// library's [`campaign_model`]), when runs finished since the last fit; `None` when
+    /// nothing changed, no run is usable yet, or the curves cannot be read.
+    fn refit(&mut self, state: &State) -> Option<Calibration> {
+        let done = state
+            .iterations
+            .iter()
+            .flat_map(|it| &it.tests)
+            .flat_map(|t| &t.runs)
+            .filter(|r| r.state == RunState::Done && r.metrics.is_some())
+            .count();
+        if done == 0 || self.fitted_on == Some(done) {
+            return None;
+        }
+        self.fitted_on = Some(done);
+        let (model, _notes) = campaign_model(state, &self.dir).ok()?;
+        let (runs, _) = campaign_runs_of(state, &self.dir);
+        model.is_calibrated().then_some(Calibration { model, runs })
+    }
+
+    /// [`Loader::load_campaign`] without the model.
+    fn load_campaign_table(&mut self, state: &State) -> CampaignView {
         let mut status = Status::from_state(state, &self.dir);
         let names = status.components.clone();
         let mut pending_runs = 0;
@@ -286,6 +357,11 @@ impl Loader {
                         continue;
                     }
                     if !run.run_dir.is_dir() {
+                        continue;
+                    }
+                    // Only once the watcher saw its files settle (see `complete`).
+                    if !self.complete.contains_key(&run.run_dir) {
+                        pending_runs += 1;
                         continue;
                     }
                     match measure::measure(
@@ -380,6 +456,7 @@ impl Loader {
                             note: r.failure.clone(),
                         })
                         .collect(),
+                    reason: t.reason.clone(),
                 });
             }
         }
@@ -444,8 +521,7 @@ impl Loader {
                 if row.nproc.is_empty() {
                     row.nproc = nproc_from_dir_name(&dir, &self.components);
                 }
-                let nproc = row.nproc.clone();
-                let run = match self.read_run(&dir, &nproc) {
+                let run = match self.run_read(&dir) {
                     RunRead::Complete(f) => RunRow {
                         repetition: rep,
                         state: "done".into(),
@@ -720,6 +796,15 @@ mod tests {
             std::fs::write(half_dir.join(e.file_name()), &bytes[..bytes.len() / 3]).unwrap();
         }
 
+        // Complete on disk, but the watcher has not seen it settle: not done yet.
+        let unsettled = loader.load();
+        assert_eq!(unsettled.rows[0].runs[0].state, "pending");
+        assert_eq!(unsettled.rows[0].sypd, None);
+        assert_eq!(unsettled.pending_runs, 2);
+        // The watcher asks once the files stayed unchanged for the documented polls.
+        assert!(loader.is_complete(&run_dir));
+        assert!(!loader.is_complete(&half_dir));
+
         let view = loader.load();
         assert_eq!(view.error, None);
         let row = &view.rows[0];
@@ -755,6 +840,19 @@ mod tests {
         simulate_into(&tmp.path().join("288IFS_192NEMO"), 288, 192);
         std::fs::create_dir_all(tmp.path().join("empty")).unwrap();
         let mut loader = Loader::new(tmp.path().to_path_buf(), comps(), Some(2700.0), 0.5);
+        let unsettled = loader.load();
+        assert_eq!(
+            unsettled.pending_runs, 3,
+            "nothing counts before it settled"
+        );
+        assert!(unsettled.rows.iter().all(|r| r.sypd.is_none()));
+        for d in [
+            "iter-01/test-02/rep-1",
+            "iter-01/test-02/rep-2",
+            "288IFS_192NEMO",
+        ] {
+            assert!(loader.is_complete(&tmp.path().join(d)), "{d}");
+        }
         let view = loader.load();
         assert_eq!(view.rows.len(), 2, "{:?}", view.rows);
         let by_name = view
@@ -863,7 +961,21 @@ mod tests {
                 timing_name: "oceanx".into(),
             },
         ];
-        let view = Loader::new(dir, comps, None, 0.5).load();
+        let mut loader = Loader::new(dir.clone(), comps, None, 0.5);
+        // The watcher confirms each run once its files settled (here: at once, they are
+        // fixtures); the two directories named for other PEs than their tables hold never count
+        // as complete (see below).
+        let mislabelled = ["960IFS_411NEMO", "1008IFS_411NEMO"];
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let named_wrong = mislabelled.iter().any(|m| e.file_name() == *m);
+            assert_eq!(
+                loader.is_complete(&e.path()),
+                !named_wrong,
+                "{}",
+                e.path().display()
+            );
+        }
+        let view = loader.load();
         assert_eq!(view.rows.len(), 30);
         let totals: Vec<u32> = view.rows.iter().map(|r| r.nproc.iter().sum()).collect();
         assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
@@ -874,7 +986,6 @@ mod tests {
         // Every run is complete, but two directories are named for other PEs than their output
         // holds (960IFS_411NEMO and 1008IFS_411NEMO: the tables say oceanx ran on 144): their
         // readings are refused, not shown as another configuration's.
-        let mislabelled = ["960IFS_411NEMO", "1008IFS_411NEMO"];
         let (refused, done): (Vec<_>, Vec<_>) = view
             .rows
             .iter()

@@ -22,7 +22,7 @@ pub enum Event {
     Watch(WatchEvent, SystemTime),
     /// The iteration table was reloaded.
     Campaign(Box<CampaignView>),
-    /// SIGTERM or SIGHUP: end cleanly.
+    /// SIGTERM, SIGHUP or SIGINT: end cleanly.
     Signal(i32),
     /// The terminal went away (a dropped ssh session): end instead of spinning.
     InputClosed(String),
@@ -64,10 +64,12 @@ pub fn spawn_tick(tx: Sender<Event>, period: Duration) {
         });
 }
 
-/// Forwards SIGTERM and SIGHUP as events.
+/// Forwards SIGTERM, SIGHUP and SIGINT as events. In raw mode Ctrl-C arrives as a key, so a
+/// SIGINT comes from `kill -INT`: it too ends the app through the normal path, which restores
+/// the terminal (main screen, cooked mode) instead of dying raw on the alternate screen.
 pub fn spawn_signals(tx: Sender<Event>) -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP])?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
     thread::Builder::new()
         .name("autolb-signals".into())
         .spawn(move || {

@@ -110,14 +110,14 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Up,
         name: "up",
         defaults: &["up", "k"],
-        description: "move up (matrix cursor, list, table)",
+        description: "move up (matrix cursor, list, table; faster along the front)",
         hint: None,
     },
     Binding {
         action: Action::Down,
         name: "down",
         defaults: &["down", "j"],
-        description: "move down",
+        description: "move down (cheaper along the front)",
         hint: None,
     },
     Binding {

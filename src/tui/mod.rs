@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod args;
+pub mod calibration;
 pub mod campaign_view;
 pub mod demo;
 pub mod event;
@@ -15,14 +16,19 @@ pub mod keys;
 pub mod report;
 pub mod selection;
 pub mod theme;
+pub mod trade_off;
 pub mod view;
 
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
+mod calibration_tests;
+#[cfg(test)]
 mod screen_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trade_off_tests;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -43,6 +49,7 @@ use crate::shared::error::user;
 use crate::shared::prediction_flags::{self, PredictionFlags};
 use app::App;
 use args::TuiArgs;
+use calibration::Calibration;
 use campaign_view::{Loader, LoaderComponent};
 use event::Event;
 use keys::KeyTable;
@@ -124,9 +131,10 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         out_dir,
         setup.title.clone(),
     );
-    if let Some(p) = calibrated {
+    if let Some((p, fit)) = calibrated {
         app.other_model = Some((p, "calibrated"));
         app.toggle_model();
+        app.calibration = Some(fit);
     }
     let _watcher = match &setup.watch_dir {
         Some(dir) => {
@@ -151,7 +159,7 @@ pub fn run(args: &TuiArgs) -> Result<()> {
 }
 
 /// The prediction under the calibrated model, when `--measured` or `--model` asks for one.
-fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<Problem>> {
+fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<(Problem, Calibration)>> {
     if !args.model.wants_model() {
         return Ok(None);
     }
@@ -178,9 +186,15 @@ fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<Problem>> 
                 .unwrap_or_default()
         )));
     }
-    Problem::with_model(&setup.inputs, &setup.settings, &resolved.model)
-        .map(Some)
-        .map_err(user)
+    let problem =
+        Problem::with_model(&setup.inputs, &setup.settings, &resolved.model).map_err(user)?;
+    Ok(Some((
+        problem,
+        Calibration {
+            model: resolved.model,
+            runs: resolved.runs,
+        },
+    )))
 }
 
 /// `autolb` alone and `autolb tui` without data open the demo.

@@ -84,6 +84,7 @@ pub(super) fn watched() -> CampaignView {
                 failed,
                 job: Some(format!("{}/i{it:02}-t{t:02}", 20592000 + it * 10 + t)),
                 runs,
+                reason: None,
             });
         }
     }
@@ -98,6 +99,7 @@ pub(super) fn watched() -> CampaignView {
         best: Some(2),
         pending_runs: 1,
         error: None,
+        fitted: None,
     }
 }
 

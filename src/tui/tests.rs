@@ -193,9 +193,11 @@ fn tab_cycles_panes_and_arrows_act_on_the_focused_one() {
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Curves);
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Front);
+    app.update(special(KeyCode::Tab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Matrix);
     app.update(special(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(app.focus, Pane::Curves);
+    assert_eq!(app.focus, Pane::Front);
 }
 
 #[test]
@@ -317,6 +319,7 @@ fn sample_view() -> CampaignView {
                     job: Some("1234".into()),
                     note: None,
                 }],
+                reason: None,
             }
         };
     CampaignView {
@@ -382,6 +385,15 @@ fn campaign_and_watch_events_fill_the_table_and_status() {
     let lines = view::detail::row_lines(&app, 2).join("\n");
     assert!(
         lines.contains("iteration 1 test 0: IFS 360 + NEMO 288"),
+        "{lines}"
+    );
+    // The strategy's reason for a test shows in its detail.
+    let mut guided = sample_view();
+    guided.rows[2].reason = Some("model: upper FN 0.930 > best 0.910".into());
+    app.update(Event::Campaign(Box::new(guided)));
+    let lines = view::detail::row_lines(&app, 2).join("\n");
+    assert!(
+        lines.contains("why: model: upper FN 0.930 > best 0.910"),
         "{lines}"
     );
     // A shorter table clamps the selection.

@@ -348,8 +348,8 @@ fn run_loop(
     }
 }
 
-/// The wait before the next poll: the short interval while files are pending or changing; when
-/// idle, the safety interval in native mode (notifications will wake us) or a doubling back-off
+/// The wait before the next poll: the short interval while files are changing or settling
+/// (pending files in refused directories do not count: they wait for a change); when idle, the safety interval in native mode (notifications will wake us) or a doubling back-off
 /// up to the maximum in poll mode.
 pub fn next_interval(
     mode: ActiveMode,
@@ -357,7 +357,7 @@ pub fn next_interval(
     current: Duration,
     outcome: &ScanOutcome,
 ) -> Duration {
-    let busy = !outcome.is_quiet() || outcome.pending > 0;
+    let busy = !outcome.is_quiet() || outcome.settling > 0;
     if busy {
         return options.poll_interval;
     }
@@ -449,9 +449,15 @@ mod tests {
         assert_eq!(next_interval(ActiveMode::Native, &o, s(2), &quiet), s(30));
         let busy = ScanOutcome {
             pending: 1,
+            settling: 1,
             ..ScanOutcome::default()
         };
         assert_eq!(next_interval(ActiveMode::Poll, &o, s(8), &busy), s(2));
+        let dormant = ScanOutcome {
+            pending: 200,
+            ..ScanOutcome::default()
+        };
+        assert_eq!(next_interval(ActiveMode::Poll, &o, s(4), &dormant), s(8));
     }
 
     fn collect(mode: WatchMode) {

@@ -6,7 +6,7 @@
 //! same-second append goes unseen. Here a file is compared on size, modification time in
 //! nanoseconds and inode (a file replaced by rename keeps its size but changes inode).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::os::unix::fs::MetadataExt;
@@ -55,6 +55,11 @@ pub struct ScanOutcome {
     pub pending: usize,
     /// Files complete (no longer stat'ed).
     pub complete: usize,
+    /// Pending files still settling: changing, or not yet unchanged for [`STABLE_POLLS`]
+    /// polls, or waiting for their directory to be asked. Files of refused directories (a dead
+    /// run's half-written output, the campaign root) are pending but not settling: nothing is
+    /// expected of them until they change, so they do not keep the watcher polling fast.
+    pub settling: usize,
     /// Number of `stat` calls this scan made.
     pub stats: usize,
 }
@@ -70,18 +75,23 @@ impl ScanOutcome {
 #[derive(Debug)]
 pub struct Poller {
     root: PathBuf,
-    files: BTreeMap<PathBuf, Tracked>,
+    /// Hash maps, not B-trees: comparing paths component by component made a scan of 3,000
+    /// run directories cost a third of a second in a debug build, most of the idle app's CPU.
+    files: HashMap<PathBuf, Tracked>,
     /// Directories whose stable files the predicate refused: not asked again until one of
     /// their files changes (a dead run's half-written output is not re-parsed every poll).
-    refused: BTreeSet<PathBuf>,
+    refused: HashSet<PathBuf>,
+    /// Directory listings of the last scan, reused while a directory is unchanged.
+    listings: HashMap<PathBuf, Listing>,
 }
 
 impl Poller {
     pub fn new(root: impl Into<PathBuf>) -> Poller {
         Poller {
             root: root.into(),
-            files: BTreeMap::new(),
-            refused: BTreeSet::new(),
+            files: HashMap::new(),
+            refused: HashSet::new(),
+            listings: HashMap::new(),
         }
     }
 
@@ -101,16 +111,22 @@ impl Poller {
         F: FnMut(&Path, &[PathBuf]) -> bool + ?Sized,
     {
         let mut out = ScanOutcome::default();
-        let mut listed: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
-        list_tree(&self.root, 0, &mut listed, &mut out.errors);
-
-        let seen: BTreeSet<&PathBuf> = listed.values().flatten().collect();
-        let gone: Vec<PathBuf> = self
-            .files
-            .keys()
-            .filter(|p| !seen.contains(p))
-            .cloned()
-            .collect();
+        let mut listed: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
+        let mut old = std::mem::take(&mut self.listings);
+        let mut walk = Walk {
+            old: &mut old,
+            new: HashMap::new(),
+            listed: &mut listed,
+            gone: Vec::new(),
+            errors: &mut out.errors,
+        };
+        walk.list(&self.root, 0);
+        let (new, mut gone) = (walk.new, walk.gone);
+        self.listings = new;
+        // Directories not reached any more (removed, or their parent was): their files are gone.
+        gone.extend(old.into_values().flat_map(|l| l.files));
+        gone.retain(|p| self.files.contains_key(p));
+        gone.sort();
         for path in gone {
             self.files.remove(&path);
             if let Some(dir) = path.parent() {
@@ -175,8 +191,25 @@ impl Poller {
                 self.refused.insert(dir.clone());
             }
         }
+        for (dir, names) in &listed {
+            if let Some(l) = self.listings.get_mut(dir) {
+                l.finished = l.reusable
+                    && l.subdirs.is_empty()
+                    && !names.is_empty()
+                    && names
+                        .iter()
+                        .all(|p| self.files.get(p).is_some_and(|t| t.complete));
+            }
+        }
         out.complete = self.files.values().filter(|t| t.complete).count();
         out.pending = self.files.len() - out.complete;
+        out.settling = self
+            .files
+            .iter()
+            .filter(|(path, t)| {
+                !t.complete && !path.parent().is_some_and(|d| self.refused.contains(d))
+            })
+            .count();
         out
     }
 }
@@ -189,42 +222,116 @@ fn stamp_of(meta: &fs::Metadata) -> Stamp {
     }
 }
 
-/// Lists `dir` and its subdirectories (not following symbolic links to directories, so a link
-/// loop cannot trap the poller) into `out`: directory -> its regular files. Uses the file type
-/// that `readdir` returns, which costs no extra `stat` on Linux filesystems.
-fn list_tree(
-    dir: &Path,
-    depth: usize,
-    out: &mut BTreeMap<PathBuf, Vec<PathBuf>>,
-    errors: &mut Vec<String>,
-) {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound && depth > 0 => return,
-        Err(e) => {
-            errors.push(format!("{}: cannot list: {e}", dir.display()));
+/// A directory's listing, kept between scans.
+#[derive(Debug, Clone)]
+struct Listing {
+    /// The directory's modification time (ns) and inode when it was listed.
+    stamp: (i128, u64),
+    /// Whether the listing may be reused while `stamp` stays the same: only when the
+    /// directory's mtime was at least [`RACY_NS`] older than the listing, so an entry created in
+    /// the same clock tick as the listing cannot hide behind an unchanged mtime (git's "racy
+    /// timestamp" rule).
+    reusable: bool,
+    /// Every file complete and no subdirectories: a finished run's directory. Its listing is
+    /// reused without even a `stat`: its output was read and is never read again, so nothing
+    /// that happens in it can change what is shown (the directory's own removal shows in its
+    /// parent's listing).
+    finished: bool,
+    files: Vec<PathBuf>,
+    subdirs: Vec<PathBuf>,
+}
+
+/// See [`Listing::reusable`].
+const RACY_NS: i128 = 2_000_000_000;
+
+/// One walk over the tree: lists `dir` and its subdirectories (not following symbolic links to
+/// directories, so a link loop cannot trap the poller) into `listed` (directory -> its regular
+/// files), using the file type that `readdir` returns (no extra `stat` on Linux filesystems).
+///
+/// A directory whose mtime and inode did not change has the same entries (creating, removing or
+/// renaming an entry updates its mtime), so its earlier listing is reused for one `stat`
+/// instead of a `readdir`; a finished run's directory ([`Listing::finished`]) is reused
+/// without even that, and is left out of `listed`, so each poll costs almost nothing per
+/// finished run: the idle cost of watching thousands of them. Files that disappeared from a
+/// relisted directory go to `gone`; directories not reached stay in `old`.
+struct Walk<'a> {
+    old: &'a mut HashMap<PathBuf, Listing>,
+    new: HashMap<PathBuf, Listing>,
+    listed: &'a mut Vec<(PathBuf, Vec<PathBuf>)>,
+    gone: Vec<PathBuf>,
+    errors: &'a mut Vec<String>,
+}
+
+impl Walk<'_> {
+    fn list(&mut self, dir: &Path, depth: usize) {
+        let before = self.old.remove(dir);
+        if let Some(l) = before.as_ref().filter(|l| l.finished) {
+            self.new.insert(dir.to_path_buf(), l.clone());
             return;
         }
-    };
-    let mut files = Vec::new();
-    let mut subdirs = Vec::new();
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
+        let unreadable = |e: io::Error, walk: &mut Walk, before: Option<Listing>| {
+            if e.kind() != io::ErrorKind::NotFound || depth == 0 {
+                walk.errors
+                    .push(format!("{}: cannot list: {e}", dir.display()));
+            }
+            if let Some(l) = before {
+                walk.old.insert(dir.to_path_buf(), l);
+            }
         };
-        if kind.is_dir() {
-            subdirs.push(entry.path());
-        } else if kind.is_file() || kind.is_symlink() {
-            files.push(entry.path());
+        let meta = match fs::metadata(dir) {
+            Ok(meta) => meta,
+            Err(e) => return unreadable(e, self, before),
+        };
+        let mtime_ns = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
+        let stamp = (mtime_ns, meta.ino());
+        let listing = match before {
+            Some(l) if l.reusable && l.stamp == stamp => l,
+            before => {
+                let listed_at = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as i128)
+                    .unwrap_or(0);
+                let entries = match fs::read_dir(dir) {
+                    Ok(entries) => entries,
+                    Err(e) => return unreadable(e, self, before),
+                };
+                let mut files = Vec::new();
+                let mut subdirs = Vec::new();
+                for entry in entries.flatten() {
+                    let Ok(kind) = entry.file_type() else {
+                        continue;
+                    };
+                    if kind.is_dir() {
+                        subdirs.push(entry.path());
+                    } else if kind.is_file() || kind.is_symlink() {
+                        files.push(entry.path());
+                    }
+                }
+                files.sort();
+                subdirs.sort();
+                if let Some(b) = before {
+                    self.gone.extend(
+                        b.files
+                            .into_iter()
+                            .filter(|f| files.binary_search(f).is_err()),
+                    );
+                }
+                Listing {
+                    stamp,
+                    reusable: mtime_ns + RACY_NS < listed_at,
+                    finished: false,
+                    files,
+                    subdirs,
+                }
+            }
+        };
+        self.listed.push((dir.to_path_buf(), listing.files.clone()));
+        if depth < MAX_DEPTH {
+            for sub in &listing.subdirs {
+                self.list(sub, depth + 1);
+            }
         }
-    }
-    files.sort();
-    subdirs.sort();
-    out.insert(dir.to_path_buf(), files);
-    if depth < MAX_DEPTH {
-        for sub in subdirs {
-            list_tree(&sub, depth + 1, out, errors);
-        }
+        self.new.insert(dir.to_path_buf(), listing);
     }
 }
 
@@ -309,6 +416,12 @@ mod tests {
             1,
             "a dead run's files are not re-parsed every poll"
         );
+        let out = poller.scan(&mut never);
+        assert_eq!(
+            (out.pending, out.settling),
+            (1, 0),
+            "a refused directory's files do not keep the watcher busy"
+        );
         assert!(!poller.is_complete(&file));
         std::fs::write(&file, "Balance: 001 Before MPI get 1.0\n").unwrap();
         for _ in 0..4 {
@@ -337,6 +450,58 @@ mod tests {
         let out = poller.scan(&mut always);
         assert_eq!(out.removed, vec![file]);
         assert_eq!(out.pending + out.complete, 0);
+    }
+
+    #[test]
+    fn unchanged_directories_are_not_listed_again_but_new_entries_are_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        std::fs::write(run.join("a"), "a").unwrap();
+        // Make the directory's mtime old enough to trust.
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::open(&run)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let mut poller = Poller::new(dir.path());
+        poller.scan(&mut always);
+        assert!(poller.listings[&run].reusable);
+        // A new file changes the directory's mtime: seen at the next scan.
+        std::fs::write(run.join("b"), "b").unwrap();
+        let out = poller.scan(&mut always);
+        assert_eq!(out.changed, vec![run.join("b")]);
+        // Just listed, with a fresh mtime: not trusted, listed again next time.
+        assert!(!poller.listings[&run].reusable);
+        std::fs::remove_file(run.join("a")).unwrap();
+        let out = poller.scan(&mut always);
+        assert_eq!(out.removed, vec![run.join("a")]);
+    }
+
+    #[test]
+    fn a_finished_run_directory_is_not_even_stated_but_its_removal_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        std::fs::write(run.join("a"), "a").unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::open(&run)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        std::fs::File::open(dir.path())
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let mut poller = Poller::new(dir.path());
+        for _ in 0..4 {
+            poller.scan(&mut always);
+        }
+        assert!(poller.is_complete(&run.join("a")));
+        assert!(poller.listings[&run].finished);
+        std::fs::remove_dir_all(&run).unwrap();
+        let out = poller.scan(&mut always);
+        assert_eq!(out.removed, vec![run.join("a")]);
     }
 
     #[test]

@@ -1,7 +1,11 @@
 //! Fixtures shared by the integration tests (`mod common;`): the binary, campaign files and
 //! campaigns driven from outside, the demo campaign, a synthetic large campaign, and a headless
-//! Chromium to look at reports as a person would; the timing samples with their readers.
-#![allow(dead_code)]
+//! Chromium to look at reports as a person would; the timing samples with their readers; live
+//! processes ([`processes`]). The prediction tests' random problems are in [`predict`].
+#![allow(dead_code)] // each test binary uses its own share of the fixtures
+
+pub mod predict;
+pub mod processes;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -197,6 +201,7 @@ pub fn synthetic_campaign(
                 next_step: Some(24),
                 next_nproc: None,
                 notes: Vec::new(),
+                reason: None,
             });
         }
         iters.push(IterationView {
@@ -220,6 +225,7 @@ pub fn synthetic_campaign(
         counts: RunCounts::default(),
         timing_names: Vec::new(),
         period_s: Some(2700.0),
+        strategy: Default::default(),
     };
     status.recompute();
     (inputs, settings, status)

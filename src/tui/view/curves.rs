@@ -13,6 +13,7 @@ use ratatui::Frame;
 
 use super::pane_block;
 use crate::tui::app::{App, Pane};
+use crate::tui::calibration::BandPoint;
 
 /// Which quantity a chart shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +24,9 @@ enum Quantity {
 
 /// Below this height the pane shows the SYPD chart alone (zoom shows both).
 const BOTH_FROM: u16 = 14;
+
+/// Below this chart height the calibrated band is left out (its dots would cover the curves).
+const BAND_FROM: u16 = 16;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if area.height < BOTH_FROM {
@@ -55,6 +59,13 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
             app.theme.fg(app.theme.component(i)),
         ));
     }
+    if app.calibration.is_some() {
+        spans.push(Span::raw(format!(
+            "{} coupled {} calibrated ",
+            coupled_glyph(app),
+            CALIBRATED_GLYPH
+        )));
+    }
     let title = Line::from(spans);
     let block = pane_block(app, Pane::Curves, title);
     let x = |p: f64| if app.log_scale { p.max(1.0).log2() } else { p };
@@ -73,7 +84,59 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         .iter()
         .map(|c| c.measured.iter().map(|&(p, s)| (x(p), y(p, s))).collect())
         .collect();
-    let all = lines.iter().chain(&measured).flatten();
+    // The calibrated model's side: each component's speed in the measured coupled runs, the
+    // calibrated curve, and its band's edges (only where it is legible: colour and room).
+    let calibrated: Vec<Vec<BandPoint>> = match &app.calibration {
+        Some(cal) => app
+            .curves
+            .iter()
+            .map(|c| cal.calibrated_line(&c.name, &c.line))
+            .collect(),
+        None => Vec::new(),
+    };
+    let coupled: Vec<Vec<(f64, f64)>> = match &app.calibration {
+        Some(cal) => app
+            .curves
+            .iter()
+            .map(|c| {
+                cal.coupled_points(&c.name)
+                    .into_iter()
+                    .map(|(p, s)| (x(p), y(p, s)))
+                    .collect()
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let show_band = area.height >= BAND_FROM && app.theme.depth != ColorDepth::Mono;
+    let cal_lines: Vec<Vec<(f64, f64)>> = calibrated
+        .iter()
+        .map(|c| c.iter().map(|b| (x(b.nproc), y(b.nproc, b.sypd))).collect())
+        .collect();
+    let band: Vec<Vec<(f64, f64)>> = calibrated
+        .iter()
+        .map(|c| {
+            if !show_band {
+                return Vec::new();
+            }
+            // Every fourth sample: the edges read as dotted lines, not a filled area.
+            c.iter()
+                .step_by(4)
+                .flat_map(|b| {
+                    [
+                        (x(b.nproc), y(b.nproc, b.low)),
+                        (x(b.nproc), y(b.nproc, b.high)),
+                    ]
+                })
+                .collect()
+        })
+        .collect();
+    let all = lines
+        .iter()
+        .chain(&measured)
+        .chain(&coupled)
+        .chain(&cal_lines)
+        .chain(&band)
+        .flatten();
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(a, b) in all {
         if a.is_finite() && b.is_finite() {
@@ -112,6 +175,34 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
                 .style(style.add_modifier(Modifier::BOLD))
                 .data(&measured[i]),
         );
+        if let Some(l) = cal_lines.get(i) {
+            datasets.push(
+                Dataset::default()
+                    .marker(Marker::Sextant)
+                    .graph_type(GraphType::Line)
+                    .style(style)
+                    .data(l),
+            );
+        }
+        if let Some(b) = band.get(i) {
+            datasets.push(
+                Dataset::default()
+                    // Quadrants: with colour no line, point or vertical uses them.
+                    .marker(Marker::Quadrant)
+                    .graph_type(GraphType::Scatter)
+                    .style(style)
+                    .data(b),
+            );
+        }
+        if let Some(c) = coupled.get(i) {
+            datasets.push(
+                Dataset::default()
+                    .marker(coupled_marker(app))
+                    .graph_type(GraphType::Scatter)
+                    .style(style.add_modifier(Modifier::BOLD))
+                    .data(c),
+            );
+        }
         if let Some(m) = markers.get(i) {
             datasets.push(
                 Dataset::default()
@@ -167,6 +258,27 @@ fn cursor_marker(app: &App) -> Marker {
         Marker::Bar
     } else {
         Marker::Dot
+    }
+}
+
+/// The calibrated curve's glyph (its own marker, so it differs from every standalone line).
+pub const CALIBRATED_GLYPH: &str = "▞";
+
+/// The measured coupled-mode points: bars (`▄`) with colour; without colour quadrants (`▗`), as
+/// the cursor's verticals use bars there.
+fn coupled_marker(app: &App) -> Marker {
+    if app.theme.depth == ColorDepth::Mono {
+        Marker::Quadrant
+    } else {
+        Marker::Bar
+    }
+}
+
+/// The legend's sample of the coupled-mode points.
+pub fn coupled_glyph(app: &App) -> &'static str {
+    match coupled_marker(app) {
+        Marker::Bar => "▄",
+        _ => "▗",
     }
 }
 

@@ -6,6 +6,9 @@ use ratatui::Frame;
 
 use super::{opt, scrolled_popup};
 use crate::tui::app::App;
+use crate::tui::calibration::estimate;
+use autolb::model::check::rel_error;
+use autolb::model::Model;
 use autolb::predict::Cell;
 
 /// Lines describing a configuration (public for tests).
@@ -54,6 +57,7 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
             }
         }
     }
+    out.extend(measured_lines(app, &nproc));
     let base = p.baseline(app.tts_w());
     out.push(format!(
         "base case {}: SYPD {:.2}, CHSY {:.0}",
@@ -65,6 +69,73 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
         "normalisation over {} kept configurations: SYPD {:.2}..{:.2}, CHSY {:.0}..{:.0}",
         p.considered, p.sypd_bounds.min, p.sypd_bounds.max, p.chsy_bounds.min, p.chsy_bounds.max
     ));
+    out
+}
+
+/// For a configuration that has been run: what each model predicted against what was
+/// measured (the calibrated model's training runs, and the watched campaign's rows).
+pub fn measured_lines(app: &App, nproc: &[u32]) -> Vec<String> {
+    let names = app.problem.names();
+    let mut measured: Vec<f64> = app
+        .calibration
+        .as_ref()
+        .map(|c| c.measured_at(&names, nproc))
+        .unwrap_or_default();
+    if measured.is_empty() && app.campaign.components == names {
+        measured = app
+            .campaign
+            .rows
+            .iter()
+            .filter(|r| r.nproc == nproc)
+            .filter_map(|r| r.sypd)
+            .collect();
+    }
+    if measured.is_empty() {
+        return Vec::new();
+    }
+    let mean = measured.iter().sum::<f64>() / measured.len() as f64;
+    let mut out = vec![
+        String::new(),
+        format!(
+            "measured: coupled SYPD {mean:.2} ({} run{})",
+            measured.len(),
+            if measured.len() == 1 { "" } else { "s" }
+        ),
+    ];
+    out.extend(predicted_lines(app, nproc, mean));
+    out
+}
+
+/// The standalone and the calibrated prediction for `nproc` against a `measured` coupled SYPD.
+fn predicted_lines(app: &App, nproc: &[u32], mean: f64) -> Vec<String> {
+    let interp = app.problem.settings.interp;
+    let mut out = Vec::new();
+    if let Some(e) = estimate(&Model::Standalone, &app.inputs, interp, nproc) {
+        out.push(format!(
+            "predicted, standalone: SYPD {:.2}   error {:+.1} %",
+            e.sypd,
+            100.0 * rel_error(e.sypd, mean)
+        ));
+    }
+    match app.calibration.as_ref() {
+        Some(c) => {
+            if let Some(e) = estimate(&c.model, &app.inputs, interp, nproc) {
+                out.push(format!(
+                    "predicted, calibrated: SYPD {:.2} (band {:.2}..{:.2})   error {:+.1} %{}",
+                    e.sypd,
+                    e.low,
+                    e.high,
+                    100.0 * rel_error(e.sypd, mean),
+                    if (e.low..=e.high).contains(&mean) {
+                        ""
+                    } else {
+                        "   outside the band"
+                    }
+                ));
+            }
+        }
+        None => out.push("predicted, calibrated: no calibrated model yet".into()),
+    }
     out
 }
 
@@ -120,6 +191,9 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
             r.step.map_or("-".into(), |s| s.to_string())
         ));
     }
+    if let Some(reason) = &r.reason {
+        out.push(format!("why: {reason}"));
+    }
     out.push(format!(
         "state {}   FN {} (the campaign's own, normalised over its measured runs: {})",
         r.state,
@@ -146,6 +220,11 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
             };
             out.push(format!("       {label}{}", compact_note(note)));
         }
+    }
+    // The models against the measurement last: a watcher looks at the runs first.
+    if let Some(measured) = r.sypd.filter(|_| *names == app.problem.names()) {
+        out.push(String::new());
+        out.extend(predicted_lines(app, &r.nproc, measured));
     }
     out
 }

@@ -7,6 +7,7 @@ pub mod matrix;
 pub mod slider;
 pub mod status;
 pub mod table;
+pub mod trade_off;
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -14,7 +15,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::app::{App, Overlay, Pane};
+use super::app::{App, Overlay, Pane, Shared};
 
 /// Smallest terminal the panes fit in; below it the app says so instead of drawing.
 pub const MIN_WIDTH: u16 = 60;
@@ -67,10 +68,12 @@ pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
         return vec![(app.focus, main)];
     }
     let compact = main.height < COMPACT_BELOW;
+    // The bar and the strip of TTS_w intervals under it; then the top-N header and rows and
+    // the borders when there is room.
     let slider_h = if compact {
-        1
+        2
     } else {
-        (app.prediction.top.len().min(5) as u16) + 4
+        (app.prediction.top.len().min(5) as u16) + 5
     };
     // As many lines as the rows need (up to 2/5 of the height), never fewer than TABLE_MIN.
     let wanted = u16::try_from(app.campaign.rows.len())
@@ -93,8 +96,13 @@ pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
         Constraint::Percentage(100 - curves_pct),
     ])
     .areas(top);
+    // The curves and the trade-off share a place: the one focused last is shown.
+    let shared = match app.shared {
+        Shared::Curves => Pane::Curves,
+        Shared::TradeOff => Pane::Front,
+    };
     vec![
-        (Pane::Curves, curves_area),
+        (shared, curves_area),
         (Pane::Matrix, matrix_area),
         (Pane::Slider, slider_area),
         (Pane::Table, table_area),
@@ -105,6 +113,7 @@ pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
 fn render_pane(app: &App, frame: &mut Frame, pane: Pane, rect: Rect) {
     match pane {
         Pane::Curves => curves::render(app, frame, rect),
+        Pane::Front => trade_off::render(app, frame, rect),
         Pane::Matrix => matrix::render(app, frame, rect),
         Pane::Slider => slider::render(app, frame, rect),
         Pane::Table => table::render(app, frame, rect),

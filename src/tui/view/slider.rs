@@ -63,6 +63,24 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if inner.height < 2 {
         return;
     }
+    // The TTS_w intervals, cell for cell under the bar (which starts after "TTS_w 0.50 cost ").
+    let (cells, jumps) = super::trade_off::strip(app, width);
+    let strip = Line::from(vec![
+        Span::styled(format!("{:<16}", "   winners"), app.theme.dim()),
+        Span::raw(cells),
+        Span::styled(jumps, app.theme.dim()),
+    ]);
+    frame.render_widget(
+        Paragraph::new(strip),
+        Rect {
+            y: inner.y + 1,
+            height: 1,
+            ..inner
+        },
+    );
+    if inner.height < 3 {
+        return;
+    }
     let names = app.problem.names();
     let mut header: Vec<String> = vec!["#".into()];
     header.extend(names.iter().cloned());
@@ -96,8 +114,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     widths.extend([6, 7, 7, 6, 6, 2].map(Constraint::Length));
     let table = Table::new(rows, widths).header(Row::new(header).style(app.theme.dim()));
     let rest = Rect {
-        y: inner.y + 1,
-        height: inner.height - 1,
+        y: inner.y + 2,
+        height: inner.height - 2,
         ..inner
     };
     frame.render_widget(table, rest);
@@ -127,7 +145,9 @@ fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
         if focused { "▶" } else { " " },
         app.tts_w()
     );
-    let fixed = label.chars().count() + 5 + 6 + recommended.chars().count();
+    // The bar starts after the label and "cost "; the strip below lines up with it.
+    let bar_at = label.chars().count() + 5;
+    let fixed = bar_at + 6 + recommended.chars().count();
     let width = usize::from(area.width).saturating_sub(fixed).clamp(3, 40);
     let line = Line::from(vec![
         Span::styled(label, label_style),
@@ -136,7 +156,23 @@ fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
         Span::raw(" speed"),
         Span::styled(recommended, app.theme.dim()),
     ]);
-    frame.render_widget(Paragraph::new(line), area);
+    frame.render_widget(Paragraph::new(line), Rect { height: 1, ..area });
+    if area.height >= 2 {
+        let (cells, jumps) = super::trade_off::strip(app, width);
+        let strip = Line::from(vec![
+            Span::styled(format!("{:<bar_at$}", " winners"), app.theme.dim()),
+            Span::raw(cells),
+            Span::styled(jumps, app.theme.dim()),
+        ]);
+        frame.render_widget(
+            Paragraph::new(strip),
+            Rect {
+                y: area.y + 1,
+                height: 1,
+                ..area
+            },
+        );
+    }
 }
 
 #[cfg(test)]

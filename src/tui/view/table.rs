@@ -9,6 +9,7 @@ use ratatui::Frame;
 
 use super::{opt, pane_block};
 use crate::tui::app::{App, Pane};
+use crate::tui::calibration::error_pct;
 use crate::tui::campaign_view::IterRow;
 
 /// The donor→recipient header; `d→r` on the narrowest screens.
@@ -31,6 +32,20 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
     let labelled = rows.iter().any(|r| r.label.is_some());
     // Directories of runs outside a campaign have no decisions: the column may go first.
     let any_move = rows.iter().any(|r| r.donor.is_some());
+    // The active model's error on each measured row, in per cent (a narrow column, dropped
+    // first on a narrow pane).
+    let model = app.active_model();
+    let interp = app.problem.settings.interp;
+    let same_order = app.campaign.components.is_empty() || *names == app.problem.names();
+    let errors: Vec<Option<f64>> = rows
+        .iter()
+        .map(|r| {
+            let measured = r.sypd?;
+            same_order
+                .then(|| error_pct(model, &app.inputs, interp, &r.nproc, measured))
+                .flatten()
+        })
+        .collect();
     let mut cols = vec![
         Column {
             header: " ".into(),
@@ -72,6 +87,14 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
             header: "cpl%".into(),
             cell: Box::new(|_, r| opt(r.coupling_cost.map(|c| c * 100.0), 1)),
             drop_order: 2,
+        },
+        Column {
+            header: "err%".into(),
+            cell: Box::new(move |i, _| match errors.get(i).copied().flatten() {
+                Some(e) => format!("{e:+.1}"),
+                None => "-".into(),
+            }),
+            drop_order: 6,
         },
         Column {
             header: "FN".into(),

@@ -1,16 +1,22 @@
-//! The `command` executor: runs a user command template locally, one process (group) per run.
+//! The `command` executor: runs a user command template locally, one supervised process tree
+//! per run.
 //!
-//! The template is a list (program and arguments) with placeholders `{run_dir}`,
-//! `{nproc.NAME}` for each component, `{total_nproc}`, `{iteration}`, `{test}`,
-//! `{repetition}` and `{run}` (the run id); `{{` and `}}` are literal braces. It is executed
-//! without a shell (a template that wants one says so: `["bash", "-c", "..."]`), in the run
-//! directory, with stdout and stderr going to `stdout` and `stderr` there and the way it ended
-//! to `exit_status`. A relative program path containing `/` is relative to the campaign file.
+//! The template ([`template`]) is a list (program and arguments) with placeholders; it is
+//! executed without a shell (a template that wants one says so: `["bash", "-c", "..."]`, and
+//! then the values are quoted for that shell), in the run directory, with stdout and stderr
+//! going to `stdout` and `stderr` there, the run's values also in the environment
+//! ([`crate::executor::env`]). A relative program path containing `/` is relative to the
+//! campaign file.
 //!
-//! Each run is its own process group, and its first process dies with the driver
-//! (`PR_SET_PDEATHSIG`), so a killed driver leaves nothing behind that could write into a run
-//! directory it will reuse; a restarted driver also kills any process still carrying the
-//! run's `AUTOLB_RUN` token.
+//! Each run starts through a [`supervisor`] that writes `exit_status` the moment the command
+//! exits, so no driver crash can lose a finished run or run it twice, and that ends the
+//! command's process group when the driver dies. Escaped descendants (`setsid`, double forks)
+//! are ended through the run's cgroup or its environment marker ([`reap`]) on timeout, cancel,
+//! driver stop, and at the next driver start after a crash.
+
+pub mod reap;
+pub mod supervisor;
+pub mod template;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -22,18 +28,24 @@ use std::time::{Duration, Instant};
 
 use super::ExecutorConfig;
 use super::{
-    recover_ended, status_on_disk, write_exit_status, Executor, ExecutorContext, ExecutorError,
-    RunRequest, RunStatus, Ticket,
+    read_exit_status, recover_ended, status_on_disk, write_exit_status, Executor, ExecutorContext,
+    ExecutorError, RunRequest, RunStatus, Ticket,
 };
+pub use template::{expand, expand_argv, placeholder_values};
 
-/// How long a run may take to end after SIGTERM (timeout, cancel) before SIGKILL.
+/// How long a run may take to end after SIGTERM (timeout, cancel, driver stop) before SIGKILL.
 const GRACE: Duration = Duration::from_secs(5);
+
+/// How long the driver waits for a supervisor beyond [`GRACE`] before it kills it.
+const SUPERVISOR_SLACK: Duration = Duration::from_secs(5);
 
 /// Runs each run as a local process.
 pub struct CommandExecutor {
     template: Vec<String>,
     base_dir: PathBuf,
     timeout: Option<Duration>,
+    /// Marks every process of this campaign's runs ([`reap::CAMPAIGN_VAR`]).
+    campaign_key: String,
     runs: Arc<Mutex<HashMap<String, Slot>>>,
     monitors: HashMap<String, JoinHandle<()>>,
 }
@@ -41,7 +53,6 @@ pub struct CommandExecutor {
 #[derive(Debug, Clone)]
 struct Slot {
     status: RunStatus,
-    pgid: i32,
     cancel: bool,
 }
 
@@ -58,7 +69,7 @@ impl CommandExecutor {
     /// Builds the executor, checking the template's placeholders against the components.
     pub fn from_config(
         cfg: &ExecutorConfig,
-        _campaign_dir: &Path,
+        campaign_dir: &Path,
         ctx: &ExecutorContext,
     ) -> Result<CommandExecutor, ExecutorError> {
         let template = cfg.command.clone().unwrap_or_default();
@@ -68,29 +79,35 @@ impl CommandExecutor {
             ));
         }
         let sample = placeholder_values(&sample_request(ctx));
-        for arg in &template {
-            expand(arg, &sample).map_err(|e| {
+        let script = template::shell_script_index(&template);
+        for (k, arg) in template.iter().enumerate() {
+            let expanded = if Some(k) == script {
+                template::expand_shell(arg, &sample)
+            } else {
+                expand(arg, &sample)
+            };
+            expanded.map_err(|e| {
                 ExecutorError::Config(format!("[executor] command argument {arg:?}: {e}"))
             })?;
         }
+        super::env::check_distinct(ctx.components.iter().map(|c| c.name.as_str()))
+            .map_err(ExecutorError::Config)?;
         let timeout = cfg.timeout_s.map(timeout_from_seconds).transpose()?;
         Ok(CommandExecutor {
             template,
             base_dir: ctx.base_dir.clone(),
             timeout,
+            campaign_key: reap::campaign_key(campaign_dir),
             runs: Arc::new(Mutex::new(HashMap::new())),
             monitors: HashMap::new(),
         })
     }
 
-    /// The program and arguments of one run, placeholders filled in.
+    /// The program and arguments of one run, placeholders filled in (and quoted in a shell
+    /// script).
     pub fn command_line(&self, run: &RunRequest) -> Result<Vec<String>, ExecutorError> {
-        let values = placeholder_values(run);
-        let mut argv = self
-            .template
-            .iter()
-            .map(|a| expand(a, &values).map_err(ExecutorError::Config))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut argv =
+            expand_argv(&self.template, &placeholder_values(run)).map_err(ExecutorError::Config)?;
         if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
             argv[0] = self.base_dir.join(&argv[0]).display().to_string();
         }
@@ -127,72 +144,8 @@ fn sample_request(ctx: &ExecutorContext) -> RunRequest {
     }
 }
 
-/// The value of every placeholder for one run (also used by `campaign exec`).
-pub fn placeholder_values(run: &RunRequest) -> HashMap<String, String> {
-    let mut v = HashMap::new();
-    v.insert("run_dir".to_string(), run.run_dir.display().to_string());
-    v.insert("total_nproc".to_string(), run.total_nproc().to_string());
-    v.insert("iteration".to_string(), run.iteration.to_string());
-    v.insert("test".to_string(), run.test.to_string());
-    v.insert("repetition".to_string(), run.repetition.to_string());
-    v.insert("run".to_string(), run.id.clone());
-    for (name, p) in &run.nproc {
-        v.insert(format!("nproc.{name}"), p.to_string());
-    }
-    v
-}
-
-/// Fills `{name}` placeholders; `{{` / `}}` are literal braces. Unknown names are errors.
-pub fn expand(template: &str, values: &HashMap<String, String>) -> Result<String, String> {
-    let mut out = String::new();
-    let mut chars = template.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                out.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                out.push('}');
-            }
-            '{' => {
-                let mut name = String::new();
-                loop {
-                    match chars.next() {
-                        Some('}') => break,
-                        Some(c) => name.push(c),
-                        None => {
-                            return Err(format!(
-                                "unclosed placeholder {{{name}; write {{{{ for a literal brace"
-                            ))
-                        }
-                    }
-                }
-                match values.get(&name) {
-                    Some(v) => out.push_str(v),
-                    None => {
-                        let mut known: Vec<&str> = values.keys().map(|k| k.as_str()).collect();
-                        known.sort_unstable();
-                        return Err(format!(
-                            "unknown placeholder {{{name}}}; known: {}",
-                            known
-                                .iter()
-                                .map(|k| format!("{{{k}}}"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ));
-                    }
-                }
-            }
-            '}' => return Err("a lone } ; write }} for a literal brace".into()),
-            c => out.push(c),
-        }
-    }
-    Ok(out)
-}
-
-/// A token unique to one start of one run, put in the process environment as `AUTOLB_RUN`.
+/// A token unique to one start of one run, put in the process environment as
+/// [`reap::TOKEN_VAR`].
 fn token(run: &RunRequest) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -223,7 +176,10 @@ impl Executor for CommandExecutor {
             "cannot create {}/stderr",
             run.run_dir.display()
         )))?;
+        // A status left by an earlier start in this directory is not this start's.
+        let _ = std::fs::remove_file(run.run_dir.join(super::EXIT_STATUS_FILE));
         let token = token(run);
+        let cgroup = reap::RunCgroup::create(&self.campaign_key, &token);
         let mut command = Command::new(&argv[0]);
         command
             .args(&argv[1..])
@@ -231,28 +187,53 @@ impl Executor for CommandExecutor {
             .stdin(Stdio::null())
             .stdout(stdout)
             .stderr(stderr)
-            .env("AUTOLB_RUN", &token)
-            .env("AUTOLB_RUN_DIR", &run.run_dir);
-        die_with_parent(&mut command);
-        let child = command.spawn().map_err(|e| ExecutorError::Io {
-            what: format!("cannot start {:?} for run {}", argv[0], run.id),
-            source: e,
-        })?;
+            .envs(super::env::run_env(run))
+            .env(reap::TOKEN_VAR, &token)
+            .env(reap::CAMPAIGN_VAR, &self.campaign_key);
+        let cgroup_files = cgroup.as_ref().and_then(|cg| {
+            let procs = std::ffi::CString::new(cg.procs().into_os_string().into_encoded_bytes());
+            let kill = cg
+                .kill_file()
+                .and_then(|k| std::ffi::CString::new(k.into_os_string().into_encoded_bytes()).ok());
+            procs.ok().map(|p| (p, kill))
+        });
+        supervisor::install(
+            &mut command,
+            supervisor::Plan {
+                grace: GRACE,
+                cgroup: cgroup_files,
+            },
+        )
+        .map_err(io(format!("cannot prepare run {}", run.id)))?;
+        let child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                // The supervisor recorded the failed exec as an exit; the run never started.
+                let _ = std::fs::remove_file(run.run_dir.join(super::EXIT_STATUS_FILE));
+                return Err(ExecutorError::Io {
+                    what: format!("cannot start {:?} for run {}", argv[0], run.id),
+                    source: e,
+                });
+            }
+        };
         let pid = child.id() as i32;
         if let Ok(mut runs) = self.runs.lock() {
             runs.insert(
                 run.id.clone(),
                 Slot {
                     status: RunStatus::Running,
-                    pgid: pid,
                     cancel: false,
                 },
             );
         }
         let monitor = spawn_monitor(
-            child,
-            run.id.clone(),
-            run.run_dir.clone(),
+            Monitored {
+                child,
+                id: run.id.clone(),
+                run_dir: run.run_dir.clone(),
+                token: token.clone(),
+                cgroup,
+            },
             self.timeout,
             Arc::clone(&self.runs),
         );
@@ -271,20 +252,19 @@ impl Executor for CommandExecutor {
     }
 
     fn cancel(&mut self, run: &RunRequest, ticket: &Ticket) -> Result<(), ExecutorError> {
-        // The process group of the run if it is still running.
         let running = self.runs.lock().ok().and_then(|mut runs| {
             let slot = runs.get_mut(&run.id)?;
             slot.cancel = true;
-            (slot.status == RunStatus::Running).then_some(slot.pgid)
+            Some(slot.status == RunStatus::Running)
         });
-        if let Some(pgid) = running {
-            signal_group(pgid, libc::SIGTERM);
-            // Wait until it has ended, so nothing writes into the run directory afterwards.
+        if running == Some(true) {
+            // The monitor stops it; wait until it has ended, so nothing writes into the run
+            // directory afterwards.
             if let Some(handle) = self.monitors.remove(&run.id) {
                 let _ = handle.join();
             }
         } else if let Some(t) = ticket_token(ticket) {
-            kill_by_token(t);
+            reap::kill_by_env(reap::TOKEN_VAR, t);
         }
         Ok(())
     }
@@ -294,13 +274,30 @@ impl Executor for CommandExecutor {
         run: &RunRequest,
         ticket: Option<&Ticket>,
     ) -> Result<Option<Ticket>, ExecutorError> {
-        if let Some(ended) = recover_ended(run, ticket) {
-            return Ok(Some(ended));
-        }
+        // The previous driver's supervisor ends its command within the grace time after the
+        // driver died, writing `exit_status` if the command had finished: wait for it before
+        // reading the directory.
+        supervisor::wait_for_supervisor(&run.run_dir, GRACE + SUPERVISOR_SLACK);
         if let Some(t) = ticket.and_then(ticket_token) {
-            kill_by_token(t);
+            reap::kill_by_env(reap::TOKEN_VAR, t);
         }
-        Ok(None)
+        Ok(recover_ended(run, ticket))
+    }
+
+    /// Ends every process still marked with this campaign's key and every cgroup left for
+    /// it: what earlier drivers' runs left behind (the driver calls it after recovering, and
+    /// `cancel` after cancelling).
+    fn cancel_untracked(&mut self) -> Result<Vec<String>, ExecutorError> {
+        let mut ended: Vec<String> = reap::kill_by_env(reap::CAMPAIGN_VAR, &self.campaign_key)
+            .into_iter()
+            .map(|pid| format!("process {pid}"))
+            .collect();
+        ended.extend(
+            reap::end_campaign_cgroups(&self.campaign_key)
+                .into_iter()
+                .map(|cg| format!("cgroup {cg}")),
+        );
+        Ok(ended)
     }
 
     fn poll_interval(&self) -> Duration {
@@ -312,71 +309,89 @@ impl Executor for CommandExecutor {
     }
 }
 
-/// Waits for the child, enforcing the timeout and cancel requests, then writes the exit status
-/// file and publishes the status.
-fn spawn_monitor(
-    mut child: Child,
+/// A started run as its monitor thread sees it.
+struct Monitored {
+    /// The run's supervisor.
+    child: Child,
     id: String,
     run_dir: PathBuf,
+    token: String,
+    cgroup: Option<reap::RunCgroup>,
+}
+
+/// Waits for the supervisor, asking it to stop the run on timeout or cancel, then takes the
+/// run's status from `exit_status` (written by the supervisor when the command ended on its
+/// own), records why it stopped the run otherwise, ends whatever of the run is left, and
+/// publishes the status.
+fn spawn_monitor(
+    run: Monitored,
     timeout: Option<Duration>,
     runs: Arc<Mutex<HashMap<String, Slot>>>,
 ) -> JoinHandle<()> {
+    let Monitored {
+        mut child,
+        id,
+        run_dir,
+        token,
+        cgroup,
+    } = run;
     std::thread::spawn(move || {
         let started = Instant::now();
-        let pgid = child.id() as i32;
+        let pid = child.id() as i32;
         let mut stopping: Option<(Instant, String)> = None;
-        let status = loop {
-            let cancel_requested = || {
-                runs.lock()
-                    .ok()
-                    .and_then(|r| r.get(&id).map(|s| s.cancel))
-                    .unwrap_or(false)
-            };
+        let cancel_requested = || {
+            runs.lock()
+                .ok()
+                .and_then(|r| r.get(&id).map(|s| s.cancel))
+                .unwrap_or(false)
+        };
+        let ended = loop {
             match child.try_wait() {
-                Ok(Some(exit)) => {
-                    // Whatever the first process leaves behind in its group goes too.
-                    signal_group(pgid, libc::SIGKILL);
-                    // `cancel` sets the flag, then signals the group itself: read the flag only
-                    // now, after the exit, so a run it killed is never taken for a crash.
-                    if stopping.is_none() && cancel_requested() {
-                        stopping = Some((Instant::now(), "cancelled".into()));
-                    }
-                    break match (&stopping, exit.code()) {
-                        (Some((_, why)), _) => RunStatus::Failed {
-                            reason: why.clone(),
-                        },
-                        (None, Some(code)) => RunStatus::Finished { exit_code: code },
-                        (None, None) => RunStatus::Failed {
-                            reason: signal_reason(&exit),
-                        },
-                    };
-                }
+                Ok(Some(exit)) => break Ok(exit),
                 Ok(None) => {}
-                Err(e) => {
-                    break RunStatus::Failed {
-                        reason: format!("cannot wait for the process: {e}"),
-                    }
-                }
+                Err(e) => break Err(e),
             }
-            let cancel = cancel_requested();
             match &stopping {
-                None if cancel => {
-                    signal_group(pgid, libc::SIGTERM);
+                None if cancel_requested() => {
+                    signal(pid, libc::SIGTERM);
                     stopping = Some((Instant::now(), "cancelled".into()));
                 }
                 None if timeout.is_some_and(|t| started.elapsed() >= t) => {
-                    signal_group(pgid, libc::SIGTERM);
+                    signal(pid, libc::SIGTERM);
                     let t = timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0);
                     stopping = Some((Instant::now(), format!("timed out after {t} s")));
                 }
-                Some((since, _)) if since.elapsed() >= GRACE => {
-                    signal_group(pgid, libc::SIGKILL);
+                Some((since, _)) if since.elapsed() >= GRACE + SUPERVISOR_SLACK => {
+                    // The supervisor does not end: kill it (its command dies with it).
+                    signal(pid, libc::SIGKILL);
                 }
                 _ => {}
             }
             std::thread::sleep(Duration::from_millis(25));
         };
-        let _ = write_exit_status(&run_dir, &status);
+        // Escaped descendants go too.
+        reap::kill_by_env(reap::TOKEN_VAR, &token);
+        drop(cgroup);
+        // `cancel` sets the flag, then waits: read it also after the end, so a run it stopped
+        // is never taken for a crash.
+        if stopping.is_none() && cancel_requested() {
+            stopping = Some((Instant::now(), "cancelled".into()));
+        }
+        let status = match (read_exit_status(&run_dir), stopping, ended) {
+            (Some(status), _, _) => status,
+            (None, Some((_, why)), _) => RunStatus::Failed { reason: why },
+            (None, None, Ok(exit)) => RunStatus::Failed {
+                reason: format!(
+                    "the run's supervisor ended ({exit}) without the run's exit status"
+                ),
+            },
+            (None, None, Err(e)) => RunStatus::Failed {
+                reason: format!("cannot wait for the process: {e}"),
+            },
+        };
+        if read_exit_status(&run_dir).is_none() {
+            let _ = write_exit_status(&run_dir, &status);
+        }
         if let Ok(mut r) = runs.lock() {
             if let Some(slot) = r.get_mut(&id) {
                 slot.status = status;
@@ -385,80 +400,11 @@ fn spawn_monitor(
     })
 }
 
-#[cfg(unix)]
-fn signal_reason(exit: &std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match exit.signal() {
-        Some(s) => format!("killed by signal {s}"),
-        None => format!("ended without an exit code ({exit})"),
-    }
-}
-
-#[cfg(not(unix))]
-fn signal_reason(exit: &std::process::ExitStatus) -> String {
-    format!("ended without an exit code ({exit})")
-}
-
-/// Puts the run in its own process group and, on Linux, kills its first process when the
-/// thread that started it (the driver's) dies.
-#[cfg(unix)]
-fn die_with_parent(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    command.process_group(0);
-    #[cfg(target_os = "linux")]
-    {
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
-        unsafe {
-            command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // The driver may have died between fork and prctl.
-                if libc::getppid() != parent {
-                    libc::_exit(137);
-                }
-                Ok(())
-            });
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn die_with_parent(_command: &mut Command) {}
-
-#[cfg(unix)]
-fn signal_group(pgid: i32, signal: i32) {
-    if pgid > 1 {
+fn signal(pid: i32, signal: i32) {
+    if pid > 1 {
         // SAFETY: kill has no memory-safety preconditions.
         unsafe {
-            libc::kill(-pgid, signal);
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn signal_group(_pgid: i32, _signal: i32) {}
-
-/// Kills every process whose environment carries `AUTOLB_RUN=<token>` (Linux `/proc`).
-fn kill_by_token(token: &str) {
-    let needle = format!("AUTOLB_RUN={token}\0").into_bytes();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for e in entries.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
-            continue;
-        };
-        let Ok(env) = std::fs::read(e.path().join("environ")) else {
-            continue;
-        };
-        if env.windows(needle.len()).any(|w| w == needle.as_slice()) {
-            #[cfg(unix)]
-            // SAFETY: kill has no memory-safety preconditions.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-            }
+            libc::kill(pid, signal);
         }
     }
 }

@@ -1,0 +1,92 @@
+//! What the app shows of the calibrated model: the model itself and the measured coupled runs it
+//! was fitted on. Everything here asks the library's model ([`autolb::model::Model`]) through
+//! its public API; no formula of the model is repeated in the app.
+
+use autolb::interp::Method;
+use autolb::model::check::rel_error;
+use autolb::model::{Estimate, MeasuredRun, Model};
+use autolb::predict::ComponentInput;
+
+/// The calibrated model and its training runs (empty when it came from `--model FILE`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Calibration {
+    pub model: Model,
+    pub runs: Vec<MeasuredRun>,
+}
+
+/// One point of the calibrated curve: PEs, the calibrated SYPD and its band.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BandPoint {
+    pub nproc: f64,
+    pub sypd: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Calibration {
+    /// The speed component `name` actually ran at in each measured run (PEs, SYPD).
+    pub fn coupled_points(&self, name: &str) -> Vec<(f64, f64)> {
+        self.runs
+            .iter()
+            .filter_map(|r| r.component(name))
+            .filter(|c| c.sypd.is_finite() && c.sypd > 0.0)
+            .map(|c| (f64::from(c.nproc), c.sypd))
+            .collect()
+    }
+
+    /// The calibrated curve of component `name` along its standalone `line` (PEs, SYPD).
+    pub fn calibrated_line(&self, name: &str, line: &[(f64, f64)]) -> Vec<BandPoint> {
+        line.iter()
+            .filter(|(p, s)| p.is_finite() && s.is_finite() && *p >= 1.0)
+            .map(|&(p, s)| {
+                let f = self.model.factor(name, p.round() as u32);
+                BandPoint {
+                    nproc: p,
+                    sypd: s * f.mid,
+                    low: s * f.low,
+                    high: s * f.high,
+                }
+            })
+            .collect()
+    }
+
+    /// Coupled SYPDs of the training runs that ran exactly `nproc` of `names`.
+    pub fn measured_at(&self, names: &[String], nproc: &[u32]) -> Vec<f64> {
+        self.runs
+            .iter()
+            .filter(|r| r.nproc_of(names).as_deref() == Some(nproc))
+            .map(|r| r.coupled_sypd)
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .collect()
+    }
+}
+
+/// The prediction of `model` for `nproc` PEs of `inputs` (in their order); `None` when a PE
+/// count lies outside its curve and the prediction is not a number.
+pub fn estimate(
+    model: &Model,
+    inputs: &[ComponentInput],
+    interp: Method,
+    nproc: &[u32],
+) -> Option<Estimate> {
+    if nproc.len() != inputs.len() || nproc.contains(&0) {
+        return None;
+    }
+    let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
+    let e = model.estimate_curves(&curves, interp, nproc);
+    (e.sypd.is_finite() && e.sypd > 0.0).then_some(e)
+}
+
+/// Signed error of `model`'s prediction against a measured coupled SYPD, in per cent.
+pub fn error_pct(
+    model: &Model,
+    inputs: &[ComponentInput],
+    interp: Method,
+    nproc: &[u32],
+    measured: f64,
+) -> Option<f64> {
+    if !(measured.is_finite() && measured > 0.0) {
+        return None;
+    }
+    estimate(model, inputs, interp, nproc).map(|e| 100.0 * rel_error(e.sypd, measured))
+}

@@ -1,0 +1,136 @@
+//! The trade-off pane's state: the speed/cost front, who wins which TTS_w, the cursor on the
+//! front, and a thinned cloud of the kept configurations to draw faintly behind it.
+//!
+//! All of it depends on the problem only (the budget, the curves, the model), never on TTS_w, so
+//! it is computed when the app starts and whenever the problem changes, not on every key.
+
+use autolb::predict::front::Winner;
+use autolb::predict::{Cell, Config, Grid, Problem};
+
+/// A configuration measured by a campaign, as a point of the scatter.
+///
+/// Hook for the calibrated model (issue 9): when the app learns of measured runs, it fills
+/// [`TradeOffState::measured`] and the pane draws them in their own glyph (`M`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredPoint {
+    pub nproc: Vec<u32>,
+    pub sypd: f64,
+    pub chsy: f64,
+}
+
+/// Most cloud points drawn (the kept set of a step-1 problem holds millions).
+const CLOUD_CELLS: usize = 160;
+
+#[derive(Debug, Clone, Default)]
+pub struct TradeOffState {
+    /// The front in ascending SYPD (and CHSY).
+    pub front: Vec<Config>,
+    /// Contiguous TTS_w intervals from 0 to 1 and their top-1.
+    pub winners: Vec<Winner>,
+    /// Index into `front` of the cursor.
+    pub selected: usize,
+    /// (CHSY, SYPD) of kept configurations in the matrix slice, thinned to a lattice.
+    pub cloud: Vec<(f64, f64)>,
+    /// Measured configurations (empty until a calibrated model provides them).
+    pub measured: Vec<MeasuredPoint>,
+}
+
+impl TradeOffState {
+    pub fn new(problem: &Problem, grid: &Grid) -> TradeOffState {
+        let (front, winners) = problem.trade_off(problem.settings.tts_w);
+        TradeOffState {
+            cloud: cloud(grid, &front),
+            front,
+            winners,
+            selected: 0,
+            measured: Vec::new(),
+        }
+    }
+
+    /// Puts the cursor on the front point of `nproc`, if it is one.
+    pub fn select(&mut self, nproc: &[u32]) {
+        if let Some(i) = self.front.iter().position(|c| c.nproc == nproc) {
+            self.selected = i;
+        }
+    }
+
+    /// Moves the cursor `by` points along the front (positive: faster and dearer).
+    pub fn walk(&mut self, by: isize) {
+        let last = self.front.len().saturating_sub(1) as isize;
+        self.selected = (self.selected as isize + by).clamp(0, last) as usize;
+    }
+
+    pub fn selected_config(&self) -> Option<&Config> {
+        self.front.get(self.selected)
+    }
+
+    /// Index into `winners` of the interval holding `w`.
+    pub fn winner_at(&self, w: f64) -> Option<usize> {
+        self.winners
+            .iter()
+            .enumerate()
+            .position(|(k, win)| win.holds_at(w, k == 0))
+    }
+
+    /// Index into `winners` of `nproc`'s interval, if it wins one.
+    pub fn winner_of(&self, nproc: &[u32]) -> Option<usize> {
+        self.winners.iter().position(|w| w.config.nproc == nproc)
+    }
+
+    /// The refreshed cloud after the matrix slice changed.
+    pub fn recloud(&mut self, grid: &Grid) {
+        self.cloud = cloud(grid, &self.front);
+    }
+}
+
+/// The label of the `k`-th winner: `a`, `b`, ... (`A`, `B`, ... when it is the current one).
+pub fn winner_label(k: usize, current: bool) -> char {
+    let c = (b'a' + (k % 26) as u8) as char;
+    if current {
+        c.to_ascii_uppercase()
+    } else {
+        c
+    }
+}
+
+/// The kept cells of the slice, one per cell of a `CLOUD_CELLS` x `CLOUD_CELLS` lattice over
+/// the slice's (CHSY, SYPD) range, so drawing costs the same whatever the step.
+fn cloud(grid: &Grid, front: &[Config]) -> Vec<(f64, f64)> {
+    let kept: Vec<(f64, f64)> = grid
+        .cells
+        .iter()
+        .filter_map(|c| match *c {
+            Cell::Scored { sypd, chsy, .. } => Some((chsy, sypd)),
+            _ => None,
+        })
+        .collect();
+    let all = kept
+        .iter()
+        .copied()
+        .chain(front.iter().map(|c| (c.chsy, c.sypd)));
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for (x, y) in all {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    let n = CLOUD_CELLS as f64;
+    let cell = |v: f64, lo: f64, hi: f64| {
+        if hi > lo {
+            (((v - lo) / (hi - lo)) * (n - 1.0)).round() as usize
+        } else {
+            0
+        }
+    };
+    let mut seen = vec![false; CLOUD_CELLS * CLOUD_CELLS];
+    let mut out = Vec::new();
+    for (x, y) in kept {
+        let k = cell(x, x0, x1) * CLOUD_CELLS + cell(y, y0, y1);
+        if !seen[k] {
+            seen[k] = true;
+            out.push((x, y));
+        }
+    }
+    out
+}

@@ -1,0 +1,194 @@
+//! The trade-off pane: SYPD against CHSY for the speed/cost front, with the kept configurations
+//! of the matrix slice faintly behind it, and the strip of TTS_w intervals under the slider.
+//!
+//! Glyphs carry the meaning, so it reads without colour: braille dots are kept configurations,
+//! `•` the front, letters the configurations that win some TTS_w (the same letters as the strip
+//! under the slider; upper case for the current recommendation), `@` the cursor, `*` marked,
+//! `M` measured runs.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::canvas::{Canvas, Line as Segment, Points};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::pane_block;
+use crate::tui::app::{App, Pane};
+use crate::tui::trade_off::winner_label;
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.trade_off;
+    let title = " Trade-off: SYPD vs CHSY ";
+    let block = pane_block(app, Pane::Front, title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height < 4 || inner.width < 16 || t.front.is_empty() {
+        return;
+    }
+    let [plot_row, x_labels, info] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    let [y_labels, plot] =
+        Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]).areas(plot_row);
+
+    let points = t
+        .cloud
+        .iter()
+        .copied()
+        .chain(t.front.iter().map(|c| (c.chsy, c.sypd)))
+        .chain(t.measured.iter().map(|m| (m.chsy, m.sypd)));
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for (x, y) in points {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    let pad = |lo: f64, hi: f64| {
+        let d = ((hi - lo) * 0.03).max(hi.abs() * 1e-3).max(1e-9);
+        (lo - d, hi + d)
+    };
+    let ((x0, x1), (y0, y1)) = (pad(x0, x1), pad(y0, y1));
+
+    let faint = app.theme.worse().unwrap_or(Color::Reset);
+    let current = t.winner_at(app.tts_w());
+    let front_xy: Vec<(f64, f64)> = t.front.iter().map(|c| (c.chsy, c.sypd)).collect();
+    let canvas = Canvas::default()
+        .marker(Marker::Braille)
+        .x_bounds([x0, x1])
+        .y_bounds([y0, y1])
+        .paint(|ctx| {
+            ctx.draw(&Points {
+                coords: &t.cloud,
+                color: faint,
+            });
+            for pair in front_xy.windows(2) {
+                ctx.draw(&Segment {
+                    x1: pair[0].0,
+                    y1: pair[0].1,
+                    x2: pair[1].0,
+                    y2: pair[1].1,
+                    color: Color::Reset,
+                });
+            }
+            ctx.layer();
+            for &(x, y) in &front_xy {
+                ctx.print(x, y, "•");
+            }
+            for m in &t.measured {
+                ctx.print(m.chsy, m.sypd, Span::styled("M", Style::new().bold()));
+            }
+            for c in t.front.iter().filter(|c| app.is_marked(&c.nproc)) {
+                ctx.print(c.chsy, c.sypd, "*");
+            }
+            for (k, w) in t.winners.iter().enumerate() {
+                let now = current == Some(k);
+                let style = if now {
+                    Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+                } else {
+                    Style::new()
+                };
+                let label = winner_label(k, now).to_string();
+                ctx.print(w.config.chsy, w.config.sypd, Span::styled(label, style));
+            }
+            if app.focus == Pane::Front {
+                if let Some(c) = t.selected_config() {
+                    ctx.print(c.chsy, c.sypd, Span::styled("@", app.theme.focused()));
+                }
+            }
+        });
+    frame.render_widget(canvas, plot);
+
+    let dim = app.theme.dim();
+    let y_text = vec![
+        Line::styled(format!("{y1:>5.1}"), dim),
+        Line::raw(""),
+        Line::styled(" SYPD", dim),
+    ];
+    let mut y_lines = y_text;
+    let below = usize::from(y_labels.height).saturating_sub(4);
+    y_lines.extend(std::iter::repeat_n(Line::raw(""), below));
+    y_lines.push(Line::styled(format!("{y0:>5.1}"), dim));
+    frame.render_widget(Paragraph::new(y_lines), y_labels);
+
+    let (left, right) = (format!("{x0:.0}"), format!("{x1:.0}"));
+    let middle = "CHSY";
+    let room = usize::from(x_labels.width).saturating_sub(5 + left.len() + right.len());
+    let gap = room.saturating_sub(middle.len());
+    let x_line = format!(
+        "{:5}{left}{}{middle}{}{right}",
+        "",
+        " ".repeat(gap / 2),
+        " ".repeat(gap - gap / 2)
+    );
+    frame.render_widget(Paragraph::new(Line::styled(x_line, dim)), x_labels);
+    frame.render_widget(Paragraph::new(info_line(app)), info);
+}
+
+/// The cursor's configuration and, when it wins some TTS_w, where.
+fn info_line(app: &App) -> Line<'static> {
+    let t = &app.trade_off;
+    let Some(c) = t.selected_config() else {
+        return Line::raw("");
+    };
+    let pes = c
+        .nproc
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join("+");
+    let wins = match t.winner_of(&c.nproc) {
+        Some(k) => format!(
+            " {} wins {}{:.2},{:.2}]",
+            winner_label(k, false),
+            if k == 0 { '[' } else { '(' },
+            t.winners[k].tts_w_from,
+            t.winners[k].tts_w_to
+        ),
+        None => String::new(),
+    };
+    let marked = if app.is_marked(&c.nproc) { " *" } else { "" };
+    Line::from(vec![
+        Span::styled("@ ", Style::new().bold()),
+        Span::raw(format!(
+            "{pes} {:.2} SYPD {:.0} CHSY{wins}{marked}",
+            c.sypd, c.chsy
+        )),
+    ])
+}
+
+/// The strip of TTS_w intervals under the slider's bar of `width` cells: at each cell the letter
+/// of the configuration that wins there, then where the recommendation jumps next.
+pub fn strip(app: &App, width: usize) -> (String, String) {
+    let t = &app.trade_off;
+    let width = width.max(3);
+    let cells: String = (0..width)
+        .map(|i| {
+            let w = i as f64 / (width - 1) as f64;
+            t.winner_at(w)
+                .map(|k| winner_label(k, false))
+                .unwrap_or(' ')
+        })
+        .collect();
+    let mut jumps = Vec::new();
+    if let Some(k) = t.winner_at(app.tts_w()) {
+        let here = &t.winners[k];
+        if k > 0 {
+            jumps.push(format!("◂{:.2}", here.tts_w_from));
+        }
+        if here.tts_w_to < 1.0 {
+            jumps.push(format!("{:.2}▸", here.tts_w_to));
+        }
+    }
+    let next = if jumps.is_empty() {
+        String::new()
+    } else {
+        format!(" jumps at {}", jumps.join(" "))
+    };
+    (cells, next)
+}

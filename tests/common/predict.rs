@@ -1,0 +1,107 @@
+//! Prediction fixtures: random problems for property tests and the bundled curves.
+
+use std::path::Path;
+
+use autolb::curve::{Curve, Point};
+use autolb::interp::Method;
+use autolb::predict::{ComponentInput, Settings};
+use proptest::prelude::*;
+
+/// How random curves pick their SYPD values.
+#[derive(Debug, Clone, Copy)]
+pub enum Speeds {
+    /// Half-integers from a small set, so that ties between components (the hard case for
+    /// bottleneck grouping and for the front) happen often.
+    Coarse,
+    /// Any value in (0.1, 40): the general case.
+    Continuous,
+}
+
+/// A random curve: 2..6 points with distinct PE counts in 1..120.
+pub fn curve_strategy(name: &'static str, speeds: Speeds) -> impl Strategy<Value = Curve> {
+    (
+        proptest::collection::btree_set(1u32..120, 2..6),
+        proptest::collection::vec(1u32..8, 6),
+        proptest::collection::vec(0.1f64..40.0, 6),
+    )
+        .prop_map(move |(nprocs, coarse, continuous)| {
+            let points: Vec<Point> = nprocs
+                .iter()
+                .enumerate()
+                .map(|(k, &nproc)| Point {
+                    nproc,
+                    sypd: match speeds {
+                        Speeds::Coarse => f64::from(coarse[k]) * 0.5,
+                        Speeds::Continuous => continuous[k],
+                    },
+                })
+                .collect();
+            Curve::from_points(name, "random", &points).expect("valid by construction")
+        })
+}
+
+/// A random component: a random curve, sometimes with an allowed list.
+pub fn component_strategy(
+    name: &'static str,
+    speeds: Speeds,
+) -> impl Strategy<Value = ComponentInput> {
+    (
+        curve_strategy(name, speeds),
+        proptest::option::of(proptest::collection::vec(1u32..120, 1..12)),
+    )
+        .prop_map(|(curve, allowed)| ComponentInput {
+            curve,
+            allowed,
+            min_nproc: None,
+            max_nproc: None,
+        })
+}
+
+/// A random problem of `components` components (a range), any interpolation, budget up to 400.
+pub fn problem_strategy(
+    components: std::ops::RangeInclusive<usize>,
+    speeds: Speeds,
+) -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
+    let names = ["A", "B", "C", "D", "E"];
+    components
+        .prop_flat_map(move |k| {
+            let comps: Vec<_> = names[..k]
+                .iter()
+                .map(|n| component_strategy(n, speeds))
+                .collect();
+            (
+                comps,
+                1u32..400,
+                1u32..9,
+                prop_oneof![Just(0.0), Just(1.0), 0.0f64..=1.0],
+                1usize..8,
+                prop_oneof![
+                    Just(Method::Linear),
+                    Just(Method::Quadratic),
+                    Just(Method::Pchip)
+                ],
+                prop_oneof![Just(0u32), 0u32..20],
+            )
+        })
+        .prop_map(|(comps, max_nproc, step, tts_w, top, interp, extra_pes)| {
+            (
+                comps,
+                Settings {
+                    max_nproc,
+                    step,
+                    tts_w,
+                    top,
+                    interp,
+                    extra_pes,
+                },
+            )
+        })
+}
+
+/// A bundled curve from `assets/curves`, e.g. `"cca/cca_sr_ifs.csv"`.
+pub fn bundled(name: &str, file: &str) -> ComponentInput {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/curves")
+        .join(file);
+    ComponentInput::new(Curve::load(name.to_string(), &path).expect("bundled curve"))
+}
