@@ -40,8 +40,9 @@ fn real_runs_leave_one_out() {
     assert_eq!(check.runs.len(), 28, "{notes:?}");
     let s = check.summary;
     assert!((s.standalone.median - 0.267).abs() < 0.005, "{s:?}");
-    assert!(s.calibrated.median < 0.075, "{s:?}");
-    assert!(s.calibrated.max < 0.18, "{s:?}");
+    // Measured: median 5.0 %, max 14.8 %, coverage 82 % (a global correction: 5.8 % / 19.8 %).
+    assert!(s.calibrated.median < 0.055, "{s:?}");
+    assert!(s.calibrated.max < 0.16, "{s:?}");
     assert!(s.coverage >= 0.8, "{s:?}");
     assert!(s.calibrated.median < s.standalone.median / 3.0, "{s:?}");
 }
@@ -64,7 +65,8 @@ fn real_runs_few_runs() {
         &Steps::default(),
     );
     let s = ErrorStats::of(&draws);
-    assert!(s.median < 0.11, "{s:?}");
+    // Measured: 6.7 %.
+    assert!(s.median < 0.075, "{s:?}");
 }
 
 /// Stand-in runs of random synthetic truths (shapes drawn from seeds, never tuned): the
@@ -99,7 +101,22 @@ fn real_runs_with_irregular_steps() {
     let (check, _) = leave_one_out_with_steps(&curves, Method::default(), &runs, &steps);
     let s = check.summary;
     assert_eq!(check.runs.len(), 28);
-    assert!(s.calibrated.median < 0.05, "{s:?}");
-    assert!(s.calibrated.max < 0.16, "{s:?}");
+    // Measured: median 3.9 %, max 15.7 %, coverage 82 %.
+    assert!(s.calibrated.median < 0.045, "{s:?}");
+    assert!(s.calibrated.max < 0.17, "{s:?}");
     assert!(s.coverage >= 0.8, "{s:?}");
+}
+
+/// The coupling overhead learned on the real runs depends on the balance: nearly balanced
+/// IFS and NEMO make the coupled run slower than the slowest of them (irregular steps).
+#[test]
+fn real_runs_overhead_depends_on_the_balance() {
+    let (curves, runs) = real_runs();
+    let (model, _) = autolb::model::Model::fit(&curves, Method::default(), &runs);
+    let balanced = model.slowdown(&[10.0, 10.0]);
+    let apart = model.slowdown(&[10.0, 20.0]);
+    assert!(
+        balanced > 1.05 && (1.0..1.02).contains(&apart),
+        "{balanced} {apart}"
+    );
 }

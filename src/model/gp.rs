@@ -26,6 +26,9 @@ pub struct GpData {
     pub ell: f64,
     pub sf: f64,
     pub sn: f64,
+    /// Extra noise variance per point, on top of `sn^2` (empty: none).
+    #[serde(default)]
+    pub extra_var: Vec<f64>,
 }
 
 /// A fitted process, ready to predict.
@@ -71,7 +74,7 @@ impl Gp {
             for j in 0..=i {
                 let mut v = kernel(&data, data.xs[i], data.xs[j]);
                 if i == j {
-                    v += data.sn * data.sn;
+                    v += data.sn * data.sn + data.extra_var.get(i).copied().unwrap_or(0.0);
                 }
                 k[i * n + j] = v;
                 k[j * n + i] = v;
@@ -95,6 +98,18 @@ impl Gp {
 
     /// Fits on `(xs, ys)` with noise `sn`, choosing `ell` and `sf` by marginal likelihood.
     pub fn fit(xs: &[f64], ys: &[f64], prior_mean: f64, prior_sd: f64, sn: f64) -> Gp {
+        Gp::fit_weighted(xs, ys, &[], prior_mean, prior_sd, sn)
+    }
+
+    /// [`Gp::fit`] with `extra_var[i]` added to point `i`'s noise variance (less trusted points).
+    pub fn fit_weighted(
+        xs: &[f64],
+        ys: &[f64],
+        extra_var: &[f64],
+        prior_mean: f64,
+        prior_sd: f64,
+        sn: f64,
+    ) -> Gp {
         let mut best: Option<Gp> = None;
         for ell in ELL_GRID {
             for sf in SF_GRID {
@@ -106,6 +121,7 @@ impl Gp {
                     ell,
                     sf,
                     sn,
+                    extra_var: extra_var.to_vec(),
                 };
                 if let Ok(g) = Gp::build(data) {
                     if best.as_ref().is_none_or(|b| g.nll < b.nll) {
@@ -124,6 +140,7 @@ impl Gp {
                 ell: ELL_GRID[2],
                 sf: SF_GRID[1],
                 sn,
+                extra_var: Vec::new(),
             })
         })
     }

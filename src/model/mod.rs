@@ -13,19 +13,24 @@
 //!     smooth function of `ln p` (a Gaussian-process smoother, [`gp`]): close to measured PE
 //!     counts it follows them, dips included; far from them it returns to the component's
 //!     average ratio (itself pulled toward the global average), and its band widens;
-//!   - the coupling overhead `k = coupled SYPD / SYPD of the slowest component`, from every run's
-//!     coupled wall time against its slowest component's compute time (the waiting,
-//!     interpolation and sending seconds that separate them), as one factor with its spread.
+//!   - the coupling overhead `coupled SYPD / SYPD of the slowest component`, from every run's
+//!     coupled wall time against its slowest component's compute time, as a balance-free factor
+//!     `k0` divided by the slowdown `g` that irregular steps cause when components are nearly
+//!     balanced ([`overhead`]).
 //!
-//! Prediction keeps the structure the exact search relies on ([`crate::predict::search`]):
-//! coupled SYPD = min over components of an *adjusted* speed `k * r_c(p) * curve_c(p)`. The
-//! factor `k` multiplies every component alike, so the min is still the bottleneck's, and the
-//! search only sees different candidate speeds ([`Model::adjust`]). The formula itself lives in
+//! Ratios measured in a run where the component did not set the pace count with extra noise
+//! ([`NOT_PACE_SETTING_SD`]): only the pace-setter decides the coupled speed.
+//!
+//! The exact search ([`crate::predict::search`]) needs coupled SYPD = min over components of a
+//! candidate speed: it ranks with `k0 * r_c(p) * curve_c(p)` ([`Model::adjust`]), an upper
+//! bound of the full model since `g >= 1`; every reported estimate ([`Model::estimate`]) divides
+//! by `g`. The min formula itself lives in
 //! one place: [`crate::predict::coupled_sypd`].
 
 pub mod check;
 pub mod gp;
 pub mod measured;
+pub mod overhead;
 pub mod steps;
 
 use std::collections::BTreeMap;
@@ -42,6 +47,11 @@ pub const BAND_Z: f64 = 1.645;
 pub const LEVEL_PRIOR_SD: f64 = 0.2;
 /// Bounds on the run-to-run noise (standard deviation of ln SYPD) the model assumes.
 pub const NOISE_SD_RANGE: (f64, f64) = (0.02, 0.1);
+/// Extra spread (ln units) of a component's ratio measured in a run it did not set the pace of:
+/// a component that waits for another reports compute seconds that are not the ones it takes
+/// when it is the bottleneck (EC-Earth3 SR: NEMO on 144 PEs at 0.72 of its curve beside a slow
+/// IFS, 0.55 when it sets the pace), and only the pace-setter's speed decides the coupled run.
+pub const NOT_PACE_SETTING_SD: f64 = 0.1;
 /// Run-to-run noise assumed when no PE count of a component was measured twice.
 pub const DEFAULT_NOISE_SD: f64 = 0.03;
 /// Spread of the coupling factor assumed with fewer than three runs (ln units).
@@ -155,10 +165,16 @@ pub struct ComponentModel {
     pub ratio: Gp,
 }
 
-/// The coupling overhead: ln(coupled SYPD / slowest component's SYPD).
+/// The coupling overhead: ln(coupled SYPD / slowest component's SYPD) is
+/// `log_mean - ln overhead::slowdown(speeds, irregularity)` ([`overhead`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CoupledFactor {
+    /// ln k0: the balance-free part (interpolation, sending); with `irregularity` 0 the whole.
     pub log_mean: f64,
+    /// Relative step-time irregularity that makes nearly balanced components wait for each
+    /// other (0 in model files written before it existed).
+    #[serde(default)]
+    pub irregularity: f64,
     /// Predictive spread for a new run (run-to-run spread and the mean's uncertainty).
     pub log_sd: f64,
     pub runs: usize,
@@ -200,7 +216,8 @@ impl Model {
             .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
             .collect();
         // Per component: (ln nproc, ln ratio); per run: ln(coupled / slowest).
-        let mut data: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); curves.len()];
+        let mut data: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+            vec![(Vec::new(), Vec::new(), Vec::new()); curves.len()];
         let mut coupled = Vec::new();
         let mut replicate: BTreeMap<(usize, u32), Vec<f64>> = BTreeMap::new();
         for run in runs {
@@ -208,11 +225,24 @@ impl Model {
                 Err(why) => notes.push(format!("{}: not used: {why}", run.path)),
                 Ok(parts) => {
                     let mut slowest = f64::INFINITY;
+                    let pace_setter = parts
+                        .iter()
+                        .map(|c| c.sypd)
+                        .reduce(f64::min)
+                        .unwrap_or(f64::NAN);
                     for (i, c) in parts.iter().enumerate() {
                         let sa = interpolants[i].eval(f64::from(c.nproc));
                         let y = (c.sypd / sa).ln();
                         data[i].0.push(f64::from(c.nproc).ln());
                         data[i].1.push(y);
+                        data[i].2.push(if c.sypd <= pace_setter {
+                            0.0
+                        } else {
+                            NOT_PACE_SETTING_SD * NOT_PACE_SETTING_SD
+                        });
+                        if c.sypd > pace_setter {
+                            continue;
+                        }
                         replicate.entry((i, c.nproc)).or_default().push(y);
                         slowest = slowest.min(c.sypd);
                     }
@@ -222,7 +252,8 @@ impl Model {
                         let nproc: Vec<u32> = parts.iter().map(|c| c.nproc).collect();
                         steps.coupled_sypd(&names, &nproc, |c, _| parts[c].sypd)
                     };
-                    coupled.push((run.coupled_sypd / pace).ln());
+                    let speeds: Vec<f64> = parts.iter().map(|c| c.sypd).collect();
+                    coupled.push(((run.coupled_sypd / pace).ln(), speeds));
                 }
             }
         }
@@ -237,18 +268,14 @@ impl Model {
         let components = names
             .iter()
             .zip(&data)
-            .map(|(name, (xs, ys))| ComponentModel {
+            .map(|(name, (xs, ys, extra))| ComponentModel {
                 name: name.clone(),
-                ratio: Gp::fit(xs, ys, global, LEVEL_PRIOR_SD, noise_sd),
+                ratio: Gp::fit_weighted(xs, ys, extra, global, LEVEL_PRIOR_SD, noise_sd),
             })
             .collect();
         let n = coupled.len();
-        let log_mean = mean(&coupled);
-        let spread = if n >= 3 {
-            sample_sd(&coupled)
-        } else {
-            DEFAULT_COUPLED_SD
-        };
+        let (log_mean, irregularity, resid_sd) = overhead::fit(&coupled);
+        let spread = if n >= 3 { resid_sd } else { DEFAULT_COUPLED_SD };
         let log_sd = (spread * spread * (1.0 + 1.0 / n as f64)).sqrt();
         let model = Calibrated {
             runs: n,
@@ -258,6 +285,7 @@ impl Model {
             components,
             coupled: CoupledFactor {
                 log_mean,
+                irregularity,
                 log_sd,
                 runs: n,
             },
@@ -283,8 +311,8 @@ impl Model {
                     (var + m.noise_sd * m.noise_sd + m.coupled.log_sd * m.coupled.log_sd).sqrt();
                 Factor {
                     mid: mid.exp(),
-                    low: (mid - BAND_Z * sd).exp(),
-                    high: (mid + BAND_Z * sd).exp(),
+                    low: (mid - band_quantile(m.runs) * sd).exp(),
+                    high: (mid + band_quantile(m.runs) * sd).exp(),
                 }
             }
         }
@@ -326,10 +354,11 @@ impl Model {
             .zip(standalone)
             .map(|(f, s)| f.high * s)
             .collect();
+        let slow = self.slowdown(&adjusted);
         Estimate {
-            sypd: crate::predict::coupled_sypd(&adjusted),
-            low: crate::predict::coupled_sypd(&low),
-            high: crate::predict::coupled_sypd(&high),
+            sypd: crate::predict::coupled_sypd(&adjusted) / slow,
+            low: crate::predict::coupled_sypd(&low) / slow,
+            high: crate::predict::coupled_sypd(&high) / slow,
             components: adjusted,
         }
     }
@@ -365,12 +394,21 @@ impl Model {
             .collect();
         let sypd = steps.coupled_sypd(&names, nproc, |c, p| {
             self.adjust(&names[c], p, interpolants[c].eval(f64::from(p)))
-        });
+        }) / self.slowdown(&e.components);
         let scale = sypd / e.sypd;
         e.sypd = sypd;
         e.low *= scale;
         e.high *= scale;
         e
+    }
+
+    /// The balance slowdown ([`overhead::slowdown`]) for components going at `speeds`: 1 for
+    /// the standalone model.
+    pub fn slowdown(&self, speeds: &[f64]) -> f64 {
+        match self {
+            Model::Standalone => 1.0,
+            Model::Calibrated(m) => overhead::slowdown(speeds, m.coupled.irregularity),
+        }
     }
 
     /// Reads a model written by `autolb model fit --out` (JSON).
@@ -463,17 +501,23 @@ fn usable<'a>(
     Ok(parts)
 }
 
+/// Half-width of the band in predictive standard deviations: the 95 % quantile of Student's t
+/// with `runs - 2` degrees of freedom (the spreads are estimated from the runs, the overhead's
+/// two parameters fitted on them), by the Cornish-Fisher expansion around [`BAND_Z`]; it
+/// tends to [`BAND_Z`] as runs accumulate.
+pub fn band_quantile(runs: usize) -> f64 {
+    let nu = (runs as f64 - 2.0).max(2.0);
+    let z = BAND_Z;
+    z + (z.powi(3) + z) / (4.0 * nu)
+        + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * nu * nu)
+}
+
 fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         0.0
     } else {
         v.iter().sum::<f64>() / v.len() as f64
     }
-}
-
-fn sample_sd(v: &[f64]) -> f64 {
-    let m = mean(v);
-    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() as f64 - 1.0).max(1.0)).sqrt()
 }
 
 /// Pooled within-group standard deviation (groups of one say nothing); `None` without at
@@ -557,6 +601,22 @@ mod tests {
         let (m, notes) = Model::fit(&[a, b], Method::Linear, &[run((500, 1.0), (20, 1.0), 1.0)]);
         assert_eq!(m, Model::Standalone);
         assert!(notes[0].contains("outside its curve"), "{notes:?}");
+    }
+
+    #[test]
+    fn the_band_quantile_is_students_t() {
+        // t_{0.95} with 5 and 25 degrees of freedom: 2.015 and 1.708.
+        assert!(
+            (band_quantile(7) - 2.015).abs() < 0.01,
+            "{}",
+            band_quantile(7)
+        );
+        assert!(
+            (band_quantile(27) - 1.708).abs() < 0.002,
+            "{}",
+            band_quantile(27)
+        );
+        assert!(band_quantile(10_000) - BAND_Z < 1e-3);
     }
 
     #[test]
