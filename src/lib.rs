@@ -21,6 +21,7 @@ pub mod curve;
 pub mod example;
 pub mod executor;
 pub mod interp;
+pub mod machine;
 pub mod metrics;
 pub mod predict;
 pub mod sim;

@@ -7,10 +7,11 @@ use clap::Args;
 use color_eyre::eyre::Result;
 use serde_json::{json, Map, Value};
 
+use autolb::machine::{CostModel, Placement};
 use autolb::predict::{self, Config, Prediction};
 
 use crate::shared::error::user;
-use crate::shared::prediction_flags::{resolve, PredictionFlags};
+use crate::shared::prediction_flags::{resolve, resolve_cost_model, PredictionFlags};
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
@@ -23,7 +24,8 @@ pub struct PredictArgs {
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
-    let prediction = predict::predict(&inputs, &settings).map_err(user)?;
+    let model = resolve_cost_model(&args.prediction)?;
+    let prediction = predict::predict_billed(&inputs, &settings, &model).map_err(user)?;
     if args.json {
         println!(
             "{}",
@@ -31,6 +33,9 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         );
     } else {
         print!("{}", table(&prediction));
+        if let Some(line) = billing_note(&model) {
+            println!("{line}");
+        }
     }
     Ok(())
 }
@@ -49,7 +54,46 @@ pub fn config_json(names: &[String], config: &Config) -> Map<String, Value> {
     map.insert("chsy".into(), json!(config.chsy));
     map.insert("coupling_cost".into(), json!(config.coupling_cost));
     map.insert("fittingness".into(), json!(config.fittingness));
+    if let Some(b) = &config.billing {
+        map.insert("nodes".into(), json!(b.nodes));
+        map.insert("billed_cores".into(), json!(b.billed_cores));
+        map.insert("idle_cores".into(), json!(b.idle_cores));
+        map.insert("cost".into(), json!(b.cost));
+        map.insert("queue".into(), json!(b.queue));
+    }
     map
+}
+
+/// What the billing columns mean, under the table (nothing for the plain model).
+fn billing_note(model: &CostModel) -> Option<String> {
+    if model.is_plain() {
+        return None;
+    }
+    let machine = match &model.machine {
+        Some(m) => format!(
+            "{} cores per node, {} placement, extras {}",
+            m.cores_per_node,
+            match m.placement {
+                Placement::Packed => "packed",
+                Placement::PerComponent => "per-component",
+            },
+            if m.extras_share_node {
+                "share nodes"
+            } else {
+                "on their own nodes"
+            }
+        ),
+        None => "no machine: cores = used PEs".to_string(),
+    };
+    let queue = match &model.queue {
+        Some(q) => format!("only configurations that fit queue {q}"),
+        None => "queue: the smallest queue each configuration fits (- for none)".to_string(),
+    };
+    Some(format!(
+        "cost: {} ({}); {machine}; {queue}",
+        model.cost.label(),
+        model.cost.header()
+    ))
 }
 
 /// The `--json` object (its shape is a contract for scripts).
@@ -86,6 +130,13 @@ pub fn table(p: &Prediction) -> String {
         " {:>7} {:>8} {:>9} {:>9} {:>7}",
         "total", "SYPD", "CHSY", "cpl cost", "FN"
     ));
+    let billed = p.cost.map(|k| k.header());
+    if let Some(cost) = billed {
+        header.push_str(&format!(
+            " {:>5} {:>6} {:>5} {:>9} {:<8}",
+            "nodes", "billed", "idle", cost, "queue"
+        ));
+    }
     out.push_str(&header);
     out.push('\n');
     let row = |label: String, c: &Config| {
@@ -101,6 +152,20 @@ pub fn table(p: &Prediction) -> String {
             c.coupling_cost * 100.0,
             c.fittingness
         ));
+        if let Some(b) = &c.billing {
+            line.pop();
+            line.push_str(&format!(
+                " {:>5} {:>6} {:>5} {:>9.1} {:<8}",
+                b.nodes,
+                b.billed_cores,
+                b.idle_cores,
+                b.cost,
+                b.queue.as_deref().unwrap_or("-")
+            ));
+            let trimmed = line.trim_end().len();
+            line.truncate(trimmed);
+            line.push('\n');
+        }
         line
     };
     for (i, c) in p.top.iter().enumerate() {

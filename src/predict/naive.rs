@@ -31,24 +31,32 @@ pub fn enumerate(problem: &Problem, tts_w: f64, top: usize) -> NaiveResult {
             .zip(&problem.components)
             .map(|(&i, c)| c.nproc[i])
             .sum();
-        if sum <= problem.settings.max_nproc {
+        let sypd = index
+            .iter()
+            .zip(&problem.components)
+            .map(|(&i, c)| c.sypd[i])
+            .fold(f64::INFINITY, f64::min);
+        let nproc: Vec<u32> = index
+            .iter()
+            .zip(&problem.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect();
+        if sum <= problem.settings.max_nproc && problem.fits_queue(&nproc, sypd) {
             feasible += 1;
-            let sypd = index
-                .iter()
-                .zip(&problem.components)
-                .map(|(&i, c)| c.sypd[i])
-                .fold(f64::INFINITY, f64::min);
             let total = f64::from(problem.total_nproc(sum));
             if metrics::beats_base_case(sypd, total, problem.baseline_sypd, base_total) {
-                kept.push((index.clone(), sypd, metrics::chsy(total, sypd)));
+                let cost = metrics::chsy(problem.weight_of(&nproc), sypd);
+                kept.push((index.clone(), sypd, cost));
             }
         }
         if !advance(&mut index, &sizes) {
             break;
         }
     }
-    let sypd_bounds = Bounds::of(kept.iter().map(|k| k.1)).expect("the base case is always kept");
-    let chsy_bounds = Bounds::of(kept.iter().map(|k| k.2)).expect("the base case is always kept");
+    // Without a queue the base case is always kept; with one, Problem::billed refuses a problem
+    // where nothing fits, so the set is never empty here.
+    let sypd_bounds = Bounds::of(kept.iter().map(|k| k.1)).expect("a kept configuration");
+    let chsy_bounds = Bounds::of(kept.iter().map(|k| k.2)).expect("a kept configuration");
     let mut scored: Vec<Config> = kept
         .iter()
         .map(|(index, sypd, chsy)| {

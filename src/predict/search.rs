@@ -15,10 +15,18 @@
 //! measured in units of the greatest common divisor of the candidate spacing. The top N is a
 //! best-first walk over groups ordered by their best possible fittingness, with a depth-first
 //! enumeration inside a group that stops as soon as the PE sum cannot beat the N-th best.
+//!
+//! With a machine ([`crate::machine`]) the cost is `24 W / SYPD` for a weight `W` (used PEs,
+//! billed cores or node power) that never falls when a component gets more PEs. With packed
+//! nodes `W` is a function of the PE sum, so the convolution over PE sums stays exact and only
+//! the cost read off each sum changes; a chosen queue's core or node limit becomes a smaller
+//! PE-sum cap and its wall-time limit drops the groups that are too slow. Per-component nodes
+//! make `W` depend on every component's rounding, not on the sum: those groups are counted by
+//! [`super::placed`] instead.
 
 use std::cmp::Ordering;
 
-use super::{rank_order, Config, Problem};
+use super::{placed, rank_order, Config, Problem};
 use crate::metrics::{self, Bounds};
 
 /// The TTS_w-independent figures of a problem.
@@ -42,6 +50,21 @@ pub struct Group {
     min_sum: u32,
     /// Largest balanced PE sum a kept configuration of the group may have.
     limit: u32,
+    /// Smallest cost weight of a kept configuration in the group (a lower bound per component).
+    min_weight: f64,
+}
+
+impl Group {
+    pub(crate) fn new(component: usize, index: usize, sypd: f64, min_sum: u32, limit: u32, min_weight: f64) -> Group {
+        Group {
+            component,
+            index,
+            sypd,
+            min_sum,
+            limit,
+            min_weight,
+        }
+    }
 }
 
 /// Counts, bounds, all exact.
@@ -60,19 +83,27 @@ pub fn summarise(problem: &Problem) -> Summary {
         },
     };
     let unit = sum_unit(problem);
+    let budget = problem.sum_cap();
     for (c, comp) in problem.components.iter().enumerate() {
         for i in 0..comp.nproc.len() {
-            let Some(sums) = group_sums(problem, c, i, unit) else {
-                continue;
-            };
             let s = comp.sypd[i];
             let p = comp.nproc[i];
-            let budget = problem.settings.max_nproc;
-            if p > budget {
+            if p > budget || !problem.sypd_fits_queue(s) {
                 continue;
             }
+            if !problem.cost_model.cost_follows_sum() {
+                placed::summarise_group(problem, c, i, &mut summary);
+                continue;
+            }
+            let Some(sums) = group_sums(problem, c, i, unit, budget) else {
+                continue;
+            };
             summary.feasible += sums.count_up_to(budget - p);
-            let Some(limit) = problem.kept_sum_limit(s).filter(|&l| l >= p) else {
+            let Some(limit) = problem
+                .kept_sum_limit(s)
+                .map(|l| l.min(budget))
+                .filter(|&l| l >= p)
+            else {
                 continue;
             };
             let kept = sums.count_up_to(limit - p);
@@ -90,10 +121,11 @@ pub fn summarise(problem: &Problem) -> Summary {
                 sypd: s,
                 min_sum: p + lo,
                 limit,
+                min_weight: problem.weight_at_sum(p + lo),
             });
             for sum in [p + lo, p + hi] {
-                let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
-                summary.chsy_bounds = summary.chsy_bounds.include(chsy);
+                let cost = metrics::chsy(problem.weight_at_sum(sum), s);
+                summary.chsy_bounds = summary.chsy_bounds.include(cost);
             }
         }
     }
@@ -102,14 +134,14 @@ pub fn summarise(problem: &Problem) -> Summary {
 
 /// The `top` best configurations for `tts_w`, as candidate indices in rank order.
 pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
-    let fn_at = |s: f64, sum: u32| {
-        let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
-        metrics::fittingness_in(tts_w, s, chsy, &problem.sypd_bounds, &problem.chsy_bounds)
+    let fn_at = |s: f64, weight: f64| {
+        let cost = metrics::chsy(weight, s);
+        metrics::fittingness_in(tts_w, s, cost, &problem.sypd_bounds, &problem.chsy_bounds)
     };
     let mut groups: Vec<(f64, Group)> = problem
         .groups
         .iter()
-        .map(|g| (fn_at(g.sypd, g.min_sum), *g))
+        .map(|g| (fn_at(g.sypd, g.min_weight), *g))
         .collect();
     groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.min_sum.cmp(&b.1.min_sum)));
 
@@ -185,10 +217,29 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// The smallest weight any completion of `index` (set up to position `k`) can have: the
+    /// remaining components at their smallest allowed candidates. Weights never fall when a
+    /// component gets more PEs, so this bounds every completion from below.
+    fn lowest_weight(&self, k: usize, index: &[usize]) -> f64 {
+        let mut nproc: Vec<u32> = index
+            .iter()
+            .zip(&self.problem.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect();
+        for m in k + 1..self.others.len() {
+            let d = self.others[m];
+            nproc[d] = self.problem.components[d].nproc[self.sets[m][0]];
+        }
+        self.problem.weight_of(&nproc)
+    }
+
     fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Config>) {
         if k == self.others.len() {
             let config = self.problem.score(index, self.tts_w);
-            insert_ranked(best, config, self.top);
+            // Per-component nodes: a node limit of the queue is checked per configuration.
+            if self.problem.fits_queue(&config.nproc, config.sypd) {
+                insert_ranked(best, config, self.top);
+            }
             return;
         }
         let d = self.others[k];
@@ -198,12 +249,12 @@ impl Walk<'_> {
                 break;
             }
             if best.len() == self.top {
-                let chsy =
-                    metrics::chsy(f64::from(self.problem.total_nproc(lowest)), self.group.sypd);
+                index[d] = j;
+                let cost = metrics::chsy(self.lowest_weight(k, index), self.group.sypd);
                 let fn_best = metrics::fittingness_in(
                     self.tts_w,
                     self.group.sypd,
-                    chsy,
+                    cost,
                     &self.problem.sypd_bounds,
                     &self.problem.chsy_bounds,
                 );
@@ -233,7 +284,7 @@ fn insert_ranked(best: &mut Vec<Config>, config: Config, top: usize) {
 }
 
 /// Candidates of component `d` that cannot undercut the group's bottleneck.
-fn allowed_indices(problem: &Problem, group: &Group, d: usize) -> Vec<usize> {
+pub(crate) fn allowed_indices(problem: &Problem, group: &Group, d: usize) -> Vec<usize> {
     let comp = &problem.components[d];
     (0..comp.nproc.len())
         .filter(|&j| faster_than_bottleneck(comp.sypd[j], group.sypd, d < group.component))
@@ -241,7 +292,7 @@ fn allowed_indices(problem: &Problem, group: &Group, d: usize) -> Vec<usize> {
 }
 
 /// Ties go to the lowest component index, so earlier components must be strictly faster.
-fn faster_than_bottleneck(sypd: f64, bottleneck: f64, earlier: bool) -> bool {
+pub(crate) fn faster_than_bottleneck(sypd: f64, bottleneck: f64, earlier: bool) -> bool {
     if earlier {
         sypd > bottleneck
     } else {
@@ -326,10 +377,10 @@ impl GroupSums {
 
 /// The sums of the group `(c, i)`, or `None` when some other component has no candidate fast
 /// enough (the group is empty).
-fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32) -> Option<GroupSums> {
+fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32, cap: u32) -> Option<GroupSums> {
     let s = problem.components[c].sypd[i];
     let p = problem.components[c].nproc[i];
-    let budget = problem.settings.max_nproc.checked_sub(p)?;
+    let budget = cap.checked_sub(p)?;
     let mut offset = 0;
     let mut steps: Vec<Vec<u32>> = Vec::new();
     for (d, comp) in problem.components.iter().enumerate() {
