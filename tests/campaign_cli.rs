@@ -402,3 +402,71 @@ fn init_starts_from_the_listed_configurations() {
         assert!(!dir.join("campaign.json").exists());
     }
 }
+
+#[test]
+fn a_failed_repetition_shows_in_status_and_flags_a_best_that_rests_on_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = campaign_file(
+        tmp.path(),
+        &EXTERNAL.replace("repetitions = 1", "repetitions = 2"),
+    );
+    let dir = tmp.path().join("camp");
+    autolb()
+        .args(["campaign", "init"])
+        .arg(&dir)
+        .arg("--config")
+        .arg(&file)
+        .assert()
+        .success();
+    // Every test of the first iteration: repetition 1 measured, repetition 2 failed.
+    for r in next_json(&dir) {
+        let id = r["run"].as_str().unwrap();
+        if r["repetition"] == 2 {
+            autolb()
+                .args(["campaign", "record"])
+                .arg(&dir)
+                .args(["--run", id, "--failed"])
+                .assert()
+                .success();
+            continue;
+        }
+        let out = tmp.path().join(format!("timing-{id}"));
+        autolb()
+            .args(["simulate", "--out"])
+            .arg(&out)
+            .arg(format!("--comp=ATMIFS={}", r["nproc"]["IFS"]))
+            .arg(format!("--comp=oceanx={}", r["nproc"]["NEMO"]))
+            .assert()
+            .success();
+        autolb()
+            .args(["campaign", "record"])
+            .arg(&dir)
+            .args(["--run", id, "--timing"])
+            .arg(&out)
+            .assert()
+            .success();
+    }
+    let out = autolb()
+        .args(["campaign", "status"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8(out).unwrap();
+    assert!(table.contains("done 1/2 ✗1"), "{table}");
+    assert!(table.contains("rep 2 failed: "), "{table}");
+    assert!(table.contains("; rests on 1 of 2 runs)"), "{table}");
+    let json: Value = serde_json::from_slice(
+        &autolb()
+            .args(["campaign", "status", "--json"])
+            .arg(&dir)
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(json["best"]["runs"], 1);
+}

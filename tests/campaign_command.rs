@@ -109,6 +109,20 @@ fn runs_to_the_end_with_stdout_stderr_and_exit_status_kept() {
     let dir = setup(tmp.path(), "", "");
     let table = run_to_end(&dir);
     assert!(table.contains("best so far: IFS "), "{table}");
+    assert!(table.contains("done 2/2"), "{table}");
+    // Cancelling a finished campaign changes nothing: it stays done.
+    let out = Command::new(bin())
+        .args(["campaign", "cancel"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("already done"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(autolb::campaign::status(&dir).unwrap().state, Phase::Done);
     let state = State::load(&dir).unwrap();
     assert!(state.is_done());
     assert!(state.iterations.len() >= 2);
@@ -137,9 +151,17 @@ fn failing_and_timed_out_runs_are_failed_never_averaged() {
     let tmp = tempfile::tempdir().unwrap();
     // Every run stops after 3 steps with exit status 1: every test fails in iteration 0.
     let dir = setup(tmp.path(), r#", "--fail", "3""#, "");
-    run_to_end(&dir);
+    let table = run_to_end(&dir);
     let status = autolb::campaign::status(&dir).unwrap();
     assert_eq!(status.state, Phase::Done);
+    assert_eq!(status.state_label(), "done: no successful run");
+    assert!(
+        table.contains("campaign done: no successful run:"),
+        "{table}"
+    );
+    // Every row says its runs failed, with the reason right below it.
+    assert!(table.contains("failed 0/2 ✗2"), "{table}");
+    assert!(table.contains("rep 2 failed: exit status 1"), "{table}");
     assert_eq!(status.iterations.len(), 1);
     assert!(status.best.is_none());
     for t in &status.iterations[0].tests {

@@ -104,6 +104,36 @@ fn raw_cut_mid_line_measures_the_complete_part() {
 }
 
 #[test]
+fn many_cut_rank_files_make_one_compact_note() {
+    let dir = copy_raw();
+    let mut cut = 0;
+    for e in std::fs::read_dir(dir.path()).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("lucia.02.") {
+            edit(&e.path(), |t| {
+                let mut kept: String = t.lines().take(100).map(|l| format!("{l}\n")).collect();
+                kept.push_str("Balance: 002 After  MPI get 17000000");
+                kept
+            });
+            cut += 1;
+        }
+    }
+    assert!(cut >= 3, "the sample has {cut} NEMO rank files");
+    let m = measured(timing::read(dir.path(), &opts_240_144()));
+    let why = m.partial.unwrap();
+    assert!(
+        why.contains(&format!("rank files; {cut} cut: lucia.02.000000, ")),
+        "{why}"
+    );
+    assert!(why.contains(" ... (first: "), "{why}");
+    assert_eq!(
+        why.matches("lucia.02.").count(),
+        3,
+        "each file named once at most: {why}"
+    );
+}
+
+#[test]
 fn raw_before_without_after_is_partial() {
     let dir = copy_raw();
     let f = dir.path().join("lucia.02.000000");

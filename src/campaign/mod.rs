@@ -821,6 +821,8 @@ pub enum Cancelled {
     ByDriver,
     /// A driver holds the campaign and has not cancelled yet (it will at its next poll).
     Requested { holder: String },
+    /// The campaign had already ended: nothing was cancelled and it stays done.
+    AlreadyDone,
 }
 
 /// Cancels every queued or running run (through the executor's `cancel`) and marks every
@@ -832,6 +834,11 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
     match Lock::acquire(dir) {
         Ok(_lock) => {
             let mut state = State::load(dir)?;
+            // A finished campaign has nothing to stop: it stays "done".
+            if state.is_done() && !state.cancelled {
+                let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
+                return Ok(Cancelled::AlreadyDone);
+            }
             let mut exec = build_executor(&state, dir)?;
             let (runs, warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
             state.save(dir)?;
@@ -839,7 +846,10 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
             Ok(Cancelled::Done { runs, warnings })
         }
         Err(CampaignError::Locked { holder, .. }) => {
-            State::load(dir)?;
+            let state = State::load(dir)?;
+            if state.is_done() && !state.cancelled {
+                return Ok(Cancelled::AlreadyDone);
+            }
             state::write_atomically(&dir.join(CANCEL_REQUEST_FILE), b"cancel\n")?;
             let deadline = Instant::now() + wait;
             while Instant::now() < deadline {

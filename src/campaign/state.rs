@@ -377,7 +377,19 @@ impl Lock {
             .truncate(false)
             .open(&path)
             .map_err(|e| CampaignError::io(format!("cannot open {}", path.display()), e))?;
-        match fs4::FileExt::try_lock(&file) {
+        // A viewer probing the lock (`Lock::holder`) holds it for an instant: retry briefly
+        // before calling it held, so a probe never makes a starting driver fail.
+        let mut tries = 0;
+        let locked = loop {
+            match fs4::FileExt::try_lock(&file) {
+                Err(fs4::TryLockError::WouldBlock) if tries < 5 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other,
+            }
+        };
+        match locked {
             Ok(()) => {}
             Err(fs4::TryLockError::WouldBlock) => {
                 let mut holder = String::new();
@@ -400,6 +412,33 @@ impl Lock {
         let _ = writeln!(file, "pid {}", std::process::id());
         let _ = file.sync_all();
         Ok(Lock { _file: file })
+    }
+
+    /// Who holds the campaign's lock (`pid 1234`), or `None` when no driver does: a viewer's
+    /// way to tell "running" from "no driver running". Takes a shared lock for an instant
+    /// (drivers retry briefly, see [`Lock::acquire`]); a campaign without a lock file has no
+    /// driver.
+    pub fn holder(dir: &Path) -> Option<String> {
+        let path = dir.join(LOCK_FILE);
+        let mut file = File::open(&path).ok()?;
+        match fs4::FileExt::try_lock_shared(&file) {
+            Ok(()) => {
+                let _ = fs4::FileExt::unlock(&file);
+                None
+            }
+            Err(fs4::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                Some(if holder.is_empty() {
+                    "another process".into()
+                } else {
+                    holder.to_string()
+                })
+            }
+            // Cannot tell (e.g. a filesystem without locks): say nothing rather than guess.
+            Err(fs4::TryLockError::Error(_)) => None,
+        }
     }
 }
 
@@ -436,6 +475,20 @@ mod tests {
         state.save(&campaign).unwrap();
         let e = State::load(&campaign).unwrap_err().to_string();
         assert!(e.contains("3 PE counts for 2 components"), "{e}");
+    }
+
+    #[test]
+    fn the_holder_is_seen_while_the_lock_is_held_and_not_after() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Lock::holder(dir.path()), None, "no lock file: no driver");
+        let lock = Lock::acquire(dir.path()).unwrap();
+        let holder = Lock::holder(dir.path()).expect("held");
+        assert!(holder.starts_with("pid "), "{holder}");
+        drop(lock);
+        assert_eq!(Lock::holder(dir.path()), None);
+        // A probe does not stop a driver from taking the lock.
+        assert!(Lock::holder(dir.path()).is_none());
+        let _again = Lock::acquire(dir.path()).unwrap();
     }
 
     #[test]

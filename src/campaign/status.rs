@@ -225,6 +225,9 @@ pub struct BestView {
     pub iteration: u32,
     pub test: u32,
     pub total_nproc: u32,
+    /// How many runs its means rest on (fewer than `repetitions` when some failed).
+    #[serde(default)]
+    pub runs: u32,
 }
 
 impl Status {
@@ -398,9 +401,27 @@ impl Status {
                 iteration: self.iterations[i].iteration,
                 test: test.test,
                 total_nproc: test.total_nproc,
+                runs: test.runs_done() as u32,
             }
         });
         self.counts = counts;
+    }
+
+    /// The campaign's state in words: `done: no successful run` when it ended without one
+    /// measured configuration (every run failed), else the phase.
+    pub fn state_label(&self) -> String {
+        match self.state {
+            Phase::Done if self.best.is_none() => "done: no successful run".into(),
+            phase => phase.as_str().into(),
+        }
+    }
+
+    /// A warning when the best rests on fewer runs than `repetitions` (some failed or are
+    /// still running), so its means are less sure than the others'.
+    pub fn best_caveat(&self) -> Option<String> {
+        let b = self.best.as_ref()?;
+        (b.runs < self.repetitions)
+            .then(|| format!("rests on {} of {} runs", b.runs, self.repetitions))
     }
 
     /// Reads the timing output in a run's directory as the driver would: `Ok(None)` while it
@@ -492,9 +513,8 @@ impl Status {
                     (Some(d), Some(r), None) => format!("{d} -> {r}"),
                     _ => "-".into(),
                 };
-                let runs_done = t.runs.iter().filter(|r| r.state.is_terminal()).count();
                 out.push_str(&format!(
-                    "{:>4} {:>4}  {:<18}  {:>5}  {:>7} {:>8} {:>6}  {:<16}  {:>6}  {:<18} {} ({}/{} runs)\n",
+                    "{:>4} {:>4}  {:<18}  {:>5}  {:>7} {:>8} {:>6}  {:<16}  {:>6}  {:<18} {}\n",
                     it.iteration,
                     t.test,
                     pes.join("/"),
@@ -502,19 +522,29 @@ impl Status {
                     opt(t.sypd, 2),
                     opt(t.chsy, 0),
                     opt(t.coupling_cost.map(|c| c * 100.0), 1),
-                    if partial.is_empty() { "-".into() } else { partial.join("/") },
+                    if partial.is_empty() {
+                        "-".into()
+                    } else {
+                        partial.join("/")
+                    },
                     opt(t.fittingness, 3),
                     direction,
-                    t.state.as_str(),
-                    runs_done,
-                    t.runs.len()
+                    t.summary(),
                 ));
+                for r in t.runs.iter().filter(|r| r.state == RunState::Failed) {
+                    out.push_str(&format!(
+                        "{:>11}rep {} failed: {}\n",
+                        "",
+                        r.repetition,
+                        r.failure.as_deref().unwrap_or("no reason recorded")
+                    ));
+                }
             }
         }
         let c = &self.counts;
         out.push_str(&format!(
             "\ncampaign {}: {} runs done, {} failed, {} running, {} pending\n",
-            self.state.as_str(),
+            self.state_label(),
             c.done,
             c.failed,
             c.running,
@@ -522,7 +552,7 @@ impl Status {
         ));
         match &self.best {
             Some(b) => out.push_str(&format!(
-                "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {})\n",
+                "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {}{})\n",
                 describe(&self.components, &b.nproc.values().copied().collect::<Vec<_>>()),
                 b.total_nproc,
                 b.sypd,
@@ -530,7 +560,10 @@ impl Status {
                 b.coupling_cost * 100.0,
                 b.fittingness,
                 b.iteration,
-                b.test
+                b.test,
+                self.best_caveat()
+                    .map(|c| format!("; {c}"))
+                    .unwrap_or_default()
             )),
             None => out.push_str("best so far: nothing measured yet\n"),
         }
@@ -571,6 +604,45 @@ impl TestState {
     }
 }
 
+impl TestView {
+    /// Runs measured (done).
+    pub fn runs_done(&self) -> usize {
+        self.runs
+            .iter()
+            .filter(|r| r.state == RunState::Done)
+            .count()
+    }
+
+    /// The row's state with its runs, e.g. `done 1/2 ✗1` (see [`runs_summary`]).
+    pub fn summary(&self) -> String {
+        let failed = self
+            .runs
+            .iter()
+            .filter(|r| r.state == RunState::Failed)
+            .count();
+        runs_summary(
+            self.state.as_str(),
+            self.runs_done(),
+            failed,
+            self.runs.len(),
+        )
+    }
+}
+
+/// A test's state with its runs: `done` for one run that succeeded, else the state, the runs
+/// measured out of all (`done 2/2`), and `✗N` when N failed (`done 1/2 ✗1`, `failed 0/2 ✗2`),
+/// so a failed repetition is never hidden behind "done".
+pub fn runs_summary(state: &str, done: usize, failed: usize, total: usize) -> String {
+    let mut s = state.to_string();
+    if total > 1 || failed > 0 {
+        s.push_str(&format!(" {done}/{total}"));
+    }
+    if failed > 0 {
+        s.push_str(&format!(" ✗{failed}"));
+    }
+    s
+}
+
 /// A row's state from its runs and notes (the decision is reflected in `donor` / `notes`).
 fn test_state(test: &TestView) -> TestState {
     let all_terminal = test.runs.iter().all(|r| r.state.is_terminal());
@@ -588,5 +660,20 @@ fn test_state(test: &TestView) -> TestState {
         TestState::Finished
     } else {
         TestState::Done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs_summary;
+
+    #[test]
+    fn a_failed_repetition_is_never_hidden_behind_done() {
+        assert_eq!(runs_summary("done", 1, 0, 1), "done");
+        assert_eq!(runs_summary("done", 2, 0, 2), "done 2/2");
+        assert_eq!(runs_summary("done", 1, 1, 2), "done 1/2 ✗1");
+        assert_eq!(runs_summary("failed", 0, 2, 2), "failed 0/2 ✗2");
+        assert_eq!(runs_summary("failed", 0, 1, 1), "failed 0/1 ✗1");
+        assert_eq!(runs_summary("running", 1, 0, 2), "running 1/2");
     }
 }

@@ -339,6 +339,9 @@ fn cancel(dir: &Path) -> Result<()> {
             }
             println!("cancelled {} unfinished runs", runs.len());
         }
+        campaign::Cancelled::AlreadyDone => {
+            println!("the campaign is already done; nothing to cancel")
+        }
         campaign::Cancelled::ByDriver => println!("the running driver cancelled the campaign"),
         campaign::Cancelled::Requested { holder } => {
             println!("asked the running driver ({holder}) to cancel; it will at its next poll")

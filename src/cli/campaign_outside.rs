@@ -144,9 +144,8 @@ pub fn next(a: &NextArgs) -> Result<()> {
         println!(
             "nothing to run: the campaign is {}",
             match status.state {
-                campaign::Phase::Running => "waiting for running runs",
-                campaign::Phase::Done => "done",
-                campaign::Phase::Cancelled => "cancelled",
+                campaign::Phase::Running => "waiting for running runs".to_string(),
+                _ => status.state_label(),
             }
         );
     } else {

@@ -446,14 +446,7 @@ fn analyse(parsed: Vec<(u32, RankFile)>, opts: &ReadOptions) -> Result<Reading, 
     for comp in &components {
         let nproc = opts.nproc.get(&comp.name).copied();
         check_rank_set(comp, nproc, &mut partial)?;
-        for r in &comp.ranks {
-            if let Some(d) = &r.damage {
-                partial.push(d.clone());
-            }
-            if let Some(why) = unmatched_before(r) {
-                partial.push(format!("{} {why}", file_name(comp.cc, r.rank)));
-            }
-        }
+        partial.extend(cut_rank_notes(comp));
         if nproc.is_none() {
             notes.push(format!(
                 "nproc of {} unknown ({} sampled rank file(s)); pass --nproc {}=N for CHSY and coupling costs",
@@ -561,6 +554,37 @@ fn unmatched_before(r: &RankFile) -> Option<String> {
         }
     }
     None
+}
+
+/// What is cut in a component's rank files (mid-line ends, a coupling event begun and not
+/// ended): each file's note when one or two are cut; beyond that one compact note, e.g.
+/// `oceanx: 41 rank files; 3 cut: lucia.02.000040, lucia.02.000080 ... (first: ...)`, so a
+/// run cut by its time limit does not print a line per rank.
+fn cut_rank_notes(comp: &ComponentFiles) -> Vec<String> {
+    const LISTED: usize = 2;
+    let mut cut: Vec<(String, String)> = Vec::new();
+    for r in &comp.ranks {
+        let name = file_name(comp.cc, r.rank);
+        let mut why: Vec<String> = r.damage.iter().cloned().collect();
+        if let Some(u) = unmatched_before(r) {
+            why.push(format!("{name} {u}"));
+        }
+        if !why.is_empty() {
+            cut.push((name, why.join("; ")));
+        }
+    }
+    if cut.len() <= LISTED {
+        return cut.into_iter().map(|(_, why)| why).collect();
+    }
+    let names: Vec<&str> = cut.iter().take(LISTED).map(|(n, _)| n.as_str()).collect();
+    vec![format!(
+        "{}: {} rank files; {} cut: {} ... (first: {})",
+        comp.name,
+        comp.ranks.len(),
+        cut.len(),
+        names.join(", "),
+        cut[0].1
+    )]
 }
 
 /// Checks which rank files exist against the sampling rule (with nproc) or for gaps (without).

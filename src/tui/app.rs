@@ -103,6 +103,14 @@ pub struct App {
     pub title: String,
     pub now: SystemTime,
     pub quit: bool,
+    /// The focused pane fills the screen (`z`).
+    pub zoomed: bool,
+    /// The matrix shows the region around the cursor, one configuration per cell (`Z`).
+    pub matrix_region: bool,
+    /// First line shown of the help or detail overlay.
+    pub overlay_scroll: u16,
+    /// The table keeps its selection on the newest row as rows arrive (true while at the end).
+    pub table_follow: bool,
 }
 
 impl App {
@@ -161,6 +169,10 @@ impl App {
             title,
             now: SystemTime::now(),
             quit: false,
+            zoomed: false,
+            matrix_region: false,
+            overlay_scroll: 0,
+            table_follow: true,
         }
     }
 
@@ -218,8 +230,10 @@ impl App {
             Event::Watch(e, at) => self.on_watch(e, at),
             Event::Campaign(view) => {
                 self.campaign = *view;
-                if self.table_selected >= self.campaign.rows.len() {
-                    self.table_selected = self.campaign.rows.len().saturating_sub(1);
+                self.rescore_table();
+                let last = self.campaign.rows.len().saturating_sub(1);
+                if self.table_follow || self.table_selected > last {
+                    self.table_selected = last;
                 }
             }
             Event::Signal(sig) => {
@@ -253,9 +267,21 @@ impl App {
         }
     }
 
+    /// The table's FN (see `IterRow::shown_fittingness`), at the campaign's TTS_w.
+    fn rescore_table(&mut self) {
+        let tts_w = self.campaign.tts_w.unwrap_or_else(|| self.tts_w());
+        super::campaign_view::stable_fittingness(
+            &mut self.campaign.rows,
+            tts_w,
+            self.problem.sypd_bounds,
+            self.problem.chsy_bounds,
+        );
+    }
+
     /// Performs an action (public so tests and the demo can drive it by name).
     pub fn apply(&mut self, action: Action) {
         if self.overlay != Overlay::None {
+            let scroll = &mut self.overlay_scroll;
             match action {
                 Action::Quit => self.quit = true,
                 Action::Back | Action::Detail => self.overlay = Overlay::None,
@@ -266,13 +292,32 @@ impl App {
                         Overlay::Help
                     }
                 }
+                // The view clamps the scroll to the text's length.
+                Action::Up => *scroll = scroll.saturating_sub(1),
+                Action::Down => *scroll = scroll.saturating_add(1),
+                Action::PageUp => *scroll = scroll.saturating_sub(PAGE),
+                Action::PageDown => *scroll = scroll.saturating_add(PAGE),
+                Action::Home => *scroll = 0,
+                Action::End => *scroll = u16::MAX,
                 _ => {}
+            }
+            if self.overlay == Overlay::None {
+                self.overlay_scroll = 0;
             }
             return;
         }
         match action {
             Action::Quit => self.quit = true,
-            Action::Help => self.overlay = Overlay::Help,
+            Action::Help => {
+                self.overlay = Overlay::Help;
+                self.overlay_scroll = 0;
+            }
+            Action::Zoom => self.zoomed = !self.zoomed,
+            Action::ZoomRegion => {
+                self.matrix_region = !self.matrix_region;
+                self.focus = Pane::Matrix;
+            }
+            Action::PageUp | Action::PageDown | Action::Home | Action::End => self.page(action),
             Action::Back => self.message = None,
             Action::NextPane => self.focus = self.focus.step(true),
             Action::PrevPane => self.focus = self.focus.step(false),
@@ -355,14 +400,39 @@ impl App {
                 }
             },
             Pane::Table => match action {
-                Action::Up => self.table_selected = self.table_selected.saturating_sub(1),
-                Action::Down => {
-                    self.table_selected =
-                        (self.table_selected + 1).min(self.campaign.rows.len().saturating_sub(1))
-                }
+                Action::Up => self.select_row(self.table_selected.saturating_sub(1)),
+                Action::Down => self.select_row(self.table_selected.saturating_add(1)),
                 _ => {}
             },
         }
+    }
+
+    /// Selects a table row; the table follows new rows while the last one is selected.
+    fn select_row(&mut self, i: usize) {
+        let last = self.campaign.rows.len().saturating_sub(1);
+        self.table_selected = i.min(last);
+        self.table_follow = self.table_selected == last;
+    }
+
+    /// PgUp / PgDn / Home / End: the table's rows (wherever the focus is, the table being the
+    /// one long list), or the top list when the slider pane has the focus.
+    fn page(&mut self, action: Action) {
+        let page = usize::from(PAGE);
+        if self.focus == Pane::Slider {
+            let last = self.prediction.top.len().saturating_sub(1);
+            self.top_selected = match action {
+                Action::PageUp | Action::Home => 0,
+                _ => last,
+            };
+            return;
+        }
+        let i = self.table_selected;
+        self.select_row(match action {
+            Action::PageUp => i.saturating_sub(page),
+            Action::PageDown => i.saturating_add(page),
+            Action::Home => 0,
+            _ => usize::MAX,
+        });
     }
 
     fn cycle_axis(&mut self, rows: bool) {
@@ -456,12 +526,15 @@ impl App {
         } else {
             format!("{} marked", configs.len())
         };
+        let ranks = self.global_ranks(&configs);
         match selection::write(
             &self.out_dir,
             &self.problem,
             &self.selection_source,
             &configs,
+            &ranks,
             self.tts_w(),
+            self.top,
         ) {
             Ok(written) => {
                 self.error = None;
@@ -475,6 +548,22 @@ impl App {
         }
     }
 
+    /// Each configuration's rank among all at the current TTS_w (`None` beyond the first
+    /// [`RANK_LIMIT`], which is not worth the search).
+    pub fn global_ranks(&self, configs: &[Config]) -> Vec<Option<usize>> {
+        let mut ranks: Vec<Option<usize>> =
+            configs.iter().map(|c| self.rank_of(&c.nproc)).collect();
+        if ranks.iter().any(Option::is_none) {
+            let deep = self.problem.rank(self.tts_w(), RANK_LIMIT).top;
+            for (r, c) in ranks.iter_mut().zip(configs) {
+                if r.is_none() {
+                    *r = deep.iter().position(|d| d.nproc == c.nproc).map(|i| i + 1);
+                }
+            }
+        }
+        ranks
+    }
+
     /// `IFS 408 + NEMO 240`.
     pub fn describe(&self, nproc: &[u32]) -> String {
         self.problem
@@ -486,6 +575,12 @@ impl App {
             .join(" + ")
     }
 }
+
+/// Lines a page key moves.
+pub const PAGE: u16 = 10;
+
+/// How deep `w` looks for the global rank of a marked configuration.
+pub const RANK_LIMIT: usize = 5000;
 
 /// Candidate indices of a configuration given by PEs.
 pub fn index_of(problem: &Problem, nproc: &[u32]) -> Option<Vec<usize>> {

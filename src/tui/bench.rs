@@ -84,10 +84,12 @@ pub fn time_changes(w: u16, h: u16, n: usize) -> Vec<Duration> {
 #[test]
 fn a_full_size_100x100_matrix_is_drawn_cell_for_cell() {
     // 250x220 leaves the matrix room for one screen cell per candidate.
-    let (problem, _) = problem_100x100();
-    let g = view::matrix::geometry(100, 100, 5, 148, 104).expect("fits");
-    assert_eq!((g.row_block, g.col_block), (1, 1));
-    drop(problem);
+    let (problem, inputs) = problem_100x100();
+    let app = app_on(problem, &inputs, "x");
+    let area = ratatui::layout::Rect::new(0, 0, 250, 104);
+    let g = view::matrix::geometry_for(&app, area).expect("fits");
+    assert!(g.rows.iter().chain(&g.cols).all(|r| r.len() == 1));
+    assert_eq!((g.rows.len(), g.cols.len()), (100, 100));
     let times = time_changes(250, 220, 3);
     assert_eq!(times.len(), 3);
 }

@@ -10,7 +10,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use autolb::campaign::state::STATE_FILE;
+use std::time::{Duration, SystemTime};
+
+use autolb::campaign::state::{Lock, STATE_FILE};
+use autolb::campaign::status::runs_summary;
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
 use autolb::metrics::{self, Bounds};
 use autolb::timing::{self, ReadOptions, Reading};
@@ -33,6 +36,9 @@ pub struct RunRow {
 pub struct IterRow {
     pub iteration: u32,
     pub test: u32,
+    /// The run directory's name, for directories of runs without campaign positions
+    /// (`240IFS_144NEMO`); the table shows it instead of iteration/test.
+    pub label: Option<String>,
     /// PEs per component, in component order (0 when unknown).
     pub nproc: Vec<u32>,
     pub sypd: Option<f64>,
@@ -40,11 +46,20 @@ pub struct IterRow {
     /// Fraction.
     pub coupling_cost: Option<f64>,
     pub partial_coupling_cost: Vec<Option<f64>>,
+    /// The campaign's own fittingness (normalised over the measured configurations; it
+    /// chooses the best, method.md).
     pub fittingness: Option<f64>,
+    /// The fittingness the table shows: normalised over the prediction's bounds, widened
+    /// only by measured values outside them, so it stays put as other rows land. Set by the
+    /// app ([`stable_fittingness`]); `None` until then.
+    pub shown_fittingness: Option<f64>,
     pub donor: Option<String>,
     pub recipient: Option<String>,
     pub step: Option<u32>,
+    /// The state with its runs, e.g. `done 1/2 ✗1`.
     pub state: String,
+    /// Runs that failed (their reasons are in `runs`).
+    pub failed: usize,
     pub job: Option<String>,
     pub runs: Vec<RunRow>,
 }
@@ -53,15 +68,70 @@ pub struct IterRow {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CampaignView {
     pub dir: Option<PathBuf>,
-    /// `running`, `done`, `waiting for runs`, ...
+    /// `running`, `done`, `done: no successful run`, `waiting for runs`, ...
     pub state: String,
+    /// Whether a driver holds the campaign (campaign directories only).
+    pub driver: Driver,
+    /// The fittingness weight of the campaign (or of the app, for plain run directories).
+    pub tts_w: Option<f64>,
+    /// When the best rests on fewer runs than asked: `1 of 2 runs`.
+    pub best_caveat: Option<String>,
     pub components: Vec<String>,
     pub rows: Vec<IterRow>,
     /// Index into `rows` of the best configuration so far.
     pub best: Option<usize>,
-    /// Runs whose output is still being written.
+    /// Runs whose output is still being written ("incoming").
     pub pending_runs: usize,
     pub error: Option<String>,
+}
+
+/// Who drives a watched campaign, from its lock.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Driver {
+    /// Not a campaign directory (or not read yet).
+    #[default]
+    Unknown,
+    /// No process holds the lock: nothing starts or records runs until `campaign run`
+    /// (or `next` / `record`) is used.
+    None,
+    /// A driver holds the lock (`pid 1234`).
+    Running(String),
+    /// A driver holds the lock, runs are queued, and nothing has moved for `minutes`.
+    Stalled { holder: String, minutes: u64 },
+}
+
+/// How long a campaign with queued runs may show no progress before the app says so. Progress
+/// is the driver saving the state (it does whenever it starts, records or retries a run) or a
+/// running run writing its output. A quarter of an hour of neither deserves a look (a Slurm
+/// queue that long, a driver stuck on a hung `sacct`, jobs lost to a node failure).
+pub const STALL_AFTER: Duration = Duration::from_secs(15 * 60);
+
+/// What the lock and the time since the last progress say about the driver; `queued` when
+/// runs are pending or running.
+pub fn driver_of(holder: Option<String>, queued: bool, idle_for: Duration) -> Driver {
+    match holder {
+        None => Driver::None,
+        Some(holder) if queued && idle_for >= STALL_AFTER => Driver::Stalled {
+            holder,
+            minutes: idle_for.as_secs() / 60,
+        },
+        Some(holder) => Driver::Running(holder),
+    }
+}
+
+/// Time since `path` (a file, or the newest file directly in a directory) last changed.
+fn age_of(path: &Path, now: SystemTime) -> Option<Duration> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let newest = if path.is_dir() {
+        std::fs::read_dir(path)
+            .ok()?
+            .flatten()
+            .filter_map(|e| modified(&e.path()))
+            .max()
+    } else {
+        modified(path)
+    }?;
+    Some(now.duration_since(newest).unwrap_or_default())
 }
 
 /// A component as the loader needs it.
@@ -237,9 +307,35 @@ impl Loader {
             }
         }
         status.recompute();
+        let queued = status.counts.pending + status.counts.running > 0;
+        // Only worth the stats while runs are queued and a driver holds the lock.
+        let holder = Lock::holder(&self.dir);
+        let idle_for = if queued && holder.is_some() {
+            let now = SystemTime::now();
+            let running = status
+                .iterations
+                .iter()
+                .flat_map(|it| &it.tests)
+                .flat_map(|t| &t.runs)
+                .filter(|r| r.state == RunState::Running)
+                .filter_map(|r| age_of(&r.run_dir, now));
+            std::iter::once(age_of(&self.dir.join(STATE_FILE), now).unwrap_or_default())
+                .chain(running)
+                .min()
+                .unwrap_or_default()
+        } else {
+            Duration::ZERO
+        };
         let mut view = CampaignView {
             dir: Some(self.dir.clone()),
-            state: status.state.as_str().into(),
+            state: status.state_label(),
+            driver: driver_of(holder, queued, idle_for),
+            tts_w: Some(status.tts_w),
+            best_caveat: status
+                .best
+                .as_ref()
+                .filter(|b| b.runs < status.repetitions)
+                .map(|b| format!("{} of {} runs", b.runs, status.repetitions)),
             components: names.clone(),
             pending_runs,
             ..CampaignView::default()
@@ -249,6 +345,7 @@ impl Loader {
                 view.rows.push(IterRow {
                     iteration: it.iteration,
                     test: t.test,
+                    label: None,
                     nproc: in_order(&names, &t.nproc),
                     sypd: t.sypd,
                     chsy: t.chsy,
@@ -261,7 +358,13 @@ impl Loader {
                     donor: t.donor.clone(),
                     recipient: t.recipient.clone(),
                     step: Some(t.step),
-                    state: t.state.as_str().into(),
+                    state: t.summary(),
+                    failed: t
+                        .runs
+                        .iter()
+                        .filter(|r| r.state == RunState::Failed)
+                        .count(),
+                    shown_fittingness: None,
                     job: t.runs.iter().rev().find_map(|r| r.job.clone()),
                     runs: t
                         .runs
@@ -293,26 +396,48 @@ impl Loader {
         let mut view = CampaignView {
             dir: Some(self.dir.clone()),
             components: self.components.iter().map(|c| c.name.clone()).collect(),
+            tts_w: Some(self.tts_w),
             ..CampaignView::default()
         };
         let mut run_dirs = Vec::new();
         find_run_dirs(&self.dir, 0, &mut run_dirs);
         let mut groups: BTreeMap<(u32, u32), Vec<(u32, PathBuf)>> = BTreeMap::new();
-        for (i, dir) in run_dirs.into_iter().enumerate() {
-            let (iteration, test, rep) = campaign_position(&self.dir, &dir).unwrap_or((
-                0,
-                u32::try_from(i + 1).unwrap_or(u32::MAX),
-                1,
-            ));
-            groups
-                .entry((iteration, test))
-                .or_default()
-                .push((rep, dir));
+        // Directories named for their configuration (`240IFS_144NEMO`), not by position:
+        // one row each, ordered by PEs (then by name), labelled with their name.
+        let mut named: Vec<(Vec<u32>, String, PathBuf)> = Vec::new();
+        for dir in run_dirs {
+            match campaign_position(&self.dir, &dir) {
+                Some((iteration, test, rep)) => groups
+                    .entry((iteration, test))
+                    .or_default()
+                    .push((rep, dir)),
+                None => {
+                    let nproc = nproc_from_dir_name(&dir, &self.components);
+                    let label = dir
+                        .strip_prefix(&self.dir)
+                        .ok()
+                        .filter(|r| !r.as_os_str().is_empty())
+                        .map_or_else(|| ".".into(), |r| r.display().to_string());
+                    named.push((nproc, label, dir));
+                }
+            }
         }
-        for ((iteration, test), runs) in groups {
+        named.sort_by(|a, b| {
+            let total = |n: &[u32]| n.iter().map(|&p| u64::from(p)).sum::<u64>();
+            (total(&a.0), &a.0, &a.1).cmp(&(total(&b.0), &b.0, &b.1))
+        });
+        let positioned = groups
+            .into_iter()
+            .map(|((it, test), runs)| (it, test, None, runs));
+        let by_name = named.into_iter().enumerate().map(|(i, (_, label, dir))| {
+            let test = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            (0, test, Some(label), vec![(1, dir)])
+        });
+        for (iteration, test, label, runs) in positioned.chain(by_name).collect::<Vec<_>>() {
             let mut row = IterRow {
                 iteration,
                 test,
+                label,
                 ..IterRow::default()
             };
             for (rep, dir) in runs {
@@ -335,7 +460,7 @@ impl Loader {
                         view.pending_runs += 1;
                         RunRow {
                             repetition: rep,
-                            state: "pending".into(),
+                            state: "incoming".into(),
                             sypd: None,
                             chsy: None,
                             coupling_cost: None,
@@ -386,13 +511,13 @@ pub fn summarise_row(row: &mut IterRow) {
     row.chsy = mean(&|r| r.chsy);
     row.coupling_cost = mean(&|r| r.coupling_cost);
     let done = row.runs.iter().filter(|r| r.state == "done").count();
-    row.state = if done == row.runs.len() && done > 0 {
-        "done".into()
-    } else if done > 0 {
-        format!("{done}/{} done", row.runs.len())
+    let word = if done == row.runs.len() && done > 0 {
+        "done"
     } else {
-        "pending".into()
+        // Output still being written (no campaign state says more).
+        "incoming"
     };
+    row.state = runs_summary(word, done, 0, row.runs.len());
 }
 
 /// Fittingness of every measured row, normalised over the measured rows (method.md: the best
@@ -414,6 +539,24 @@ pub fn score_rows(rows: &mut [IterRow], tts_w: f64) {
                 row.fittingness = Some(metrics::fittingness_in(tts_w, s, c, &sb, &cb));
             }
         }
+    }
+}
+
+/// The fittingness the table shows (see [`IterRow::shown_fittingness`]): normalised over the
+/// prediction's bounds, each widened only when a measured value falls outside it.
+pub fn stable_fittingness(rows: &mut [IterRow], tts_w: f64, sypd: Bounds, chsy: Bounds) {
+    let (mut sb, mut cb) = (sypd, chsy);
+    for r in rows.iter() {
+        if let (Some(s), Some(c)) = (r.sypd, r.chsy) {
+            sb = sb.include(s);
+            cb = cb.include(c);
+        }
+    }
+    for r in rows.iter_mut() {
+        r.shown_fittingness = match (r.sypd, r.chsy) {
+            (Some(s), Some(c)) => Some(metrics::fittingness_in(tts_w, s, c, &sb, &cb)),
+            _ => None,
+        };
     }
 }
 
@@ -629,9 +772,106 @@ mod tests {
             .find(|r| r.iteration == 1 && r.test == 2)
             .unwrap();
         assert_eq!(by_pos.runs.len(), 2, "repetitions of one test share a row");
-        assert_eq!(by_pos.state, "done");
+        assert_eq!(by_pos.state, "done 2/2");
         assert!(view.best.is_some());
         assert_eq!(view.state, "idle");
+    }
+
+    #[test]
+    fn the_shown_fittingness_does_not_move_when_another_row_lands_inside_the_bounds() {
+        let row = |s: f64, c: f64| IterRow {
+            sypd: Some(s),
+            chsy: Some(c),
+            ..IterRow::default()
+        };
+        let sb = Bounds {
+            min: 10.0,
+            max: 20.0,
+        };
+        let cb = Bounds {
+            min: 800.0,
+            max: 1000.0,
+        };
+        let mut rows = vec![row(15.0, 900.0)];
+        stable_fittingness(&mut rows, 0.5, sb, cb);
+        assert_eq!(rows[0].shown_fittingness, Some(0.5));
+        rows.push(row(19.0, 810.0));
+        rows.push(IterRow::default());
+        stable_fittingness(&mut rows, 0.5, sb, cb);
+        assert_eq!(rows[0].shown_fittingness, Some(0.5), "unchanged");
+        assert_eq!(rows[2].shown_fittingness, None, "not measured");
+        // A measured value outside the prediction's bounds widens them.
+        rows.push(row(30.0, 900.0));
+        stable_fittingness(&mut rows, 0.5, sb, cb);
+        assert_eq!(rows[0].shown_fittingness, Some(0.5 * 0.25 + 0.5 * 0.5));
+        assert_eq!(rows[3].shown_fittingness, Some(0.5 + 0.25));
+    }
+
+    #[test]
+    fn a_held_lock_with_queued_runs_and_an_old_state_is_stalled() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+        let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
+        assert_eq!(loader.load().driver, Driver::None, "right after init");
+        let _lock = Lock::acquire(&dir).unwrap();
+        assert!(matches!(loader.load().driver, Driver::Running(_)));
+        let old = SystemTime::now() - Duration::from_secs(40 * 60);
+        let state = std::fs::File::options()
+            .write(true)
+            .open(dir.join(STATE_FILE))
+            .unwrap();
+        state.set_modified(old).unwrap();
+        match loader.load().driver {
+            Driver::Stalled { minutes, .. } => assert!((39..=41).contains(&minutes), "{minutes}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_driver_is_none_running_or_stalled() {
+        let minute = Duration::from_secs(60);
+        assert_eq!(driver_of(None, true, 60 * minute), Driver::None);
+        assert_eq!(
+            driver_of(Some("pid 7".into()), false, 60 * minute),
+            Driver::Running("pid 7".into()),
+            "nothing queued: nothing to wait for"
+        );
+        assert_eq!(
+            driver_of(Some("pid 7".into()), true, 3 * minute),
+            Driver::Running("pid 7".into())
+        );
+        assert_eq!(
+            driver_of(Some("pid 7".into()), true, 20 * minute),
+            Driver::Stalled {
+                holder: "pid 7".into(),
+                minutes: 20
+            }
+        );
+    }
+
+    #[test]
+    fn directories_named_for_their_configuration_sort_by_pes_and_show_their_names() {
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing/ecearth3/lucia_lite");
+        let comps = vec![
+            LoaderComponent {
+                name: "IFS".into(),
+                timing_name: "ATMIFS".into(),
+            },
+            LoaderComponent {
+                name: "NEMO".into(),
+                timing_name: "oceanx".into(),
+            },
+        ];
+        let view = Loader::new(dir, comps, None, 0.5).load();
+        assert_eq!(view.rows.len(), 30);
+        let totals: Vec<u32> = view.rows.iter().map(|r| r.nproc.iter().sum()).collect();
+        assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
+        assert_eq!(view.rows[0].label.as_deref(), Some("48IFS_48NEMO"));
+        let last = view.rows.last().unwrap();
+        assert_eq!(last.nproc, vec![480, 1632]);
+        assert_eq!(last.label.as_deref(), Some("480IFS_1632NEMO"));
+        assert!(view.rows.iter().all(|r| r.state == "done"), "complete runs");
     }
 
     #[test]

@@ -42,6 +42,12 @@ pub enum Action {
     LogScale,
     CycleRows,
     CycleCols,
+    Zoom,
+    ZoomRegion,
+    PageUp,
+    PageDown,
+    Home,
+    End,
 }
 
 /// One row of the table: the action, its name in `keys.toml`, default keys, what it does, and
@@ -76,6 +82,13 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["esc"],
         description: "close the help or the detail view",
         hint: None,
+    },
+    Binding {
+        action: Action::Zoom,
+        name: "zoom",
+        defaults: &["z"],
+        description: "zoom the focused pane to the whole screen, or back",
+        hint: Some("zoom"),
     },
     Binding {
         action: Action::NextPane,
@@ -138,7 +151,7 @@ pub const BINDINGS: &[Binding] = &[
         name: "tts_fine_up",
         defaults: &[">"],
         description: "TTS_w +0.01",
-        hint: Some("fine"),
+        hint: None,
     },
     Binding {
         action: Action::TtsFineDown,
@@ -208,6 +221,41 @@ pub const BINDINGS: &[Binding] = &[
         name: "cycle_cols",
         defaults: &["c"],
         description: "matrix: next component across the columns",
+        hint: None,
+    },
+    Binding {
+        action: Action::ZoomRegion,
+        name: "zoom_region",
+        defaults: &["Z"],
+        description: "matrix: one configuration per cell, the region around the cursor, or back",
+        hint: None,
+    },
+    Binding {
+        action: Action::PageUp,
+        name: "page_up",
+        defaults: &["pageup"],
+        description: "page up (table, help, detail view)",
+        hint: None,
+    },
+    Binding {
+        action: Action::PageDown,
+        name: "page_down",
+        defaults: &["pagedown"],
+        description: "page down",
+        hint: None,
+    },
+    Binding {
+        action: Action::Home,
+        name: "home",
+        defaults: &["home"],
+        description: "to the first row",
+        hint: None,
+    },
+    Binding {
+        action: Action::End,
+        name: "end",
+        defaults: &["end"],
+        description: "to the last row; the table then follows new rows",
         hint: None,
     },
 ];

@@ -19,6 +19,8 @@ pub mod view;
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
+mod screen_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};

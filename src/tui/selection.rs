@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use autolb::campaign::state::write_atomically;
 use autolb::config::{AllowedEntry, CampaignFile, ComponentEntry};
 use autolb::predict::{Config, Problem};
 
@@ -59,7 +58,9 @@ pub fn write(
     problem: &Problem,
     source: &SelectionSource,
     configs: &[Config],
+    ranks: &[Option<usize>],
     tts_w: f64,
+    top: usize,
 ) -> std::io::Result<Written> {
     std::fs::create_dir_all(dir)?;
     let stem = free_stem(dir);
@@ -90,7 +91,8 @@ pub fn write(
     file.max_nproc = Some(s.max_nproc);
     file.step = Some(s.step);
     file.tts_w = Some(tts_w);
-    file.top = Some(configs.len().max(1));
+    // The app's current top N (after `]` / `[`), not the count written.
+    file.top = Some(top.max(1));
     file.interp = Some(s.interp);
     file.extra_pes = Some(s.extra_pes);
     file.components = components;
@@ -136,7 +138,8 @@ pub fn write(
                 .map(|(n, p)| (n.clone(), json!(p)))
                 .collect();
             json!({
-                "rank": i + 1,
+                // Rank among every configuration at this TTS_w (null when far down).
+                "rank": ranks.get(i).copied().flatten(),
                 "nproc": nproc,
                 "total_nproc": c.total_nproc,
                 "sypd": c.sypd,
@@ -174,7 +177,20 @@ fn free_stem(dir: &Path) -> String {
 /// Temp file in the same directory, then rename: a reader never sees half a file. The
 /// campaign state's own writer; its error names the file.
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomically(path, bytes).map_err(std::io::Error::other)
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // Files for the user: created 0666 less the umask, like any editor's (a temporary file
+    // would be 0600).
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".autolb-selection")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(parent)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -213,7 +229,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let problem = Problem::new(&example::inputs(), &example::settings()).unwrap();
         let top = problem.rank(0.3, 3).top;
-        let w = write(dir.path(), &problem, &demo_source(), &top, 0.3).unwrap();
+        let ranks: Vec<Option<usize>> = (1..=3).map(Some).collect();
+        let w = write(dir.path(), &problem, &demo_source(), &top, &ranks, 0.3, 3).unwrap();
         let file = CampaignFile::load(&w.toml).unwrap();
         assert_eq!(file.top, Some(3));
         assert_eq!(file.tts_w, Some(0.3));
@@ -233,7 +250,7 @@ mod tests {
         let json: Value = serde_json::from_str(&std::fs::read_to_string(&w.json).unwrap()).unwrap();
         assert_eq!(json["configurations"].as_array().unwrap().len(), 3);
         assert_eq!(json["configurations"][0]["nproc"]["IFS"], top[0].nproc[0]);
-        let second = write(dir.path(), &problem, &demo_source(), &top, 0.3).unwrap();
+        let second = write(dir.path(), &problem, &demo_source(), &top, &ranks, 0.3, 3).unwrap();
         assert_ne!(second.toml, w.toml, "never overwrites an earlier selection");
     }
 }

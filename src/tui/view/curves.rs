@@ -5,7 +5,9 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::symbols::Marker;
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
+
+use crate::tui::theme::ColorDepth;
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
 use ratatui::Frame;
 
@@ -19,7 +21,14 @@ enum Quantity {
     Chsy,
 }
 
+/// Below this height the pane shows the SYPD chart alone (zoom shows both).
+const BOTH_FROM: u16 = 14;
+
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    if area.height < BOTH_FROM {
+        chart(app, frame, area, Quantity::Sypd);
+        return;
+    }
     let [sypd_area, chsy_area] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     chart(app, frame, sypd_area, Quantity::Sypd);
@@ -28,10 +37,25 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 
 fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
     let scale = if app.log_scale { "log2 PEs" } else { "PEs" };
-    let title = match q {
-        Quantity::Sypd => format!(" Curves: SYPD vs {scale} "),
-        Quantity::Chsy => format!(" CHSY vs {scale} "),
+    let what = match q {
+        Quantity::Sypd => "SYPD",
+        Quantity::Chsy => "CHSY",
     };
+    // Narrow panes keep the legend and drop the words.
+    let name = match (q, area.width >= 48) {
+        (Quantity::Sypd, true) => format!(" Curves: {what} vs {scale} "),
+        (_, true) => format!(" {what} vs {scale} "),
+        (_, false) => format!(" {what} "),
+    };
+    // The legend sits in the title, beside the plot, never on a curve.
+    let mut spans = vec![Span::raw(name)];
+    for (i, c) in app.curves.iter().enumerate() {
+        spans.push(Span::styled(
+            format!("{} {} ", glyph(app, i), c.name),
+            app.theme.fg(app.theme.component(i)),
+        ));
+    }
+    let title = Line::from(spans);
     let block = pane_block(app, Pane::Curves, title);
     let x = |p: f64| if app.log_scale { p.max(1.0).log2() } else { p };
     let y = |p: f64, sypd: f64| match q {
@@ -72,12 +96,11 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         .collect();
 
     let mut datasets = Vec::new();
-    for (i, c) in app.curves.iter().enumerate() {
+    for i in 0..app.curves.len() {
         let style = app.theme.fg(app.theme.component(i));
         datasets.push(
             Dataset::default()
-                .name(c.name.clone())
-                .marker(Marker::Braille)
+                .marker(line_marker(app, i))
                 .graph_type(GraphType::Line)
                 .style(style)
                 .data(&lines[i]),
@@ -92,7 +115,7 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         if let Some(m) = markers.get(i) {
             datasets.push(
                 Dataset::default()
-                    .marker(Marker::Dot)
+                    .marker(cursor_marker(app))
                     .graph_type(GraphType::Line)
                     .style(style)
                     .data(m),
@@ -120,6 +143,38 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
             y_label((y0 + y1) / 2.0),
             y_label(y1),
         ]))
-        .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)));
+        .legend_position(None);
     frame.render_widget(chart, area);
+}
+
+/// The marker of component `i`'s line: Braille with colour (the finest); without colour each
+/// component has its own glyph so the curves differ (`⣿`, `•`, `▄`, then Braille again).
+fn line_marker(app: &App, i: usize) -> Marker {
+    if app.theme.depth != ColorDepth::Mono {
+        return Marker::Braille;
+    }
+    match i % 3 {
+        0 => Marker::Braille,
+        1 => Marker::Dot,
+        _ => Marker::HalfBlock,
+    }
+}
+
+/// The cursor's verticals: dots with colour; without colour bars (`▄`), as the second
+/// component's line uses dots.
+fn cursor_marker(app: &App) -> Marker {
+    if app.theme.depth == ColorDepth::Mono {
+        Marker::Bar
+    } else {
+        Marker::Dot
+    }
+}
+
+/// The legend's sample of component `i`'s line.
+pub fn glyph(app: &App, i: usize) -> &'static str {
+    match line_marker(app, i) {
+        Marker::Dot => "•",
+        Marker::HalfBlock => "▀",
+        _ => "⣿",
+    }
 }

@@ -2,10 +2,9 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::{opt, popup};
+use super::{opt, scrolled_popup};
 use crate::tui::app::App;
 use autolb::predict::Cell;
 
@@ -74,14 +73,14 @@ pub fn render_config(app: &App, index: &[usize], frame: &mut Frame, area: Rect) 
         .into_iter()
         .map(Line::raw)
         .collect();
-    let inner = popup(
+    scrolled_popup(
         frame,
         area,
         90,
-        lines.len() as u16 + 2,
         " Configuration (esc closes) ",
+        lines,
+        app.overlay_scroll,
     );
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
 /// Lines describing an iteration row.
@@ -95,19 +94,18 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         .zip(&r.nproc)
         .map(|(n, p)| format!("{n} {p}"))
         .collect();
+    let place = match &r.label {
+        Some(label) => label.clone(),
+        None => format!("iteration {} test {}", r.iteration, r.test),
+    };
     let mut out = vec![
-        format!(
-            "iteration {} test {}: {}",
-            r.iteration,
-            r.test,
-            pes.join(" + ")
-        ),
+        format!("{place}: {}", pes.join(" + ")),
         format!(
             "SYPD {}   CHSY {}   coupling cost {} %   FN {}",
             opt(r.sypd, 2),
             opt(r.chsy, 0),
             opt(r.coupling_cost.map(|c| c * 100.0), 2),
-            opt(r.fittingness, 3)
+            opt(r.shown_fittingness.or(r.fittingness), 3)
         ),
     ];
     for (n, c) in names.iter().zip(&r.partial_coupling_cost) {
@@ -122,20 +120,31 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
             r.step.map_or("-".into(), |s| s.to_string())
         ));
     }
-    out.push(format!("state {}", r.state));
+    out.push(format!(
+        "state {}   FN {} (the campaign's own, normalised over its measured runs: {})",
+        r.state,
+        opt(r.shown_fittingness, 3),
+        opt(r.fittingness, 3)
+    ));
     out.push(String::new());
     for run in &r.runs {
         out.push(format!(
-            "rep {}  {:<8} SYPD {:>6}  CHSY {:>6}  job {}  {}",
+            "rep {}  {:<8} SYPD {:>6}  CHSY {:>6}  cpl {} %  job {}",
             run.repetition,
             run.state,
             opt(run.sypd, 2),
             opt(run.chsy, 0),
+            opt(run.coupling_cost.map(|c| c * 100.0), 2),
             run.job.clone().unwrap_or_else(|| "-".into()),
-            run.run_dir.display()
         ));
+        out.push(format!("       {}", run.run_dir.display()));
         if let Some(note) = &run.note {
-            out.push(format!("       {note}"));
+            let label = if run.state == "failed" {
+                "failed: "
+            } else {
+                ""
+            };
+            out.push(format!("       {label}{}", compact_note(note)));
         }
     }
     out
@@ -143,12 +152,24 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
 
 pub fn render_row(app: &App, i: usize, frame: &mut Frame, area: Rect) {
     let lines: Vec<Line> = row_lines(app, i).into_iter().map(Line::raw).collect();
-    let inner = popup(
+    scrolled_popup(
         frame,
         area,
         110,
-        lines.len() as u16 + 2,
-        " Iteration row (esc closes) ",
+        " Iteration row (esc closes; ↑↓ pgup pgdn scroll) ",
+        lines,
+        app.overlay_scroll,
     );
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// A long note (a cut run's PARTIAL list naming every rank file) kept to one readable line:
+/// the first 200 characters and how much was left out.
+pub fn compact_note(note: &str) -> String {
+    const KEEP: usize = 200;
+    let n = note.chars().count();
+    if n <= KEEP {
+        return note.to_string();
+    }
+    let head: String = note.chars().take(KEEP).collect();
+    format!("{head} ... ({} more characters)", n - KEEP)
 }

@@ -3,21 +3,25 @@
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::popup;
+use super::scrolled_popup;
 use crate::tui::app::App;
+
+/// What the screen shows, after the keys (public for tests).
+pub const READING: &[&str] = &[
+    "Curves: each component's SYPD and CHSY against its PEs; blocks are measured points, lines the interpolation, dotted verticals the cursor's PEs. Each component has its own line glyph (• ∙ ·), so they differ without colour too.",
+    "Matrix: FN = TTS_w·SYPDn + (1−TTS_w)·(1−CHSYn), red (0) → green (1); grey = worse than the base case; blank = over the budget. A row label gives the range of PEs its line covers (408-456) when a line holds several; the cursor's row and column labels show its exact PEs. Digits = top N rank; 1+ = rank 1 and more of the top N in one cell; * = marked; []/@ = cursor. z fills the screen with the matrix; Z shows the region around the cursor, one configuration per cell.",
+    "TTS_w 1 weighs only time to solution (speed), 0 only cost (CHSY). Moving it re-ranks at once.",
+    "Iterations: one row per lb-iteration and test (it/t); rows fill in as runs finish; d→r = donor→recipient on the narrowest screens. ★ = the campaign's best so far, also pinned on the line below the panes; ⚠ there = it rests on fewer runs than the repetitions asked.",
+    "State: pending (no run started), running, done (measured; the test goes on with the next iteration), finished (measured; the step fell below minimum_step, so the test stopped there), failed (every run failed). done 1/2 ✗1 = 1 of 2 runs measured, 1 failed: enter on the row shows why. incoming = timing output still being written.",
+    "FN in the table is normalised over the prediction's SYPD and CHSY ranges, widened only when a measured value falls outside them, so a row's FN stays put as other rows land. The campaign chooses its best (★) over the measured runs alone (method.md), so ★ need not be the row with the highest FN shown.",
+    "Status line: campaign state; 'no driver running' = no process holds the campaign (start one with autolb campaign run DIR); 'stalled' = a driver holds it and runs are queued, but for 15 minutes neither the driver nor any running run has written anything (a long batch queue, a hung driver, lost jobs).",
+    "Keys can be rebound in keys.toml in the autolb configuration directory (see README).",
+];
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let rows = app.keys.help_rows();
-    let inner = popup(
-        frame,
-        area,
-        92,
-        rows.len() as u16 + 14,
-        " Help (? or esc closes) ",
-    );
     let key_w = rows
         .iter()
         .map(|(k, _)| k.chars().count())
@@ -37,18 +41,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         })
         .collect();
     lines.push(Line::raw(""));
-    for text in [
-        "Curves: each component's SYPD and CHSY against its PEs; blocks are measured points, lines the interpolation, dotted verticals the cursor's PEs.",
-        "Matrix: FN = TTS_w·SYPDn + (1−TTS_w)·(1−CHSYn), red (0) → green (1); grey = worse than the base case; blank = over the budget; digits = top N rank; * = marked; [] = cursor. With colour, a line may hold two PE rows (upper and lower half); its label is the upper one.",
-        "TTS_w 1 weighs only time to solution (speed), 0 only cost (CHSY). Moving it re-ranks at once.",
-        "Iterations: one row per lb-iteration and test; rows fill in as runs finish; ★ = best FN so far.",
-        "Keys can be rebound in keys.toml in the autolb configuration directory (see README).",
-    ] {
-        lines.push(Line::raw(text));
+    for text in READING {
+        lines.push(Line::raw(*text));
     }
     lines.push(Line::raw(format!(
         "Colours: {} (--no-color or NO_COLOR for none).",
         app.theme.depth.name()
     )));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    scrolled_popup(
+        frame,
+        area,
+        92,
+        " Help (? or esc closes; ↑↓ pgup pgdn scroll) ",
+        lines,
+        app.overlay_scroll,
+    );
 }

@@ -1,12 +1,17 @@
 //! The fittingness matrix: one component's PEs down, another's across, every other component
 //! fixed at the cursor configuration. A custom widget that sets cell backgrounds: red -> green
 //! by fittingness, grey when worse than the base case, blank over the budget. Top-N ranks
-//! (digits), marks (`*`) and the cursor (`[]`) are glyphs, so the matrix reads without colour;
-//! without colour, shades (`░▒▓█`) stand for fittingness. When the candidates outnumber the
-//! screen cells, each screen cell stands for a block of candidates and shows its most telling
-//! member (cursor, then best rank, then marked, then highest fittingness).
+//! (digits), marks (`*`) and the cursor (`[]`/`@`) are glyphs, so the matrix reads without
+//! colour; without colour, shades (`░▒▓█`) stand for fittingness.
+//!
+//! It tells the truth about its cells: when the candidates outnumber the screen, each line
+//! (column) covers a run of candidates spread evenly over the whole pane, and its label gives
+//! the range it covers (`408-456`). A cell holding several top-N configurations shows the best
+//! rank with `+` (`1+`), so no top-N configuration is hidden. The cursor moves by
+//! configuration: its row and column labels show its exact PEs, and its cell takes the cursor
+//! configuration's colour. `Z` shows the region around the cursor, one configuration per cell.
 
-use std::collections::HashMap;
+use std::ops::Range;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -26,18 +31,34 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         &app.problem.components[r].name,
         &app.problem.components[c].name,
     );
-    let title = format!(" Fittingness: {} ↓ × {} → ", names.0, names.1);
-    let block = pane_block(app, Pane::Matrix, title);
+    let mut title = format!(" Fittingness: {} ↓ × {} → ", names.0, names.1);
+    let block = pane_block(app, Pane::Matrix, "");
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     if app.problem.components.len() < 2 {
+        frame.render_widget(block.title(title), area);
         frame.render_widget(
             Paragraph::new("one component: nothing to cross; see the top list"),
             inner,
         );
         return;
     }
+    if let Some(g) = geometry_for(app, inner) {
+        let per_cell = (max_len(&g.rows), max_len(&g.cols));
+        if app.matrix_region {
+            title.push_str("· around the cursor, Z: all ");
+        } else if per_cell != (1, 1) {
+            title.push_str(&format!(
+                "· ≤{}×{} per cell, Z: 1 each ",
+                per_cell.0, per_cell.1
+            ));
+        }
+    }
+    frame.render_widget(block.title(title), area);
     frame.render_widget(MatrixView { app }, inner);
+}
+
+fn max_len(spans: &[Range<usize>]) -> usize {
+    spans.iter().map(|r| r.len()).max().unwrap_or(1)
 }
 
 /// The matrix proper, drawn into the pane's inner area.
@@ -46,59 +67,173 @@ pub struct MatrixView<'a> {
 }
 
 /// How candidates map to screen cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
     pub label_w: u16,
     pub cell_w: u16,
-    /// Candidates per screen cell, down and across.
-    pub row_block: usize,
-    pub col_block: usize,
-    pub shown_rows: usize,
-    pub shown_cols: usize,
+    /// The candidates each screen line covers, top to bottom.
+    pub rows: Vec<Range<usize>>,
+    /// The candidates each screen column covers, left to right.
+    pub cols: Vec<Range<usize>>,
+    /// Lines below the matrix: the cursor's numbers, then the legend when there is room.
+    pub legend: bool,
 }
 
-/// Fits `rows` x `cols` candidates into `width` x `height` cells (after a label column).
-pub fn geometry(
-    rows: usize,
-    cols: usize,
-    label_w: u16,
-    width: u16,
-    height: u16,
-) -> Option<Geometry> {
-    let avail_w = usize::from(width.checked_sub(label_w)?);
-    let avail_h = usize::from(height);
-    if avail_w == 0 || avail_h == 0 || rows == 0 || cols == 0 {
+/// Spreads `n` candidates over at most `cells` screen cells: one each when they fit, else
+/// every cell used, each covering `n / cells` candidates or one more.
+pub fn split(n: usize, cells: usize) -> Vec<Range<usize>> {
+    if cells == 0 || n == 0 {
+        return Vec::new();
+    }
+    if n <= cells {
+        return (0..n).map(|i| i..i + 1).collect();
+    }
+    (0..cells)
+        .map(|k| k * n / cells..(k + 1) * n / cells)
+        .collect()
+}
+
+/// `cells` consecutive candidates of `n`, one per cell, around `cursor` (the `Z` region).
+pub fn window(n: usize, cells: usize, cursor: usize) -> Vec<Range<usize>> {
+    let len = cells.min(n);
+    let start = cursor.saturating_sub(len / 2).min(n - len);
+    (start..start + len).map(|i| i..i + 1).collect()
+}
+
+/// A row label: the PEs a line covers, `408` or `408-456`.
+fn range_label(nproc: &[u32], span: &Range<usize>) -> String {
+    let first = nproc[span.start];
+    let last = nproc[span.end - 1];
+    if span.len() == 1 {
+        first.to_string()
+    } else {
+        format!("{first}-{last}")
+    }
+}
+
+/// Fits the grid's candidates into `area`: a label column, a column-label line on top, the
+/// cursor line (and the legend when there is room) below; cells 2 to 4 wide.
+pub fn geometry_for(app: &App, area: Rect) -> Option<Geometry> {
+    let grid = &app.grid;
+    let (nr, nc) = (grid.row_nproc.len(), grid.col_nproc.len());
+    if area.height < 4 || area.width < 8 || nr == 0 || nc == 0 {
         return None;
     }
-    let cell_w: u16 = if cols * 2 <= avail_w { 2 } else { 1 };
-    let col_block = cols.div_ceil(avail_w / usize::from(cell_w));
-    let row_block = rows.div_ceil(avail_h);
+    let legend = area.height >= 10;
+    let cells_h = usize::from(area.height - 2 - u16::from(legend));
+    let (ra, ca) = app.axes;
+    let rows = if app.matrix_region {
+        window(nr, cells_h, app.cursor[ra])
+    } else {
+        split(nr, cells_h)
+    };
+    let label_w = rows
+        .iter()
+        .map(|r| range_label(&grid.row_nproc, r).len().max(4))
+        .max()
+        .unwrap_or(4) as u16
+        + 1;
+    let avail_w = usize::from(area.width.checked_sub(label_w)?);
+    if avail_w < 2 {
+        return None;
+    }
+    // Wide enough cells to hold `1+` or `[]`; wider (up to 4) when the columns leave room, so
+    // the matrix fills its pane.
+    let fit = avail_w / nc;
+    let (cell_w, across) = if fit >= 2 {
+        (fit.min(4), nc)
+    } else {
+        (2, avail_w / 2)
+    };
+    let cols = if app.matrix_region {
+        window(nc, across, app.cursor[ca])
+    } else {
+        split(nc, across)
+    };
     Some(Geometry {
         label_w,
-        cell_w,
-        row_block,
-        col_block,
-        shown_rows: rows.div_ceil(row_block),
-        shown_cols: cols.div_ceil(col_block),
+        cell_w: cell_w as u16,
+        rows,
+        cols,
+        legend,
     })
 }
 
-/// Priority of a candidate as its block's representative (higher wins).
-fn priority(cell: &Cell, cursor: bool, rank: Option<usize>, marked: bool) -> (u8, i64) {
-    if cursor {
-        return (5, 0);
+/// What one screen cell holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CellContent {
+    pub cursor: bool,
+    /// Top-N ranks of the configurations in it, best first.
+    pub ranks: Vec<usize>,
+    pub marked: bool,
+    /// The candidate whose colour the cell takes: the cursor's, else the best ranked, else
+    /// the fittest.
+    pub shown: Option<(usize, usize)>,
+}
+
+/// The top-N configurations (with their rank) and the marked ones that lie on the plane
+/// shown, as matrix cells; found once per frame.
+pub struct OnPlane {
+    pub ranked: Vec<(usize, (usize, usize))>,
+    pub marked: Vec<(usize, usize)>,
+}
+
+impl OnPlane {
+    pub fn of(app: &App) -> OnPlane {
+        OnPlane {
+            ranked: app
+                .prediction
+                .top
+                .iter()
+                .enumerate()
+                .filter_map(|(i, cfg)| Some((i + 1, on_plane(app, &cfg.nproc)?)))
+                .collect(),
+            marked: app.marked.iter().filter_map(|n| on_plane(app, n)).collect(),
+        }
     }
-    if let Some(r) = rank {
-        return (4, -(r as i64));
+}
+
+/// Gathers a screen cell's candidates.
+#[cfg(test)]
+pub fn content(app: &App, rows: &Range<usize>, cols: &Range<usize>) -> CellContent {
+    content_in(app, &OnPlane::of(app), rows, cols)
+}
+
+fn content_in(app: &App, plane: &OnPlane, rows: &Range<usize>, cols: &Range<usize>) -> CellContent {
+    let grid = &app.grid;
+    let (ra, ca) = app.axes;
+    let cursor = (app.cursor[ra], app.cursor[ca]);
+    let mut out = CellContent::default();
+    let mut fittest: Option<(f64, (usize, usize))> = None;
+    for r in rows.clone() {
+        for c in cols.clone() {
+            if (r, c) == cursor {
+                out.cursor = true;
+            }
+            let cell = grid.cell(r, c);
+            let score = match cell {
+                Cell::Scored { fittingness, .. } => fittingness,
+                Cell::WorseThanBase { .. } => -1.0,
+                Cell::OverBudget => -2.0,
+            };
+            if fittest.is_none_or(|(f, _)| score > f) {
+                fittest = Some((score, (r, c)));
+            }
+        }
     }
-    if marked {
-        return (3, 0);
-    }
-    match cell {
-        Cell::Scored { fittingness, .. } => (2, (fittingness * 1e6) as i64),
-        Cell::WorseThanBase { .. } => (1, 0),
-        Cell::OverBudget => (0, 0),
-    }
+    let inside = |(r, c): (usize, usize)| rows.contains(&r) && cols.contains(&c);
+    let ranked: Vec<&(usize, (usize, usize))> =
+        plane.ranked.iter().filter(|(_, rc)| inside(*rc)).collect();
+    out.ranks = ranked.iter().map(|(rank, _)| *rank).collect();
+    out.marked = plane.marked.iter().any(|rc| inside(*rc));
+    out.shown = if out.cursor {
+        Some(cursor)
+    } else if let Some((_, rc)) = ranked.first() {
+        Some(*rc)
+    } else {
+        fittest.map(|(_, rc)| rc)
+    };
+    out
 }
 
 impl Widget for MatrixView<'_> {
@@ -106,132 +241,60 @@ impl Widget for MatrixView<'_> {
         let app = self.app;
         let grid = &app.grid;
         let (ra, ca) = app.axes;
-        if area.height < 4 || area.width < 8 {
-            return;
-        }
-        let label_w = grid
-            .row_nproc
-            .iter()
-            .map(|p| p.to_string().len())
-            .max()
-            .unwrap_or(1) as u16
-            + 1;
-        let cells_h = area.height - 3;
-        // With colour, each screen line holds two candidate rows (upper half block: foreground
-        // = the upper row, background = the lower), doubling the vertical resolution.
-        // Without colour the glyphs need whole cells.
-        // Half blocks only pay when they show every candidate row on its own where whole cells
-        // would have to merge rows (blocks are whole numbers of rows, so otherwise whole cells
-        // use the height as well and keep room for glyphs).
-        let rows = grid.row_nproc.len();
-        let half_blocks = app.theme.depth != ColorDepth::Mono
-            && rows > usize::from(cells_h)
-            && rows <= 2 * usize::from(cells_h);
-        let halves: usize = if half_blocks { 2 } else { 1 };
-        let Some(g) = geometry(
-            grid.row_nproc.len(),
-            grid.col_nproc.len(),
-            label_w,
-            area.width,
-            cells_h.saturating_mul(halves as u16),
-        ) else {
+        let Some(g) = geometry_for(app, area) else {
             return;
         };
-
-        let ranks: HashMap<(usize, usize), usize> = app
-            .prediction
-            .top
-            .iter()
-            .enumerate()
-            .filter_map(|(i, cfg)| Some((on_plane(app, &cfg.nproc)?, i + 1)))
-            .collect();
-        let marked: Vec<(usize, usize)> =
-            app.marked.iter().filter_map(|n| on_plane(app, n)).collect();
         let cursor = (app.cursor[ra], app.cursor[ca]);
-
-        // Column labels: as many as fit without overlapping.
+        let label_style = app.theme.dim();
+        let cursor_label = Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED);
         let x0 = area.x + g.label_w;
+        let col_x = |k: usize| x0 + k as u16 * g.cell_w;
+
+        // Column labels: the cursor's exact PEs first, then block starts where they fit.
+        let mut taken: Vec<(u16, u16)> = Vec::new();
+        if let Some(k) = g.cols.iter().position(|c| c.contains(&cursor.1)) {
+            let label = grid.col_nproc[cursor.1].to_string();
+            let x = col_x(k).min(area.right().saturating_sub(label.len() as u16));
+            buf.set_string(x, area.y, &label, cursor_label);
+            taken.push((x, x + label.len() as u16));
+        }
         let mut next_free = x0;
-        for sc in 0..g.shown_cols {
-            let x = x0 + sc as u16 * g.cell_w;
-            let label = grid.col_nproc[sc * g.col_block].to_string();
-            if x >= next_free && x + label.len() as u16 <= area.right() {
-                buf.set_string(x, area.y, &label, app.theme.dim());
-                next_free = x + label.len() as u16 + 1;
+        for (k, span) in g.cols.iter().enumerate() {
+            let x = col_x(k);
+            let label = grid.col_nproc[span.start].to_string();
+            let end = x + label.len() as u16;
+            let clear = taken.iter().all(|&(a, b)| end < a || x > b);
+            if x >= next_free && end <= area.right() && clear {
+                buf.set_string(x, area.y, &label, label_style);
+                next_free = end + 1;
             }
         }
-        // The most telling candidate of the block at sub-row `sr`, column `sc`.
-        let pick = |sr: usize, sc: usize| -> Option<((u8, i64), usize, usize)> {
-            let mut best: Option<((u8, i64), usize, usize)> = None;
-            for r in sr * g.row_block..((sr + 1) * g.row_block).min(grid.row_nproc.len()) {
-                for c in sc * g.col_block..((sc + 1) * g.col_block).min(grid.col_nproc.len()) {
-                    let p = priority(
-                        &grid.cell(r, c),
-                        (r, c) == cursor,
-                        ranks.get(&(r, c)).copied(),
-                        marked.contains(&(r, c)),
-                    );
-                    if best.is_none_or(|b| p > b.0) {
-                        best = Some((p, r, c));
-                    }
-                }
-            }
-            best
-        };
-        let lines = g.shown_rows.div_ceil(halves);
-        for line in 0..lines {
+        let plane = OnPlane::of(app);
+        for (line, rspan) in g.rows.iter().enumerate() {
             let y = area.y + 1 + line as u16;
-            let label = format!(
-                "{:>w$}",
-                grid.row_nproc[line * halves * g.row_block],
-                w = usize::from(g.label_w) - 1
-            );
-            buf.set_string(area.x, y, &label, app.theme.dim());
-            for sc in 0..g.shown_cols {
-                let x = x0 + sc as u16 * g.cell_w;
-                let top = pick(line * halves, sc);
-                let bottom = if halves == 2 && line * 2 + 1 < g.shown_rows {
-                    pick(line * 2 + 1, sc)
-                } else {
-                    None
-                };
-                // A cursor, rank or mark needs a whole cell for its glyph.
-                let glyph = [top, bottom]
-                    .into_iter()
-                    .flatten()
-                    .filter(|(p, _, _)| p.0 >= 3)
-                    .max_by_key(|(p, _, _)| *p);
-                if halves == 1 || glyph.is_some() {
-                    let Some((_, r, c)) = glyph.or(top) else {
-                        continue;
-                    };
-                    let (text, style) = cell_look(
-                        app,
-                        &grid.cell(r, c),
-                        (r, c) == cursor,
-                        ranks.get(&(r, c)).copied(),
-                        marked.contains(&(r, c)),
-                        g.cell_w,
-                    );
-                    buf.set_string(x, y, &text, style);
-                    continue;
-                }
-                let colour = |o: Option<((u8, i64), usize, usize)>| {
-                    o.and_then(|(_, r, c)| background(app, &grid.cell(r, c)))
-                };
-                let w = usize::from(g.cell_w);
-                let (text, style) = match (colour(top), colour(bottom)) {
-                    (Some(t), Some(b)) => ("▀".repeat(w), Style::default().fg(t).bg(b)),
-                    (Some(t), None) => ("▀".repeat(w), Style::default().fg(t)),
-                    (None, Some(b)) => ("▄".repeat(w), Style::default().fg(b)),
-                    (None, None) => (" ".repeat(w), Style::default()),
-                };
-                buf.set_string(x, y, &text, style);
+            let w = usize::from(g.label_w) - 1;
+            if rspan.contains(&cursor.0) {
+                let label = format!("▸{}", grid.row_nproc[cursor.0]);
+                buf.set_string(area.x, y, format!("{label:>w$}"), cursor_label);
+            } else {
+                let label = range_label(&grid.row_nproc, rspan);
+                buf.set_string(area.x, y, format!("{label:>w$}"), label_style);
+            }
+            for (k, cspan) in g.cols.iter().enumerate() {
+                let c = content_in(app, &plane, rspan, cspan);
+                let (text, style) = cell_look(app, &c, g.cell_w);
+                buf.set_string(col_x(k), y, &text, style);
             }
         }
-        let text_y = area.y + 1 + cells_h;
-        Paragraph::new(cursor_line(app)).render(Rect::new(area.x, text_y, area.width, 1), buf);
-        Paragraph::new(legend(app)).render(Rect::new(area.x, text_y + 1, area.width, 1), buf);
+        let text_y = area.y + 1 + g.rows.len() as u16;
+        let bottom = area.bottom();
+        if text_y < bottom {
+            Paragraph::new(cursor_line(app, &g))
+                .render(Rect::new(area.x, text_y, area.width, 1), buf);
+        }
+        if g.legend && text_y + 1 < bottom {
+            Paragraph::new(legend(app)).render(Rect::new(area.x, text_y + 1, area.width, 1), buf);
+        }
     }
 }
 
@@ -256,54 +319,61 @@ fn background(app: &App, cell: &Cell) -> Option<Color> {
     }
 }
 
+/// The rank glyph of a cell: the best rank, with `+` when the cell holds more of the top N.
+pub fn rank_label(ranks: &[usize]) -> Option<String> {
+    let best = ranks.first()?;
+    Some(if ranks.len() > 1 {
+        format!("{best}+")
+    } else {
+        best.to_string()
+    })
+}
+
 /// Text and style of one screen cell.
-fn cell_look(
-    app: &App,
-    cell: &Cell,
-    cursor: bool,
-    rank: Option<usize>,
-    marked: bool,
-    width: u16,
-) -> (String, Style) {
+fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
     let theme = &app.theme;
     let mono = theme.depth == ColorDepth::Mono;
+    let cell = c.shown.map(|(r, col)| app.grid.cell(r, col));
     let mut style = Style::default();
-    if let Some(bg) = background(app, cell) {
+    if let Some(bg) = cell.as_ref().and_then(|cell| background(app, cell)) {
         style = style.bg(bg).fg(Color::Black);
     }
     let w = usize::from(width);
-    let glyph = if cursor {
+    let rank = rank_label(&c.ranks);
+    let glyph = if c.cursor {
         style = style.add_modifier(Modifier::BOLD);
         if mono {
             style = style.add_modifier(Modifier::REVERSED);
         }
-        if w >= 2 {
-            "[]".to_string()
-        } else {
-            "@".to_string()
+        match (&rank, w) {
+            // A ranked cell keeps its rank in sight; the cursor shows as underlined reverse.
+            (Some(r), _) if r.len() <= w => {
+                style = style.add_modifier(Modifier::REVERSED | Modifier::UNDERLINED);
+                format!("{r:>w$}")
+            }
+            (_, 1) => "@".to_string(),
+            (_, w) => format!("{:<w$}", "[]"),
         }
     } else if let Some(r) = rank {
         style = style.add_modifier(Modifier::BOLD);
-        if w >= 2 {
-            format!("{r:>2}")
-        } else if r < 10 {
-            r.to_string()
+        if r.len() <= w {
+            format!("{r:>w$}")
         } else {
-            "+".into()
+            format!("{:>w$}", "+")
         }
-    } else if marked {
+    } else if c.marked {
         style = style.add_modifier(Modifier::BOLD);
         format!("{:>w$}", "*")
     } else if mono {
         let g = match cell {
-            Cell::Scored { fittingness, .. } => match (fittingness * 4.0) as u8 {
+            Some(Cell::Scored { fittingness, .. }) => match (fittingness * 4.0) as u8 {
                 0 => "░",
                 1 => "▒",
                 2 => "▓",
                 _ => "█",
             },
-            Cell::WorseThanBase { .. } => "·",
-            Cell::OverBudget => " ",
+            Some(Cell::WorseThanBase { .. }) => "·",
+            _ => " ",
         };
         g.repeat(w)
     } else {
@@ -313,7 +383,7 @@ fn cell_look(
 }
 
 /// The cursor cell's numbers as text (for colour-blind users and monochrome terminals).
-pub fn cursor_line(app: &App) -> Line<'static> {
+pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
     let nproc = app.cursor_nproc();
     let mut text = app.describe(&nproc);
     match app.cursor_cell() {
@@ -342,6 +412,21 @@ pub fn cursor_line(app: &App) -> Line<'static> {
     if app.is_marked(&nproc) {
         text.push_str(" · marked");
     }
+    // The cursor's cell may hold more: say which range it covers.
+    let (ra, ca) = app.axes;
+    let span = |spans: &[Range<usize>], i: usize| spans.iter().find(|s| s.contains(&i)).cloned();
+    if let (Some(r), Some(c)) = (span(&g.rows, app.cursor[ra]), span(&g.cols, app.cursor[ca])) {
+        if r.len() > 1 || c.len() > 1 {
+            let names = &app.problem.components;
+            text.push_str(&format!(
+                " · cell {} {} × {} {}",
+                names[ra].name,
+                range_label(&app.grid.row_nproc, &r),
+                names[ca].name,
+                range_label(&app.grid.col_nproc, &c)
+            ));
+        }
+    }
     Line::from(Span::styled(
         text,
         Style::default().add_modifier(Modifier::BOLD),
@@ -368,24 +453,50 @@ fn legend(app: &App) -> Line<'static> {
         spans.push(Span::raw(" worse than base  "));
     }
     spans.push(Span::raw(
-        "blank over budget  1-9 top N  * marked  []/@ cursor",
+        "blank over budget  1-9 top N (1+ and more)  * marked  []/@/reverse cursor",
     ));
     Line::from(spans)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::geometry;
+    use super::{rank_label, split, window};
 
     #[test]
-    fn geometry_fits_or_aggregates() {
-        let g = geometry(40, 36, 5, 80, 40).unwrap();
-        assert_eq!((g.cell_w, g.row_block, g.col_block), (2, 1, 1));
-        let g = geometry(100, 100, 5, 60, 20).unwrap();
-        assert_eq!(g.cell_w, 1);
-        assert!(g.shown_cols <= 55 && g.shown_rows <= 20);
-        assert_eq!((g.row_block, g.col_block), (5, 2));
-        assert!(geometry(10, 10, 5, 5, 10).is_none());
-        assert!(geometry(10, 10, 5, 20, 0).is_none());
+    fn split_uses_every_cell_and_covers_every_candidate_once() {
+        assert_eq!(split(3, 5), vec![0..1, 1..2, 2..3]);
+        for (n, cells) in [(41, 5), (41, 19), (100, 7), (40, 39), (7, 7)] {
+            let s = split(n, cells);
+            assert_eq!(s.len(), cells.min(n), "{n} over {cells}");
+            assert_eq!(s[0].start, 0);
+            assert_eq!(s.last().unwrap().end, n);
+            for w in s.windows(2) {
+                assert_eq!(w[0].end, w[1].start, "no gap, no overlap");
+            }
+            let (lo, hi) = (
+                s.iter().map(|r| r.len()).min().unwrap(),
+                s.iter().map(|r| r.len()).max().unwrap(),
+            );
+            assert!(hi - lo <= 1 && lo >= 1, "even: {s:?}");
+        }
+        assert!(split(5, 0).is_empty());
+    }
+
+    #[test]
+    fn the_region_is_one_candidate_per_cell_around_the_cursor() {
+        assert_eq!(
+            window(41, 5, 20),
+            (18..23).map(|i| i..i + 1).collect::<Vec<_>>()
+        );
+        assert_eq!(window(41, 5, 0)[0], 0..1);
+        assert_eq!(window(41, 5, 40).last().unwrap().clone(), 40..41);
+        assert_eq!(window(3, 5, 1).len(), 3);
+    }
+
+    #[test]
+    fn a_cell_with_several_ranks_shows_the_best_with_a_plus() {
+        assert_eq!(rank_label(&[]), None);
+        assert_eq!(rank_label(&[3]).as_deref(), Some("3"));
+        assert_eq!(rank_label(&[1, 3]).as_deref(), Some("1+"));
     }
 }

@@ -20,7 +20,8 @@ use super::app::{App, Overlay, Pane};
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 18;
 
-/// Draws the whole screen.
+/// Draws the whole screen: the panes, then the best-so-far line, the status line and the
+/// hint bar, which are always visible (also when a pane is zoomed).
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
@@ -31,26 +32,17 @@ pub fn render(app: &App, frame: &mut Frame) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     }
-    let [main, status_area, hints_area] = Layout::vertical([
+    let [main, best_area, status_area, hints_area] = Layout::vertical([
         Constraint::Min(0),
+        Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
     .areas(area);
-    let slider_height = (app.prediction.top.len().min(5) as u16) + 4;
-    let [top, slider_area, table_area] = Layout::vertical([
-        Constraint::Percentage(50),
-        Constraint::Length(slider_height),
-        Constraint::Min(4),
-    ])
-    .areas(main);
-    let [curves_area, matrix_area] =
-        Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(top);
-
-    curves::render(app, frame, curves_area);
-    matrix::render(app, frame, matrix_area);
-    slider::render(app, frame, slider_area);
-    table::render(app, frame, table_area);
+    for (pane, rect) in layout(app, main) {
+        render_pane(app, frame, pane, rect);
+    }
+    status::render_best(app, frame, best_area);
     status::render_status(app, frame, status_area);
     status::render_hints(app, frame, hints_area);
 
@@ -59,6 +51,63 @@ pub fn render(app: &App, frame: &mut Frame) {
         Overlay::Help => help::render(app, frame, area),
         Overlay::Config(index) => detail::render_config(app, index, frame, area),
         Overlay::Row(i) => detail::render_row(app, *i, frame, area),
+    }
+}
+
+/// Below this many lines for the panes, the slider is one line and the top list is hidden
+/// (zoom the slider pane to see it).
+pub const COMPACT_BELOW: u16 = 30;
+
+/// Lines the iteration table gets at least: two borders, a header and 8 rows.
+pub const TABLE_MIN: u16 = 11;
+
+/// Where each pane goes. A list, so a new pane is one more entry; a zoomed pane takes it all.
+pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
+    if app.zoomed {
+        return vec![(app.focus, main)];
+    }
+    let compact = main.height < COMPACT_BELOW;
+    let slider_h = if compact {
+        1
+    } else {
+        (app.prediction.top.len().min(5) as u16) + 4
+    };
+    // As many lines as the rows need (up to 2/5 of the height), never fewer than TABLE_MIN.
+    let wanted = u16::try_from(app.campaign.rows.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(3);
+    let table_h = match app.campaign.dir {
+        // Nothing watched: the pane only says how to watch.
+        None => 3,
+        Some(_) => TABLE_MIN.max(wanted.min(main.height * 2 / 5)),
+    };
+    let [top, slider_area, table_area] = Layout::vertical([
+        Constraint::Min(3),
+        Constraint::Length(slider_h),
+        Constraint::Length(table_h),
+    ])
+    .areas(main);
+    let curves_pct = if main.width < 100 { 35 } else { 40 };
+    let [curves_area, matrix_area] = Layout::horizontal([
+        Constraint::Percentage(curves_pct),
+        Constraint::Percentage(100 - curves_pct),
+    ])
+    .areas(top);
+    vec![
+        (Pane::Curves, curves_area),
+        (Pane::Matrix, matrix_area),
+        (Pane::Slider, slider_area),
+        (Pane::Table, table_area),
+    ]
+}
+
+/// Draws one pane into its place.
+fn render_pane(app: &App, frame: &mut Frame, pane: Pane, rect: Rect) {
+    match pane {
+        Pane::Curves => curves::render(app, frame, rect),
+        Pane::Matrix => matrix::render(app, frame, rect),
+        Pane::Slider => slider::render(app, frame, rect),
+        Pane::Table => table::render(app, frame, rect),
     }
 }
 
@@ -95,6 +144,40 @@ pub fn popup(frame: &mut Frame, area: Rect, w: u16, h: u16, title: &str) -> Rect
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
     inner
+}
+
+/// A centred popup of `lines` at most `w` wide, as tall as the text or the screen allows,
+/// scrolled by `scroll` lines (clamped to the text), with `↑`/`↓ more` on its border when
+/// there is more above or below.
+pub fn scrolled_popup(
+    frame: &mut Frame,
+    area: Rect,
+    w: u16,
+    title: &str,
+    lines: Vec<Line>,
+    scroll: u16,
+) {
+    let text_w = w.min(area.width).saturating_sub(2).max(1);
+    let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+    // The paragraph's own count of its wrapped lines (ratatui's rendered-line-info).
+    let height = u16::try_from(paragraph.line_count(text_w)).unwrap_or(u16::MAX);
+    let inner = popup(frame, area, w, height.saturating_add(2), title);
+    let max_scroll = height.saturating_sub(inner.height);
+    let scroll = scroll.min(max_scroll);
+    frame.render_widget(paragraph.scroll((scroll, 0)), inner);
+    let mark = match (scroll > 0, scroll < max_scroll) {
+        (true, true) => " ↑↓ more (pgup/pgdn) ",
+        (false, true) => " ↓ more (↓/pgdn) ",
+        (true, false) => " ↑ more (↑/pgup) ",
+        (false, false) => "",
+    };
+    if !mark.is_empty() && inner.width > 20 {
+        let len = mark.chars().count() as u16;
+        let x = inner.right().saturating_sub(len);
+        frame
+            .buffer_mut()
+            .set_string(x, inner.bottom(), mark, Style::default());
+    }
 }
 
 /// `1.2`-style numbers for optional values.

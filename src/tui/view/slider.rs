@@ -20,6 +20,10 @@ pub fn bar(tts_w: f64, width: usize) -> String {
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    if area.height < 3 {
+        render_compact(app, frame, area);
+        return;
+    }
     let block = pane_block(app, Pane::Slider, " TTS_w and top N ");
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -97,6 +101,42 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ..inner
     };
     frame.render_widget(table, rest);
+}
+
+/// The slider on one line, without a border (small terminals): the focus shows as `▶` and a
+/// reversed label; the top list is one zoom (`z`) away.
+fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == Pane::Slider;
+    let label_style = if focused {
+        Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+    } else {
+        Style::default().add_modifier(Modifier::BOLD)
+    };
+    let recommended = app
+        .recommended()
+        .map(|c| {
+            format!(
+                "  #1 of top {}: {}",
+                app.prediction.top.len(),
+                app.describe(&c.nproc)
+            )
+        })
+        .unwrap_or_default();
+    let label = format!(
+        "{}TTS_w {:.2} ",
+        if focused { "▶" } else { " " },
+        app.tts_w()
+    );
+    let fixed = label.chars().count() + 5 + 6 + recommended.chars().count();
+    let width = usize::from(area.width).saturating_sub(fixed).clamp(3, 40);
+    let line = Line::from(vec![
+        Span::styled(label, label_style),
+        Span::raw("cost "),
+        Span::raw(bar(app.tts_w(), width)),
+        Span::raw(" speed"),
+        Span::styled(recommended, app.theme.dim()),
+    ]);
+    frame.render_widget(Paragraph::new(line), area);
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! The status line (campaign state, watch mode, time since the last scan, errors) and the hint
-//! bar (from the key table).
+//! The best-so-far line, the status line (campaign state and driver, watch mode, time since
+//! the last scan, errors) and the hint bar (from the key table). All three stay on screen
+//! whatever the layout or zoom.
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -7,26 +8,101 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::opt;
 use crate::tui::app::App;
+use crate::tui::campaign_view::Driver;
+
+/// The best-so-far line: the campaign's best with its PEs, SYPD, CHSY and FN (the table's
+/// FN), flagged when it rests on fewer runs than asked; without a campaign, the prediction's
+/// recommendation.
+pub fn best_text(app: &App) -> String {
+    let view = &app.campaign;
+    if view.dir.is_none() {
+        return match app.recommended() {
+            Some(c) => format!(
+                "recommended: {} ({} PEs) · SYPD {:.2} · CHSY {:.0} · FN {:.3} (predicted)",
+                app.describe(&c.nproc),
+                c.total_nproc,
+                c.sypd,
+                c.chsy,
+                c.fittingness
+            ),
+            None => "recommended: none within the budget".into(),
+        };
+    }
+    let Some(r) = view.best.and_then(|i| view.rows.get(i)) else {
+        return "★ best: nothing measured yet".into();
+    };
+    let pes: Vec<String> = view
+        .components
+        .iter()
+        .zip(&r.nproc)
+        .map(|(n, p)| format!("{n} {p}"))
+        .collect();
+    let mut text = format!(
+        "★ best {} · SYPD {} · CHSY {} · FN {}",
+        pes.join(" + "),
+        opt(r.sypd, 2),
+        opt(r.chsy, 0),
+        opt(r.shown_fittingness.or(r.fittingness), 3),
+    );
+    if let Some(c) = &view.best_caveat {
+        text.push_str(&format!(" · ⚠ on {c}"));
+    }
+    match &r.label {
+        Some(label) => text.push_str(&format!(" · {label}")),
+        None => text.push_str(&format!(" · it/t {}/{}", r.iteration, r.test)),
+    }
+    text
+}
+
+pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
+    let text = best_text(app);
+    let style = if app.campaign.best.is_some() {
+        app.theme.best().add_modifier(Modifier::BOLD)
+    } else {
+        Style::default().add_modifier(Modifier::BOLD)
+    };
+    frame.render_widget(Paragraph::new(Line::styled(text, style)), area);
+}
+
+/// The campaign's state in words: `running (driver pid 12)`, `no driver running`, `stalled (no
+/// progress for 20 min while runs are queued)`, `done: no successful run`, ...
+pub fn campaign_text(app: &App) -> String {
+    let view = &app.campaign;
+    let state = &view.state;
+    let finished = state.starts_with("done") || state == "cancelled";
+    match &view.driver {
+        Driver::Unknown => state.clone(),
+        Driver::None if finished => state.clone(),
+        // Nothing starts or records runs until one is started.
+        Driver::None => "no driver running".into(),
+        Driver::Running(holder) => format!("{state} (driver {holder})"),
+        Driver::Stalled { minutes, .. } => {
+            format!("stalled (no progress for {minutes} min while runs are queued)")
+        }
+    }
+}
 
 /// The status line's text parts (tested without a terminal).
 pub fn status_text(app: &App) -> (String, Option<String>) {
     // The latest message first: it answers the last key pressed and must not be cut off.
     let mut parts: Vec<String> = app.message.iter().cloned().collect();
-    parts.push(app.title.clone());
-    parts.push(format!("campaign: {}", app.campaign.state));
+    parts.push(format!("campaign: {}", campaign_text(app)));
+    if app.campaign.pending_runs > 0 {
+        parts.push(format!("{} incoming", app.campaign.pending_runs));
+    }
     if let Some(mode) = app.watch.mode {
-        let mut w = format!("watch: {} ({})", mode.name(), app.watch.reason);
+        let mut w = format!("watch: {}", mode.name());
         if let Some(at) = app.watch.last_scan {
             let ago = app.now.duration_since(at).map(|d| d.as_secs()).unwrap_or(0);
-            w.push_str(&format!(", last scan {ago} s ago"));
+            w.push_str(&format!(", scan {ago} s ago"));
         }
+        w.push_str(&format!(" ({})", app.watch.reason));
         parts.push(w);
     }
-    if app.campaign.pending_runs > 0 {
-        parts.push(format!("{} run(s) pending", app.campaign.pending_runs));
-    }
     parts.push(format!("{} marked", app.marked.len()));
+    parts.push(app.title.clone());
     let error = app
         .error
         .clone()
@@ -45,14 +121,22 @@ pub fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The hint bar: whole hints only, as many as fit.
 pub fn render_hints(app: &App, frame: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
+    let mut used = 0;
     for (keys, what) in app.keys.hints() {
+        let label = format!(" {what}  ");
+        let w = keys.chars().count() + label.chars().count();
+        if used + w > usize::from(area.width) + 2 {
+            break;
+        }
+        used += w;
         spans.push(Span::styled(
             keys,
             Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED),
         ));
-        spans.push(Span::raw(format!(" {what}  ")));
+        spans.push(Span::raw(label));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

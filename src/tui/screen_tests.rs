@@ -1,0 +1,446 @@
+//! Whole-app screens at the sizes people use (80x24 login-node terminals up to 220x60), and
+//! what a watcher must always see: the campaign's state, the best so far, the latest rows with
+//! their failed repetitions, the slider; zoom, scrolling, the matrix's truthful cells.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyModifiers};
+
+use super::app::{App, Overlay, Pane};
+use super::campaign_view::{CampaignView, Driver, IterRow, RunRow};
+use super::event::Event;
+use super::tests::{app, draw, key, special, text};
+use super::view;
+
+/// A run of a test: `ok` measured, else failed with a reason.
+fn run(rep: u32, ok: bool, sypd: f64) -> RunRow {
+    RunRow {
+        repetition: rep,
+        state: if ok { "done" } else { "failed" }.into(),
+        sypd: ok.then_some(sypd),
+        chsy: ok.then_some(24.0 * 700.0 / sypd),
+        coupling_cost: ok.then_some(0.03),
+        run_dir: PathBuf::from(format!("/scratch/camp/iter-00/test-00/rep-{rep}")),
+        job: Some(format!("2059{rep}12")),
+        note: (!ok).then(|| "exit status 1 (see stderr): NEMO blew up at step 1212".into()),
+    }
+}
+
+/// A campaign two iterations in: 12 rows, a failed repetition, the best resting on one run.
+pub(super) fn watched() -> CampaignView {
+    let mut rows = Vec::new();
+    let nproc = [
+        [408, 240],
+        [384, 242],
+        [432, 216],
+        [360, 288],
+        [456, 197],
+        [336, 331],
+    ];
+    for it in 0..2u32 {
+        for (t, pes) in nproc.iter().enumerate() {
+            let t = t as u32;
+            let sypd = 16.0 + f64::from(t) * 0.4 + f64::from(it) * 0.3;
+            let (state, runs, failed) = match (it, t) {
+                (1, 4) => ("running 1/2".to_string(), vec![run(1, true, sypd)], 0),
+                (1, 5) => ("pending 0/2".to_string(), vec![], 0),
+                (0, 2) => (
+                    "done 1/2 ✗1".to_string(),
+                    vec![run(1, true, sypd), run(2, false, 0.0)],
+                    1,
+                ),
+                (0, 5) => (
+                    "failed 0/2 ✗2".to_string(),
+                    vec![run(1, false, 0.0), run(2, false, 0.0)],
+                    2,
+                ),
+                (1, 3) => (
+                    "finished 2/2".to_string(),
+                    vec![run(1, true, sypd), run(2, true, sypd)],
+                    0,
+                ),
+                _ => (
+                    "done 2/2".to_string(),
+                    vec![run(1, true, sypd), run(2, true, sypd + 0.1)],
+                    0,
+                ),
+            };
+            let measured = runs.iter().any(|r| r.sypd.is_some()) && !state.starts_with("running");
+            rows.push(IterRow {
+                iteration: it,
+                test: t,
+                label: None,
+                nproc: pes.to_vec(),
+                sypd: measured.then_some(sypd),
+                chsy: measured.then_some(24.0 * f64::from(pes[0] + pes[1]) / sypd),
+                coupling_cost: measured.then_some(0.02 + 0.01 * f64::from(t)),
+                partial_coupling_cost: vec![Some(0.01), Some(0.02)],
+                fittingness: measured.then_some(0.5),
+                shown_fittingness: None,
+                donor: measured.then(|| "IFS".into()),
+                recipient: measured.then(|| "NEMO".into()),
+                step: Some(48 >> it),
+                state,
+                failed,
+                job: Some(format!("{}/i{it:02}-t{t:02}", 20592000 + it * 10 + t)),
+                runs,
+            });
+        }
+    }
+    CampaignView {
+        dir: Some(PathBuf::from("/scratch/camp")),
+        state: "running".into(),
+        driver: Driver::Running("pid 4242".into()),
+        tts_w: Some(0.5),
+        best_caveat: Some("1 of 2 runs".into()),
+        components: vec!["IFS".into(), "NEMO".into()],
+        rows,
+        best: Some(2),
+        pending_runs: 1,
+        error: None,
+    }
+}
+
+fn watching() -> App {
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(watched())));
+    app
+}
+
+/// Table rows on screen: lines holding an `it/t` cell such as `0/3`.
+fn table_rows(screen: &str) -> usize {
+    screen
+        .lines()
+        .filter(|l| {
+            (l.starts_with('│') || l.starts_with('┃'))
+                && l.chars().nth(3).is_some_and(|c| c.is_ascii_digit())
+                && l.chars().nth(4) == Some('/')
+        })
+        .count()
+}
+
+#[test]
+fn snapshots_at_the_sizes_people_use() {
+    for (w, h) in [(80, 24), (100, 30), (160, 50), (220, 60)] {
+        let screen = text(&draw(&watching(), w, h));
+        insta::assert_snapshot!(format!("watch_{w}x{h}"), screen);
+    }
+}
+
+#[test]
+fn at_80x24_a_watcher_sees_state_best_eight_rows_and_the_slider() {
+    let app = watching();
+    let screen = text(&draw(&app, 80, 24));
+    assert!(
+        screen.contains("campaign: running (driver pid 4242)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("★ best IFS 432 + NEMO 216 · SYPD 16.80 · CHSY 926 · FN 0.851"),
+        "{screen}"
+    );
+    assert!(screen.contains("⚠ on 1 of 2 runs"), "{screen}");
+    assert!(table_rows(&screen) >= 8, "{screen}");
+    for full in [
+        "failed 0/2 ✗2",
+        "finished 2/2",
+        "IFS→NEMO",
+        "donor→recipient",
+    ] {
+        assert!(screen.contains(full), "{full} missing:\n{screen}");
+    }
+    assert!(screen.contains("TTS_w 0.50 cost"), "{screen}");
+    // The table follows the newest rows: the last row is on screen.
+    assert!(screen.contains("1/5"), "{screen}");
+    // Home shows the first rows, with the failed repetition.
+    let mut app = app;
+    app.update(special(KeyCode::Home, KeyModifiers::NONE));
+    let screen = text(&draw(&app, 80, 24));
+    assert!(screen.contains("done 1/2 ✗1"), "{screen}");
+}
+
+#[test]
+fn job_ids_are_shown_in_full_where_there_is_room() {
+    let screen = text(&draw(&watching(), 100, 30));
+    assert!(screen.contains("20592015/i01-t05"), "{screen}");
+    // At 80 columns the job column goes (it is in the row's detail view), never cut.
+    let narrow = text(&draw(&watching(), 80, 24));
+    assert!(!narrow.contains("2059201"), "{narrow}");
+}
+
+#[test]
+fn at_60x18_cells_are_never_cut() {
+    let screen = text(&draw(&watching(), 60, 18));
+    for full in ["it/t", "finished 2/2", "IFS→NEMO", "d→r", "16.30"] {
+        assert!(screen.contains(full), "{full} missing:\n{screen}");
+    }
+}
+
+#[test]
+fn z_zooms_the_focused_pane_and_back() {
+    let mut app = watching();
+    app.focus = Pane::Table;
+    app.update(key('z'));
+    assert!(app.zoomed);
+    let screen = text(&draw(&app, 80, 24));
+    assert_eq!(table_rows(&screen), 12, "all rows at once:\n{screen}");
+    assert!(!screen.contains("Fittingness"), "{screen}");
+    assert!(
+        screen.contains("★ best IFS"),
+        "the best stays on screen when zoomed"
+    );
+    app.update(key('z'));
+    assert!(!app.zoomed);
+    assert!(text(&draw(&app, 80, 24)).contains("Fittingness"));
+    // The matrix zoomed has more lines for candidates.
+    app.focus = Pane::Matrix;
+    app.update(key('z'));
+    let g = view::matrix::geometry_for(&app, ratatui::layout::Rect::new(0, 0, 78, 19)).unwrap();
+    assert!(g.rows.len() >= 16, "{}", g.rows.len());
+}
+
+#[test]
+fn help_and_popups_scroll_to_their_last_line() {
+    let mut app = watching();
+    app.update(key('?'));
+    let top = text(&draw(&app, 80, 24));
+    assert!(top.contains("↓ more"), "{top}");
+    assert!(!top.contains("Colours:"), "{top}");
+    app.update(special(KeyCode::End, KeyModifiers::NONE));
+    let end = text(&draw(&app, 80, 24));
+    assert!(end.contains("Colours:"), "{end}");
+    assert!(end.contains("↑ more"), "{end}");
+    // The help says what done and finished mean, and which FN the table shows.
+    let help = view::help::READING.join(" ");
+    assert!(help.contains("finished (measured; the step fell below minimum_step"));
+    assert!(help.contains("done (measured; the test goes on"));
+    assert!(help.contains("FN in the table is normalised over the prediction's"));
+    app.update(key('?'));
+    assert_eq!(app.overlay, Overlay::None);
+
+    // The row popup lists every repetition with its job and failure reason.
+    app.focus = Pane::Table;
+    app.update(special(KeyCode::Home, KeyModifiers::NONE));
+    app.update(key('j'));
+    app.update(key('j'));
+    app.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.overlay, Overlay::Row(2));
+    let lines = view::detail::row_lines(&app, 2).join("\n");
+    assert!(
+        lines.contains("rep 1  done") && lines.contains("rep 2  failed"),
+        "{lines}"
+    );
+    assert!(lines.contains("job 2059212"), "{lines}");
+    assert!(
+        lines.contains("failed: exit status 1 (see stderr): NEMO blew up"),
+        "{lines}"
+    );
+    // At the smallest size the popup still shows both repetitions and the reason.
+    let small = text(&draw(&app, 60, 18));
+    assert!(
+        small.contains("rep 2  failed") && small.contains("NEMO blew up"),
+        "{small}"
+    );
+}
+
+#[test]
+fn the_table_pages_and_follows_new_rows_only_while_at_the_end() {
+    let mut app = watching();
+    assert_eq!(app.table_selected, 11, "starts following");
+    app.focus = Pane::Table;
+    app.update(special(KeyCode::PageUp, KeyModifiers::NONE));
+    assert_eq!(app.table_selected, 1);
+    app.update(special(KeyCode::Home, KeyModifiers::NONE));
+    assert_eq!(app.table_selected, 0);
+    let mut more = watched();
+    let mut extra = more.rows[0].clone();
+    extra.iteration = 2;
+    more.rows.push(extra);
+    app.update(Event::Campaign(Box::new(more.clone())));
+    assert_eq!(app.table_selected, 0, "scrolled back: stays put");
+    let screen = text(&draw(&app, 80, 24));
+    assert!(
+        screen.contains("0/0") && !screen.contains("2/0"),
+        "{screen}"
+    );
+    app.update(special(KeyCode::End, KeyModifiers::NONE));
+    assert_eq!(app.table_selected, 12);
+    more.rows.push(more.rows[1].clone());
+    app.update(Event::Campaign(Box::new(more)));
+    assert_eq!(app.table_selected, 13, "at the end: follows");
+    app.update(special(KeyCode::PageDown, KeyModifiers::NONE));
+    assert_eq!(app.table_selected, 13);
+}
+
+#[test]
+fn the_tables_fn_stays_put_when_another_row_lands() {
+    let mut app = app();
+    let mut view = watched();
+    view.rows.truncate(2);
+    view.rows[1].sypd = None;
+    view.rows[1].chsy = None;
+    app.update(Event::Campaign(Box::new(view.clone())));
+    let first = app.campaign.rows[0].shown_fittingness.unwrap();
+    view.rows[1] = watched().rows[1].clone();
+    app.update(Event::Campaign(Box::new(view)));
+    assert_eq!(app.campaign.rows[0].shown_fittingness, Some(first));
+    assert!(app.campaign.rows[1].shown_fittingness.is_some());
+}
+
+#[test]
+fn the_status_line_tells_no_driver_from_running_and_stalled() {
+    let mut app = watching();
+    let status = |app: &App| view::status::status_text(app).0;
+    assert!(status(&app).contains("campaign: running (driver pid 4242)"));
+    assert!(status(&app).contains("1 incoming"), "{}", status(&app));
+    let mut v = watched();
+    v.driver = Driver::None;
+    app.update(Event::Campaign(Box::new(v.clone())));
+    assert!(status(&app).contains("campaign: no driver running │"));
+    v.driver = Driver::Stalled {
+        holder: "pid 4242".into(),
+        minutes: 22,
+    };
+    app.update(Event::Campaign(Box::new(v.clone())));
+    assert!(
+        status(&app).contains("campaign: stalled (no progress for 22 min while runs are queued)")
+    );
+    v.driver = Driver::None;
+    v.state = "done: no successful run".into();
+    v.best = None;
+    app.update(Event::Campaign(Box::new(v)));
+    assert!(status(&app).contains("campaign: done: no successful run │"));
+    assert!(view::status::best_text(&app).contains("nothing measured yet"));
+}
+
+#[test]
+fn the_matrix_shows_every_top_n_configuration_and_the_cursors_exact_pes() {
+    use super::view::matrix::{content, geometry_for, rank_label};
+    let mut app = app();
+    for _ in 0..4 {
+        app.update(key(']'));
+    }
+    assert_eq!(app.prediction.top.len(), 9);
+    for (w, h) in [(48u16, 6u16), (90, 20), (40, 40)] {
+        let area = ratatui::layout::Rect::new(0, 0, w, h);
+        let g = geometry_for(&app, area).unwrap();
+        assert_eq!(g.rows.last().unwrap().end, app.grid.row_nproc.len());
+        let mut seen = Vec::new();
+        for r in &g.rows {
+            for c in &g.cols {
+                let cell = content(&app, r, c);
+                if let Some(label) = rank_label(&cell.ranks) {
+                    assert_eq!(label.ends_with('+'), cell.ranks.len() > 1);
+                }
+                seen.extend(cell.ranks);
+            }
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, (1..=9).collect::<Vec<_>>(), "at {w}x{h}");
+    }
+    // The cursor moves by configuration: its row label follows, even inside a block.
+    let before = text(&draw(&app, 80, 24));
+    let row = app.cursor_nproc()[0];
+    assert!(before.contains(&format!("▸{row}")), "{before}");
+    app.update(key('j'));
+    let next = app.cursor_nproc()[0];
+    assert_ne!(next, row);
+    let after = text(&draw(&app, 80, 24));
+    assert!(after.contains(&format!("▸{next}")), "{after}");
+    // Row labels give the range a line covers.
+    assert!(after.lines().any(|l| l.contains("48-")), "{after}");
+    // Z: one configuration per cell around the cursor.
+    app.update(key('Z'));
+    let region = text(&draw(&app, 80, 24));
+    assert!(region.contains("around the cursor"), "{region}");
+    let g = geometry_for(&app, ratatui::layout::Rect::new(0, 0, 50, 7)).unwrap();
+    assert!(g.rows.iter().chain(&g.cols).all(|r| r.len() == 1));
+    assert!(g.rows.iter().any(|r| r.start == app.cursor[0]));
+}
+
+#[test]
+fn without_colour_the_curves_have_distinct_glyphs_and_a_legend_beside_the_plot() {
+    let app = app();
+    let screen = text(&draw(&app, 160, 50));
+    assert!(
+        screen.contains("Curves: SYPD vs PEs ⣿ IFS • NEMO"),
+        "{screen}"
+    );
+    // The NEMO curve is drawn in dots, the IFS one in Braille.
+    assert!(screen.contains("•••"), "{screen}");
+}
+
+/// The process's umask, from /proc (Linux), without changing it.
+fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
+    u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
+}
+
+#[test]
+fn w_follows_the_umask_keeps_the_top_n_and_numbers_ranks_globally() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = super::tests::app_with(super::theme::ColorDepth::Mono, dir.path().to_path_buf());
+    app.update(key(']'));
+    assert_eq!(app.top, 6);
+    // Mark the 4th and the 2nd of the ranking, in that order.
+    app.focus = Pane::Slider;
+    for _ in 0..3 {
+        app.update(key('j'));
+    }
+    app.update(key(' '));
+    app.update(key('k'));
+    app.update(key('k'));
+    app.update(key(' '));
+    app.update(key('w'));
+    assert!(
+        app.message.as_deref().unwrap_or("").contains("2 marked"),
+        "{:?}",
+        app.message
+    );
+    let toml = dir.path().join("autolb-selection-1.toml");
+    let json = dir.path().join("autolb-selection-1.json");
+    for f in [&toml, &json] {
+        let mode = std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask(), "{}", f.display());
+    }
+    let file = autolb::config::CampaignFile::load(&toml).unwrap();
+    assert_eq!(file.top, Some(6), "the top N after ]");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ranks: Vec<u64> = doc["configurations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        ranks,
+        vec![4, 2],
+        "ranks among all, not within the selection"
+    );
+    // A configuration outside the top N gets its rank too.
+    let deep = app.problem.rank(app.tts_w(), 20).top[14].clone();
+    assert_eq!(app.global_ranks(&[deep]), vec![Some(15)]);
+}
+
+#[test]
+fn a_long_note_is_kept_to_one_readable_line_in_the_row_view() {
+    let mut view = watched();
+    let long = "lucia.02.000040 ends in the middle of line 7; ".repeat(120);
+    view.rows[2].runs[1].note = Some(long.clone());
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(view)));
+    let lines = view::detail::row_lines(&app, 2);
+    let note = lines
+        .iter()
+        .find(|l| l.contains("lucia.02.000040"))
+        .unwrap();
+    assert!(note.len() < 300, "{note}");
+    let left = long.chars().count() - 200;
+    assert!(
+        note.ends_with(&format!("... ({left} more characters)")),
+        "{note}"
+    );
+}
