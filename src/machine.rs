@@ -142,9 +142,7 @@ impl Queue {
     /// Whether a job holding `alloc` allocated cores on `nodes` nodes at `sypd` fits.
     pub fn fits(&self, alloc: u32, nodes: Option<u32>, sypd: f64) -> bool {
         self.max_nproc.is_none_or(|m| alloc <= m)
-            && self
-                .max_nodes
-                .is_none_or(|m| nodes.is_none_or(|n| n <= m))
+            && self.max_nodes.is_none_or(|m| nodes.is_none_or(|n| n <= m))
             && self.min_sypd().is_none_or(|s| sypd >= s)
     }
 }
@@ -164,7 +162,7 @@ pub struct Billing {
 
 /// Everything the prediction needs to bill configurations like the centre does: the machine
 /// (optional), the cost FN weighs, the queue table and the chosen queue.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CostModel {
     pub machine: Option<Machine>,
     pub cost: CostKind,
@@ -186,9 +184,13 @@ pub enum MachineError {
     BadPower(f64),
     #[error("queue {0:?} is not defined; add a [[queue]] table with that name or use one of: {1}")]
     UnknownQueue(String, String),
-    #[error("queue {0:?} limits max_nodes but there is no [machine]; add [machine] cores_per_node")]
+    #[error(
+        "queue {0:?} limits max_nodes but there is no [machine]; add [machine] cores_per_node"
+    )]
     NodesNeedMachine(String),
-    #[error("queue {0:?}: max_walltime_h and chunk_years must both be positive numbers, or both absent")]
+    #[error(
+        "queue {0:?}: max_walltime_h and chunk_years must both be positive numbers, or both absent"
+    )]
     BadWalltime(String),
     #[error("queue {0:?} is defined twice; give each [[queue]] its own name")]
     DuplicateQueue(String),
@@ -480,22 +482,31 @@ mod tests {
         };
         model.validate().unwrap();
         assert_eq!(
-            model.smallest_queue(&[672], 96, 12.5).map(|q| q.name.as_str()),
+            model
+                .smallest_queue(&[672], 96, 12.5)
+                .map(|q| q.name.as_str()),
             Some("debug")
         );
         assert_eq!(
-            model.smallest_queue(&[672], 96, 11.0).map(|q| q.name.as_str()),
+            model
+                .smallest_queue(&[672], 96, 11.0)
+                .map(|q| q.name.as_str()),
             Some("big")
         );
         assert_eq!(
-            model.smallest_queue(&[673], 96, 20.0).map(|q| q.name.as_str()),
+            model
+                .smallest_queue(&[673], 96, 20.0)
+                .map(|q| q.name.as_str()),
             Some("big")
         );
         let bad = CostModel {
             queue: Some("nope".into()),
             ..model
         };
-        assert!(matches!(bad.validate(), Err(MachineError::UnknownQueue(..))));
+        assert!(matches!(
+            bad.validate(),
+            Err(MachineError::UnknownQueue(..))
+        ));
         let no_machine = CostModel {
             cost: CostKind::NodeHours,
             ..CostModel::default()

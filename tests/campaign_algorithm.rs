@@ -69,6 +69,7 @@ fn initial_state() -> State {
             step: None,
             interp: None,
             top: None,
+            cost_model: None,
         },
         components: vec![component("A", None), component("B", Some(b_allowed))],
         executor: None,

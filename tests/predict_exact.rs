@@ -103,12 +103,14 @@ fn cost_model_strategy() -> impl Strategy<Value = CostModel> {
         any::<bool>(),
         prop_oneof![Just(None), (100.0f64..900.0).prop_map(Some)],
     )
-        .prop_map(|(cores_per_node, placement, extras_share_node, node_power_w)| Machine {
-            cores_per_node,
-            placement,
-            extras_share_node,
-            node_power_w,
-        });
+        .prop_map(
+            |(cores_per_node, placement, extras_share_node, node_power_w)| Machine {
+                cores_per_node,
+                placement,
+                extras_share_node,
+                node_power_w,
+            },
+        );
     let queue = (
         proptest::option::of(1u32..500),
         proptest::option::of(1u32..30),
@@ -143,9 +145,7 @@ fn cost_model_strategy() -> impl Strategy<Value = CostModel> {
             }
             let cost = match (cost, &machine) {
                 (CostKind::Energy, Some(m)) if m.node_power_w.is_some() => CostKind::Energy,
-                (CostKind::CoreHours, _) | (CostKind::Energy, _) | (_, None) => {
-                    CostKind::CoreHours
-                }
+                (CostKind::CoreHours, _) | (CostKind::Energy, _) | (_, None) => CostKind::CoreHours,
                 (k, Some(_)) => k,
             };
             let queue = chosen

@@ -122,6 +122,9 @@ pub struct Status {
     pub timing_names: Vec<String>,
     /// The coupling period the timing reader uses.
     pub period_s: Option<f64>,
+    /// The machine and cost the best is chosen by (absent: CHSY, as method.md defines it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_model: Option<crate::machine::CostModel>,
 }
 
 /// Runs per state over the whole campaign.
@@ -339,6 +342,7 @@ impl Status {
                 .map(|c| c.timing_name.clone())
                 .collect(),
             period_s: state.settings.period_s,
+            cost_model: state.settings.cost_model.clone(),
         };
         status.recompute();
         status
@@ -375,11 +379,19 @@ impl Status {
                 test.fittingness = None;
                 test.state = test_state(test);
                 if let Some(m) = means {
+                    let nproc: Vec<u32> = test.nproc.values().copied().collect();
+                    // FN weighs the cost the centre bills: CHSY, or the machine's cost.
+                    let cost = match &self.cost_model {
+                        Some(model) => {
+                            crate::metrics::chsy(model.weight_of(&nproc, self.extra_pes), m.sypd)
+                        }
+                        None => m.chsy,
+                    };
                     measured.push(Measured {
-                        nproc: test.nproc.values().copied().collect(),
+                        nproc,
                         total_nproc: test.total_nproc,
                         sypd: m.sypd,
-                        chsy: m.chsy,
+                        chsy: cost,
                     });
                     positions.push((i, t));
                 }

@@ -19,9 +19,7 @@ use crate::metrics;
 pub(crate) fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary) {
     let s = problem.components[c].sypd[i];
     let probe = Group::new(c, i, s, 0, 0, 0.0);
-    let others: Vec<usize> = (0..problem.components.len())
-        .filter(|&d| d != c)
-        .collect();
+    let others: Vec<usize> = (0..problem.components.len()).filter(|&d| d != c).collect();
     let sets: Vec<Vec<usize>> = others
         .iter()
         .map(|&d| allowed_indices(problem, &probe, d))

@@ -55,7 +55,14 @@ pub struct Group {
 }
 
 impl Group {
-    pub(crate) fn new(component: usize, index: usize, sypd: f64, min_sum: u32, limit: u32, min_weight: f64) -> Group {
+    pub(crate) fn new(
+        component: usize,
+        index: usize,
+        sypd: f64,
+        min_sum: u32,
+        limit: u32,
+        min_weight: f64,
+    ) -> Group {
         Group {
             component,
             index,

@@ -95,7 +95,9 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         }
     };
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
-    let problem = Problem::new(&setup.inputs, &setup.settings).map_err(user)?;
+    // The machine, cost and queue flags (or the file's [machine]) bill the matrix's FN.
+    let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
+    let problem = Problem::billed(&setup.inputs, &setup.settings, &cost_model).map_err(user)?;
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => std::env::current_dir().wrap_err("cannot find the current directory")?,

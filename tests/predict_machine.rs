@@ -1,0 +1,160 @@
+//! Prediction on a described machine: whole nodes, node-hour cost and queue limits on the
+//! EC-Earth3 SR CMIP6 curves (assets/machine-cmip6.toml: 48-core nodes, max_nproc 672, 96 extra
+//! PEs, the 768-core debug queue).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use autolb::config::CampaignFile;
+use autolb::machine::CostKind;
+use autolb::predict::{predict, predict_billed};
+use serde_json::Value;
+
+fn asset() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/machine-cmip6.toml")
+}
+
+fn file() -> CampaignFile {
+    CampaignFile::load(&asset()).expect("the asset parses")
+}
+
+/// Why node-hours recommend something else than core-hours on these curves.
+///
+/// In core-hours IFS 408 / NEMO 240 wins: 744 PEs at 18.18 SYPD, CHSY 982. But 744 PEs are
+/// 15.5 nodes of 48 cores, and the centre bills 16 nodes = 768 cores: 24 cores idle. Billed by
+/// the node it costs 1014 core-hours per simulated year, as much as IFS 408 / NEMO 264 and more
+/// than IFS 432 / NEMO 240 (768 PEs, faster). IFS 408 / NEMO 216 is 720 PEs, exactly 15 nodes
+/// with nothing idle, at 17.85 SYPD and 968 billed core-hours: in node-hours it is the best
+/// trade of speed against the bill.
+#[test]
+fn node_hours_recommend_whole_nodes_where_core_hours_do_not() {
+    let f = file();
+    let dir = asset().parent().unwrap().to_path_buf();
+    let inputs = f.component_inputs(&dir).unwrap();
+    let settings = f.settings();
+    let mut model = f.cost_model();
+    assert_eq!(model.cost, CostKind::NodeHours);
+
+    let billed = predict_billed(&inputs, &settings, &model).unwrap();
+    let best = &billed.top[0];
+    assert_eq!(best.nproc, vec![408, 216]);
+    let bill = best.billing.as_ref().unwrap();
+    assert_eq!(
+        (bill.nodes, bill.billed_cores, bill.idle_cores),
+        (15, 720, 0)
+    );
+    assert_eq!(bill.queue.as_deref(), Some("debug"));
+
+    model.cost = CostKind::CoreHours;
+    let by_cores = predict_billed(&inputs, &settings, &model).unwrap();
+    let best = &by_cores.top[0];
+    assert_eq!(best.nproc, vec![408, 240]);
+    let bill = best.billing.as_ref().unwrap();
+    assert_eq!(
+        (bill.nodes, bill.billed_cores, bill.idle_cores),
+        (16, 768, 24)
+    );
+    // The same configuration billed by the node costs what a full 16 nodes cost.
+    let node_bill = billed
+        .top
+        .iter()
+        .find(|c| c.nproc == vec![408, 240])
+        .and_then(|c| c.billing.clone())
+        .unwrap();
+    assert!((node_bill.cost - 24.0 * 768.0 / best.sypd).abs() < 1e-9);
+    assert!(node_bill.cost > bill.cost);
+}
+
+/// Without a machine the answer is the plain prediction (no billing anywhere).
+#[test]
+fn without_a_machine_nothing_changes() {
+    let f = file();
+    let dir = asset().parent().unwrap().to_path_buf();
+    let inputs = f.component_inputs(&dir).unwrap();
+    let plain = predict(&inputs, &f.settings()).unwrap();
+    let same = predict_billed(&inputs, &f.settings(), &Default::default()).unwrap();
+    assert_eq!(plain, same);
+    assert!(plain.top.iter().all(|c| c.billing.is_none()) && plain.cost.is_none());
+}
+
+/// The "done when" of the machine issue: predict shows nodes, billed and idle cores.
+#[test]
+fn predict_shows_billed_and_idle_cores() {
+    let out = common::autolb()
+        .args(["predict", "--config"])
+        .arg(asset())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = common::stdout(&out);
+    let header = text.lines().next().unwrap();
+    for col in ["nodes", "billed", "idle", "NHSY", "queue"] {
+        assert!(header.contains(col), "{header}");
+    }
+    let first = text.lines().nth(1).unwrap();
+    let cols: Vec<&str> = first.split_whitespace().collect();
+    assert_eq!(&cols[..3], ["1", "408", "216"], "{text}");
+    assert_eq!(&cols[8..], ["15", "720", "0", "968.3", "debug"], "{text}");
+
+    let out = common::autolb()
+        .args(["predict", "--json", "--cost", "core-hours", "--config"])
+        .arg(asset())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["top"][0]["billed_cores"], 768);
+    assert_eq!(v["top"][0]["idle_cores"], 24);
+    assert_eq!(v["top"][0]["nodes"], 16);
+}
+
+/// Without a chosen queue every configuration names the smallest queue it fits; the larger
+/// queue admits what the debug queue does not (a 20-node job).
+#[test]
+fn queues_filter_and_name_the_smallest_fit() {
+    let base = [
+        "predict",
+        "--max-nproc",
+        "864",
+        "--json",
+        "--top",
+        "20",
+        "--config",
+    ];
+    let run = |extra: &[&str]| -> Value {
+        let out = common::autolb()
+            .args(base)
+            .arg(asset())
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let debug = run(&[]);
+    for c in debug["top"].as_array().unwrap() {
+        assert!(c["billed_cores"].as_u64().unwrap() <= 768);
+        assert!(c["sypd"].as_f64().unwrap() >= 12.0);
+        assert_eq!(c["queue"], "debug");
+    }
+    let main = run(&["--queue", "main"]);
+    let tops = main["top"].as_array().unwrap();
+    assert!(tops
+        .iter()
+        .any(|c| c["billed_cores"].as_u64().unwrap() > 768));
+    // With a chosen queue, every configuration shown runs in it.
+    assert!(tops.iter().all(|c| c["queue"] == "main"));
+
+    let out = common::autolb()
+        .args(["predict", "--queue", "nope", "--config"])
+        .arg(asset())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nope") && err.contains("debug, main"), "{err}");
+}
