@@ -158,3 +158,80 @@ fn queues_filter_and_name_the_smallest_fit() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nope") && err.contains("debug, main"), "{err}");
 }
+
+/// The issue's performance budget for a budget change: 2 components, step 1, max_nproc 2000,
+/// re-predicted from scratch (candidates, counts, bounds, top 5) for each node-sized budget
+/// step, under 16 ms. Timing is meaningless on a loaded machine, so this is ignored by default:
+///
+/// ```sh
+/// cargo test --release --test predict_machine -- --ignored --nocapture
+/// ```
+#[test]
+#[ignore]
+fn budget_change_at_step_1_and_2000_pes_is_fast() {
+    use autolb::curve::{Curve, Point};
+    use autolb::machine::{CostModel, Machine, Placement};
+    use autolb::predict::{ComponentInput, Problem, Settings};
+    use std::time::Instant;
+
+    let curve = |name: &str, scale: f64| {
+        let points: Vec<Point> = [24u32, 100, 400, 1000, 2000]
+            .iter()
+            .map(|&p| Point {
+                nproc: p,
+                sypd: scale * f64::from(p).powf(0.85) / (1.0 + f64::from(p) / 3000.0),
+            })
+            .collect();
+        Curve::from_points(name, "synthetic", &points).unwrap()
+    };
+    let inputs = vec![
+        ComponentInput::new(curve("ATM", 0.9)),
+        ComponentInput::new(curve("OCE", 1.4)),
+    ];
+    let machine = |placement| Machine {
+        cores_per_node: 48,
+        placement,
+        extras_share_node: true,
+        node_power_w: Some(450.0),
+    };
+    let models = [
+        ("core-hours, no machine", CostModel::default()),
+        (
+            "node-hours, packed",
+            CostModel {
+                machine: Some(machine(Placement::Packed)),
+                cost: CostKind::NodeHours,
+                ..CostModel::default()
+            },
+        ),
+        (
+            "node-hours, per-component",
+            CostModel {
+                machine: Some(machine(Placement::PerComponent)),
+                cost: CostKind::NodeHours,
+                ..CostModel::default()
+            },
+        ),
+    ];
+    for (label, model) in models {
+        let mut times = Vec::new();
+        for budget in (1040..=2000).rev().step_by(48) {
+            let settings = Settings {
+                max_nproc: budget,
+                step: 1,
+                extra_pes: 96,
+                ..Settings::default()
+            };
+            let start = Instant::now();
+            let problem = Problem::billed(&inputs, &settings, &model).unwrap();
+            let p = problem.rank(0.5, 5);
+            times.push(start.elapsed());
+            assert_eq!(p.top.len(), 5);
+        }
+        times.sort();
+        let median = times[times.len() / 2];
+        let worst = *times.last().unwrap();
+        println!("{label}: median {median:?}, worst {worst:?} over {} budgets", times.len());
+        assert!(worst.as_secs_f64() < 0.016, "{label}: {worst:?}");
+    }
+}
