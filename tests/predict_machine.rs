@@ -231,7 +231,95 @@ fn budget_change_at_step_1_and_2000_pes_is_fast() {
         times.sort();
         let median = times[times.len() / 2];
         let worst = *times.last().unwrap();
-        println!("{label}: median {median:?}, worst {worst:?} over {} budgets", times.len());
+        println!(
+            "{label}: median {median:?}, worst {worst:?} over {} budgets",
+            times.len()
+        );
         assert!(worst.as_secs_f64() < 0.016, "{label}: {worst:?}");
     }
+}
+
+/// The campaign's choice of best weighs the billed cost: the demo campaign (stand-in model) run
+/// with 48-core nodes and node-hours; the best is recomputed here from the measured SYPD with
+/// whole-node bills and must be the campaign's.
+#[test]
+fn a_campaign_chooses_its_best_by_the_node_hour_bill() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let demo = std::fs::read_to_string(root.join("demo-campaign.toml")).unwrap();
+    let demo = demo
+        .replace("\"curves/", &format!("\"{}/curves/", root.display()))
+        .replace("\"nemo_orca1", &format!("\"{}/nemo_orca1", root.display()));
+    // Top-level keys must come before the first table.
+    let text = format!(
+        "cost = \"node-hours\"\n{demo}\n[machine]\ncores_per_node = 48\nplacement = \"per-component\"\n"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("campaign.toml");
+    std::fs::write(&file, text).unwrap();
+    let dir = tmp.path().join("c");
+    common::init(&dir, &file);
+    let run = common::autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let out = common::autolb()
+        .args(["campaign", "status", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["cost_model"]["cost"], "node-hours");
+
+    // Every measured configuration: PEs, SYPD and the whole-node bill.
+    let mut measured: Vec<(Vec<u64>, u64, f64, f64)> = Vec::new();
+    for it in status["iterations"].as_array().unwrap() {
+        for t in it["tests"].as_array().unwrap() {
+            let Some(sypd) = t["sypd"].as_f64() else {
+                continue;
+            };
+            let nproc: Vec<u64> = ["IFS", "NEMO"]
+                .iter()
+                .map(|n| t["nproc"][n].as_u64().unwrap())
+                .collect();
+            let used: u64 = nproc.iter().sum::<u64>() + 96;
+            let own: u64 = nproc.iter().map(|p| p.div_ceil(48)).sum();
+            let nodes = own.max(used.div_ceil(48));
+            let cost = 24.0 * (nodes * 48) as f64 / sypd;
+            measured.push((nproc, used, sypd, cost));
+        }
+    }
+    assert!(measured.len() >= 4, "{status}");
+    let bounds = |f: &dyn Fn(&(Vec<u64>, u64, f64, f64)) -> f64| {
+        let v: Vec<f64> = measured.iter().map(f).collect();
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (lo, hi)
+    };
+    let (s_lo, s_hi) = bounds(&|m| m.2);
+    let (c_lo, c_hi) = bounds(&|m| m.3);
+    let norm = |v: f64, lo: f64, hi: f64| if hi == lo { 0.0 } else { (v - lo) / (hi - lo) };
+    let fn_of = |m: &(Vec<u64>, u64, f64, f64)| {
+        0.5 * norm(m.2, s_lo, s_hi) + 0.5 * (1.0 - norm(m.3, c_lo, c_hi))
+    };
+    let best = measured
+        .iter()
+        .max_by(|a, b| {
+            fn_of(a)
+                .total_cmp(&fn_of(b))
+                .then(b.1.cmp(&a.1))
+                .then_with(|| b.0.cmp(&a.0))
+        })
+        .unwrap();
+    let chosen: Vec<u64> = ["IFS", "NEMO"]
+        .iter()
+        .map(|n| status["best"]["nproc"][n].as_u64().unwrap())
+        .collect();
+    assert_eq!(chosen, best.0, "{status}");
+    assert!((status["best"]["fittingness"].as_f64().unwrap() - fn_of(best)).abs() < 1e-9);
 }
