@@ -8,6 +8,8 @@
 //! * [`metrics`]: CPMIP metrics and fittingness, exactly as `method.md` defines them.
 //! * [`predict`]: scoring every configuration within a budget and proposing the top N.
 //! * [`timing`]: reading what a coupled run measured (LUCIA and the other timing formats).
+//! * [`report`]: a shareable report (one HTML page, or Markdown + SVG) of a prediction and a
+//!   campaign, with the paper's figures.
 //! * [`campaign`]: the load-balance campaign (Algorithm 1), its state on disk and its driver.
 //! * [`executor`]: what runs one configuration: a local command, the stand-in model, Slurm.
 //! * [`sim`]: the stand-in coupled model that writes raw LUCIA files.
@@ -24,6 +26,7 @@ pub mod interp;
 pub mod machine;
 pub mod metrics;
 pub mod predict;
+pub mod report;
 pub mod sim;
 pub mod timing;
 pub mod watch;

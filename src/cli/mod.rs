@@ -9,6 +9,7 @@
 pub mod campaign;
 pub mod campaign_outside;
 pub mod predict;
+pub mod report;
 pub mod simulate;
 pub mod timing;
 
@@ -41,6 +42,8 @@ pub enum Command {
     /// Load-balance campaigns: init, run, status, next, record.
     #[command(subcommand)]
     Campaign(campaign::CampaignCommand),
+    /// Write a shareable report (one HTML page, or Markdown + SVG) of a campaign or a prediction.
+    Report(report::ReportArgs),
     /// Run the built-in stand-in coupled model and write raw LUCIA files.
     Simulate(simulate::SimulateArgs),
     /// Open the terminal app on your own curves, campaign file or campaign directory.
@@ -88,6 +91,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Predict(args)) => predict::run(&args),
         Some(Command::Timing(args)) => timing::run(&args),
         Some(Command::Campaign(cmd)) => campaign::run(cmd),
+        Some(Command::Report(args)) => report::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Tui(args)) => crate::tui::run(&args),
     }

@@ -71,6 +71,8 @@ pub struct WatchStatus {
 /// The whole state.
 pub struct App {
     pub problem: Problem,
+    /// The components' inputs (curves, limits), kept for the report (`R`).
+    pub inputs: Vec<ComponentInput>,
     pub curves: Vec<CurveSeries>,
     /// TTS_w in hundredths, so stepping never drifts (0.05 steps land on 0.05 exactly).
     pub tts_w_pct: u8,
@@ -142,6 +144,7 @@ impl App {
         let grid = problem.grid(axes.0, axes.1, &cursor, tts_w);
         App {
             problem,
+            inputs: inputs.to_vec(),
             curves,
             tts_w_pct,
             top,
@@ -343,6 +346,13 @@ impl App {
             Action::LogScale => self.log_scale = !self.log_scale,
             Action::CycleRows => self.cycle_axis(true),
             Action::CycleCols => self.cycle_axis(false),
+            Action::Report => match super::report::write(self) {
+                Ok(path) => {
+                    self.error = None;
+                    self.message = Some(format!("wrote the report {}", path.display()));
+                }
+                Err(e) => self.error = Some(format!("report failed: {e}")),
+            },
         }
     }
 

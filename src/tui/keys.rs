@@ -48,6 +48,7 @@ pub enum Action {
     PageDown,
     Home,
     End,
+    Report,
 }
 
 /// One row of the table: the action, its name in `keys.toml`, default keys, what it does, and
@@ -256,6 +257,13 @@ pub const BINDINGS: &[Binding] = &[
         name: "end",
         defaults: &["end"],
         description: "to the last row; the table then follows new rows",
+        hint: None,
+    },
+    Binding {
+        action: Action::Report,
+        name: "report",
+        defaults: &["R"],
+        description: "write the report of what is shown (one HTML page) to the output directory",
         hint: None,
     },
 ];

@@ -12,6 +12,7 @@ pub mod campaign_view;
 pub mod demo;
 pub mod event;
 pub mod keys;
+pub mod report;
 pub mod selection;
 pub mod theme;
 pub mod view;

@@ -1,7 +1,16 @@
-//! Fixtures shared by the campaign tests driven from outside (`mod common;`).
+//! Fixtures shared by the integration tests (`mod common;`): the binary, campaign files and
+//! campaigns driven from outside, the demo campaign, a synthetic large campaign, and a headless
+//! Chromium to look at reports as a person would.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use autolb::campaign::status::{IterationView, RunCounts};
+use autolb::campaign::{NameMap, Phase, RunState, RunView, Status, TestState, TestView};
+use autolb::curve::{Curve, Point};
+use autolb::predict::{ComponentInput, Settings};
 
 use assert_cmd::Command;
 
@@ -63,4 +72,246 @@ pub fn init(dir: &Path, file: &Path) {
 /// The output of a command as text.
 pub fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_autolb")
+}
+
+/// Runs `autolb ARGS`, panicking with its stderr unless it succeeds; returns stdout.
+pub fn run_autolb(args: &[&std::ffi::OsStr]) -> String {
+    let out = std::process::Command::new(bin())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "autolb {:?}: {}",
+        args,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Creates the README's demo campaign in `dir` and runs it to the end (a few seconds).
+pub fn demo_campaign(dir: &Path) {
+    run_autolb(&[
+        "campaign".as_ref(),
+        "init".as_ref(),
+        dir.as_os_str(),
+        "--demo".as_ref(),
+    ]);
+    run_autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()]);
+}
+
+/// A synthetic campaign of `n` components: Amdahl-like curves from 48 to 960 PEs and a status of
+/// `iterations` x `tests` x `reps` runs in which one test fails outright and some runs fail.
+pub fn synthetic_campaign(
+    n: usize,
+    iterations: u32,
+    tests: u32,
+    reps: u32,
+) -> (Vec<ComponentInput>, Settings, Status) {
+    let names: Vec<String> = (0..n).map(|i| format!("C{i}")).collect();
+    let inputs: Vec<ComponentInput> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let serial = 0.02 + 0.01 * i as f64;
+            let points: Vec<Point> = [48u32, 96, 192, 288, 384, 576, 768, 960]
+                .iter()
+                .map(|&p| Point {
+                    nproc: p,
+                    sypd: (30.0 + 4.0 * i as f64) / (serial + (1.0 - serial) * 48.0 / f64::from(p)),
+                })
+                .collect();
+            ComponentInput::new(Curve::from_points(name.clone(), "synthetic", &points).unwrap())
+        })
+        .collect();
+    let settings = Settings {
+        max_nproc: 2400,
+        step: 48,
+        tts_w: 0.5,
+        top: 5,
+        ..Settings::default()
+    };
+    let mut iters = Vec::new();
+    for it in 0..iterations {
+        let mut tv = Vec::new();
+        for t in 0..tests {
+            let nproc: Vec<u32> = (0..n)
+                .map(|i| 192 + 48 * ((t as usize + i + it as usize) % 6) as u32)
+                .collect();
+            let total: u32 = nproc.iter().sum();
+            let slowest = (0..n)
+                .map(|i| f64::from(nproc[i]) / (1.0 + 0.1 * i as f64))
+                .fold(f64::INFINITY, f64::min);
+            let runs = (1..=reps)
+                .map(|rep| {
+                    let failed = (t == 3 && it == 1) || (it * tests + t + rep).is_multiple_of(17);
+                    let sypd = slowest / 12.0 * (1.0 + 0.01 * f64::from(rep));
+                    RunView {
+                        state: if failed {
+                            RunState::Failed
+                        } else {
+                            RunState::Done
+                        },
+                        sypd: (!failed).then_some(sypd),
+                        chsy: (!failed).then_some(f64::from(total) * 24.0 / sypd),
+                        coupling_cost: (!failed).then_some(0.05 + 0.01 * f64::from(t % 5)),
+                        run: format!("i{it:02}-t{t:02}-r{rep}"),
+                        repetition: rep,
+                        partial_coupling_cost: if failed {
+                            NameMap::default()
+                        } else {
+                            NameMap::zip(&names, vec![0.01; n])
+                        },
+                        run_dir: PathBuf::from(format!("iter-{it:02}/test-{t:02}/rep-{rep}")),
+                        job: None,
+                        attempts: 1,
+                        failure: failed.then(|| "exit status 1".to_string()),
+                    }
+                })
+                .collect();
+            tv.push(TestView {
+                test: t,
+                nproc: NameMap::zip(&names, nproc.clone()),
+                step: 48,
+                state: TestState::Pending,
+                runs,
+                sypd: None,
+                chsy: None,
+                coupling_cost: None,
+                partial_coupling_cost: NameMap::default(),
+                fittingness: None,
+                donor: Some(names[t as usize % n].clone()),
+                recipient: Some(names[(t as usize + 1) % n].clone()),
+                total_nproc: total,
+                origin: if t + 1 == tests {
+                    "original".into()
+                } else {
+                    format!("prediction #{}", t + 1)
+                },
+                next_step: Some(24),
+                next_nproc: None,
+                notes: Vec::new(),
+            });
+        }
+        iters.push(IterationView {
+            iteration: it,
+            tests: tv,
+        });
+    }
+    let mut status = Status {
+        state: Phase::Done,
+        iteration: iterations.checked_sub(1),
+        done: true,
+        iterations: iters,
+        best: None,
+        components: names,
+        tts_w: 0.5,
+        extra_pes: 0,
+        initial_step: 48,
+        minimum_step: 12,
+        repetitions: reps,
+        executor: "sim".into(),
+        counts: RunCounts::default(),
+        timing_names: Vec::new(),
+        period_s: Some(2700.0),
+        cost_model: None,
+    };
+    status.recompute();
+    (inputs, settings, status)
+}
+
+/// The Chromium binary, if installed. Without it the browser tests skip, unless
+/// AUTOLB_REQUIRE_CHROMIUM=1 (set by .ci/run), which makes them fail.
+pub fn chromium() -> Option<PathBuf> {
+    let found = ["chromium", "chromium-browser"].iter().find_map(|name| {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var("AUTOLB_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
+            "AUTOLB_REQUIRE_CHROMIUM=1 but no chromium in PATH; install it with `apt-get install chromium`"
+        );
+        eprintln!("skipped: no chromium in PATH (apt-get install chromium)");
+    }
+    found
+}
+
+/// What a headless Chromium run produced.
+pub struct Rendered {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs headless Chromium on `page` with `extra` flags (e.g. `--dump-dom`, `--screenshot=`),
+/// offline-minded and with a fresh profile; console messages go to stderr.
+pub fn run_chromium(chromium: &Path, page: &Path, extra: &[String]) -> Rendered {
+    let profile = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--enable-logging=stderr",
+        "--v=0",
+    ])
+    .arg(format!("--user-data-dir={}", profile.path().display()))
+    .args(extra)
+    .arg(format!("file://{}", page.display()))
+    .current_dir(profile.path())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("chromium starts");
+    // Read both pipes on threads so a chatty browser never blocks on a full pipe.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within 120 s on {}", page.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Rendered {
+        stdout: t_out.join().unwrap(),
+        stderr: t_err.join().unwrap(),
+    }
+}
+
+/// Console messages Chromium logged (`CONSOLE` lines of `--enable-logging=stderr`) and
+/// uncaught page errors.
+pub fn console_lines(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .map(str::to_string)
+        .collect()
 }

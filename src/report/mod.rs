@@ -1,0 +1,487 @@
+//! A report to share: one self-contained HTML page (or Markdown with SVG files beside it) with
+//! the paper's views of a prediction and a campaign.
+//!
+//! * the settings;
+//! * the scalability curves, SYPD and CHSY against PEs per component (paper Figs. 7, 9, 12),
+//!   with the measured points, the interpolation and the chosen configurations marked;
+//! * the fittingness matrix of two components with the top N marked (Fig. 5);
+//! * the campaign as lb-iteration x test panels of SYPD, CHSY, coupling cost and FN, with the
+//!   best marked, failed runs shown as failed and the donor -> recipient moves (Figs. 8, 10, 11);
+//! * the recommendation against the original configuration in the paper's terms.
+//!
+//! Shape: [`build`] turns what is known into a [`Report`], an ordered list of optional
+//! [`Section`]s. Each section renders to neutral [`Block`]s (headings, paragraphs, tables,
+//! figures), and the HTML and Markdown writers only serialise blocks, so both formats carry the
+//! same content by construction. A new view (a speed/cost front, a calibrated curve) is a new
+//! section variant and one function that turns it into blocks.
+
+pub mod figures;
+pub mod recommend;
+pub mod render;
+pub mod source;
+pub mod svg;
+
+use serde::Serialize;
+
+use crate::campaign::{Status, TestState};
+use crate::interp::{Interpolant, Method};
+use crate::metrics;
+use crate::predict::{ComponentInput, Config, Grid, Prediction, Problem};
+pub use recommend::{Basis, Figures, Recommendation};
+
+/// Default length of the production experiment the savings are counted over: a CMIP-style
+/// historical plus scenario run of one member is about 250 simulated years.
+pub const DEFAULT_YEARS: f64 = 250.0;
+
+/// A component's scalability curve as the report draws it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurveData {
+    pub name: String,
+    /// Measured points (PEs, SYPD).
+    pub measured: Vec<(f64, f64)>,
+    /// The interpolation (PEs, SYPD), sampled densely between the measured ends.
+    pub line: Vec<(f64, f64)>,
+    pub method: Method,
+    /// A calibrated model's curve (label, points (PEs, SYPD)), drawn dashed beside the
+    /// interpolation when a model has been fitted; `None` draws only the interpolation.
+    pub calibrated: Option<(String, Vec<(f64, f64)>)>,
+}
+
+impl CurveData {
+    /// Samples a component's interpolation at 200 points between its measured ends.
+    pub fn sample(input: &ComponentInput, method: Method) -> CurveData {
+        let (xs, ys) = (input.curve.xs(), input.curve.ys());
+        let interpolant = Interpolant::new(method, &xs, &ys);
+        let (lo, hi) = (
+            f64::from(input.curve.first_nproc()),
+            f64::from(input.curve.last_nproc()),
+        );
+        let line = (0..=200)
+            .map(|i| lo + (hi - lo) * f64::from(i) / 200.0)
+            .map(|x| (x, interpolant.eval(x)))
+            .filter(|(_, y)| y.is_finite() && *y > 0.0)
+            .collect();
+        CurveData {
+            name: input.name().to_string(),
+            measured: xs.into_iter().zip(ys).collect(),
+            line,
+            method,
+            calibrated: None,
+        }
+    }
+}
+
+/// What a marked configuration is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkKind {
+    /// The prediction's k-th proposal (1-based).
+    Predicted(usize),
+    Original,
+    Best,
+}
+
+/// A configuration marked on the curves and the matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mark {
+    pub kind: MarkKind,
+    /// PEs per component, in component order.
+    pub nproc: Vec<u32>,
+}
+
+impl Mark {
+    pub fn label(&self) -> String {
+        match self.kind {
+            MarkKind::Predicted(k) => format!("#{k}"),
+            MarkKind::Original => "original".into(),
+            MarkKind::Best => "best".into(),
+        }
+    }
+}
+
+/// The scalability curves with the chosen configurations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurvesSection {
+    pub curves: Vec<CurveData>,
+    pub marks: Vec<Mark>,
+}
+
+/// A 2-D slice of the fittingness of every configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixSection {
+    pub row_name: String,
+    pub col_name: String,
+    pub grid: Grid,
+    /// The components held fixed, e.g. `LPJG 64, TM5 128` (empty with two components).
+    pub fixed: String,
+    pub tts_w: f64,
+    /// Marks in this slice: (row index, column index, mark).
+    pub marks: Vec<(usize, usize, Mark)>,
+    pub base_case: String,
+}
+
+/// The settings table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Settings(pub Vec<(String, String)>);
+
+/// One part of the report; every part is optional.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "section", rename_all = "snake_case")]
+pub enum Section {
+    Recommendation(Recommendation),
+    Settings(Settings),
+    Curves(CurvesSection),
+    Matrix(MatrixSection),
+    Prediction(Prediction),
+    Campaign(Status),
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub title: String,
+    /// Where the data came from (a campaign directory, a campaign file, the terminal app).
+    pub source: String,
+    pub sections: Vec<Section>,
+}
+
+/// Neutral content, serialised by the HTML and Markdown writers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    Heading(String),
+    Paragraph(String),
+    /// The text a reader must not miss (the recommendation).
+    Callout(Vec<String>),
+    Table {
+        header: Vec<String>,
+        rows: Vec<Vec<String>>,
+    },
+    /// Name-value pairs (the settings), read left to right.
+    Pairs(Vec<(String, String)>),
+    Figure {
+        /// File stem for the Markdown form, e.g. `curves-IFS`.
+        id: String,
+        svg: String,
+        caption: String,
+    },
+}
+
+/// Everything [`build`] can use; leave out what is not known.
+pub struct ReportRequest<'a> {
+    pub title: String,
+    pub source: String,
+    /// The prediction problem; with it: curves, matrix and top N.
+    pub problem: Option<&'a Problem>,
+    /// The components' inputs (curves), in component order.
+    pub inputs: &'a [ComponentInput],
+    pub tts_w: f64,
+    pub top: usize,
+    /// Components down the rows and across the columns of the matrix.
+    pub axes: (usize, usize),
+    /// Candidate indices for the components not on the matrix axes (default: the top #1).
+    pub fixed: Option<Vec<usize>>,
+    /// The user's current configuration, PEs in component order.
+    pub original: Option<Vec<u32>>,
+    pub campaign: Option<&'a Status>,
+    /// Simulated years the savings are counted over.
+    pub years: f64,
+}
+
+/// Builds the report from what is known.
+pub fn build(req: &ReportRequest) -> Report {
+    let names: Vec<String> = match (req.problem, req.campaign) {
+        (Some(p), _) => p.names(),
+        (None, Some(s)) => s.components.clone(),
+        _ => req.inputs.iter().map(|c| c.name().to_string()).collect(),
+    };
+    let prediction = req.problem.map(|p| p.rank(req.tts_w, req.top.max(1)));
+    let best = req.campaign.and_then(|s| s.best.as_ref()).map(|b| Mark {
+        kind: MarkKind::Best,
+        nproc: b.nproc.values().copied().collect(),
+    });
+    let original = req.original.clone().map(|nproc| Mark {
+        kind: MarkKind::Original,
+        nproc,
+    });
+    let mut marks: Vec<Mark> = prediction
+        .iter()
+        .flat_map(|p| p.top.iter().enumerate())
+        .map(|(i, c)| Mark {
+            kind: MarkKind::Predicted(i + 1),
+            nproc: c.nproc.clone(),
+        })
+        .collect();
+    marks.extend(original.clone());
+    marks.extend(best);
+
+    let mut sections = Vec::new();
+    if let Some(r) = recommendation(req, &names, prediction.as_ref()) {
+        sections.push(Section::Recommendation(r));
+    }
+    sections.push(Section::Settings(settings(req)));
+    if !req.inputs.is_empty() {
+        let method = req.problem.map(|p| p.settings.interp).unwrap_or_default();
+        sections.push(Section::Curves(CurvesSection {
+            curves: req
+                .inputs
+                .iter()
+                .map(|c| CurveData::sample(c, method))
+                .collect(),
+            marks: marks.clone(),
+        }));
+    }
+    if let (Some(problem), Some(p)) = (req.problem, prediction.as_ref()) {
+        if let Some(m) = matrix(problem, req, p, &marks) {
+            sections.push(Section::Matrix(m));
+        }
+        sections.push(Section::Prediction(p.clone()));
+    }
+    if let Some(status) = req.campaign {
+        sections.push(Section::Campaign(status.clone()));
+    }
+    Report {
+        title: req.title.clone(),
+        source: req.source.clone(),
+        sections,
+    }
+}
+
+/// `IFS 408 + NEMO 240`.
+pub fn describe(names: &[String], nproc: &[u32]) -> String {
+    names
+        .iter()
+        .zip(nproc)
+        .map(|(n, p)| format!("{n} {p}"))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+fn settings(req: &ReportRequest) -> Settings {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut push = |k: &str, v: String| rows.push((k.to_string(), v));
+    if let Some(p) = req.problem {
+        let s = &p.settings;
+        push("budget (balanced PEs)", s.max_nproc.to_string());
+        push("candidate step", format!("{} PEs", s.step));
+        push("TTS_w", format!("{:.2}", req.tts_w));
+        push("top N", req.top.to_string());
+        push("interpolation", s.interp.name().to_string());
+        push("extra PEs (not balanced)", s.extra_pes.to_string());
+    }
+    if let Some(st) = req.campaign {
+        if req.problem.is_none() {
+            push("TTS_w", format!("{:.2}", st.tts_w));
+            push("extra PEs (not balanced)", st.extra_pes.to_string());
+        } else if (st.tts_w - req.tts_w).abs() > 1e-9 {
+            push(
+                "campaign TTS_w (its FN and best)",
+                format!("{:.2}", st.tts_w),
+            );
+        }
+        push("initial step", format!("{} PEs", st.initial_step));
+        push("minimum step", format!("{} PEs", st.minimum_step));
+        push("repetitions per test", st.repetitions.to_string());
+        push("executor", st.executor.clone());
+        if let Some(p) = st.period_s {
+            push("coupling period", format!("{p} s"));
+        }
+        push("campaign state", st.state.as_str().to_string());
+        let c = st.counts;
+        push(
+            "runs",
+            format!(
+                "{} done, {} failed, {} running, {} pending",
+                c.done, c.failed, c.running, c.pending
+            ),
+        );
+    }
+    for c in req.inputs {
+        let pts = c.curve.points().len();
+        let mut v = format!(
+            "{pts} measured points, {}..{} PEs",
+            c.curve.first_nproc(),
+            c.curve.last_nproc()
+        );
+        if let Some(a) = &c.allowed {
+            v.push_str(&format!(", {} allowed PE counts", a.len()));
+        }
+        if let (Some(lo), Some(hi)) = (c.min_nproc, c.max_nproc) {
+            v.push_str(&format!(", limits {lo}..{hi}"));
+        }
+        push(&format!("component {}", c.name()), v);
+    }
+    if let Some(o) = &req.original {
+        let names: Vec<String> = req.inputs.iter().map(|c| c.name().to_string()).collect();
+        push("original configuration", describe(&names, o));
+    }
+    push(
+        "savings counted over",
+        format!("{} simulated years", req.years),
+    );
+    Settings(rows)
+}
+
+fn recommendation(
+    req: &ReportRequest,
+    names: &[String],
+    prediction: Option<&Prediction>,
+) -> Option<Recommendation> {
+    if let Some(status) = req.campaign {
+        if let Some(b) = &status.best {
+            let nproc: Vec<u32> = b.nproc.values().copied().collect();
+            let original = status
+                .iterations
+                .iter()
+                .flat_map(|it| it.tests.iter().map(move |t| (it.iteration, t)))
+                .find(|(_, t)| t.origin == "original" && t.sypd.is_some() && t.chsy.is_some())
+                .map(|(i, t)| Figures {
+                    label: format!("measured in lb-iteration {i}, test {}", t.test),
+                    config: describe(names, &t.nproc.values().copied().collect::<Vec<_>>()),
+                    sypd: t.sypd.unwrap_or(f64::NAN),
+                    chsy: t.chsy.unwrap_or(f64::NAN),
+                    coupling_cost: t.coupling_cost,
+                    total_nproc: t.total_nproc,
+                });
+            return Some(Recommendation {
+                basis: Basis::Measured,
+                chosen: Figures {
+                    label: format!("lb-iteration {}, test {}", b.iteration, b.test),
+                    config: describe(names, &nproc),
+                    sypd: b.sypd,
+                    chsy: b.chsy,
+                    coupling_cost: Some(b.coupling_cost),
+                    total_nproc: b.total_nproc,
+                },
+                original,
+                years: req.years,
+                provisional: status.state != crate::campaign::Phase::Done
+                    || status.iterations.iter().any(|it| {
+                        it.tests
+                            .iter()
+                            .any(|t| matches!(t.state, TestState::Pending | TestState::Running))
+                    }),
+            });
+        }
+    }
+    let p = prediction?;
+    let top = p.top.first()?;
+    let original = req
+        .original
+        .as_ref()
+        .and_then(|o| predicted_figures(req, names, o));
+    Some(Recommendation {
+        basis: Basis::Predicted,
+        chosen: config_figures("predicted #1", names, top),
+        original,
+        years: req.years,
+        provisional: false,
+    })
+}
+
+fn config_figures(label: &str, names: &[String], c: &Config) -> Figures {
+    Figures {
+        label: label.into(),
+        config: describe(names, &c.nproc),
+        sypd: c.sypd,
+        chsy: c.chsy,
+        coupling_cost: Some(c.coupling_cost),
+        total_nproc: c.total_nproc,
+    }
+}
+
+/// The original configuration's figures from the curves (the prediction's own model: the
+/// coupled speed is the slowest component's).
+fn predicted_figures(req: &ReportRequest, names: &[String], nproc: &[u32]) -> Option<Figures> {
+    let problem = req.problem?;
+    if nproc.len() != req.inputs.len() {
+        return None;
+    }
+    let speeds: Vec<f64> = req
+        .inputs
+        .iter()
+        .zip(nproc)
+        .map(|(c, &p)| {
+            Interpolant::new(problem.settings.interp, &c.curve.xs(), &c.curve.ys())
+                .eval(f64::from(p))
+        })
+        .collect();
+    let sypd = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+    if !(sypd.is_finite() && sypd > 0.0) {
+        return None;
+    }
+    let total = problem.total_nproc(nproc.iter().sum());
+    let pairs: Vec<(f64, f64)> = nproc
+        .iter()
+        .zip(&speeds)
+        .map(|(&p, &s)| (f64::from(p), s))
+        .collect();
+    Some(Figures {
+        label: "predicted from the curves".into(),
+        config: describe(names, nproc),
+        sypd,
+        chsy: metrics::chsy(f64::from(total), sypd),
+        coupling_cost: Some(metrics::predicted_coupling_cost(sypd, &pairs)),
+        total_nproc: total,
+    })
+}
+
+/// The matrix slice: the chosen axes, other components at `fixed` (default: the top #1's).
+fn matrix(
+    problem: &Problem,
+    req: &ReportRequest,
+    p: &Prediction,
+    marks: &[Mark],
+) -> Option<MatrixSection> {
+    let n = problem.components.len();
+    if n < 2 {
+        return None;
+    }
+    let (r, c) = req.axes;
+    if r >= n || c >= n || r == c {
+        return None;
+    }
+    let fixed = req
+        .fixed
+        .clone()
+        .filter(|f| f.len() == n)
+        .or_else(|| {
+            let top = p.top.first()?;
+            (0..n)
+                .map(|i| problem.candidate_index(i, top.nproc[i]))
+                .collect()
+        })
+        .unwrap_or_else(|| vec![0; n]);
+    let grid = problem.grid(r, c, &fixed, req.tts_w);
+    let names = problem.names();
+    let fixed_nproc: Vec<u32> = (0..n)
+        .map(|i| problem.components[i].nproc[fixed[i]])
+        .collect();
+    let in_slice =
+        |m: &Mark| (0..n).all(|i| i == r || i == c || m.nproc.get(i) == Some(&fixed_nproc[i]));
+    let slice_marks = marks
+        .iter()
+        .filter(|m| m.nproc.len() == n && in_slice(m))
+        .filter_map(|m| {
+            let row = grid.row_nproc.binary_search(&m.nproc[r]).ok()?;
+            let col = grid.col_nproc.binary_search(&m.nproc[c]).ok()?;
+            Some((row, col, m.clone()))
+        })
+        .collect();
+    let fixed_desc = (0..n)
+        .filter(|&i| i != r && i != c)
+        .map(|i| format!("{} {}", names[i], fixed_nproc[i]))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(MatrixSection {
+        row_name: names[r].clone(),
+        col_name: names[c].clone(),
+        grid,
+        fixed: fixed_desc,
+        tts_w: req.tts_w,
+        marks: slice_marks,
+        base_case: describe(&names, &problem.baseline_nproc),
+    })
+}
+
+#[cfg(test)]
+mod tests;

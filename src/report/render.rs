@@ -1,0 +1,371 @@
+//! Sections to blocks, and blocks to one self-contained HTML page or to Markdown with the
+//! figures as SVG files beside it.
+//!
+//! The HTML page has no script and fetches nothing: inline SVG, system fonts, inline CSS with a
+//! print style. It opens offline, prints, and attaches to an email as one file.
+
+use std::fmt::Write;
+
+use super::figures;
+use super::svg::escape;
+use super::{describe, Block, CurvesSection, MatrixSection, Report, Section, Settings};
+use crate::campaign::{Status, TestState};
+use crate::predict::Prediction;
+
+impl Report {
+    /// The report as neutral blocks, in order.
+    pub fn blocks(&self) -> Vec<Block> {
+        let mut out = Vec::new();
+        for section in &self.sections {
+            match section {
+                Section::Recommendation(r) => {
+                    out.push(Block::Heading("Recommendation".into()));
+                    let mut lines = vec![r.headline()];
+                    lines.extend(r.over_years());
+                    if r.original.is_none() {
+                        lines.push(match r.basis {
+                            super::Basis::Measured => "The campaign has no measured original configuration to compare with; give it one with an [original] table in the campaign file.".into(),
+                            super::Basis::Predicted => "No original configuration was given; add an [original] table to the campaign file to compare with it.".into(),
+                        });
+                    }
+                    out.push(Block::Callout(lines));
+                }
+                Section::Settings(s) => settings_blocks(s, &mut out),
+                Section::Curves(c) => curves_blocks(c, &mut out),
+                Section::Matrix(m) => matrix_blocks(m, &mut out),
+                Section::Prediction(p) => prediction_blocks(p, &mut out),
+                Section::Campaign(s) => campaign_blocks(s, &mut out),
+            }
+        }
+        out
+    }
+
+    /// One self-contained HTML page.
+    pub fn to_html(&self) -> String {
+        let mut body = String::new();
+        for block in self.blocks() {
+            match block {
+                Block::Heading(h) => {
+                    let _ = writeln!(body, "<h2>{}</h2>", escape(&h));
+                }
+                Block::Paragraph(p) => {
+                    let _ = writeln!(body, "<p>{}</p>", escape(&p));
+                }
+                Block::Callout(lines) => {
+                    body.push_str("<div class=\"callout\" id=\"recommendation\">\n");
+                    for l in lines {
+                        let _ = writeln!(body, "<p>{}</p>", escape(&l));
+                    }
+                    body.push_str("</div>\n");
+                }
+                Block::Table { header, rows } => {
+                    body.push_str("<table>\n<thead><tr>");
+                    for h in header {
+                        let _ = write!(body, "<th>{}</th>", escape(&h));
+                    }
+                    body.push_str("</tr></thead>\n<tbody>\n");
+                    for row in rows {
+                        body.push_str("<tr>");
+                        for c in row {
+                            let _ = write!(body, "<td>{}</td>", escape(&c));
+                        }
+                        body.push_str("</tr>\n");
+                    }
+                    body.push_str("</tbody></table>\n");
+                }
+                Block::Pairs(pairs) => {
+                    body.push_str("<table class=\"kv\">\n<tbody>\n");
+                    for (k, v) in pairs {
+                        let _ = writeln!(
+                            body,
+                            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
+                            escape(&k),
+                            escape(&v)
+                        );
+                    }
+                    body.push_str("</tbody></table>\n");
+                }
+                Block::Figure { id, svg, caption } => {
+                    let _ = writeln!(
+                        body,
+                        "<figure id=\"{}\">\n{svg}\n<figcaption>{}</figcaption>\n</figure>",
+                        escape(&id),
+                        escape(&caption)
+                    );
+                }
+            }
+        }
+        format!(
+            concat!(
+                "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+                "<meta name=\"generator\" content=\"autolb {version}\">\n",
+                "<title>{title}</title>\n<style>\n{css}</style>\n</head>\n<body>\n",
+                "<h1>{title}</h1>\n<p class=\"source\">{source}</p>\n{body}",
+                "<footer>Written by autolb {version}. Figures after Acosta et al., auto-lb (GMD 2025): ",
+                "curves as Figs. 7, 9, 12; matrix as Fig. 5; campaign as Figs. 8, 10, 11.</footer>\n",
+                "</body>\n</html>\n"
+            ),
+            version = env!("CARGO_PKG_VERSION"),
+            title = escape(&self.title),
+            source = escape(&self.source),
+            css = CSS,
+            body = body
+        )
+    }
+
+    /// Markdown, with each figure as `{stem}-{id}.svg` beside it: returns the text and the
+    /// (file name, SVG) pairs to write.
+    pub fn to_markdown(&self, stem: &str) -> (String, Vec<(String, String)>) {
+        let mut md = format!(
+            "# {}\n\n{}\n\n",
+            md_text(&self.title),
+            md_text(&self.source)
+        );
+        let mut files = Vec::new();
+        for block in self.blocks() {
+            match block {
+                Block::Heading(h) => {
+                    let _ = writeln!(md, "## {}\n", md_text(&h));
+                }
+                Block::Paragraph(p) => {
+                    let _ = writeln!(md, "{}\n", md_text(&p));
+                }
+                Block::Callout(lines) => {
+                    for l in lines {
+                        let _ = writeln!(md, "> {}\n>", md_text(&l));
+                    }
+                    md.push('\n');
+                }
+                Block::Table { header, rows } => {
+                    let cell = |c: &String| md_text(c).replace('|', "\\|");
+                    let _ = writeln!(
+                        md,
+                        "| {} |",
+                        header.iter().map(cell).collect::<Vec<_>>().join(" | ")
+                    );
+                    let _ = writeln!(md, "|{}", "---|".repeat(header.len()));
+                    for row in rows {
+                        let _ = writeln!(
+                            md,
+                            "| {} |",
+                            row.iter().map(cell).collect::<Vec<_>>().join(" | ")
+                        );
+                    }
+                    md.push('\n');
+                }
+                Block::Pairs(pairs) => {
+                    md.push_str("| setting | value |\n|---|---|\n");
+                    for (k, v) in pairs {
+                        let cell = |c: &str| md_text(c).replace('|', "\\|");
+                        let _ = writeln!(md, "| {} | {} |", cell(&k), cell(&v));
+                    }
+                    md.push('\n');
+                }
+                Block::Figure { id, svg, caption } => {
+                    let name = format!("{stem}-{id}.svg");
+                    let _ = writeln!(
+                        md,
+                        "![{}]({name})\n\n*{}*\n",
+                        md_text(&caption),
+                        md_text(&caption)
+                    );
+                    files.push((name, svg));
+                }
+            }
+        }
+        (md, files)
+    }
+}
+
+/// Markdown text with the characters that would start markup escaped.
+fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '*' | '_' | '[' | ']' | '<' | '>' | '`' | '#') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+const CSS: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;max-width:980px;margin:1.5em auto;padding:0 1em;color:#222;line-height:1.4}
+h1{font-size:1.6em;margin-bottom:0.2em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:1.6em}
+.source{color:#555;margin-top:0}
+.callout{border-left:5px solid #31688e;background:#f2f6f8;padding:0.4em 1em;font-size:1.05em}
+table{border-collapse:collapse;font-size:0.85em;margin:0.6em 0}
+th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#f0f0f0}
+td:first-child,th:first-child{text-align:left}
+table.kv th{background:none;font-weight:normal;color:#444}table.kv td{text-align:left}
+figure{margin:1em 0;page-break-inside:avoid;break-inside:avoid}figure svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:0.85em;color:#444;margin-top:0.3em}
+footer{margin-top:2em;font-size:0.8em;color:#666}
+@media print{body{max-width:none;margin:0}.callout{background:none}h2{page-break-after:avoid}tr{page-break-inside:avoid}}
+";
+
+fn settings_blocks(s: &Settings, out: &mut Vec<Block>) {
+    out.push(Block::Heading("Settings".into()));
+    out.push(Block::Pairs(s.0.clone()));
+}
+
+fn curves_blocks(c: &CurvesSection, out: &mut Vec<Block>) {
+    out.push(Block::Heading("Scalability curves".into()));
+    out.push(Block::Paragraph(
+        "Each component's speed (SYPD) and cost (CHSY, counting only its own PEs) against its PEs, as in the paper's Figs. 7, 9 and 12. Circles are measured; the line is the interpolation the prediction uses; vertical lines mark the proposed (#k), original and best configurations.".into(),
+    ));
+    for (i, curve) in c.curves.iter().enumerate() {
+        out.push(Block::Figure {
+            id: format!("curves-{}", slug(&curve.name)),
+            svg: figures::curves(curve, i, &c.marks),
+            caption: format!(
+                "{}: SYPD and CHSY against PEs ({} measured points, {} interpolation).",
+                curve.name,
+                curve.measured.len(),
+                curve.method.name()
+            ),
+        });
+    }
+}
+
+fn matrix_blocks(m: &MatrixSection, out: &mut Vec<Block>) {
+    out.push(Block::Heading("Fittingness matrix".into()));
+    let (svg, stride) = figures::matrix(m);
+    let mut caption = format!(
+        "Fittingness (FN) of every {} x {} configuration at TTS_w {:.2}, as the paper's Fig. 5: {} PEs down, {} PEs across; viridis from worst (dark) to best (yellow), grey where worse than the base case ({}), blank over the budget. Outlined: the proposals #k (and the original, dashed, when it is a candidate).",
+        m.row_name, m.col_name, m.tts_w, m.row_name, m.col_name, m.base_case
+    );
+    if !m.fixed.is_empty() {
+        caption.push_str(&format!(" The other components are fixed at {}.", m.fixed));
+    }
+    if stride > 1 {
+        caption.push_str(&format!(
+            " Every {stride}th candidate is drawn (plus the marked ones) to keep the page small."
+        ));
+    }
+    out.push(Block::Figure {
+        id: "matrix".into(),
+        svg,
+        caption,
+    });
+}
+
+fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
+    out.push(Block::Heading(format!(
+        "Prediction: the top {}",
+        p.top.len()
+    )));
+    let mut header = vec!["rank".to_string()];
+    header.extend(p.components.iter().cloned());
+    header.extend(["total PEs", "SYPD", "CHSY", "coupling cost", "FN"].map(String::from));
+    let row = |label: String, c: &crate::predict::Config| {
+        let mut r = vec![label];
+        r.extend(c.nproc.iter().map(|n| n.to_string()));
+        r.extend([
+            c.total_nproc.to_string(),
+            format!("{:.2}", c.sypd),
+            format!("{:.0}", c.chsy),
+            format!("{:.1} %", 100.0 * c.coupling_cost),
+            format!("{:.3}", c.fittingness),
+        ]);
+        r
+    };
+    let mut rows: Vec<Vec<String>> = p
+        .top
+        .iter()
+        .enumerate()
+        .map(|(i, c)| row(format!("#{}", i + 1), c))
+        .collect();
+    rows.push(row("base case".into(), &p.baseline));
+    out.push(Block::Table { header, rows });
+    out.push(Block::Paragraph(format!(
+        "{} feasible configurations within the budget, {} at least as good as the base case; TTS_w {:.2}. Predicted from the curves: the coupled speed is the slowest component's.",
+        p.candidates, p.considered, p.tts_w
+    )));
+}
+
+fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
+    out.push(Block::Heading("The campaign".into()));
+    if s.iterations.is_empty() {
+        out.push(Block::Paragraph("No lb-iteration yet.".into()));
+        return;
+    }
+    out.push(Block::Figure {
+        id: "campaign".into(),
+        svg: figures::campaign(s),
+        caption: "Every test in every lb-iteration, as the paper's Figs. 8, 10 and 11: bars are the means over the runs, dots the single runs; ★ and the bold outline mark the best (highest FN over the whole campaign); hatched bars are tests whose runs all failed, × a failed run, dashed outlines tests not yet measured. Under the bars: the test and its move, donor→recipient and the PEs moved next.".into(),
+    });
+    let mut header = vec!["lb-iter".to_string(), "test".into()];
+    header.push(format!("PEs {}", s.components.join("/")));
+    header.extend(["SYPD", "CHSY", "coupling cost", "FN", "move", "state"].map(String::from));
+    let mut rows = Vec::new();
+    let best = s.best.as_ref().map(|b| (b.iteration, b.test));
+    for it in &s.iterations {
+        for t in &it.tests {
+            let nproc: Vec<String> = t.nproc.values().map(|n| n.to_string()).collect();
+            let f = |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
+            let mv = match (&t.donor, &t.recipient) {
+                (Some(d), Some(r)) => match t.next_step {
+                    Some(step) => format!("{d} → {r} ({step} PEs)"),
+                    None => format!("{d} → {r}"),
+                },
+                _ => String::new(),
+            };
+            let failed = t
+                .runs
+                .iter()
+                .filter(|r| r.state == crate::campaign::RunState::Failed)
+                .count();
+            // Upper case stands out in the table, in print too.
+            let mut state = match t.state {
+                TestState::Failed => "FAILED".to_string(),
+                other => other.as_str().to_string(),
+            };
+            if failed > 0 && t.state != TestState::Failed {
+                state.push_str(&format!(", {failed} run(s) failed"));
+            }
+            if best == Some((it.iteration, t.test)) {
+                state.push_str(", ★ best");
+            }
+            rows.push(vec![
+                it.iteration.to_string(),
+                format!("{} ({})", t.test, t.origin),
+                nproc.join("/"),
+                f(t.sypd, 2),
+                f(t.chsy, 0),
+                f(t.coupling_cost.map(|c| 100.0 * c), 1),
+                f(t.fittingness, 3),
+                mv,
+                state,
+            ]);
+        }
+    }
+    out.push(Block::Table { header, rows });
+    if let Some(b) = &s.best {
+        let nproc: Vec<u32> = b.nproc.values().copied().collect();
+        out.push(Block::Paragraph(format!(
+            "Best: {} ({} PEs with the extras), {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3}, measured in lb-iteration {}, test {}.",
+            describe(&s.components, &nproc),
+            b.total_nproc,
+            b.sypd,
+            b.chsy,
+            100.0 * b.coupling_cost,
+            b.fittingness,
+            b.iteration,
+            b.test
+        )));
+    }
+}
+
+/// A file-name-safe form of a component name.
+fn slug(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,162 @@
+//! Where a report's data comes from: a campaign directory (its state and the curve copies in
+//! it), and writing the finished report (HTML, or Markdown with SVG files beside it).
+
+use std::path::{Path, PathBuf};
+
+use crate::campaign::{CampaignError, State, Status};
+use crate::curve::{Curve, CurveError};
+use crate::predict::{ComponentInput, PredictError, Problem, Settings};
+
+use super::{build, Report, ReportRequest};
+
+/// Why a report could not be made. Messages say what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Campaign(#[from] CampaignError),
+    #[error("{0}; the campaign directory keeps a copy of each curve; restore it or re-create the campaign")]
+    Curve(#[from] CurveError),
+    #[error(transparent)]
+    Predict(#[from] PredictError),
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A campaign's prediction inputs, settings, status and original configuration.
+pub struct CampaignSource {
+    pub inputs: Vec<ComponentInput>,
+    pub settings: Settings,
+    pub status: Status,
+    /// The test whose origin is `original`: its first configuration.
+    pub original: Option<Vec<u32>>,
+}
+
+/// Reads a campaign directory: the state and the curve copies in it. The prediction settings
+/// are those frozen at `init` (states written before they were kept: the step is half the
+/// initial step, the campaign's default relation).
+pub fn load_campaign(dir: &Path) -> Result<CampaignSource, ReportError> {
+    let state = State::load(dir)?;
+    let mut inputs = Vec::new();
+    for c in &state.components {
+        let curve = Curve::load(c.name.clone(), &dir.join(&c.curve))?;
+        inputs.push(ComponentInput {
+            curve,
+            allowed: c.allowed.clone(),
+            min_nproc: Some(c.low),
+            max_nproc: Some(c.high),
+        });
+    }
+    let s = &state.settings;
+    let settings = Settings {
+        max_nproc: s.max_nproc,
+        step: s.step.unwrap_or((s.initial_step / 2).max(1)),
+        tts_w: s.tts_w,
+        top: s.top.unwrap_or(Settings::default().top),
+        interp: s.interp.unwrap_or_default(),
+        extra_pes: s.extra_pes,
+    };
+    let status = Status::from_state(&state, dir);
+    let original = original_of(&status);
+    Ok(CampaignSource {
+        inputs,
+        settings,
+        status,
+        original,
+    })
+}
+
+/// The original configuration of a campaign: the first configuration of the test whose origin
+/// is `original`.
+pub fn original_of(status: &Status) -> Option<Vec<u32>> {
+    status
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .find(|t| t.origin == "original")
+        .map(|t| t.nproc.values().copied().collect())
+}
+
+/// The report of a campaign directory with its own settings.
+pub fn campaign_report(dir: &Path, years: f64) -> Result<Report, ReportError> {
+    campaign_report_from(&load_campaign(dir)?, dir, years)
+}
+
+/// The report of a loaded campaign; its `settings` may have been changed (e.g. another TTS_w
+/// for the prediction views; the campaign's own FN and best keep the TTS_w it ran with).
+pub fn campaign_report_from(
+    src: &CampaignSource,
+    dir: &Path,
+    years: f64,
+) -> Result<Report, ReportError> {
+    let problem = Problem::new(&src.inputs, &src.settings)?;
+    Ok(build(&ReportRequest {
+        title: format!("Load-balance campaign {}", campaign_name(dir)),
+        source: format!("Campaign directory {}", dir.display()),
+        problem: Some(&problem),
+        inputs: &src.inputs,
+        tts_w: src.settings.tts_w,
+        top: src.settings.top,
+        axes: (0, usize::from(src.inputs.len() > 1)),
+        fixed: None,
+        original: src.original.clone(),
+        campaign: Some(&src.status),
+        years,
+    }))
+}
+
+fn campaign_name(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .ok()
+        .as_deref()
+        .unwrap_or(dir)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// Writes the HTML page atomically.
+pub fn write_html(report: &Report, path: &Path) -> Result<(), ReportError> {
+    write(path, report.to_html().as_bytes())
+}
+
+/// Writes the Markdown file and its SVG figures beside it; returns every path written.
+pub fn write_markdown(report: &Report, path: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let (md, files) = report.to_markdown(&stem);
+    let mut written = Vec::new();
+    for (name, svg) in files {
+        let p = dir.join(name);
+        write(&p, svg.as_bytes())?;
+        written.push(p);
+    }
+    write(path, md.as_bytes())?;
+    written.insert(0, path.to_path_buf());
+    Ok(written)
+}
+
+/// Writes atomically, creating the directory; the file is readable by others (a report is
+/// made to be shared), unlike the private temporary file it starts as.
+fn write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let err = |source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    crate::executor::write_atomically(path, bytes).map_err(err)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644)).map_err(err)?;
+    }
+    Ok(())
+}

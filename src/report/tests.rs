@@ -1,0 +1,157 @@
+use super::*;
+use crate::example;
+
+fn example_report(original: Option<Vec<u32>>) -> Report {
+    let inputs = example::inputs();
+    let settings = example::settings();
+    let problem = Problem::new(&inputs, &settings).unwrap();
+    build(&ReportRequest {
+        title: "EC-Earth3 SR".into(),
+        source: "built-in example".into(),
+        problem: Some(&problem),
+        inputs: &inputs,
+        tts_w: settings.tts_w,
+        top: settings.top,
+        axes: (0, 1),
+        fixed: None,
+        original,
+        campaign: None,
+        years: 14_020.0,
+    })
+}
+
+fn svg_count(html: &str) -> usize {
+    html.matches("<svg ").count()
+}
+
+#[test]
+fn a_prediction_report_has_settings_curves_matrix_and_top_n_but_no_campaign() {
+    let r = example_report(None);
+    let kinds: Vec<&str> = r
+        .sections
+        .iter()
+        .map(|s| match s {
+            Section::Recommendation(_) => "recommendation",
+            Section::Settings(_) => "settings",
+            Section::Curves(_) => "curves",
+            Section::Matrix(_) => "matrix",
+            Section::Prediction(_) => "prediction",
+            Section::Campaign(_) => "campaign",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "recommendation",
+            "settings",
+            "curves",
+            "matrix",
+            "prediction"
+        ]
+    );
+    let html = r.to_html();
+    // Two curve figures and the matrix.
+    assert_eq!(svg_count(&html), 3);
+    assert!(!html.contains("<script"));
+    assert!(!html.contains("http://") || html.matches("http://").count() == svg_count(&html));
+    assert!(!html.contains("https://"));
+    assert!(html.contains("The predicted best configuration is IFS"));
+}
+
+#[test]
+fn the_matrix_marks_every_proposal_of_a_two_component_prediction() {
+    let r = example_report(None);
+    let Some(Section::Matrix(m)) = r.sections.iter().find(|s| matches!(s, Section::Matrix(_)))
+    else {
+        panic!("no matrix");
+    };
+    let Some(Section::Prediction(p)) = r
+        .sections
+        .iter()
+        .find(|s| matches!(s, Section::Prediction(_)))
+    else {
+        panic!("no prediction");
+    };
+    let predicted = m
+        .marks
+        .iter()
+        .filter(|(_, _, mk)| matches!(mk.kind, MarkKind::Predicted(_)))
+        .count();
+    assert_eq!(predicted, p.top.len());
+    for (row, col, mark) in &m.marks {
+        assert_eq!(m.grid.row_nproc[*row], mark.nproc[0]);
+        assert_eq!(m.grid.col_nproc[*col], mark.nproc[1]);
+    }
+    let (svg, _) = figures::matrix(m);
+    for k in 1..=p.top.len() {
+        assert!(svg.contains(&format!(">#{k}</text>")), "#{k} not drawn");
+    }
+}
+
+#[test]
+fn an_original_is_compared_in_the_papers_terms() {
+    let r = example_report(Some(vec![384, 240]));
+    let Some(Section::Recommendation(rec)) = r.sections.first() else {
+        panic!("no recommendation first");
+    };
+    let o = rec.original.as_ref().expect("original figures");
+    assert_eq!(o.config, "IFS 384 + NEMO 240");
+    let html = r.to_html();
+    assert!(
+        html.contains("Against the original IFS 384 + NEMO 240"),
+        "{html}"
+    );
+    assert!(html.contains("Over 14020 simulated years"));
+}
+
+#[test]
+fn markdown_carries_the_same_figures_as_files() {
+    let r = example_report(None);
+    let (md, files) = r.to_markdown("rep");
+    assert_eq!(files.len(), svg_count(&r.to_html()));
+    for (name, svg) in &files {
+        assert!(md.contains(&format!("]({name})")), "{name} not linked");
+        assert!(svg.starts_with("<svg xmlns"));
+    }
+    assert!(md.contains("## Recommendation"));
+    assert!(md.contains("| rank | IFS | NEMO |"));
+}
+
+#[test]
+fn thinning_keeps_marked_rows_and_bounds_the_axis() {
+    let all: Vec<usize> = (0..1000).collect();
+    let (v, stride) = figures::thin_axis(&all, &[3, 999]);
+    assert!(v.len() <= figures::MATRIX_MAX_AXIS + 2);
+    assert!(v.contains(&3) && v.contains(&999));
+    assert_eq!(stride, 13);
+    let (v, stride) = figures::thin_axis(&all[..10], &[]);
+    assert_eq!((v.len(), stride), (10, 1));
+}
+
+#[test]
+fn curve_samples_interpolate_between_measured_ends() {
+    let inputs = example::inputs();
+    let c = CurveData::sample(&inputs[0], Method::Linear);
+    let (x0, y0) = c.measured[0];
+    let (x1, y1) = *c.measured.last().unwrap();
+    assert_eq!(c.line.first(), Some(&(x0, y0)));
+    assert_eq!(c.line.last().map(|p| p.0), Some(x1));
+    assert!((c.line.last().unwrap().1 - y1).abs() < 1e-9);
+    assert_eq!(c.line.len(), 201);
+}
+
+#[test]
+fn a_calibrated_curve_is_drawn_dashed_with_its_legend_only_when_present() {
+    let inputs = example::inputs();
+    let mut c = CurveData::sample(&inputs[0], Method::Pchip);
+    let plain = figures::curves(&c, 0, &[]);
+    assert!(!plain.contains("stroke-dasharray=\"6 3\""));
+    c.calibrated = Some((
+        "calibrated model".into(),
+        c.line.iter().map(|&(x, y)| (x, 0.9 * y)).collect(),
+    ));
+    let svg = figures::curves(&c, 0, &[]);
+    // One dashed line per panel plus the legend swatch.
+    assert_eq!(svg.matches("stroke-dasharray=\"6 3\"").count(), 3);
+    assert!(svg.contains(">calibrated model</text>"));
+}
