@@ -239,6 +239,9 @@ fn budget_change_at_step_1_and_2000_pes_is_fast() {
     }
 }
 
+/// PEs per component, used PEs, SYPD and node-hour cost of one measured configuration.
+type Measured = (Vec<u64>, u64, f64, f64);
+
 /// The campaign's choice of best weighs the billed cost: the demo campaign (stand-in model) run
 /// with 48-core nodes and node-hours; the best is recomputed here from the measured SYPD with
 /// whole-node bills and must be the campaign's.
@@ -277,7 +280,7 @@ fn a_campaign_chooses_its_best_by_the_node_hour_bill() {
     assert_eq!(status["cost_model"]["cost"], "node-hours");
 
     // Every measured configuration: PEs, SYPD and the whole-node bill.
-    let mut measured: Vec<(Vec<u64>, u64, f64, f64)> = Vec::new();
+    let mut measured: Vec<Measured> = Vec::new();
     for it in status["iterations"].as_array().unwrap() {
         for t in it["tests"].as_array().unwrap() {
             let Some(sypd) = t["sypd"].as_f64() else {
@@ -295,7 +298,7 @@ fn a_campaign_chooses_its_best_by_the_node_hour_bill() {
         }
     }
     assert!(measured.len() >= 4, "{status}");
-    let bounds = |f: &dyn Fn(&(Vec<u64>, u64, f64, f64)) -> f64| {
+    let bounds = |f: &dyn Fn(&Measured) -> f64| {
         let v: Vec<f64> = measured.iter().map(f).collect();
         let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -304,9 +307,7 @@ fn a_campaign_chooses_its_best_by_the_node_hour_bill() {
     let (s_lo, s_hi) = bounds(&|m| m.2);
     let (c_lo, c_hi) = bounds(&|m| m.3);
     let norm = |v: f64, lo: f64, hi: f64| if hi == lo { 0.0 } else { (v - lo) / (hi - lo) };
-    let fn_of = |m: &(Vec<u64>, u64, f64, f64)| {
-        0.5 * norm(m.2, s_lo, s_hi) + 0.5 * (1.0 - norm(m.3, c_lo, c_hi))
-    };
+    let fn_of = |m: &Measured| 0.5 * norm(m.2, s_lo, s_hi) + 0.5 * (1.0 - norm(m.3, c_lo, c_hi));
     let best = measured
         .iter()
         .max_by(|a, b| {
