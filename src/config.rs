@@ -33,6 +33,8 @@ pub struct CampaignFile {
     pub repetitions: Option<u32>,
     /// Coupling period in seconds (simulated time per coupling step).
     pub period_s: Option<f64>,
+    /// How the campaign chooses its tests after each iteration (default Algorithm 1).
+    pub strategy: Option<Strategy>,
     #[serde(default, rename = "component")]
     pub components: Vec<ComponentEntry>,
     /// Start the campaign from exactly these configurations (`NAME = nproc` each) instead of
@@ -51,6 +53,31 @@ pub struct CampaignFile {
     /// Keep only configurations that fit this `[[queue]]` (TOML cannot hold both `queue =
     /// "NAME"` and `[[queue]]` tables, hence the name).
     pub use_queue: Option<String>,
+}
+
+/// How a campaign chooses the next iteration's tests (`strategy = "algorithm1" | "guided"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// The paper's Algorithm 1: every test walks by donor/recipient moves in halving steps.
+    #[default]
+    Algorithm1,
+    /// The calibrated model, refitted after every iteration, chooses where to measure next.
+    Guided,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Algorithm1 => "algorithm1",
+            Strategy::Guided => "guided",
+        }
+    }
+
+    /// True for the default, so the state file of an Algorithm 1 campaign does not mention it.
+    pub fn is_default(&self) -> bool {
+        *self == Strategy::Algorithm1
+    }
 }
 
 /// One `[[component]]` table.
@@ -104,7 +131,7 @@ pub enum ConfigError {
 impl CampaignFile {
     /// Reads and parses a campaign file.
     pub fn load(path: &Path) -> Result<CampaignFile, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+        let text = crate::fsutil::read_small_text(path).map_err(|e| ConfigError::Unreadable {
             file: path.display().to_string(),
             reason: e.to_string(),
         })?;
@@ -117,11 +144,37 @@ impl CampaignFile {
             file: file.to_string(),
             message: one_line_toml_error(&e, text),
         })?;
-        for c in &parsed.components {
-            validate_component_name(&c.name).map_err(|message| ConfigError::Semantics {
-                file: file.to_string(),
-                message,
-            })?;
+        let semantics = |message: String| ConfigError::Semantics {
+            file: file.to_string(),
+            message,
+        };
+        for (k, c) in parsed.components.iter().enumerate() {
+            validate_component_name(&c.name).map_err(semantics)?;
+            if let Some(t) = &c.timing_name {
+                validate_component_name(t).map_err(|why| {
+                    semantics(format!(
+                        "component {}: timing_name {t:?}: {}",
+                        c.name,
+                        why.replace("component name", "name")
+                    ))
+                })?;
+            }
+            let earlier = &parsed.components[..k];
+            if earlier.iter().any(|o| o.name == c.name) {
+                return Err(semantics(format!(
+                    "[[component]] {:?} is given twice; each component needs its own name",
+                    c.name
+                )));
+            }
+            if let Some(o) = earlier.iter().find(|o| o.timing_name() == c.timing_name()) {
+                return Err(semantics(format!(
+                    "components {} and {} have the same timing_name {:?}; each component's timing \
+                     output must be told apart (e.g. ATMIFS and oceanx)",
+                    o.name,
+                    c.name,
+                    c.timing_name()
+                )));
+            }
         }
         for (k, config) in parsed.start.iter().flatten().enumerate() {
             check_configuration(&parsed, config, &format!("start entry {}", k + 1)).map_err(
@@ -258,7 +311,7 @@ fn one_line_toml_error(e: &toml::de::Error, text: &str) -> String {
 /// Reads an allowed-PE list file: whole numbers separated by whitespace or commas, `#` comments.
 pub fn load_allowed(path: &Path) -> Result<Vec<u32>, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+    let text = crate::fsutil::read_small_text(path).map_err(|e| ConfigError::Unreadable {
         file: file.clone(),
         reason: e.to_string(),
     })?;
@@ -355,6 +408,22 @@ command = ["run.sh", "{run_dir}"]
             .unwrap_err()
             .to_string();
         assert!(e.contains("FOO"), "{e}");
+    }
+
+    #[test]
+    fn strategy_key_defaults_to_algorithm1_and_names_a_bad_value() {
+        assert_eq!(
+            CampaignFile::parse("max_nproc = 1\n", "c.toml")
+                .unwrap()
+                .strategy,
+            None
+        );
+        let f = CampaignFile::parse("strategy = \"guided\"\n", "c.toml").unwrap();
+        assert_eq!(f.strategy, Some(Strategy::Guided));
+        let e = CampaignFile::parse("max_nproc = 1\nstrategy = \"greedy\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("greedy"), "{e}");
     }
 
     #[test]

@@ -99,7 +99,7 @@ impl Curve {
     /// Loads a curve from a file: JSON when the name ends in `.json`, otherwise `nproc,SYPD` CSV.
     pub fn load(name: impl Into<String>, path: &Path) -> Result<Curve, CurveError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| CurveError::Unreadable {
+        let text = crate::fsutil::read_small_text(path).map_err(|e| CurveError::Unreadable {
             file: file.clone(),
             reason: e.to_string(),
         })?;
@@ -215,9 +215,18 @@ pub struct CurveArg {
 }
 
 /// Component names end up in file names, job scripts and shell variables: keep them tame.
+/// Longest component name (and name in the timing output) autolb accepts.
+pub const MAX_COMPONENT_NAME: usize = 64;
+
 pub fn validate_component_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("a component name cannot be empty".into());
+    }
+    if name.len() > MAX_COMPONENT_NAME {
+        return Err(format!(
+            "a component name of {} characters is too long; use at most {MAX_COMPONENT_NAME}",
+            name.chars().count()
+        ));
     }
     if let Some(bad) = name
         .chars()

@@ -6,6 +6,7 @@
 //! * [`curve`]: measured scalability curves (nproc -> SYPD) and their validation.
 //! * [`interp`]: interpolation of a curve between measured points.
 //! * [`metrics`]: CPMIP metrics and fittingness, exactly as `method.md` defines them.
+//! * [`model`]: the performance model (standalone or calibrated from measured runs).
 //! * [`predict`]: scoring every configuration within a budget and proposing the top N.
 //! * [`timing`]: reading what a coupled run measured (LUCIA and the other timing formats).
 //! * [`report`]: a shareable report (one HTML page, or Markdown + SVG) of a prediction and a
@@ -16,15 +17,20 @@
 //! * [`config`]: the campaign file (TOML) shared by `predict --config` and campaigns.
 //! * [`watch`]: watching campaign directories on local and parallel filesystems.
 //! * [`example`]: the built-in EC-Earth3 example, compiled in.
+//! * [`limits`]: the documented bounds on every size a user controls.
+//! * [`fsutil`]: bounded reading of the small files a user names (no FIFOs, no devices).
 
 pub mod campaign;
 pub mod config;
 pub mod curve;
 pub mod example;
 pub mod executor;
+pub mod fsutil;
 pub mod interp;
+pub mod limits;
 pub mod machine;
 pub mod metrics;
+pub mod model;
 pub mod predict;
 pub mod report;
 pub mod sim;

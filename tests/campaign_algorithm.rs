@@ -47,6 +47,7 @@ fn pending_test(iteration: u32, test: u32, nproc: [u32; 2], step: u32) -> TestIt
             })
             .collect(),
         decision: None,
+        reason: None,
     }
 }
 
@@ -70,6 +71,7 @@ fn initial_state() -> State {
             interp: None,
             top: None,
             cost_model: None,
+            strategy: Default::default(),
         },
         components: vec![component("A", None), component("B", Some(b_allowed))],
         executor: None,

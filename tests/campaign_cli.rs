@@ -201,6 +201,28 @@ fn next_and_record_drive_a_campaign_to_the_end() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--failed"));
+    // The timing output of another run (a 960/411 table) is refused, naming both PE counts.
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/timing/ecearth3/lucia_lite/960IFS_411NEMO/table.csv"),
+        other.join("table.csv"),
+    )
+    .unwrap();
+    autolb()
+        .args(["campaign", "record"])
+        .arg(&dir)
+        .args(["--run", &id0, "--timing"])
+        .arg(&other)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("960 PEs").and(predicate::str::contains(format!(
+                "the run has {}",
+                first[0]["nproc"]["IFS"]
+            ))),
+        );
     autolb()
         .args(["campaign", "record"])
         .arg(&dir)

@@ -14,12 +14,18 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_autolb")
 }
 
-/// The demo campaign with a slower stand-in model, so kills land mid-run.
-fn setup(tmp: &Path) -> PathBuf {
+/// The demo campaign with a slower stand-in model, so kills land mid-run, choosing its tests
+/// with `strategy`.
+fn setup(tmp: &Path, strategy: &str) -> PathBuf {
     let file = autolb::campaign::demo::write_demo_inputs(tmp).unwrap();
     let text = std::fs::read_to_string(&file)
         .unwrap()
-        .replace("compression = 0.01", "compression = 0.03");
+        .replace("compression = 0.01", "compression = 0.03")
+        .replace(
+            "strategy = \"guided\"",
+            &format!("strategy = \"{strategy}\""),
+        );
+    assert!(text.contains(&format!("strategy = \"{strategy}\"")));
     std::fs::write(&file, text).unwrap();
     let dir = tmp.join("camp");
     let status = Command::new(bin())
@@ -88,8 +94,19 @@ fn dirs_named(dir: &Path, pred: &dyn Fn(&str) -> bool, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn kill_and_resume_loses_nothing_and_repeats_nothing() {
+    kill_and_resume("algorithm1");
+}
+
+/// The guided strategy plans from the state alone (the plan is saved with the decisions in
+/// one atomic write), so a killed guided campaign resumes just the same.
+#[test]
+fn kill_and_resume_holds_for_guided_campaigns() {
+    kill_and_resume("guided");
+}
+
+fn kill_and_resume(strategy: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = setup(tmp.path());
+    let dir = setup(tmp.path(), strategy);
     let mut rng = rand::rng();
     let mut known = BTreeMap::new();
     let mut kills = 0;
@@ -143,6 +160,7 @@ fn kill_and_resume_loses_nothing_and_repeats_nothing() {
 
     let state = State::load(&dir).unwrap();
     assert!(state.is_done());
+    assert_eq!(state.settings.strategy.name(), strategy);
     let final_runs = done_runs(&dir);
     for (id, m) in &known {
         assert_eq!(final_runs.get(id), Some(m), "run {id} changed or was lost");

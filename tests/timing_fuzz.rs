@@ -10,18 +10,27 @@
 //! cargo test --test timing_fuzz -- --ignored --nocapture
 //! AUTOLB_FUZZ_INPUTS=5000000 AUTOLB_FUZZ_SEED=7 cargo test --test timing_fuzz -- --ignored --nocapture
 //! ```
+//!
+//! Two more attacks check that nothing wrong passes for complete (issue 14): every file of
+//! every text sample cut at every byte, and a writer appending a file line by line (each line
+//! in two writes) while a reader reads it as fast as it can. A complete reading must then be
+//! exactly the whole file's. The short versions run in CI; the long ones are ignored tests:
+//!
+//! ```text
+//! cargo test --test timing_fuzz cuts_of_every_sample -- --ignored --nocapture
+//! AUTOLB_WRITER_ROUNDS=50 cargo test --test timing_fuzz concurrent_writer_long -- --ignored --nocapture
+//! ```
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use autolb::timing::{lucia_log, lucia_raw, oasis5, step_series, table};
+use autolb::timing::{self, lucia_log, lucia_raw, oasis5, step_series, table};
 use autolb::timing::{ReadOptions, Reading, TimingError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing")
-}
+mod common;
+use common::{complete_is_whole, fixtures, sr_options, text_samples, TextFormat};
 
 /// The first `lines` lines of a fixture file (small inputs keep the fuzzer fast).
 fn head(rel: &str, lines: usize) -> Vec<u8> {
@@ -302,4 +311,228 @@ fn full_fuzz_run() {
         started.elapsed().as_secs_f64()
     );
     report(n, &failures);
+}
+
+/// Cuts every text sample at every byte; returns (cuts read, failures).
+fn cut_every_byte(all_runs: bool) -> (u64, Vec<String>) {
+    let mut cuts = 0;
+    let mut failures = Vec::new();
+    for (format, path) in text_samples(all_runs) {
+        let bytes = std::fs::read(&path).unwrap();
+        let o = sr_options();
+        let full = format.read(&bytes, &path, &o).unwrap();
+        for cut in 0..=bytes.len() {
+            cuts += 1;
+            if let Err(why) = complete_is_whole(&format.read(&bytes[..cut], &path, &o), &full) {
+                failures.push(format!("{} cut at byte {cut}: {why}", path.display()));
+            }
+        }
+    }
+    (cuts, failures)
+}
+
+#[test]
+#[ignore = "long: every byte of all 59 lucia_lite files and the other samples"]
+fn cuts_of_every_sample() {
+    let (cuts, failures) = cut_every_byte(true);
+    println!(
+        "cuts of every sample: {cuts} cuts, {} complete and wrong",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures[..failures.len().min(10)].join("\n")
+    );
+}
+
+/// Outcome of reading files while a writer appends them line by line.
+#[derive(Debug, Default)]
+struct WriterRace {
+    reads: u64,
+    complete: u64,
+    wrong: Vec<String>,
+}
+
+/// Writes each sample into a fresh directory line by line (each line in two writes, so some
+/// reads end inside a line) while this thread reads it through [`timing::read`] as a campaign
+/// would, with the format and the run's period.
+fn race_writer(samples: &[(TextFormat, PathBuf)], seed: u64) -> WriterRace {
+    use std::io::Write;
+    let mut race = WriterRace::default();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for (format, source) in samples {
+        let bytes = std::fs::read(source).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(source.file_name().unwrap());
+        let mut o = sr_options();
+        o.format = Some(format.format());
+        let full = format.read(&bytes, source, &o).unwrap();
+        let full = match full {
+            Reading::Measured(mut m) => {
+                // Notes and messages name the file; the copy has another path.
+                m.notes.clear();
+                Reading::Measured(m)
+            }
+            other => other,
+        };
+        let mut file = std::fs::File::create(&path).unwrap();
+        let pieces: Vec<(usize, usize)> = {
+            let mut v = Vec::new();
+            let mut start = 0;
+            for (i, _) in bytes.iter().enumerate().filter(|(_, &b)| b == b'\n') {
+                let mid = start + rng.random_range(0..=(i + 1 - start));
+                v.push((start, mid));
+                v.push((mid, i + 1));
+                start = i + 1;
+            }
+            v.push((start, bytes.len()));
+            v
+        };
+        let writer_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = writer_done.clone();
+        let to_write = bytes.clone();
+        let writer = std::thread::spawn(move || {
+            for (a, b) in pieces {
+                file.write_all(&to_write[a..b]).unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(300));
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        loop {
+            let finished = writer_done.load(std::sync::atomic::Ordering::SeqCst);
+            let r = timing::read(&path, &o).map(|r| match r {
+                Reading::Measured(mut m) => {
+                    m.notes.clear();
+                    Reading::Measured(m)
+                }
+                other => other,
+            });
+            race.reads += 1;
+            if matches!(&r, Ok(reading) if reading.complete().is_some()) {
+                race.complete += 1;
+            }
+            if let Err(why) = complete_is_whole(&r, &full) {
+                race.wrong.push(format!("{}: {why}", source.display()));
+            }
+            if finished {
+                break;
+            }
+        }
+        writer.join().unwrap();
+    }
+    race
+}
+
+#[test]
+fn concurrent_writer_short() {
+    let race = race_writer(&text_samples(false), 1);
+    println!("{race:?}");
+    assert!(race.wrong.is_empty(), "{:?}", race.wrong);
+    // The last read of each file, after the writer finished, is of the whole file.
+    assert!(
+        race.complete >= text_samples(false).len() as u64,
+        "{race:?}"
+    );
+}
+
+#[test]
+#[ignore = "long: many rounds of the line-by-line writer over every sample"]
+fn concurrent_writer_long() {
+    let rounds = std::env::var("AUTOLB_WRITER_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20u64);
+    let samples = text_samples(true);
+    let mut total = WriterRace::default();
+    for round in 0..rounds {
+        let race = race_writer(&samples, round);
+        total.reads += race.reads;
+        total.complete += race.complete;
+        total.wrong.extend(race.wrong);
+    }
+    println!(
+        "concurrent writer: {rounds} rounds, {} reads, {} complete, {} complete and wrong",
+        total.reads,
+        total.complete,
+        total.wrong.len()
+    );
+    assert!(
+        total.wrong.is_empty(),
+        "{:?}",
+        &total.wrong[..total.wrong.len().min(10)]
+    );
+}
+
+/// The metrics a campaign takes from a reading, for comparing a damaged file with the whole one.
+fn metrics_of(r: &Reading) -> Option<Metrics> {
+    let m = r.complete()?;
+    let partial = (0..m.components.len())
+        .map(|i| m.partial_coupling_cost(i))
+        .collect();
+    Some((m.coupled_sypd(), m.chsy(), m.coupling_cost(), partial))
+}
+
+/// A figure that is known but differs from the whole file's (unknown is not wrong).
+fn wrong(got: &Metrics, whole: &Metrics) -> bool {
+    let differs = |g: Option<f64>, w: Option<f64>| g.is_some() && g != w;
+    differs(got.0, whole.0)
+        || differs(got.1, whole.1)
+        || differs(got.2, whole.2)
+        || got.3.len() != whole.3.len()
+        || got.3.iter().zip(&whole.3).any(|(g, w)| differs(*g, *w))
+}
+
+type Metrics = (Option<f64>, Option<f64>, Option<f64>, Vec<Option<f64>>);
+
+/// Every single whole line deleted, and every line doubled, in every text sample: a reading
+/// that is still complete must not give a figure (SYPD, CHSY, coupling costs) other than the
+/// whole file's (it may lack one), or it must say it is partial, or be an error.
+#[test]
+fn deleted_or_doubled_lines_never_change_a_complete_reading() {
+    let mut failures = Vec::new();
+    let mut tried = 0;
+    // AUTOLB_ALL_SAMPLES=1: every lucia_lite run, not one of each format.
+    let all = std::env::var_os("AUTOLB_ALL_SAMPLES").is_some();
+    for (format, path) in text_samples(all) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        // lucia.log alone does not say its PEs; the other files do.
+        let mut o = sr_options();
+        if format == TextFormat::LuciaLog {
+            o.nproc.insert("fesom".into(), 288);
+            o.nproc.insert("oifs".into(), 576);
+        }
+        let full = format.read(text.as_bytes(), &path, &o).unwrap();
+        let whole = metrics_of(&full).expect("the whole file is complete");
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for k in 0..lines.len() {
+            // A per-step series has no start marker: without its first step it is a whole
+            // series that starts one step later, not a damaged one.
+            let first_step = format == TextFormat::Steps && k == 1;
+            for doubled in [false, true].into_iter().filter(|&d| d || !first_step) {
+                let mut edited: Vec<&str> = lines.clone();
+                if doubled {
+                    edited.insert(k, lines[k]);
+                } else {
+                    edited.remove(k);
+                }
+                let bytes = edited.concat();
+                tried += 1;
+                if let Ok(r) = format.read(bytes.as_bytes(), &path, &o) {
+                    if let Some(got) = metrics_of(&r) {
+                        if wrong(&got, &whole) {
+                            failures.push(format!(
+                                "{} line {} {}: {got:?} vs {whole:?}",
+                                path.display(),
+                                k + 1,
+                                if doubled { "doubled" } else { "deleted" }
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{tried} edited files");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

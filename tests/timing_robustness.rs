@@ -7,9 +7,8 @@ use autolb::timing::{self, lucia_log, lucia_raw, oasis5, step_series, table};
 use autolb::timing::{Format, Measurement, ReadOptions, Reading, TimingError};
 use proptest::prelude::*;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing")
-}
+mod common;
+use common::{complete_is_whole, fixtures, sr_options};
 
 fn raw_sample() -> PathBuf {
     fixtures().join("ecearth3/lucia_raw/240IFS_144NEMO")
@@ -407,6 +406,289 @@ fn format_detection_and_override() {
     assert!(e.contains("nope"), "{e}");
     assert_eq!("lucia-raw".parse::<Format>(), Ok(Format::LuciaRaw));
     assert!("xml".parse::<Format>().unwrap_err().contains("lucia-raw"));
+}
+
+// --- Complete means complete (issue 14): each reproduction of the adversarial trial. ---
+
+fn lite(run: &str, file: &str) -> (PathBuf, Vec<u8>) {
+    let path = fixtures().join("ecearth3/lucia_lite").join(run).join(file);
+    let bytes = std::fs::read(&path).unwrap();
+    (path, bytes)
+}
+
+fn is_not_complete(r: &Result<Reading, TimingError>) -> bool {
+    !matches!(r, Ok(reading) if reading.complete().is_some())
+}
+
+#[test]
+fn summary_cut_at_byte_1311_is_not_complete() {
+    // The trial: read as complete with the oceanx block missing, CHSY 553.9 instead of 884.9.
+    let (path, bytes) = lite("240IFS_144NEMO", "summary");
+    let o = sr_options();
+    let whole = measured(table::read_summary(&bytes, &path, &o));
+    assert!(
+        (whole.chsy().unwrap() - 884.9).abs() < 0.1,
+        "{:?}",
+        whole.chsy()
+    );
+    let r = table::read_summary(&bytes[..1311], &path, &o);
+    let m = measured(r);
+    assert!(m.component("oceanx").is_none());
+    let why = m
+        .partial
+        .expect("a summary without its run totals is partial");
+    assert!(why.contains("Coupled SYPD"), "{why}");
+}
+
+#[test]
+fn summary_with_a_block_lost_or_damaged_is_an_error() {
+    let (path, bytes) = lite("240IFS_144NEMO", "summary");
+    let text = String::from_utf8(bytes).unwrap();
+    let o = sr_options();
+    // The ATMIFS block removed from the middle: the totals say 385 PEs, the blocks 145.
+    let start = text.find("ATMIFS\n").unwrap();
+    let end = text.find("oceanx\n").unwrap();
+    let lost = format!("{}{}", &text[..start], &text[end..]);
+    let e = table::read_summary(lost.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("145 PEs") && e.contains("385"), "{e}");
+    // One block's PEs damaged.
+    let damaged = text.replacen("Number of processes: 144", "Number of processes: 154", 1);
+    assert!(table::read_summary(damaged.as_bytes(), &path, &o).is_err());
+    // Blocks that disagree on the coupled execution time.
+    let disagree = text.replacen(
+        "Coupled execution time: 158.685",
+        "Coupled execution time: 158.695",
+        1,
+    );
+    let e = table::read_summary(disagree.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("disagree"), "{e}");
+    // The older summary (no core-hours line) is checked through CHPY x SYPD / 24.
+    let (old_path, old) = lite("432IFS_331NEMO", "summary");
+    let old = String::from_utf8(old).unwrap();
+    assert!(measured(table::read_summary(old.as_bytes(), &old_path, &o))
+        .partial
+        .is_none());
+    let start = old.find("oceanx\n").unwrap();
+    let end = old.find("RNFMAP\n").unwrap();
+    let lost = format!("{}{}", &old[..start], &old[end..]);
+    assert!(table::read_summary(lost.as_bytes(), &old_path, &o).is_err());
+    // ... but the same file cut inside its last line (CHPY) is partial, not an error.
+    let cut = &old[..old.len() - 4];
+    let m = measured(table::read_summary(cut.as_bytes(), &old_path, &o));
+    assert!(m.partial.as_deref().unwrap_or("").contains("CHPSY") || m.partial.is_none());
+}
+
+#[test]
+fn lucia_log_cut_at_byte_415_is_not_complete() {
+    // The trial: CHSY 354.7 instead of 1064.1 from a log cut after its first component.
+    let path = fixtures().join("lucia.log");
+    let bytes = std::fs::read(&path).unwrap();
+    let mut o = sr_options();
+    o.nproc.insert("fesom".into(), 288);
+    o.nproc.insert("oifs".into(), 576);
+    let whole = measured(lucia_log::read(&bytes, &path, &o));
+    assert!(
+        (whole.chsy().unwrap() - 1064.1).abs() < 0.1,
+        "{:?}",
+        whole.chsy()
+    );
+    let m = measured(lucia_log::read(&bytes[..415], &path, &o));
+    let why = m
+        .partial
+        .expect("a component table not yet closed is partial");
+    assert!(why.contains("another row may come"), "{why}");
+    // The additional informations of one component missing: partial.
+    let text = String::from_utf8(bytes).unwrap();
+    let end = text.find("  oifs                    12.40").unwrap();
+    let m = measured(lucia_log::read(&text.as_bytes()[..end], &path, &o));
+    assert!(m.partial.unwrap().contains("oifs"));
+    // A row lost from the component table while its additional row stays: an error.
+    let lost = text.replace(
+        "  oifs                     1263.30                397.72          4377\n",
+        "",
+    );
+    let e = lucia_log::read(lost.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("oifs") && e.contains("lacks"), "{e}");
+    // A component twice: an error.
+    let twice = text.replace(
+        "  oifs                     1263.30",
+        "  fesom                    1263.30",
+    );
+    assert!(lucia_log::read(twice.as_bytes(), &path, &o).is_err());
+}
+
+#[test]
+fn oasis5_without_every_section_is_not_complete() {
+    let path = fixtures().join("load_balancing_info.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let o = sr_options();
+    // Cut at the end of each line: only the whole file is complete.
+    let whole = oasis5::read(text.as_bytes(), &path, &o).unwrap();
+    assert!(whole.complete().is_some());
+    // Up to the last line autolb uses (oifs's put time); what follows it is not used.
+    let last_used = text.rfind("Total put time").unwrap();
+    let ends = text.match_indices('\n').map(|(i, _)| i + 1);
+    for end in ends.filter(|&e| e < last_used) {
+        let r = oasis5::read(&text.as_bytes()[..end], &path, &o);
+        assert!(is_not_complete(&r), "complete at byte {end}: {r:?}");
+    }
+    // A model line lost from the block while its section stays: an error.
+    let lost = text.replace("        oifs /   1263.300 /    397.720\n", "");
+    let e = oasis5::read(lost.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("oifs") && e.contains("lacks"), "{e}");
+}
+
+#[test]
+fn table_with_a_damaged_header_or_row_is_an_error() {
+    let (path, bytes) = lite("240IFS_144NEMO", "table.csv");
+    let text = String::from_utf8(bytes).unwrap();
+    let o = sr_options();
+    let whole = measured(table::read_table(text.as_bytes(), &path, &o));
+    assert!((whole.coupled_sypd().unwrap() - 10.442).abs() < 0.01);
+    // The trial: one byte of the header (`,nproc` -> `Unproc`) shifted every column, SYPD 6.167.
+    let unproc = format!("U{}", &text[1..]);
+    let e = table::read_table(unproc.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("line 1") && e.contains("Unproc") && e.contains("header"),
+        "{e}"
+    );
+    // A row with 8 fields.
+    let short = text.replace("ATMIFS,240,225,138.170,", "ATMIFS,240,225,");
+    let e = table::read_table(short.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 3") && e.contains("8 fields"), "{e}");
+    // A row with 10 fields.
+    let long = text.replace("ATMIFS,240,", "ATMIFS,240,1,");
+    assert!(table::read_table(long.as_bytes(), &path, &o).is_err());
+    // A component row lost: the Coupled row's PEs no longer add up.
+    let lost = text.replace(
+        "oceanx,144,225,126.328,32.223,0.117,13.117,263.483,7.627\n",
+        "",
+    );
+    let e = table::read_table(lost.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("241 PEs") && e.contains("385"), "{e}");
+    // A component twice.
+    let twice = text.replace("oceanx,144", "ATMIFS,144");
+    assert!(table::read_table(twice.as_bytes(), &path, &o).is_err());
+    // A header still being written is no header yet.
+    assert!(matches!(
+        table::read_table(b",nproc,number_ts,exec", &path, &o),
+        Ok(Reading::Incomplete { .. })
+    ));
+}
+
+#[test]
+fn step_series_with_extra_columns_or_unordered_times_is_an_error() {
+    let path = fixtures().join("ecearth3/timesteps/mn4_sr_cmip6_ifs_ts_240.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let o = sr_options();
+    let whole = measured(step_series::read(text.as_bytes(), &path, &o));
+    assert!(whole.partial.is_none());
+    // The trial: `145800` -> `14,800` gave SYPD 1.09 instead of 15.5.
+    let comma = text.replace("\n145800,", "\n14,800,");
+    let e = step_series::read(comma.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 47") && e.contains("6 columns"), "{e}");
+    // A time that goes back, and one that repeats.
+    let back = text.replace("\n145800,", "\n14580,");
+    let e = step_series::read(back.as_bytes(), &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 47") && e.contains("must increase"), "{e}");
+    let repeat = text.replace("\n145800,", "\n143100,");
+    assert!(step_series::read(repeat.as_bytes(), &path, &o).is_err());
+    // A header with an extra column.
+    let header = text.replacen(",Sending", ",Sending,Extra", 1);
+    assert!(step_series::read(header.as_bytes(), &path, &o).is_err());
+}
+
+#[test]
+fn pe_counts_in_the_file_must_be_the_runs() {
+    // The trial: `record` of a 408/240 run accepted a 960/144 table.
+    let (path, bytes) = lite("240IFS_144NEMO", "table.csv");
+    let mut o = sr_options();
+    o.nproc.insert("ATMIFS".into(), 408);
+    o.nproc.insert("oceanx".into(), 144);
+    let e = table::read_table(&bytes, &path, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("ATMIFS") && e.contains("240") && e.contains("408"),
+        "{e}"
+    );
+    let (spath, sbytes) = lite("240IFS_144NEMO", "summary");
+    assert!(matches!(
+        table::read_summary(&sbytes, &spath, &o),
+        Err(TimingError::NprocMismatch {
+            in_file: 240,
+            expected: 408,
+            ..
+        })
+    ));
+    let steps = fixtures().join("ecearth3/timesteps/mn4_sr_cmip6_ifs_ts_240.csv");
+    let mut so = sr_options();
+    so.nproc.insert("ifs".into(), 480);
+    assert!(timing::read(&steps, &so).is_err());
+    let oasis = fixtures().join("load_balancing_info.txt");
+    let mut oo = sr_options();
+    oo.nproc.insert("oifs".into(), 512);
+    let e = timing::read(&oasis, &oo).unwrap_err().to_string();
+    assert!(
+        e.contains("oifs") && e.contains("576") && e.contains("512"),
+        "{e}"
+    );
+    // The same counts are accepted.
+    o.nproc.insert("ATMIFS".into(), 240);
+    assert!(measured(table::read_table(&bytes, &path, &o))
+        .partial
+        .is_none());
+}
+
+#[test]
+fn a_fifo_or_device_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("table.csv");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let e = timing::read(&fifo, &ReadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("FIFO"), "{e}");
+    let e = timing::read(Path::new("/dev/zero"), &ReadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a regular file"), "{e}");
+}
+
+#[test]
+fn every_cut_of_every_text_sample_is_whole_or_not_complete() {
+    // Short version of the cut-at-every-byte attack: one run of each format, every byte.
+    // The long version (all 59 lucia_lite files) is `timing_fuzz::cuts_of_every_sample`.
+    for (format, path) in common::text_samples(false) {
+        let bytes = std::fs::read(&path).unwrap();
+        let o = sr_options();
+        let full = format.read(&bytes, &path, &o).unwrap();
+        for cut in 0..bytes.len() {
+            let r = format.read(&bytes[..cut], &path, &o);
+            if let Err(why) = complete_is_whole(&r, &full) {
+                panic!("{} cut at byte {cut} ({format:?}): {why}", path.display());
+            }
+        }
+    }
 }
 
 /// A reading of arbitrary input must not panic, and a complete one must hold finite numbers.

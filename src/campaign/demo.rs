@@ -66,10 +66,11 @@ mod tests {
         let status = crate::campaign::status(&campaign).unwrap();
         assert_eq!(status.iterations.len(), 1);
         let tests = &status.iterations[0].tests;
-        // top = 3 plus the original.
+        // top = 3 plus the original, each run once (guided: repetitions only near the best).
         assert_eq!(tests.len(), 4);
         assert_eq!(tests[3].origin, "original");
         assert_eq!(tests[3].nproc.get("IFS"), Some(&384));
-        assert!(tests.iter().all(|t| t.runs.len() == 2));
+        assert_eq!(status.strategy, crate::config::Strategy::Guided);
+        assert!(tests.iter().all(|t| t.runs.len() == 1));
     }
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
-use super::{advance, algorithm, build_executor, cancel_all, CampaignError};
+use super::{algorithm, build_executor, cancel_all, CampaignError};
 use crate::executor::{read_exit_status, Executor, RunRequest, RunStatus, Ticket};
 
 /// Receives progress events (called on the driving thread; keep it quick).
@@ -148,7 +148,9 @@ pub fn drive(
         }
         driver.advance()?;
         if driver.state.is_done() {
-            let best = Status::from_state(&driver.state, dir).best;
+            // The answer as `campaign status` will show it: from the state on disk, whose
+            // numbers went through JSON (parsing may differ from memory in the last bit).
+            let best = Status::from_state(&State::load(dir)?, dir).best;
             driver.emit(DriveEvent::Done { best: best.clone() });
             return Ok(DriveOutcome::Done { best });
         }
@@ -358,7 +360,7 @@ impl Driver {
 
     /// Takes the decisions of a finished iteration and creates the next one.
     fn advance(&mut self) -> Result<(), CampaignError> {
-        let a = advance(&mut self.state);
+        let a = super::advance_in(&mut self.state, &self.dir);
         if a.decided.is_empty() {
             return Ok(());
         }

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::state::{Lock, RunState, State};
 use super::status::NameMap;
-use super::{absolute_dir, advance, Advance, CampaignError, RunMetrics};
+use super::{absolute_dir, advance_in, Advance, CampaignError, RunMetrics};
 use crate::executor::env::{check_distinct, nproc_env_var, shell_identifier};
 use crate::executor::slurm::script::shell_quote;
 use crate::executor::RunRequest;
@@ -369,7 +369,7 @@ pub fn record(
         }
     }
     let run_state = run.state;
-    let advance = advance(&mut state);
+    let advance = advance_in(&mut state, dir);
     state.save(dir)?;
     Ok(Recorded {
         run: run_id.to_string(),

@@ -110,6 +110,16 @@ pub fn reduce<C: TimingName>(
                 found.join(", ")
             )
         })?;
+        // The readers refuse a file whose PEs are not the run's; a measurement made elsewhere
+        // (or by a reader that cannot tell) is checked here too, so no path records another
+        // run's output.
+        if let Some(measured) = t.nproc.filter(|&n| n != p) {
+            return Err(format!(
+                "{} ran on {measured} PEs by the timing output, but the run has {p}; this output \
+                 belongs to another run",
+                c.timing_name()
+            ));
+        }
         parts.push((t.compute_s, f64::from(p)));
         let coupling_s = t.coupling_s().unwrap_or(wall - t.compute_s);
         partial.push(metrics::partial_coupling_cost(
@@ -158,5 +168,39 @@ mod tests {
         assert!((r.partial_coupling_cost[1] - 0.2).abs() < 1e-12);
         let e = reduce(&m, &["fesom".to_string()], &[10], 0).unwrap_err();
         assert!(e.contains("fesom") && e.contains("ATMIFS"), "{e}");
+    }
+
+    #[test]
+    fn a_measurement_of_other_pes_is_refused_naming_both() {
+        let mut m = Measurement::new(Format::Table);
+        let mut atm = ComponentTiming::new("ATMIFS", 10, 90.0, 10.0);
+        atm.nproc = Some(960);
+        let mut oce = ComponentTiming::new("oceanx", 10, 60.0, 40.0);
+        oce.nproc = Some(144);
+        m.components = vec![atm, oce];
+        m.wall_s = Some(100.0);
+        m.sim_s = Some(metrics::SECONDS_PER_YEAR / 10.0);
+        let comps = ["ATMIFS".to_string(), "oceanx".to_string()];
+        let e = reduce(&m, &comps, &[408, 240], 0).unwrap_err();
+        assert!(
+            e.contains("ATMIFS") && e.contains("960") && e.contains("408"),
+            "{e}"
+        );
+        assert!(reduce(&m, &comps, &[960, 144], 0).is_ok());
+    }
+
+    #[test]
+    fn measuring_a_table_of_another_run_is_refused() {
+        // The trial: `record` of a 408/240 run accepted a 960/144 table.
+        let dir = tempfile::tempdir().unwrap();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/timing/ecearth3/lucia_lite/960IFS_411NEMO/table.csv");
+        std::fs::copy(&src, dir.path().join("table.csv")).unwrap();
+        let comps = ["ATMIFS".to_string(), "oceanx".to_string()];
+        let e = measure(dir.path(), &comps, &[408, 240], 0, Some(2700.0)).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("960") && text.contains("408"), "{text}");
+        // The sample's directory says 411 NEMO PEs, its table says 144: the table is believed.
+        assert!(measure(dir.path(), &comps, &[960, 144], 0, Some(2700.0)).is_ok());
     }
 }

@@ -16,12 +16,14 @@ pub mod algorithm;
 pub mod demo;
 pub mod driver;
 pub mod external;
+pub mod guided;
 pub mod measure;
+pub mod measured;
 pub mod plan;
 pub mod state;
 pub mod status;
+pub mod strategy;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -38,7 +40,6 @@ use crate::executor::{self, ExecutorError};
 use crate::executor::{ExecutorConfig, ExecutorKind};
 use crate::machine::CostModel;
 use crate::predict::{self, PredictError};
-use algorithm::{DecisionInput, Limits};
 use state::{
     Decision, FrozenComponent, FrozenSettings, Iteration, Lock, Run, RunPos, TestIteration,
     TestRecord, CANCEL_REQUEST_FILE, STATE_FILE, STATE_FORMAT,
@@ -109,6 +110,16 @@ impl CampaignError {
             what: what.into(),
             source,
         }
+    }
+}
+
+/// Refuses a directory without campaign state before anything (the lock) is made in it, so a
+/// mistyped path is "not a campaign directory", not a failure to open a lock file.
+pub fn require_campaign(dir: &Path) -> Result<(), CampaignError> {
+    if dir.join(STATE_FILE).is_file() {
+        Ok(())
+    } else {
+        Err(CampaignError::NotACampaign(dir.to_path_buf()))
     }
 }
 
@@ -216,6 +227,12 @@ fn planned_state(
     };
     if let Some(original) = &file.original {
         let nproc = original_nproc(file, original, origin)?;
+        check_fits("[original]", &components, &nproc, settings.max_nproc).map_err(|message| {
+            CampaignError::Invalid {
+                file: origin.to_string(),
+                message,
+            }
+        })?;
         match initial.iter_mut().find(|(n, _)| *n == nproc) {
             Some((_, o)) => o.push_str(", also the original"),
             None => initial.push((nproc, "original".into())),
@@ -235,7 +252,12 @@ fn planned_state(
         }
     }
     let base_dir = absolute_dir(base_dir)?;
-    let repetitions = settings.repetitions;
+    // Algorithm 1 runs every test `repetitions` times; the guided strategy runs each
+    // configuration once and repeats only those whose FN comes close to the best.
+    let first_runs = match settings.strategy {
+        crate::config::Strategy::Algorithm1 => settings.repetitions,
+        crate::config::Strategy::Guided => 1,
+    };
     let initial_step = settings.initial_step;
     let mut state = State {
         format: STATE_FORMAT,
@@ -254,9 +276,13 @@ fn planned_state(
     for (id, (nproc, origin)) in initial.into_iter().enumerate() {
         let id = id as u32;
         state.tests.push(TestRecord { id, origin });
-        first
-            .tests
-            .push(new_test_iteration(0, id, nproc, initial_step, repetitions));
+        first.tests.push(new_test_iteration(
+            0,
+            id,
+            nproc,
+            initial_step,
+            1..=first_runs,
+        ));
     }
     state.iterations.push(first);
     Ok((state, inputs))
@@ -456,34 +482,53 @@ fn selected_start(
             .iter()
             .map(|c| config.get(&c.name).copied().unwrap_or(0))
             .collect();
-        for (c, &p) in components.iter().zip(&nproc) {
-            if p < c.low || p > c.high {
-                return Err(invalid(format!(
-                    "{what}: {} = {p} is outside its limits {}..{}; choose a count within them",
-                    c.name, c.low, c.high
-                )));
-            }
-            if c.allowed
-                .as_ref()
-                .is_some_and(|a| a.binary_search(&p).is_err())
-            {
-                return Err(invalid(format!(
-                    "{what}: {} = {p} is not in its allowed list",
-                    c.name
-                )));
-            }
-        }
-        let total: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
-        if total > u64::from(max_nproc) {
-            return Err(invalid(format!(
-                "{what} uses {total} PEs, over max_nproc = {max_nproc}; remove it or raise the budget"
-            )));
-        }
+        check_fits(&what, components, &nproc, max_nproc).map_err(invalid)?;
         if !initial.iter().any(|(n, _)| *n == nproc) {
             initial.push((nproc, format!("selected #{}", k + 1)));
         }
     }
     Ok(initial)
+}
+
+/// A configuration given in the campaign file (`start`, `[original]`) must be one the campaign
+/// can run: each component within its limits and allowed list (the nearest allowed counts are
+/// named), the total within the budget.
+fn check_fits(
+    what: &str,
+    components: &[FrozenComponent],
+    nproc: &[u32],
+    max_nproc: u32,
+) -> Result<(), String> {
+    for (c, &p) in components.iter().zip(nproc) {
+        if p < c.low || p > c.high {
+            return Err(format!(
+                "{what}: {} = {p} is outside its limits {}..{}; choose a count within them",
+                c.name, c.low, c.high
+            ));
+        }
+        if let Some(allowed) = &c.allowed {
+            if let Err(at) = allowed.binary_search(&p) {
+                let nearest: Vec<String> = [at.checked_sub(1), Some(at)]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|i| allowed.get(i))
+                    .map(u32::to_string)
+                    .collect();
+                return Err(format!(
+                    "{what}: {} = {p} is not in its allowed list; the nearest allowed counts are {}",
+                    c.name,
+                    nearest.join(" and ")
+                ));
+            }
+        }
+    }
+    let total: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
+    if total > u64::from(max_nproc) {
+        return Err(format!(
+            "{what} uses {total} PEs, over max_nproc = {max_nproc}; remove it or raise the budget"
+        ));
+    }
+    Ok(())
 }
 
 fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, CampaignError> {
@@ -516,12 +561,29 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
             "`repetitions` is 0; run each test at least once".into(),
         ));
     }
+    if repetitions > crate::limits::MAX_REPETITIONS {
+        return Err(invalid(format!(
+            "`repetitions` {repetitions} is more than the limit of {}; a few repetitions measure \
+             the noise",
+            crate::limits::MAX_REPETITIONS
+        )));
+    }
     if let Some(p) = file.period_s {
-        if !(p.is_finite() && p > 0.0) {
+        if !(p.is_finite() && p > 0.0 && p <= crate::limits::MAX_PERIOD_S) {
             return Err(invalid(format!(
-                "`period_s` {p} is not a positive number of seconds; e.g. period_s = 2700 for EC-Earth3 SR"
+                "`period_s` {p} is not a positive number of seconds up to {} (a day); e.g. \
+                 period_s = 2700 for EC-Earth3 SR",
+                crate::limits::MAX_PERIOD_S
             )));
         }
+    }
+    if file.executor.as_ref().and_then(|e| e.jobs) == Some(0) {
+        return Err(invalid(
+            "[executor] `jobs` is 0; at least one run must go at a time, e.g. jobs = 4".into(),
+        ));
+    }
+    if let Some(sim) = file.executor.as_ref().and_then(|e| e.sim.as_ref()) {
+        sim.validate().map_err(|e| invalid(e.to_string()))?;
     }
     let tts_w = file.tts_w.unwrap_or(0.5);
     Ok(FrozenSettings {
@@ -541,6 +603,7 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         interp: Some(file.interp.unwrap_or_default()),
         top: Some(file.top.unwrap_or(crate::predict::Settings::default().top)),
         cost_model: Some(file.cost_model()).filter(|m| !m.is_plain()),
+        strategy: file.strategy.unwrap_or_default(),
     })
 }
 
@@ -616,13 +679,13 @@ fn new_test_iteration(
     test: u32,
     nproc: Vec<u32>,
     step: u32,
-    repetitions: u32,
+    repetitions: std::ops::RangeInclusive<u32>,
 ) -> TestIteration {
     TestIteration {
         test,
         nproc,
         step,
-        runs: (1..=repetitions)
+        runs: repetitions
             .map(|r| Run {
                 id: state::run_id(iteration, test, r),
                 repetition: r,
@@ -634,6 +697,7 @@ fn new_test_iteration(
             })
             .collect(),
         decision: None,
+        reason: None,
     }
 }
 
@@ -734,9 +798,19 @@ pub struct Advance {
     pub new_iteration: Option<u32>,
 }
 
-/// Once every run of the current iteration has ended: takes each test's decision (Algorithm 1)
-/// and creates the next iteration from the tests that go on. Does nothing otherwise.
+/// Once every run of the current iteration has ended: takes each test's decision (by the
+/// campaign's strategy) and creates the next iteration from the tests it plans. Does nothing
+/// otherwise. Without the campaign directory only Algorithm 1 can plan; use [`advance_in`].
 pub fn advance(state: &mut State) -> Advance {
+    advance_with(state, None)
+}
+
+/// [`advance`] for a campaign in `dir` (the guided strategy reads the curves there).
+pub fn advance_in(state: &mut State, dir: &Path) -> Advance {
+    advance_with(state, Some(dir))
+}
+
+fn advance_with(state: &mut State, dir: Option<&Path>) -> Advance {
     let mut out = Advance::default();
     let Some(current) = state.iterations.last() else {
         return out;
@@ -748,58 +822,43 @@ pub fn advance(state: &mut State) -> Advance {
     if !complete || current.tests.iter().all(|t| t.decision.is_some()) || state.cancelled {
         return out;
     }
-    let names = state.component_names();
-    let limits: Vec<Limits> = state
-        .components
-        .iter()
-        .map(|c| Limits {
-            low: c.low,
-            high: c.high,
-            allowed: c.allowed.clone(),
-        })
-        .collect();
-    let mut seen: HashSet<Vec<u32>> = state
-        .iterations
-        .iter()
-        .flat_map(|it| it.tests.iter().map(|t| t.nproc.clone()))
-        .collect();
+    let plan = strategy::of(state.settings.strategy).plan(state, dir);
     let last = state.iterations.len() - 1;
     let index = state.iterations[last].index;
-    let mut next_tests = Vec::new();
-    for t in 0..state.iterations[last].tests.len() {
-        let test = &state.iterations[last].tests[t];
-        let previous = previous_direction(&state.iterations[..last], test.test);
-        let metrics: Vec<&RunMetrics> = test
-            .runs
-            .iter()
-            .filter_map(|r| r.metrics.as_ref())
-            .collect();
-        let means = algorithm::mean_metrics(metrics);
-        let decision = algorithm::decide(
-            &DecisionInput {
-                nproc: &test.nproc,
-                step: test.step,
-                previous,
-                partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
-                minimum_step: state.settings.minimum_step,
-                limits: &limits,
-                max_nproc: state.settings.max_nproc,
-                names: &names,
-            },
-            &|c| seen.contains(c),
-        );
-        if let Some(next) = &decision.next {
-            seen.insert(next.clone());
-            next_tests.push(new_test_iteration(
-                index + 1,
-                test.test,
-                next.clone(),
-                decision.step,
-                state.settings.repetitions,
-            ));
-        }
+    for (test, decision) in state.iterations[last].tests.iter_mut().zip(plan.decisions) {
         out.decided.push((index, test.test, decision.clone()));
-        state.iterations[last].tests[t].decision = Some(decision);
+        test.decision = Some(decision);
+    }
+    let mut next_tests = Vec::new();
+    for planned in plan.next {
+        let id = match planned.test {
+            Some(id) => id,
+            None => {
+                let id = state.tests.iter().map(|t| t.id + 1).max().unwrap_or(0);
+                state.tests.push(TestRecord {
+                    id,
+                    origin: state.settings.strategy.name().to_string(),
+                });
+                id
+            }
+        };
+        // Repetitions go on from the runs this test already made of this configuration.
+        let done_before = state
+            .iterations
+            .iter()
+            .flat_map(|it| &it.tests)
+            .filter(|t| t.test == id && t.nproc == planned.nproc)
+            .map(|t| t.runs.len() as u32)
+            .sum::<u32>();
+        let mut test = new_test_iteration(
+            index + 1,
+            id,
+            planned.nproc,
+            planned.step,
+            done_before + 1..=done_before + planned.runs.max(1),
+        );
+        test.reason = planned.reason;
+        next_tests.push(test);
     }
     if !next_tests.is_empty() {
         state.iterations.push(Iteration {
@@ -809,19 +868,6 @@ pub fn advance(state: &mut State) -> Advance {
         out.new_iteration = Some(index + 1);
     }
     out
-}
-
-/// The (donor, recipient) of a test's most recent decision before the current iteration.
-fn previous_direction(earlier: &[Iteration], test: u32) -> Option<(usize, usize)> {
-    earlier.iter().rev().find_map(|it| {
-        let d = it
-            .tests
-            .iter()
-            .find(|t| t.test == test)?
-            .decision
-            .as_ref()?;
-        Some((d.donor?, d.recipient?))
-    })
 }
 
 /// The iteration table and the best configuration so far (`campaign status`). Reads the state
@@ -855,6 +901,7 @@ pub enum Cancelled {
 /// waits up to `wait` for it.
 pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
     let dir = &absolute_dir(dir)?;
+    require_campaign(dir)?;
     match Lock::acquire(dir) {
         Ok(_lock) => {
             let mut state = State::load(dir)?;

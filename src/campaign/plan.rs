@@ -97,7 +97,10 @@ pub fn plan_of(state: &State) -> Plan {
         tests,
         repetitions: s.repetitions,
         max_iterations: iteration_bound(&state.components, s.initial_step, s.minimum_step),
-        bound_proven: state.components.len() <= 2,
+        // The bound follows Algorithm 1's moves; a guided campaign usually takes fewer
+        // iterations, but nothing proves it.
+        bound_proven: state.components.len() <= 2
+            && state.settings.strategy == crate::config::Strategy::Algorithm1,
         job_nproc: s.max_nproc.max(largest_start).saturating_add(s.extra_pes),
         max_nproc: s.max_nproc,
         extra_pes: s.extra_pes,

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::CampaignError;
+use crate::config::Strategy;
 use crate::executor::ExecutorConfig;
 
 pub use super::measure::RunMetrics;
@@ -77,6 +78,9 @@ pub struct FrozenSettings {
     /// states written before machines were described).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_model: Option<crate::machine::CostModel>,
+    /// How tests are chosen; absent (Algorithm 1) in Algorithm 1 states, so they read as before.
+    #[serde(default, skip_serializing_if = "Strategy::is_default")]
+    pub strategy: Strategy,
 }
 
 /// One balanced component with its limits, fixed at `init`.
@@ -129,6 +133,10 @@ pub struct TestIteration {
     pub runs: Vec<Run>,
     /// Taken once every run of the iteration has ended.
     pub decision: Option<Decision>,
+    /// Why the strategy chose this test (`model: upper FN 0.93 > best 0.91`). Algorithm 1
+    /// leaves it out: its reasons follow from the decisions (see [`super::status`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// One run (one repetition of one test in one iteration).
@@ -166,7 +174,7 @@ impl RunState {
     }
 }
 
-/// The decision taken for a test after an iteration (Algorithm 1).
+/// The decision taken for a test after an iteration (by the campaign's strategy).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     /// Component index of the donor (`None` when every run failed).
@@ -229,6 +237,18 @@ impl State {
     /// instead of making the algorithm index out of bounds.
     fn check_shape(&self) -> Result<(), String> {
         let n = self.components.len();
+        if n == 0 {
+            return Err("`components` is empty; a campaign balances at least one".into());
+        }
+        // `init` always writes the first iteration: without one there is nothing to run and
+        // nothing that could ever end the campaign.
+        if self.iterations.is_empty() {
+            return Err(
+                "`iterations` is empty; the state is damaged: make the campaign again with \
+                 `autolb campaign init --force`"
+                    .into(),
+            );
+        }
         for it in &self.iterations {
             for test in &it.tests {
                 let at = format!("iteration {} test {}", it.index, test.test);
@@ -236,6 +256,16 @@ impl State {
                     return Err(format!(
                         "{at}: {} PE counts for {n} components",
                         test.nproc.len()
+                    ));
+                }
+                if let Some(p) = test
+                    .nproc
+                    .iter()
+                    .find(|&&p| p == 0 || p > crate::predict::MAX_TOTAL_PES)
+                {
+                    return Err(format!(
+                        "{at}: {p} PEs is not a PE count (1 to {})",
+                        crate::predict::MAX_TOTAL_PES
                     ));
                 }
                 for run in &test.runs {

@@ -125,6 +125,9 @@ pub struct Status {
     /// The machine and cost the best is chosen by (absent: CHSY, as method.md defines it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_model: Option<crate::machine::CostModel>,
+    /// How the campaign chooses its tests (`algorithm1` or `guided`).
+    #[serde(default)]
+    pub strategy: crate::config::Strategy,
 }
 
 /// Runs per state over the whole campaign.
@@ -168,6 +171,11 @@ pub struct TestView {
     pub next_nproc: Option<NameMap<u32>>,
     /// Why the step was halved, why the test stopped.
     pub notes: Vec<String>,
+    /// Why this test runs in this iteration: the guided strategy's choice
+    /// (`model: upper FN 0.93 > best 0.91`, `donor/recipient: ...`, `repetition: ...`), or
+    /// for Algorithm 1 its origin (iteration 0) or the move that led here.
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 /// One run of a test.
@@ -293,7 +301,10 @@ impl Status {
                     recipient: decision
                         .and_then(|d| d.recipient)
                         .and_then(|i| names.get(i).cloned()),
-                    total_nproc: test.nproc.iter().sum::<u32>() + state.settings.extra_pes,
+                    total_nproc: test
+                        .nproc
+                        .iter()
+                        .fold(state.settings.extra_pes, |t, &p| t.saturating_add(p)),
                     origin: state
                         .tests
                         .iter()
@@ -305,6 +316,10 @@ impl Status {
                         .map(|d| d.step),
                     next_nproc: decision.and_then(|d| d.next.as_deref()).map(named),
                     notes,
+                    reason: test
+                        .reason
+                        .clone()
+                        .or_else(|| implied_reason(state, it.index, test.test)),
                 });
             }
             iterations.push(IterationView {
@@ -343,6 +358,7 @@ impl Status {
                 .collect(),
             period_s: state.settings.period_s,
             cost_model: state.settings.cost_model.clone(),
+            strategy: state.settings.strategy,
         };
         status.recompute();
         status
@@ -354,8 +370,10 @@ impl Status {
     pub fn recompute(&mut self) {
         let names = self.components.clone();
         let mut counts = RunCounts::default();
-        let mut measured = Vec::new();
-        let mut positions = Vec::new();
+        // Every run of a configuration counts for it, whichever row (iteration) made it: the
+        // guided strategy repeats a configuration in a later iteration. Algorithm 1 never runs
+        // a configuration twice, so there each configuration is one row.
+        let mut groups: Vec<ConfigRuns> = Vec::new();
         for (i, it) in self.iterations.iter_mut().enumerate() {
             for (t, test) in it.tests.iter_mut().enumerate() {
                 for run in &test.runs {
@@ -378,42 +396,58 @@ impl Status {
                     .unwrap_or_default();
                 test.fittingness = None;
                 test.state = test_state(test);
-                if let Some(m) = means {
-                    let nproc: Vec<u32> = test.nproc.values().copied().collect();
-                    // FN weighs the cost the centre bills: CHSY, or the machine's cost.
-                    let cost = match &self.cost_model {
-                        Some(model) => {
-                            crate::metrics::chsy(model.weight_of(&nproc, self.extra_pes), m.sypd)
-                        }
-                        None => m.chsy,
-                    };
-                    measured.push(Measured {
-                        nproc,
-                        total_nproc: test.total_nproc,
-                        sypd: m.sypd,
-                        chsy: cost,
-                    });
-                    positions.push((i, t));
+                if metrics.is_empty() {
+                    continue;
+                }
+                let nproc: Vec<u32> = test.nproc.values().copied().collect();
+                match groups.iter_mut().find(|g| g.0 == nproc) {
+                    Some(g) => {
+                        g.2.extend(metrics);
+                        g.3.push((i, t));
+                    }
+                    None => groups.push((nproc, test.total_nproc, metrics, vec![(i, t)])),
                 }
             }
         }
+        let pooled: Vec<algorithm::Means> = groups
+            .iter()
+            .filter_map(|g| algorithm::mean_metrics(&g.2))
+            .collect();
+        let measured: Vec<Measured> = groups
+            .iter()
+            .zip(&pooled)
+            .map(|(g, m)| Measured {
+                nproc: g.0.clone(),
+                total_nproc: g.1,
+                sypd: m.sypd,
+                // FN weighs the cost the centre bills: CHSY, or the machine's cost.
+                chsy: match &self.cost_model {
+                    Some(model) => {
+                        crate::metrics::chsy(model.weight_of(&g.0, self.extra_pes), m.sypd)
+                    }
+                    None => m.chsy,
+                },
+            })
+            .collect();
         let (fns, best) = algorithm::fittingness_and_best(&measured, self.tts_w);
-        for (&(i, t), f) in positions.iter().zip(&fns) {
-            self.iterations[i].tests[t].fittingness = Some(*f);
+        for (g, f) in groups.iter().zip(&fns) {
+            for &(i, t) in &g.3 {
+                self.iterations[i].tests[t].fittingness = Some(*f);
+            }
         }
         self.best = best.map(|b| {
-            let (i, t) = positions[b];
+            let (i, t) = groups[b].3[0];
             let test = &self.iterations[i].tests[t];
             BestView {
                 nproc: test.nproc.clone(),
-                sypd: test.sypd.unwrap_or(f64::NAN),
-                chsy: test.chsy.unwrap_or(f64::NAN),
-                coupling_cost: test.coupling_cost.unwrap_or(f64::NAN),
+                sypd: pooled[b].sypd,
+                chsy: pooled[b].chsy,
+                coupling_cost: pooled[b].coupling_cost,
                 fittingness: fns[b],
                 iteration: self.iterations[i].iteration,
                 test: test.test,
                 total_nproc: test.total_nproc,
-                runs: test.runs_done() as u32,
+                runs: groups[b].2.len() as u32,
             }
         });
         self.counts = counts;
@@ -613,6 +647,44 @@ impl TestState {
             TestState::Failed => "failed",
             TestState::Finished => "finished",
         }
+    }
+}
+
+/// One configuration's PEs, total PEs with extras, every measured run, and the rows
+/// `(iteration, test)` that ran it.
+type ConfigRuns = (Vec<u32>, u32, Vec<RunMetrics>, Vec<(usize, usize)>);
+
+/// Why an Algorithm 1 test runs in an iteration: its origin in the first, else the move its
+/// previous decision made.
+fn implied_reason(state: &State, iteration: u32, test: u32) -> Option<String> {
+    let names = state.component_names();
+    let origin = || {
+        state
+            .tests
+            .iter()
+            .find(|r| r.id == test)
+            .map(|r| r.origin.clone())
+    };
+    let Some(previous) = iteration.checked_sub(1) else {
+        return origin();
+    };
+    let d = state
+        .iterations
+        .iter()
+        .find(|it| it.index == previous)?
+        .tests
+        .iter()
+        .find(|t| t.test == test)?
+        .decision
+        .as_ref()?;
+    match (d.donor, d.recipient) {
+        (Some(a), Some(b)) => Some(format!(
+            "donor/recipient: {} PEs {} -> {}",
+            d.step,
+            names.get(a)?,
+            names.get(b)?
+        )),
+        _ => origin(),
     }
 }
 

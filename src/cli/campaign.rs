@@ -73,7 +73,7 @@ pub struct InitArgs {
 pub struct RunArgs {
     pub dir: PathBuf,
     /// Most runs at a time [default: `jobs` in [executor], else 1].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::shared::parse::parse_jobs)]
     pub jobs: Option<usize>,
 }
 
@@ -104,11 +104,11 @@ pub fn run(cmd: CampaignCommand) -> Result<()> {
     }
 }
 
-/// Bad input and refusals are user errors (exit 2), a campaign held by another process is
-/// busy (exit 3); I/O failures are not.
+/// Bad input, refusals and what the system refused (a missing or read-only directory, a full
+/// disk, a name too long; the message names the cause) are the user's to fix: one line, exit 2.
+/// A campaign held by another process is busy (exit 3). A bug shows as another error type.
 pub(crate) fn report(e: CampaignError) -> eyre::Report {
     match e {
-        CampaignError::Io { .. } => eyre::Report::new(e),
         CampaignError::Locked { .. } => coded(exit::BUSY, format!("busy: {e}")),
         other => user(other),
     }
@@ -187,6 +187,7 @@ fn drive(a: &RunArgs) -> Result<()> {
         observer: Some(observer),
         poll_interval: None,
     };
+    campaign::require_campaign(&a.dir).map_err(report)?;
     let outcome = campaign::drive(&a.dir, &opts, &stop).map_err(report);
     Progress::finish(&progress);
     match outcome? {

@@ -8,6 +8,7 @@
 
 pub mod campaign;
 pub mod campaign_outside;
+pub mod model;
 pub mod predict;
 pub mod report;
 pub mod simulate;
@@ -44,6 +45,10 @@ pub enum Command {
     Campaign(campaign::CampaignCommand),
     /// Write a shareable report (one HTML page, or Markdown + SVG) of a campaign or a prediction.
     Report(report::ReportArgs),
+    /// The performance model: check it on measured runs (leave-one-out) or fit it for
+    /// `predict --model`.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// Run the built-in stand-in coupled model and write raw LUCIA files.
     Simulate(simulate::SimulateArgs),
     /// Open the terminal app on your own curves, campaign file or campaign directory.
@@ -54,35 +59,69 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // A usage error is bad input like any other: one plain line, exit code 2.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "autolb: {}",
+                one_line_usage_error(&e)
+            );
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
         }
     };
-    if color_eyre::install().is_err() {
+    // The full report is for bugs; it (and a panic's) is plain, without colours, when stderr
+    // is not a terminal, e.g. in a batch job's log.
+    let hook = if std::io::stderr().is_terminal() {
+        color_eyre::config::HookBuilder::default()
+    } else {
+        color_eyre::config::HookBuilder::default().theme(color_eyre::config::Theme::new())
+    };
+    if hook.install().is_err() {
         eprintln!("autolb: warning: could not install the error reporter");
     }
     init_tracing();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(report) => {
+            use std::io::Write;
+            // A closed stderr must not turn an error into a panic.
+            let mut stderr = std::io::stderr().lock();
             if let Some(user_error) = report.downcast_ref::<UserError>() {
-                eprintln!("autolb: error: {user_error}");
+                // One line, whatever the message holds.
+                let line = user_error.to_string().replace(['\n', '\r'], " ");
+                let _ = writeln!(stderr, "autolb: error: {line}");
                 ExitCode::from(2)
             } else if let Some(coded) = report.downcast_ref::<Coded>() {
-                eprintln!("autolb: {coded}");
+                let _ = writeln!(stderr, "autolb: {coded}");
                 ExitCode::from(coded.code)
             } else if std::io::stderr().is_terminal() {
-                eprintln!("autolb: error: {report:?}");
+                let _ = writeln!(stderr, "autolb: error: {report:?}");
                 ExitCode::from(1)
             } else {
                 // Job logs and pipes: the cause chain on one line, no colour, no backtrace.
-                eprintln!("autolb: error: {report:#}");
+                let _ = writeln!(stderr, "autolb: error: {report:#}");
                 ExitCode::from(1)
             }
         }
     }
+}
+
+/// clap's message as one line: its first paragraph (the error and what it names) with the
+/// lines joined, and where to read more.
+fn one_line_usage_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    format!("{}; see --help", first.join(" "))
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -92,6 +131,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Timing(args)) => timing::run(&args),
         Some(Command::Campaign(cmd)) => campaign::run(cmd),
         Some(Command::Report(args)) => report::run(&args),
+        Some(Command::Model(cmd)) => model::run(cmd),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Tui(args)) => crate::tui::run(&args),
     }

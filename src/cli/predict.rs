@@ -8,15 +8,22 @@ use color_eyre::eyre::Result;
 use serde_json::{json, Map, Value};
 
 use autolb::machine::{CostModel, Placement};
-use autolb::predict::{self, Config, Prediction};
+use autolb::model::Model;
+use autolb::predict::{self, Config, Prediction, Problem};
 
 use crate::shared::error::user;
-use crate::shared::prediction_flags::{resolve, resolve_cost_model, PredictionFlags};
+use crate::shared::parse::write_stdout;
+use crate::shared::prediction_flags::{
+    load_config, resolve, resolve_cost_model, resolve_model, ModelFlags, PredictionFlags,
+};
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
     #[command(flatten)]
     pub prediction: PredictionFlags,
+    /// With --measured or --model, the calibrated model ranks.
+    #[command(flatten)]
+    pub model: ModelFlags,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -24,20 +31,200 @@ pub struct PredictArgs {
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
-    let model = resolve_cost_model(&args.prediction)?;
-    let prediction = predict::predict_billed(&inputs, &settings, &model).map_err(user)?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&prediction_json(&prediction)).map_err(user)?
-        );
+    let cost_model = resolve_cost_model(&args.prediction)?;
+    if args.model.wants_model() {
+        return run_with_model(args, &inputs, &settings, &cost_model);
+    }
+    let prediction = predict::predict_billed(&inputs, &settings, &cost_model).map_err(user)?;
+    let text = if args.json {
+        let json = serde_json::to_string_pretty(&prediction_json(&prediction)).map_err(user)?;
+        format!("{json}\n")
     } else {
-        print!("{}", table(&prediction));
-        if let Some(line) = billing_note(&model) {
-            println!("{line}");
+        format!("{}{}", table(&prediction), billing_lines(&cost_model))
+    };
+    write_stdout(&text)
+}
+
+/// `predict --measured/--model`: the calibrated model ranks; the output says so and gives each
+/// proposal's band.
+fn run_with_model(
+    args: &PredictArgs,
+    inputs: &[predict::ComponentInput],
+    settings: &predict::Settings,
+    cost_model: &CostModel,
+) -> Result<()> {
+    let file = load_config(&args.prediction)?;
+    let resolved = resolve_model(&args.model, inputs, file.as_ref(), settings.interp, None)?;
+    for n in &resolved.notes {
+        eprintln!("autolb: note: {n}");
+    }
+    let model = &resolved.model;
+
+    let problem = Problem::billed_with_model(inputs, settings, model, cost_model).map_err(user)?;
+    let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
+    let prediction = if resolved.steps.is_empty() {
+        problem.rank(settings.tts_w, settings.top)
+    } else {
+        rank_with_steps(&problem, model, &curves, &resolved.steps)?
+    };
+    let bands: Vec<(f64, f64)> = prediction
+        .top
+        .iter()
+        .map(|c| {
+            let e = model.estimate_with_steps(&curves, settings.interp, &c.nproc, &resolved.steps);
+            (e.low, e.high)
+        })
+        .collect();
+    if args.json {
+        let mut value = prediction_json(&prediction);
+        if let Some(top) = value.get_mut("top").and_then(Value::as_array_mut) {
+            for (entry, (low, high)) in top.iter_mut().zip(&bands) {
+                if let Some(m) = entry.as_object_mut() {
+                    m.insert("sypd_low".into(), json!(low));
+                    m.insert("sypd_high".into(), json!(high));
+                }
+            }
         }
+        if let Some(m) = value.as_object_mut() {
+            m.insert("model".into(), json!(model.kind()));
+        }
+        write_stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&value).map_err(user)?
+        ))?;
+    } else {
+        write_stdout(&format!(
+            "{}{}{}",
+            table(&prediction),
+            billing_lines(cost_model),
+            model_lines(
+                model,
+                &args.model,
+                &prediction,
+                &bands,
+                !resolved.steps.is_empty()
+            )
+        ))?;
     }
     Ok(())
+}
+
+/// The billing note as whole lines (empty without a machine or cost).
+fn billing_lines(model: &CostModel) -> String {
+    billing_note(model)
+        .map(|line| format!("{line}\n"))
+        .unwrap_or_default()
+}
+
+/// Most configurations `--steps` enumerates (it has no bottleneck structure to search).
+const STEPS_ENUMERATION_LIMIT: u64 = 20_000_000;
+
+/// Ranks by enumerating every configuration with the irregular-steps coupled speed.
+fn rank_with_steps(
+    problem: &Problem,
+    model: &Model,
+    curves: &[autolb::curve::Curve],
+    steps: &autolb::model::steps::Steps,
+) -> Result<Prediction> {
+    let size: u64 = problem
+        .components
+        .iter()
+        .map(|c| c.nproc.len() as u64)
+        .try_fold(1u64, |a, n| a.checked_mul(n))
+        .unwrap_or(u64::MAX);
+    if size > STEPS_ENUMERATION_LIMIT {
+        return Err(user(format!(
+            "--steps enumerates every configuration and this problem has {size}; raise --step (at most {STEPS_ENUMERATION_LIMIT})"
+        )));
+    }
+    let settings = &problem.settings;
+    let names = problem.names();
+    let interpolants: Vec<autolb::interp::Interpolant> = curves
+        .iter()
+        .map(|c| autolb::interp::Interpolant::new(settings.interp, &c.xs(), &c.ys()))
+        .collect();
+    let speed = |c: usize, p: u32| {
+        let i = problem.candidate_index(c, p);
+        match i {
+            Some(i) => problem.components[c].sypd[i],
+            None => model.adjust(&names[c], p, interpolants[c].eval(f64::from(p))),
+        }
+    };
+    let coupled = |index: &[usize]| {
+        let nproc: Vec<u32> = index
+            .iter()
+            .zip(&problem.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect();
+        steps.coupled_sypd(&names, &nproc, speed)
+    };
+    let r = predict::naive::enumerate_with(problem, settings.tts_w, settings.top, &coupled);
+    let mut baseline = problem.baseline(settings.tts_w);
+    baseline.sypd = coupled(&vec![0; names.len()]);
+    baseline.chsy = autolb::metrics::chsy(f64::from(baseline.total_nproc), baseline.sypd);
+    // FN weighs the billed cost (CHSY without a machine), as in the enumeration.
+    let base_cost = autolb::metrics::chsy(problem.weight_of(&baseline.nproc), baseline.sypd);
+    baseline.fittingness = autolb::metrics::fittingness_in(
+        settings.tts_w,
+        baseline.sypd,
+        base_cost,
+        &r.sypd_bounds,
+        &r.chsy_bounds,
+    );
+    Ok(Prediction {
+        components: names,
+        candidates: r.candidates,
+        considered: r.considered,
+        baseline,
+        sypd_bounds: r.sypd_bounds,
+        chsy_bounds: r.chsy_bounds,
+        tts_w: settings.tts_w,
+        top: r.top,
+        cost: (!problem.cost_model.is_plain()).then_some(problem.cost_model.cost),
+    })
+}
+
+/// Which model ranked, and each proposal's band.
+fn model_lines(
+    model: &Model,
+    flags: &ModelFlags,
+    p: &Prediction,
+    bands: &[(f64, f64)],
+    steps: bool,
+) -> String {
+    let how = if steps {
+        ", coupled time summed over per-step series (--steps)"
+    } else {
+        ""
+    };
+    let mut out = match model {
+        Model::Standalone if flags.measured.is_empty() && flags.model.is_none() => {
+            format!("ranked by the standalone model{how}\n")
+        }
+        Model::Standalone => {
+            format!("ranked by the standalone model (no usable measured run; see the notes){how}\n")
+        }
+        Model::Calibrated(m) => format!(
+            "ranked by the calibrated model (fitted on {} run(s){}){how}\n",
+            m.runs,
+            if flags.model.is_some() {
+                ", from --model"
+            } else {
+                ""
+            }
+        ),
+    };
+    if model.is_calibrated() {
+        let bands: Vec<String> = p
+            .top
+            .iter()
+            .zip(bands)
+            .enumerate()
+            .map(|(i, (_, (lo, hi)))| format!("{}: {lo:.2}-{hi:.2}", i + 1))
+            .collect();
+        out.push_str(&format!("SYPD band (90 %): {}\n", bands.join(", ")));
+    }
+    out
 }
 
 /// One configuration as JSON, PEs keyed by component name in component order.

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use color_eyre::eyre::{eyre, Result};
+use color_eyre::eyre::Result;
 
 use autolb::curve::Curve;
 use autolb::sim::{self, SimComponent, SimOutcome, SimRun, SimSettings};
@@ -11,7 +11,7 @@ use autolb::sim::{self, SimComponent, SimOutcome, SimRun, SimSettings};
 use autolb::campaign;
 
 use crate::shared::error::{coded, user};
-use crate::shared::parse::{parse_key_value, parse_pes, write_stdout};
+use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names, write_stdout};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -66,13 +66,14 @@ pub struct SimulateArgs {
 }
 
 pub fn run(args: &SimulateArgs) -> Result<()> {
+    reject_repeated_names("--comp", &args.comps)?;
+    reject_repeated_names("--curve", &args.curves)?;
+    check_flags(args)?;
     let (run, out) = match (&args.campaign, &args.run) {
         (Some(dir), Some(id)) => {
-            let (run, run_dir) = campaign::stand_in_run(dir, id, |s| override_settings(s, args))
-                .map_err(|e| match e {
-                    campaign::CampaignError::Io { .. } => eyre!(e),
-                    other => user(other),
-                })?;
+            // Every campaign error, refused I/O included, is the user's to fix (exit 2).
+            let (run, run_dir) =
+                campaign::stand_in_run(dir, id, |s| override_settings(s, args)).map_err(user)?;
             (run, args.out.clone().unwrap_or(run_dir))
         }
         _ => {
@@ -90,10 +91,9 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
             )
         }
     };
-    let outcome = sim::simulate(&run, &out).map_err(|e| match e {
-        sim::SimError::Io { .. } => eyre!(e),
-        other => user(other),
-    })?;
+    // An output directory that cannot be written (missing parent, read-only, full) is the
+    // user's to fix: one line, exit 2, like every other bad input.
+    let outcome = sim::simulate(&run, &out).map_err(user)?;
     let text = if args.json {
         format!("{}\n", serde_json::to_string_pretty(&outcome)?)
     } else {
@@ -105,6 +105,25 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
         Some(reason) => Err(coded(1, format!("the model failed: {reason}"))),
         None => Ok(()),
     }
+}
+
+/// The bounded flags, named as the user typed them (the settings' own check names the
+/// campaign file's keys).
+fn check_flags(args: &SimulateArgs) -> Result<()> {
+    use autolb::limits;
+    if let Some(n) = args.steps.filter(|&n| n > limits::MAX_SIM_STEPS) {
+        return Err(user(format!(
+            "--steps {n} is more than the {} coupling steps a stand-in run may have",
+            limits::MAX_SIM_STEPS
+        )));
+    }
+    if let Some(p) = args.period_s {
+        limits::check_seconds("--period", p, limits::MAX_PERIOD_S, false).map_err(user)?;
+    }
+    if let Some(c) = args.compression {
+        limits::check_seconds("--compress", c, limits::MAX_COMPRESSION, true).map_err(user)?;
+    }
+    Ok(())
 }
 
 /// The model settings given on the command line, over `settings`.

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use autolb::timing::{self, Format, Measurement, ReadOptions, Reading};
 
 use crate::shared::error::user;
-use crate::shared::parse::{parse_key_value, parse_pes, write_stdout};
+use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names, write_stdout};
 
 #[derive(Debug, Args)]
 pub struct TimingArgs {
@@ -58,6 +58,11 @@ pub fn run(args: &TimingArgs) -> Result<()> {
 }
 
 fn options(args: &TimingArgs) -> Result<ReadOptions> {
+    reject_repeated_names("--nproc", &args.nproc)?;
+    if let Some(p) = args.period_s {
+        autolb::limits::check_seconds("--period", p, autolb::limits::MAX_PERIOD_S, false)
+            .map_err(user)?;
+    }
     let mut nproc = BTreeMap::new();
     for (name, value) in &args.nproc {
         nproc.insert(name.clone(), parse_pes("--nproc", name, value)?);

@@ -22,9 +22,26 @@ use crate::curve::Curve;
 use crate::interp::{Interpolant, Method};
 use crate::machine::{Billing, CostKind, CostModel, MachineError};
 use crate::metrics::{self, Bounds};
+use crate::model::Model;
 
 /// Most components a prediction balances (the paper's set-ups have two or three).
 pub const MAX_COMPONENTS: usize = 5;
+
+/// Most candidate PE counts of one component within the budget (after the step or allowed
+/// list): 100,000, far beyond any machine a coupled model runs on at step 1, yet small enough
+/// that a typo in a curve (`480000000,20`) is refused at once instead of running for minutes.
+pub const MAX_CANDIDATES: u64 = 100_000;
+
+/// Most configurations to propose (`--top`): a ranked list is read by people.
+pub const MAX_TOP: usize = 10_000;
+
+/// Most cells of a 2-D slice ([`Problem::grid`], the app's matrix): 4 million (2000 x 2000
+/// candidates, some 160 MB of cells).
+pub const MAX_GRID_CELLS: u64 = 4_000_000;
+
+/// Bound on the exact search's work with three or more components (see [`search`]): the PE-sum
+/// convolution costs about candidates x (budget / unit) x candidates elementary steps.
+pub const MAX_SEARCH_WORK: u64 = 4_000_000_000;
 
 /// One component to balance.
 #[derive(Debug, Clone)]
@@ -97,6 +114,29 @@ pub enum PredictError {
     TtsWOutOfRange(f64),
     #[error("top is 0; ask for at least one configuration")]
     ZeroTop,
+    #[error("top {0} is more than the {MAX_TOP} configurations autolb proposes at most")]
+    TopTooLarge(usize),
+    #[error("{name}: {count} candidate PE counts between {low} and {high} (step {step}); at most {MAX_CANDIDATES} are searched: check the curve's PE counts for a typo, or raise --step")]
+    TooManyCandidates {
+        name: String,
+        count: u64,
+        low: u32,
+        high: u32,
+        step: u32,
+    },
+    #[error("{components} components with {candidates} candidates in all and a budget of {budget} PEs (PE sums in units of {unit}) are too many to search exactly; raise --step or lower --max-nproc")]
+    SearchTooLarge {
+        components: usize,
+        candidates: u64,
+        budget: u32,
+        unit: u32,
+    },
+    #[error("the budget {max_nproc} plus --extra-pes {extra_pes} is more PEs than autolb counts ({max}); lower them")]
+    TotalTooLarge {
+        max_nproc: u32,
+        extra_pes: u32,
+        max: u32,
+    },
     #[error("{name}: no candidate PE count between {low} and {high}{why}; check its allowed list and limits")]
     NoCandidates {
         name: String,
@@ -226,7 +266,17 @@ pub struct Problem {
 impl Problem {
     /// Validates the inputs and prepares the search (the expensive, TTS_w-independent part).
     pub fn new(inputs: &[ComponentInput], settings: &Settings) -> Result<Problem, PredictError> {
-        Problem::billed(inputs, settings, &CostModel::default())
+        Problem::with_model(inputs, settings, &Model::Standalone)
+    }
+
+    /// Like [`Problem::new`], with each candidate's speed taken from `model` (its adjusted
+    /// curve): the search is the same, only the candidate speeds differ.
+    pub fn with_model(
+        inputs: &[ComponentInput],
+        settings: &Settings,
+        model: &Model,
+    ) -> Result<Problem, PredictError> {
+        Problem::billed_with_model(inputs, settings, model, &CostModel::default())
     }
 
     /// [`Problem::new`] with a machine, a cost and queues: FN weighs the chosen cost, and with
@@ -236,15 +286,35 @@ impl Problem {
         settings: &Settings,
         cost_model: &CostModel,
     ) -> Result<Problem, PredictError> {
+        Problem::billed_with_model(inputs, settings, &Model::Standalone, cost_model)
+    }
+
+    /// Both at once: candidate speeds from `model`, FN weighing `cost_model`'s cost.
+    pub fn billed_with_model(
+        inputs: &[ComponentInput],
+        settings: &Settings,
+        model: &Model,
+        cost_model: &CostModel,
+    ) -> Result<Problem, PredictError> {
         validate(inputs, settings)?;
         cost_model.validate()?;
-        let components: Vec<Candidates> = inputs
+        let mut components: Vec<Candidates> = inputs
             .iter()
             .map(|c| candidates(c, settings))
             .collect::<Result<_, _>>()?;
+        if model.is_calibrated() {
+            for c in &mut components {
+                for (p, s) in c.nproc.iter().zip(c.sypd.iter_mut()) {
+                    *s = model.adjust(&c.name, *p, *s);
+                }
+            }
+        }
         let baseline_nproc: Vec<u32> = components.iter().map(|c| c.nproc[0]).collect();
-        let base_sum: u32 = baseline_nproc.iter().sum();
-        if base_sum > settings.max_nproc {
+        // Each candidate is within the budget, and there are at most MAX_COMPONENTS of them,
+        // so the sum fits in u64; compared before narrowing.
+        let base_sum64: u64 = baseline_nproc.iter().map(|&p| u64::from(p)).sum();
+        let base_sum = u32::try_from(base_sum64).unwrap_or(u32::MAX);
+        if base_sum64 > u64::from(settings.max_nproc) {
             let detail = components
                 .iter()
                 .map(|c| format!("{} {}", c.name, c.nproc[0]))
@@ -275,6 +345,7 @@ impl Problem {
             chsy_bounds: Bounds { min: 0.0, max: 0.0 },
             groups: Vec::new(),
         };
+        search::check_work(&problem)?;
         let summary = search::summarise(&problem);
         if summary.kept == 0 {
             let queue = cost_model.queue.clone().unwrap_or_default();
@@ -388,7 +459,7 @@ impl Problem {
     }
 
     fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Config {
-        let sypd = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+        let sypd = coupled_sypd(speeds);
         let total = self.total_nproc(nproc.iter().sum());
         let chsy = metrics::chsy(f64::from(total), sypd);
         let billing = self
@@ -452,6 +523,29 @@ impl Problem {
         }
     }
 
+    /// Cells of the largest 2-D slice over any two components ([`Problem::grid`]); an error
+    /// past [`MAX_GRID_CELLS`], for front ends that draw the whole slice.
+    pub fn check_grid_size(&self) -> Result<(), String> {
+        let sizes: Vec<(u64, &str)> = self
+            .components
+            .iter()
+            .map(|c| (c.nproc.len() as u64, c.name.as_str()))
+            .collect();
+        for (i, (a, an)) in sizes.iter().enumerate() {
+            for (b, bn) in sizes.iter().skip(i + 1) {
+                if a * b > MAX_GRID_CELLS {
+                    return Err(format!(
+                        "the matrix of {an} ({a} candidates) by {bn} ({b} candidates) would have \
+                         {} cells, more than the {MAX_GRID_CELLS} drawn at most; raise --step or \
+                         lower --max-nproc",
+                        a * b
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The candidate index of `nproc` in component `component`, if it is a candidate.
     pub fn candidate_index(&self, component: usize, nproc: u32) -> Option<usize> {
         self.components[component].nproc.binary_search(&nproc).ok()
@@ -481,12 +575,12 @@ impl Problem {
 
     /// Classifies and scores one configuration.
     pub fn cell(&self, index: &[usize], tts_w: f64) -> Cell {
-        let sum: u32 = index
+        let sum: u64 = index
             .iter()
             .zip(&self.components)
-            .map(|(&i, c)| c.nproc[i])
+            .map(|(&i, c)| u64::from(c.nproc[i]))
             .sum();
-        if sum > self.settings.max_nproc {
+        if sum > u64::from(self.settings.max_nproc) {
             return Cell::OverBudget;
         }
         let config = self.score(index, tts_w);
@@ -495,7 +589,7 @@ impl Problem {
             return Cell::OverBudget;
         }
         match self.kept_sum_limit(config.sypd) {
-            Some(limit) if sum <= limit => Cell::Scored {
+            Some(limit) if sum <= u64::from(limit) => Cell::Scored {
                 sypd: config.sypd,
                 chsy: config.chsy,
                 coupling_cost: config.coupling_cost,
@@ -507,6 +601,12 @@ impl Problem {
             },
         }
     }
+}
+
+/// The coupled SYPD of a configuration from its components' speeds (method.md step 4): the
+/// slowest sets the pace. Every model and the search use this one definition.
+pub fn coupled_sypd(speeds: &[f64]) -> f64 {
+    speeds.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
 /// Validates, prepares and ranks in one call.
@@ -546,30 +646,115 @@ fn validate(inputs: &[ComponentInput], settings: &Settings) -> Result<(), Predic
     if settings.top == 0 {
         return Err(PredictError::ZeroTop);
     }
+    if settings.top > MAX_TOP {
+        return Err(PredictError::TopTooLarge(settings.top));
+    }
+    // Every total (balanced sum + extra PEs) is at most this, so u32 arithmetic cannot wrap.
+    if settings
+        .max_nproc
+        .checked_add(settings.extra_pes)
+        .is_none_or(|t| t > MAX_TOTAL_PES)
+    {
+        return Err(PredictError::TotalTooLarge {
+            max_nproc: settings.max_nproc,
+            extra_pes: settings.extra_pes,
+            max: MAX_TOTAL_PES,
+        });
+    }
     Ok(())
 }
 
+/// Most PEs a configuration may take in all (budget plus extra PEs): 100 million, ten times
+/// the largest machines, and a bound that keeps every sum of up to [`MAX_COMPONENTS`] PE
+/// counts within u32.
+pub const MAX_TOTAL_PES: u32 = 100_000_000;
+
 /// Candidates of one component (method.md step 1): its allowed list restricted to the measured
 /// range, or first, first+step, ... up to the last measured point; then the component's own
-/// limits. A candidate whose interpolated SYPD is not a positive number (a quadratic spline can
+/// limits (and the budget, when the curve reaches so far beyond it that the candidates would
+/// be too many). More than [`MAX_CANDIDATES`] within the budget is refused before any is built. A candidate whose interpolated SYPD is not a positive number (a quadratic spline can
 /// dip below zero between wild points) is dropped: no run goes at zero speed.
 fn candidates(input: &ComponentInput, settings: &Settings) -> Result<Candidates, PredictError> {
     let curve = &input.curve;
     let (first, last) = (curve.first_nproc(), curve.last_nproc());
     let low = first.max(input.min_nproc.unwrap_or(0));
-    let high = last.min(input.max_nproc.unwrap_or(u32::MAX));
-    let raw: Vec<u32> = match &input.allowed {
+    let own_high = last.min(input.max_nproc.unwrap_or(u32::MAX));
+    let high = own_high.min(settings.max_nproc);
+    // Candidates above the budget are never feasible; they are kept for display (the app
+    // greys them as over budget) unless there are too many of them, as with a typo in a curve.
+    let count_up_to = |top: u32| match &input.allowed {
+        Some(list) => list
+            .iter()
+            .filter(|&&p| p >= low && p <= top && p <= last)
+            .count() as u64,
+        None if top >= low => {
+            let step = u64::from(settings.step);
+            let start = u64::from(low - first).div_ceil(step) * step + u64::from(first);
+            u64::from(top).saturating_sub(start) / step + u64::from(start <= u64::from(top))
+        }
+        None => 0,
+    };
+    let high = if count_up_to(own_high) <= MAX_CANDIDATES {
+        own_high
+    } else {
+        high
+    };
+    let count = count_up_to(high);
+    if count > MAX_CANDIDATES {
+        return Err(PredictError::TooManyCandidates {
+            name: curve.name.clone(),
+            count,
+            low,
+            high,
+            step: settings.step,
+        });
+    }
+    let mut raw: Vec<u32> = match &input.allowed {
         Some(list) => {
             let mut v: Vec<u32> = list
                 .iter()
                 .copied()
-                .filter(|&p| p >= first && p <= last)
+                .filter(|&p| p >= first && p <= last && p <= high)
                 .collect();
             v.sort_unstable();
             v.dedup();
             v
         }
-        None => (first..=last).step_by(settings.step as usize).collect(),
+        None => {
+            // Grid points first + k*step from the first at or above `low`.
+            let step = u64::from(settings.step);
+            let start = u64::from(low - first).div_ceil(step) * step + u64::from(first);
+            match u32::try_from(start) {
+                Ok(start) => (start..=last.min(high))
+                    .step_by(settings.step as usize)
+                    .collect(),
+                Err(_) => Vec::new(),
+            }
+        }
+    };
+    if !raw.iter().any(|&p| p >= low) {
+        // Nothing within the budget: keep the smallest candidate so that the budget check
+        // says how far the budget is below the base case.
+        let smallest = match &input.allowed {
+            Some(list) => list
+                .iter()
+                .copied()
+                .filter(|&p| p >= low.max(first) && p <= own_high.min(last))
+                .min(),
+            None => {
+                let step = u64::from(settings.step);
+                let k = u64::from(low - first).div_ceil(step);
+                u32::try_from(u64::from(first) + k * step)
+                    .ok()
+                    .filter(|&p| p <= own_high)
+            }
+        };
+        raw = smallest.into_iter().collect();
+    }
+    let high = if raw.iter().any(|&p| p > high) {
+        own_high
+    } else {
+        high
     };
     let interpolant = Interpolant::new(settings.interp, &curve.xs(), &curve.ys());
     let (mut nproc, mut sypd) = (Vec::new(), Vec::new());
@@ -607,4 +792,61 @@ pub fn rank_order(a: &Config, b: &Config) -> std::cmp::Ordering {
         .total_cmp(&a.fittingness)
         .then(a.total_nproc.cmp(&b.total_nproc))
         .then_with(|| a.nproc.cmp(&b.nproc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::curve::Point;
+
+    fn input(name: &str, last: u32) -> ComponentInput {
+        let points = [
+            Point {
+                nproc: 10,
+                sypd: 1.0,
+            },
+            Point {
+                nproc: last,
+                sypd: 20.0,
+            },
+        ];
+        ComponentInput::new(Curve::from_points(name, "t", &points).unwrap())
+    }
+
+    #[test]
+    fn limits_are_checked_before_any_work() {
+        let settings = |max_nproc: u32, extra_pes: u32, top: usize| Settings {
+            max_nproc,
+            extra_pes,
+            top,
+            ..Settings::default()
+        };
+        let two = [input("A", 480_000_000), input("B", 5000)];
+        assert!(matches!(
+            Problem::new(&two, &settings(480_000_000, 0, 5)),
+            Err(PredictError::TotalTooLarge { .. })
+        ));
+        assert!(matches!(
+            Problem::new(&two, &settings(1000, u32::MAX, 5)),
+            Err(PredictError::TotalTooLarge { .. })
+        ));
+        assert!(matches!(
+            Problem::new(&two, &settings(1000, 0, 500_000_000)),
+            Err(PredictError::TopTooLarge(500_000_000))
+        ));
+        let e = Problem::new(&two, &settings(90_000_000, 0, 5)).unwrap_err();
+        assert!(matches!(e, PredictError::TooManyCandidates { ref name, .. } if name == "A"));
+        // Within a budget of 6000 the typo leaves 5991 candidates of A: fine, and the whole
+        // curve is not generated (only up to the budget).
+        let p = Problem::new(&two, &settings(6000, 0, 5)).unwrap();
+        assert_eq!(p.components[0].nproc.last(), Some(&6000));
+        // The largest matrix the app would draw: 5991 x 4991 cells is too many.
+        assert!(p.check_grid_size().unwrap_err().contains("--step"));
+        // Three components: the convolution's work is bounded.
+        let three = [input("A", 50_000), input("B", 50_000), input("C", 50_000)];
+        assert!(matches!(
+            Problem::new(&three, &settings(100_000, 0, 5)),
+            Err(PredictError::SearchTooLarge { .. })
+        ));
+    }
 }

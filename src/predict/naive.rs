@@ -19,8 +19,29 @@ pub struct NaiveResult {
 /// Enumerates every configuration of `problem`'s candidates. Cost: the product of the candidate
 /// counts, so keep it for small problems.
 pub fn enumerate(problem: &Problem, tts_w: f64, top: usize) -> NaiveResult {
+    enumerate_with(problem, tts_w, top, &|index: &[usize]| {
+        super::coupled_sypd(
+            &index
+                .iter()
+                .zip(&problem.components)
+                .map(|(&i, c)| c.sypd[i])
+                .collect::<Vec<_>>(),
+        )
+    })
+}
+
+/// [`enumerate`] with another coupled speed than the min of the candidates' speeds
+/// (`coupled(candidate indices)`), e.g. the irregular-steps model, which has no bottleneck
+/// structure for the fast search to use. The base case is scored with `coupled` too.
+pub fn enumerate_with(
+    problem: &Problem,
+    tts_w: f64,
+    top: usize,
+    coupled: &dyn Fn(&[usize]) -> f64,
+) -> NaiveResult {
     let sizes: Vec<usize> = problem.components.iter().map(|c| c.nproc.len()).collect();
     let base_total = f64::from(problem.total_nproc(problem.baseline_nproc.iter().sum()));
+    let base_sypd = coupled(&vec![0; sizes.len()]);
     let mut feasible = 0u64;
     // (index, sypd, chsy) of every kept configuration
     let mut kept: Vec<(Vec<usize>, f64, f64)> = Vec::new();
@@ -31,11 +52,7 @@ pub fn enumerate(problem: &Problem, tts_w: f64, top: usize) -> NaiveResult {
             .zip(&problem.components)
             .map(|(&i, c)| c.nproc[i])
             .sum();
-        let sypd = index
-            .iter()
-            .zip(&problem.components)
-            .map(|(&i, c)| c.sypd[i])
-            .fold(f64::INFINITY, f64::min);
+        let sypd = coupled(&index);
         let nproc: Vec<u32> = index
             .iter()
             .zip(&problem.components)
@@ -44,7 +61,7 @@ pub fn enumerate(problem: &Problem, tts_w: f64, top: usize) -> NaiveResult {
         if sum <= problem.settings.max_nproc && problem.fits_queue(&nproc, sypd) {
             feasible += 1;
             let total = f64::from(problem.total_nproc(sum));
-            if metrics::beats_base_case(sypd, total, problem.baseline_sypd, base_total) {
+            if metrics::beats_base_case(sypd, total, base_sypd, base_total) {
                 let cost = metrics::chsy(problem.weight_of(&nproc), sypd);
                 kept.push((index.clone(), sypd, cost));
             }
@@ -59,10 +76,17 @@ pub fn enumerate(problem: &Problem, tts_w: f64, top: usize) -> NaiveResult {
     let chsy_bounds = Bounds::of(kept.iter().map(|k| k.2)).expect("a kept configuration");
     let mut scored: Vec<Config> = kept
         .iter()
-        .map(|(index, sypd, chsy)| {
+        .map(|(index, sypd, cost)| {
             let mut c = problem.score(index, tts_w);
+            // The coupled speed may differ from the min of the candidates' (`coupled`): CHSY
+            // and the bill follow it; FN weighs the billed cost (CHSY without a machine).
+            c.sypd = *sypd;
+            c.chsy = metrics::chsy(f64::from(c.total_nproc), *sypd);
+            c.billing = problem
+                .cost_model
+                .billing(&c.nproc, problem.settings.extra_pes, *sypd);
             c.fittingness =
-                metrics::fittingness_in(tts_w, *sypd, *chsy, &sypd_bounds, &chsy_bounds);
+                metrics::fittingness_in(tts_w, *sypd, *cost, &sypd_bounds, &chsy_bounds);
             c
         })
         .collect();

@@ -22,7 +22,14 @@
 //! the cost read off each sum changes; a chosen queue's core or node limit becomes a smaller
 //! PE-sum cap and its wall-time limit drops the groups that are too slow. Per-component nodes
 //! make `W` depend on every component's rounding, not on the sum: those groups are counted by
-//! [`super::placed`] instead.
+//! [`super::placed`] instead (through the general loop, also for two components).
+//!
+//! Cost, with N candidates in all, a budget of B PEs and PE sums in units of u:
+//! * two components (the usual case): O(N log N). The groups are swept from the fastest
+//!   bottleneck down while the other component's candidates that are fast enough enter a
+//!   Fenwick tree over PE counts, so each group's counts and extreme sums are O(log N) queries;
+//! * three or more: about N x (B / u) x N for the convolutions, refused up front beyond
+//!   [`super::MAX_SEARCH_WORK`] with an error saying what to change.
 
 use std::cmp::Ordering;
 
@@ -74,8 +81,38 @@ impl Group {
     }
 }
 
+/// Refuses a problem of three or more components whose convolutions would take too long.
+pub fn check_work(problem: &Problem) -> Result<(), super::PredictError> {
+    let n = problem.components.len();
+    if n <= 2 {
+        return Ok(());
+    }
+    let candidates: u64 = problem
+        .components
+        .iter()
+        .map(|c| c.nproc.len() as u64)
+        .sum();
+    let unit = sum_unit(problem);
+    let sums = u64::from(problem.settings.max_nproc / unit) + 1;
+    let work = candidates.saturating_mul(sums).saturating_mul(candidates);
+    if work > super::MAX_SEARCH_WORK {
+        return Err(super::PredictError::SearchTooLarge {
+            components: n,
+            candidates,
+            budget: problem.settings.max_nproc,
+            unit,
+        });
+    }
+    Ok(())
+}
+
 /// Counts, bounds, all exact.
 pub fn summarise(problem: &Problem) -> Summary {
+    // Per-component nodes bill each component's rounding, not the PE sum: those groups go
+    // through the general loop below and [`placed`].
+    if problem.components.len() == 2 && problem.cost_model.cost_follows_sum() {
+        return summarise_pair(problem);
+    }
     let mut summary = Summary {
         groups: Vec::new(),
         feasible: 0,
@@ -459,4 +496,164 @@ fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32, cap: u32) -> Opt
         reach,
         last,
     })
+}
+
+/// [`summarise`] for two components in O(N log N) (see the module doc): the same figures and
+/// the same groups in the same order as the general convolution.
+fn summarise_pair(problem: &Problem) -> Summary {
+    let mut summary = Summary {
+        groups: Vec::new(),
+        feasible: 0,
+        kept: 0,
+        sypd_bounds: Bounds {
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        },
+        chsy_bounds: Bounds {
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        },
+    };
+    let budget = problem.sum_cap();
+    for c in 0..2 {
+        let d = 1 - c;
+        let (comp, other) = (&problem.components[c], &problem.components[d]);
+        // Bottlenecks from the fastest down; the other's candidates from the fastest down.
+        let mut groups: Vec<usize> = (0..comp.nproc.len()).collect();
+        groups.sort_by(|&a, &b| comp.sypd[b].total_cmp(&comp.sypd[a]));
+        let mut entering: Vec<usize> = (0..other.nproc.len()).collect();
+        entering.sort_by(|&a, &b| other.sypd[b].total_cmp(&other.sypd[a]));
+        let mut present = Fenwick::new(other.nproc.len());
+        let mut lowest: Option<usize> = None;
+        let mut next = 0;
+        for i in groups {
+            let s = comp.sypd[i];
+            while next < entering.len()
+                && faster_than_bottleneck(other.sypd[entering[next]], s, d < c)
+            {
+                let j = entering[next];
+                present.add(j);
+                lowest = Some(lowest.map_or(j, |l: usize| l.min(j)));
+                next += 1;
+            }
+            let (Some(lowest), p) = (lowest, comp.nproc[i]) else {
+                continue; // no candidate of the other component is fast enough
+            };
+            if p > budget || !problem.sypd_fits_queue(s) {
+                continue;
+            }
+            // Candidates of the other component with at most `cap` PEs: indices below this.
+            let below = |cap: u32| other.nproc.partition_point(|&q| q <= cap);
+            summary.feasible += present.count_below(below(budget - p));
+            let Some(limit) = problem
+                .kept_sum_limit(s)
+                .map(|l| l.min(budget))
+                .filter(|&l| l >= p)
+            else {
+                continue;
+            };
+            let kept_below = below(limit - p);
+            let kept = present.count_below(kept_below);
+            if kept == 0 {
+                continue;
+            }
+            summary.kept += kept;
+            summary.sypd_bounds = summary.sypd_bounds.include(s);
+            let Some(highest) = present.last_below(kept_below) else {
+                continue;
+            };
+            let (lo, hi) = (p + other.nproc[lowest], p + other.nproc[highest]);
+            summary.groups.push(Group {
+                component: c,
+                index: i,
+                sypd: s,
+                min_sum: lo,
+                limit,
+                min_weight: problem.weight_at_sum(lo),
+            });
+            for sum in [lo, hi] {
+                let cost = metrics::chsy(problem.weight_at_sum(sum), s);
+                summary.chsy_bounds = summary.chsy_bounds.include(cost);
+            }
+        }
+    }
+    // The general path lists groups by (component, index); ties in the best-first walk keep
+    // that order, so keep it here too.
+    summary.groups.sort_by_key(|g| (g.component, g.index));
+    summary
+}
+
+/// A Fenwick (binary indexed) tree of which positions are present: counts below a position and
+/// the last present position below one, both in O(log n).
+struct Fenwick {
+    tree: Vec<u64>,
+}
+
+impl Fenwick {
+    fn new(n: usize) -> Fenwick {
+        Fenwick {
+            tree: vec![0; n + 1],
+        }
+    }
+
+    fn add(&mut self, position: usize) {
+        let mut k = position + 1;
+        while k < self.tree.len() {
+            self.tree[k] += 1;
+            k += k & k.wrapping_neg();
+        }
+    }
+
+    /// Present positions in `0..end`.
+    fn count_below(&self, end: usize) -> u64 {
+        let mut k = end.min(self.tree.len() - 1);
+        let mut total = 0;
+        while k > 0 {
+            total += self.tree[k];
+            k -= k & k.wrapping_neg();
+        }
+        total
+    }
+
+    /// The largest present position in `0..end`.
+    fn last_below(&self, end: usize) -> Option<usize> {
+        let count = self.count_below(end);
+        if count == 0 {
+            return None;
+        }
+        // The position of the count-th present one: descend the tree.
+        let mut position = 0;
+        let mut remaining = count;
+        let mut step = (self.tree.len() - 1).next_power_of_two();
+        while step > 0 {
+            let next = position + step;
+            if next < self.tree.len() && self.tree[next] < remaining {
+                position = next;
+                remaining -= self.tree[next];
+            }
+            step >>= 1;
+        }
+        Some(position) // 0-based index of the count-th present position
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fenwick_counts_and_finds_the_last_present() {
+        let mut f = Fenwick::new(10);
+        for p in [2, 5, 7] {
+            f.add(p);
+        }
+        assert_eq!(f.count_below(0), 0);
+        assert_eq!(f.count_below(3), 1);
+        assert_eq!(f.count_below(10), 3);
+        assert_eq!(f.last_below(2), None);
+        assert_eq!(f.last_below(3), Some(2));
+        assert_eq!(f.last_below(7), Some(5));
+        assert_eq!(f.last_below(8), Some(7));
+        assert_eq!(f.last_below(100), Some(7));
+    }
 }

@@ -13,6 +13,57 @@ pub fn parse_positive(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses a coupling period in seconds: positive and at most a day
+/// ([`autolb::limits::MAX_PERIOD_S`]).
+pub fn parse_period(s: &str) -> Result<f64, String> {
+    let v = parse_positive(s)?;
+    autolb::limits::check_seconds("the period", v, autolb::limits::MAX_PERIOD_S, false)
+}
+
+/// Parses seconds between polls: positive and at most an hour.
+pub fn parse_poll_interval(s: &str) -> Result<f64, String> {
+    let v = parse_positive(s)?;
+    autolb::limits::check_seconds(
+        "the poll interval",
+        v,
+        autolb::limits::MAX_POLL_INTERVAL_S,
+        false,
+    )
+}
+
+/// Parses a time compression (real seconds per modelled second): positive and bounded.
+pub fn parse_compression(s: &str) -> Result<f64, String> {
+    let v = parse_positive(s)?;
+    autolb::limits::check_seconds("the compression", v, autolb::limits::MAX_COMPRESSION, false)
+}
+
+/// Refuses a `NAME=VALUE` flag given twice for the same name: the last one must not silently
+/// win over the first.
+pub(crate) fn reject_repeated_names(flag: &str, pairs: &[(String, String)]) -> Result<()> {
+    for (k, (name, value)) in pairs.iter().enumerate() {
+        if let Some((_, first)) = pairs[..k].iter().find(|(n, _)| n == name) {
+            return Err(user(format!(
+                "{flag} {name} is given twice ({name}={first} and {name}={value}); give each \
+                 component once"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Parses `--jobs`: runs at a time, at least one (0 would run nothing and wait forever).
+pub fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 runs at a time would run nothing; give at least 1".into()),
+        Ok(n) if n > MAX_JOBS => Err(format!("{n} is more than the limit of {MAX_JOBS}")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number of runs")),
+    }
+}
+
+/// Most runs a driver starts at a time (`--jobs`, `[executor] jobs`).
+pub const MAX_JOBS: usize = 4096;
+
 /// Parses `NAME=VALUE` (for `--curve`, `--allowed`, `--nproc`, `--comp`).
 pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
     let (k, v) = s
@@ -30,7 +81,10 @@ pub(crate) fn write_stdout(text: &str) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        // A full disk or a closed terminal is the user's to fix, not a bug.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(user(format!("cannot write the output: {e}")))
+        }
         _ => Ok(()),
     }
 }

@@ -9,14 +9,20 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use color_eyre::eyre::Result;
 
+use std::collections::BTreeMap;
+
+use autolb::campaign::measured::load_measured;
 use autolb::config::{self, CampaignFile};
 use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::machine::{CostKind, CostModel, Machine, Placement};
+use autolb::model::measured::Naming;
+use autolb::model::steps::{StepProfile, Steps};
+use autolb::model::{MeasuredRun, Model};
 use autolb::predict::{ComponentInput, Settings};
 
 use super::error::user;
-use super::parse::parse_key_value;
+use super::parse::{parse_key_value, parse_pes, reject_repeated_names};
 
 /// The prediction's inputs and settings, shared by `autolb predict` and `autolb tui`.
 #[derive(Debug, Default, Clone, Args)]
@@ -73,10 +79,9 @@ pub struct PredictionFlags {
 
 /// Merges the campaign file and the flags into prediction inputs.
 pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)> {
-    let file = match &args.config {
-        Some(path) => Some((CampaignFile::load(path).map_err(user)?, base_dir(path))),
-        None => None,
-    };
+    reject_repeated_names("--curve", &args.curves)?;
+    reject_repeated_names("--allowed", &args.allowed)?;
+    let file = load_config(args)?;
     let mut settings = file.as_ref().map(|(f, _)| f.settings()).unwrap_or_default();
     let from_file_budget = file.as_ref().and_then(|(f, _)| f.max_nproc);
     settings.max_nproc = args.max_nproc.or(from_file_budget).ok_or_else(|| {
@@ -97,8 +102,27 @@ pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)
     if let Some(v) = args.extra_pes {
         settings.extra_pes = v;
     }
+    let inputs = resolve_components(args, file.as_ref())?;
+    Ok((inputs, settings))
+}
 
-    let file_inputs = match &file {
+/// The campaign file of `--config`, with the directory its paths are relative to.
+pub fn load_config(args: &PredictionFlags) -> Result<Option<(CampaignFile, PathBuf)>> {
+    match &args.config {
+        Some(path) => Ok(Some((
+            CampaignFile::load(path).map_err(user)?,
+            base_dir(path),
+        ))),
+        None => Ok(None),
+    }
+}
+
+/// The components (curves, allowed lists, limits) from `--curve`, `--allowed` and the file.
+pub fn resolve_components(
+    args: &PredictionFlags,
+    file: Option<&(CampaignFile, PathBuf)>,
+) -> Result<Vec<ComponentInput>> {
+    let file_inputs = match file {
         Some((f, dir)) => f.component_inputs(dir).map_err(user)?,
         None => Vec::new(),
     };
@@ -129,7 +153,7 @@ pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)
         };
         input.allowed = Some(parse_allowed_spec(name, spec)?);
     }
-    Ok((inputs, settings))
+    Ok(inputs)
 }
 
 /// `--allowed` takes a file path or an inline comma-separated list.
@@ -201,4 +225,178 @@ pub fn resolve_cost_model(args: &PredictionFlags) -> Result<CostModel> {
     }
     model.validate().map_err(user)?;
     Ok(model)
+}
+
+/// Where the performance model comes from: measured runs (`--measured`, repeatable) or a
+/// fitted model file (`--model`); shared by `predict`, `tui` and `model`.
+#[derive(Debug, Default, Clone, Args)]
+pub struct ModelFlags {
+    /// Measured coupled runs to calibrate the model on: a campaign directory, a directory of
+    /// run directories named like 240IFS_144NEMO[_suffix], or one run directory (with --nproc
+    /// when its files do not carry PE counts). Repeat for more.
+    #[arg(long = "measured", value_name = "PATH")]
+    pub measured: Vec<PathBuf>,
+    /// A model written by `autolb model fit --out FILE`.
+    #[arg(long = "model", value_name = "FILE", conflicts_with = "measured")]
+    pub model: Option<PathBuf>,
+    /// A component's name in the timing files, `NAME=NAME_IN_TIMING_FILES` (e.g. IFS=ATMIFS)
+    /// [default: the campaign file's timing_name, else the name itself].
+    #[arg(long = "timing-name", value_name = "NAME=TIMING_NAME", value_parser = parse_key_value)]
+    pub timing_names: Vec<(String, String)>,
+    /// PEs of a component for a single --measured run directory whose files do not say,
+    /// `NAME=N`.
+    #[arg(long = "nproc", value_name = "NAME=N", value_parser = parse_key_value)]
+    pub nproc: Vec<(String, String)>,
+    /// A component's per-coupling-step series (CSV `,Component,Waiting,Interpolation,Sending`),
+    /// `NAME=PATH[@NPROC]` (PEs from the file name `..._ts_240.csv` when not given): the coupled
+    /// time becomes the sum over steps of the slowest component's step time.
+    #[arg(long = "steps", value_name = "NAME=PATH[@NPROC]", value_parser = parse_key_value)]
+    pub steps: Vec<(String, String)>,
+}
+
+impl ModelFlags {
+    /// True when a model other than the standalone one is asked for.
+    pub fn wants_model(&self) -> bool {
+        !self.measured.is_empty() || self.model.is_some() || !self.steps.is_empty()
+    }
+}
+
+/// The model the flags ask for, the runs it was fitted on and the notes on runs left out.
+#[derive(Debug, Clone)]
+pub struct ResolvedModel {
+    pub model: Model,
+    /// Per-step series from `--steps` (empty without).
+    pub steps: Steps,
+    pub runs: Vec<MeasuredRun>,
+    pub notes: Vec<String>,
+}
+
+/// The balanced components' names in timing files: `--timing-name`, else the campaign file,
+/// else the name itself.
+pub fn namings(
+    flags: &ModelFlags,
+    inputs: &[ComponentInput],
+    file: Option<&(CampaignFile, PathBuf)>,
+) -> Result<Vec<Naming>> {
+    for (name, _) in &flags.timing_names {
+        if !inputs.iter().any(|c| c.name() == name) {
+            return Err(user(format!(
+                "--timing-name names {name:?}, which is not a component; use one of {}",
+                inputs
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    Ok(inputs
+        .iter()
+        .map(|c| {
+            let timing = flags
+                .timing_names
+                .iter()
+                .find(|(n, _)| n == c.name())
+                .map(|(_, t)| t.clone())
+                .or_else(|| {
+                    file.and_then(|(f, _)| {
+                        f.components
+                            .iter()
+                            .find(|e| e.name == c.name())
+                            .map(|e| e.timing_name().to_string())
+                    })
+                })
+                .unwrap_or_else(|| c.name().to_string());
+            Naming::new(c.name(), timing)
+        })
+        .collect())
+}
+
+/// Reads every `--measured` path (or `--model`) and fits the model against the curves.
+pub fn resolve_model(
+    flags: &ModelFlags,
+    inputs: &[ComponentInput],
+    file: Option<&(CampaignFile, PathBuf)>,
+    interp: Method,
+    period_s: Option<f64>,
+) -> Result<ResolvedModel> {
+    if let Some(path) = &flags.model {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| user(format!("--model {}: {e}", path.display())))?;
+        let model = Model::from_json(&text)
+            .map_err(|e| user(format!("--model {}: {e}", path.display())))?;
+        let known = model.component_names();
+        if let Some(c) = inputs
+            .iter()
+            .find(|c| model.is_calibrated() && !known.iter().any(|k| k == c.name()))
+        {
+            return Err(user(format!(
+                "--model {} was fitted on {}; it knows nothing of {}: refit it with that curve",
+                path.display(),
+                known.join(", "),
+                c.name()
+            )));
+        }
+        return Ok(ResolvedModel {
+            model,
+            steps: resolve_steps(flags, inputs)?,
+            runs: Vec::new(),
+            notes: Vec::new(),
+        });
+    }
+    let names = namings(flags, inputs, file)?;
+    let mut nproc = BTreeMap::new();
+    for (name, value) in &flags.nproc {
+        if !inputs.iter().any(|c| c.name() == name) {
+            return Err(user(format!(
+                "--nproc names {name:?}, which is not a component; use one of {}",
+                inputs
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        nproc.insert(name.clone(), parse_pes("--nproc", name, value)?);
+    }
+    let period = period_s.or_else(|| file.and_then(|(f, _)| f.period_s));
+    let (mut runs, mut notes) = (Vec::new(), Vec::new());
+    for path in &flags.measured {
+        let (r, n) = load_measured(path, &names, &nproc, period).map_err(user)?;
+        runs.extend(r);
+        notes.extend(n);
+    }
+    let curves: Vec<Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
+    let steps = resolve_steps(flags, inputs)?;
+    let (model, fit_notes) = Model::fit_with_steps(&curves, interp, &runs, &steps);
+    notes.extend(fit_notes);
+    Ok(ResolvedModel {
+        model,
+        steps,
+        runs,
+        notes,
+    })
+}
+
+/// Loads every `--steps NAME=PATH[@NPROC]`.
+pub fn resolve_steps(flags: &ModelFlags, inputs: &[ComponentInput]) -> Result<Steps> {
+    let mut profiles = Vec::new();
+    for (name, spec) in &flags.steps {
+        if !inputs.iter().any(|c| c.name() == name) {
+            return Err(user(format!(
+                "--steps names {name:?}, which is not a component; use one of {}",
+                inputs
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let (path, nproc) = match spec.rsplit_once('@') {
+            Some((path, n)) => (path, Some(parse_pes("--steps", name, n)?)),
+            None => (spec.as_str(), None),
+        };
+        profiles.push(StepProfile::load(name, Path::new(path), nproc).map_err(user)?);
+    }
+    Ok(Steps { profiles })
 }

@@ -12,8 +12,12 @@
 //!
 //! With a time compression factor the files are written while the run "runs": a modelled
 //! second takes `compression` real seconds, so a campaign watcher sees half-written files.
+//!
+//! [`synthetic`] draws random cases (standalone curves and a hidden coupled-mode truth) to
+//! judge performance models on shapes nobody chose.
 
 mod model;
+pub mod synthetic;
 mod writer;
 
 use std::collections::BTreeMap;
@@ -90,11 +94,15 @@ impl SimSettings {
     pub fn validate(&self) -> Result<(), SimError> {
         let bad =
             |key: &str, why: &str| Err(SimError::Settings(format!("[executor.sim] {key}: {why}")));
+        use crate::limits;
         if let Some(p) = self.period_s {
-            if !(p.is_finite() && p > 0.0) {
+            if !(p.is_finite() && p > 0.0 && p <= limits::MAX_PERIOD_S) {
                 return bad(
                     "period_s",
-                    "must be a positive number of seconds, e.g. 2700",
+                    &format!(
+                        "must be a positive number of seconds up to {} (a day), e.g. 2700",
+                        limits::MAX_PERIOD_S
+                    ),
                 );
             }
         }
@@ -102,6 +110,24 @@ impl SimSettings {
             return bad(
                 "steps",
                 "must be at least 5 (LUCIA analysis skips 3 exchanges)",
+            );
+        }
+        if self.steps.is_some_and(|s| s > limits::MAX_SIM_STEPS) {
+            return bad(
+                "steps",
+                &format!("must be at most {}", limits::MAX_SIM_STEPS),
+            );
+        }
+        if self
+            .compression
+            .is_some_and(|c| c > limits::MAX_COMPRESSION)
+        {
+            return bad(
+                "compression",
+                &format!(
+                    "must be at most {} real seconds per modelled second",
+                    limits::MAX_COMPRESSION
+                ),
             );
         }
         for (key, v) in [
@@ -242,4 +268,11 @@ pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
         source,
     })?;
     writer::run(&plan, out_dir)
+}
+
+/// Runs the model without writing any file: what it would measure, for benchmarks and model
+/// tests that need thousands of runs. Same outcome as [`simulate`] for the same run.
+pub fn simulate_in_memory(run: &SimRun) -> Result<SimOutcome, SimError> {
+    run.settings.validate()?;
+    model::Plan::new(run)?.simulate_all(|_| Ok(()))
 }

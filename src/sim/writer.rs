@@ -38,7 +38,9 @@ pub(crate) fn run(plan: &Plan, dir: &Path) -> Result<SimOutcome, SimError> {
         write_exchange(x, &mut writers)?;
         if plan.compression > 0.0 {
             let modelled = x.end.iter().copied().fold(EPOCH, f64::max) - EPOCH;
-            let due = Duration::from_secs_f64((modelled * plan.compression).max(0.0));
+            // Saturate: a curve of absurdly slow points must not panic the writer.
+            let due = Duration::try_from_secs_f64((modelled * plan.compression).max(0.0))
+                .unwrap_or(Duration::MAX);
             if let Some(wait) = due.checked_sub(started.elapsed()) {
                 if wait >= MIN_SLEEP {
                     flush_all(&mut writers)?;

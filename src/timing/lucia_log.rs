@@ -15,6 +15,10 @@
 //! PEs and the full name. The coupled wall time is not printed; by lucia's definition
 //! (calculations = window length - waiting) it is the largest `calculations + waiting`.
 //! Sending time is not printed (null).
+//!
+//! What a whole `lucia.log` holds: the component table, closed by what follows it (the
+//! `Additional informations` section), at least two components, no name twice, and an
+//! additional-information row for each component. Less is partial.
 
 use std::path::Path;
 
@@ -32,6 +36,8 @@ enum Section {
     Before,
     Main,
     Additional,
+    /// After the additional-information rows (e.g. the `Load balance:` line).
+    After,
 }
 
 /// Parses `lucia.log` text. Public for the fuzz tests.
@@ -40,6 +46,8 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     let mut comps: Vec<ComponentTiming> = Vec::new();
     let mut extra_columns: Vec<String> = Vec::new();
     let mut partial: Vec<String> = Vec::new();
+    let mut main_closed = false;
+    let mut additional_rows: Vec<String> = Vec::new();
     let (lines, cut) = text::complete_trimmed_lines(bytes, path);
     partial.extend(cut);
     for (number, t) in &lines {
@@ -50,17 +58,27 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
         }
         if t.starts_with("Additional") {
             section = Section::Additional;
+            main_closed |= !comps.is_empty();
             extra_columns.clear();
             continue;
         }
         match section {
-            Section::Before => {}
+            Section::Before | Section::After => {}
             Section::Main => {
                 let tok: Vec<&[u8]> = text::tokens(t.as_bytes()).collect();
                 if tok.len() != 4 {
-                    continue; // decoration between rows
+                    // Decoration between rows, or what follows the table: then it is whole.
+                    main_closed |= !comps.is_empty();
+                    continue;
                 }
                 let name = String::from_utf8_lossy(tok[0]).to_string();
+                if comps.iter().any(|c| c.name == name) {
+                    return Err(TimingError::parse(
+                        path,
+                        number,
+                        format!("a second row of {name}; each component has one"),
+                    ));
+                }
                 let values: Vec<Field> = tok[1..].iter().map(|v| text::number(v)).collect();
                 match (values[0], values[1], values[2]) {
                     (Field::Value(calc), Field::Value(wait), Field::Value(steps))
@@ -100,10 +118,28 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
                 let Some((name, values)) = tok.split_first() else {
                     continue;
                 };
+                let is_row = values.len() == extra_columns.len()
+                    && values
+                        .iter()
+                        .all(|v| !matches!(text::number(v), Field::Bad));
+                if !is_row {
+                    section = Section::After; // what follows the rows
+                    continue;
+                }
                 let name = String::from_utf8_lossy(name);
                 let Some(c) = comps.iter_mut().find(|c| c.name == name) else {
-                    continue;
+                    return Err(TimingError::parse(
+                        path,
+                        number,
+                        format!(
+                            "additional informations of {name}, which the component table lacks; \
+                             a row of that table is missing"
+                        ),
+                    ));
                 };
+                if !additional_rows.contains(&c.name) {
+                    additional_rows.push(c.name.clone());
+                }
                 for (column, raw) in extra_columns.iter().zip(values) {
                     let Field::Value(v) = text::number(raw) else {
                         continue;
@@ -121,6 +157,11 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
         return Ok(Reading::Incomplete {
             reason: format!("{}: no component line yet", path.display()),
         });
+    }
+    if partial.is_empty() {
+        if let Some(missing) = incompleteness(&comps, main_closed, section, &additional_rows) {
+            partial.push(format!("{}: {missing}", path.display()));
+        }
     }
     let mut m = Measurement::new(Format::LuciaLog);
     for c in &mut comps {
@@ -142,6 +183,41 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     m.components = comps;
     m.partial = (!partial.is_empty()).then(|| partial.join("; "));
     Ok(Reading::Measured(m))
+}
+
+/// What a `lucia.log` still lacks to be whole, if anything: the component table must be
+/// followed by something (so no row can still come), hold at least two components (a coupled
+/// run), and, once the additional-information section has begun, that section needs a row for
+/// every component.
+fn incompleteness(
+    comps: &[ComponentTiming],
+    main_closed: bool,
+    section: Section,
+    additional_rows: &[String],
+) -> Option<String> {
+    if !main_closed {
+        return Some("nothing follows the component table yet; another row may come".into());
+    }
+    if comps.len() < 2 {
+        return Some(format!(
+            "only one component ({}); a coupled run has at least two",
+            comps[0].name
+        ));
+    }
+    if matches!(section, Section::Additional | Section::After) {
+        let missing: Vec<&str> = comps
+            .iter()
+            .map(|c| c.name.as_str())
+            .filter(|n| !additional_rows.iter().any(|a| a == n))
+            .collect();
+        if !missing.is_empty() {
+            return Some(format!(
+                "the additional informations of {} are not written yet",
+                missing.join(", ")
+            ));
+        }
+    }
+    None
 }
 
 /// The `--nproc` entry for a (possibly cut) name: exact, else the only one it is a prefix of.

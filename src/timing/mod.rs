@@ -150,6 +150,21 @@ pub enum TimingError {
         line: usize,
         message: String,
     },
+    /// The file is whole but contradicts itself (a block or row lost or damaged).
+    #[error("{file}: {message}")]
+    Inconsistent { file: PathBuf, message: String },
+    /// The file states a component's PEs and the run (or `--nproc`) says otherwise: the output
+    /// is another run's.
+    #[error(
+        "{file}: {component} ran on {in_file} PEs by the timing output, but the run has {expected}; \
+         this output belongs to another run"
+    )]
+    NprocMismatch {
+        file: PathBuf,
+        component: String,
+        in_file: u32,
+        expected: u32,
+    },
     #[error("{0}")]
     Option(String),
 }
@@ -159,6 +174,13 @@ impl TimingError {
         TimingError::Io {
             path: path.to_path_buf(),
             reason: e.to_string(),
+        }
+    }
+
+    pub(crate) fn inconsistent(file: &Path, message: impl Into<String>) -> TimingError {
+        TimingError::Inconsistent {
+            file: file.to_path_buf(),
+            message: message.into(),
         }
     }
 
@@ -180,6 +202,12 @@ impl TimingError {
 pub fn read(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
     validate_options(opts)?;
     let meta = std::fs::metadata(path).map_err(|e| TimingError::io(path, &e))?;
+    if !meta.is_dir() && !meta.is_file() {
+        return Err(TimingError::Io {
+            path: path.to_path_buf(),
+            reason: "not a regular file or directory (a FIFO, socket or device); give a timing file or a run directory".into(),
+        });
+    }
     let (format, target) = match opts.format {
         Some(f) => (f, resolve_for_format(path, meta.is_dir(), f)?),
         None if meta.is_dir() => match detect_in_dir(path)? {
@@ -329,7 +357,31 @@ fn sniff(path: &Path) -> Result<Format, TimingError> {
 pub(crate) const PERIOD_UNKNOWN: &str =
     "coupling period unknown; pass --period SECONDS for simulated time and SYPD";
 
-/// Reads a whole file, mapping errors to [`TimingError::Io`].
+/// The PEs of component `name`: the run's (`opts.nproc`) checked against what the file says.
+/// A file that states other PEs than the run's is another run's output: refused, naming both.
+pub(crate) fn resolve_nproc(
+    path: &Path,
+    name: &str,
+    in_file: Option<u32>,
+    opts: &ReadOptions,
+) -> Result<Option<u32>, TimingError> {
+    match (opts.nproc.get(name).copied(), in_file) {
+        (Some(expected), Some(in_file)) if expected != in_file => Err(TimingError::NprocMismatch {
+            file: path.to_path_buf(),
+            component: name.to_string(),
+            in_file,
+            expected,
+        }),
+        (given, in_file) => Ok(given.or(in_file)),
+    }
+}
+
+/// The largest timing file autolb reads (64 MiB): the text reports are a few kilobytes, a raw
+/// LUCIA rank file of a century-long run a few megabytes.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Reads a whole file, mapping errors to [`TimingError::Io`]. Only regular files are read (a
+/// FIFO would block forever, a device never end) and only up to [`MAX_FILE_BYTES`].
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, TimingError> {
-    std::fs::read(path).map_err(|e| TimingError::io(path, &e))
+    crate::fsutil::read_regular_file(path, MAX_FILE_BYTES).map_err(|e| TimingError::io(path, &e))
 }

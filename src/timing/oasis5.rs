@@ -16,6 +16,10 @@
 //! SYPD comes from them); values past 9999.999 s print as `********` and are unknown.
 //! The coupled wall time is the `Total elapsed time` line when there is one, else the largest
 //! computing + waiting + interpolation + put time of a model.
+//!
+//! What a whole file holds: the model block closed by what follows it, at least two models,
+//! no model twice, a section per model with the same kinds of lines as the others (PEs at
+//! least), and `Total elapsed time` when the header gives the number of coupling steps. Less is partial: a file still being written never passes for a complete one.
 
 use std::path::Path;
 
@@ -37,6 +41,9 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     let mut current: Option<usize> = None;
     let mut elapsed: Option<f64> = None;
     let mut global_steps: Option<u64> = None;
+    let mut block_closed = false;
+    // Per component (as in `comps`): the kinds of lines its section gave, once it has one.
+    let mut sections: Vec<Option<Vec<&'static str>>> = Vec::new();
     let (lines, cut) = text::complete_trimmed_lines(bytes, path);
     partial.extend(cut);
     for (number, t) in &lines {
@@ -53,7 +60,15 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
                 text::number(slashes[2].as_bytes()),
             ) {
                 (Field::Value(compute), Field::Value(wait)) => {
+                    if comps.iter().any(|c| c.name == name) || overflowed.contains(&name) {
+                        return Err(TimingError::parse(
+                            path,
+                            number,
+                            format!("a second line of model {name}; each model has one"),
+                        ));
+                    }
                     comps.push(ComponentTiming::new(name, 0, compute, wait));
+                    sections.push(None);
                 }
                 (Field::Bad, _) | (_, Field::Bad) => {
                     return Err(TimingError::parse(
@@ -66,6 +81,9 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             }
             continue;
         }
+        if in_block {
+            block_closed = true;
+        }
         in_block = false;
         if let Some((key, value)) = t.split_once(':') {
             let key = key.trim().to_ascii_lowercase();
@@ -74,8 +92,15 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
                 Field::Value(v) => Some(v),
                 _ => None,
             };
-            match current.and_then(|i| comps.get_mut(i)) {
-                Some(c) => apply(c, &key, value),
+            match current.and_then(|i| comps.get_mut(i).zip(sections.get_mut(i))) {
+                Some((c, kinds)) => {
+                    if let Some(kind) = apply(c, &key, value) {
+                        let kinds = kinds.get_or_insert_with(Vec::new);
+                        if !kinds.contains(&kind) {
+                            kinds.push(kind);
+                        }
+                    }
+                }
                 None => {
                     if key.contains("elapsed") || key.contains("wall") {
                         elapsed = value;
@@ -93,7 +118,19 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
         let word = t.trim_matches(|c: char| c == '-' || c == '=' || c == '*' || c.is_whitespace());
         if let Some(i) = comps.iter().position(|c| c.name == word) {
             current = Some(i);
+            sections[i].get_or_insert_with(Vec::new);
         } else if !word.is_empty() && !word.contains(' ') {
+            let decorated = word.len() < t.len();
+            if decorated && !overflowed.iter().any(|o| o == word) {
+                return Err(TimingError::parse(
+                    path,
+                    number,
+                    format!(
+                        "a section of model {word}, which the model block lacks; a line of that \
+                         block is missing"
+                    ),
+                ));
+            }
             current = None;
         }
     }
@@ -108,14 +145,27 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             reason: format!("{}: no model line yet", path.display()),
         });
     }
+    if partial.is_empty() && global_steps.is_some() && elapsed.is_none() {
+        // The header gives the analysed steps and the elapsed time together; with one and not
+        // the other a line is lost, and a wall time estimated from the models would pass off
+        // as measured.
+        partial.push(format!(
+            "{}: the header gives the coupling steps but no `Total elapsed time`",
+            path.display()
+        ));
+    }
+    if partial.is_empty() {
+        let models = comps.len() + overflowed.len();
+        if let Some(missing) = incompleteness(&comps, &sections, block_closed, models) {
+            partial.push(format!("{}: {missing}", path.display()));
+        }
+    }
     let mut m = Measurement::new(Format::Oasis5);
     for c in &mut comps {
         if c.steps == 0 {
             c.steps = global_steps.unwrap_or(0);
         }
-        if let Some(&n) = opts.nproc.get(&c.name) {
-            c.nproc = Some(n);
-        }
+        c.nproc = super::resolve_nproc(path, &c.name, c.nproc, opts)?;
         if c.compute_s < 0.0 {
             m.notes.push(format!(
                 "computing time of {} is negative ({:.3} s), as OASIS 5 can report; no SYPD from it",
@@ -146,14 +196,58 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     Ok(Reading::Measured(m))
 }
 
-fn apply(c: &mut ComponentTiming, key: &str, value: Option<f64>) {
+/// Applies one `key : value` line of a model's section; returns the kind of line it was when
+/// it is one autolb uses.
+fn apply(c: &mut ComponentTiming, key: &str, value: Option<f64>) -> Option<&'static str> {
     if key.contains("processes") || key.contains("nproc") {
         c.nproc = value.filter(|v| *v >= 1.0).map(|v| v as u32);
+        Some("processes")
     } else if key.contains("coupling steps") || key.contains("time steps") {
         c.steps = value.filter(|v| *v >= 0.0).map_or(0, |v| v as u64);
+        Some("steps")
     } else if key.contains("mapping") || key.contains("interpolation") {
         c.interp_s = value;
+        Some("interpolation")
     } else if key.contains("put") || key.contains("send") {
         c.send_s = value;
+        Some("put")
+    } else {
+        None
     }
+}
+
+/// What a `load_balancing_info.txt` still lacks to be whole, if anything: the model block must
+/// be closed by what follows it and name at least two models (a coupled run), and every model
+/// needs its section with every kind of line any section has (the number of processes at
+/// least), so that a section still being written is not read as one without put time.
+fn incompleteness(
+    comps: &[ComponentTiming],
+    sections: &[Option<Vec<&'static str>>],
+    block_closed: bool,
+    models: usize,
+) -> Option<String> {
+    if !block_closed {
+        return Some("nothing follows the model block yet; another model may come".into());
+    }
+    if models < 2 {
+        return Some("only one model; a coupled run has at least two".into());
+    }
+    let mut wanted: Vec<&str> = vec!["processes"];
+    for kind in sections.iter().flatten().flatten() {
+        if !wanted.contains(kind) {
+            wanted.push(kind);
+        }
+    }
+    for (c, kinds) in comps.iter().zip(sections) {
+        let Some(kinds) = kinds else {
+            return Some(format!("the section of {} is not written yet", c.name));
+        };
+        if let Some(lacking) = wanted.iter().find(|w| !kinds.contains(w)) {
+            return Some(format!(
+                "the section of {} has no {lacking} line yet",
+                c.name
+            ));
+        }
+    }
+    None
 }

@@ -9,6 +9,10 @@
 //! name `<...>_<name>_ts_<nproc>.csv` (e.g. `mn4_sr_cmip6_ifs_ts_240.csv`: `ifs` on 240 PEs),
 //! overridden by `--nproc`. The coupling period is the spacing of the index unless `--period`
 //! gives it. A row without values (the final exchange) is not a step.
+//!
+//! What a whole file holds: exactly that header, five fields in every row, step times that
+//! increase by one coupling period each, and the final exchange (a row with a time and no values) last: without it the
+//! series may still grow and is partial. Anything else is an error naming the line (a damaged file is never measured).
 
 use std::path::Path;
 
@@ -58,6 +62,8 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     let mut header_seen = false;
     let mut rows: Vec<StepRow> = Vec::new();
     let mut partial = None;
+    let mut ended = false;
+    let mut final_time: Option<f64> = None;
     for line in Lines::new(bytes) {
         if !line.complete {
             partial = partial.or(line.cut(path.display()));
@@ -68,10 +74,13 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             continue;
         }
         if !header_seen {
-            if fields
-                .get(1)
-                .is_none_or(|f| !f.eq_ignore_ascii_case(b"Component"))
-            {
+            let expected = ["", "Component", "Waiting", "Interpolation", "Sending"];
+            let matches = fields.len() == expected.len()
+                && fields
+                    .iter()
+                    .zip(expected)
+                    .all(|(f, e)| f.eq_ignore_ascii_case(e.as_bytes()));
+            if !matches {
                 return Err(TimingError::parse(
                     path,
                     line.number,
@@ -84,7 +93,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             header_seen = true;
             continue;
         }
-        if fields.len() < 5 {
+        if fields.len() != 5 {
             return Err(TimingError::parse(
                 path,
                 line.number,
@@ -92,7 +101,20 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             ));
         }
         if fields[1..5].iter().all(|f| f.is_empty()) {
-            continue; // a step with nothing measured (the final exchange)
+            // The final exchange: nothing measured, the series is whole. Its time still counts
+            // for the spacing (a lost last step shows there).
+            ended = true;
+            if let Field::Value(t) = text::number(fields[0]) {
+                final_time = Some(t);
+            }
+            continue;
+        }
+        if ended {
+            return Err(TimingError::parse(
+                path,
+                line.number,
+                "a step after the final exchange (the row without values); the file is damaged",
+            ));
         }
         let mut values = [0.0f64; 5];
         for (i, raw) in fields[..5].iter().enumerate() {
@@ -123,6 +145,21 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
         if values.iter().any(|v| v.is_nan()) {
             break; // the complete part ends at an overflow
         }
+        if let Some(last) = rows.last() {
+            // Steps follow each other in simulated time: a time that goes back or repeats is
+            // a damaged file (`145800` -> `14,800`), never a step to add.
+            if values[0] <= last.sim_time_s {
+                return Err(TimingError::parse(
+                    path,
+                    line.number,
+                    format!(
+                        "step time {} s does not follow the previous step's {} s; step times \
+                         must increase",
+                        values[0], last.sim_time_s
+                    ),
+                ));
+            }
+        }
         rows.push(StepRow {
             sim_time_s: values[0],
             compute_s: values[1],
@@ -136,6 +173,14 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             reason: format!("{}: no step written yet", path.display()),
         });
     }
+    if !ended && partial.is_none() {
+        partial = Some(format!(
+            "{}: the final exchange (a row without values) is not written yet; more steps may \
+             follow",
+            path.display()
+        ));
+    }
+    check_spacing(&rows, final_time, opts.period_s, path)?;
     let sum = |f: fn(&StepRow) -> f64| rows.iter().map(f).sum::<f64>();
     let mut c = ComponentTiming::new(
         name.clone(),
@@ -145,7 +190,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     );
     c.interp_s = Some(sum(|r| r.interp_s));
     c.send_s = Some(sum(|r| r.send_s));
-    c.nproc = opts.nproc.get(&name).copied().or(file_nproc);
+    c.nproc = super::resolve_nproc(path, &name, file_nproc, opts)?;
     let mut m = Measurement::new(Format::Steps);
     m.period_s = opts.period_s.or_else(|| index_spacing(&rows));
     m.sim_s = m.period_s.map(|p| p * rows.len() as f64);
@@ -159,6 +204,38 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     m.components.push(c);
     m.partial = partial;
     Ok(Reading::Measured(m))
+}
+
+/// Steps follow each other one coupling period apart (`--period`, else the median spacing): a
+/// larger gap is a step lost from the middle, which would pass a shorter run off as whole.
+fn check_spacing(
+    rows: &[StepRow],
+    final_time: Option<f64>,
+    period_s: Option<f64>,
+    path: &Path,
+) -> Result<(), TimingError> {
+    let Some(period) = period_s.or_else(|| index_spacing(rows)) else {
+        return Ok(());
+    };
+    let times: Vec<f64> = rows
+        .iter()
+        .map(|r| r.sim_time_s)
+        .chain(final_time)
+        .collect();
+    for pair in times.windows(2) {
+        let gap = pair[1] - pair[0];
+        if (gap - period).abs() > 1e-6 * period.max(1.0) {
+            return Err(TimingError::inconsistent(
+                path,
+                format!(
+                    "the step at {} s comes {gap} s after the one before, not one coupling period \
+                     ({period} s): a step is missing or the period is wrong",
+                    pair[1]
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The median positive spacing of the index column: the coupling period, even when a few

@@ -71,9 +71,26 @@ const COLUMNS: [&str; 6] = [
     "SYPD",
 ];
 
+/// The header of a lucia_lite `table.csv`, field by field (compared without case).
+const HEADER: [&str; 9] = [
+    "",
+    "nproc",
+    "number_ts",
+    "exec_time",
+    "waiting_time",
+    "interpo_time",
+    "SYPD",
+    "CHPSY",
+    "cpl_cost",
+];
+
 /// Parses `table.csv` text. Public for the fuzz tests.
+///
+/// What a complete table holds: the exact header (one damaged byte in it is an error, never a
+/// shift of the columns), rows of exactly the header's field count with distinct names, and a
+/// `Coupled` row whose PEs are the sum of the component rows' (so a lost row is seen).
 pub fn read_table(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
-    let mut columns: Option<Vec<Option<usize>>> = None;
+    let mut header_seen = false;
     let mut rows: Vec<Row> = Vec::new();
     let mut partial = None;
     for line in Lines::new(bytes) {
@@ -82,26 +99,26 @@ pub fn read_table(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Readi
         if fields.iter().all(|f| f.is_empty()) {
             continue;
         }
-        let Some(cols) = &columns else {
-            let find = |name: &str| {
-                fields
-                    .iter()
-                    .position(|f| f.eq_ignore_ascii_case(name.as_bytes()))
-            };
-            if find("exec_time").is_none() || find("number_ts").is_none() {
-                return Err(TimingError::parse(
-                    path,
-                    line.number,
-                    format!(
-                        "header {:?} lacks number_ts and exec_time; expected `,{}`",
-                        text::show(line.text),
-                        "nproc,number_ts,exec_time,waiting_time,interpo_time,SYPD,CHPSY,cpl_cost"
-                    ),
-                ));
+        if !header_seen {
+            if !line.complete {
+                break; // the header itself is still being written
             }
-            columns = Some(COLUMNS.iter().map(|c| find(c)).collect());
+            check_header(&fields, line.number, line.text, path)?;
+            header_seen = true;
             continue;
-        };
+        }
+        if fields.len() > HEADER.len() || (line.complete && fields.len() != HEADER.len()) {
+            return Err(TimingError::parse(
+                path,
+                line.number,
+                format!(
+                    "{:?} has {} fields; the header has {}",
+                    text::show(line.text),
+                    fields.len(),
+                    HEADER.len()
+                ),
+            ));
+        }
         // In a line cut by a running writer only fields followed by a comma are whole.
         let whole = if line.complete {
             fields.len()
@@ -115,9 +132,16 @@ pub fn read_table(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Readi
         if name.is_empty() || whole == 0 {
             continue;
         }
+        if rows.iter().any(|r| r.name == name) {
+            return Err(TimingError::parse(
+                path,
+                line.number,
+                format!("a second row of {name}; each component has one"),
+            ));
+        }
         let mut row = Row::named(&name);
         let get = |i: usize| -> Result<Option<(f64, usize)>, TimingError> {
-            let Some(col) = cols[i] else { return Ok(None) };
+            let col = i + 1;
             if col >= whole {
                 return Ok(None);
             }
@@ -148,12 +172,70 @@ pub fn read_table(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Readi
         }
         rows.push(row);
     }
-    if columns.is_none() {
+    if !header_seen {
         return Ok(Reading::Incomplete {
             reason: format!("{}: empty (no header yet)", path.display()),
         });
     }
+    if partial.is_none() {
+        check_coupled_pes(&rows, path)?;
+    }
     build(Format::Table, rows, partial, path, opts)
+}
+
+/// The header must be lucia_lite's, field for field: a damaged header would shift every value
+/// into the wrong column.
+fn check_header(
+    fields: &[&[u8]],
+    number: usize,
+    line: &[u8],
+    path: &Path,
+) -> Result<(), TimingError> {
+    let matches = fields.len() == HEADER.len()
+        && fields
+            .iter()
+            .zip(HEADER)
+            .all(|(f, h)| f.eq_ignore_ascii_case(h.as_bytes()));
+    if matches {
+        return Ok(());
+    }
+    Err(TimingError::parse(
+        path,
+        number,
+        format!(
+            "header {:?} is not lucia_lite's `{}`",
+            text::show(line),
+            HEADER.join(",")
+        ),
+    ))
+}
+
+/// In a whole table the Coupled row's PEs are the components' sum: a row lost from the middle
+/// (or a damaged PE count) shows here instead of passing off a smaller run as complete.
+fn check_coupled_pes(rows: &[Row], path: &Path) -> Result<(), TimingError> {
+    let (coupled, comps): (Vec<&Row>, Vec<&Row>) = rows
+        .iter()
+        .partition(|r| r.name.eq_ignore_ascii_case("Coupled"));
+    let Some(total) = coupled.first().and_then(|c| c.nproc) else {
+        return Ok(());
+    };
+    let sum = comps.iter().try_fold(0u32, |t, r| t.checked_add(r.nproc?));
+    match sum {
+        Some(sum) if sum != total => Err(TimingError::Parse {
+            file: path.to_path_buf(),
+            line: 0,
+            message: format!(
+                "the component rows ({}) add up to {sum} PEs but the Coupled row says {total}: \
+                 a row is missing or damaged",
+                comps
+                    .iter()
+                    .map(|r| r.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn decimals(raw: &[u8]) -> usize {
@@ -162,22 +244,55 @@ fn decimals(raw: &[u8]) -> usize {
         .map_or(0, |p| raw.len() - p - 1)
 }
 
+/// The run totals that end a `summary`, after every component block.
+#[derive(Debug, Default)]
+struct Totals {
+    /// `Coupled SYPD: v` on a whole line: written after the last block, so every block before
+    /// it is whole. Without it the file is still being written.
+    sypd: Option<(f64, usize)>,
+    /// `Total coupling execution cost (execution time (h) * num_proc): v`, the run's core hours
+    /// (newer summaries).
+    core_hours: Option<(f64, usize)>,
+    /// `Coupled CHPSY: v` (older summaries: `Coupled CHPY`), its decimals, and whether it may
+    /// still grow: its line has no newline (as the last line of a whole file) and no decimal
+    /// point yet.
+    chpsy: Option<(f64, usize, bool)>,
+}
+
+impl Totals {
+    /// Reads a run-totals line; false when `key` is not one.
+    fn take(&mut self, key: &str, raw: &[u8], whole_line: bool) -> bool {
+        let value = match text::number(raw) {
+            Field::Value(v) => Some((v, decimals(raw))),
+            _ => None,
+        };
+        match key {
+            "Coupled SYPD" if whole_line => self.sypd = value,
+            "Coupled CHPSY" | "Coupled CHPY" => {
+                let growing = !whole_line && !raw.contains(&b'.');
+                self.chpsy = value.map(|(v, d)| (v, d, growing));
+            }
+            k if k.starts_with("Total coupling execution cost") => self.core_hours = value,
+            k => return k.starts_with("Total coupling cost") || k == "Coupled SYPD",
+        }
+        true
+    }
+}
+
 /// Parses `summary` text. Public for the fuzz tests.
+///
+/// What a complete summary holds: component blocks, then the run totals (`Coupled SYPD`,
+/// `Coupled CHPSY`). Until the totals are there, a block may still follow and the reading is
+/// partial. The totals also tell the run's PEs (core hours over wall hours, or CHPSY x SYPD /
+/// 24): the blocks must add up to them, so a block lost from the middle is an error, never a
+/// smaller run passed off as complete. Every block must give the same coupled execution time.
 pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
     let mut rows: Vec<Row> = Vec::new();
     let mut current: Option<Row> = None;
-    let mut wall: Option<f64> = None;
+    let mut walls: Vec<(String, f64)> = Vec::new();
+    let mut totals = Totals::default();
     let mut partial = None;
     for line in Lines::new(bytes) {
-        if !line.complete {
-            // A whole file ends on the run totals (`Coupled CHPSY: ...`) without a newline;
-            // they are not used, so only a cut component line makes the reading partial.
-            let t = text::trim(line.text);
-            if !t.is_empty() && !t.starts_with(b"Coupled") && !t.starts_with(b"Total") {
-                partial = Some(text::cut_note(path.display(), line.number));
-            }
-            break;
-        }
         let t = text::trim(line.text);
         if t.is_empty() || t.iter().all(|&b| b == b'-') {
             if t.first() == Some(&b'-') {
@@ -188,6 +303,10 @@ pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Rea
             continue;
         }
         let Some(colon) = t.iter().position(|&b| b == b':') else {
+            if !line.complete {
+                partial = partial.or(line.cut(path.display()));
+                break;
+            }
             // A bare name starts a component's block.
             if let Some(r) = current.take() {
                 rows.push(r);
@@ -203,13 +322,27 @@ pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Rea
             Field::Value(v) => Some(v),
             _ => None,
         };
+        if totals.take(&key, first, line.complete) {
+            if !line.complete {
+                break; // the file ends inside the totals: the blocks are all whole
+            }
+            continue;
+        }
+        if !line.complete {
+            partial = partial.or(line.cut(path.display()));
+            break;
+        }
         let Some(row) = current.as_mut() else {
             continue;
         };
         match key.as_str() {
             "Number of processes" => row.nproc = value.map(|v| v as u32).filter(|&n| n > 0),
             "Number of ts" => row.number_ts = value.map(|v| v as u64),
-            "Coupled execution time" => wall = wall.or(value),
+            "Coupled execution time" => {
+                if let Some(v) = value {
+                    walls.push((row.name.clone(), v));
+                }
+            }
             "Component execution time" => row.exec_s = value,
             "Waiting time" => row.wait_s = value,
             "Interpolation time" | "Interpolating time" => row.interp_s = value,
@@ -229,6 +362,41 @@ pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Rea
             reason: format!("{}: no component written yet", path.display()),
         });
     }
+    if let Some((name, _)) = rows
+        .iter()
+        .enumerate()
+        .find(|(i, r)| rows[..*i].iter().any(|o| o.name == r.name))
+        .map(|(_, r)| (r.name.clone(), ()))
+    {
+        return Err(TimingError::inconsistent(
+            path,
+            format!("a second block of {name}; each component has one"),
+        ));
+    }
+    if let Some((first, w0)) = walls.first() {
+        if let Some((other, w)) = walls.iter().find(|(_, w)| (w - w0).abs() > 1e-9) {
+            return Err(TimingError::inconsistent(
+                path,
+                format!(
+                    "the blocks disagree on the coupled execution time ({w0} s in {first}, {w} s \
+                     in {other}); the file is damaged"
+                ),
+            ));
+        }
+    }
+    let wall = walls.first().map(|(_, w)| *w);
+    if partial.is_none() {
+        match totals.sypd {
+            None => {
+                partial = Some(format!(
+                    "{}: the run totals (`Coupled SYPD`) are not written yet; another component \
+                     block may follow",
+                    path.display()
+                ))
+            }
+            Some(_) => partial = check_summary_pes(&rows, &totals, wall, path)?,
+        }
+    }
     // The summary has no Coupled block: the coupled wall time is in every component's block
     // and the coupled step count is the largest component's.
     let mut coupled = Row::named("Coupled");
@@ -239,6 +407,57 @@ pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Rea
         .try_fold(0u32, |total, r| total.checked_add(r.nproc?));
     rows.push(coupled);
     build(Format::Summary, rows, partial, path, opts)
+}
+
+/// The run's PEs that the totals imply must be the blocks' sum (within what the printed
+/// precision allows). `Ok(Some(note))` when the check fails only because the file ends inside
+/// the CHPSY line (a writer still at it); an error when the file is whole and disagrees.
+fn check_summary_pes(
+    rows: &[Row],
+    totals: &Totals,
+    wall: Option<f64>,
+    path: &Path,
+) -> Result<Option<String>, TimingError> {
+    let Some(sum) = rows
+        .iter()
+        .try_fold(0u32, |t, r| t.checked_add(r.nproc?))
+        .map(f64::from)
+    else {
+        return Ok(None); // a block without PEs: `build` cannot measure it anyway
+    };
+    let half_unit = |d: usize| 0.5 * 10f64.powi(-(d.min(12) as i32));
+    let (implied, tolerance, cut) = match (totals.core_hours, wall, totals.chpsy, totals.sypd) {
+        (Some((ch, d)), Some(w), _, _) if w > 0.0 => {
+            let p = ch * 3600.0 / w;
+            (p, half_unit(d) * 3600.0 / w + p * 0.0005 / w, false)
+        }
+        (_, _, Some((chpsy, dc, growing)), Some((sypd, ds))) if chpsy > 0.0 && sypd > 0.0 => {
+            let p = chpsy * sypd / 24.0;
+            // A value still growing is cut when it has fewer digits than the one expected.
+            let expected = 24.0 * sum / sypd;
+            let cut = growing && chpsy.log10().floor() < expected.log10().floor();
+            (p, p * (half_unit(dc) / chpsy + half_unit(ds) / sypd), cut)
+        }
+        _ => return Ok(None),
+    };
+    if (implied - sum).abs() <= tolerance + 1e-9 * sum {
+        return Ok(None);
+    }
+    if cut {
+        return Ok(Some(format!(
+            "{}: the file ends inside the `Coupled CHPSY` line",
+            path.display()
+        )));
+    }
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    Err(TimingError::inconsistent(
+        path,
+        format!(
+            "the component blocks ({}) add up to {sum} PEs but the run totals imply {implied:.1}: \
+             a block is missing or damaged",
+            names.join(", ")
+        ),
+    ))
 }
 
 /// Turns parsed rows into a measurement.
@@ -267,7 +486,7 @@ fn build(
         };
         let steps = r.number_ts.map_or(0, |n| n.saturating_sub(1));
         let mut c = ComponentTiming::new(r.name.clone(), steps, exec, wait);
-        c.nproc = opts.nproc.get(&r.name).copied().or(r.nproc);
+        c.nproc = super::resolve_nproc(path, &r.name, r.nproc, opts)?;
         c.interp_s = r.interp_s;
         m.components.push(c);
     }

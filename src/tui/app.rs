@@ -73,6 +73,10 @@ pub struct App {
     pub problem: Problem,
     /// The components' inputs (curves, limits), kept for the report (`R`).
     pub inputs: Vec<ComponentInput>,
+    /// Name of the model behind `problem` ("standalone" or "calibrated").
+    pub model_name: &'static str,
+    /// The other model's problem, when a calibrated model was given (`M` swaps them).
+    pub other_model: Option<(Problem, &'static str)>,
     pub curves: Vec<CurveSeries>,
     /// TTS_w in hundredths, so stepping never drifts (0.05 steps land on 0.05 exactly).
     pub tts_w_pct: u8,
@@ -145,6 +149,8 @@ impl App {
         App {
             problem,
             inputs: inputs.to_vec(),
+            model_name: "standalone",
+            other_model: None,
             curves,
             tts_w_pct,
             top,
@@ -353,6 +359,7 @@ impl App {
                 }
                 Err(e) => self.error = Some(format!("report failed: {e}")),
             },
+            Action::ToggleModel => self.toggle_model(),
         }
     }
 
@@ -369,6 +376,25 @@ impl App {
         if top != self.top {
             self.top = top;
             self.rerank();
+        }
+    }
+
+    /// Swaps the standalone and the calibrated model for the matrix and the top N. The
+    /// candidates are the same PE counts under both, so the cursor stays where it is.
+    pub fn toggle_model(&mut self) {
+        match self.other_model.take() {
+            Some((problem, name)) => {
+                let old = std::mem::replace(&mut self.problem, problem);
+                self.other_model = Some((old, self.model_name));
+                self.model_name = name;
+                self.rerank();
+                self.message = Some(format!("matrix and top N: the {name} model"));
+            }
+            None => {
+                self.message = Some(
+                    "only the standalone model: start with --measured PATH or --model FILE".into(),
+                )
+            }
         }
     }
 

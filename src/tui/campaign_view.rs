@@ -62,6 +62,9 @@ pub struct IterRow {
     pub failed: usize,
     pub job: Option<String>,
     pub runs: Vec<RunRow>,
+    /// Why the campaign's strategy runs this test (the guided model's choice, a
+    /// donor/recipient move, a repetition, or the prediction rank it started from).
+    pub reason: Option<String>,
 }
 
 /// The iteration table and the campaign's state.
@@ -380,6 +383,7 @@ impl Loader {
                             note: r.failure.clone(),
                         })
                         .collect(),
+                    reason: t.reason.clone(),
                 });
             }
         }
@@ -871,7 +875,22 @@ mod tests {
         let last = view.rows.last().unwrap();
         assert_eq!(last.nproc, vec![480, 1632]);
         assert_eq!(last.label.as_deref(), Some("480IFS_1632NEMO"));
-        assert!(view.rows.iter().all(|r| r.state == "done"), "complete runs");
+        // Every run is complete, but two directories are named for other PEs than their output
+        // holds (960IFS_411NEMO and 1008IFS_411NEMO: the tables say oceanx ran on 144): their
+        // readings are refused, not shown as another configuration's.
+        let mislabelled = ["960IFS_411NEMO", "1008IFS_411NEMO"];
+        let (refused, done): (Vec<_>, Vec<_>) = view
+            .rows
+            .iter()
+            .partition(|r| r.label.as_deref().is_some_and(|l| mislabelled.contains(&l)));
+        let not_done: Vec<_> = done
+            .iter()
+            .filter(|r| r.state != "done")
+            .map(|r| (r.label.clone(), r.state.clone()))
+            .collect();
+        assert!(not_done.is_empty(), "complete runs: {not_done:?}");
+        assert_eq!(refused.len(), 2);
+        assert!(refused.iter().all(|r| r.state != "done"));
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub enum Action {
     Home,
     End,
     Report,
+    ToggleModel,
 }
 
 /// One row of the table: the action, its name in `keys.toml`, default keys, what it does, and
@@ -264,6 +265,13 @@ pub const BINDINGS: &[Binding] = &[
         name: "report",
         defaults: &["R"],
         description: "write the report of what is shown (one HTML page) to the output directory",
+        hint: None,
+    },
+    Binding {
+        action: Action::ToggleModel,
+        name: "model",
+        defaults: &["M"],
+        description: "matrix and top N: standalone or calibrated model",
         hint: None,
     },
 ];
@@ -528,6 +536,14 @@ impl KeyTable {
                 Keys::One(k) => vec![k],
                 Keys::Many(v) => v,
             };
+            if specs.is_empty() {
+                // An action without keys cannot be used at all (`quit = []`: no way out).
+                return Err(format!(
+                    "{file}: {}{name} = []: an action needs at least one key; leave it out to keep \
+                     the default",
+                    line_of(&name)
+                ));
+            }
             let parsed = specs
                 .iter()
                 .map(|k| Key::parse(k))
@@ -568,11 +584,22 @@ impl KeyTable {
         let Some(path) = path else {
             return Ok(table);
         };
-        match std::fs::read_to_string(path) {
+        match autolb::fsutil::read_small_text(path) {
             Ok(text) => table.with_overrides(&text, &path.display().to_string()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(table),
             Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
         }
+    }
+
+    /// Defaults plus a file the user named (`--keys`): unlike the default file, it must exist.
+    pub fn load_named(path: &Path) -> Result<KeyTable, String> {
+        if !path.exists() {
+            return Err(format!(
+                "--keys {}: no such file; give an existing keys.toml or leave --keys out",
+                path.display()
+            ));
+        }
+        KeyTable::load(Some(path))
     }
 }
 
@@ -682,6 +709,24 @@ mod tests {
             .help_rows()
             .iter()
             .any(|(k, d)| k == "m" && d.contains("mark")));
+    }
+
+    #[test]
+    fn an_empty_key_list_and_a_missing_named_file_are_errors() {
+        let e = KeyTable::default()
+            .with_overrides("mark = \"m\"\nquit = []\n", "k.toml")
+            .unwrap_err();
+        assert!(
+            e.contains("k.toml") && e.contains("line 2") && e.contains("quit = []"),
+            "{e}"
+        );
+        let e = KeyTable::load_named(Path::new("/missing.toml")).unwrap_err();
+        assert!(e.contains("--keys /missing.toml"), "{e}");
+        // The default file may be absent.
+        assert_eq!(
+            KeyTable::load(Some(Path::new("/missing.toml"))).unwrap(),
+            KeyTable::default()
+        );
     }
 
     #[test]

@@ -73,8 +73,16 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     } else {
         Some(resolve(args)?)
     };
-    let key_file = args.keys.clone().or_else(KeyTable::user_file);
-    let keys = KeyTable::load(key_file.as_deref()).map_err(user)?;
+    // A calibrated model from --measured/--model: bad input is refused here too.
+    let early_model = match &resolved {
+        Some(setup) => calibrated_problem(args, setup)?,
+        None => None,
+    };
+    let keys = match &args.keys {
+        Some(named) => KeyTable::load_named(named),
+        None => KeyTable::load(KeyTable::user_file().as_deref()),
+    }
+    .map_err(user)?;
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(user(
@@ -99,6 +107,12 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     // The machine, cost and queue flags (or the file's [machine]) bill the matrix's FN.
     let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
     let problem = Problem::billed(&setup.inputs, &setup.settings, &cost_model).map_err(user)?;
+    problem.check_grid_size().map_err(user)?;
+    let calibrated = match early_model {
+        Some(p) => Some(p),
+        None if demo.is_some() => calibrated_problem(args, &setup)?,
+        None => None,
+    };
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => std::env::current_dir().wrap_err("cannot find the current directory")?,
@@ -112,6 +126,10 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         out_dir,
         setup.title.clone(),
     );
+    if let Some(p) = calibrated {
+        app.other_model = Some((p, "calibrated"));
+        app.toggle_model();
+    }
     let _watcher = match &setup.watch_dir {
         Some(dir) => {
             app.campaign.dir = Some(dir.clone());
@@ -132,6 +150,40 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     drop(restore);
     drop(demo);
     result
+}
+
+/// The prediction under the calibrated model, when `--measured` or `--model` asks for one.
+fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<Problem>> {
+    if !args.model.wants_model() {
+        return Ok(None);
+    }
+    if !args.model.steps.is_empty() {
+        return Err(user(
+            "--steps is not used by the terminal app; use it with `autolb predict` or `autolb model check`",
+        ));
+    }
+    let file = prediction_flags::load_config(&args.prediction)?;
+    let resolved = prediction_flags::resolve_model(
+        &args.model,
+        &setup.inputs,
+        file.as_ref(),
+        setup.settings.interp,
+        args.period,
+    )?;
+    if !resolved.model.is_calibrated() {
+        return Err(user(format!(
+            "no usable measured run for a calibrated model{}",
+            resolved
+                .notes
+                .first()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        )));
+    }
+    let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
+    Problem::billed_with_model(&setup.inputs, &setup.settings, &resolved.model, &cost_model)
+        .map(Some)
+        .map_err(user)
 }
 
 /// `autolb` alone and `autolb tui` without data open the demo.

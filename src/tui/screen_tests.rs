@@ -84,6 +84,7 @@ pub(super) fn watched() -> CampaignView {
                 failed,
                 job: Some(format!("{}/i{it:02}-t{t:02}", 20592000 + it * 10 + t)),
                 runs,
+                reason: None,
             });
         }
     }

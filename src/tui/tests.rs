@@ -317,6 +317,7 @@ fn sample_view() -> CampaignView {
                     job: Some("1234".into()),
                     note: None,
                 }],
+                reason: None,
             }
         };
     CampaignView {
@@ -382,6 +383,15 @@ fn campaign_and_watch_events_fill_the_table_and_status() {
     let lines = view::detail::row_lines(&app, 2).join("\n");
     assert!(
         lines.contains("iteration 1 test 0: IFS 360 + NEMO 288"),
+        "{lines}"
+    );
+    // The strategy's reason for a test shows in its detail.
+    let mut guided = sample_view();
+    guided.rows[2].reason = Some("model: upper FN 0.930 > best 0.910".into());
+    app.update(Event::Campaign(Box::new(guided)));
+    let lines = view::detail::row_lines(&app, 2).join("\n");
+    assert!(
+        lines.contains("why: model: upper FN 0.930 > best 0.910"),
         "{lines}"
     );
     // A shorter table clamps the selection.
@@ -577,4 +587,61 @@ fn the_log_scale_plots_log2_pes_with_pe_labels() {
     };
     assert!(axis(&linear).contains(" 528 "), "{linear}");
     assert!(!axis(&log).contains(" 528 "), "{log}");
+}
+
+/// `M` swaps the standalone and the calibrated model for the matrix and the top N; the status
+/// line says which one ranks.
+#[test]
+fn m_switches_between_the_standalone_and_the_calibrated_model() {
+    use autolb::model::{MeasuredComponent, MeasuredRun, Model};
+    let inputs = example::inputs();
+    let curves: Vec<Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
+    // Runs where IFS goes at 0.85 and NEMO at 0.6 of their curves.
+    let runs: Vec<MeasuredRun> = [(240u32, 144u32), (336, 192), (480, 240), (624, 336)]
+        .iter()
+        .map(|&(pi, pn)| {
+            let speed = |c: &Curve, p: u32, r: f64| {
+                let m = autolb::interp::Interpolant::new(
+                    autolb::interp::Method::default(),
+                    &c.xs(),
+                    &c.ys(),
+                );
+                r * m.eval(f64::from(p))
+            };
+            let (si, sn) = (speed(&curves[0], pi, 0.85), speed(&curves[1], pn, 0.6));
+            let comp = |name: &str, nproc, sypd| MeasuredComponent {
+                name: name.into(),
+                nproc,
+                sypd,
+                wait_s: None,
+                interp_s: None,
+                send_s: None,
+            };
+            MeasuredRun {
+                path: format!("{pi}_{pn}"),
+                components: vec![comp(&curves[0].name, pi, si), comp(&curves[1].name, pn, sn)],
+                coupled_sypd: 0.95 * si.min(sn),
+            }
+        })
+        .collect();
+    let (model, _) = Model::fit(&curves, autolb::interp::Method::default(), &runs);
+    let calibrated = Problem::with_model(&inputs, &example::settings(), &model).unwrap();
+    let mut app = app();
+    let standalone_best = app.prediction.top[0].sypd;
+    app.update(key('M'));
+    assert!(app
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("only the standalone model"));
+    app.other_model = Some((calibrated, "calibrated"));
+    app.update(key('M'));
+    assert_eq!(app.model_name, "calibrated");
+    assert!(app.prediction.top[0].sypd < 0.9 * standalone_best);
+    assert!(view::status::status_text(&app)
+        .0
+        .contains("model: calibrated"));
+    app.update(key('M'));
+    assert_eq!(app.model_name, "standalone");
+    assert_eq!(app.prediction.top[0].sypd, standalone_best);
 }

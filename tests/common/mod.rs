@@ -1,6 +1,6 @@
 //! Fixtures shared by the integration tests (`mod common;`): the binary, campaign files and
 //! campaigns driven from outside, the demo campaign, a synthetic large campaign, and a headless
-//! Chromium to look at reports as a person would.
+//! Chromium to look at reports as a person would; the timing samples with their readers.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -11,6 +11,8 @@ use autolb::campaign::status::{IterationView, RunCounts};
 use autolb::campaign::{NameMap, Phase, RunState, RunView, Status, TestState, TestView};
 use autolb::curve::{Curve, Point};
 use autolb::predict::{ComponentInput, Settings};
+use autolb::timing::{lucia_log, oasis5, step_series, table};
+use autolb::timing::{Format, ReadOptions, Reading, TimingError};
 
 use assert_cmd::Command;
 
@@ -195,6 +197,7 @@ pub fn synthetic_campaign(
                 next_step: Some(24),
                 next_nproc: None,
                 notes: Vec::new(),
+                reason: None,
             });
         }
         iters.push(IterationView {
@@ -219,6 +222,7 @@ pub fn synthetic_campaign(
         timing_names: Vec::new(),
         period_s: Some(2700.0),
         cost_model: None,
+        strategy: Default::default(),
     };
     status.recompute();
     (inputs, settings, status)
@@ -314,4 +318,108 @@ pub fn console_lines(stderr: &str) -> Vec<String> {
         .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
         .map(str::to_string)
         .collect()
+}
+
+/// `tests/fixtures/timing`.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing")
+}
+
+/// A text timing format and how to read its bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TextFormat {
+    Table,
+    Summary,
+    LuciaLog,
+    Oasis5,
+    Steps,
+}
+
+impl TextFormat {
+    /// The library's format.
+    pub fn format(self) -> Format {
+        match self {
+            TextFormat::Table => Format::Table,
+            TextFormat::Summary => Format::Summary,
+            TextFormat::LuciaLog => Format::LuciaLog,
+            TextFormat::Oasis5 => Format::Oasis5,
+            TextFormat::Steps => Format::Steps,
+        }
+    }
+
+    /// Reads `bytes` as this format, as if they were the file at `path`.
+    pub fn read(self, bytes: &[u8], path: &Path, o: &ReadOptions) -> Result<Reading, TimingError> {
+        match self {
+            TextFormat::Table => table::read_table(bytes, path, o),
+            TextFormat::Summary => table::read_summary(bytes, path, o),
+            TextFormat::LuciaLog => lucia_log::read(bytes, path, o),
+            TextFormat::Oasis5 => oasis5::read(bytes, path, o),
+            TextFormat::Steps => step_series::read(bytes, path, o),
+        }
+    }
+}
+
+/// The whole text samples: (format, path). `all_runs` adds every lucia_lite run (30 summaries,
+/// 29 tables); otherwise one run of each format.
+pub fn text_samples(all_runs: bool) -> Vec<(TextFormat, PathBuf)> {
+    let f = fixtures();
+    let mut out = vec![
+        (TextFormat::LuciaLog, f.join("lucia.log")),
+        (TextFormat::Oasis5, f.join("load_balancing_info.txt")),
+        (
+            TextFormat::Steps,
+            f.join("ecearth3/timesteps/mn4_sr_cmip6_ifs_ts_240.csv"),
+        ),
+    ];
+    let lite = f.join("ecearth3/lucia_lite");
+    let mut runs: Vec<PathBuf> = if all_runs {
+        std::fs::read_dir(&lite)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect()
+    } else {
+        vec![lite.join("240IFS_144NEMO"), lite.join("432IFS_331NEMO")]
+    };
+    runs.sort();
+    for run in runs {
+        for (name, format) in [
+            ("table.csv", TextFormat::Table),
+            ("summary", TextFormat::Summary),
+        ] {
+            if run.join(name).is_file() {
+                out.push((format, run.join(name)));
+            }
+        }
+    }
+    out
+}
+
+/// The options a campaign would read a sample with: the period of EC-Earth3 SR.
+pub fn sr_options() -> ReadOptions {
+    ReadOptions {
+        period_s: Some(2700.0),
+        ..ReadOptions::default()
+    }
+}
+
+/// `Err` describing how a reading of a prefix (or a damaged copy) of a file passed a wrong
+/// measurement off as complete, compared with the whole file's `full` reading. Partial and
+/// incomplete readings and errors are all fine: only a complete reading must be the whole one.
+pub fn complete_is_whole(r: &Result<Reading, TimingError>, full: &Reading) -> Result<(), String> {
+    match (r, full.complete()) {
+        (Ok(reading), Some(whole)) => match reading.complete() {
+            Some(m) if m != whole => Err(format!(
+                "complete but wrong: SYPD {:?} CHSY {:?} (whole: SYPD {:?} CHSY {:?}); {} vs {} components",
+                m.coupled_sypd(),
+                m.chsy(),
+                whole.coupled_sypd(),
+                whole.chsy(),
+                m.components.len(),
+                whole.components.len()
+            )),
+            _ => Ok(()),
+        },
+        (_, None) => Err("the whole file does not read as complete".into()),
+        (Err(_), _) => Ok(()),
+    }
 }

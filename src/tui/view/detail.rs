@@ -120,6 +120,9 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
             r.step.map_or("-".into(), |s| s.to_string())
         ));
     }
+    if let Some(reason) = &r.reason {
+        out.push(format!("why: {reason}"));
+    }
     out.push(format!(
         "state {}   FN {} (the campaign's own, normalised over its measured runs: {})",
         r.state,

@@ -92,6 +92,9 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
     if app.campaign.pending_runs > 0 {
         parts.push(format!("{} incoming", app.campaign.pending_runs));
     }
+    if app.other_model.is_some() {
+        parts.push(format!("model: {} (M switches)", app.model_name));
+    }
     if let Some(mode) = app.watch.mode {
         let mut w = format!("watch: {}", mode.name());
         if let Some(at) = app.watch.last_scan {

@@ -1,0 +1,184 @@
+//! Accuracy of the performance model (README "Performance model"):
+//! `cargo run --release --example model_accuracy`.
+//!
+//! 1. The 28 EC-Earth3 SR runs bundled in tests/fixtures/lucia_lite whose PE counts lie inside
+//!    the mn4_sr_reduced_{ifs,nemo} curves: leave-one-out (grouped by configuration) with the
+//!    standalone and calibrated models, and the few-runs test (fit on 5, predict the other 23,
+//!    20 seeded draws).
+//! 2. Synthetic truths: stand-in model runs of random cases (`autolb::sim::synthetic`), 2 %
+//!    noise, leave-one-out per case.
+//! 3. Speed: fitting on 100 runs and ranking a 2-component prediction at step 1.
+
+use std::path::Path;
+use std::time::Instant;
+
+use autolb::curve::Curve;
+use autolb::interp::Method;
+use autolb::model::check::{
+    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_leave_one_out, ErrorStats,
+};
+use autolb::model::measured::{load_runs_dir, Naming};
+use autolb::model::steps::{StepProfile, Steps};
+use autolb::model::Model;
+use autolb::predict::{ComponentInput, Problem, Settings};
+use autolb::sim::synthetic::SyntheticCase;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let curves = vec![
+        Curve::load("IFS", &root.join("assets/curves/mn4_sr_reduced_ifs.csv")).unwrap(),
+        Curve::load("NEMO", &root.join("assets/curves/mn4_sr_reduced_nemo.csv")).unwrap(),
+    ];
+    let names = [Naming::new("IFS", "ATMIFS"), Naming::new("NEMO", "oceanx")];
+    let (runs, notes) =
+        load_runs_dir(&root.join("tests/fixtures/lucia_lite"), &names, None).unwrap();
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    let interp = Method::default();
+    let (check, notes) = leave_one_out(&curves, interp, &runs);
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    for r in &check.runs {
+        println!(
+            "{:40} meas {:6.2} sa {:6.2} ({:+6.1}%) cal {:6.2} [{:6.2},{:6.2}] ({:+6.1}%)",
+            r.path.rsplit('/').next().unwrap_or(""),
+            r.measured_sypd,
+            r.standalone_sypd,
+            100.0 * r.standalone_error(),
+            r.calibrated_sypd,
+            r.low,
+            r.high,
+            100.0 * r.calibrated_error()
+        );
+    }
+    let s = check.summary;
+    println!("real runs: {}", check.runs.len());
+    println!(
+        "  standalone LOO: median {:.1} %, max {:.1} %",
+        100.0 * s.standalone.median,
+        100.0 * s.standalone.max
+    );
+    println!(
+        "  calibrated LOO: median {:.1} %, max {:.1} %, mean {:.1} %, band coverage {:.0} %",
+        100.0 * s.calibrated.median,
+        100.0 * s.calibrated.max,
+        100.0 * s.calibrated.mean,
+        100.0 * s.coverage
+    );
+    let used: Vec<_> = runs
+        .iter()
+        .filter(|r| check.runs.iter().any(|c| c.path == r.path))
+        .cloned()
+        .collect();
+    let draws = few_runs(&curves, interp, &used, 5, 20, 1, &Steps::default());
+    let stats = ErrorStats::of(&draws);
+    println!(
+        "  fit on 5 runs (20 draws): median of the draws' median errors {:.1} %, worst draw {:.1} %",
+        100.0 * stats.median,
+        100.0 * stats.max
+    );
+    // The same with the bundled IFS per-step series (--steps IFS=...): the coupled time is the
+    // sum over steps of the slowest component's step time.
+    let series = root.join("tests/fixtures/timesteps/mn4_sr_cmip6_ifs_ts_240.csv");
+    let steps = Steps {
+        profiles: vec![StepProfile::load("IFS", &series, None).unwrap()],
+    };
+    let (check, _) = leave_one_out_with_steps(&curves, interp, &runs, &steps);
+    let s = check.summary;
+    println!(
+        "  with --steps IFS=mn4_sr_cmip6_ifs_ts_240.csv: standalone median {:.1} %, max {:.1} %; calibrated median {:.1} %, max {:.1} %, mean {:.1} %, coverage {:.0} %",
+        100.0 * s.standalone.median,
+        100.0 * s.standalone.max,
+        100.0 * s.calibrated.median,
+        100.0 * s.calibrated.max,
+        100.0 * s.calibrated.mean,
+        100.0 * s.coverage
+    );
+    let stats = ErrorStats::of(&few_runs(&curves, interp, &used, 5, 20, 1, &steps));
+    println!(
+        "  with --steps, fit on 5 runs (20 draws): median {:.1} %, worst draw {:.1} %",
+        100.0 * stats.median,
+        100.0 * stats.max
+    );
+
+    let summaries = synthetic_leave_one_out(0..20, 2, 14);
+    let med = |f: &dyn Fn(&autolb::model::check::CheckSummary) -> f64| {
+        ErrorStats::of(&summaries.iter().map(f).collect::<Vec<_>>()).median
+    };
+    println!("synthetic truths (20 random 2-component cases, 14 stand-in runs each, LOO):");
+    println!(
+        "  standalone: median of the cases' median errors {:.1} %, of their max {:.1} %",
+        100.0 * med(&|s| s.standalone.median),
+        100.0 * med(&|s| s.standalone.max)
+    );
+    println!(
+        "  calibrated: median of the cases' median errors {:.1} %, of their max {:.1} %, band coverage {:.0} %",
+        100.0 * med(&|s| s.calibrated.median),
+        100.0 * med(&|s| s.calibrated.max),
+        100.0 * med(&|s| s.coverage)
+    );
+    let three = synthetic_leave_one_out(100..110, 3, 20);
+    println!(
+        "  3 components (10 cases, 20 runs): standalone {:.1} %, calibrated {:.1} %",
+        100.0
+            * ErrorStats::of(
+                &three
+                    .iter()
+                    .map(|s| s.standalone.median)
+                    .collect::<Vec<_>>()
+            )
+            .median,
+        100.0
+            * ErrorStats::of(
+                &three
+                    .iter()
+                    .map(|s| s.calibrated.median)
+                    .collect::<Vec<_>>()
+            )
+            .median
+    );
+
+    // Speed: fit on 100 runs, then rank a 2-component prediction at step 1.
+    let case = SyntheticCase::generate(7, 2);
+    let runs100: Vec<_> = case
+        .random_configurations(100, 7)
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| case.measured_run(n, i as u64).ok())
+        .collect();
+    let curves = case.standalone_curves();
+    let budget: u32 = curves.iter().map(|c| c.last_nproc()).sum::<u32>() / 2;
+    let settings = Settings {
+        max_nproc: budget,
+        step: 1,
+        ..Settings::default()
+    };
+    let inputs: Vec<ComponentInput> = curves.iter().cloned().map(ComponentInput::new).collect();
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let (model, _) = Model::fit(&curves, interp, &runs100);
+        let problem = Problem::with_model(&inputs, &settings, &model).unwrap();
+        let p = problem.rank(0.5, 5);
+        assert!(!p.top.is_empty());
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "speed: fit on {} runs + rank 2 components at step 1 ({} feasible configurations): {:.1} ms (best of 5)",
+        runs100.len(),
+        Problem::with_model(&inputs, &settings, &Model::Standalone).unwrap().candidates,
+        1000.0 * best
+    );
+    let t = Instant::now();
+    let _ = Problem::with_model(&inputs, &settings, &Model::Standalone)
+        .unwrap()
+        .rank(0.5, 5);
+    let standalone_ms = 1000.0 * t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let (model, _) = Model::fit(&curves, interp, &runs100);
+    let fit_ms = 1000.0 * t.elapsed().as_secs_f64();
+    println!("  of which: fit {fit_ms:.1} ms; the same ranking with the standalone model {standalone_ms:.1} ms");
+    let _ = model;
+}

@@ -1,0 +1,135 @@
+//! How a campaign chooses the next iteration's tests: one trait, two strategies.
+//!
+//! A [`Strategy`] looks at the state after an iteration has ended (every run done or failed)
+//! and returns a [`Plan`]: one decision per test of that iteration, and the tests of the next
+//! iteration, each with the reason it was chosen. The driver, the executors, `next`/`record`,
+//! the state file and the app only ever see the plan, so they do not know which strategy ran.
+//!
+//! * [`Algorithm1`]: the paper's Algorithm 1 ([`super::algorithm`]), unchanged.
+//! * [`super::guided::Guided`]: the calibrated model chooses where to measure next.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::algorithm::{self, DecisionInput, Limits};
+use super::state::{Decision, Iteration, RunMetrics, State};
+use crate::config::Strategy as StrategyKind;
+
+/// What a strategy decided after an iteration.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Plan {
+    /// One per test of the iteration that ended, in its order.
+    pub decisions: Vec<Decision>,
+    /// The next iteration's tests; empty when the campaign is over.
+    pub next: Vec<PlannedTest>,
+}
+
+/// A test of the next iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedTest {
+    /// An existing test goes on (`Some(id)`), or a new test starts (`None`; its origin is the
+    /// strategy's name).
+    pub test: Option<u32>,
+    pub nproc: Vec<u32>,
+    /// The test's step in the new iteration.
+    pub step: u32,
+    /// Runs to make of it in the new iteration (at least 1).
+    pub runs: u32,
+    /// Why it was chosen; `None` when it follows from the decision (Algorithm 1).
+    pub reason: Option<String>,
+}
+
+/// Chooses the next iteration's tests from the state after an iteration.
+pub trait Strategy {
+    /// `dir` is the campaign directory (copies of the curves live there); `None` when the
+    /// caller has only the state, which is enough for Algorithm 1.
+    fn plan(&self, state: &State, dir: Option<&Path>) -> Plan;
+}
+
+/// The strategy a campaign was created with.
+pub fn of(kind: StrategyKind) -> Box<dyn Strategy> {
+    match kind {
+        StrategyKind::Algorithm1 => Box::new(Algorithm1),
+        StrategyKind::Guided => Box::new(super::guided::Guided),
+    }
+}
+
+/// The balanced components' limits and allowed lists, in component order.
+pub fn limits_of(state: &State) -> Vec<Limits> {
+    state
+        .components
+        .iter()
+        .map(|c| Limits {
+            low: c.low,
+            high: c.high,
+            allowed: c.allowed.clone(),
+        })
+        .collect()
+}
+
+/// Algorithm 1 (method.md, "The load-balance workflow"): each test of the iteration takes its
+/// own donor/recipient decision; the tests that go on make the next iteration.
+pub struct Algorithm1;
+
+impl Strategy for Algorithm1 {
+    fn plan(&self, state: &State, _dir: Option<&Path>) -> Plan {
+        let mut plan = Plan::default();
+        let Some(last) = state.iterations.len().checked_sub(1) else {
+            return plan;
+        };
+        let names = state.component_names();
+        let limits = limits_of(state);
+        let mut seen: HashSet<Vec<u32>> = state
+            .iterations
+            .iter()
+            .flat_map(|it| it.tests.iter().map(|t| t.nproc.clone()))
+            .collect();
+        for test in &state.iterations[last].tests {
+            let previous = previous_direction(&state.iterations[..last], test.test);
+            let metrics: Vec<&RunMetrics> = test
+                .runs
+                .iter()
+                .filter_map(|r| r.metrics.as_ref())
+                .collect();
+            let means = algorithm::mean_metrics(metrics);
+            let decision = algorithm::decide(
+                &DecisionInput {
+                    nproc: &test.nproc,
+                    step: test.step,
+                    previous,
+                    partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
+                    minimum_step: state.settings.minimum_step,
+                    limits: &limits,
+                    max_nproc: state.settings.max_nproc,
+                    names: &names,
+                },
+                &|c| seen.contains(c),
+            );
+            if let Some(next) = &decision.next {
+                seen.insert(next.clone());
+                plan.next.push(PlannedTest {
+                    test: Some(test.test),
+                    nproc: next.clone(),
+                    step: decision.step,
+                    runs: state.settings.repetitions,
+                    reason: None,
+                });
+            }
+            plan.decisions.push(decision);
+        }
+        plan
+    }
+}
+
+/// The (donor, recipient) of a test's most recent decision before the current iteration.
+pub fn previous_direction(earlier: &[Iteration], test: u32) -> Option<(usize, usize)> {
+    earlier.iter().rev().find_map(|it| {
+        let d = it
+            .tests
+            .iter()
+            .find(|t| t.test == test)?
+            .decision
+            .as_ref()?;
+        Some((d.donor?, d.recipient?))
+    })
+}

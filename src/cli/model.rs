@@ -1,0 +1,201 @@
+//! `autolb model check|fit`: how good the performance model is on measured runs
+//! (leave-one-out), and fitting it once for `predict --model`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use color_eyre::eyre::Result;
+use serde_json::json;
+
+use autolb::curve::Curve;
+use autolb::model::check::{leave_one_out_with_steps, Check};
+
+use crate::shared::error::user;
+use crate::shared::parse::{parse_positive, write_stdout};
+use crate::shared::prediction_flags::{
+    load_config, resolve_components, resolve_model, ModelFlags, PredictionFlags,
+};
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Leave-one-out over the measured runs: each predicted by a model fitted on the others
+    /// (repetitions of a configuration held out together), standalone against calibrated.
+    Check(CheckArgs),
+    /// Fit the calibrated model on the measured runs and write it as JSON.
+    Fit(FitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    #[command(flatten)]
+    pub prediction: PredictionFlags,
+    #[command(flatten)]
+    pub model: ModelFlags,
+    /// Coupling period in seconds, for timing output that counts steps only (raw LUCIA)
+    /// [default: the campaign file's period_s; tables carry their own].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_positive)]
+    pub period: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Where to write the model (JSON), for `predict --model FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+pub fn run(cmd: ModelCommand) -> Result<()> {
+    match cmd {
+        ModelCommand::Check(args) => check(&args),
+        ModelCommand::Fit(args) => fit(&args),
+    }
+}
+
+/// Curves, interpolation and measured runs, or a user error.
+fn inputs(
+    args: &CommonArgs,
+) -> Result<(
+    Vec<Curve>,
+    autolb::interp::Method,
+    crate::shared::prediction_flags::ResolvedModel,
+)> {
+    if args.model.measured.is_empty() {
+        return Err(user(
+            "no measured runs: pass --measured PATH (a campaign directory, a directory of run directories, or one run directory)",
+        ));
+    }
+    if args.model.model.is_some() {
+        return Err(user(
+            "--model reads a fitted model; `autolb model` fits one from --measured runs",
+        ));
+    }
+    let file = load_config(&args.prediction)?;
+    let components = resolve_components(&args.prediction, file.as_ref())?;
+    if components.is_empty() {
+        return Err(user(
+            "no curves given; pass --curve NAME=PATH for each component, or --config FILE",
+        ));
+    }
+    let interp = args
+        .prediction
+        .interp
+        .or_else(|| file.as_ref().and_then(|(f, _)| f.interp))
+        .unwrap_or_default();
+    let resolved = resolve_model(&args.model, &components, file.as_ref(), interp, args.period)?;
+    let curves = components.into_iter().map(|c| c.curve).collect();
+    Ok((curves, interp, resolved))
+}
+
+fn check(args: &CheckArgs) -> Result<()> {
+    let (curves, interp, resolved) = inputs(&args.common)?;
+    for n in &resolved.notes {
+        eprintln!("autolb: note: {n}");
+    }
+    let (check, _) = leave_one_out_with_steps(&curves, interp, &resolved.runs, &resolved.steps);
+    if check.runs.len() < 2 {
+        return Err(user(format!(
+            "{} usable measured run(s); leave-one-out needs at least two",
+            check.runs.len()
+        )));
+    }
+    if args.json {
+        write_stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&check_json(&check))?
+        ))
+    } else {
+        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+        write_stdout(&check_table(&check, &names))
+    }
+}
+
+fn fit(args: &FitArgs) -> Result<()> {
+    let (_, _, resolved) = inputs(&args.common)?;
+    for n in &resolved.notes {
+        eprintln!("autolb: note: {n}");
+    }
+    if !resolved.model.is_calibrated() {
+        return Err(user(
+            "no usable measured run: nothing to fit (see the notes above)",
+        ));
+    }
+    autolb::executor::write_atomically(&args.out, resolved.model.to_json().as_bytes())
+        .map_err(|e| user(format!("--out {}: {e}", args.out.display())))?;
+    let fitted = match &resolved.model {
+        autolb::model::Model::Calibrated(m) => m.runs,
+        autolb::model::Model::Standalone => 0,
+    };
+    write_stdout(&format!(
+        "calibrated model fitted on {} run(s) written to {}\n",
+        fitted,
+        args.out.display()
+    ))
+}
+
+/// The `--json` object: `{"runs": [...], "summary": {...}}`, errors as fractions.
+pub fn check_json(check: &Check) -> serde_json::Value {
+    json!(check)
+}
+
+/// The human table: one row per run, then the summary.
+pub fn check_table(check: &Check, names: &[String]) -> String {
+    let mut out = format!("{:<28}", "run");
+    for n in names {
+        out.push_str(&format!(" {n:>6}"));
+    }
+    out.push_str(&format!(
+        " {:>8} {:>10} {:>7} {:>10} {:>17} {:>7}\n",
+        "measured", "standalone", "error", "calibrated", "band", "error"
+    ));
+    for r in &check.runs {
+        let label = std::path::Path::new(&r.path)
+            .file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_else(|| r.path.clone());
+        out.push_str(&format!("{label:<28}"));
+        for n in names {
+            out.push_str(&format!(" {:>6}", r.nproc.get(n).copied().unwrap_or(0)));
+        }
+        let band = format!("{:.2}-{:.2}", r.low, r.high);
+        out.push_str(&format!(
+            " {:>8.2} {:>10.2} {:>6.1}% {:>10.2} {:>17} {:>6.1}%{}\n",
+            r.measured_sypd,
+            r.standalone_sypd,
+            100.0 * r.standalone_error(),
+            r.calibrated_sypd,
+            band,
+            100.0 * r.calibrated_error(),
+            if r.covered() { "" } else { " *" }
+        ));
+    }
+    let s = &check.summary;
+    out.push_str(&format!(
+        "{} runs, leave-one-out (repetitions held out together); absolute SYPD error:\n",
+        check.runs.len()
+    ));
+    out.push_str(&format!(
+        "  standalone: mean {:.1} %, median {:.1} %, max {:.1} %\n",
+        100.0 * s.standalone.mean,
+        100.0 * s.standalone.median,
+        100.0 * s.standalone.max
+    ));
+    out.push_str(&format!(
+        "  calibrated: mean {:.1} %, median {:.1} %, max {:.1} %; band holds {:.0} % of runs (* = outside)\n",
+        100.0 * s.calibrated.mean,
+        100.0 * s.calibrated.median,
+        100.0 * s.calibrated.max,
+        100.0 * s.coverage
+    ));
+    out
+}

@@ -1,0 +1,82 @@
+//! Reading the small files a user names (curves, configs, key tables, timing output) with
+//! bounds: only regular files (a FIFO would block forever, `/dev/zero` never ends) and only up
+//! to a size that such a file can have, so that a wrong path is a clear error, not a hang or
+//! gigabytes of memory.
+
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The largest curve, configuration or key file autolb reads (4 MiB): each is a few kilobytes.
+pub const MAX_SMALL_FILE_BYTES: u64 = 4 << 20;
+
+/// Reads a regular file of at most `max` bytes. Anything else (a FIFO, a socket, a device, a
+/// directory, or a larger file) is an `io::Error` that says what it is and the limit.
+pub fn read_regular_file(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO without a writer must not block before we can look at it.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, kind));
+    }
+    if meta.len() > max {
+        return Err(too_large(meta.len(), max));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // One byte past the limit tells a file that grew while read from one that fits.
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(bytes.len() as u64, max));
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular_file`] as UTF-8 text, with the [`MAX_SMALL_FILE_BYTES`] limit.
+pub fn read_small_text(path: &Path) -> io::Result<String> {
+    let bytes = read_regular_file(path, MAX_SMALL_FILE_BYTES)?;
+    String::from_utf8(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+fn too_large(len: u64, max: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{len} bytes or more, larger than the {max}-byte limit for such a file"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_fifos_directories_and_big_files_are_refused() {
+        let e = read_regular_file(Path::new("/dev/zero"), 1024).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_regular_file(&fifo, 1024).unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        let e = read_regular_file(dir.path(), 1024).unwrap_err();
+        assert!(e.to_string().contains("directory"), "{e}");
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![b'x'; 2048]).unwrap();
+        let e = read_regular_file(&big, 1024).unwrap_err();
+        assert!(e.to_string().contains("1024-byte limit"), "{e}");
+        assert_eq!(read_regular_file(&big, 2048).unwrap().len(), 2048);
+    }
+}

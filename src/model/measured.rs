@@ -1,0 +1,198 @@
+//! Measured runs from timing output: one run directory, or a directory of run directories named
+//! like `240IFS_144NEMO[_suffix]` (as BSC's lucia_lite collections are). Campaign directories
+//! are read by [`crate::campaign::measured_runs`] (the campaign knows its own runs).
+//!
+//! PE counts come from the timing files when they carry them (lucia_lite tables do), because a
+//! directory name can be wrong: two lucia_lite directories (`1008IFS_411NEMO`,
+//! `960IFS_411NEMO`) hold tables of NEMO on 144 PEs. The name (or `--nproc`) only fills in what
+//! the files do not say (raw LUCIA files carry no PE counts). A run that failed, is partial or
+//! cannot be read is skipped with a one-line note.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{MeasuredComponent, MeasuredRun};
+use crate::timing::{self, Measurement, ReadOptions, Reading};
+
+/// A balanced component: its model (curve) name and its name in timing files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Naming {
+    pub name: String,
+    pub timing_name: String,
+}
+
+impl Naming {
+    pub fn new(name: impl Into<String>, timing_name: impl Into<String>) -> Naming {
+        Naming {
+            name: name.into(),
+            timing_name: timing_name.into(),
+        }
+    }
+
+    /// Does `label` (from a directory name or a flag) mean this component? Case-insensitive,
+    /// by model name or timing name.
+    pub fn is_called(&self, label: &str) -> bool {
+        label.eq_ignore_ascii_case(&self.name) || label.eq_ignore_ascii_case(&self.timing_name)
+    }
+}
+
+/// Reduces a measurement to a [`MeasuredRun`] of `components`; `nproc` (by model name)
+/// completes PE counts the files do not carry.
+pub fn from_measurement(
+    label: &str,
+    m: &Measurement,
+    components: &[Naming],
+    nproc: &BTreeMap<String, u32>,
+) -> Result<MeasuredRun, String> {
+    if let Some(reason) = &m.partial {
+        return Err(format!("partial: {reason}"));
+    }
+    let coupled = m
+        .coupled_sypd()
+        .ok_or("no coupled SYPD (simulated or wall time unknown; pass --period?)")?;
+    let mut parts = Vec::with_capacity(components.len());
+    for c in components {
+        let i = m.component_index(&c.timing_name).ok_or_else(|| {
+            let found: Vec<&str> = m.components.iter().map(|c| c.name.as_str()).collect();
+            format!(
+                "no component {:?} (it has {}); map names with --timing-name {}=NAME",
+                c.timing_name,
+                found.join(", "),
+                c.name
+            )
+        })?;
+        let t = &m.components[i];
+        let p = t
+            .nproc
+            .or_else(|| nproc.get(&c.name).copied())
+            .ok_or_else(|| format!("PEs of {} unknown; pass --nproc {}=N", c.name, c.name))?;
+        let sypd = m
+            .component_sypd(i)
+            .ok_or_else(|| format!("no SYPD for {}", c.timing_name))?;
+        parts.push(MeasuredComponent {
+            name: c.name.clone(),
+            nproc: p,
+            sypd,
+            wait_s: Some(t.wait_s),
+            interp_s: t.interp_s,
+            send_s: t.send_s,
+        });
+    }
+    Ok(MeasuredRun {
+        path: label.to_string(),
+        components: parts,
+        coupled_sypd: coupled,
+    })
+}
+
+/// Reads one run directory (or timing file).
+pub fn load_run(
+    path: &Path,
+    components: &[Naming],
+    nproc: &BTreeMap<String, u32>,
+    period_s: Option<f64>,
+) -> Result<MeasuredRun, String> {
+    // First as the files are: PE counts they carry win over a name or a flag.
+    let mut opts = ReadOptions {
+        period_s,
+        ..ReadOptions::default()
+    };
+    let mut reading = timing::read(path, &opts).map_err(|e| e.to_string())?;
+    let lacks_nproc = match &reading {
+        Reading::Measured(m) => components.iter().any(|c| {
+            m.component(&c.timing_name)
+                .is_some_and(|t| t.nproc.is_none())
+        }),
+        Reading::Incomplete { .. } => true,
+    };
+    if lacks_nproc && !nproc.is_empty() {
+        // Raw LUCIA files carry none; given PE counts also tell which rank files must exist.
+        opts.nproc = components
+            .iter()
+            .filter_map(|c| nproc.get(&c.name).map(|&p| (c.timing_name.clone(), p)))
+            .collect();
+        reading = timing::read(path, &opts).map_err(|e| e.to_string())?;
+    }
+    match reading {
+        Reading::Incomplete { reason } => Err(format!("incomplete: {reason}")),
+        Reading::Measured(m) => {
+            from_measurement(&path.display().to_string(), &m, components, nproc)
+        }
+    }
+}
+
+/// PE counts from a directory name like `240IFS_144NEMO_t2`: every `_`-separated token that is
+/// digits followed by a component's name or timing name. `None` unless every component is named.
+pub fn nproc_from_name(dir_name: &str, components: &[Naming]) -> Option<BTreeMap<String, u32>> {
+    let mut out = BTreeMap::new();
+    for token in dir_name.split('_') {
+        let digits: String = token.chars().take_while(char::is_ascii_digit).collect();
+        let label = &token[digits.len()..];
+        if digits.is_empty() || label.is_empty() {
+            continue;
+        }
+        if let (Ok(n), Some(c)) = (
+            digits.parse::<u32>(),
+            components.iter().find(|c| c.is_called(label)),
+        ) {
+            out.insert(c.name.clone(), n);
+        }
+    }
+    (out.len() == components.len()).then_some(out)
+}
+
+/// Reads every run directory inside `dir` (sorted by name). Sub-directories whose name does not
+/// follow the `240IFS_144NEMO` pattern are still read when their files carry PE counts.
+pub fn load_runs_dir(
+    dir: &Path,
+    components: &[Naming],
+    period_s: Option<f64>,
+) -> Result<(Vec<MeasuredRun>, Vec<String>), String> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    let (mut runs, mut notes) = (Vec::new(), Vec::new());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().to_string();
+        let nproc = nproc_from_name(&name, components).unwrap_or_default();
+        match load_run(&e.path(), components, &nproc, period_s) {
+            Ok(run) => {
+                for c in &run.components {
+                    if let Some(&p) = nproc.get(&c.name) {
+                        if p != c.nproc {
+                            notes.push(format!(
+                                "{}: the name says {} {p} PEs, its timing files {}; using {}",
+                                e.path().display(),
+                                c.name,
+                                c.nproc,
+                                c.nproc
+                            ));
+                        }
+                    }
+                }
+                runs.push(run);
+            }
+            Err(why) => notes.push(format!("{}: skipped: {why}", e.path().display())),
+        }
+    }
+    Ok((runs, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pe_counts_from_directory_names() {
+        let comps = [Naming::new("IFS", "ATMIFS"), Naming::new("NEMO", "oceanx")];
+        let got = nproc_from_name("384IFS_229NEMO_t1", &comps).unwrap();
+        assert_eq!(got["IFS"], 384);
+        assert_eq!(got["NEMO"], 229);
+        assert!(nproc_from_name("384IFS_t1", &comps).is_none());
+        let by_timing = nproc_from_name("96ATMIFS_48oceanx_1RNF", &comps).unwrap();
+        assert_eq!(by_timing["NEMO"], 48);
+    }
+}

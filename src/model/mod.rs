@@ -1,0 +1,582 @@
+//! The performance model: what coupled SYPD a configuration will run at, with a band.
+//!
+//! One type, [`Model`], two forms:
+//! * [`Model::Standalone`]: method.md's model, unchanged: each component runs at its
+//!   (interpolated) scalability curve and the coupled run goes at the slowest one. The default
+//!   when nothing is measured; its band is a single point.
+//! * [`Model::Calibrated`]: learned from measured coupled runs ([`Model::fit`]). Real coupled
+//!   runs are slower than the standalone curves say, by an amount that depends on the component
+//!   and its PE count (NEMO on 144 PEs of EC-Earth3 SR runs at 0.55 of its curve, IFS at
+//!   0.8-0.97), and the coupled run is a little slower than its slowest component (waiting,
+//!   interpolation and sending). The calibrated model learns:
+//!   - per component, the coupled-mode speed ratio `r_c(p) = measured SYPD_c / curve_c(p)` as a
+//!     smooth function of `ln p` (a Gaussian-process smoother, [`gp`]): close to measured PE
+//!     counts it follows them, dips included; far from them it returns to the component's
+//!     average ratio (itself pulled toward the global average), and its band widens;
+//!   - the coupling overhead `k = coupled SYPD / SYPD of the slowest component`, from every run's
+//!     coupled wall time against its slowest component's compute time (the waiting,
+//!     interpolation and sending seconds that separate them), as one factor with its spread.
+//!
+//! Prediction keeps the structure the exact search relies on ([`crate::predict::search`]):
+//! coupled SYPD = min over components of an *adjusted* speed `k * r_c(p) * curve_c(p)`. The
+//! factor `k` multiplies every component alike, so the min is still the bottleneck's, and the
+//! search only sees different candidate speeds ([`Model::adjust`]). The formula itself lives in
+//! one place: [`crate::predict::coupled_sypd`].
+
+pub mod check;
+pub mod gp;
+pub mod measured;
+pub mod steps;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::curve::Curve;
+use crate::interp::{Interpolant, Method};
+use gp::Gp;
+
+/// Width of the band in standard deviations (a 90 % two-sided interval of a normal in ln SYPD).
+pub const BAND_Z: f64 = 1.645;
+/// Prior standard deviation of a component's average ln ratio around the global one.
+pub const LEVEL_PRIOR_SD: f64 = 0.2;
+/// Bounds on the run-to-run noise (standard deviation of ln SYPD) the model assumes.
+pub const NOISE_SD_RANGE: (f64, f64) = (0.02, 0.1);
+/// Run-to-run noise assumed when no PE count of a component was measured twice.
+pub const DEFAULT_NOISE_SD: f64 = 0.03;
+/// Spread of the coupling factor assumed with fewer than three runs (ln units).
+pub const DEFAULT_COUPLED_SD: f64 = 0.05;
+
+/// One measured coupled run, reduced to what the model learns from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredRun {
+    /// Where it came from (for tables and notes).
+    pub path: String,
+    /// Per balanced component, by model name.
+    pub components: Vec<MeasuredComponent>,
+    /// Coupled SYPD from the coupled wall time.
+    pub coupled_sypd: f64,
+}
+
+/// One component of a measured run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredComponent {
+    /// The model's (curve's) name, not the timing name.
+    pub name: String,
+    pub nproc: u32,
+    /// SYPD from its own compute seconds in the coupled run.
+    pub sypd: f64,
+    pub wait_s: Option<f64>,
+    pub interp_s: Option<f64>,
+    pub send_s: Option<f64>,
+}
+
+impl MeasuredRun {
+    /// PEs of component `name`, if the run has it.
+    pub fn nproc(&self, name: &str) -> Option<u32> {
+        self.component(name).map(|c| c.nproc)
+    }
+
+    pub fn component(&self, name: &str) -> Option<&MeasuredComponent> {
+        self.components.iter().find(|c| c.name == name)
+    }
+
+    /// PEs of `names`, in that order (`None` if the run lacks one).
+    pub fn nproc_of(&self, names: &[String]) -> Option<Vec<u32>> {
+        names.iter().map(|n| self.nproc(n)).collect()
+    }
+
+    /// The slowest component's SYPD.
+    pub fn slowest_sypd(&self) -> Option<f64> {
+        self.components
+            .iter()
+            .map(|c| c.sypd)
+            .reduce(f64::min)
+            .filter(|s| s.is_finite() && *s > 0.0)
+    }
+}
+
+/// A multiplicative factor on a standalone speed with its band.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Factor {
+    pub mid: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// A model's prediction for one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    pub sypd: f64,
+    /// The band: the coupled SYPD lies in `[low, high]` with about 90 % probability
+    /// (calibrated model; the standalone model's band is the point itself).
+    pub low: f64,
+    pub high: f64,
+    /// Per component, in the order asked: the adjusted speed.
+    pub components: Vec<f64>,
+}
+
+impl Estimate {
+    /// CHSY for `total_nproc` PEs at the predicted speed.
+    pub fn chsy(&self, total_nproc: u32) -> f64 {
+        crate::metrics::chsy(f64::from(total_nproc), self.sypd)
+    }
+}
+
+/// The performance model (see the module doc).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Model {
+    #[default]
+    Standalone,
+    Calibrated(Calibrated),
+}
+
+/// The calibrated form's fitted parts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibrated {
+    /// Runs it learned from.
+    pub runs: usize,
+    /// Interpolation used for the standalone speeds the ratios are relative to.
+    pub interp: Method,
+    /// Mean ln ratio over every component's measurements (the level unmeasured components get).
+    pub global_log_ratio: f64,
+    /// Run-to-run noise (sd of ln SYPD) assumed in the smoother and the band.
+    pub noise_sd: f64,
+    pub components: Vec<ComponentModel>,
+    pub coupled: CoupledFactor,
+}
+
+/// One component's learned coupled-mode ratio.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComponentModel {
+    pub name: String,
+    /// The smoother of `ln(measured / standalone)` over `ln nproc`.
+    pub ratio: Gp,
+}
+
+/// The coupling overhead: ln(coupled SYPD / slowest component's SYPD).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CoupledFactor {
+    pub log_mean: f64,
+    /// Predictive spread for a new run (run-to-run spread and the mean's uncertainty).
+    pub log_sd: f64,
+    pub runs: usize,
+}
+
+impl Model {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Model::Standalone => "standalone",
+            Model::Calibrated(_) => "calibrated",
+        }
+    }
+
+    pub fn is_calibrated(&self) -> bool {
+        matches!(self, Model::Calibrated(_))
+    }
+
+    /// Fits the calibrated model on `runs` against `curves` (interpolated with `interp`).
+    /// Runs lacking a component of `curves`, or with a PE count outside its curve, are not
+    /// used; with no usable run the answer is the standalone model. Returns the notes on
+    /// skipped runs with the model.
+    pub fn fit(curves: &[Curve], interp: Method, runs: &[MeasuredRun]) -> (Model, Vec<String>) {
+        Model::fit_with_steps(curves, interp, runs, &steps::Steps::default())
+    }
+
+    /// [`Model::fit`] for predictions that use per-step series: the coupling factor is then
+    /// learned against the step sum of the measured component speeds (which already holds the
+    /// waiting that irregular steps cause), not against the slowest component alone.
+    pub fn fit_with_steps(
+        curves: &[Curve],
+        interp: Method,
+        runs: &[MeasuredRun],
+        steps: &steps::Steps,
+    ) -> (Model, Vec<String>) {
+        let mut notes = Vec::new();
+        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+        let interpolants: Vec<Interpolant> = curves
+            .iter()
+            .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
+            .collect();
+        // Per component: (ln nproc, ln ratio); per run: ln(coupled / slowest).
+        let mut data: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); curves.len()];
+        let mut coupled = Vec::new();
+        let mut replicate: BTreeMap<(usize, u32), Vec<f64>> = BTreeMap::new();
+        for run in runs {
+            match usable(run, curves, &names) {
+                Err(why) => notes.push(format!("{}: not used: {why}", run.path)),
+                Ok(parts) => {
+                    let mut slowest = f64::INFINITY;
+                    for (i, c) in parts.iter().enumerate() {
+                        let sa = interpolants[i].eval(f64::from(c.nproc));
+                        let y = (c.sypd / sa).ln();
+                        data[i].0.push(f64::from(c.nproc).ln());
+                        data[i].1.push(y);
+                        replicate.entry((i, c.nproc)).or_default().push(y);
+                        slowest = slowest.min(c.sypd);
+                    }
+                    let pace = if steps.is_empty() {
+                        slowest
+                    } else {
+                        let nproc: Vec<u32> = parts.iter().map(|c| c.nproc).collect();
+                        steps.coupled_sypd(&names, &nproc, |c, _| parts[c].sypd)
+                    };
+                    coupled.push((run.coupled_sypd / pace).ln());
+                }
+            }
+        }
+        if coupled.is_empty() {
+            return (Model::Standalone, notes);
+        }
+        let all: Vec<f64> = data.iter().flat_map(|d| d.1.iter().copied()).collect();
+        let global = mean(&all);
+        let noise_sd = pooled_sd(replicate.values())
+            .unwrap_or(DEFAULT_NOISE_SD)
+            .clamp(NOISE_SD_RANGE.0, NOISE_SD_RANGE.1);
+        let components = names
+            .iter()
+            .zip(&data)
+            .map(|(name, (xs, ys))| ComponentModel {
+                name: name.clone(),
+                ratio: Gp::fit(xs, ys, global, LEVEL_PRIOR_SD, noise_sd),
+            })
+            .collect();
+        let n = coupled.len();
+        let log_mean = mean(&coupled);
+        let spread = if n >= 3 {
+            sample_sd(&coupled)
+        } else {
+            DEFAULT_COUPLED_SD
+        };
+        let log_sd = (spread * spread * (1.0 + 1.0 / n as f64)).sqrt();
+        let model = Calibrated {
+            runs: n,
+            interp,
+            global_log_ratio: global,
+            noise_sd,
+            components,
+            coupled: CoupledFactor {
+                log_mean,
+                log_sd,
+                runs: n,
+            },
+        };
+        (Model::Calibrated(model), notes)
+    }
+
+    /// The factor on component `name`'s standalone speed at `nproc`, with its band; the
+    /// coupling overhead is included, so the coupled SYPD is the min over components of
+    /// `factor * standalone`. A component the model never saw gets the global level with the
+    /// prior's full width.
+    pub fn factor(&self, name: &str, nproc: u32) -> Factor {
+        match self {
+            Model::Standalone => Factor {
+                mid: 1.0,
+                low: 1.0,
+                high: 1.0,
+            },
+            Model::Calibrated(m) => {
+                let (mean, var) = m.log_ratio(name, nproc);
+                let mid = mean + m.coupled.log_mean;
+                let sd =
+                    (var + m.noise_sd * m.noise_sd + m.coupled.log_sd * m.coupled.log_sd).sqrt();
+                Factor {
+                    mid: mid.exp(),
+                    low: (mid - BAND_Z * sd).exp(),
+                    high: (mid + BAND_Z * sd).exp(),
+                }
+            }
+        }
+    }
+
+    /// The adjusted speed of component `name` at `nproc` given its standalone speed: what the
+    /// prediction's search uses as the candidate's SYPD. Cheaper than [`Model::factor`] (no
+    /// variance).
+    pub fn adjust(&self, name: &str, nproc: u32, standalone_sypd: f64) -> f64 {
+        match self {
+            Model::Standalone => standalone_sypd,
+            Model::Calibrated(m) => {
+                let mean = m.log_mean_ratio(name, nproc);
+                standalone_sypd * (mean + m.coupled.log_mean).exp()
+            }
+        }
+    }
+
+    /// Predicts a configuration: `standalone` holds each component's standalone speed at its
+    /// PE count, `names` and `nproc` say which component and how many PEs.
+    pub fn estimate(&self, names: &[String], nproc: &[u32], standalone: &[f64]) -> Estimate {
+        let factors: Vec<Factor> = names
+            .iter()
+            .zip(nproc)
+            .map(|(n, &p)| self.factor(n, p))
+            .collect();
+        let adjusted: Vec<f64> = factors
+            .iter()
+            .zip(standalone)
+            .map(|(f, s)| f.mid * s)
+            .collect();
+        let low: Vec<f64> = factors
+            .iter()
+            .zip(standalone)
+            .map(|(f, s)| f.low * s)
+            .collect();
+        let high: Vec<f64> = factors
+            .iter()
+            .zip(standalone)
+            .map(|(f, s)| f.high * s)
+            .collect();
+        Estimate {
+            sypd: crate::predict::coupled_sypd(&adjusted),
+            low: crate::predict::coupled_sypd(&low),
+            high: crate::predict::coupled_sypd(&high),
+            components: adjusted,
+        }
+    }
+
+    /// Predicts a configuration from the curves (interpolated with `interp`).
+    pub fn estimate_curves(&self, curves: &[Curve], interp: Method, nproc: &[u32]) -> Estimate {
+        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+        let standalone: Vec<f64> = curves
+            .iter()
+            .zip(nproc)
+            .map(|(c, &p)| Interpolant::new(interp, &c.xs(), &c.ys()).eval(f64::from(p)))
+            .collect();
+        self.estimate(&names, nproc, &standalone)
+    }
+
+    /// [`Model::estimate_curves`] with irregular steps: the coupled SYPD is the step-sum of
+    /// [`steps::Steps::coupled_sypd`] over the model's speeds, the band scaled alike.
+    pub fn estimate_with_steps(
+        &self,
+        curves: &[Curve],
+        interp: Method,
+        nproc: &[u32],
+        steps: &steps::Steps,
+    ) -> Estimate {
+        let mut e = self.estimate_curves(curves, interp, nproc);
+        if steps.is_empty() {
+            return e;
+        }
+        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+        let interpolants: Vec<Interpolant> = curves
+            .iter()
+            .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
+            .collect();
+        let sypd = steps.coupled_sypd(&names, nproc, |c, p| {
+            self.adjust(&names[c], p, interpolants[c].eval(f64::from(p)))
+        });
+        let scale = sypd / e.sypd;
+        e.sypd = sypd;
+        e.low *= scale;
+        e.high *= scale;
+        e
+    }
+
+    /// Reads a model written by `autolb model fit --out` (JSON).
+    pub fn from_json(text: &str) -> Result<Model, String> {
+        let file: ModelFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if file.format != MODEL_FORMAT {
+            return Err(format!(
+                "model format {} is not the {MODEL_FORMAT} this autolb reads; refit with `autolb model fit`",
+                file.format
+            ));
+        }
+        Ok(file.model)
+    }
+
+    /// The JSON written by `autolb model fit --out`.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&ModelFile {
+            format: MODEL_FORMAT,
+            model: self.clone(),
+        })
+        .unwrap_or_default()
+    }
+
+    /// Names of the components the calibrated model learned (empty for the standalone one).
+    pub fn component_names(&self) -> Vec<String> {
+        match self {
+            Model::Standalone => Vec::new(),
+            Model::Calibrated(m) => m.components.iter().map(|c| c.name.clone()).collect(),
+        }
+    }
+}
+
+/// Version of the model file.
+pub const MODEL_FORMAT: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct ModelFile {
+    format: u32,
+    model: Model,
+}
+
+impl Calibrated {
+    fn component(&self, name: &str) -> Option<&ComponentModel> {
+        self.components.iter().find(|c| c.name == name)
+    }
+
+    /// Mean and variance of ln(coupled-mode / standalone) of `name` at `nproc`.
+    pub fn log_ratio(&self, name: &str, nproc: u32) -> (f64, f64) {
+        match self.component(name) {
+            Some(c) => c.ratio.predict(f64::from(nproc.max(1)).ln()),
+            None => (self.global_log_ratio, LEVEL_PRIOR_SD * LEVEL_PRIOR_SD),
+        }
+    }
+
+    fn log_mean_ratio(&self, name: &str, nproc: u32) -> f64 {
+        match self.component(name) {
+            Some(c) => c.ratio.mean(f64::from(nproc.max(1)).ln()),
+            None => self.global_log_ratio,
+        }
+    }
+}
+
+/// The run's components in curve order, or why it cannot be used.
+fn usable<'a>(
+    run: &'a MeasuredRun,
+    curves: &[Curve],
+    names: &[String],
+) -> Result<Vec<&'a MeasuredComponent>, String> {
+    if !(run.coupled_sypd.is_finite() && run.coupled_sypd > 0.0) {
+        return Err("no coupled SYPD".into());
+    }
+    let mut parts = Vec::with_capacity(names.len());
+    for (name, curve) in names.iter().zip(curves) {
+        let c = run
+            .component(name)
+            .ok_or_else(|| format!("it has no component {name}"))?;
+        if c.nproc < curve.first_nproc() || c.nproc > curve.last_nproc() {
+            return Err(format!(
+                "{name} ran on {} PEs, outside its curve ({}..{})",
+                c.nproc,
+                curve.first_nproc(),
+                curve.last_nproc()
+            ));
+        }
+        if !(c.sypd.is_finite() && c.sypd > 0.0) {
+            return Err(format!("{name} has no SYPD"));
+        }
+        parts.push(c);
+    }
+    Ok(parts)
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+fn sample_sd(v: &[f64]) -> f64 {
+    let m = mean(v);
+    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() as f64 - 1.0).max(1.0)).sqrt()
+}
+
+/// Pooled within-group standard deviation (groups of one say nothing); `None` without at
+/// least two degrees of freedom.
+fn pooled_sd<'a>(groups: impl Iterator<Item = &'a Vec<f64>>) -> Option<f64> {
+    let (mut ss, mut df) = (0.0, 0usize);
+    for g in groups.filter(|g| g.len() > 1) {
+        let m = mean(g);
+        ss += g.iter().map(|x| (x - m).powi(2)).sum::<f64>();
+        df += g.len() - 1;
+    }
+    (df >= 2).then(|| (ss / df as f64).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::curve::Point;
+
+    fn curve(name: &str, pts: &[(u32, f64)]) -> Curve {
+        let p: Vec<Point> = pts
+            .iter()
+            .map(|&(nproc, sypd)| Point { nproc, sypd })
+            .collect();
+        Curve::from_points(name, "test", &p).unwrap()
+    }
+
+    fn run(a: (u32, f64), b: (u32, f64), coupled: f64) -> MeasuredRun {
+        let c = |name: &str, (nproc, sypd): (u32, f64)| MeasuredComponent {
+            name: name.into(),
+            nproc,
+            sypd,
+            wait_s: None,
+            interp_s: None,
+            send_s: None,
+        };
+        MeasuredRun {
+            path: format!("{}_{}", a.0, b.0),
+            components: vec![c("A", a), c("B", b)],
+            coupled_sypd: coupled,
+        }
+    }
+
+    #[test]
+    fn nothing_measured_is_the_standalone_model() {
+        let (m, notes) = Model::fit(&[curve("A", &[(10, 1.0), (100, 8.0)])], Method::Linear, &[]);
+        assert_eq!(m, Model::Standalone);
+        assert!(notes.is_empty());
+        let e = m.estimate(&["A".into()], &[50], &[4.0]);
+        assert_eq!((e.sypd, e.low, e.high), (4.0, 4.0, 4.0));
+    }
+
+    #[test]
+    fn learns_per_component_ratios_and_the_coupling_factor() {
+        let a = curve("A", &[(10, 1.0), (100, 10.0)]);
+        let b = curve("B", &[(10, 2.0), (100, 20.0)]);
+        // A runs at 0.8 of its curve, B at 0.6; the coupled run at 0.95 of the slowest.
+        let runs: Vec<MeasuredRun> = [(20, 40), (40, 20), (60, 30), (80, 50), (30, 90)]
+            .iter()
+            .map(|&(pa, pb)| {
+                let sa = 0.8 * f64::from(pa) / 10.0;
+                let sb = 0.6 * 2.0 * f64::from(pb) / 10.0;
+                run((pa, sa), (pb, sb), 0.95 * sa.min(sb))
+            })
+            .collect();
+        let (m, notes) = Model::fit(&[a.clone(), b.clone()], Method::Linear, &runs);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(m.is_calibrated());
+        let e = m.estimate_curves(&[a, b], Method::Linear, &[50, 50]);
+        let truth = 0.95 * (0.8 * 5.0f64).min(0.6 * 10.0);
+        assert!((e.sypd / truth - 1.0).abs() < 0.01, "{} vs {truth}", e.sypd);
+        assert!(e.low < e.sypd && e.sypd < e.high);
+        let back = Model::from_json(&m.to_json()).unwrap();
+        assert_eq!(back.factor("A", 50), m.factor("A", 50));
+    }
+
+    #[test]
+    fn runs_outside_a_curve_are_skipped_with_a_note() {
+        let a = curve("A", &[(10, 1.0), (100, 10.0)]);
+        let b = curve("B", &[(10, 2.0), (100, 20.0)]);
+        let (m, notes) = Model::fit(&[a, b], Method::Linear, &[run((500, 1.0), (20, 1.0), 1.0)]);
+        assert_eq!(m, Model::Standalone);
+        assert!(notes[0].contains("outside its curve"), "{notes:?}");
+    }
+
+    #[test]
+    fn the_band_widens_far_from_measured_pes() {
+        let a = curve("A", &[(10, 1.0), (1000, 100.0)]);
+        let b = curve("B", &[(10, 1.0), (1000, 100.0)]);
+        let runs: Vec<MeasuredRun> = [20u32, 24, 28, 32]
+            .iter()
+            .map(|&p| {
+                run(
+                    (p, 0.8 * f64::from(p) / 10.0),
+                    (p, 0.9 * f64::from(p) / 10.0),
+                    0.95 * 0.8 * f64::from(p) / 10.0,
+                )
+            })
+            .collect();
+        let (m, _) = Model::fit(&[a, b], Method::Linear, &runs);
+        let near = m.factor("A", 26);
+        let far = m.factor("A", 800);
+        let width = |f: Factor| (f.high / f.low).ln();
+        assert!(width(far) > 1.5 * width(near), "{near:?} {far:?}");
+    }
+}
