@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::curve::{validate_component_name, Curve, CurveError};
 use crate::executor::ExecutorConfig;
 use crate::interp::Method;
+use crate::machine::{CostKind, CostModel, Machine, Queue};
 use crate::predict::{ComponentInput, Settings};
 
 /// The whole campaign file.
@@ -42,6 +43,16 @@ pub struct CampaignFile {
     /// The user's current configuration, run as one more test.
     pub original: Option<BTreeMap<String, u32>>,
     pub executor: Option<ExecutorConfig>,
+    /// Nodes of the machine (see [`crate::machine`]); without it cost is counted in used PEs.
+    pub machine: Option<Machine>,
+    /// The cost FN weighs: `core-hours` (default), `node-hours` or `energy`.
+    pub cost: Option<CostKind>,
+    /// Queue limits (`[[queue]]` tables).
+    #[serde(default, rename = "queue", skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<Queue>,
+    /// Keep only configurations that fit this `[[queue]]` (TOML cannot hold both `queue =
+    /// "NAME"` and `[[queue]]` tables, hence the name).
+    pub use_queue: Option<String>,
 }
 
 /// How a campaign chooses the next iteration's tests (`strategy = "algorithm1" | "guided"`).
@@ -186,7 +197,24 @@ impl CampaignFile {
                 }
             }
         }
+        parsed
+            .cost_model()
+            .validate()
+            .map_err(|e| ConfigError::Semantics {
+                file: file.to_string(),
+                message: e.to_string(),
+            })?;
         Ok(parsed)
+    }
+
+    /// The machine, cost and queues of this file ([`CostModel::default`] without them).
+    pub fn cost_model(&self) -> CostModel {
+        CostModel {
+            machine: self.machine,
+            cost: self.cost.unwrap_or_default(),
+            queues: self.queues.clone(),
+            queue: self.use_queue.clone(),
+        }
     }
 
     /// Loads the curves and allowed lists (paths relative to `base_dir`) as prediction inputs.

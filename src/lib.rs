@@ -28,6 +28,7 @@ pub mod executor;
 pub mod fsutil;
 pub mod interp;
 pub mod limits;
+pub mod machine;
 pub mod metrics;
 pub mod model;
 pub mod predict;

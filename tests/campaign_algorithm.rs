@@ -70,6 +70,7 @@ fn initial_state() -> State {
             step: None,
             interp: None,
             top: None,
+            cost_model: None,
             strategy: Default::default(),
         },
         components: vec![component("A", None), component("B", Some(b_allowed))],

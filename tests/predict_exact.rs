@@ -3,7 +3,8 @@
 
 use autolb::curve::{Curve, Point};
 use autolb::interp::Method;
-use autolb::predict::{naive, ComponentInput, Problem, Settings};
+use autolb::machine::{CostKind, CostModel, Machine, Placement, Queue};
+use autolb::predict::{naive, ComponentInput, PredictError, Problem, Settings};
 use proptest::prelude::*;
 
 /// A random curve: 2..6 points with distinct PE counts, SYPD in a small set of values so that
@@ -81,6 +82,109 @@ proptest! {
         let Ok(problem) = Problem::new(&inputs, &settings) else {
             // Invalid problems (budget below the base case, no candidates) are errors for both.
             return Ok(());
+        };
+        let reference = naive::enumerate(&problem, settings.tts_w, settings.top);
+        prop_assert_eq!(problem.candidates, reference.candidates);
+        prop_assert_eq!(problem.considered, reference.considered);
+        prop_assert_eq!(problem.sypd_bounds, reference.sypd_bounds);
+        prop_assert_eq!(problem.chsy_bounds, reference.chsy_bounds);
+        let fast = problem.rank(settings.tts_w, settings.top);
+        prop_assert_eq!(fast.top, reference.top);
+    }
+}
+
+/// A random machine, cost and queue table: node sizes small enough that rounding matters at
+/// these PE counts, both placements, extras sharing or not, queues limited by cores, nodes or
+/// wall time, chosen or not.
+fn cost_model_strategy() -> impl Strategy<Value = CostModel> {
+    let machine = (
+        1u32..40,
+        prop_oneof![Just(Placement::Packed), Just(Placement::PerComponent)],
+        any::<bool>(),
+        prop_oneof![Just(None), (100.0f64..900.0).prop_map(Some)],
+    )
+        .prop_map(
+            |(cores_per_node, placement, extras_share_node, node_power_w)| Machine {
+                cores_per_node,
+                placement,
+                extras_share_node,
+                node_power_w,
+            },
+        );
+    let queue = (
+        proptest::option::of(1u32..500),
+        proptest::option::of(1u32..30),
+        proptest::option::of((1u32..6).prop_map(f64::from)),
+    )
+        .prop_map(|(max_nproc, max_nodes, min_sypd)| Queue {
+            name: String::new(),
+            max_nproc,
+            max_nodes,
+            // Walltime 24 h with chunk_years = min SYPD: the slowest SYPD allowed.
+            max_walltime_h: min_sypd.map(|_| 24.0),
+            chunk_years: min_sypd,
+            partition: None,
+            qos: None,
+        });
+    (
+        proptest::option::of(machine),
+        prop_oneof![
+            Just(CostKind::CoreHours),
+            Just(CostKind::NodeHours),
+            Just(CostKind::Energy)
+        ],
+        proptest::collection::vec(queue, 0..3),
+        proptest::option::of(0usize..3),
+    )
+        .prop_map(|(machine, cost, mut queues, chosen)| {
+            for (k, q) in queues.iter_mut().enumerate() {
+                q.name = format!("q{k}");
+                if machine.is_none() {
+                    q.max_nodes = None;
+                }
+            }
+            let cost = match (cost, &machine) {
+                (CostKind::Energy, Some(m)) if m.node_power_w.is_some() => CostKind::Energy,
+                (CostKind::CoreHours, _) | (CostKind::Energy, _) | (_, None) => CostKind::CoreHours,
+                (k, Some(_)) => k,
+            };
+            let queue = chosen
+                .filter(|&k| k < queues.len())
+                .map(|k| format!("q{k}"));
+            CostModel {
+                machine,
+                cost,
+                queues,
+                queue,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Node rounding (both placements), node-hour and energy costs and queue limits keep the
+    /// fast search exact.
+    #[test]
+    fn billed_search_equals_naive_enumeration(
+        (inputs, settings) in problem_strategy(),
+        model in cost_model_strategy(),
+    ) {
+        let problem = match Problem::billed(&inputs, &settings, &model) {
+            Ok(p) => p,
+            Err(PredictError::NothingFitsQueue(_)) => {
+                // Then the naive enumeration must find nothing that fits either.
+                let open = CostModel { queue: None, ..model.clone() };
+                let Ok(all) = Problem::billed(&inputs, &settings, &open) else {
+                    return Ok(());
+                };
+                let queue = model.chosen_queue().expect("only a chosen queue can exclude all");
+                let sums = naive::enumerate(&all, settings.tts_w, usize::MAX);
+                prop_assert!(sums.top.iter().all(|c| !model.fits_queue(
+                    queue, &c.nproc, settings.extra_pes, c.sypd)));
+                return Ok(());
+            }
+            Err(_) => return Ok(()),
         };
         let reference = naive::enumerate(&problem, settings.tts_w, settings.top);
         prop_assert_eq!(problem.candidates, reference.candidates);

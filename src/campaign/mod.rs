@@ -36,8 +36,9 @@ pub use state::{RunMetrics, RunState, State};
 pub use status::{BestView, NameMap, Phase, RunView, Status, TestState, TestView};
 
 use crate::config::{AllowedEntry, CampaignFile, ConfigError};
-use crate::executor::ExecutorKind;
 use crate::executor::{self, ExecutorError};
+use crate::executor::{ExecutorConfig, ExecutorKind};
+use crate::machine::CostModel;
 use crate::predict::{self, PredictError};
 use state::{
     Decision, FrozenComponent, FrozenSettings, Iteration, Lock, Run, RunPos, TestIteration,
@@ -211,7 +212,7 @@ fn planned_state(
     let inputs = file.component_inputs(base_dir)?;
     let mut prediction_settings = file.settings();
     prediction_settings.max_nproc = settings.max_nproc;
-    let prediction = predict::predict(&inputs, &prediction_settings)?;
+    let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;
 
     let components = frozen_components(file, &inputs, origin)?;
 
@@ -238,7 +239,10 @@ fn planned_state(
         }
     }
 
-    let executor = file.executor.clone();
+    let executor = file
+        .executor
+        .clone()
+        .map(|e| with_queue_submission(e, &file.cost_model()));
     if let Some(cfg) = &executor {
         if cfg.kind == ExecutorKind::Command && cfg.command.as_ref().is_none_or(|c| c.is_empty()) {
             return Err(CampaignError::Invalid {
@@ -598,8 +602,28 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         step: Some(step),
         interp: Some(file.interp.unwrap_or_default()),
         top: Some(file.top.unwrap_or(crate::predict::Settings::default().top)),
+        cost_model: Some(file.cost_model()).filter(|m| !m.is_plain()),
         strategy: file.strategy.unwrap_or_default(),
     })
+}
+
+/// With a chosen `[[queue]]` that names a Slurm partition or QOS, the Slurm executor submits
+/// there unless `[executor.slurm]` says otherwise (an explicit setting wins).
+fn with_queue_submission(mut executor: ExecutorConfig, model: &CostModel) -> ExecutorConfig {
+    let Some(queue) = model.chosen_queue() else {
+        return executor;
+    };
+    if executor.kind != ExecutorKind::Slurm || (queue.partition.is_none() && queue.qos.is_none()) {
+        return executor;
+    }
+    let slurm = executor.slurm.get_or_insert_with(Default::default);
+    if slurm.partition.is_none() {
+        slurm.partition = queue.partition.clone();
+    }
+    if slurm.qos.is_none() {
+        slurm.qos = queue.qos.clone();
+    }
+    executor
 }
 
 /// The coupling period the timing reader uses. With the stand-in model it must be the model's:
@@ -968,4 +992,60 @@ pub(crate) fn cancel_all(
     }
     state.cancelled = true;
     (runs, warnings)
+}
+
+#[cfg(test)]
+mod queue_submission_tests {
+    use super::*;
+    use crate::executor::slurm::SlurmSettings;
+    use crate::machine::Queue;
+
+    fn slurm(settings: Option<SlurmSettings>) -> ExecutorConfig {
+        ExecutorConfig {
+            kind: ExecutorKind::Slurm,
+            command: None,
+            timeout_s: None,
+            jobs: None,
+            retries: None,
+            sim: None,
+            slurm: settings,
+        }
+    }
+
+    fn model(chosen: Option<&str>) -> CostModel {
+        CostModel {
+            queues: vec![Queue {
+                name: "debug".into(),
+                max_nproc: Some(768),
+                max_nodes: None,
+                max_walltime_h: None,
+                chunk_years: None,
+                partition: Some("debug".into()),
+                qos: Some("debug_qos".into()),
+            }],
+            queue: chosen.map(String::from),
+            ..CostModel::default()
+        }
+    }
+
+    #[test]
+    fn the_chosen_queue_names_partition_and_qos_unless_slurm_settings_do() {
+        let e = with_queue_submission(slurm(None), &model(Some("debug")));
+        let s = e.slurm.unwrap();
+        assert_eq!(s.partition.as_deref(), Some("debug"));
+        assert_eq!(s.qos.as_deref(), Some("debug_qos"));
+
+        let own = SlurmSettings {
+            partition: Some("main".into()),
+            ..SlurmSettings::default()
+        };
+        let e = with_queue_submission(slurm(Some(own)), &model(Some("debug")));
+        let s = e.slurm.unwrap();
+        assert_eq!(s.partition.as_deref(), Some("main"));
+        assert_eq!(s.qos.as_deref(), Some("debug_qos"));
+
+        // No chosen queue: nothing is added.
+        let e = with_queue_submission(slurm(None), &model(None));
+        assert!(e.slurm.is_none());
+    }
 }

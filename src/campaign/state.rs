@@ -74,6 +74,10 @@ pub struct FrozenSettings {
     pub interp: Option<crate::interp::Method>,
     #[serde(default)]
     pub top: Option<usize>,
+    /// The machine, cost and queues the campaign bills with; absent for the plain model (and in
+    /// states written before machines were described).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_model: Option<crate::machine::CostModel>,
     /// How tests are chosen; absent (Algorithm 1) in Algorithm 1 states, so they read as before.
     #[serde(default, skip_serializing_if = "Strategy::is_default")]
     pub strategy: Strategy,

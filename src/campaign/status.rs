@@ -122,6 +122,9 @@ pub struct Status {
     pub timing_names: Vec<String>,
     /// The coupling period the timing reader uses.
     pub period_s: Option<f64>,
+    /// The machine and cost the best is chosen by (absent: CHSY, as method.md defines it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_model: Option<crate::machine::CostModel>,
     /// How the campaign chooses its tests (`algorithm1` or `guided`).
     #[serde(default)]
     pub strategy: crate::config::Strategy,
@@ -354,6 +357,7 @@ impl Status {
                 .map(|c| c.timing_name.clone())
                 .collect(),
             period_s: state.settings.period_s,
+            cost_model: state.settings.cost_model.clone(),
             strategy: state.settings.strategy,
         };
         status.recompute();
@@ -416,7 +420,13 @@ impl Status {
                 nproc: g.0.clone(),
                 total_nproc: g.1,
                 sypd: m.sypd,
-                chsy: m.chsy,
+                // FN weighs the cost the centre bills: CHSY, or the machine's cost.
+                chsy: match &self.cost_model {
+                    Some(model) => {
+                        crate::metrics::chsy(model.weight_of(&g.0, self.extra_pes), m.sypd)
+                    }
+                    None => m.chsy,
+                },
             })
             .collect();
         let (fns, best) = algorithm::fittingness_and_best(&measured, self.tts_w);

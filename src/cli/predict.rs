@@ -7,6 +7,7 @@ use clap::Args;
 use color_eyre::eyre::Result;
 use serde_json::{json, Map, Value};
 
+use autolb::machine::{CostModel, Placement};
 use autolb::model::Model;
 use autolb::predict::{self, Config, Prediction, Problem};
 
@@ -14,7 +15,7 @@ use super::front;
 use crate::shared::error::user;
 use crate::shared::parse::write_stdout;
 use crate::shared::prediction_flags::{
-    load_config, resolve, resolve_model, ModelFlags, PredictionFlags,
+    load_config, resolve, resolve_cost_model, resolve_model, ModelFlags, PredictionFlags,
 };
 
 #[derive(Debug, Args)]
@@ -38,10 +39,16 @@ pub struct PredictArgs {
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
+    let cost_model = resolve_cost_model(&args.prediction)?;
     if args.front {
         if args.model.wants_model() {
             return Err(user(
                 "--front works on the curves alone for now; drop --measured/--model to see the front",
+            ));
+        }
+        if cost_model != CostModel::default() {
+            return Err(user(
+                "--front counts cost in core hours for now; drop the machine, cost and queue settings to see the front",
             ));
         }
         let problem = Problem::new(&inputs, &settings).map_err(user)?;
@@ -56,14 +63,14 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         return front::emit(&text);
     }
     if args.model.wants_model() {
-        return run_with_model(args, &inputs, &settings);
+        return run_with_model(args, &inputs, &settings, &cost_model);
     }
-    let prediction = predict::predict(&inputs, &settings).map_err(user)?;
+    let prediction = predict::predict_billed(&inputs, &settings, &cost_model).map_err(user)?;
     let text = if args.json {
         let json = serde_json::to_string_pretty(&prediction_json(&prediction)).map_err(user)?;
         format!("{json}\n")
     } else {
-        table(&prediction)
+        format!("{}{}", table(&prediction), billing_lines(&cost_model))
     };
     write_stdout(&text)
 }
@@ -74,6 +81,7 @@ fn run_with_model(
     args: &PredictArgs,
     inputs: &[predict::ComponentInput],
     settings: &predict::Settings,
+    cost_model: &CostModel,
 ) -> Result<()> {
     let file = load_config(&args.prediction)?;
     let resolved = resolve_model(&args.model, inputs, file.as_ref(), settings.interp, None)?;
@@ -82,7 +90,7 @@ fn run_with_model(
     }
     let model = &resolved.model;
 
-    let problem = Problem::with_model(inputs, settings, model).map_err(user)?;
+    let problem = Problem::billed_with_model(inputs, settings, model, cost_model).map_err(user)?;
     let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
     let prediction = if resolved.steps.is_empty() {
         problem.rank(settings.tts_w, settings.top)
@@ -116,8 +124,9 @@ fn run_with_model(
         ))?;
     } else {
         write_stdout(&format!(
-            "{}{}",
+            "{}{}{}",
             table(&prediction),
+            billing_lines(cost_model),
             model_lines(
                 model,
                 &args.model,
@@ -128,6 +137,13 @@ fn run_with_model(
         ))?;
     }
     Ok(())
+}
+
+/// The billing note as whole lines (empty without a machine or cost).
+fn billing_lines(model: &CostModel) -> String {
+    billing_note(model)
+        .map(|line| format!("{line}\n"))
+        .unwrap_or_default()
 }
 
 /// Most configurations `--steps` enumerates (it has no bottleneck structure to search).
@@ -176,10 +192,12 @@ fn rank_with_steps(
     let mut baseline = problem.baseline(settings.tts_w);
     baseline.sypd = coupled(&vec![0; names.len()]);
     baseline.chsy = autolb::metrics::chsy(f64::from(baseline.total_nproc), baseline.sypd);
+    // FN weighs the billed cost (CHSY without a machine), as in the enumeration.
+    let base_cost = autolb::metrics::chsy(problem.weight_of(&baseline.nproc), baseline.sypd);
     baseline.fittingness = autolb::metrics::fittingness_in(
         settings.tts_w,
         baseline.sypd,
-        baseline.chsy,
+        base_cost,
         &r.sypd_bounds,
         &r.chsy_bounds,
     );
@@ -192,6 +210,7 @@ fn rank_with_steps(
         chsy_bounds: r.chsy_bounds,
         tts_w: settings.tts_w,
         top: r.top,
+        cost: (!problem.cost_model.is_plain()).then_some(problem.cost_model.cost),
     })
 }
 
@@ -252,7 +271,46 @@ pub fn config_json(names: &[String], config: &Config) -> Map<String, Value> {
     map.insert("chsy".into(), json!(config.chsy));
     map.insert("coupling_cost".into(), json!(config.coupling_cost));
     map.insert("fittingness".into(), json!(config.fittingness));
+    if let Some(b) = &config.billing {
+        map.insert("nodes".into(), json!(b.nodes));
+        map.insert("billed_cores".into(), json!(b.billed_cores));
+        map.insert("idle_cores".into(), json!(b.idle_cores));
+        map.insert("cost".into(), json!(b.cost));
+        map.insert("queue".into(), json!(b.queue));
+    }
     map
+}
+
+/// What the billing columns mean, under the table (nothing for the plain model).
+fn billing_note(model: &CostModel) -> Option<String> {
+    if model.is_plain() {
+        return None;
+    }
+    let machine = match &model.machine {
+        Some(m) => format!(
+            "{} cores per node, {} placement, extras {}",
+            m.cores_per_node,
+            match m.placement {
+                Placement::Packed => "packed",
+                Placement::PerComponent => "per-component",
+            },
+            if m.extras_share_node {
+                "share nodes"
+            } else {
+                "on their own nodes"
+            }
+        ),
+        None => "no machine: cores = used PEs".to_string(),
+    };
+    let queue = match &model.queue {
+        Some(q) => format!("only configurations that fit queue {q}"),
+        None => "queue: the smallest queue each configuration fits (- for none)".to_string(),
+    };
+    Some(format!(
+        "cost: {} ({}); {machine}; {queue}",
+        model.cost.label(),
+        model.cost.header()
+    ))
 }
 
 /// The `--json` object (its shape is a contract for scripts).
@@ -289,6 +347,13 @@ pub fn table(p: &Prediction) -> String {
         " {:>7} {:>8} {:>9} {:>9} {:>7}",
         "total", "SYPD", "CHSY", "cpl cost", "FN"
     ));
+    let billed = p.cost.map(|k| k.header());
+    if let Some(cost) = billed {
+        header.push_str(&format!(
+            " {:>5} {:>6} {:>5} {:>9} {:<8}",
+            "nodes", "billed", "idle", cost, "queue"
+        ));
+    }
     out.push_str(&header);
     out.push('\n');
     let row = |label: String, c: &Config| {
@@ -304,6 +369,20 @@ pub fn table(p: &Prediction) -> String {
             c.coupling_cost * 100.0,
             c.fittingness
         ));
+        if let Some(b) = &c.billing {
+            line.pop();
+            line.push_str(&format!(
+                " {:>5} {:>6} {:>5} {:>9.1} {:<8}",
+                b.nodes,
+                b.billed_cores,
+                b.idle_cores,
+                b.cost,
+                b.queue.as_deref().unwrap_or("-")
+            ));
+            let trimmed = line.trim_end().len();
+            line.truncate(trimmed);
+            line.push('\n');
+        }
         line
     };
     for (i, c) in p.top.iter().enumerate() {

@@ -14,12 +14,14 @@
 
 pub mod front;
 pub mod naive;
+mod placed;
 pub mod search;
 
 use serde::Serialize;
 
 use crate::curve::Curve;
 use crate::interp::{Interpolant, Method};
+use crate::machine::{Billing, CostKind, CostModel, MachineError};
 use crate::metrics::{self, Bounds};
 use crate::model::Model;
 
@@ -143,6 +145,10 @@ pub enum PredictError {
         high: u32,
         why: String,
     },
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    #[error("no configuration within the budget fits queue {0:?}; choose a larger queue or lower the budget")]
+    NothingFitsQueue(String),
     #[error("the budget --max-nproc {budget} is below the base case ({base} PEs: {detail}); raise it to at least {base}")]
     BudgetBelowBase {
         budget: u32,
@@ -174,6 +180,17 @@ pub struct Config {
     /// Fraction of core time spent waiting for the slowest component.
     pub coupling_cost: f64,
     pub fittingness: f64,
+    /// Nodes, billed and idle cores, the chosen cost and the queue; only with a `[machine]` or
+    /// `[[queue]]` tables (absent otherwise, so the output is as it always was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub billing: Option<Billing>,
+}
+
+impl Config {
+    /// The cost FN weighs: the billed cost when a machine is described, else CHSY.
+    pub fn cost(&self) -> f64 {
+        self.billing.as_ref().map_or(self.chsy, |b| b.cost)
+    }
 }
 
 /// The answer of a prediction.
@@ -186,9 +203,13 @@ pub struct Prediction {
     pub considered: u64,
     pub baseline: Config,
     pub sypd_bounds: Bounds,
+    /// Bounds of the chosen cost (CHSY by default) over the kept configurations.
     pub chsy_bounds: Bounds,
     pub tts_w: f64,
     pub top: Vec<Config>,
+    /// The cost FN weighed, when a machine or queues are described (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostKind>,
 }
 
 /// One cell of a 2-D slice of the configuration space.
@@ -229,12 +250,15 @@ impl Grid {
 #[derive(Debug, Clone)]
 pub struct Problem {
     pub settings: Settings,
+    /// How configurations are billed and which queue they must fit ([`crate::machine`]).
+    pub cost_model: CostModel,
     pub components: Vec<Candidates>,
     pub baseline_nproc: Vec<u32>,
     pub baseline_sypd: f64,
     pub candidates: u64,
     pub considered: u64,
     pub sypd_bounds: Bounds,
+    /// Bounds of the chosen cost over the kept configurations (CHSY without a machine).
     pub chsy_bounds: Bounds,
     /// Bottleneck groups with kept configurations (see [`search`]), computed once.
     pub(crate) groups: Vec<search::Group>,
@@ -253,7 +277,28 @@ impl Problem {
         settings: &Settings,
         model: &Model,
     ) -> Result<Problem, PredictError> {
+        Problem::billed_with_model(inputs, settings, model, &CostModel::default())
+    }
+
+    /// [`Problem::new`] with a machine, a cost and queues: FN weighs the chosen cost, and with
+    /// a chosen queue only the configurations that fit it are feasible.
+    pub fn billed(
+        inputs: &[ComponentInput],
+        settings: &Settings,
+        cost_model: &CostModel,
+    ) -> Result<Problem, PredictError> {
+        Problem::billed_with_model(inputs, settings, &Model::Standalone, cost_model)
+    }
+
+    /// Both at once: candidate speeds from `model`, FN weighing `cost_model`'s cost.
+    pub fn billed_with_model(
+        inputs: &[ComponentInput],
+        settings: &Settings,
+        model: &Model,
+        cost_model: &CostModel,
+    ) -> Result<Problem, PredictError> {
         validate(inputs, settings)?;
+        cost_model.validate()?;
         let mut components: Vec<Candidates> = inputs
             .iter()
             .map(|c| candidates(c, settings))
@@ -288,6 +333,7 @@ impl Problem {
             .fold(f64::INFINITY, f64::min);
         let mut problem = Problem {
             settings: settings.clone(),
+            cost_model: cost_model.clone(),
             components,
             baseline_nproc,
             baseline_sypd,
@@ -302,6 +348,10 @@ impl Problem {
         };
         search::check_work(&problem)?;
         let summary = search::summarise(&problem);
+        if summary.kept == 0 {
+            let queue = cost_model.queue.clone().unwrap_or_default();
+            return Err(PredictError::NothingFitsQueue(queue));
+        }
         problem.candidates = summary.feasible;
         problem.considered = summary.kept;
         problem.sypd_bounds = summary.sypd_bounds;
@@ -317,6 +367,47 @@ impl Problem {
     /// Total PEs of a configuration given its balanced PEs.
     pub fn total_nproc(&self, balanced_sum: u32) -> u32 {
         balanced_sum + self.settings.extra_pes
+    }
+
+    /// The largest balanced PE sum a configuration may have: the budget, lowered by the chosen
+    /// queue's core or node limit when the cost follows the PE sum (packed nodes or no machine;
+    /// per-component node limits are checked per configuration).
+    pub fn sum_cap(&self) -> u32 {
+        let budget = self.settings.max_nproc;
+        let model = &self.cost_model;
+        let Some(queue) = model.chosen_queue() else {
+            return budget;
+        };
+        if !model.cost_follows_sum() {
+            return budget;
+        }
+        let extras = self.settings.extra_pes;
+        let fits = |sum: u32| {
+            queue.fits(
+                model.allocated(sum, 0, extras),
+                model.nodes(sum, 0, extras),
+                f64::INFINITY,
+            )
+        };
+        // Allocated cores and nodes never fall as the sum grows: walk down to the first fit.
+        let mut s = budget;
+        while s > 0 && !fits(s) {
+            s -= 1;
+        }
+        s
+    }
+
+    /// Whether a coupled speed meets the chosen queue's wall-time limit.
+    pub fn sypd_fits_queue(&self, sypd: f64) -> bool {
+        self.cost_model
+            .chosen_queue()
+            .and_then(|q| q.min_sypd())
+            .is_none_or(|m| sypd >= m)
+    }
+
+    /// The cost weight at a balanced PE sum, for models whose cost follows the sum.
+    pub fn weight_at_sum(&self, sum: u32) -> f64 {
+        self.cost_model.weight(sum, 0, self.settings.extra_pes)
     }
 
     /// The largest balanced PE sum a configuration of coupled speed `sypd` may have and still be
@@ -372,6 +463,10 @@ impl Problem {
         let sypd = coupled_sypd(speeds);
         let total = self.total_nproc(nproc.iter().sum());
         let chsy = metrics::chsy(f64::from(total), sypd);
+        let billing = self
+            .cost_model
+            .billing(nproc, self.settings.extra_pes, sypd);
+        let cost = billing.as_ref().map_or(chsy, |b| b.cost);
         let pairs: Vec<(f64, f64)> = nproc
             .iter()
             .zip(speeds)
@@ -386,11 +481,23 @@ impl Problem {
             fittingness: metrics::fittingness_in(
                 tts_w,
                 sypd,
-                chsy,
+                cost,
                 &self.sypd_bounds,
                 &self.chsy_bounds,
             ),
+            billing,
         }
+    }
+
+    /// The chosen cost's weight `W` of a configuration (cost = 24 W / SYPD; see
+    /// [`crate::machine`]).
+    pub fn weight_of(&self, nproc: &[u32]) -> f64 {
+        self.cost_model.weight_of(nproc, self.settings.extra_pes)
+    }
+
+    /// Whether a configuration fits the chosen queue (always without one).
+    pub fn fits_queue(&self, nproc: &[u32], sypd: f64) -> bool {
+        self.cost_model.fits(nproc, self.settings.extra_pes, sypd)
     }
 
     /// The base case, scored.
@@ -413,6 +520,7 @@ impl Problem {
             chsy_bounds: self.chsy_bounds,
             tts_w,
             top,
+            cost: (!self.cost_model.is_plain()).then_some(self.cost_model.cost),
         }
     }
 
@@ -477,6 +585,10 @@ impl Problem {
             return Cell::OverBudget;
         }
         let config = self.score(index, tts_w);
+        // Outside the chosen queue is outside what the job may ask for: like over the budget.
+        if !self.fits_queue(&config.nproc, config.sypd) {
+            return Cell::OverBudget;
+        }
         match self.kept_sum_limit(config.sypd) {
             Some(limit) if sum <= u64::from(limit) => Cell::Scored {
                 sypd: config.sypd,
@@ -501,6 +613,16 @@ pub fn coupled_sypd(speeds: &[f64]) -> f64 {
 /// Validates, prepares and ranks in one call.
 pub fn predict(inputs: &[ComponentInput], settings: &Settings) -> Result<Prediction, PredictError> {
     let problem = Problem::new(inputs, settings)?;
+    Ok(problem.rank(settings.tts_w, settings.top))
+}
+
+/// [`predict`] with a machine, a cost and queues ([`Problem::billed`]).
+pub fn predict_billed(
+    inputs: &[ComponentInput],
+    settings: &Settings,
+    cost_model: &CostModel,
+) -> Result<Prediction, PredictError> {
+    let problem = Problem::billed(inputs, settings, cost_model)?;
     Ok(problem.rank(settings.tts_w, settings.top))
 }
 

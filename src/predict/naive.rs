@@ -52,28 +52,41 @@ pub fn enumerate_with(
             .zip(&problem.components)
             .map(|(&i, c)| c.nproc[i])
             .sum();
-        if sum <= problem.settings.max_nproc {
+        let sypd = coupled(&index);
+        let nproc: Vec<u32> = index
+            .iter()
+            .zip(&problem.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect();
+        if sum <= problem.settings.max_nproc && problem.fits_queue(&nproc, sypd) {
             feasible += 1;
-            let sypd = coupled(&index);
             let total = f64::from(problem.total_nproc(sum));
             if metrics::beats_base_case(sypd, total, base_sypd, base_total) {
-                kept.push((index.clone(), sypd, metrics::chsy(total, sypd)));
+                let cost = metrics::chsy(problem.weight_of(&nproc), sypd);
+                kept.push((index.clone(), sypd, cost));
             }
         }
         if !advance(&mut index, &sizes) {
             break;
         }
     }
-    let sypd_bounds = Bounds::of(kept.iter().map(|k| k.1)).expect("the base case is always kept");
-    let chsy_bounds = Bounds::of(kept.iter().map(|k| k.2)).expect("the base case is always kept");
+    // Without a queue the base case is always kept; with one, Problem::billed refuses a problem
+    // where nothing fits, so the set is never empty here.
+    let sypd_bounds = Bounds::of(kept.iter().map(|k| k.1)).expect("a kept configuration");
+    let chsy_bounds = Bounds::of(kept.iter().map(|k| k.2)).expect("a kept configuration");
     let mut scored: Vec<Config> = kept
         .iter()
-        .map(|(index, sypd, chsy)| {
+        .map(|(index, sypd, cost)| {
             let mut c = problem.score(index, tts_w);
+            // The coupled speed may differ from the min of the candidates' (`coupled`): CHSY
+            // and the bill follow it; FN weighs the billed cost (CHSY without a machine).
             c.sypd = *sypd;
-            c.chsy = *chsy;
+            c.chsy = metrics::chsy(f64::from(c.total_nproc), *sypd);
+            c.billing = problem
+                .cost_model
+                .billing(&c.nproc, problem.settings.extra_pes, *sypd);
             c.fittingness =
-                metrics::fittingness_in(tts_w, *sypd, *chsy, &sypd_bounds, &chsy_bounds);
+                metrics::fittingness_in(tts_w, *sypd, *cost, &sypd_bounds, &chsy_bounds);
             c
         })
         .collect();

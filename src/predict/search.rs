@@ -16,6 +16,14 @@
 //! best-first walk over groups ordered by their best possible fittingness, with a depth-first
 //! enumeration inside a group that stops as soon as the PE sum cannot beat the N-th best.
 //!
+//! With a machine ([`crate::machine`]) the cost is `24 W / SYPD` for a weight `W` (used PEs,
+//! billed cores or node power) that never falls when a component gets more PEs. With packed
+//! nodes `W` is a function of the PE sum, so the convolution over PE sums stays exact and only
+//! the cost read off each sum changes; a chosen queue's core or node limit becomes a smaller
+//! PE-sum cap and its wall-time limit drops the groups that are too slow. Per-component nodes
+//! make `W` depend on every component's rounding, not on the sum: those groups are counted by
+//! [`super::placed`] instead (through the general loop, also for two components).
+//!
 //! Cost, with N candidates in all, a budget of B PEs and PE sums in units of u:
 //! * two components (the usual case): O(N log N). The groups are swept from the fastest
 //!   bottleneck down while the other component's candidates that are fast enough enter a
@@ -25,7 +33,7 @@
 
 use std::cmp::Ordering;
 
-use super::{rank_order, Config, Problem};
+use super::{placed, rank_order, Config, Problem};
 use crate::metrics::{self, Bounds};
 
 /// The TTS_w-independent figures of a problem.
@@ -49,6 +57,28 @@ pub struct Group {
     min_sum: u32,
     /// Largest balanced PE sum a kept configuration of the group may have.
     limit: u32,
+    /// Smallest cost weight of a kept configuration in the group (a lower bound per component).
+    min_weight: f64,
+}
+
+impl Group {
+    pub(crate) fn new(
+        component: usize,
+        index: usize,
+        sypd: f64,
+        min_sum: u32,
+        limit: u32,
+        min_weight: f64,
+    ) -> Group {
+        Group {
+            component,
+            index,
+            sypd,
+            min_sum,
+            limit,
+            min_weight,
+        }
+    }
 }
 
 /// Refuses a problem of three or more components whose convolutions would take too long.
@@ -78,7 +108,9 @@ pub fn check_work(problem: &Problem) -> Result<(), super::PredictError> {
 
 /// Counts, bounds, all exact.
 pub fn summarise(problem: &Problem) -> Summary {
-    if problem.components.len() == 2 {
+    // Per-component nodes bill each component's rounding, not the PE sum: those groups go
+    // through the general loop below and [`placed`].
+    if problem.components.len() == 2 && problem.cost_model.cost_follows_sum() {
         return summarise_pair(problem);
     }
     let mut summary = Summary {
@@ -95,19 +127,27 @@ pub fn summarise(problem: &Problem) -> Summary {
         },
     };
     let unit = sum_unit(problem);
+    let budget = problem.sum_cap();
     for (c, comp) in problem.components.iter().enumerate() {
         for i in 0..comp.nproc.len() {
-            let Some(sums) = group_sums(problem, c, i, unit) else {
-                continue;
-            };
             let s = comp.sypd[i];
             let p = comp.nproc[i];
-            let budget = problem.settings.max_nproc;
-            if p > budget {
+            if p > budget || !problem.sypd_fits_queue(s) {
                 continue;
             }
+            if !problem.cost_model.cost_follows_sum() {
+                placed::summarise_group(problem, c, i, &mut summary);
+                continue;
+            }
+            let Some(sums) = group_sums(problem, c, i, unit, budget) else {
+                continue;
+            };
             summary.feasible += sums.count_up_to(budget - p);
-            let Some(limit) = problem.kept_sum_limit(s).filter(|&l| l >= p) else {
+            let Some(limit) = problem
+                .kept_sum_limit(s)
+                .map(|l| l.min(budget))
+                .filter(|&l| l >= p)
+            else {
                 continue;
             };
             let kept = sums.count_up_to(limit - p);
@@ -125,10 +165,11 @@ pub fn summarise(problem: &Problem) -> Summary {
                 sypd: s,
                 min_sum: p + lo,
                 limit,
+                min_weight: problem.weight_at_sum(p + lo),
             });
             for sum in [p + lo, p + hi] {
-                let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
-                summary.chsy_bounds = summary.chsy_bounds.include(chsy);
+                let cost = metrics::chsy(problem.weight_at_sum(sum), s);
+                summary.chsy_bounds = summary.chsy_bounds.include(cost);
             }
         }
     }
@@ -137,14 +178,14 @@ pub fn summarise(problem: &Problem) -> Summary {
 
 /// The `top` best configurations for `tts_w`, as candidate indices in rank order.
 pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
-    let fn_at = |s: f64, sum: u32| {
-        let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
-        metrics::fittingness_in(tts_w, s, chsy, &problem.sypd_bounds, &problem.chsy_bounds)
+    let fn_at = |s: f64, weight: f64| {
+        let cost = metrics::chsy(weight, s);
+        metrics::fittingness_in(tts_w, s, cost, &problem.sypd_bounds, &problem.chsy_bounds)
     };
     let mut groups: Vec<(f64, Group)> = problem
         .groups
         .iter()
-        .map(|g| (fn_at(g.sypd, g.min_sum), *g))
+        .map(|g| (fn_at(g.sypd, g.min_weight), *g))
         .collect();
     groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.min_sum.cmp(&b.1.min_sum)));
 
@@ -220,10 +261,29 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// The smallest weight any completion of `index` (set up to position `k`) can have: the
+    /// remaining components at their smallest allowed candidates. Weights never fall when a
+    /// component gets more PEs, so this bounds every completion from below.
+    fn lowest_weight(&self, k: usize, index: &[usize]) -> f64 {
+        let mut nproc: Vec<u32> = index
+            .iter()
+            .zip(&self.problem.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect();
+        for m in k + 1..self.others.len() {
+            let d = self.others[m];
+            nproc[d] = self.problem.components[d].nproc[self.sets[m][0]];
+        }
+        self.problem.weight_of(&nproc)
+    }
+
     fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Config>) {
         if k == self.others.len() {
             let config = self.problem.score(index, self.tts_w);
-            insert_ranked(best, config, self.top);
+            // Per-component nodes: a node limit of the queue is checked per configuration.
+            if self.problem.fits_queue(&config.nproc, config.sypd) {
+                insert_ranked(best, config, self.top);
+            }
             return;
         }
         let d = self.others[k];
@@ -233,12 +293,12 @@ impl Walk<'_> {
                 break;
             }
             if best.len() == self.top {
-                let chsy =
-                    metrics::chsy(f64::from(self.problem.total_nproc(lowest)), self.group.sypd);
+                index[d] = j;
+                let cost = metrics::chsy(self.lowest_weight(k, index), self.group.sypd);
                 let fn_best = metrics::fittingness_in(
                     self.tts_w,
                     self.group.sypd,
-                    chsy,
+                    cost,
                     &self.problem.sypd_bounds,
                     &self.problem.chsy_bounds,
                 );
@@ -268,7 +328,7 @@ fn insert_ranked(best: &mut Vec<Config>, config: Config, top: usize) {
 }
 
 /// Candidates of component `d` that cannot undercut the group's bottleneck.
-fn allowed_indices(problem: &Problem, group: &Group, d: usize) -> Vec<usize> {
+pub(crate) fn allowed_indices(problem: &Problem, group: &Group, d: usize) -> Vec<usize> {
     let comp = &problem.components[d];
     (0..comp.nproc.len())
         .filter(|&j| faster_than_bottleneck(comp.sypd[j], group.sypd, d < group.component))
@@ -276,7 +336,7 @@ fn allowed_indices(problem: &Problem, group: &Group, d: usize) -> Vec<usize> {
 }
 
 /// Ties go to the lowest component index, so earlier components must be strictly faster.
-fn faster_than_bottleneck(sypd: f64, bottleneck: f64, earlier: bool) -> bool {
+pub(crate) fn faster_than_bottleneck(sypd: f64, bottleneck: f64, earlier: bool) -> bool {
     if earlier {
         sypd > bottleneck
     } else {
@@ -361,10 +421,10 @@ impl GroupSums {
 
 /// The sums of the group `(c, i)`, or `None` when some other component has no candidate fast
 /// enough (the group is empty).
-fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32) -> Option<GroupSums> {
+fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32, cap: u32) -> Option<GroupSums> {
     let s = problem.components[c].sypd[i];
     let p = problem.components[c].nproc[i];
-    let budget = problem.settings.max_nproc.checked_sub(p)?;
+    let budget = cap.checked_sub(p)?;
     let mut offset = 0;
     let mut steps: Vec<Vec<u32>> = Vec::new();
     for (d, comp) in problem.components.iter().enumerate() {
@@ -454,7 +514,7 @@ fn summarise_pair(problem: &Problem) -> Summary {
             max: f64::NEG_INFINITY,
         },
     };
-    let budget = problem.settings.max_nproc;
+    let budget = problem.sum_cap();
     for c in 0..2 {
         let d = 1 - c;
         let (comp, other) = (&problem.components[c], &problem.components[d]);
@@ -479,13 +539,17 @@ fn summarise_pair(problem: &Problem) -> Summary {
             let (Some(lowest), p) = (lowest, comp.nproc[i]) else {
                 continue; // no candidate of the other component is fast enough
             };
-            if p > budget {
+            if p > budget || !problem.sypd_fits_queue(s) {
                 continue;
             }
             // Candidates of the other component with at most `cap` PEs: indices below this.
             let below = |cap: u32| other.nproc.partition_point(|&q| q <= cap);
             summary.feasible += present.count_below(below(budget - p));
-            let Some(limit) = problem.kept_sum_limit(s).filter(|&l| l >= p) else {
+            let Some(limit) = problem
+                .kept_sum_limit(s)
+                .map(|l| l.min(budget))
+                .filter(|&l| l >= p)
+            else {
                 continue;
             };
             let kept_below = below(limit - p);
@@ -505,10 +569,11 @@ fn summarise_pair(problem: &Problem) -> Summary {
                 sypd: s,
                 min_sum: lo,
                 limit,
+                min_weight: problem.weight_at_sum(lo),
             });
             for sum in [lo, hi] {
-                let chsy = metrics::chsy(f64::from(problem.total_nproc(sum)), s);
-                summary.chsy_bounds = summary.chsy_bounds.include(chsy);
+                let cost = metrics::chsy(problem.weight_at_sum(sum), s);
+                summary.chsy_bounds = summary.chsy_bounds.include(cost);
             }
         }
     }

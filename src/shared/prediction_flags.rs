@@ -15,6 +15,7 @@ use autolb::campaign::measured::load_measured;
 use autolb::config::{self, CampaignFile};
 use autolb::curve::Curve;
 use autolb::interp::Method;
+use autolb::machine::{CostKind, CostModel, Machine, Placement};
 use autolb::model::measured::Naming;
 use autolb::model::steps::{StepProfile, Steps};
 use autolb::model::{MeasuredRun, Model};
@@ -52,6 +53,25 @@ pub struct PredictionFlags {
     /// PEs that count in CHSY but are not balanced (XIOS, runoff mapper) [default: 0].
     #[arg(long, value_name = "E")]
     pub extra_pes: Option<u32>,
+    /// Cores of one node: configurations are billed in whole nodes (overrides `[machine]`).
+    #[arg(long, value_name = "N")]
+    pub cores_per_node: Option<u32>,
+    /// Node placement: packed (the job's PEs share nodes) or per-component (each component
+    /// its own nodes) [default: packed].
+    #[arg(long, value_name = "PLACEMENT")]
+    pub placement: Option<Placement>,
+    /// Whether the extra PEs may fill the components' idle cores, true or false [default: true].
+    #[arg(long, value_name = "BOOL")]
+    pub extras_share_node: Option<bool>,
+    /// Average power of a busy node in watts, for --cost energy.
+    #[arg(long, value_name = "W")]
+    pub node_power_w: Option<f64>,
+    /// The cost fittingness weighs: core-hours, node-hours or energy [default: core-hours].
+    #[arg(long, value_name = "COST")]
+    pub cost: Option<CostKind>,
+    /// Keep only configurations that fit this `[[queue]]` of the campaign file.
+    #[arg(long, value_name = "NAME")]
+    pub queue: Option<String>,
     /// Campaign file (TOML) with the settings and curves; flags override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -155,6 +175,56 @@ fn parse_allowed_spec(name: &str, spec: &str) -> Result<Vec<u32>> {
 
 fn base_dir(path: &Path) -> PathBuf {
     path.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// The machine, cost and queues from the campaign file and the flags (a flag wins). Machine
+/// flags without a `[machine]` table describe one (`--cores-per-node` is then required).
+pub fn resolve_cost_model(args: &PredictionFlags) -> Result<CostModel> {
+    let mut model = match &args.config {
+        Some(path) => CampaignFile::load(path).map_err(user)?.cost_model(),
+        None => CostModel::default(),
+    };
+    let machine_flags = args.cores_per_node.is_some()
+        || args.placement.is_some()
+        || args.extras_share_node.is_some()
+        || args.node_power_w.is_some();
+    if machine_flags {
+        let mut machine = match (model.machine, args.cores_per_node) {
+            (Some(m), _) => m,
+            (None, Some(cores_per_node)) => Machine {
+                cores_per_node,
+                placement: Placement::default(),
+                extras_share_node: true,
+                node_power_w: None,
+            },
+            (None, None) => {
+                return Err(user(
+                    "--placement, --extras-share-node and --node-power-w describe a machine: add --cores-per-node N (or a [machine] table)",
+                ))
+            }
+        };
+        if let Some(v) = args.cores_per_node {
+            machine.cores_per_node = v;
+        }
+        if let Some(v) = args.placement {
+            machine.placement = v;
+        }
+        if let Some(v) = args.extras_share_node {
+            machine.extras_share_node = v;
+        }
+        if let Some(v) = args.node_power_w {
+            machine.node_power_w = Some(v);
+        }
+        model.machine = Some(machine);
+    }
+    if let Some(v) = args.cost {
+        model.cost = v;
+    }
+    if let Some(v) = &args.queue {
+        model.queue = Some(v.clone());
+    }
+    model.validate().map_err(user)?;
+    Ok(model)
 }
 
 /// Where the performance model comes from: measured runs (`--measured`, repeatable) or a

@@ -111,7 +111,9 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         }
     };
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
-    let problem = Problem::new(&setup.inputs, &setup.settings).map_err(user)?;
+    // The machine, cost and queue flags (or the file's [machine]) bill the matrix's FN.
+    let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
+    let problem = Problem::billed(&setup.inputs, &setup.settings, &cost_model).map_err(user)?;
     problem.check_grid_size().map_err(user)?;
     let calibrated = match early_model {
         Some(p) => Some(p),
@@ -186,8 +188,10 @@ fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<(Problem, 
                 .unwrap_or_default()
         )));
     }
+    let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
     let problem =
-        Problem::with_model(&setup.inputs, &setup.settings, &resolved.model).map_err(user)?;
+        Problem::billed_with_model(&setup.inputs, &setup.settings, &resolved.model, &cost_model)
+            .map_err(user)?;
     Ok(Some((
         problem,
         Calibration {

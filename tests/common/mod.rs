@@ -225,6 +225,7 @@ pub fn synthetic_campaign(
         counts: RunCounts::default(),
         timing_names: Vec::new(),
         period_s: Some(2700.0),
+        cost_model: None,
         strategy: Default::default(),
     };
     status.recompute();
