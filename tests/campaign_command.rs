@@ -1,6 +1,8 @@
 //! Campaigns run by the `command` executor (here: `autolb simulate` as the user's model):
 //! to the end, with failing and timed-out runs, killed and resumed, and cancelled.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,28 +15,8 @@ fn bin() -> &'static str {
 
 /// A small campaign whose model is `autolb simulate` run through the command executor.
 fn setup(tmp: &Path, extra_args: &str, executor_extra: &str) -> PathBuf {
-    autolb::campaign::demo::write_demo_inputs(tmp).unwrap();
-    let text = format!(
+    let executor = format!(
         r#"
-max_nproc = 672
-step = 24
-top = 2
-initial_step = 48
-minimum_step = 24
-repetitions = 2
-period_s = 2700
-
-[[component]]
-name = "IFS"
-timing_name = "ATMIFS"
-curve = "curves/mn4_sr_cmip6_ifs.csv"
-
-[[component]]
-name = "NEMO"
-timing_name = "oceanx"
-curve = "curves/mn4_sr_cmip6_nemo.csv"
-allowed = "nemo_orca1_allowed_nproc.txt"
-
 [executor]
 kind = "command"
 jobs = 2
@@ -43,22 +25,7 @@ command = ["{bin}", "simulate", "--out", "{{run_dir}}", "--comp", "ATMIFS={{npro
 "#,
         bin = bin()
     );
-    let file = tmp.join("c.toml");
-    std::fs::write(&file, text).unwrap();
-    let dir = tmp.join("camp");
-    let out = Command::new(bin())
-        .args(["campaign", "init"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::init_demo_campaign(tmp, "camp", common::SMALL_SETTINGS, &executor)
 }
 
 fn run_to_end(dir: &Path) -> String {

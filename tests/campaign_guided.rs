@@ -5,6 +5,8 @@
 //! chose lies within `minimum_step` PEs of an earlier one, limits, allowed lists and budget hold, and the campaign
 //! ends saying why.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -16,18 +18,7 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_autolb")
 }
 
-const COMPONENTS: &str = r#"
-[[component]]
-name = "IFS"
-timing_name = "ATMIFS"
-curve = "curves/mn4_sr_cmip6_ifs.csv"
-
-[[component]]
-name = "NEMO"
-timing_name = "oceanx"
-curve = "curves/mn4_sr_cmip6_nemo.csv"
-allowed = "nemo_orca1_allowed_nproc.txt"
-
+const ORIGINAL: &str = r#"
 [original]
 IFS = 384
 NEMO = 242
@@ -59,23 +50,7 @@ fn autolb(args: &[&str], dir: &Path) -> Value {
 }
 
 fn init(tmp: &Path, executor: &str) -> PathBuf {
-    autolb::campaign::demo::write_demo_inputs(tmp).unwrap();
-    let file = tmp.join("c.toml");
-    std::fs::write(&file, format!("{SETTINGS}{COMPONENTS}{executor}")).unwrap();
-    let dir = tmp.join("camp");
-    let out = Command::new(bin())
-        .args(["campaign", "init"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::init_demo_campaign(tmp, "camp", SETTINGS, &format!("{ORIGINAL}{executor}"))
 }
 
 /// The guided strategy's rules, on a finished campaign.

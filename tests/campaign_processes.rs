@@ -42,56 +42,25 @@ exit 0
 
 /// A small campaign run by [`model_script`] in `tmp/NAME`; `executor_extra` adds settings.
 fn setup(tmp: &Path, name: &str, work_s: f64, executor_extra: &str) -> PathBuf {
-    autolb::campaign::demo::write_demo_inputs(tmp).unwrap();
     let script = tmp.join("model.sh");
     std::fs::write(&script, model_script()).unwrap();
     let mut perms = std::fs::metadata(&script).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&script, perms).unwrap();
-    let text = format!(
-        r#"
-max_nproc = 672
-step = 24
-top = 2
-initial_step = 48
-minimum_step = 24
-repetitions = 2
-period_s = 2700
-
-[[component]]
-name = "IFS"
-timing_name = "ATMIFS"
-curve = "curves/mn4_sr_cmip6_ifs.csv"
-
-[[component]]
-name = "NEMO"
-timing_name = "oceanx"
-curve = "curves/mn4_sr_cmip6_nemo.csv"
-allowed = "nemo_orca1_allowed_nproc.txt"
-
+    common::init_demo_campaign(
+        tmp,
+        name,
+        common::SMALL_SETTINGS,
+        &format!(
+            r#"
 [executor]
 kind = "command"
 jobs = 2
 command = ["./model.sh", "{work_s}"]
 {executor_extra}
 "#
-    );
-    let file = tmp.join(format!("{name}.toml"));
-    std::fs::write(&file, text).unwrap();
-    let dir = tmp.join(name);
-    let out = Command::new(bin())
-        .args(["campaign", "init"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+        ),
+    )
 }
 
 fn start_driver(dir: &Path, cgroup: bool) -> Child {

@@ -64,6 +64,56 @@ max_nproc = 336
     path
 }
 
+/// The demo's two components as campaign-file tables (IFS and NEMO with their timing names, the
+/// bundled SR curves and NEMO's allowed list, as `write_demo_inputs` lays them out).
+pub const DEMO_COMPONENTS: &str = r#"
+[[component]]
+name = "IFS"
+timing_name = "ATMIFS"
+curve = "curves/mn4_sr_cmip6_ifs.csv"
+
+[[component]]
+name = "NEMO"
+timing_name = "oceanx"
+curve = "curves/mn4_sr_cmip6_nemo.csv"
+allowed = "nemo_orca1_allowed_nproc.txt"
+"#;
+
+/// Settings of a small campaign: two predicted tests, two repetitions, a few iterations.
+pub const SMALL_SETTINGS: &str = r#"
+max_nproc = 672
+step = 24
+top = 2
+initial_step = 48
+minimum_step = 24
+repetitions = 2
+period_s = 2700
+"#;
+
+/// A small command-executor campaign on the demo's components in `tmp/NAME`: `settings` (the
+/// top-level keys), [`DEMO_COMPONENTS`], then `rest` (e.g. `[original]` and `[executor]`).
+/// Writes the demo inputs and `tmp/NAME.toml`, runs `campaign init`, and returns the campaign
+/// directory.
+pub fn init_demo_campaign(tmp: &Path, name: &str, settings: &str, rest: &str) -> PathBuf {
+    autolb::campaign::demo::write_demo_inputs(tmp).unwrap();
+    let file = tmp.join(format!("{name}.toml"));
+    std::fs::write(&file, format!("{settings}{DEMO_COMPONENTS}{rest}")).unwrap();
+    let dir = tmp.join(name);
+    let out = std::process::Command::new(bin())
+        .args(["campaign", "init"])
+        .arg(&dir)
+        .arg("--config")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
 /// Runs `autolb campaign init DIR --config FILE` and checks it succeeded.
 pub fn init(dir: &Path, file: &Path) {
     autolb()
