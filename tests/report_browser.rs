@@ -14,8 +14,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use autolb::predict::Problem;
-use autolb::report::{self, source, ReportRequest};
+use autolb::report::source;
 
 const PROBE: &str = r#"<script>
 document.addEventListener('DOMContentLoaded', function () {
@@ -203,20 +202,7 @@ fn a_large_campaigns_report_renders_too() {
         return;
     };
     let (inputs, settings, status) = common::synthetic_campaign(5, 10, 10, 2);
-    let problem = Problem::new(&inputs, &settings).unwrap();
-    let r = report::build(&ReportRequest {
-        title: "synthetic".into(),
-        source: "5 components, 200 runs".into(),
-        problem: Some(&problem),
-        inputs: &inputs,
-        tts_w: settings.tts_w,
-        top: settings.top,
-        axes: (0, 1),
-        fixed: None,
-        original: source::original_of(&status),
-        campaign: Some(&status),
-        years: 250.0,
-    });
+    let r = common::synthetic_report(&inputs, &settings, &status);
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("big.html");
     source::write_html(&r, &out).unwrap();

@@ -5,37 +5,17 @@ mod common;
 
 use std::time::Instant;
 
-use autolb::predict::Problem;
-use autolb::report::{self, source, ReportRequest};
+use autolb::report::source;
 
 #[test]
 fn a_five_component_two_hundred_run_report_is_under_2_mb_and_a_second() {
     let (inputs, settings, status) = common::synthetic_campaign(5, 10, 10, 2);
-    let runs: usize = status
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len())
-        .sum();
-    assert_eq!(runs, 200);
+    assert_eq!(common::status_runs(&status), 200);
     assert!(status.counts.failed > 0, "the fixture has failed runs");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("big.html");
     let start = Instant::now();
-    let problem = Problem::new(&inputs, &settings).unwrap();
-    let r = report::build(&ReportRequest {
-        title: "synthetic".into(),
-        source: "5 components, 200 runs".into(),
-        problem: Some(&problem),
-        inputs: &inputs,
-        tts_w: settings.tts_w,
-        top: settings.top,
-        axes: (0, 1),
-        fixed: None,
-        original: source::original_of(&status),
-        campaign: Some(&status),
-        years: 250.0,
-    });
+    let r = common::synthetic_report(&inputs, &settings, &status);
     source::write_html(&r, &out).unwrap();
     let took = start.elapsed();
     let size = std::fs::metadata(&out).unwrap().len();
@@ -67,20 +47,7 @@ fn a_running_campaigns_report_is_provisional_and_shows_tests_not_yet_measured() 
     }
     status.recompute();
     assert_eq!(status.counts.pending, 8);
-    let problem = Problem::new(&inputs, &settings).unwrap();
-    let r = report::build(&ReportRequest {
-        title: "running".into(),
-        source: "synthetic".into(),
-        problem: Some(&problem),
-        inputs: &inputs,
-        tts_w: settings.tts_w,
-        top: settings.top,
-        axes: (0, 1),
-        fixed: None,
-        original: source::original_of(&status),
-        campaign: Some(&status),
-        years: 250.0,
-    });
+    let r = common::synthetic_report(&inputs, &settings, &status);
     let html = r.to_html();
     assert!(html.contains("The best configuration measured so far is C"));
     assert!(html.contains("<td>pending</td>"));

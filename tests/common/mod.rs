@@ -160,6 +160,39 @@ pub fn demo_campaign(dir: &Path) {
     run_autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()]);
 }
 
+/// The report of a [`synthetic_campaign`] with its prediction (the views a shared report of a
+/// large campaign holds), over 250 simulated years.
+pub fn synthetic_report(
+    inputs: &[ComponentInput],
+    settings: &Settings,
+    status: &Status,
+) -> autolb::report::Report {
+    let problem = autolb::predict::Problem::new(inputs, settings).unwrap();
+    autolb::report::build(&autolb::report::ReportRequest {
+        title: "synthetic".into(),
+        source: format!("{} components, {} runs", inputs.len(), status_runs(status)),
+        problem: Some(&problem),
+        inputs,
+        tts_w: settings.tts_w,
+        top: settings.top,
+        axes: (0, 1),
+        fixed: None,
+        original: autolb::report::source::original_of(status),
+        campaign: Some(status),
+        years: 250.0,
+    })
+}
+
+/// Runs in a campaign status, over every iteration and test.
+pub fn status_runs(status: &Status) -> usize {
+    status
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .map(|t| t.runs.len())
+        .sum()
+}
+
 /// A synthetic campaign of `n` components: Amdahl-like curves from 48 to 960 PEs and a status of
 /// `iterations` x `tests` x `reps` runs in which one test fails outright and some runs fail.
 pub fn synthetic_campaign(
