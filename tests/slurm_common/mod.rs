@@ -33,7 +33,9 @@ fn slurm_problem() -> Option<String> {
             let states = String::from_utf8_lossy(&out.stdout);
             if states
                 .lines()
-                .any(|s| ["idle", "mix", "alloc"].contains(&s.trim().trim_end_matches('*')))
+                // `plnd`: an idle node the backfill scheduler has planned for a pending job
+                // (seen when a test starts while an earlier test's jobs are still queued).
+                .any(|s| ["idle", "mix", "alloc", "plnd"].contains(&s.trim().trim_end_matches('*')))
             {
                 None
             } else {
