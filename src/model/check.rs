@@ -151,7 +151,8 @@ fn row_with_steps(
 ) -> CheckRow {
     let nproc = run.nproc_of(names).unwrap_or_default();
     let standalone = Model::Standalone.estimate_with_steps(curves, interp, &nproc, steps);
-    let calibrated = model.estimate_with_steps(curves, interp, &nproc, steps);
+    // The run's length is known before it runs: the prediction is for that length.
+    let calibrated = model.estimate_with_steps_for(curves, interp, &nproc, steps, run.simulated_s);
     CheckRow {
         path: run.path.clone(),
         nproc: names.iter().cloned().zip(nproc.iter().copied()).collect(),
@@ -249,6 +250,58 @@ pub fn synthetic_leave_one_out(
             leave_one_out(&case.standalone_curves(), Method::default(), &measured)
                 .0
                 .summary
+        })
+        .collect()
+}
+
+/// [`synthetic_leave_one_out`] where the runs have different lengths (a week, a month, two
+/// months, in turn) and pay a hidden fixed cost per run of `fixed_share` of a week-long run's
+/// wall time at the case's median speed ([`super::run_length`]). Returns per case the summary
+/// when the model knows each run's length and when it does not (`simulated_s` unknown: it
+/// cannot learn the fixed cost).
+pub fn synthetic_run_length_leave_one_out(
+    seeds: std::ops::Range<u64>,
+    components: usize,
+    runs: usize,
+    fixed_share: f64,
+) -> Vec<(CheckSummary, CheckSummary)> {
+    use super::run_length::{lengthen, penalty};
+    use crate::sim::synthetic::SyntheticCase;
+    const DAY: f64 = 86_400.0;
+    let lengths = [7.0 * DAY, 31.0 * DAY, 59.0 * DAY];
+    seeds
+        .map(|seed| {
+            let case = SyntheticCase::generate(seed, components);
+            let mut measured: Vec<MeasuredRun> = case
+                .random_configurations(runs, seed)
+                .iter()
+                .enumerate()
+                .filter_map(|(i, nproc)| case.measured_run(nproc, i as u64).ok())
+                .collect();
+            let mut speeds: Vec<f64> = measured.iter().map(|r| r.coupled_sypd).collect();
+            speeds.sort_by(f64::total_cmp);
+            let week_wall_s = lengths[0] / (365.0 * median_sorted(&speeds));
+            let fixed_s = fixed_share * week_wall_s;
+            for (i, run) in measured.iter_mut().enumerate() {
+                let s = lengths[i % lengths.len()];
+                let phi = penalty(fixed_s, Some(s));
+                run.simulated_s = Some(s);
+                run.coupled_sypd = lengthen(run.coupled_sypd, phi);
+                for c in &mut run.components {
+                    c.sypd = lengthen(c.sypd, phi);
+                }
+            }
+            let curves = case.standalone_curves();
+            let known = leave_one_out(&curves, Method::default(), &measured)
+                .0
+                .summary;
+            for run in &mut measured {
+                run.simulated_s = None;
+            }
+            let unknown = leave_one_out(&curves, Method::default(), &measured)
+                .0
+                .summary;
+            (known, unknown)
         })
         .collect()
 }

@@ -29,6 +29,12 @@ pub struct GpData {
     /// Extra noise variance per point, on top of `sn^2` (empty: none).
     #[serde(default)]
     pub extra_var: Vec<f64>,
+    /// Prior sd of the linear trend's slope (0 in files written before it existed: no trend).
+    #[serde(default)]
+    pub slope_sd: f64,
+    /// Where the trend is centred (the mean of the training xs).
+    #[serde(default)]
+    pub centre: f64,
 }
 
 /// A fitted process, ready to predict.
@@ -110,9 +116,70 @@ impl Gp {
         prior_sd: f64,
         sn: f64,
     ) -> Gp {
+        Gp::fit_trend(xs, ys, extra_var, prior_mean, prior_sd, 0.0, sn)
+    }
+
+    /// [`Gp::fit_weighted`] with a linear trend in x whose slope has prior sd `slope_sd`
+    /// (centred on the mean of `xs`): far from the data the mean follows the trend instead of
+    /// returning to the level, and the variance grows with the distance.
+    pub fn fit_trend(
+        xs: &[f64],
+        ys: &[f64],
+        extra_var: &[f64],
+        prior_mean: f64,
+        prior_sd: f64,
+        slope_sd: f64,
+        sn: f64,
+    ) -> Gp {
+        Gp::fit_on_grid(
+            xs, ys, extra_var, prior_mean, prior_sd, slope_sd, sn, &ELL_GRID, &SF_GRID,
+        )
+    }
+
+    /// [`Gp::fit_trend`] with the middle length scale and signal sd only (no search): a cheap
+    /// fit to compare transformations of the same data.
+    pub fn fit_fixed(
+        xs: &[f64],
+        ys: &[f64],
+        extra_var: &[f64],
+        prior_mean: f64,
+        prior_sd: f64,
+        slope_sd: f64,
+        sn: f64,
+    ) -> Gp {
+        Gp::fit_on_grid(
+            xs,
+            ys,
+            extra_var,
+            prior_mean,
+            prior_sd,
+            slope_sd,
+            sn,
+            &ELL_GRID[2..3],
+            &SF_GRID[1..2],
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fit_on_grid(
+        xs: &[f64],
+        ys: &[f64],
+        extra_var: &[f64],
+        prior_mean: f64,
+        prior_sd: f64,
+        slope_sd: f64,
+        sn: f64,
+        ells: &[f64],
+        sfs: &[f64],
+    ) -> Gp {
+        let centre = if xs.is_empty() {
+            0.0
+        } else {
+            xs.iter().sum::<f64>() / xs.len() as f64
+        };
         let mut best: Option<Gp> = None;
-        for ell in ELL_GRID {
-            for sf in SF_GRID {
+        for &ell in ells {
+            for &sf in sfs {
                 let data = GpData {
                     xs: xs.to_vec(),
                     ys: ys.to_vec(),
@@ -122,6 +189,8 @@ impl Gp {
                     sf,
                     sn,
                     extra_var: extra_var.to_vec(),
+                    slope_sd,
+                    centre,
                 };
                 if let Ok(g) = Gp::build(data) {
                     if best.as_ref().is_none_or(|b| g.nll < b.nll) {
@@ -141,8 +210,15 @@ impl Gp {
                 sf: SF_GRID[1],
                 sn,
                 extra_var: Vec::new(),
+                slope_sd,
+                centre,
             })
         })
+    }
+
+    /// Negative log marginal likelihood of the data it was fitted on (without the constant).
+    pub fn nll(&self) -> f64 {
+        self.nll
     }
 
     pub fn data(&self) -> &GpData {
@@ -180,7 +256,9 @@ impl Gp {
 
 fn kernel(d: &GpData, a: f64, b: f64) -> f64 {
     let z = (a - b) / d.ell;
-    d.prior_sd * d.prior_sd + d.sf * d.sf * (-0.5 * z * z).exp()
+    d.prior_sd * d.prior_sd
+        + d.slope_sd * d.slope_sd * (a - d.centre) * (b - d.centre)
+        + d.sf * d.sf * (-0.5 * z * z).exp()
 }
 
 fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {

@@ -82,6 +82,7 @@ pub fn from_measurement(
         path: label.to_string(),
         components: parts,
         coupled_sypd: coupled,
+        simulated_s: m.sim_s,
     })
 }
 

@@ -31,6 +31,7 @@ pub mod check;
 pub mod gp;
 pub mod measured;
 pub mod overhead;
+pub mod run_length;
 pub mod steps;
 
 use std::collections::BTreeMap;
@@ -52,6 +53,13 @@ pub const NOISE_SD_RANGE: (f64, f64) = (0.02, 0.1);
 /// when it is the bottleneck (EC-Earth3 SR: NEMO on 144 PEs at 0.72 of its curve beside a slow
 /// IFS, 0.55 when it sets the pace), and only the pace-setter's speed decides the coupled run.
 pub const NOT_PACE_SETTING_SD: f64 = 0.1;
+/// Prior sd of the slope of a component's ln ratio against ln nproc: the coupled-mode penalty
+/// may drift by about 10 % per e-fold of PEs (more PEs, more communication for the coupling to
+/// disturb), so far below or above the measured PE counts the smoother follows the drift
+/// instead of returning to the level (EC-Earth3 SR: IFS at 0.97 of its curve on 192 PEs, 0.85
+/// on 1008, 1.0 on 48). Fixed a priori.
+pub const SLOPE_PRIOR_SD: f64 = 0.1;
+
 /// Run-to-run noise assumed when no PE count of a component was measured twice.
 pub const DEFAULT_NOISE_SD: f64 = 0.03;
 /// Spread of the coupling factor assumed with fewer than three runs (ln units).
@@ -66,6 +74,10 @@ pub struct MeasuredRun {
     pub components: Vec<MeasuredComponent>,
     /// Coupled SYPD from the coupled wall time.
     pub coupled_sypd: f64,
+    /// Simulated seconds of the run (its length, chosen before it runs), when known: a fixed
+    /// cost per run weighs more in a short run ([`run_length`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated_s: Option<f64>,
 }
 
 /// One component of a measured run.
@@ -155,6 +167,13 @@ pub struct Calibrated {
     pub noise_sd: f64,
     pub components: Vec<ComponentModel>,
     pub coupled: CoupledFactor,
+    /// Fixed seconds per run ([`run_length`]); 0 when not learned (and in older files).
+    #[serde(default)]
+    pub fixed_s: f64,
+    /// Simulated seconds of the runs it learned from (median): the length a prediction is for
+    /// when none is given (`None`: unknown, long-run speeds).
+    #[serde(default)]
+    pub typical_simulated_s: Option<f64>,
 }
 
 /// One component's learned coupled-mode ratio.
@@ -215,82 +234,41 @@ impl Model {
             .iter()
             .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
             .collect();
-        // Per component: (ln nproc, ln ratio); per run: ln(coupled / slowest).
-        let mut data: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
-            vec![(Vec::new(), Vec::new(), Vec::new()); curves.len()];
-        let mut coupled = Vec::new();
-        let mut replicate: BTreeMap<(usize, u32), Vec<f64>> = BTreeMap::new();
+        let mut used: Vec<(&MeasuredRun, Vec<&MeasuredComponent>)> = Vec::new();
         for run in runs {
             match usable(run, curves, &names) {
                 Err(why) => notes.push(format!("{}: not used: {why}", run.path)),
-                Ok(parts) => {
-                    let mut slowest = f64::INFINITY;
-                    let pace_setter = parts
-                        .iter()
-                        .map(|c| c.sypd)
-                        .reduce(f64::min)
-                        .unwrap_or(f64::NAN);
-                    for (i, c) in parts.iter().enumerate() {
-                        let sa = interpolants[i].eval(f64::from(c.nproc));
-                        let y = (c.sypd / sa).ln();
-                        data[i].0.push(f64::from(c.nproc).ln());
-                        data[i].1.push(y);
-                        data[i].2.push(if c.sypd <= pace_setter {
-                            0.0
-                        } else {
-                            NOT_PACE_SETTING_SD * NOT_PACE_SETTING_SD
-                        });
-                        if c.sypd > pace_setter {
-                            continue;
-                        }
-                        replicate.entry((i, c.nproc)).or_default().push(y);
-                        slowest = slowest.min(c.sypd);
-                    }
-                    let pace = if steps.is_empty() {
-                        slowest
-                    } else {
-                        let nproc: Vec<u32> = parts.iter().map(|c| c.nproc).collect();
-                        steps.coupled_sypd(&names, &nproc, |c, _| parts[c].sypd)
-                    };
-                    let speeds: Vec<f64> = parts.iter().map(|c| c.sypd).collect();
-                    coupled.push(((run.coupled_sypd / pace).ln(), speeds));
-                }
+                Ok(parts) => used.push((run, parts)),
             }
         }
-        if coupled.is_empty() {
+        if used.is_empty() {
             return (Model::Standalone, notes);
         }
-        let all: Vec<f64> = data.iter().flat_map(|d| d.1.iter().copied()).collect();
-        let global = mean(&all);
-        let noise_sd = pooled_sd(replicate.values())
-            .unwrap_or(DEFAULT_NOISE_SD)
-            .clamp(NOISE_SD_RANGE.0, NOISE_SD_RANGE.1);
-        let components = names
-            .iter()
-            .zip(&data)
-            .map(|(name, (xs, ys, extra))| ComponentModel {
-                name: name.clone(),
-                ratio: Gp::fit_weighted(xs, ys, extra, global, LEVEL_PRIOR_SD, noise_sd),
-            })
-            .collect();
-        let n = coupled.len();
-        let (log_mean, irregularity, resid_sd) = overhead::fit(&coupled);
-        let spread = if n >= 3 { resid_sd } else { DEFAULT_COUPLED_SD };
-        let log_sd = (spread * spread * (1.0 + 1.0 / n as f64)).sqrt();
-        let model = Calibrated {
-            runs: n,
+        let only_runs: Vec<&MeasuredRun> = used.iter().map(|(r, _)| *r).collect();
+        let fit = Fit {
+            names: &names,
+            interpolants: &interpolants,
             interp,
-            global_log_ratio: global,
-            noise_sd,
-            components,
-            coupled: CoupledFactor {
-                log_mean,
-                irregularity,
-                log_sd,
-                runs: n,
-            },
+            used: &used,
+            steps,
+            typical: run_length::typical(&only_runs),
         };
-        (Model::Calibrated(model), notes)
+        // The fixed cost by its profile likelihood, with the smoother's hyperparameters held
+        // at the middle of their grid (one factorisation per candidate), then the full fit.
+        let candidates = run_length::candidates(&only_runs);
+        let fixed_s = if candidates.len() > 1 {
+            candidates
+                .into_iter()
+                .filter_map(|f| Some((f, fit.at(f, true)?.1)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map_or(0.0, |(f, _)| f)
+        } else {
+            0.0
+        };
+        match fit.at(fixed_s, false) {
+            Some((model, _)) => (Model::Calibrated(model), notes),
+            None => (Model::Standalone, notes),
+        }
     }
 
     /// The factor on component `name`'s standalone speed at `nproc`, with its band; the
@@ -319,9 +297,19 @@ impl Model {
     }
 
     /// The adjusted speed of component `name` at `nproc` given its standalone speed: what the
-    /// prediction's search uses as the candidate's SYPD. Cheaper than [`Model::factor`] (no
-    /// variance).
+    /// prediction's search uses as the candidate's SYPD (for a run of the typical length, with
+    /// its share of the fixed cost, [`run_length`]). Cheaper than [`Model::factor`] (no
+    /// variance). The fixed cost turns speeds by a rising function, so the min over components
+    /// of adjusted speeds is the adjusted min: the search's bottleneck structure holds.
     pub fn adjust(&self, name: &str, nproc: u32, standalone_sypd: f64) -> f64 {
+        run_length::lengthen(
+            self.steady_adjust(name, nproc, standalone_sypd),
+            self.penalty(None),
+        )
+    }
+
+    /// [`Model::adjust`] for a long run (no fixed cost).
+    fn steady_adjust(&self, name: &str, nproc: u32, standalone_sypd: f64) -> f64 {
         match self {
             Model::Standalone => standalone_sypd,
             Model::Calibrated(m) => {
@@ -331,47 +319,80 @@ impl Model {
         }
     }
 
+    /// What the fixed cost adds to 1 / SYPD in a run of `simulated_s` seconds (default: the
+    /// typical length of the runs the model learned from).
+    fn penalty(&self, simulated_s: Option<f64>) -> f64 {
+        match self {
+            Model::Standalone => 0.0,
+            Model::Calibrated(m) => {
+                run_length::penalty(m.fixed_s, simulated_s.or(m.typical_simulated_s))
+            }
+        }
+    }
+
     /// Predicts a configuration: `standalone` holds each component's standalone speed at its
-    /// PE count, `names` and `nproc` say which component and how many PEs.
+    /// PE count, `names` and `nproc` say which component and how many PEs. For a run as long as
+    /// the typical measured one ([`Model::estimate_for`] takes the length).
     pub fn estimate(&self, names: &[String], nproc: &[u32], standalone: &[f64]) -> Estimate {
+        self.estimate_for(names, nproc, standalone, None)
+    }
+
+    /// [`Model::estimate`] for a run of `simulated_s` simulated seconds (`None`: typical).
+    pub fn estimate_for(
+        &self,
+        names: &[String],
+        nproc: &[u32],
+        standalone: &[f64],
+        simulated_s: Option<f64>,
+    ) -> Estimate {
         let factors: Vec<Factor> = names
             .iter()
             .zip(nproc)
             .map(|(n, &p)| self.factor(n, p))
             .collect();
-        let adjusted: Vec<f64> = factors
-            .iter()
-            .zip(standalone)
-            .map(|(f, s)| f.mid * s)
-            .collect();
-        let low: Vec<f64> = factors
-            .iter()
-            .zip(standalone)
-            .map(|(f, s)| f.low * s)
-            .collect();
-        let high: Vec<f64> = factors
-            .iter()
-            .zip(standalone)
-            .map(|(f, s)| f.high * s)
-            .collect();
+        let scaled = |pick: fn(&Factor) -> f64| -> Vec<f64> {
+            factors
+                .iter()
+                .zip(standalone)
+                .map(|(f, s)| pick(f) * s)
+                .collect()
+        };
+        let (adjusted, low, high) = (scaled(|f| f.mid), scaled(|f| f.low), scaled(|f| f.high));
         let slow = self.slowdown(&adjusted);
+        let phi = self.penalty(simulated_s);
+        let run =
+            |speeds: &[f64]| run_length::lengthen(crate::predict::coupled_sypd(speeds) / slow, phi);
         Estimate {
-            sypd: crate::predict::coupled_sypd(&adjusted) / slow,
-            low: crate::predict::coupled_sypd(&low) / slow,
-            high: crate::predict::coupled_sypd(&high) / slow,
-            components: adjusted,
+            sypd: run(&adjusted),
+            low: run(&low),
+            high: run(&high),
+            components: adjusted
+                .iter()
+                .map(|&x| run_length::lengthen(x, phi))
+                .collect(),
         }
     }
 
     /// Predicts a configuration from the curves (interpolated with `interp`).
     pub fn estimate_curves(&self, curves: &[Curve], interp: Method, nproc: &[u32]) -> Estimate {
+        self.estimate_curves_for(curves, interp, nproc, None)
+    }
+
+    /// [`Model::estimate_curves`] for a run of `simulated_s` simulated seconds.
+    pub fn estimate_curves_for(
+        &self,
+        curves: &[Curve],
+        interp: Method,
+        nproc: &[u32],
+        simulated_s: Option<f64>,
+    ) -> Estimate {
         let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
         let standalone: Vec<f64> = curves
             .iter()
             .zip(nproc)
             .map(|(c, &p)| Interpolant::new(interp, &c.xs(), &c.ys()).eval(f64::from(p)))
             .collect();
-        self.estimate(&names, nproc, &standalone)
+        self.estimate_for(&names, nproc, &standalone, simulated_s)
     }
 
     /// [`Model::estimate_curves`] with irregular steps: the coupled SYPD is the step-sum of
@@ -383,7 +404,19 @@ impl Model {
         nproc: &[u32],
         steps: &steps::Steps,
     ) -> Estimate {
-        let mut e = self.estimate_curves(curves, interp, nproc);
+        self.estimate_with_steps_for(curves, interp, nproc, steps, None)
+    }
+
+    /// [`Model::estimate_with_steps`] for a run of `simulated_s` simulated seconds.
+    pub fn estimate_with_steps_for(
+        &self,
+        curves: &[Curve],
+        interp: Method,
+        nproc: &[u32],
+        steps: &steps::Steps,
+        simulated_s: Option<f64>,
+    ) -> Estimate {
+        let mut e = self.estimate_curves_for(curves, interp, nproc, simulated_s);
         if steps.is_empty() {
             return e;
         }
@@ -392,9 +425,17 @@ impl Model {
             .iter()
             .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
             .collect();
-        let sypd = steps.coupled_sypd(&names, nproc, |c, p| {
-            self.adjust(&names[c], p, interpolants[c].eval(f64::from(p)))
-        }) / self.slowdown(&e.components);
+        let speed =
+            |c: usize, p: u32| self.steady_adjust(&names[c], p, interpolants[c].eval(f64::from(p)));
+        let at_nproc: Vec<f64> = nproc
+            .iter()
+            .enumerate()
+            .map(|(c, &p)| speed(c, p))
+            .collect();
+        let sypd = run_length::lengthen(
+            steps.coupled_sypd(&names, nproc, speed) / self.slowdown(&at_nproc),
+            self.penalty(simulated_s),
+        );
         let scale = sypd / e.sypd;
         e.sypd = sypd;
         e.low *= scale;
@@ -448,6 +489,111 @@ pub const MODEL_FORMAT: u32 = 1;
 struct ModelFile {
     format: u32,
     model: Model,
+}
+
+/// What one fit of the calibrated model works on (the fixed cost aside).
+struct Fit<'a> {
+    names: &'a [String],
+    interpolants: &'a [Interpolant],
+    interp: Method,
+    used: &'a [(&'a MeasuredRun, Vec<&'a MeasuredComponent>)],
+    steps: &'a steps::Steps,
+    typical: Option<f64>,
+}
+
+impl Fit<'_> {
+    /// The model fitted with a fixed cost of `fixed_s` seconds per run, and the negative log
+    /// likelihood of the measured speeds under it (the profile that chooses the fixed cost;
+    /// `None` if the cost would exceed a run).
+    /// With `quick`, the smoother's hyperparameters are not searched ([`Gp::fit_fixed`]).
+    fn at(&self, fixed_s: f64, quick: bool) -> Option<(Calibrated, f64)> {
+        let names = self.names;
+        // Per component: (ln nproc, ln ratio, extra variance); per run: ln(coupled / slowest).
+        let mut data: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+            vec![(Vec::new(), Vec::new(), Vec::new()); names.len()];
+        let mut coupled = Vec::new();
+        let mut replicate: BTreeMap<(usize, u32), Vec<f64>> = BTreeMap::new();
+        // Sum of ln(d ln steady / d ln measured) over every transformed value.
+        let mut log_jacobian = 0.0;
+        for (run, parts) in self.used {
+            let phi = run_length::penalty(fixed_s, run.simulated_s);
+            let speeds: Vec<f64> = parts
+                .iter()
+                .map(|c| run_length::steady(c.sypd, phi))
+                .collect::<Option<_>>()?;
+            let run_sypd = run_length::steady(run.coupled_sypd, phi)?;
+            log_jacobian += (run_sypd / run.coupled_sypd).ln();
+            let pace_setter = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+            for (i, (c, &x)) in parts.iter().zip(&speeds).enumerate() {
+                log_jacobian += (x / c.sypd).ln();
+                let sa = self.interpolants[i].eval(f64::from(c.nproc));
+                let y = (x / sa).ln();
+                let sets_pace = x <= pace_setter;
+                data[i].0.push(f64::from(c.nproc).ln());
+                data[i].1.push(y);
+                data[i].2.push(if sets_pace {
+                    0.0
+                } else {
+                    NOT_PACE_SETTING_SD * NOT_PACE_SETTING_SD
+                });
+                if sets_pace {
+                    replicate.entry((i, c.nproc)).or_default().push(y);
+                }
+            }
+            let pace = if self.steps.is_empty() {
+                pace_setter
+            } else {
+                let nproc: Vec<u32> = parts.iter().map(|c| c.nproc).collect();
+                self.steps.coupled_sypd(names, &nproc, |c, _| speeds[c])
+            };
+            coupled.push(((run_sypd / pace).ln(), speeds));
+        }
+        let all: Vec<f64> = data.iter().flat_map(|d| d.1.iter().copied()).collect();
+        let global = mean(&all);
+        let noise_sd = pooled_sd(replicate.values())
+            .unwrap_or(DEFAULT_NOISE_SD)
+            .clamp(NOISE_SD_RANGE.0, NOISE_SD_RANGE.1);
+        let components: Vec<ComponentModel> = names
+            .iter()
+            .zip(&data)
+            .map(|(name, (xs, ys, extra))| ComponentModel {
+                name: name.clone(),
+                ratio: if quick { Gp::fit_fixed } else { Gp::fit_trend }(
+                    xs,
+                    ys,
+                    extra,
+                    global,
+                    LEVEL_PRIOR_SD,
+                    SLOPE_PRIOR_SD,
+                    noise_sd,
+                ),
+            })
+            .collect();
+        let n = coupled.len();
+        let (log_mean, irregularity, resid_sd) = overhead::fit(&coupled);
+        let spread = if n >= 3 { resid_sd } else { DEFAULT_COUPLED_SD };
+        let log_sd = (spread * spread * (1.0 + 1.0 / n as f64)).sqrt();
+        // Gaussian residuals of the overhead at their fitted spread: n ln sd (+ constants).
+        let overhead_nll = n as f64 * resid_sd.max(1e-4).ln();
+        let nll =
+            components.iter().map(|c| c.ratio.nll()).sum::<f64>() + overhead_nll - log_jacobian;
+        let model = Calibrated {
+            runs: n,
+            interp: self.interp,
+            global_log_ratio: global,
+            noise_sd,
+            components,
+            coupled: CoupledFactor {
+                log_mean,
+                irregularity,
+                log_sd,
+                runs: n,
+            },
+            fixed_s,
+            typical_simulated_s: self.typical,
+        };
+        Some((model, nll))
+    }
 }
 
 impl Calibrated {
@@ -558,6 +704,7 @@ mod tests {
             path: format!("{}_{}", a.0, b.0),
             components: vec![c("A", a), c("B", b)],
             coupled_sypd: coupled,
+            simulated_s: None,
         }
     }
 

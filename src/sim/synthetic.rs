@@ -201,6 +201,7 @@ impl SyntheticCase {
             ),
             components,
             coupled_sypd: crate::metrics::sypd(sim_s, out.window_wall_s),
+            simulated_s: Some(sim_s),
         })
     }
 

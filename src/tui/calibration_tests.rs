@@ -45,6 +45,7 @@ fn runs(app: &App) -> Vec<MeasuredRun> {
                 path: format!("{pi}_{pn}"),
                 components: vec![comp(&curves[0].name, pi, si), comp(&curves[1].name, pn, sn)],
                 coupled_sypd: 0.95 * si.min(sn),
+                simulated_s: None,
             }
         })
         .collect()

@@ -623,6 +623,7 @@ fn m_switches_between_the_standalone_and_the_calibrated_model() {
                 path: format!("{pi}_{pn}"),
                 components: vec![comp(&curves[0].name, pi, si), comp(&curves[1].name, pn, sn)],
                 coupled_sypd: 0.95 * si.min(sn),
+                simulated_s: None,
             }
         })
         .collect();
