@@ -6,7 +6,8 @@ use std::path::Path;
 use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::model::check::{
-    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_leave_one_out, ErrorStats,
+    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_leave_one_out,
+    synthetic_run_length_leave_one_out, ErrorStats,
 };
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
@@ -25,8 +26,8 @@ fn real_runs() -> (Vec<Curve>, Vec<MeasuredRun>) {
 
 /// The 28 EC-Earth3 runs: the table PE counts win over two wrong directory names, one run
 /// lies outside the NEMO curve, and leave-one-out beats the standalone model by far. The
-/// bounds are the measured values with a little room (see the README for the numbers and the
-/// issue's stricter targets, which this model does not reach on these runs).
+/// bounds are the measured values with a little room (see the README for the numbers; the
+/// issue's max <= 12 % is not reached: one run, 912IFS_665NEMO, is off by 13.5 %).
 #[test]
 fn real_runs_leave_one_out() {
     let (curves, runs) = real_runs();
@@ -40,10 +41,10 @@ fn real_runs_leave_one_out() {
     assert_eq!(check.runs.len(), 28, "{notes:?}");
     let s = check.summary;
     assert!((s.standalone.median - 0.267).abs() < 0.005, "{s:?}");
-    // Measured: median 5.0 %, max 14.8 %, coverage 82 % (a global correction: 5.8 % / 19.8 %).
-    assert!(s.calibrated.median < 0.055, "{s:?}");
-    assert!(s.calibrated.max < 0.16, "{s:?}");
-    assert!(s.coverage >= 0.8, "{s:?}");
+    // Measured: median 1.9 %, max 13.5 %, coverage 93 % (a global correction: 5.8 % / 19.8 %).
+    assert!(s.calibrated.median < 0.025, "{s:?}");
+    assert!(s.calibrated.max < 0.145, "{s:?}");
+    assert!(s.coverage >= 0.85, "{s:?}");
     assert!(s.calibrated.median < s.standalone.median / 3.0, "{s:?}");
 }
 
@@ -65,8 +66,8 @@ fn real_runs_few_runs() {
         &Steps::default(),
     );
     let s = ErrorStats::of(&draws);
-    // Measured: 6.7 %.
-    assert!(s.median < 0.075, "{s:?}");
+    // Measured: 3.9 %.
+    assert!(s.median < 0.045, "{s:?}");
 }
 
 /// Stand-in runs of random synthetic truths (shapes drawn from seeds, never tuned): the
@@ -101,10 +102,10 @@ fn real_runs_with_irregular_steps() {
     let (check, _) = leave_one_out_with_steps(&curves, Method::default(), &runs, &steps);
     let s = check.summary;
     assert_eq!(check.runs.len(), 28);
-    // Measured: median 3.9 %, max 15.7 %, coverage 82 %.
-    assert!(s.calibrated.median < 0.045, "{s:?}");
-    assert!(s.calibrated.max < 0.17, "{s:?}");
-    assert!(s.coverage >= 0.8, "{s:?}");
+    // Measured: median 2.6 %, max 14.0 %, coverage 93 %.
+    assert!(s.calibrated.median < 0.03, "{s:?}");
+    assert!(s.calibrated.max < 0.15, "{s:?}");
+    assert!(s.coverage >= 0.85, "{s:?}");
 }
 
 /// The coupling overhead learned on the real runs depends on the balance: nearly balanced
@@ -119,4 +120,59 @@ fn real_runs_overhead_depends_on_the_balance() {
         balanced > 1.05 && (1.0..1.02).contains(&apart),
         "{balanced} {apart}"
     );
+}
+
+/// The runs are a week (225 coupling steps), a month (993) and two months (1889) long, and a
+/// run pays about 13 s that do not grow with its length: NEMO on 144 PEs takes 0.564 s a step
+/// in the week-long runs and 0.51 s in the two-month ones. Learned from all 28 runs.
+#[test]
+fn real_runs_fixed_cost_per_run() {
+    let (curves, runs) = real_runs();
+    let (model, _) = autolb::model::Model::fit(&curves, Method::default(), &runs);
+    let autolb::model::Model::Calibrated(m) = &model else {
+        panic!("not calibrated")
+    };
+    assert!((8.0..20.0).contains(&m.fixed_s), "{}", m.fixed_s);
+    assert_eq!(m.typical_simulated_s, Some(992.0 * 2700.0));
+    // The same configuration is predicted slower for a week than for two months.
+    let week = model.estimate_curves_for(
+        &curves,
+        Method::default(),
+        &[576, 144],
+        Some(224.0 * 2700.0),
+    );
+    let months = model.estimate_curves_for(
+        &curves,
+        Method::default(),
+        &[576, 144],
+        Some(1888.0 * 2700.0),
+    );
+    assert!(
+        week.sypd < 0.95 * months.sypd,
+        "{} {}",
+        week.sypd,
+        months.sypd
+    );
+}
+
+/// Synthetic truths with runs of three lengths and a hidden fixed cost per run (8 % of a
+/// week-long run): knowing each run's length, the model learns the cost and predicts as well
+/// as without one; not knowing them, it cannot.
+#[test]
+fn synthetic_truths_with_a_fixed_cost_per_run() {
+    let cases = synthetic_run_length_leave_one_out(0..6, 2, 15, 0.08);
+    let known: Vec<f64> = cases.iter().map(|c| c.0.calibrated.median).collect();
+    let unknown: Vec<f64> = cases.iter().map(|c| c.1.calibrated.median).collect();
+    let cov: Vec<f64> = cases.iter().map(|c| c.0.coverage).collect();
+    let (known, unknown, cov) = (
+        ErrorStats::of(&known).median,
+        ErrorStats::of(&unknown).median,
+        ErrorStats::of(&cov).mean,
+    );
+    eprintln!("fixed cost: known lengths {known:.3}, unknown {unknown:.3}, coverage {cov:.2}");
+    assert!(
+        known < 0.02 && known < unknown / 2.0,
+        "{known} vs {unknown}"
+    );
+    assert!(cov >= 0.8, "{cov}");
 }

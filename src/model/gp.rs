@@ -315,6 +315,21 @@ mod tests {
     }
 
     #[test]
+    fn with_a_trend_it_extrapolates_the_drift() {
+        // A ratio that falls by 0.08 per unit of x, measured on x in 5..7.
+        let xs: Vec<f64> = (0..9).map(|i| 5.0 + 0.25 * f64::from(i)).collect();
+        let ys: Vec<f64> = xs.iter().map(|x| -0.1 - 0.08 * (x - 6.0)).collect();
+        let flat = Gp::fit(&xs, &ys, -0.1, 0.2, 0.01);
+        let trend = Gp::fit_trend(&xs, &ys, &[], -0.1, 0.2, 0.1, 0.01);
+        let truth = -0.1 - 0.08 * (3.5 - 6.0);
+        let (m_trend, v_trend) = trend.predict(3.5);
+        let (m_flat, _) = flat.predict(3.5);
+        assert!((m_trend - truth).abs() < 0.03, "{m_trend} vs {truth}");
+        assert!((m_trend - truth).abs() < (m_flat - truth).abs());
+        assert!(v_trend > trend.predict(6.0).1);
+    }
+
+    #[test]
     fn survives_a_json_round_trip() {
         let g = Gp::fit(&[1.0, 2.0, 3.0], &[0.1, 0.0, -0.1], 0.0, 0.2, 0.02);
         let back: Gp = serde_json::from_str(&serde_json::to_string(&g).unwrap()).unwrap();

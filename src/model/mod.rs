@@ -741,6 +741,65 @@ mod tests {
         assert_eq!(back.factor("A", 50), m.factor("A", 50));
     }
 
+    /// Runs of two lengths with a fixed cost per run: the model learns the cost and predicts
+    /// a run of each length; files written before the cost existed still load (no cost).
+    #[test]
+    fn learns_a_fixed_cost_per_run_from_runs_of_different_lengths() {
+        let a = curve("A", &[(10, 1.0), (100, 10.0)]);
+        let b = curve("B", &[(10, 2.0), (100, 20.0)]);
+        let (short, long) = (7.0 * 86_400.0, 60.0 * 86_400.0);
+        let fixed = 100.0;
+        let runs: Vec<MeasuredRun> = [(20, 40), (40, 20), (60, 30), (80, 50), (30, 90), (50, 60)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(pa, pb))| {
+                let s = if i % 2 == 0 { short } else { long };
+                let phi = run_length::penalty(fixed, Some(s));
+                let sa = run_length::lengthen(0.8 * f64::from(pa) / 10.0, phi);
+                let sb = run_length::lengthen(0.6 * 2.0 * f64::from(pb) / 10.0, phi);
+                let mut r = run(
+                    (pa, sa),
+                    (pb, sb),
+                    run_length::lengthen(
+                        0.95 * (0.8 * f64::from(pa) / 10.0).min(0.6 * 2.0 * f64::from(pb) / 10.0),
+                        phi,
+                    ),
+                );
+                r.simulated_s = Some(s);
+                r
+            })
+            .collect();
+        let curves = [a, b];
+        let (m, _) = Model::fit(&curves, Method::Linear, &runs);
+        let Model::Calibrated(c) = &m else {
+            panic!("not calibrated")
+        };
+        assert!((c.fixed_s / fixed - 1.0).abs() < 0.3, "{}", c.fixed_s);
+        for s in [short, long] {
+            let e = m.estimate_curves_for(&curves, Method::Linear, &[50, 50], Some(s));
+            let truth =
+                run_length::lengthen(0.95 * 4.0f64.min(6.0), run_length::penalty(fixed, Some(s)));
+            assert!((e.sypd / truth - 1.0).abs() < 0.03, "{} vs {truth}", e.sypd);
+        }
+        // The search's speed (typical length) is an upper bound of the estimate there.
+        let e = m.estimate_curves(&curves, Method::Linear, &[50, 50]);
+        assert!(m.adjust("A", 50, 5.0).min(m.adjust("B", 50, 10.0)) >= e.sypd * (1.0 - 1e-12));
+        // An older file: no fixed cost, no length, no trend.
+        let mut v: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap();
+        let model = v["model"].as_object_mut().unwrap();
+        model.remove("fixed_s");
+        model.remove("typical_simulated_s");
+        for comp in model["components"].as_array_mut().unwrap() {
+            let ratio = comp["ratio"].as_object_mut().unwrap();
+            ratio.remove("slope_sd");
+            ratio.remove("centre");
+        }
+        let old = Model::from_json(&v.to_string()).unwrap();
+        let Model::Calibrated(o) = &old else { panic!() };
+        assert_eq!((o.fixed_s, o.typical_simulated_s), (0.0, None));
+        assert!(old.estimate_curves(&curves, Method::Linear, &[50, 50]).sypd > 0.0);
+    }
+
     #[test]
     fn runs_outside_a_curve_are_skipped_with_a_note() {
         let a = curve("A", &[(10, 1.0), (100, 10.0)]);
