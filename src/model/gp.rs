@@ -59,7 +59,7 @@ impl From<GpData> for Gp {
             data: GpData {
                 xs: Vec::new(),
                 ys: Vec::new(),
-                ..d
+                ..*d
             },
         })
     }
@@ -73,7 +73,7 @@ impl From<Gp> for GpData {
 
 impl Gp {
     /// Factorises; `Err` gives the data back when the covariance is not positive definite.
-    fn build(data: GpData) -> Result<Gp, GpData> {
+    fn build(data: GpData) -> Result<Gp, Box<GpData>> {
         let n = data.xs.len();
         let mut k = vec![0.0; n * n];
         for i in 0..n {
@@ -87,7 +87,7 @@ impl Gp {
             }
         }
         let Some(chol) = cholesky(&k, n) else {
-            return Err(data);
+            return Err(Box::new(data));
         };
         let r: Vec<f64> = data.ys.iter().map(|y| y - data.prior_mean).collect();
         let z = forward(&chol, n, &r);

@@ -11,12 +11,17 @@
 //!   interpolation and sending). The calibrated model learns:
 //!   - per component, the coupled-mode speed ratio `r_c(p) = measured SYPD_c / curve_c(p)` as a
 //!     smooth function of `ln p` (a Gaussian-process smoother, [`gp`]): close to measured PE
-//!     counts it follows them, dips included; far from them it returns to the component's
-//!     average ratio (itself pulled toward the global average), and its band widens;
+//!     counts it follows them, dips included; far from them it follows the component's average
+//!     ratio (itself pulled toward the global average) and its linear drift in `ln p`
+//!     ([`SLOPE_PRIOR_SD`]), and its band widens;
 //!   - the coupling overhead `coupled SYPD / SYPD of the slowest component`, from every run's
 //!     coupled wall time against its slowest component's compute time, as a balance-free factor
 //!     `k0` divided by the slowdown `g` that irregular steps cause when components are nearly
 //!     balanced ([`overhead`]).
+//!
+//!   - a fixed cost per run that weighs more in short runs, when the runs differ in length
+//!     ([`run_length`]); predictions are for a run of the typical measured length unless one
+//!     is given ([`Model::estimate_for`]).
 //!
 //! Ratios measured in a run where the component did not set the pace count with extra noise
 //! ([`NOT_PACE_SETTING_SD`]): only the pace-setter decides the coupled speed.
@@ -272,8 +277,9 @@ impl Model {
     }
 
     /// The factor on component `name`'s standalone speed at `nproc`, with its band; the
-    /// coupling overhead is included, so the coupled SYPD is the min over components of
-    /// `factor * standalone`. A component the model never saw gets the global level with the
+    /// coupling overhead is included, so the long-run coupled SYPD is the min over components
+    /// of `factor * standalone` (a run of finite length also pays the fixed cost per run,
+    /// [`run_length`], which is not a factor). A component the model never saw gets the global level with the
     /// prior's full width.
     pub fn factor(&self, name: &str, nproc: u32) -> Factor {
         match self {
