@@ -100,7 +100,10 @@ fn fit_then_predict_with_the_model_file() {
         .args(["--measured", &measured(), "--out", file.to_str().unwrap()])
         .assert()
         .success()
-        .stdout(predicate::str::contains("fitted on 28 run(s)"));
+        .stdout(predicate::str::contains("fitted on 28 run(s)"))
+        .stdout(predicate::str::contains(
+            "fixed cost per run 16.8 s; predictions are for runs of 31 simulated days",
+        ));
     let predict = |extra: &[&str]| {
         let mut cmd = autolb();
         cmd.args(["predict"])

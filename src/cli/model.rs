@@ -132,15 +132,28 @@ fn fit(args: &FitArgs) -> Result<()> {
     }
     autolb::executor::write_atomically(&args.out, resolved.model.to_json().as_bytes())
         .map_err(|e| user(format!("--out {}: {e}", args.out.display())))?;
-    let fitted = match &resolved.model {
-        autolb::model::Model::Calibrated(m) => m.runs,
-        autolb::model::Model::Standalone => 0,
+    let (fitted, length) = match &resolved.model {
+        autolb::model::Model::Calibrated(m) => (m.runs, length_note(m)),
+        autolb::model::Model::Standalone => (0, String::new()),
     };
     write_stdout(&format!(
-        "calibrated model fitted on {} run(s) written to {}\n",
+        "calibrated model fitted on {} run(s) written to {}\n{length}",
         fitted,
         args.out.display()
     ))
+}
+
+/// The fixed cost per run the model learned from runs of different lengths, and the length its
+/// predictions are for (empty when it learned none).
+fn length_note(m: &autolb::model::Calibrated) -> String {
+    match m.typical_simulated_s {
+        Some(s) if m.fixed_s > 0.0 => format!(
+            "fixed cost per run {:.1} s; predictions are for runs of {:.0} simulated days (the median measured run)\n",
+            m.fixed_s,
+            s / 86_400.0
+        ),
+        _ => String::new(),
+    }
 }
 
 /// The `--json` object: `{"runs": [...], "summary": {...}}`, errors as fractions.

@@ -136,9 +136,10 @@ impl Gp {
         )
     }
 
-    /// [`Gp::fit_trend`] with the middle length scale and signal sd only (no search): a cheap
-    /// fit to compare transformations of the same data.
-    pub fn fit_fixed(
+    /// [`Gp::fit_trend`] with the length scale `ell` and signal sd `sf` given (no search): a
+    /// cheap fit to compare transformations of the same data.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fit_with(
         xs: &[f64],
         ys: &[f64],
         extra_var: &[f64],
@@ -146,6 +147,7 @@ impl Gp {
         prior_sd: f64,
         slope_sd: f64,
         sn: f64,
+        (ell, sf): (f64, f64),
     ) -> Gp {
         Gp::fit_on_grid(
             xs,
@@ -155,8 +157,8 @@ impl Gp {
             prior_sd,
             slope_sd,
             sn,
-            &ELL_GRID[2..3],
-            &SF_GRID[1..2],
+            &[ell],
+            &[sf],
         )
     }
 

@@ -258,19 +258,33 @@ impl Model {
             steps,
             typical: run_length::typical(&only_runs),
         };
-        // The fixed cost by its profile likelihood, with the smoother's hyperparameters held
-        // at the middle of their grid (one factorisation per candidate), then the full fit.
-        let candidates = run_length::candidates(&only_runs);
-        let fixed_s = if candidates.len() > 1 {
-            candidates
-                .into_iter()
-                .filter_map(|f| Some((f, fit.at(f, true)?.1)))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .map_or(0.0, |(f, _)| f)
-        } else {
-            0.0
+        // The fixed cost by its profile likelihood, with the smoothers' hyperparameters held
+        // where the fit without a fixed cost put them (one factorisation per candidate), then
+        // the full fit at the chosen cost.
+        let Some(first) = fit.at(0.0, None) else {
+            return (Model::Standalone, notes);
         };
-        match fit.at(fixed_s, false) {
+        let candidates = run_length::candidates(&only_runs);
+        if candidates.len() < 2 {
+            return (Model::Calibrated(first.0), notes);
+        }
+        let hyper: Vec<(f64, f64)> = first
+            .0
+            .components
+            .iter()
+            .map(|c| (c.ratio.data().ell, c.ratio.data().sf))
+            .collect();
+        let fixed_s = candidates
+            .into_iter()
+            .filter_map(|f| Some((f, fit.at(f, Some(&hyper))?.1)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or(0.0, |(f, _)| f);
+        let best = if fixed_s > 0.0 {
+            fit.at(fixed_s, None)
+        } else {
+            Some(first)
+        };
+        match best {
             Some((model, _)) => (Model::Calibrated(model), notes),
             None => (Model::Standalone, notes),
         }
@@ -511,8 +525,8 @@ impl Fit<'_> {
     /// The model fitted with a fixed cost of `fixed_s` seconds per run, and the negative log
     /// likelihood of the measured speeds under it (the profile that chooses the fixed cost;
     /// `None` if the cost would exceed a run).
-    /// With `quick`, the smoother's hyperparameters are not searched ([`Gp::fit_fixed`]).
-    fn at(&self, fixed_s: f64, quick: bool) -> Option<(Calibrated, f64)> {
+    /// With `hyper`, each smoother's (length scale, signal sd) are these, not searched.
+    fn at(&self, fixed_s: f64, hyper: Option<&[(f64, f64)]>) -> Option<(Calibrated, f64)> {
         let names = self.names;
         // Per component: (ln nproc, ln ratio, extra variance); per run: ln(coupled / slowest).
         let mut data: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
@@ -562,17 +576,30 @@ impl Fit<'_> {
         let components: Vec<ComponentModel> = names
             .iter()
             .zip(&data)
-            .map(|(name, (xs, ys, extra))| ComponentModel {
+            .enumerate()
+            .map(|(i, (name, (xs, ys, extra)))| ComponentModel {
                 name: name.clone(),
-                ratio: if quick { Gp::fit_fixed } else { Gp::fit_trend }(
-                    xs,
-                    ys,
-                    extra,
-                    global,
-                    LEVEL_PRIOR_SD,
-                    SLOPE_PRIOR_SD,
-                    noise_sd,
-                ),
+                ratio: match hyper {
+                    Some(h) => Gp::fit_with(
+                        xs,
+                        ys,
+                        extra,
+                        global,
+                        LEVEL_PRIOR_SD,
+                        SLOPE_PRIOR_SD,
+                        noise_sd,
+                        h[i],
+                    ),
+                    None => Gp::fit_trend(
+                        xs,
+                        ys,
+                        extra,
+                        global,
+                        LEVEL_PRIOR_SD,
+                        SLOPE_PRIOR_SD,
+                        noise_sd,
+                    ),
+                },
             })
             .collect();
         let n = coupled.len();
