@@ -7,7 +7,8 @@
 //! time is `S / (365 x_inf) + F` days-in-seconds, i.e. `1 / x = 1 / x_inf + 365 F / S` (`x` in
 //! SYPD, [`lengthen`]). On the real EC-Earth3 SR runs NEMO on 144 PEs, as the bottleneck, takes
 //! 0.564 s per coupling step in the week-long (225-step) runs and 0.507-0.518 s in the
-//! two-month (1889-step) runs: about 12 s per run that a per-step speed cannot explain.
+//! two-month (1889-step) runs: about 12 s per run that a per-step speed cannot explain (the
+//! profile over every component and the coupled times of all 28 runs finds 16.8 s).
 //!
 //! The length of a run is known before it runs (the user chooses it), so it is an input of a
 //! prediction, not an outcome. The model learns `F` from the measured runs when they have at
@@ -16,7 +17,8 @@
 //! a fixed cost on a grid ([`FIXED_SHARE_GRID`]), the rest of the model is fitted on those, and
 //! the fixed cost whose fit has the highest likelihood of the *measured* speeds (the
 //! transformed data's likelihood plus the log Jacobian of the transformation) wins: a profile
-//! likelihood, computed on the training runs only.
+//! likelihood, computed on the training runs only, with the smoothers' hyperparameters held
+//! where the fit without a fixed cost put them.
 
 use super::MeasuredRun;
 
