@@ -123,7 +123,7 @@ fn real_runs_overhead_depends_on_the_balance() {
 }
 
 /// The runs are a week (225 coupling steps), a month (993) and two months (1889) long, and a
-/// run pays about 17 s that do not grow with its length: NEMO on 144 PEs takes 0.564 s a step
+/// run pays about 13 s that do not grow with its length: NEMO on 144 PEs takes 0.564 s a step
 /// in the week-long runs and 0.51 s in the two-month ones. Learned from all 28 runs.
 #[test]
 fn real_runs_fixed_cost_per_run() {

@@ -102,7 +102,7 @@ fn fit_then_predict_with_the_model_file() {
         .success()
         .stdout(predicate::str::contains("fitted on 28 run(s)"))
         .stdout(predicate::str::contains(
-            "fixed cost per run 16.8 s; predictions are for runs of 31 simulated days",
+            "fixed cost per run 13.4 s; predictions are for runs of 31 simulated days",
         ));
     let predict = |extra: &[&str]| {
         let mut cmd = autolb();

@@ -8,7 +8,7 @@
 //! SYPD, [`lengthen`]). On the real EC-Earth3 SR runs NEMO on 144 PEs, as the bottleneck, takes
 //! 0.564 s per coupling step in the week-long (225-step) runs and 0.507-0.518 s in the
 //! two-month (1889-step) runs: about 12 s per run that a per-step speed cannot explain (the
-//! profile over every component and the coupled times of all 28 runs finds 16.8 s).
+//! profile over every component and the coupled times of all 28 runs finds 13.4 s).
 //!
 //! The length of a run is known before it runs (the user chooses it), so it is an input of a
 //! prediction, not an outcome. The model learns `F` from the measured runs when they have at
