@@ -169,8 +169,9 @@ impl App {
             .first()
             .and_then(|c| index_of(&problem, &c.nproc))
             .unwrap_or_else(|| vec![0; n]);
-        let grid = problem.grid(axes.0, axes.1, &cursor, tts_w);
-        let mut trade_off = TradeOffState::new(&problem, &grid);
+        let grid = slice(&problem, axes, &cursor, tts_w);
+        let kept = cloud_points_of(&problem, &grid, &cursor, tts_w);
+        let mut trade_off = TradeOffState::new(&problem, kept);
         if let Some(best) = prediction.top.first() {
             trade_off.select(&best.nproc);
         }
@@ -244,6 +245,37 @@ impl App {
         self.problem.cell(&self.cursor, self.tts_w())
     }
 
+    /// The matrix cell at candidate `row` down and `col` across (every other component at the
+    /// cursor): from the scored slice, or scored now when the slice is too large to keep.
+    pub fn cell_at(&self, row: usize, col: usize) -> Cell {
+        if !self.grid.cells.is_empty() {
+            return self.grid.cell(row, col);
+        }
+        let mut index = [0usize; autolb::predict::MAX_COMPONENTS];
+        let n = self.cursor.len();
+        index[..n].copy_from_slice(&self.cursor);
+        index[self.grid.rows] = row;
+        index[self.grid.cols] = col;
+        self.problem.cell(&index[..n], self.tts_w())
+    }
+
+    /// Whether a configuration (PEs per component) at coupled speed `sypd` fits none of the
+    /// `[[queue]]` tables (never without queues; with a chosen queue the others do not count,
+    /// and what does not fit it is outside the budget already).
+    pub fn fits_no_queue(&self, nproc: &[u32], sypd: f64) -> bool {
+        let model = &self.problem.cost_model;
+        !model.queues.is_empty()
+            && model.chosen_queue().is_none()
+            && model
+                .smallest_queue(nproc, self.problem.settings.extra_pes, sypd)
+                .is_none()
+    }
+
+    /// The kept configurations of the matrix slice as (cost, SYPD) for the trade-off's cloud.
+    pub fn cloud_points(&self) -> Vec<(f64, f64)> {
+        cloud_points_of(&self.problem, &self.grid, &self.cursor, self.tts_w())
+    }
+
     /// Rank (1-based) of a configuration in the current top N.
     pub fn rank_of(&self, nproc: &[u32]) -> Option<usize> {
         self.prediction
@@ -311,7 +343,7 @@ impl App {
     }
 
     /// The table's FN (see `IterRow::shown_fittingness`), at the campaign's TTS_w.
-    fn rescore_table(&mut self) {
+    pub(super) fn rescore_table(&mut self) {
         let tts_w = self.campaign.tts_w.unwrap_or_else(|| self.tts_w());
         super::campaign_view::stable_fittingness(
             &mut self.campaign.rows,
@@ -394,6 +426,9 @@ impl App {
                 Err(e) => self.error = Some(format!("report failed: {e}")),
             },
             Action::ToggleModel => self.toggle_model(),
+            Action::BudgetUp => self.step_budget(true),
+            Action::BudgetDown => self.step_budget(false),
+            Action::CycleCost => self.cycle_cost(),
         }
     }
 
@@ -422,16 +457,36 @@ impl App {
         }
     }
 
-    /// Swaps the standalone and the calibrated model for the matrix and the top N. The
-    /// candidates are the same PE counts under both, so the cursor stays where it is.
+    /// Swaps the standalone and the calibrated model for the matrix, the top N and the
+    /// trade-off. The other model's problem is rebuilt first when the budget or the cost moved
+    /// since it was built; the cursor stays on its PEs.
     pub fn toggle_model(&mut self) {
         match self.other_model.take() {
             Some((problem, name)) => {
+                let settings = self.problem.settings.clone();
+                let cost_model = self.problem.cost_model.clone();
+                let stale = self.is_stale(&problem);
                 let old = std::mem::replace(&mut self.problem, problem);
-                self.other_model = Some((old, self.model_name));
-                self.model_name = name;
-                self.rerank();
-                self.message = Some(format!("matrix and top N: the {name} model"));
+                let old_name = std::mem::replace(&mut self.model_name, name);
+                let fresh = if stale {
+                    self.rebuild(&settings, &cost_model)
+                } else {
+                    Ok(self.problem.clone())
+                };
+                match fresh {
+                    Ok(problem) => {
+                        self.other_model = Some((old, old_name));
+                        self.replace_problem(problem);
+                        self.message = Some(format!("matrix, top N and front: the {name} model"));
+                    }
+                    Err(e) => {
+                        // Back to the model shown, which works at these settings.
+                        let other = std::mem::replace(&mut self.problem, old);
+                        self.other_model = Some((other, name));
+                        self.model_name = old_name;
+                        self.error = Some(format!("the {name} model at this budget: {e}"));
+                    }
+                }
             }
             None => {
                 self.message = Some(
@@ -457,7 +512,12 @@ impl App {
         if !fit.model.is_calibrated() || self.calibration.as_ref() == Some(&fit) {
             return;
         }
-        let problem = match Problem::with_model(&self.inputs, &self.problem.settings, &fit.model) {
+        let problem = match Problem::billed_with_model(
+            &self.inputs,
+            &self.problem.settings,
+            &fit.model,
+            &self.problem.cost_model,
+        ) {
             Ok(p) => p,
             Err(e) => {
                 self.error = Some(format!("cannot use the refitted model: {e}"));
@@ -466,8 +526,7 @@ impl App {
         };
         self.set_training_runs(fit);
         if self.model_name == "calibrated" {
-            self.problem = problem;
-            self.rerank();
+            self.replace_problem(problem);
         } else {
             self.other_model = Some((problem, "calibrated"));
         }
@@ -480,11 +539,12 @@ impl App {
             &self.problem.names(),
             self.problem.settings.extra_pes,
         );
+        self.reprice_measured();
         self.calibration = Some(fit);
     }
 
     /// Re-ranks and recolours after TTS_w or top N changed.
-    fn rerank(&mut self) {
+    pub(super) fn rerank(&mut self) {
         self.prediction = self.problem.rank(self.tts_w(), self.top);
         self.top_selected = self
             .top_selected
@@ -493,12 +553,11 @@ impl App {
     }
 
     fn regrid(&mut self) {
-        self.grid = self
-            .problem
-            .grid(self.axes.0, self.axes.1, &self.cursor, self.tts_w());
+        self.grid = slice(&self.problem, self.axes, &self.cursor, self.tts_w());
         // With two components the slice is the whole space and its kept set never changes.
         if self.problem.components.len() > 2 {
-            self.trade_off.recloud(&self.grid);
+            let kept = self.cloud_points();
+            self.trade_off.recloud(kept);
         }
     }
 
@@ -708,6 +767,68 @@ impl App {
 
 /// Lines a page key moves.
 pub const PAGE: u16 = 10;
+
+/// Most cells of a matrix slice scored ahead and kept (250,000: 500 x 500 candidates, some
+/// 10 MB). Larger slices (step 1 over thousands of PEs) are scored cell by cell as the matrix
+/// draws them, so a key costs what the screen shows, not what the budget holds.
+pub const KEPT_GRID_CELLS: usize = 250_000;
+
+/// The matrix slice with component `axes.0` down and `axes.1` across: scored when it has at
+/// most [`KEPT_GRID_CELLS`] cells, else only its candidate PEs (cells empty; see
+/// [`App::cell_at`]).
+pub fn slice(problem: &Problem, axes: (usize, usize), cursor: &[usize], tts_w: f64) -> Grid {
+    let (rc, cc) = (&problem.components[axes.0], &problem.components[axes.1]);
+    if rc.nproc.len() * cc.nproc.len() <= KEPT_GRID_CELLS {
+        return problem.grid(axes.0, axes.1, cursor, tts_w);
+    }
+    Grid {
+        rows: axes.0,
+        cols: axes.1,
+        row_nproc: rc.nproc.clone(),
+        col_nproc: cc.nproc.clone(),
+        cells: Vec::new(),
+    }
+}
+
+/// Candidates sampled per axis for the trade-off's cloud when the slice is not kept.
+const CLOUD_SAMPLES: usize = 100;
+
+/// The kept configurations of `grid` as (cost, SYPD): every cell of a kept slice, else a
+/// `CLOUD_SAMPLES` x `CLOUD_SAMPLES` lattice of candidates (the cloud is thinned to a lattice
+/// for drawing anyway; the front itself is exact).
+fn cloud_points_of(problem: &Problem, grid: &Grid, cursor: &[usize], tts_w: f64) -> Vec<(f64, f64)> {
+    let cols = grid.col_nproc.len();
+    if !grid.cells.is_empty() {
+        let cells = grid
+            .cells
+            .iter()
+            .enumerate()
+            .map(|(k, &cell)| ((k / cols, k % cols), cell));
+        return super::trade_off::kept_points(problem, grid, cells, cursor);
+    }
+    let rows = spread(grid.row_nproc.len(), CLOUD_SAMPLES);
+    let across = spread(cols, CLOUD_SAMPLES);
+    let mut index = cursor.to_vec();
+    let cells = rows.iter().flat_map(|&r| across.iter().map(move |&c| (r, c)));
+    let scored: Vec<((usize, usize), Cell)> = cells
+        .map(|(r, c)| {
+            index[grid.rows] = r;
+            index[grid.cols] = c;
+            ((r, c), problem.cell(&index, tts_w))
+        })
+        .collect();
+    super::trade_off::kept_points(problem, grid, scored.into_iter(), cursor)
+}
+
+/// At most `k` indices of `0..n`, evenly spread, first and last included.
+pub fn spread(n: usize, k: usize) -> Vec<usize> {
+    match k {
+        _ if n <= k => (0..n).collect(),
+        0 => Vec::new(),
+        1 => vec![0],
+        _ => (0..k).map(|j| j * (n - 1) / (k - 1)).collect(),
+    }
+}
 
 /// How deep `w` looks for the global rank of a marked configuration.
 pub const RANK_LIMIT: usize = 5000;

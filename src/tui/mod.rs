@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod args;
+pub mod budget;
 pub mod calibration;
 pub mod campaign_view;
 pub mod demo;

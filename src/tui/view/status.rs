@@ -20,11 +20,12 @@ pub fn best_text(app: &App) -> String {
     if view.dir.is_none() {
         return match app.recommended() {
             Some(c) => format!(
-                "recommended: {} ({} PEs) · SYPD {:.2} · CHSY {:.0} · FN {:.3} (predicted)",
+                "recommended: {} ({} PEs) · SYPD {:.2} · {} {:.0} · FN {:.3} (predicted)",
                 app.describe(&c.nproc),
                 c.total_nproc,
                 c.sypd,
-                c.chsy,
+                app.problem.cost_model.cost.header(),
+                c.cost(),
                 c.fittingness
             ),
             None => "recommended: none within the budget".into(),
@@ -88,6 +89,12 @@ pub fn campaign_text(app: &App) -> String {
 pub fn status_text(app: &App) -> (String, Option<String>) {
     // The latest message first: it answers the last key pressed and must not be cut off.
     let mut parts: Vec<String> = app.message.iter().cloned().collect();
+    let p = &app.problem;
+    let mut budget = format!("budget {}", p.settings.max_nproc);
+    if !p.cost_model.is_plain() {
+        budget.push_str(&format!(" · {}", p.cost_model.cost.label()));
+    }
+    parts.push(budget);
     parts.push(format!("campaign: {}", campaign_text(app)));
     if app.campaign.pending_runs > 0 {
         parts.push(format!("{} incoming", app.campaign.pending_runs));
