@@ -144,19 +144,33 @@ impl App {
         let front_nproc = self.trade_off.selected_config().map(|c| c.nproc.clone());
         self.problem = problem;
         self.cursor = nearest_index(&self.problem, &cursor_nproc);
+        // A cursor the new budget leaves outside goes to the new recommendation.
+        let outside = matches!(
+            self.problem.cell(&self.cursor, self.tts_w()),
+            autolb::predict::Cell::OverBudget
+        );
         self.rerank();
+        if outside {
+            if let Some(index) = self
+                .recommended()
+                .and_then(|c| index_of(&self.problem, &c.nproc))
+            {
+                self.cursor = index;
+                self.rerank();
+            }
+        }
         let measured = std::mem::take(&mut self.trade_off.measured);
         self.trade_off = TradeOffState::new(&self.problem, self.cloud_points());
         self.trade_off.measured = measured;
         self.reprice_measured();
-        match front_nproc {
-            Some(n) => self.trade_off.select(&n),
-            None => {
-                if let Some(best) = self.prediction.top.first() {
-                    let n = best.nproc.clone();
-                    self.trade_off.select(&n);
-                }
-            }
+        // The front's cursor stays on its configuration while it is on the new front, else
+        // goes to the recommendation.
+        let on_front = |n: &Vec<u32>| self.trade_off.front.iter().any(|c| &c.nproc == n);
+        let target = front_nproc
+            .filter(on_front)
+            .or_else(|| self.prediction.top.first().map(|c| c.nproc.clone()));
+        if let Some(n) = target {
+            self.trade_off.select(&n);
         }
         self.rescore_table();
     }
@@ -182,6 +196,15 @@ impl App {
             }
             _ => format!("{b} PEs"),
         }
+    }
+}
+
+/// A cost as the app writes it: kWh per simulated year with one decimal (a job's energy per
+/// year is tens of kWh), core-hours whole.
+pub fn cost_text(kind: CostKind, cost: f64) -> String {
+    match kind {
+        CostKind::Energy => format!("{cost:.1}"),
+        _ => format!("{cost:.0}"),
     }
 }
 

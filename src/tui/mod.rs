@@ -23,6 +23,8 @@ pub mod view;
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
+mod budget_tests;
+#[cfg(test)]
 mod calibration_tests;
 #[cfg(test)]
 mod screen_tests;

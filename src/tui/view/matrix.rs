@@ -449,9 +449,9 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
             let c = app.problem.score(&app.cursor, app.tts_w());
             match &c.billing {
                 Some(b) if app.problem.cost_model.cost != CostKind::CoreHours => format!(
-                    " · {} {:.0} · idle {}",
+                    " · {} {} · idle {}",
                     app.problem.cost_model.cost.header(),
-                    b.cost,
+                    crate::tui::budget::cost_text(app.problem.cost_model.cost, b.cost),
                     b.idle_cores
                 ),
                 Some(b) if app.problem.cost_model.machine.is_some() => {
@@ -467,6 +467,10 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
         }
         Cell::OverBudget => false,
     };
+    // Before the figures: on a narrow pane the line is cut at the right.
+    if no_queue {
+        text.push_str(" · fits no queue");
+    }
     match cell {
         Cell::OverBudget => text.push_str(&format!(
             " · over the budget of {}",
@@ -489,9 +493,6 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
                 text.push_str(&format!(" · #{r}"));
             }
         }
-    }
-    if no_queue {
-        text.push_str(" · fits no queue");
     }
     if app.is_marked(&nproc) {
         text.push_str(" · marked");

@@ -106,7 +106,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         cells.extend(c.nproc.iter().map(u32::to_string));
         cells.push(c.total_nproc.to_string());
         cells.push(format!("{:.2}", c.sypd));
-        cells.push(format!("{:.0}", c.cost()));
+        cells.push(crate::tui::budget::cost_text(
+            app.problem.cost_model.cost,
+            c.cost(),
+        ));
         cells.push(format!("{:.1}", c.coupling_cost * 100.0));
         cells.push(format!("{:.3}", c.fittingness));
         if billed {

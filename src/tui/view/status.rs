@@ -20,12 +20,12 @@ pub fn best_text(app: &App) -> String {
     if view.dir.is_none() {
         return match app.recommended() {
             Some(c) => format!(
-                "recommended: {} ({} PEs) · SYPD {:.2} · {} {:.0} · FN {:.3} (predicted)",
+                "recommended: {} ({} PEs) · SYPD {:.2} · {} {} · FN {:.3} (predicted)",
                 app.describe(&c.nproc),
                 c.total_nproc,
                 c.sypd,
                 app.problem.cost_model.cost.header(),
-                c.cost(),
+                crate::tui::budget::cost_text(app.problem.cost_model.cost, c.cost()),
                 c.fittingness
             ),
             None => "recommended: none within the budget".into(),

@@ -163,9 +163,9 @@ fn info_line(app: &App) -> Line<'static> {
     Line::from(vec![
         Span::styled("@ ", Style::new().bold()),
         Span::raw(format!(
-            "{pes} {:.2} SYPD {:.0} {}{wins}{marked}",
+            "{pes} {:.2} SYPD {} {}{wins}{marked}",
             c.sypd,
-            c.cost(),
+            crate::tui::budget::cost_text(app.problem.cost_model.cost, c.cost()),
             app.problem.cost_model.cost.header()
         )),
     ])
