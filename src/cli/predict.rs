@@ -41,8 +41,13 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
     let cost_model = resolve_cost_model(&args.prediction)?;
     if args.front {
-        let problem =
-            front::problem(&args.prediction, &args.model, &inputs, &settings, &cost_model)?;
+        let problem = front::problem(
+            &args.prediction,
+            &args.model,
+            &inputs,
+            &settings,
+            &cost_model,
+        )?;
         let trade_off = front::TradeOff::of(&problem);
         let text = if args.json {
             serde_json::to_string_pretty(&front::json(&trade_off)).map_err(user)? + "\n"

@@ -796,7 +796,12 @@ const CLOUD_SAMPLES: usize = 100;
 /// The kept configurations of `grid` as (cost, SYPD): every cell of a kept slice, else a
 /// `CLOUD_SAMPLES` x `CLOUD_SAMPLES` lattice of candidates (the cloud is thinned to a lattice
 /// for drawing anyway; the front itself is exact).
-fn cloud_points_of(problem: &Problem, grid: &Grid, cursor: &[usize], tts_w: f64) -> Vec<(f64, f64)> {
+fn cloud_points_of(
+    problem: &Problem,
+    grid: &Grid,
+    cursor: &[usize],
+    tts_w: f64,
+) -> Vec<(f64, f64)> {
     let cols = grid.col_nproc.len();
     if !grid.cells.is_empty() {
         let cells = grid
@@ -809,7 +814,9 @@ fn cloud_points_of(problem: &Problem, grid: &Grid, cursor: &[usize], tts_w: f64)
     let rows = spread(grid.row_nproc.len(), CLOUD_SAMPLES);
     let across = spread(cols, CLOUD_SAMPLES);
     let mut index = cursor.to_vec();
-    let cells = rows.iter().flat_map(|&r| across.iter().map(move |&c| (r, c)));
+    let cells = rows
+        .iter()
+        .flat_map(|&r| across.iter().map(move |&c| (r, c)));
     let scored: Vec<((usize, usize), Cell)> = cells
         .map(|(r, c)| {
             index[grid.rows] = r;

@@ -38,7 +38,12 @@ pub fn budget_range(problem: &Problem, inputs: &[ComponentInput]) -> (u32, u32) 
             let last = c.curve.last_nproc();
             let own = c.max_nproc.map_or(last, |m| m.min(last));
             match &c.allowed {
-                Some(list) => list.iter().copied().filter(|&p| p <= own).max().unwrap_or(0),
+                Some(list) => list
+                    .iter()
+                    .copied()
+                    .filter(|&p| p <= own)
+                    .max()
+                    .unwrap_or(0),
                 None => own,
             }
         })

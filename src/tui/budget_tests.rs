@@ -28,7 +28,10 @@ fn open_queue_file() -> (tempfile::TempDir, PathBuf) {
     let text = std::fs::read_to_string(asset())
         .unwrap()
         .replace("use_queue = \"debug\"\n", "")
-        .replace("curve = \"curves/", &format!("curve = \"{}/curves/", assets.display()));
+        .replace(
+            "curve = \"curves/",
+            &format!("curve = \"{}/curves/", assets.display()),
+        );
     let path = dir.path().join("machine.toml");
     std::fs::write(&path, text).unwrap();
     (dir, path)
@@ -63,7 +66,11 @@ fn app_from(flags: PredictionFlags, keys: KeyTable) -> App {
 
 /// What `autolb predict --config FILE --max-nproc B [--cost C]` computes: the same flag
 /// resolution and [`predict_billed`] call as `cli::predict::run`.
-fn predicted(mut flags: PredictionFlags, budget: u32, cost: CostKind) -> autolb::predict::Prediction {
+fn predicted(
+    mut flags: PredictionFlags,
+    budget: u32,
+    cost: CostKind,
+) -> autolb::predict::Prediction {
     flags.max_nproc = Some(budget);
     flags.cost = Some(cost);
     let (inputs, settings) = prediction_flags::resolve(&flags).unwrap();
@@ -81,12 +88,11 @@ fn assert_same_as_predict(app: &App, config: &Path) {
     // The slider says the counts `predict` prints under its table.
     let line = view::slider::budget_line(app, 200).to_string();
     assert!(
-        line.contains(&format!(
-            "budget {b} PEs"
-        )) && line.contains(&format!(
-            "{} feasible, {} kept",
-            want.candidates, want.considered
-        )),
+        line.contains(&format!("budget {b} PEs"))
+            && line.contains(&format!(
+                "{} feasible, {} kept",
+                want.candidates, want.considered
+            )),
         "{line}"
     );
 }
@@ -98,7 +104,14 @@ fn the_budget_moves_by_one_node_and_matches_predict_at_every_step() {
     assert_eq!(app.problem.settings.max_nproc, 672);
     assert_same_as_predict(&app, &config);
     let mut seen = vec![app.prediction.top.clone()];
-    for (k, want) in [('}', 720), ('}', 768), ('{', 720), ('{', 672), ('{', 624), ('{', 576)] {
+    for (k, want) in [
+        ('}', 720),
+        ('}', 768),
+        ('{', 720),
+        ('{', 672),
+        ('{', 624),
+        ('{', 576),
+    ] {
         app.update(key(k));
         assert_eq!(app.problem.settings.max_nproc, want, "after {}", k);
         assert!(app.error.is_none(), "{:?}", app.error);
@@ -107,11 +120,22 @@ fn the_budget_moves_by_one_node_and_matches_predict_at_every_step() {
     }
     // The recommendation follows the budget: a smaller budget proposes smaller jobs.
     assert_ne!(seen[0], seen[6]);
-    assert!(app.prediction.top.iter().all(|c| c.nproc.iter().sum::<u32>() <= 576));
+    assert!(app
+        .prediction
+        .top
+        .iter()
+        .all(|c| c.nproc.iter().sum::<u32>() <= 576));
     // The status line and the message say the budget.
     let (status, _) = view::status::status_text(&app);
     assert!(status.contains("budget 576 · node-hours"), "{status}");
-    assert!(app.message.as_deref().unwrap().contains("576 PEs (14 nodes"), "{:?}", app.message);
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains("576 PEs (14 nodes"),
+        "{:?}",
+        app.message
+    );
 }
 
 #[test]
@@ -126,16 +150,27 @@ fn without_a_machine_the_budget_moves_by_the_step_and_stops_at_the_base_case() {
         app.update(key('{'));
     }
     assert_eq!(app.problem.settings.max_nproc, base);
-    assert!(app.message.as_deref().unwrap().contains("base case"), "{:?}", app.message);
+    assert!(
+        app.message.as_deref().unwrap().contains("base case"),
+        "{:?}",
+        app.message
+    );
     // At the base case only the base case is feasible, and the matrix says so.
     assert_eq!(app.prediction.candidates, 1);
-    assert!(matches!(app.problem.cell(&[1, 0], app.tts_w()), Cell::OverBudget));
+    assert!(matches!(
+        app.problem.cell(&[1, 0], app.tts_w()),
+        Cell::OverBudget
+    ));
     for _ in 0..500 {
         app.update(key('}'));
     }
     let (_, high) = super::budget::budget_range(&app.problem, &app.inputs);
     assert_eq!(app.problem.settings.max_nproc, high);
-    assert!(app.message.as_deref().unwrap().contains("largest"), "{:?}", app.message);
+    assert!(
+        app.message.as_deref().unwrap().contains("largest"),
+        "{:?}",
+        app.message
+    );
     // Without a machine there is only one cost.
     app.update(key('$'));
     assert!(app.message.as_deref().unwrap().contains("only core-hours"));
@@ -172,7 +207,10 @@ fn the_cost_key_cycles_the_defined_costs_and_ranks_as_predict_does() {
     assert!((b.cost - 24.0 * f64::from(b.nodes) * 0.45 / c.sypd).abs() < 1e-9);
     let screen = text(&draw(&app, 120, 40));
     assert!(screen.contains("kWh/SY"), "{screen}");
-    assert!(screen.contains("Trade-off") || screen.contains("cost energy"), "{screen}");
+    assert!(
+        screen.contains("Trade-off") || screen.contains("cost energy"),
+        "{screen}"
+    );
 }
 
 #[test]
@@ -189,7 +227,10 @@ fn configurations_that_fit_no_queue_are_greyed_and_the_detail_view_bills_them() 
     assert!(screen.contains('×'), "{screen}");
     assert!(screen.contains("× no queue"), "{screen}");
     // The recommendation fits debug: the detail view gives nodes, idle cores and the queue.
-    app.update(special(crossterm::event::KeyCode::Enter, crossterm::event::KeyModifiers::NONE));
+    app.update(special(
+        crossterm::event::KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    ));
     let Overlay::Config(index) = app.overlay.clone() else {
         panic!("{:?}", app.overlay)
     };
@@ -221,8 +262,13 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
     }
     let budget = app.problem.settings.max_nproc;
     let shrunk_front = app.trade_off.front.clone();
-    assert_ne!(standalone_front, shrunk_front, "the front follows the budget");
-    assert!(shrunk_front.iter().all(|c| c.nproc.iter().sum::<u32>() <= budget));
+    assert_ne!(
+        standalone_front, shrunk_front,
+        "the front follows the budget"
+    );
+    assert!(shrunk_front
+        .iter()
+        .all(|c| c.nproc.iter().sum::<u32>() <= budget));
     app.update(key('M'));
     assert_eq!(app.model_name, "calibrated");
     assert_eq!(app.problem.settings.max_nproc, budget);
@@ -230,7 +276,10 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
     let want = Problem::with_model(&app.inputs, &app.problem.settings, &model).unwrap();
     assert_eq!(app.prediction.top, want.rank(app.tts_w(), app.top).top);
     assert_eq!(app.trade_off.front, want.front(want.settings.tts_w));
-    assert_ne!(app.trade_off.front, shrunk_front, "the front follows the model");
+    assert_ne!(
+        app.trade_off.front, shrunk_front,
+        "the front follows the model"
+    );
     app.update(key('M'));
     assert_eq!(app.model_name, "standalone");
     assert_eq!(app.trade_off.front, shrunk_front);
@@ -250,7 +299,10 @@ fn budget_and_cost_keys_are_in_the_table_do_not_clash_and_can_be_rebound() {
     let help = t.help_rows();
     assert!(help.iter().any(|(k, d)| k == "}" && d.contains("budget")));
     let rebound = KeyTable::default()
-        .with_overrides("budget_up = \"B\"\nbudget_down = \"b\"\ncost = \"e\"\n", "keys.toml")
+        .with_overrides(
+            "budget_up = \"B\"\nbudget_down = \"b\"\ncost = \"e\"\n",
+            "keys.toml",
+        )
         .unwrap();
     let config = asset();
     let mut app = app_from(flags(&config), rebound);
@@ -265,7 +317,10 @@ fn budget_and_cost_keys_are_in_the_table_do_not_clash_and_can_be_rebound() {
     assert_eq!(app.problem.cost_model.cost, CostKind::Energy);
     // The slider names the rebound keys.
     let line = view::slider::budget_line(&app, 200).to_string();
-    assert!(line.contains("b/B ±48 (a node)") && line.contains("cost energy e"), "{line}");
+    assert!(
+        line.contains("b/B ±48 (a node)") && line.contains("cost energy e"),
+        "{line}"
+    );
     let e = KeyTable::default()
         .with_overrides("cost = \"M\"\n", "keys.toml")
         .unwrap_err();
@@ -287,7 +342,10 @@ fn snapshots_with_a_machine_a_moved_budget_another_cost_and_greyed_queues() {
     }
     // The trade-off pane on the bill.
     for _ in 0..4 {
-        app.update(special(crossterm::event::KeyCode::Tab, crossterm::event::KeyModifiers::NONE));
+        app.update(special(
+            crossterm::event::KeyCode::Tab,
+            crossterm::event::KeyModifiers::NONE,
+        ));
     }
     let screen = text(&draw(&app, 80, 24));
     insta::assert_snapshot!("machine_trade_off_80x24", screen);

@@ -388,7 +388,10 @@ fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
         _ => false,
     };
     let mut style = Style::default();
-    if let Some(bg) = cell.as_ref().and_then(|cell| background(app, cell, no_queue)) {
+    if let Some(bg) = cell
+        .as_ref()
+        .and_then(|cell| background(app, cell, no_queue))
+    {
         let fg = if no_queue { Color::White } else { Color::Black };
         style = style.bg(bg).fg(fg);
     }
@@ -476,9 +479,9 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
             " · over the budget of {}",
             app.problem.settings.max_nproc
         )),
-        Cell::WorseThanBase { sypd, .. } => text.push_str(&format!(
-            " · SYPD {sypd:.2}{bill} · worse than base case"
-        )),
+        Cell::WorseThanBase { sypd, .. } => {
+            text.push_str(&format!(" · SYPD {sypd:.2}{bill} · worse than base case"))
+        }
         Cell::Scored {
             sypd,
             coupling_cost,

@@ -113,7 +113,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         cells.push(format!("{:.1}", c.coupling_cost * 100.0));
         cells.push(format!("{:.3}", c.fittingness));
         if billed {
-            cells.push(c.billing.as_ref().map_or(String::new(), |b| b.idle_cores.to_string()));
+            cells.push(
+                c.billing
+                    .as_ref()
+                    .map_or(String::new(), |b| b.idle_cores.to_string()),
+            );
         }
         cells.push(if app.is_marked(&c.nproc) {
             "*".into()
