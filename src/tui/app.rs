@@ -14,8 +14,10 @@ use super::campaign_view::CampaignView;
 use super::event::Event;
 use super::keys::{Action, KeyTable};
 use super::selection::{self, SelectionSource};
+use super::slice::{cloud_points_of, slice};
 use super::theme::Theme;
 use super::trade_off::TradeOffState;
+use autolb::predict::MAX_COMPONENTS;
 
 /// The panes Tab cycles through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,12 +253,18 @@ impl App {
         if !self.grid.cells.is_empty() {
             return self.grid.cell(row, col);
         }
-        let mut index = [0usize; autolb::predict::MAX_COMPONENTS];
+        let (index, n) = self.index_at(row, col);
+        self.problem.cell(&index[..n], self.tts_w())
+    }
+
+    /// The candidate indices of the matrix cell `(row, col)`, on the stack (the first `n`).
+    pub fn index_at(&self, row: usize, col: usize) -> ([usize; MAX_COMPONENTS], usize) {
+        let mut index = [0usize; MAX_COMPONENTS];
         let n = self.cursor.len();
         index[..n].copy_from_slice(&self.cursor);
         index[self.grid.rows] = row;
         index[self.grid.cols] = col;
-        self.problem.cell(&index[..n], self.tts_w())
+        (index, n)
     }
 
     /// Whether a configuration (PEs per component) at coupled speed `sypd` fits none of the
@@ -767,75 +775,6 @@ impl App {
 
 /// Lines a page key moves.
 pub const PAGE: u16 = 10;
-
-/// Most cells of a matrix slice scored ahead and kept (250,000: 500 x 500 candidates, some
-/// 10 MB). Larger slices (step 1 over thousands of PEs) are scored cell by cell as the matrix
-/// draws them, so a key costs what the screen shows, not what the budget holds.
-pub const KEPT_GRID_CELLS: usize = 250_000;
-
-/// The matrix slice with component `axes.0` down and `axes.1` across: scored when it has at
-/// most [`KEPT_GRID_CELLS`] cells, else only its candidate PEs (cells empty; see
-/// [`App::cell_at`]).
-pub fn slice(problem: &Problem, axes: (usize, usize), cursor: &[usize], tts_w: f64) -> Grid {
-    let (rc, cc) = (&problem.components[axes.0], &problem.components[axes.1]);
-    if rc.nproc.len() * cc.nproc.len() <= KEPT_GRID_CELLS {
-        return problem.grid(axes.0, axes.1, cursor, tts_w);
-    }
-    Grid {
-        rows: axes.0,
-        cols: axes.1,
-        row_nproc: rc.nproc.clone(),
-        col_nproc: cc.nproc.clone(),
-        cells: Vec::new(),
-    }
-}
-
-/// Candidates sampled per axis for the trade-off's cloud when the slice is not kept.
-const CLOUD_SAMPLES: usize = 100;
-
-/// The kept configurations of `grid` as (cost, SYPD): every cell of a kept slice, else a
-/// `CLOUD_SAMPLES` x `CLOUD_SAMPLES` lattice of candidates (the cloud is thinned to a lattice
-/// for drawing anyway; the front itself is exact).
-fn cloud_points_of(
-    problem: &Problem,
-    grid: &Grid,
-    cursor: &[usize],
-    tts_w: f64,
-) -> Vec<(f64, f64)> {
-    let cols = grid.col_nproc.len();
-    if !grid.cells.is_empty() {
-        let cells = grid
-            .cells
-            .iter()
-            .enumerate()
-            .map(|(k, &cell)| ((k / cols, k % cols), cell));
-        return super::trade_off::kept_points(problem, grid, cells, cursor);
-    }
-    let rows = spread(grid.row_nproc.len(), CLOUD_SAMPLES);
-    let across = spread(cols, CLOUD_SAMPLES);
-    let mut index = cursor.to_vec();
-    let cells = rows
-        .iter()
-        .flat_map(|&r| across.iter().map(move |&c| (r, c)));
-    let scored: Vec<((usize, usize), Cell)> = cells
-        .map(|(r, c)| {
-            index[grid.rows] = r;
-            index[grid.cols] = c;
-            ((r, c), problem.cell(&index, tts_w))
-        })
-        .collect();
-    super::trade_off::kept_points(problem, grid, scored.into_iter(), cursor)
-}
-
-/// At most `k` indices of `0..n`, evenly spread, first and last included.
-pub fn spread(n: usize, k: usize) -> Vec<usize> {
-    match k {
-        _ if n <= k => (0..n).collect(),
-        0 => Vec::new(),
-        1 => vec![0],
-        _ => (0..k).map(|j| j * (n - 1) / (k - 1)).collect(),
-    }
-}
 
 /// How deep `w` looks for the global rank of a marked configuration.
 pub const RANK_LIMIT: usize = 5000;

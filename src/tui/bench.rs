@@ -207,8 +207,11 @@ pub fn time_budget_changes(cost_model: &CostModel, w: u16, h: u16, n: usize) -> 
         terminal.draw(|f| view::render(&app, f)).expect("draw");
         times.push(start.elapsed());
         assert_ne!(app.problem.settings.max_nproc, before, "{:?}", app.error);
-        assert!(app.prediction.top.iter().all(|t| t.nproc.iter().sum::<u32>()
-            <= app.problem.settings.max_nproc));
+        assert!(app
+            .prediction
+            .top
+            .iter()
+            .all(|t| t.nproc.iter().sum::<u32>() <= app.problem.settings.max_nproc));
     }
     times.sort();
     times

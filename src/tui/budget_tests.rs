@@ -127,7 +127,10 @@ fn the_budget_moves_by_one_node_and_matches_predict_at_every_step() {
         .all(|c| c.nproc.iter().sum::<u32>() <= 576));
     // The status line and the message say the budget.
     let (status, _) = view::status::status_text(&app);
-    assert!(status.contains("budget 576 · node-hours"), "{status}");
+    assert!(
+        status.contains("budget 576 ({/}) · node-hours ($)"),
+        "{status}"
+    );
     assert!(
         app.message
             .as_deref()

@@ -16,6 +16,7 @@ pub mod event;
 pub mod keys;
 pub mod report;
 pub mod selection;
+pub mod slice;
 pub mod theme;
 pub mod trade_off;
 pub mod view;

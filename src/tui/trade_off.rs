@@ -9,7 +9,7 @@
 use autolb::metrics;
 use autolb::model::MeasuredRun;
 use autolb::predict::front::Winner;
-use autolb::predict::{Cell, Config, Grid, Problem};
+use autolb::predict::{Config, Problem};
 
 /// A configuration measured by a campaign, as a point of the scatter.
 ///
@@ -64,7 +64,7 @@ pub struct TradeOffState {
 
 impl TradeOffState {
     /// The front and winners of `problem`, with `kept` the (cost, SYPD) of the kept
-    /// configurations of the matrix slice (see [`kept_points`]).
+    /// configurations of the matrix slice (see [`super::slice::cloud_points_of`]).
     pub fn new(problem: &Problem, kept: Vec<(f64, f64)>) -> TradeOffState {
         let (front, winners) = problem.trade_off(problem.settings.tts_w);
         TradeOffState {
@@ -120,34 +120,6 @@ pub fn winner_label(k: usize, current: bool) -> char {
     } else {
         c
     }
-}
-
-/// (cost, SYPD) of the kept cells among `cells` (row-major over the grid's rows and columns,
-/// every other component at `fixed`): CHSY, or the machine's bill.
-pub fn kept_points(
-    problem: &Problem,
-    grid: &Grid,
-    cells: impl Iterator<Item = ((usize, usize), Cell)>,
-    fixed: &[usize],
-) -> Vec<(f64, f64)> {
-    let plain = problem.cost_model.is_plain();
-    let mut index = fixed.to_vec();
-    cells
-        .filter_map(|((r, c), cell)| match cell {
-            Cell::Scored { sypd, chsy, .. } if plain => Some((chsy, sypd)),
-            Cell::Scored { sypd, .. } => {
-                index[grid.rows] = r;
-                index[grid.cols] = c;
-                let nproc: Vec<u32> = index
-                    .iter()
-                    .zip(&problem.components)
-                    .map(|(&i, comp)| comp.nproc[i])
-                    .collect();
-                Some((metrics::chsy(problem.weight_of(&nproc), sypd), sypd))
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 /// The kept cells of the slice, one per cell of a `CLOUD_CELLS` x `CLOUD_CELLS` lattice over

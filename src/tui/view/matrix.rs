@@ -15,7 +15,7 @@
 //! dark grey (`×` without colour): no queue would accept the job. The colours follow the cost
 //! chosen with `$` (core-hours, node-hours, energy), since FN weighs it.
 //!
-//! A slice too large to score ahead (more than [`crate::tui::app::KEPT_GRID_CELLS`] cells, e.g.
+//! A slice too large to score ahead (more than [`crate::tui::slice::KEPT_GRID_CELLS`] cells, e.g.
 //! step 1 over thousands of PEs) is scored as it is drawn; a screen cell covering more than
 //! [`SAMPLES`] x [`SAMPLES`] configurations then takes the colour of the fittest of an evenly
 //! spread [`SAMPLES`] x [`SAMPLES`] sample of them (first and last included). The top-N ranks,
@@ -32,6 +32,7 @@ use ratatui::Frame;
 
 use super::pane_block;
 use crate::tui::app::{App, Pane};
+use crate::tui::slice::{quick, Quick};
 use crate::tui::theme::ColorDepth;
 use autolb::machine::CostKind;
 use autolb::predict::Cell;
@@ -219,20 +220,45 @@ fn looked_at(app: &App, span: &Range<usize>) -> Vec<usize> {
     if !app.grid.cells.is_empty() {
         return span.clone().collect();
     }
-    crate::tui::app::spread(span.len(), SAMPLES)
+    crate::tui::slice::spread(span.len(), SAMPLES)
         .into_iter()
         .map(|k| span.start + k)
         .collect()
 }
 
 /// The order in which a screen cell picks the candidate it shows: scored by FN, then worse
-/// than the base case, then fitting no queue, then over the budget.
+/// than the base case, then fitting no queue, then over the budget. A slice too large to keep
+/// is scored with [`quick`] (no allocation; the same answer as the problem's cell).
 fn standing(app: &App, r: usize, c: usize) -> f64 {
-    match app.cell_at(r, c) {
-        cell @ Cell::Scored { fittingness, .. } if !queue_less(app, r, c, &cell) => fittingness,
-        cell @ Cell::WorseThanBase { .. } if !queue_less(app, r, c, &cell) => -1.0,
-        Cell::OverBudget => -2.0,
-        _ => -1.5,
+    let (value, sypd) = if app.grid.cells.is_empty() {
+        let (index, n) = app.index_at(r, c);
+        match quick(&app.problem, &index[..n], app.tts_w()) {
+            Quick::Kept {
+                sypd, fittingness, ..
+            } => (fittingness, sypd),
+            Quick::Worse { sypd } => (-1.0, sypd),
+            Quick::Over => return -2.0,
+        }
+    } else {
+        match app.grid.cell(r, c) {
+            Cell::Scored {
+                fittingness, sypd, ..
+            } => (fittingness, sypd),
+            Cell::WorseThanBase { sypd, .. } => (-1.0, sypd),
+            Cell::OverBudget => return -2.0,
+        }
+    };
+    if app.problem.cost_model.queues.is_empty() {
+        return value;
+    }
+    let (ra, ca) = app.axes;
+    let mut index = app.cursor.clone();
+    index[ra] = r;
+    index[ca] = c;
+    if app.fits_no_queue(&app.nproc_of(&index), sypd) {
+        -1.5
+    } else {
+        value
     }
 }
 

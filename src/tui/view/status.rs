@@ -11,6 +11,7 @@ use ratatui::Frame;
 use super::opt;
 use crate::tui::app::App;
 use crate::tui::campaign_view::Driver;
+use crate::tui::keys::Action;
 
 /// The best-so-far line: the campaign's best with its PEs, SYPD, CHSY and FN (the table's
 /// FN), flagged when it rests on fewer runs than asked; without a campaign, the prediction's
@@ -90,9 +91,20 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
     // The latest message first: it answers the last key pressed and must not be cut off.
     let mut parts: Vec<String> = app.message.iter().cloned().collect();
     let p = &app.problem;
-    let mut budget = format!("budget {}", p.settings.max_nproc);
+    // The keys too: at 80x24 the slider pane is one line and this is where the budget shows.
+    let keys = &app.keys;
+    let mut budget = format!(
+        "budget {} ({}/{})",
+        p.settings.max_nproc,
+        keys.first(Action::BudgetDown),
+        keys.first(Action::BudgetUp)
+    );
     if !p.cost_model.is_plain() {
-        budget.push_str(&format!(" · {}", p.cost_model.cost.label()));
+        budget.push_str(&format!(
+            " · {} ({})",
+            p.cost_model.cost.label(),
+            keys.first(Action::CycleCost)
+        ));
     }
     parts.push(budget);
     parts.push(format!("campaign: {}", campaign_text(app)));
