@@ -470,28 +470,30 @@ impl App {
     /// since it was built; the cursor stays on its PEs.
     pub fn toggle_model(&mut self) {
         match self.other_model.take() {
-            Some((problem, name)) => {
-                let settings = self.problem.settings.clone();
-                let cost_model = self.problem.cost_model.clone();
-                let stale = self.is_stale(&problem);
-                let old = std::mem::replace(&mut self.problem, problem);
-                let old_name = std::mem::replace(&mut self.model_name, name);
-                let fresh = if stale {
-                    self.rebuild(&settings, &cost_model)
+            Some((other, name)) => {
+                let fresh = if self.is_stale(&other) {
+                    let settings = self.problem.settings.clone();
+                    let model = match (&self.calibration, name) {
+                        (Some(c), "calibrated") => c.model.clone(),
+                        _ => Model::Standalone,
+                    };
+                    Problem::billed_with_model(
+                        &self.inputs,
+                        &settings,
+                        &model,
+                        &self.problem.cost_model,
+                    )
                 } else {
-                    Ok(self.problem.clone())
+                    Ok(other)
                 };
                 match fresh {
                     Ok(problem) => {
-                        self.other_model = Some((old, old_name));
-                        self.replace_problem(problem);
+                        let shown = std::mem::replace(&mut self.model_name, name);
+                        let old = self.replace_problem(problem);
+                        self.other_model = Some((old, shown));
                         self.message = Some(format!("matrix, top N and front: the {name} model"));
                     }
                     Err(e) => {
-                        // Back to the model shown, which works at these settings.
-                        let other = std::mem::replace(&mut self.problem, old);
-                        self.other_model = Some((other, name));
-                        self.model_name = old_name;
                         self.error = Some(format!("the {name} model at this budget: {e}"));
                     }
                 }

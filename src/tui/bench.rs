@@ -100,6 +100,7 @@ fn a_full_size_100x100_matrix_is_drawn_cell_for_cell() {
 #[test]
 #[ignore = "timing: run in release with --ignored --nocapture"]
 fn tts_w_change_on_a_100x100_matrix_within_a_frame() {
+    let mut over = Vec::new();
     for (w, h) in [(250u16, 220u16), (200, 60), (120, 40)] {
         let times = time_changes(w, h, 200);
         let median = times[times.len() / 2];
@@ -111,11 +112,11 @@ fn tts_w_change_on_a_100x100_matrix_within_a_frame() {
             p95.as_secs_f64() * 1e3,
             max.as_secs_f64() * 1e3
         );
-        assert!(
-            p95 < Duration::from_millis(16),
-            "p95 {p95:?} over one frame at {w}x{h}"
-        );
+        if p95 >= Duration::from_millis(16) {
+            over.push(format!("p95 {p95:?} over one frame at {w}x{h}"));
+        }
     }
+    assert!(over.is_empty(), "{over:?}");
 }
 
 #[test]
@@ -228,6 +229,7 @@ fn a_budget_change_at_step_1_re_predicts_and_draws() {
 #[test]
 #[ignore = "timing: run in release with --ignored --nocapture"]
 fn budget_change_at_step_1_and_2000_pes_within_a_frame() {
+    let mut over = Vec::new();
     for (label, model) in bench_cost_models() {
         for (w, h) in [(80u16, 24u16), (120, 40), (200, 60)] {
             let times = time_budget_changes(&model, w, h, 60);
@@ -238,10 +240,71 @@ fn budget_change_at_step_1_and_2000_pes_within_a_frame() {
                 median.as_secs_f64() * 1e3,
                 max.as_secs_f64() * 1e3
             );
-            assert!(
-                median < Duration::from_millis(16),
-                "{label}: median {median:?} over one frame at {w}x{h}"
-            );
+            if median >= Duration::from_millis(16) {
+                over.push(format!(
+                    "{label}: median {median:?} over one frame at {w}x{h}"
+                ));
+            }
         }
     }
+    assert!(over.is_empty(), "{over:?}");
+}
+
+#[test]
+#[ignore = "timing"]
+fn budget_change_breakdown() {
+    let model = CostModel::default();
+    let (problem, inputs) = problem_step1_2000(&model);
+    let app = app_on(problem.clone(), &inputs, "bench");
+    let settings = Settings {
+        max_nproc: 1999,
+        ..problem.settings.clone()
+    };
+    let t = |label: &str, f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        for _ in 0..20 {
+            f();
+        }
+        println!(
+            "{label}: {:.2} ms",
+            start.elapsed().as_secs_f64() * 1e3 / 20.0
+        );
+    };
+    let mut p2 = None;
+    t("Problem::billed", &mut || {
+        p2 = Some(Problem::billed(&inputs, &settings, &model).unwrap())
+    });
+    let p2 = p2.unwrap();
+    t("rank", &mut || {
+        let _ = p2.rank(0.5, 5);
+    });
+    t("trade_off", &mut || {
+        let _ = p2.trade_off(0.5);
+    });
+    t("cloud", &mut || {
+        let _ = crate::tui::slice::cloud_points_of(&p2, &app.grid, &app.cursor, 0.5);
+    });
+    for (w, h) in [(80u16, 24u16), (200, 60)] {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t(&format!("draw {w}x{h}"), &mut || {
+            terminal.draw(|f| view::render(&app, f)).unwrap();
+        });
+    }
+    let mut app = app;
+    let mut k = 0;
+    t("update {/}", &mut || {
+        k += 1;
+        app.update(key(if k % 2 == 0 { '{' } else { '}' }));
+    });
+    let mut k = 0;
+    t("set_tts", &mut || {
+        k += 1;
+        app.update(key(if k % 2 == 0 { '+' } else { '-' }));
+    });
+    let mut k = 0;
+    t("replace_problem", &mut || {
+        k += 1;
+        let p = Problem::billed(&inputs, &settings, &model).unwrap();
+        app.replace_problem(p);
+    });
 }

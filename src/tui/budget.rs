@@ -88,6 +88,7 @@ impl App {
         let cost_model = self.problem.cost_model.clone();
         match self.rebuild(&settings, &cost_model) {
             Ok(problem) => {
+                // The other model's problem is now stale; `M` rebuilds it.
                 self.replace_problem(problem);
                 self.error = None;
                 self.message = Some(format!("budget {}", self.budget_text()));
@@ -142,12 +143,13 @@ impl App {
             || other.cost_model != self.problem.cost_model
     }
 
-    /// Shows `problem` instead of the current one: the top N, the matrix, the front and the
-    /// table's FN follow; the cursor, the front's cursor and the marks stay on their PEs.
-    pub fn replace_problem(&mut self, problem: Problem) {
+    /// Shows `problem` instead of the current one, which it returns: the top N, the matrix, the
+    /// front and the table's FN follow; the cursor, the front's cursor and the marks stay on
+    /// their PEs.
+    pub fn replace_problem(&mut self, problem: Problem) -> Problem {
         let cursor_nproc = self.cursor_nproc();
         let front_nproc = self.trade_off.selected_config().map(|c| c.nproc.clone());
-        self.problem = problem;
+        let old = std::mem::replace(&mut self.problem, problem);
         self.cursor = nearest_index(&self.problem, &cursor_nproc);
         // A cursor the new budget leaves outside goes to the new recommendation.
         let outside = matches!(
@@ -178,6 +180,7 @@ impl App {
             self.trade_off.select(&n);
         }
         self.rescore_table();
+        old
     }
 
     /// The measured points' cost on the trade-off pane, billed like the problem.

@@ -28,7 +28,7 @@ pub fn slice(problem: &Problem, axes: (usize, usize), cursor: &[usize], tts_w: f
 }
 
 /// Candidates sampled per axis for the trade-off's cloud (all of them up to this many).
-const CLOUD_SAMPLES: usize = 160;
+const CLOUD_SAMPLES: usize = 128;
 
 /// The kept configurations of the slice `grid` (every other component at `cursor`) as (cost,
 /// SYPD) for the trade-off's cloud: every cell when each axis has at most [`CLOUD_SAMPLES`]
@@ -216,8 +216,11 @@ mod tests {
         assert_eq!(spread(10, 4), vec![0, 3, 6, 9]);
         assert_eq!(spread(10, 1), vec![0]);
         assert!(spread(10, 0).is_empty());
-        let s = spread(1977, 160);
-        assert_eq!((s[0], *s.last().unwrap(), s.len()), (0, 1976, 160));
+        let s = spread(1977, CLOUD_SAMPLES);
+        assert_eq!(
+            (s[0], *s.last().unwrap(), s.len()),
+            (0, 1976, CLOUD_SAMPLES)
+        );
         assert!(s.windows(2).all(|w| w[0] < w[1]));
     }
 }
