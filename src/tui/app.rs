@@ -707,6 +707,9 @@ impl App {
     }
 
     /// The configurations `w` writes: the marked ones, or the top N when none is marked.
+    ///
+    /// Marks stay when the budget moves (`{`/`}`), but a marked configuration the budget (or the
+    /// chosen queue) now leaves out is not written: the campaign file carries that budget.
     pub fn selection(&self) -> Vec<Config> {
         if self.marked.is_empty() {
             return self.prediction.top.clone();
@@ -714,16 +717,29 @@ impl App {
         self.marked
             .iter()
             .filter_map(|n| index_of(&self.problem, n))
+            .filter(|i| !matches!(self.problem.cell(i, self.tts_w()), Cell::OverBudget))
             .map(|i| self.problem.score(&i, self.tts_w()))
             .collect()
     }
 
     fn write_selection(&mut self) {
         let configs = self.selection();
-        let from = if self.marked.is_empty() {
-            format!("top {}", configs.len())
+        if configs.is_empty() {
+            self.message = Some(format!(
+                "every marked configuration is over the budget of {}; nothing written",
+                self.problem.settings.max_nproc
+            ));
+            return;
+        }
+        let left_out = if self.marked.is_empty() {
+            0
         } else {
-            format!("{} marked", configs.len())
+            self.marked.len() - configs.len()
+        };
+        let from = match (self.marked.is_empty(), left_out) {
+            (true, _) => format!("top {}", configs.len()),
+            (false, 0) => format!("{} marked", configs.len()),
+            (false, n) => format!("{} marked ({n} over the budget left out)", configs.len()),
         };
         let ranks = self.global_ranks(&configs);
         match selection::write(

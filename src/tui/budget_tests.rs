@@ -283,9 +283,44 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
         app.trade_off.front, shrunk_front,
         "the front follows the model"
     );
+    // Moving the budget with the calibrated model shown re-predicts with that model.
+    app.update(key('}'));
+    let settings = app.problem.settings.clone();
+    assert_eq!(settings.max_nproc, budget + settings.step);
+    let want = Problem::with_model(&app.inputs, &settings, &model).unwrap();
+    assert_eq!(app.prediction.top, want.rank(app.tts_w(), app.top).top);
+    app.update(key('{'));
     app.update(key('M'));
     assert_eq!(app.model_name, "standalone");
     assert_eq!(app.trade_off.front, shrunk_front);
+}
+
+#[test]
+fn marks_outside_a_lowered_budget_stay_but_are_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = super::tests::app_with(ColorDepth::Mono, dir.path().to_path_buf());
+    let big = app.prediction.top[0].nproc.clone();
+    app.update(key(' '));
+    app.update(key('g'));
+    for _ in 0..12 {
+        app.update(key('{'));
+    }
+    assert!(big.iter().sum::<u32>() > app.problem.settings.max_nproc);
+    let small = app.prediction.top[0].nproc.clone();
+    app.update(key('g'));
+    app.update(key(' '));
+    assert_eq!(app.marked, vec![big.clone(), small.clone()]);
+    let written: Vec<Vec<u32>> = app.selection().into_iter().map(|c| c.nproc).collect();
+    assert_eq!(written, vec![small]);
+    app.update(key('w'));
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains("1 marked (1 over the budget left out)"),
+        "{:?}",
+        app.message
+    );
 }
 
 #[test]
