@@ -9,14 +9,15 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use autolb::campaign::{RunState, State};
 use common::processes::{
-    bin, eventually, run_processes_of_driver, run_processes_under, wait_with_timeout,
+    bin, eventually, run_processes_of_driver, run_processes_of_drivers, run_processes_under,
+    wait_with_timeout,
 };
 use rand::Rng;
 
@@ -150,12 +151,13 @@ fn kill_at_random_moments(kills: usize) {
     let mut rng = rand::rng();
     let mut generation = 0;
     let mut dir = setup(tmp.path(), "camp-0", 0.2, "");
-    let mut earlier: Vec<u32> = Vec::new();
+    let mut earlier: HashSet<u32> = HashSet::new();
     let mut done = 0;
     let (mut runs, mut starts) = (0, 0);
     let mut child = start_driver(&dir, true);
     let started = Instant::now();
     let mut k = 0;
+    let mut progress_reported = 0;
     while k < kills {
         let delay = Duration::from_millis(rng.random_range(0..700));
         std::thread::sleep(delay);
@@ -177,7 +179,7 @@ fn kill_at_random_moments(kills: usize) {
             child.wait().unwrap();
             k += 1;
         }
-        earlier.push(child.id());
+        earlier.insert(child.id());
         let cgroup = k % 2 == 1;
         child = start_driver(&dir, cgroup);
         let me = child.id();
@@ -190,11 +192,18 @@ fn kill_at_random_moments(kills: usize) {
             resumed,
             "kill {k}: the new driver neither started a run nor ended"
         );
-        for &old in earlier.iter().filter(|&&p| p != me) {
-            let left = run_processes_of_driver(old);
-            assert!(
-                left.is_empty(),
-                "kill {k} (cgroup {cgroup}): processes of driver {old}'s runs still alive after the restart: {left:?}"
+        // A reused pid is the new driver's, not an earlier one's.
+        earlier.remove(&me);
+        let left = run_processes_of_drivers(&earlier);
+        assert!(
+            left.is_empty(),
+            "kill {k} (cgroup {cgroup}): processes of earlier drivers' runs still alive after the restart: {left:?}"
+        );
+        if k % 50 == 0 && k > 0 && progress_reported < k {
+            progress_reported = k;
+            eprintln!(
+                "{k} SIGKILLs in {:.0?}: {done} campaigns finished, {runs} runs each completed exactly once so far, no orphan after any restart",
+                started.elapsed()
             );
         }
     }
