@@ -545,7 +545,7 @@ fn an_idle_app_watching_3000_run_dirs_200_unparseable_uses_under_one_percent_cpu
     // Every readable run read once (after it settled), the 200 others left pending.
     let start = Instant::now();
     loop {
-        if s.screen().contains("200 run(s) pending") {
+        if s.screen().contains("200 incoming") {
             break;
         }
         assert!(
