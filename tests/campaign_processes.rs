@@ -412,3 +412,55 @@ command = ["sh", "-c", "cd {{run_dir}} && '{bin}' simulate --out {{run_dir}} --c
         }
     }
 }
+
+/// The issue's reproduction: `campaign next` listed the runs a `campaign run` was executing,
+/// inviting an outside workflow manager to run them a second time. While a driver holds the
+/// campaign it lists none (and says who runs them); once the driver stopped, the unfinished runs
+/// are listed again.
+#[test]
+fn next_lists_nothing_while_a_driver_runs_the_campaign() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = setup(tmp.path(), "camp", 30.0, "");
+    let next = |args: &[&str]| {
+        let out = Command::new(bin())
+            .args(["campaign", "next"])
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let waiting = |json: &str| {
+        serde_json::from_str::<serde_json::Value>(json)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let before = waiting(&next(&["--json"]));
+    assert!(before >= 2, "the first iteration's runs wait: {before}");
+
+    let mut child = start_driver(&dir, false);
+    assert!(eventually(Duration::from_secs(30), &mut || {
+        run_processes_under(&dir).len() >= 4
+    }));
+    assert_eq!(waiting(&next(&["--json"])), 0, "the driver runs them");
+    let text = next(&[]);
+    assert!(
+        text.contains("campaign run") && text.contains(&format!("pid {}", child.id())),
+        "{text}"
+    );
+
+    // SIGTERM: the driver stops its runs and saves; they wait again.
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    assert!(wait_with_timeout(&mut child, Duration::from_secs(60)).success());
+    assert_eq!(waiting(&next(&["--json"])), before);
+}

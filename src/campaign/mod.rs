@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 pub use driver::{drive, DriveEvent, DriveOptions, DriveOutcome};
 pub use external::{
-    barrier, lock_waiting, next, next_as_bash, next_as_env, next_run, record, run_env,
+    barrier, driven_by, lock_waiting, next, next_as_bash, next_as_env, next_run, record, run_env,
     stand_in_run, wait_for_iteration, Barrier, NextRun, Recorded, RunLookup, DEFAULT_LOCK_WAIT,
 };
 pub use init::{init, init_file, InitMode, Initialised};
