@@ -358,7 +358,7 @@ pub fn record(
     if run.state.is_terminal() {
         return again(&state, run_id, run, metrics);
     }
-    if state.cancelled || driver_of(&state, &dir).is_some() {
+    if state.cancelled {
         return Err(CampaignError::Cancelled);
     }
     let run = &mut state.iterations[i].tests[t].runs[r];
