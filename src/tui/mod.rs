@@ -24,6 +24,8 @@ mod bench;
 #[cfg(test)]
 mod calibration_tests;
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod screen_tests;
 #[cfg(test)]
 mod tests;
