@@ -9,14 +9,15 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use autolb::campaign::{RunState, State};
 use common::processes::{
-    bin, eventually, run_processes_of_driver, run_processes_under, wait_with_timeout,
+    bin, eventually, run_processes_of_driver, run_processes_of_drivers, run_processes_under,
+    wait_with_timeout,
 };
 use rand::Rng;
 
@@ -150,12 +151,13 @@ fn kill_at_random_moments(kills: usize) {
     let mut rng = rand::rng();
     let mut generation = 0;
     let mut dir = setup(tmp.path(), "camp-0", 0.2, "");
-    let mut earlier: Vec<u32> = Vec::new();
+    let mut earlier: HashSet<u32> = HashSet::new();
     let mut done = 0;
     let (mut runs, mut starts) = (0, 0);
     let mut child = start_driver(&dir, true);
     let started = Instant::now();
     let mut k = 0;
+    let mut progress_reported = 0;
     while k < kills {
         let delay = Duration::from_millis(rng.random_range(0..700));
         std::thread::sleep(delay);
@@ -177,7 +179,7 @@ fn kill_at_random_moments(kills: usize) {
             child.wait().unwrap();
             k += 1;
         }
-        earlier.push(child.id());
+        earlier.insert(child.id());
         let cgroup = k % 2 == 1;
         child = start_driver(&dir, cgroup);
         let me = child.id();
@@ -190,11 +192,18 @@ fn kill_at_random_moments(kills: usize) {
             resumed,
             "kill {k}: the new driver neither started a run nor ended"
         );
-        for &old in earlier.iter().filter(|&&p| p != me) {
-            let left = run_processes_of_driver(old);
-            assert!(
-                left.is_empty(),
-                "kill {k} (cgroup {cgroup}): processes of driver {old}'s runs still alive after the restart: {left:?}"
+        // A reused pid is the new driver's, not an earlier one's.
+        earlier.remove(&me);
+        let left = run_processes_of_drivers(&earlier);
+        assert!(
+            left.is_empty(),
+            "kill {k} (cgroup {cgroup}): processes of earlier drivers' runs still alive after the restart: {left:?}"
+        );
+        if k % 50 == 0 && k > 0 && progress_reported < k {
+            progress_reported = k;
+            eprintln!(
+                "{k} SIGKILLs in {:.0?}: {done} campaigns finished, {runs} runs each completed exactly once so far, no orphan after any restart",
+                started.elapsed()
             );
         }
     }
@@ -402,4 +411,56 @@ command = ["sh", "-c", "cd {{run_dir}} && '{bin}' simulate --out {{run_dir}} --c
             );
         }
     }
+}
+
+/// The issue's reproduction: `campaign next` listed the runs a `campaign run` was executing,
+/// inviting an outside workflow manager to run them a second time. While a driver holds the
+/// campaign it lists none (and says who runs them); once the driver stopped, the unfinished runs
+/// are listed again.
+#[test]
+fn next_lists_nothing_while_a_driver_runs_the_campaign() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = setup(tmp.path(), "camp", 30.0, "");
+    let next = |args: &[&str]| {
+        let out = Command::new(bin())
+            .args(["campaign", "next"])
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let waiting = |json: &str| {
+        serde_json::from_str::<serde_json::Value>(json)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let before = waiting(&next(&["--json"]));
+    assert!(before >= 2, "the first iteration's runs wait: {before}");
+
+    let mut child = start_driver(&dir, false);
+    assert!(eventually(Duration::from_secs(30), &mut || {
+        run_processes_under(&dir).len() >= 4
+    }));
+    assert_eq!(waiting(&next(&["--json"])), 0, "the driver runs them");
+    let text = next(&[]);
+    assert!(
+        text.contains("campaign run") && text.contains(&format!("pid {}", child.id())),
+        "{text}"
+    );
+
+    // SIGTERM: the driver stops its runs and saves; they wait again.
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    assert!(wait_with_timeout(&mut child, Duration::from_secs(60)).success());
+    assert_eq!(waiting(&next(&["--json"])), before);
 }

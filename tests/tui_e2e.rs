@@ -591,7 +591,7 @@ fn an_idle_app_watching_3000_run_dirs_200_unparseable_uses_under_one_percent_cpu
     // Every readable run read once (after it settled), the 200 others left pending.
     let start = Instant::now();
     loop {
-        if s.screen().contains("200 run(s) pending") {
+        if s.screen().contains("200 incoming") {
             break;
         }
         assert!(
@@ -607,4 +607,114 @@ fn an_idle_app_watching_3000_run_dirs_200_unparseable_uses_under_one_percent_cpu
     s.wait_exit();
     println!("idle CPU over 10 s watching 3,000 run directories (200 unparseable): {cpu:.2} % (all read after {settled:.0?})");
     assert!(cpu < 1.0, "idle CPU at scale {cpu:.2} %");
+}
+
+/// The reproduction: a `table.csv` rewritten in place faster than two polls, each
+/// version complete in form but with the coupled wall time still moving (the attack saw 10.44
+/// SYPD frozen as done where the final file gives 11.035), is never shown as done while it keeps
+/// changing; once the writer stops, the row shows the final file's SYPD. A run counts as
+/// complete only after its files stayed unchanged for two polls (README, "Watching").
+#[test]
+fn a_table_rewritten_faster_than_two_polls_is_never_frozen_at_an_intermediate_value() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path());
+    let runs = tmp.path().join("runs");
+    let run = runs.join("240IFS_144NEMO");
+    std::fs::create_dir_all(&run).unwrap();
+    let final_table = std::fs::read_to_string(
+        manifest().join("tests/fixtures/timing/ecearth3/lucia_lite/240IFS_144NEMO/table.csv"),
+    )
+    .unwrap();
+    let coupled = final_table
+        .lines()
+        .find(|l| l.starts_with("Coupled,"))
+        .unwrap()
+        .to_string();
+    let fields: Vec<&str> = coupled.split(',').collect();
+    let final_wall: f64 = fields[3].parse().unwrap();
+    // Version k: the same table with a slower coupled wall time (about 15 % less SYPD).
+    let versions: Vec<String> = (0..100)
+        .map(|k| {
+            let mut f = fields.clone();
+            let wall = format!("{:.3}", final_wall * 1.18 + k as f64 * 0.01);
+            f[3] = &wall;
+            final_table.replace(&coupled, &f.join(","))
+        })
+        .collect();
+    let poll = Duration::from_millis(400);
+    let mut s = Session::start(
+        &[
+            "tui",
+            "--config",
+            config.to_str().unwrap(),
+            "--campaign",
+            runs.to_str().unwrap(),
+            "--watch",
+            "poll",
+            "--poll-interval",
+            "0.4",
+        ],
+        tmp.path(),
+        tmp.path(),
+    );
+    s.wait_for("the panes", |sc| sc.contains("Iterations"));
+
+    // Rewrite it every 0.1 s for 5 s (in place, as the attack did), noting the longest gap
+    // between two writes: a loaded machine may stall the writer.
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, path) = (Arc::clone(&stop), run.join("table.csv"));
+        std::thread::spawn(move || {
+            let (mut k, mut last, mut longest) = (0, Instant::now(), Duration::ZERO);
+            while !stop.load(Ordering::Relaxed) {
+                std::fs::write(&path, &versions[k % versions.len()]).unwrap();
+                longest = longest.max(last.elapsed());
+                last = Instant::now();
+                k += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            longest
+        })
+    };
+    let start = Instant::now();
+    let mut frozen = None;
+    while start.elapsed() < Duration::from_secs(5) {
+        let screen = s.screen();
+        if run_rows(&screen).iter().any(|r| r.contains("done")) {
+            frozen = Some(screen);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let longest = writer.join().unwrap();
+    if let Some(screen) = frozen {
+        // Only allowed when the writer itself stalled for two polls: then that version did
+        // stay unchanged as long as the README says a finished file does.
+        assert!(
+            longest >= poll * 2,
+            "shown as done while rewritten every 0.1 s (longest gap {longest:?}):\n{screen}"
+        );
+        eprintln!("the writer stalled for {longest:?}; the check is void this time");
+    } else {
+        assert!(
+            !run_rows(&s.screen()).is_empty(),
+            "the run is shown while it is written"
+        );
+    }
+
+    // The final file: shown once it settled, with its own SYPD.
+    std::fs::write(run.join("table.csv"), &final_table).unwrap();
+    // (number_ts - 1) coupling periods of 2700 s (the config's period_s) in `final_wall` s.
+    let steps: f64 = fields[2].parse::<f64>().unwrap() - 1.0;
+    let expected = format!("{:.2}", steps * 2700.0 / (365.0 * final_wall));
+    let screen = s.wait_for("the final reading", |sc| {
+        run_rows(sc)
+            .iter()
+            .any(|r| r.contains("done") && r.contains(&expected))
+    });
+    assert_eq!(run_rows(&screen).len(), 1, "{screen}");
+    s.send("q");
+    s.wait_exit();
 }

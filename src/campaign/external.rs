@@ -56,13 +56,14 @@ impl NextRun {
     }
 }
 
-/// The runs of the current iteration not yet recorded (pending ones; in a campaign with an
-/// executor, also those it is running).
+/// The runs of the current iteration not yet recorded: pending ones, and running ones whose
+/// driver is gone. None while a `campaign run` drives the campaign ([`driver_of`]): it runs
+/// them itself.
 pub fn next(dir: &Path) -> Result<Vec<NextRun>, CampaignError> {
     let dir = absolute_dir(dir)?;
     let state = State::load(&dir)?;
     let mut out = Vec::new();
-    if state.cancelled {
+    if state.cancelled || driver_of(&state, &dir).is_some() {
         return Ok(out);
     }
     let Some(last) = state.iterations.len().checked_sub(1) else {
@@ -76,6 +77,21 @@ pub fn next(dir: &Path) -> Result<Vec<NextRun>, CampaignError> {
         }
     }
     Ok(out)
+}
+
+/// The `campaign run` that drives a campaign with an `[executor]`, when one holds its lock
+/// (`pid 1234`): it starts every waiting run itself, so [`next`] lists none of them (an outside
+/// workflow manager running them too would run each twice). A campaign without an executor
+/// only has short-lived lock holders (`record`), which do not hide its runs.
+pub fn driver_of(state: &State, dir: &Path) -> Option<String> {
+    state.executor.as_ref()?;
+    Lock::holder(dir)
+}
+
+/// [`driver_of`] for the campaign in `dir`.
+pub fn driven_by(dir: &Path) -> Result<Option<String>, CampaignError> {
+    let dir = absolute_dir(dir)?;
+    Ok(driver_of(&State::load(&dir)?, &dir))
 }
 
 fn next_run_at(state: &State, dir: &Path, (i, t, r): super::state::RunPos) -> NextRun {

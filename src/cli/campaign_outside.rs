@@ -140,6 +140,12 @@ pub fn next(a: &NextArgs) -> Result<()> {
         let text = campaign::next_as_bash(&runs, &status.components).map_err(report)?;
         print!("{text}");
     } else if runs.is_empty() {
+        if let Some(holder) = campaign::driven_by(&a.dir).map_err(report)? {
+            println!(
+                "nothing to run here: `autolb campaign run` ({holder}) runs this campaign's runs itself"
+            );
+            return Ok(());
+        }
         let status = campaign::status(&a.dir).map_err(report)?;
         println!(
             "nothing to run: the campaign is {}",

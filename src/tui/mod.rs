@@ -28,6 +28,8 @@ mod budget_tests;
 #[cfg(test)]
 mod calibration_tests;
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod screen_tests;
 #[cfg(test)]
 mod tests;

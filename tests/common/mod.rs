@@ -99,7 +99,7 @@ pub fn init_demo_campaign(tmp: &Path, name: &str, settings: &str, rest: &str) ->
     let file = tmp.join(format!("{name}.toml"));
     std::fs::write(&file, format!("{settings}{DEMO_COMPONENTS}{rest}")).unwrap();
     let dir = tmp.join(name);
-    let out = std::process::Command::new(bin())
+    let out = std::process::Command::new(processes::bin())
         .args(["campaign", "init"])
         .arg(&dir)
         .arg("--config")

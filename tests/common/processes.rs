@@ -66,6 +66,26 @@ pub fn run_processes_of_driver(driver: u32) -> Vec<(i32, String)> {
     processes_where(&|v| v.starts_with("AUTOLB_RUN_TOKEN=") && v.contains(&infix))
 }
 
+/// Live processes of runs started by any of the drivers `drivers` (process ids), in one pass
+/// over `/proc`: checking hundreds of earlier drivers one scan each made the long kill test
+/// quadratic in the number of kills.
+pub fn run_processes_of_drivers(drivers: &std::collections::HashSet<u32>) -> Vec<(i32, String)> {
+    processes_where(&|v| {
+        v.strip_prefix("AUTOLB_RUN_TOKEN=")
+            .and_then(token_driver)
+            .is_some_and(|pid| drivers.contains(&pid))
+    })
+}
+
+/// The driver's process id in a run token `<run>-<pid>-<nanos>` (the run id may hold `-`).
+fn token_driver(token: &str) -> Option<u32> {
+    let mut parts = token.rsplitn(3, '-');
+    let _nanos = parts.next()?;
+    let pid = parts.next()?;
+    parts.next()?;
+    pid.parse().ok()
+}
+
 /// Waits for `child` at most `limit`; kills it and panics past that.
 pub fn wait_with_timeout(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
     let start = Instant::now();

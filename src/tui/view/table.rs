@@ -16,17 +16,17 @@ use crate::tui::campaign_view::IterRow;
 const DONOR_RECIPIENT: &str = "donor→recipient";
 
 /// A column's cell text from the row's index and the row.
-type CellText = Box<dyn Fn(usize, &IterRow) -> String>;
+type CellText<'a> = Box<dyn Fn(usize, &IterRow) -> String + 'a>;
 
 /// One column: header, the cell of a row, and how readily it is dropped (higher first).
-struct Column {
+struct Column<'a> {
     header: String,
-    cell: CellText,
+    cell: CellText<'a>,
     drop_order: u8,
 }
 
 /// The columns in order; `names` are the components.
-fn columns(app: &App, names: &[String]) -> Vec<Column> {
+fn columns<'a>(app: &'a App, names: &[String]) -> Vec<Column<'a>> {
     let best = app.campaign.best;
     let rows = &app.campaign.rows;
     let labelled = rows.iter().any(|r| r.label.is_some());
@@ -37,15 +37,13 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
     let model = app.active_model();
     let interp = app.problem.settings.interp;
     let same_order = app.campaign.components.is_empty() || *names == app.problem.names();
-    let errors: Vec<Option<f64>> = rows
-        .iter()
-        .map(|r| {
-            let measured = r.sypd?;
-            same_order
-                .then(|| error_pct(model, &app.inputs, interp, &r.nproc, measured))
-                .flatten()
-        })
-        .collect();
+    // Computed per shown cell, not per row of the table: it estimates the row's SYPD.
+    let error = move |r: &IterRow| -> Option<f64> {
+        let measured = r.sypd?;
+        same_order
+            .then(|| error_pct(model, &app.inputs, interp, &r.nproc, measured))
+            .flatten()
+    };
     let mut cols = vec![
         Column {
             header: " ".into(),
@@ -90,7 +88,7 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
         },
         Column {
             header: "err%".into(),
-            cell: Box::new(move |i, _| match errors.get(i).copied().flatten() {
+            cell: Box::new(move |_, r| match error(r) {
                 Some(e) => format!("{e:+.1}"),
                 None => "-".into(),
             }),
@@ -128,59 +126,225 @@ fn columns(app: &App, names: &[String]) -> Vec<Column> {
     cols
 }
 
-/// The table as text cells with column widths fitted to `width` (public for tests).
-pub fn fitted(app: &App, width: u16) -> (Vec<String>, Vec<Vec<String>>, Vec<u16>) {
+/// Which columns the table shows, with their headers and widths.
+///
+/// Fitted over every row, so columns keep their width while the table scrolls; but only the
+/// shown rows are formatted per frame. Formatting every row of a 3,000-run table on every
+/// redraw (the 1 s tick included) made an idle app watching it cost 2 % of a core; the fit is
+/// kept until a cell's input changes (see [`fingerprint`]).
+#[derive(Debug, Clone, PartialEq)]
+struct Fit {
+    /// Indices into [`columns`] of the columns shown, in order.
+    keep: Vec<usize>,
+    header: Vec<String>,
+    widths: Vec<u16>,
+}
+
+/// Fits the columns to `width`: drops columns from the least needed while the table is too
+/// wide, then shortens the donor→recipient header, so the cells themselves are never cut.
+fn fit(cols: &[Column], rows: &[IterRow], width: u16) -> Fit {
+    let chars = |s: &str| s.chars().count();
+    // A column's width does not depend on which others are kept: measure each cell once.
+    let cell_widths: Vec<usize> = cols
+        .iter()
+        .map(|c| {
+            rows.iter()
+                .enumerate()
+                .map(|(i, r)| chars(&(c.cell)(i, r)))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut header: Vec<String> = cols.iter().map(|c| c.header.clone()).collect();
+    let mut keep: Vec<usize> = (0..cols.len()).collect();
+    loop {
+        let widths: Vec<u16> = keep
+            .iter()
+            .map(|&k| cell_widths[k].max(chars(&header[k])).max(1) as u16)
+            .collect();
+        let total = widths.iter().map(|&w| u32::from(w)).sum::<u32>() + widths.len() as u32 - 1;
+        let too_wide = total > u32::from(width);
+        let droppable = keep
+            .iter()
+            .enumerate()
+            .filter(|(_, &k)| cols[k].drop_order > 0)
+            .max_by_key(|(_, &k)| cols[k].drop_order)
+            .map(|(at, _)| at);
+        // Last resort before ratatui squeezes cells: the long header's short form (the help's
+        // legend explains it), so the cells themselves are never cut.
+        let long_header = keep
+            .iter()
+            .copied()
+            .find(|&k| header[k] == DONOR_RECIPIENT)
+            .filter(|_| too_wide);
+        match (droppable, long_header) {
+            (Some(at), _) if too_wide => {
+                keep.remove(at);
+            }
+            (None, Some(k)) => header[k] = "d→r".into(),
+            _ => {
+                return Fit {
+                    header: keep.iter().map(|&k| header[k].clone()).collect(),
+                    keep,
+                    widths,
+                }
+            }
+        }
+    }
+}
+
+/// A hash of everything a cell's text depends on (every row field a [`columns`] cell reads,
+/// the components, the best row, the model and curves behind `err%`) and the width: the
+/// [`Fit`] is recomputed only when it changes. Far cheaper than formatting every cell.
+fn fingerprint(app: &App, names: &[String], width: u16) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = Fnv::default();
+    width.hash(&mut h);
+    names.hash(&mut h);
+    app.campaign.best.hash(&mut h);
+    app.problem.names().hash(&mut h);
+    format!(
+        "{:?} {:?} {:?}",
+        app.active_model(),
+        app.problem.settings.interp,
+        app.inputs
+    )
+    .hash(&mut h);
+    // Field by field rather than through tuples of options: this runs for every row on each
+    // redraw, in debug builds too.
+    for r in &app.campaign.rows {
+        h.write_u64(u64::from(r.iteration) << 32 | u64::from(r.test));
+        h.write_usize(r.nproc.len());
+        for &p in &r.nproc {
+            h.write_u32(p);
+        }
+        for v in [
+            r.sypd,
+            r.chsy,
+            r.coupling_cost,
+            r.shown_fittingness,
+            r.fittingness,
+        ] {
+            h.write_u64(u64::from(v.is_some()));
+            h.write_u64(v.map_or(0, f64::to_bits));
+        }
+        h.write_u64(r.step.map_or(u64::MAX, u64::from));
+        for s in [&r.label, &r.donor, &r.recipient, &r.job] {
+            h.write_usize(s.as_ref().map_or(usize::MAX, String::len));
+            h.write(s.as_deref().unwrap_or("").as_bytes());
+        }
+        h.write_usize(r.state.len());
+        h.write(r.state.as_bytes());
+    }
+    h.finish()
+}
+
+/// FNV-1a over bytes and whole integers: a cache key, not a defence against chosen inputs,
+/// and several times cheaper than the standard SipHash in a debug build, where the
+/// fingerprint of every row runs on each redraw.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_isize(&mut self, v: isize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+}
+
+thread_local! {
+    /// The last fit and the fingerprint it was made for (the view stays a function of the
+    /// state: this only saves recomputing it).
+    static LAST_FIT: std::cell::RefCell<Option<(u64, Fit)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The columns to show for `app` at `width`, from the last fit when nothing it depends on
+/// changed.
+fn fitted_columns<'a>(app: &'a App, width: u16) -> (Vec<Column<'a>>, Fit) {
     let view = &app.campaign;
     let names = if view.components.is_empty() {
         app.problem.names()
     } else {
         view.components.clone()
     };
-    let mut cols = columns(app, &names);
-    let cells = |cols: &[Column]| -> Vec<Vec<String>> {
-        view.rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| cols.iter().map(|c| (c.cell)(i, r)).collect())
-            .collect()
-    };
-    loop {
-        let rows = cells(&cols);
-        let widths: Vec<u16> = cols
-            .iter()
-            .enumerate()
-            .map(|(k, c)| {
-                rows.iter()
-                    .map(|r| r[k].chars().count())
-                    .chain([c.header.chars().count()])
-                    .max()
-                    .unwrap_or(1) as u16
-            })
-            .collect();
-        let total: u16 = widths.iter().sum::<u16>() + widths.len() as u16 - 1;
-        let droppable = cols
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.drop_order > 0)
-            .max_by_key(|(_, c)| c.drop_order)
-            .map(|(k, _)| k);
-        // Last resort before ratatui squeezes cells: the long header's short form (the help's
-        // legend explains it), so the cells themselves are never cut.
-        let long_header = cols
-            .iter()
-            .position(|c| c.header == DONOR_RECIPIENT)
-            .filter(|_| total > width);
-        match (droppable, long_header) {
-            (Some(k), _) if total > width => {
-                cols.remove(k);
-            }
-            (None, Some(k)) => cols[k].header = "d→r".into(),
+    let cols = columns(app, &names);
+    let key = fingerprint(app, &names, width);
+    let fit = LAST_FIT.with(|last| {
+        let mut last = last.borrow_mut();
+        match &*last {
+            Some((k, fit)) if *k == key => fit.clone(),
             _ => {
-                let header = cols.iter().map(|c| c.header.clone()).collect();
-                return (header, rows, widths);
+                let fit = fit(&cols, &view.rows, width);
+                *last = Some((key, fit.clone()));
+                fit
             }
         }
+    });
+    (cols, fit)
+}
+
+/// The cells of rows `range` in the fitted columns.
+fn cells(
+    cols: &[Column],
+    fit: &Fit,
+    rows: &[IterRow],
+    range: std::ops::Range<usize>,
+) -> Vec<Vec<String>> {
+    range
+        .map(|i| {
+            fit.keep
+                .iter()
+                .map(|&k| (cols[k].cell)(i, &rows[i]))
+                .collect()
+        })
+        .collect()
+}
+
+/// The table as text cells with column widths fitted to `width` (for tests).
+#[cfg(test)]
+pub fn fitted(app: &App, width: u16) -> (Vec<String>, Vec<Vec<String>>, Vec<u16>) {
+    let (cols, fit) = fitted_columns(app, width);
+    let rows = cells(&cols, &fit, &app.campaign.rows, 0..app.campaign.rows.len());
+    (fit.header, rows, fit.widths)
+}
+
+/// The rows ratatui would show with the selection at `selected`, starting from the top (it
+/// scrolls just far enough for the selected row to be the last shown): only these are
+/// formatted.
+fn shown_rows(len: usize, selected: usize, height: usize) -> std::ops::Range<usize> {
+    if len == 0 {
+        return 0..0;
     }
+    let selected = selected.min(len - 1);
+    let start = (selected + 1).saturating_sub(height);
+    start..(start + height).min(len)
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -198,8 +362,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(text).block(block), area);
         return;
     }
-    let (header, rows, widths) = fitted(app, area.width.saturating_sub(2));
-    let rows = rows.into_iter().enumerate().map(|(i, cells)| {
+    let (cols, fit) = fitted_columns(app, area.width.saturating_sub(2));
+    // Below the borders and the header line.
+    let height = block.inner(area).height.saturating_sub(1) as usize;
+    let shown = shown_rows(view.rows.len(), app.table_selected, height);
+    let first = shown.start;
+    let rows = cells(&cols, &fit, &view.rows, shown);
+    let rows = rows.into_iter().enumerate().map(|(at, cells)| {
+        let i = first + at;
         let row = Row::new(cells);
         if view.best == Some(i) {
             row.style(app.theme.best())
@@ -209,14 +379,75 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             row
         }
     });
-    let mut table = Table::new(rows, widths.into_iter().map(Constraint::Length))
-        .header(Row::new(header).style(app.theme.dim()))
+    let mut table = Table::new(rows, fit.widths.into_iter().map(Constraint::Length))
+        .header(Row::new(fit.header).style(app.theme.dim()))
         .block(block);
     if app.focus == Pane::Table {
         table = table.row_highlight_style(app.theme.selected());
     }
     // The selection keeps the table's place: it follows new rows only while at the end.
     let mut state = TableState::default();
-    state.select(Some(app.table_selected));
+    state.select(Some(app.table_selected.saturating_sub(first)));
     frame.render_stateful_widget(table, area, &mut state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_rows;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Constraint;
+    use ratatui::widgets::{Row, Table, TableState};
+    use ratatui::Terminal;
+
+    /// The fit is kept between frames, but a changed cell (here a longer state in one row, with
+    /// nothing else changed) refits it.
+    #[test]
+    fn a_changed_cell_refits_the_columns() {
+        let mut app = crate::tui::tests::app();
+        app.campaign = crate::tui::screen_tests::watched();
+        let (header, _, before) = super::fitted(&app, 200);
+        let k = header.iter().position(|h| h == "state").unwrap();
+        assert_eq!(super::fitted(&app, 200).2, before, "the same fit again");
+        let longer = usize::from(before[k]) + 5;
+        app.campaign.rows[0].state = "x".repeat(longer);
+        let (_, rows, after) = super::fitted(&app, 200);
+        assert_eq!(usize::from(after[k]), longer);
+        assert_eq!(rows[0][k], "x".repeat(longer));
+        // Too narrow for the wider table: a column goes.
+        let total: u16 = after.iter().sum::<u16>() + after.len() as u16 - 1;
+        assert!(super::fitted(&app, total - 1).0.len() < header.len());
+    }
+
+    /// Only the shown rows are formatted, so the window must be the one ratatui itself scrolls
+    /// to when given every row with the selection and no offset.
+    #[test]
+    fn the_formatted_window_is_the_one_ratatui_shows() {
+        for len in [0usize, 1, 5, 12, 13, 40] {
+            for height in [0u16, 1, 3, 12] {
+                for selected in 0..len.max(1) + 2 {
+                    let mut terminal = Terminal::new(TestBackend::new(10, height + 1)).unwrap();
+                    let rows = (0..len).map(|i| Row::new([i.to_string()]));
+                    let table = Table::new(rows, [Constraint::Length(4)]).header(Row::new(["h"]));
+                    let mut state = TableState::default();
+                    state.select(Some(selected));
+                    terminal
+                        .draw(|f| f.render_stateful_widget(table, f.area(), &mut state))
+                        .unwrap();
+                    let shown = shown_rows(len, selected, usize::from(height));
+                    if len > 0 && height > 0 {
+                        assert_eq!(
+                            shown.start,
+                            state.offset(),
+                            "len {len} height {height} selected {selected}"
+                        );
+                    }
+                    assert_eq!(
+                        shown.len(),
+                        len.min(usize::from(height)),
+                        "len {len} height {height} selected {selected}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,774 @@
+//! The loader: fills the iteration table's [`CampaignView`] from a watched directory.
+//!
+//! It runs on the watcher's thread, never the UI's: reading timing files on a parallel
+//! filesystem can take a while. A directory with a campaign state is read through
+//! `autolb::campaign`; any directory of runs (`iter-II/test-TT/rep-R/` or any subdirectories
+//! holding timing output) is read directly with `autolb::timing::read`. Runs whose output is
+//! complete are read once and cached, so a run is never counted twice; half-written output
+//! shows as pending, never as an error.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use autolb::campaign::measured::{campaign_model, campaign_runs_of};
+use autolb::campaign::state::{Lock, STATE_FILE};
+use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
+use autolb::timing::{self, ReadOptions, Reading};
+
+use super::{best_row, driver_of, score_rows, summarise_row, CampaignView, IterRow, RunRow};
+use crate::tui::calibration::Calibration;
+
+/// Time since `path` (a file, or the newest file directly in a directory) last changed.
+fn age_of(path: &Path, now: SystemTime) -> Option<Duration> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let newest = if path.is_dir() {
+        std::fs::read_dir(path)
+            .ok()?
+            .flatten()
+            .filter_map(|e| modified(&e.path()))
+            .max()
+    } else {
+        modified(path)
+    }?;
+    Some(now.duration_since(newest).unwrap_or_default())
+}
+
+/// A component as the loader needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoaderComponent {
+    pub name: String,
+    /// Its name in the timing output (e.g. `ATMIFS` for IFS).
+    pub timing_name: String,
+}
+
+/// Reads a watched directory into a [`CampaignView`].
+#[derive(Debug)]
+pub struct Loader {
+    pub dir: PathBuf,
+    pub components: Vec<LoaderComponent>,
+    pub period_s: Option<f64>,
+    pub tts_w: f64,
+    /// Complete measurements by run directory: read once, never again. Filled only through
+    /// [`Loader::is_complete`], which the watcher asks once the directory's files stayed
+    /// unchanged for [`autolb::watch::poller::STABLE_POLLS`] polls: a file that parses as complete
+    /// while it is still being rewritten is not frozen at an intermediate value.
+    complete: BTreeMap<PathBuf, RunFigures>,
+    /// Why a settled run directory is not complete (the reader's reason), from the last time
+    /// the watcher asked; shown as the run's note. Unsettled directories are not read at all:
+    /// nothing they hold counts yet, and reading thousands of them on every reload is what
+    /// made the idle app expensive.
+    notes: BTreeMap<PathBuf, String>,
+    /// Campaign runs measured here before the driver recorded them.
+    unrecorded: BTreeMap<PathBuf, RunMetrics>,
+    /// PEs of each campaign run directory (from the campaign state), so the completeness test
+    /// knows which rank files must exist.
+    run_nproc: BTreeMap<PathBuf, Vec<u32>>,
+    /// Finished runs the last model fit saw: the model is refitted only when this changes.
+    fitted_on: Option<usize>,
+}
+
+/// What the table shows of one measured run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunFigures {
+    pub sypd: Option<f64>,
+    pub chsy: Option<f64>,
+    pub coupling_cost: Option<f64>,
+}
+
+/// Files that make a directory a run directory.
+fn is_timing_file(name: &str) -> bool {
+    name.starts_with("lucia.")
+        || matches!(name, "table.csv" | "summary" | "load_balancing_info.txt")
+}
+
+impl Loader {
+    pub fn new(
+        dir: PathBuf,
+        components: Vec<LoaderComponent>,
+        period_s: Option<f64>,
+        tts_w: f64,
+    ) -> Loader {
+        Loader {
+            dir,
+            components,
+            period_s,
+            tts_w,
+            complete: BTreeMap::new(),
+            notes: BTreeMap::new(),
+            unrecorded: BTreeMap::new(),
+            run_nproc: BTreeMap::new(),
+            fitted_on: None,
+        }
+    }
+
+    /// Whether `run_dir` holds complete timing output (the watcher's completeness test).
+    /// The watched root itself (campaign state, logs) is never complete: it keeps changing.
+    pub fn is_complete(&mut self, dir: &Path) -> bool {
+        if dir == self.dir {
+            return false;
+        }
+        if self.complete.contains_key(dir) {
+            return true;
+        }
+        match self.read_run(dir, &[]) {
+            RunRead::Complete(_) => {
+                self.notes.remove(dir);
+                true
+            }
+            RunRead::Pending(reason) => {
+                self.notes.insert(dir.to_path_buf(), reason);
+                false
+            }
+        }
+    }
+
+    /// What the view shows of a run directory: complete once the watcher confirmed it
+    /// ([`Loader::is_complete`]), else pending with the reader's reason or "being written".
+    fn run_read(&self, dir: &Path) -> RunRead {
+        match (self.complete.get(dir), self.notes.get(dir)) {
+            (Some(f), _) => RunRead::Complete(*f),
+            (None, Some(note)) => RunRead::Pending(note.clone()),
+            (None, None) => RunRead::Pending(format!(
+                "being written; read once unchanged for {} polls",
+                autolb::watch::poller::STABLE_POLLS
+            )),
+        }
+    }
+
+    fn read_options(&self, nproc: &[u32]) -> ReadOptions {
+        let mut opts = ReadOptions {
+            period_s: self.period_s,
+            ..ReadOptions::default()
+        };
+        for (c, &p) in self.components.iter().zip(nproc) {
+            if p > 0 {
+                opts.nproc.insert(c.timing_name.clone(), p);
+            }
+        }
+        opts
+    }
+
+    /// Reads one run directory whose files settled, using and filling the cache.
+    fn read_run(&mut self, dir: &Path, nproc: &[u32]) -> RunRead {
+        if let Some(f) = self.complete.get(dir) {
+            return RunRead::Complete(*f);
+        }
+        let nproc = if nproc.is_empty() {
+            self.run_nproc
+                .get(dir)
+                .cloned()
+                .unwrap_or_else(|| nproc_from_dir_name(dir, &self.components))
+        } else {
+            nproc.to_vec()
+        };
+        tracing::debug!(dir = %dir.display(), "reading a run's timing output");
+        match timing::read(dir, &self.read_options(&nproc)) {
+            Ok(Reading::Measured(m)) if m.partial.is_none() => {
+                let figures = RunFigures {
+                    sypd: m.coupled_sypd(),
+                    chsy: m.chsy(),
+                    coupling_cost: m.coupling_cost(),
+                };
+                self.complete.insert(dir.to_path_buf(), figures);
+                RunRead::Complete(figures)
+            }
+            Ok(Reading::Measured(m)) => {
+                RunRead::Pending(m.partial.unwrap_or_else(|| "partial".into()))
+            }
+            Ok(Reading::Incomplete { reason }) => RunRead::Pending(reason),
+            // A file mid-write can look malformed: pending, not an error.
+            Err(e) => RunRead::Pending(e.to_string()),
+        }
+    }
+
+    /// Builds the view from what is on disk now: through the campaign state when the
+    /// directory has one, else from the run directories found below it.
+    pub fn load(&mut self) -> CampaignView {
+        if self.dir.join(STATE_FILE).exists() {
+            return match State::load(&self.dir) {
+                Ok(state) => self.load_campaign(&state),
+                // Written atomically, so unreadable means really broken: say so, keep watching.
+                Err(e) => CampaignView {
+                    dir: Some(self.dir.clone()),
+                    state: "unreadable".into(),
+                    components: self.components.iter().map(|c| c.name.clone()).collect(),
+                    error: Some(e.to_string()),
+                    ..CampaignView::default()
+                },
+            };
+        }
+        self.load_run_dirs()
+    }
+
+    /// The campaign's own table, with runs that finished but are not recorded yet measured
+    /// here (a driver may be slow to record, or the campaign is driven from outside).
+    fn load_campaign(&mut self, state: &State) -> CampaignView {
+        let fitted = self.refit(state);
+        let mut view = self.load_campaign_table(state);
+        view.fitted = fitted;
+        view
+    }
+
+    /// The calibrated model fitted again on every finished run of the campaign (through the
+    /// library's [`campaign_model`]), when runs finished since the last fit; `None` when
+    /// nothing changed, no run is usable yet, or the curves cannot be read.
+    fn refit(&mut self, state: &State) -> Option<Calibration> {
+        let done = state
+            .iterations
+            .iter()
+            .flat_map(|it| &it.tests)
+            .flat_map(|t| &t.runs)
+            .filter(|r| r.state == RunState::Done && r.metrics.is_some())
+            .count();
+        if done == 0 || self.fitted_on == Some(done) {
+            return None;
+        }
+        self.fitted_on = Some(done);
+        let (model, _notes) = campaign_model(state, &self.dir).ok()?;
+        let (runs, _) = campaign_runs_of(state, &self.dir);
+        model.is_calibrated().then_some(Calibration { model, runs })
+    }
+
+    /// [`Loader::load_campaign`] without the model.
+    fn load_campaign_table(&mut self, state: &State) -> CampaignView {
+        let mut status = Status::from_state(state, &self.dir);
+        let names = status.components.clone();
+        let mut pending_runs = 0;
+        for it in &mut status.iterations {
+            for test in &mut it.tests {
+                let nproc = in_order(&names, &test.nproc);
+                for run in &mut test.runs {
+                    self.run_nproc.insert(run.run_dir.clone(), nproc.clone());
+                    if !matches!(run.state, RunState::Pending | RunState::Running) {
+                        continue;
+                    }
+                    if let Some(m) = self.unrecorded.get(&run.run_dir) {
+                        run.set_measured(m, &names);
+                        continue;
+                    }
+                    if !run.run_dir.is_dir() {
+                        continue;
+                    }
+                    // Only once the watcher saw its files settle (see `complete`).
+                    if !self.complete.contains_key(&run.run_dir) {
+                        pending_runs += 1;
+                        continue;
+                    }
+                    match measure::measure(
+                        &run.run_dir,
+                        &state.components,
+                        &nproc,
+                        state.settings.extra_pes,
+                        // A campaign made without period_s: the app's own (--period).
+                        state.settings.period_s.or(self.period_s),
+                    ) {
+                        Ok(m) => {
+                            run.set_measured(&m, &names);
+                            self.unrecorded.insert(run.run_dir.clone(), m);
+                        }
+                        // Still being written: pending, never an error.
+                        Err(_) => pending_runs += 1,
+                    }
+                }
+            }
+        }
+        status.recompute();
+        let queued = status.counts.pending + status.counts.running > 0;
+        // Only worth the stats while runs are queued and a driver holds the lock.
+        let holder = Lock::holder(&self.dir);
+        let idle_for = if queued && holder.is_some() {
+            let now = SystemTime::now();
+            let running = status
+                .iterations
+                .iter()
+                .flat_map(|it| &it.tests)
+                .flat_map(|t| &t.runs)
+                .filter(|r| r.state == RunState::Running)
+                .filter_map(|r| age_of(&r.run_dir, now));
+            std::iter::once(age_of(&self.dir.join(STATE_FILE), now).unwrap_or_default())
+                .chain(running)
+                .min()
+                .unwrap_or_default()
+        } else {
+            Duration::ZERO
+        };
+        let mut view = CampaignView {
+            dir: Some(self.dir.clone()),
+            state: status.state_label(),
+            driver: driver_of(holder, queued, idle_for),
+            tts_w: Some(status.tts_w),
+            best_caveat: status
+                .best
+                .as_ref()
+                .filter(|b| b.runs < status.repetitions)
+                .map(|b| format!("{} of {} runs", b.runs, status.repetitions)),
+            components: names.clone(),
+            pending_runs,
+            ..CampaignView::default()
+        };
+        for it in &status.iterations {
+            for t in &it.tests {
+                view.rows.push(IterRow {
+                    iteration: it.iteration,
+                    test: t.test,
+                    label: None,
+                    nproc: in_order(&names, &t.nproc),
+                    sypd: t.sypd,
+                    chsy: t.chsy,
+                    coupling_cost: t.coupling_cost,
+                    partial_coupling_cost: names
+                        .iter()
+                        .map(|n| t.partial_coupling_cost.get(n).copied())
+                        .collect(),
+                    fittingness: t.fittingness,
+                    donor: t.donor.clone(),
+                    recipient: t.recipient.clone(),
+                    step: Some(t.step),
+                    state: t.summary(),
+                    failed: t
+                        .runs
+                        .iter()
+                        .filter(|r| r.state == RunState::Failed)
+                        .count(),
+                    shown_fittingness: None,
+                    job: t.runs.iter().rev().find_map(|r| r.job.clone()),
+                    runs: t
+                        .runs
+                        .iter()
+                        .map(|r| RunRow {
+                            repetition: r.repetition,
+                            state: r.state.as_str().into(),
+                            sypd: r.sypd,
+                            chsy: r.chsy,
+                            coupling_cost: r.coupling_cost,
+                            run_dir: r.run_dir.clone(),
+                            job: r.job.clone(),
+                            note: r.failure.clone(),
+                        })
+                        .collect(),
+                    reason: t.reason.clone(),
+                });
+            }
+        }
+        view.best = status.best.as_ref().and_then(|b| {
+            view.rows
+                .iter()
+                .position(|r| r.iteration == b.iteration && r.test == b.test)
+        });
+        view
+    }
+
+    /// Any directory of runs, without a campaign state.
+    fn load_run_dirs(&mut self) -> CampaignView {
+        let mut view = CampaignView {
+            dir: Some(self.dir.clone()),
+            components: self.components.iter().map(|c| c.name.clone()).collect(),
+            tts_w: Some(self.tts_w),
+            ..CampaignView::default()
+        };
+        let mut run_dirs = Vec::new();
+        find_run_dirs(&self.dir, 0, &mut run_dirs);
+        let mut groups: BTreeMap<(u32, u32), Vec<(u32, PathBuf)>> = BTreeMap::new();
+        // Directories named for their configuration (`240IFS_144NEMO`), not by position:
+        // one row each, ordered by PEs (then by name), labelled with their name.
+        let mut named: Vec<(Vec<u32>, String, PathBuf)> = Vec::new();
+        for dir in run_dirs {
+            match campaign_position(&self.dir, &dir) {
+                Some((iteration, test, rep)) => groups
+                    .entry((iteration, test))
+                    .or_default()
+                    .push((rep, dir)),
+                None => {
+                    let nproc = nproc_from_dir_name(&dir, &self.components);
+                    let label = dir
+                        .strip_prefix(&self.dir)
+                        .ok()
+                        .filter(|r| !r.as_os_str().is_empty())
+                        .map_or_else(|| ".".into(), |r| r.display().to_string());
+                    named.push((nproc, label, dir));
+                }
+            }
+        }
+        named.sort_by(|a, b| {
+            let total = |n: &[u32]| n.iter().map(|&p| u64::from(p)).sum::<u64>();
+            (total(&a.0), &a.0, &a.1).cmp(&(total(&b.0), &b.0, &b.1))
+        });
+        let positioned = groups
+            .into_iter()
+            .map(|((it, test), runs)| (it, test, None, runs));
+        let by_name = named.into_iter().enumerate().map(|(i, (_, label, dir))| {
+            let test = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            (0, test, Some(label), vec![(1, dir)])
+        });
+        for (iteration, test, label, runs) in positioned.chain(by_name).collect::<Vec<_>>() {
+            let mut row = IterRow {
+                iteration,
+                test,
+                label,
+                ..IterRow::default()
+            };
+            for (rep, dir) in runs {
+                if row.nproc.is_empty() {
+                    row.nproc = nproc_from_dir_name(&dir, &self.components);
+                }
+                let run = match self.run_read(&dir) {
+                    RunRead::Complete(f) => RunRow {
+                        repetition: rep,
+                        state: "done".into(),
+                        sypd: f.sypd,
+                        chsy: f.chsy,
+                        coupling_cost: f.coupling_cost,
+                        run_dir: dir,
+                        job: None,
+                        note: None,
+                    },
+                    RunRead::Pending(reason) => {
+                        view.pending_runs += 1;
+                        RunRow {
+                            repetition: rep,
+                            state: "incoming".into(),
+                            sypd: None,
+                            chsy: None,
+                            coupling_cost: None,
+                            run_dir: dir,
+                            job: None,
+                            note: Some(reason),
+                        }
+                    }
+                };
+                row.runs.push(run);
+            }
+            summarise_row(&mut row);
+            view.rows.push(row);
+        }
+        score_rows(&mut view.rows, self.tts_w);
+        view.best = best_row(&view.rows);
+        view.state = if view.rows.is_empty() {
+            "waiting for runs".into()
+        } else if view.pending_runs > 0 {
+            "running".into()
+        } else {
+            "idle".into()
+        };
+        view
+    }
+}
+
+enum RunRead {
+    Complete(RunFigures),
+    Pending(String),
+}
+
+/// PEs by component name, in the order of `names` (0 when a component has none).
+fn in_order(names: &[String], nproc: &NameMap<u32>) -> Vec<u32> {
+    names
+        .iter()
+        .map(|n| nproc.get(n).copied().unwrap_or(0))
+        .collect()
+}
+
+/// Directories below `dir` (and `dir` itself) that hold timing output.
+fn find_run_dirs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut subdirs = Vec::new();
+    let mut has_timing = false;
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            subdirs.push(entry.path());
+        } else if is_timing_file(&entry.file_name().to_string_lossy()) {
+            has_timing = true;
+        }
+    }
+    if has_timing {
+        out.push(dir.to_path_buf());
+    }
+    subdirs.sort();
+    if depth < 6 {
+        for sub in subdirs {
+            find_run_dirs(&sub, depth + 1, out);
+        }
+    }
+}
+
+/// `(iteration, test, repetition)` from a path `.../iter-II/test-TT/rep-R` below `root`.
+pub fn campaign_position(root: &Path, dir: &Path) -> Option<(u32, u32, u32)> {
+    let rel = dir.strip_prefix(root).ok()?;
+    let (mut it, mut test, mut rep) = (None, None, None);
+    for part in rel.components() {
+        let s = part.as_os_str().to_string_lossy();
+        if let Some(v) = s.strip_prefix("iter-") {
+            it = v.parse().ok();
+        } else if let Some(v) = s.strip_prefix("test-") {
+            test = v.parse().ok();
+        } else if let Some(v) = s.strip_prefix("rep-") {
+            rep = v.parse().ok();
+        }
+    }
+    Some((it?, test?, rep.unwrap_or(1)))
+}
+
+/// PEs from a directory named like `240IFS_144NEMO` (the samples' convention); 0 when a
+/// component's count cannot be found.
+pub fn nproc_from_dir_name(dir: &Path, components: &[LoaderComponent]) -> Vec<u32> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut found: BTreeMap<String, u32> = BTreeMap::new();
+    for token in name.split('_') {
+        let digits: String = token.chars().take_while(char::is_ascii_digit).collect();
+        let rest = &token[digits.len()..];
+        if let Ok(n) = digits.parse::<u32>() {
+            found.insert(rest.to_string(), n);
+        }
+    }
+    components
+        .iter()
+        .map(|c| {
+            found
+                .get(&c.name)
+                .or_else(|| found.get(&c.timing_name))
+                .copied()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::campaign_view::Driver;
+
+    fn comps() -> Vec<LoaderComponent> {
+        vec![
+            LoaderComponent {
+                name: "IFS".into(),
+                timing_name: "ATMIFS".into(),
+            },
+            LoaderComponent {
+                name: "NEMO".into(),
+                timing_name: "oceanx".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn positions_and_names() {
+        let root = Path::new("/c");
+        assert_eq!(
+            campaign_position(root, Path::new("/c/iter-02/test-03/rep-1")),
+            Some((2, 3, 1))
+        );
+        assert_eq!(campaign_position(root, Path::new("/c/other")), None);
+        assert_eq!(
+            nproc_from_dir_name(Path::new("/x/240IFS_144NEMO"), &comps()),
+            vec![240, 144]
+        );
+        assert_eq!(
+            nproc_from_dir_name(Path::new("/x/run"), &comps()),
+            vec![0, 0]
+        );
+    }
+
+    fn simulate_into(dir: &Path, ifs: u32, nemo: u32) {
+        use autolb::sim::{builtin_curve, simulate, SimComponent, SimRun, SimSettings};
+        let comp = |name: &str, nproc| SimComponent {
+            name: name.into(),
+            nproc,
+            curve: builtin_curve(name).unwrap(),
+        };
+        let run = SimRun::new(
+            &SimSettings::default(),
+            vec![comp("ATMIFS", ifs), comp("oceanx", nemo)],
+            7,
+        );
+        simulate(&run, dir).unwrap();
+    }
+
+    #[test]
+    fn campaign_runs_finished_but_unrecorded_are_measured_once_and_half_written_ones_pend() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+        let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
+        let before = loader.load();
+        assert_eq!(before.state, "running");
+        assert_eq!(
+            before.rows.len(),
+            4,
+            "three predicted tests and the original"
+        );
+        assert!(before.rows.iter().all(|r| r.sypd.is_none()));
+
+        // Test 0's first repetition finished (files complete), not recorded by any driver.
+        let first = &before.rows[0];
+        let run_dir = first.runs[0].run_dir.clone();
+        simulate_into(&run_dir, first.nproc[0], first.nproc[1]);
+        // Test 1's first repetition is still writing: a third of each file.
+        let second = &before.rows[1];
+        let half_dir = second.runs[0].run_dir.clone();
+        let staging = tmp.path().join("staging");
+        simulate_into(&staging, second.nproc[0], second.nproc[1]);
+        std::fs::create_dir_all(&half_dir).unwrap();
+        for e in std::fs::read_dir(&staging).unwrap().flatten() {
+            let bytes = std::fs::read(e.path()).unwrap();
+            std::fs::write(half_dir.join(e.file_name()), &bytes[..bytes.len() / 3]).unwrap();
+        }
+
+        // Complete on disk, but the watcher has not seen it settle: not done yet.
+        let unsettled = loader.load();
+        assert_eq!(unsettled.rows[0].runs[0].state, "pending");
+        assert_eq!(unsettled.rows[0].sypd, None);
+        assert_eq!(unsettled.pending_runs, 2);
+        // The watcher asks once the files stayed unchanged for the documented polls.
+        assert!(loader.is_complete(&run_dir));
+        assert!(!loader.is_complete(&half_dir));
+
+        let view = loader.load();
+        assert_eq!(view.error, None);
+        let row = &view.rows[0];
+        assert_eq!(row.runs[0].state, "done");
+        let sypd = row.sypd.expect("measured by the app");
+        assert!(sypd > 5.0 && sypd < 40.0, "{sypd}");
+        assert_eq!(view.rows[1].runs[0].state, "pending");
+        assert_eq!(view.rows[1].sypd, None);
+        assert_eq!(view.pending_runs, 1);
+        assert_eq!(
+            view.best,
+            Some(0),
+            "the only measured configuration is the best"
+        );
+        assert!(loader.is_complete(&run_dir));
+        assert!(!loader.is_complete(&half_dir));
+        assert!(
+            !loader.is_complete(&dir),
+            "the campaign root never completes"
+        );
+
+        // Loading again does not count the run twice.
+        let again = loader.load();
+        assert_eq!(again.rows[0].runs.len(), view.rows[0].runs.len());
+        assert_eq!(again.rows[0].sypd, Some(sypd));
+    }
+
+    #[test]
+    fn a_plain_directory_of_runs_fills_rows_by_position_or_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        simulate_into(&tmp.path().join("iter-01/test-02/rep-1"), 240, 144);
+        simulate_into(&tmp.path().join("iter-01/test-02/rep-2"), 240, 144);
+        simulate_into(&tmp.path().join("288IFS_192NEMO"), 288, 192);
+        std::fs::create_dir_all(tmp.path().join("empty")).unwrap();
+        let mut loader = Loader::new(tmp.path().to_path_buf(), comps(), Some(2700.0), 0.5);
+        let unsettled = loader.load();
+        assert_eq!(
+            unsettled.pending_runs, 3,
+            "nothing counts before it settled"
+        );
+        assert!(unsettled.rows.iter().all(|r| r.sypd.is_none()));
+        for d in [
+            "iter-01/test-02/rep-1",
+            "iter-01/test-02/rep-2",
+            "288IFS_192NEMO",
+        ] {
+            assert!(loader.is_complete(&tmp.path().join(d)), "{d}");
+        }
+        let view = loader.load();
+        assert_eq!(view.rows.len(), 2, "{:?}", view.rows);
+        let by_name = view
+            .rows
+            .iter()
+            .find(|r| r.nproc == vec![288, 192])
+            .unwrap();
+        assert!(
+            by_name.chsy.is_some(),
+            "PEs from the directory name give CHSY"
+        );
+        let by_pos = view
+            .rows
+            .iter()
+            .find(|r| r.iteration == 1 && r.test == 2)
+            .unwrap();
+        assert_eq!(by_pos.runs.len(), 2, "repetitions of one test share a row");
+        assert_eq!(by_pos.state, "done 2/2");
+        assert!(view.best.is_some());
+        assert_eq!(view.state, "idle");
+    }
+
+    #[test]
+    fn a_held_lock_with_queued_runs_and_an_old_state_is_stalled() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+        let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
+        assert_eq!(loader.load().driver, Driver::None, "right after init");
+        let _lock = Lock::acquire(&dir).unwrap();
+        assert!(matches!(loader.load().driver, Driver::Running(_)));
+        let old = SystemTime::now() - Duration::from_secs(40 * 60);
+        let state = std::fs::File::options()
+            .write(true)
+            .open(dir.join(STATE_FILE))
+            .unwrap();
+        state.set_modified(old).unwrap();
+        match loader.load().driver {
+            Driver::Stalled { minutes, .. } => assert!((39..=41).contains(&minutes), "{minutes}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn directories_named_for_their_configuration_sort_by_pes_and_show_their_names() {
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing/ecearth3/lucia_lite");
+        let comps = vec![
+            LoaderComponent {
+                name: "IFS".into(),
+                timing_name: "ATMIFS".into(),
+            },
+            LoaderComponent {
+                name: "NEMO".into(),
+                timing_name: "oceanx".into(),
+            },
+        ];
+        let mut loader = Loader::new(dir.clone(), comps, None, 0.5);
+        // The watcher confirms each run once its files settled (here: at once, they are
+        // fixtures); the two directories named for other PEs than their tables hold never count
+        // as complete (see below).
+        let mislabelled = ["960IFS_411NEMO", "1008IFS_411NEMO"];
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let named_wrong = mislabelled.iter().any(|m| e.file_name() == *m);
+            assert_eq!(
+                loader.is_complete(&e.path()),
+                !named_wrong,
+                "{}",
+                e.path().display()
+            );
+        }
+        let view = loader.load();
+        assert_eq!(view.rows.len(), 30);
+        let totals: Vec<u32> = view.rows.iter().map(|r| r.nproc.iter().sum()).collect();
+        assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
+        assert_eq!(view.rows[0].label.as_deref(), Some("48IFS_48NEMO"));
+        let last = view.rows.last().unwrap();
+        assert_eq!(last.nproc, vec![480, 1632]);
+        assert_eq!(last.label.as_deref(), Some("480IFS_1632NEMO"));
+        // Every run is complete, but two directories are named for other PEs than their output
+        // holds (960IFS_411NEMO and 1008IFS_411NEMO: the tables say oceanx ran on 144): their
+        // readings are refused, not shown as another configuration's.
+        let (refused, done): (Vec<_>, Vec<_>) = view
+            .rows
+            .iter()
+            .partition(|r| r.label.as_deref().is_some_and(|l| mislabelled.contains(&l)));
+        let not_done: Vec<_> = done
+            .iter()
+            .filter(|r| r.state != "done")
+            .map(|r| (r.label.clone(), r.state.clone()))
+            .collect();
+        assert!(not_done.is_empty(), "complete runs: {not_done:?}");
+        assert_eq!(refused.len(), 2);
+        assert!(refused.iter().all(|r| r.state != "done"));
+    }
+}
