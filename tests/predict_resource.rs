@@ -1,0 +1,124 @@
+//! Components on different hardware (`[[resource]]` tables): the fast search with per-resource
+//! budgets and equivalent-unit cost against the naive enumeration, on two resources.
+
+mod common;
+
+use autolb::predict::{naive, PredictError, Problem};
+use common::predict::{problem_strategy, resource_model_strategy, Speeds};
+use proptest::prelude::*;
+
+fn check(
+    inputs: &[autolb::predict::ComponentInput],
+    settings: &autolb::predict::Settings,
+    model: &autolb::machine::CostModel,
+) -> Result<(), TestCaseError> {
+    let problem = match Problem::billed(inputs, settings, model) {
+        Ok(p) => p,
+        // A base case over some resource's budget, or an allowed list with nothing in range:
+        // refused up front, as the input is unusable.
+        Err(
+            PredictError::ResourceBelowBase { .. }
+            | PredictError::BudgetBelowBase { .. }
+            | PredictError::NoCandidates { .. },
+        ) => return Ok(()),
+        Err(e) => return Err(TestCaseError::fail(format!("unexpected error: {e}"))),
+    };
+    let reference = naive::enumerate(&problem, settings.tts_w, settings.top);
+    prop_assert_eq!(problem.candidates, reference.candidates);
+    prop_assert_eq!(problem.considered, reference.considered);
+    prop_assert_eq!(problem.sypd_bounds, reference.sypd_bounds);
+    prop_assert_eq!(problem.chsy_bounds, reference.chsy_bounds);
+    let fast = problem.rank(settings.tts_w, settings.top);
+    prop_assert_eq!(&fast.top, &reference.top);
+    // Every proposal fits every budget, and the bill adds up per resource.
+    for c in &fast.top {
+        prop_assert!(problem.fits(&c.nproc));
+        let bill = c.billing.as_ref().expect("resources are billed");
+        prop_assert_eq!(bill.resources.len(), 2);
+        let share: f64 = bill.resources.iter().map(|r| r.cost_share).sum();
+        prop_assert!((share - 1.0).abs() < 1e-9, "shares add up to {}", share);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Two components (the CPU atmosphere with a GPU ocean, or both on one resource): the
+    /// decoupled pair sweep is exact.
+    #[test]
+    fn two_components_on_two_resources_equal_naive_enumeration(
+        (inputs, settings) in problem_strategy(2..=2, Speeds::Coarse),
+        model in resource_model_strategy(2),
+    ) {
+        check(&inputs, &settings, &model)?;
+    }
+
+    /// The same with continuous speeds (few ties, the general case).
+    #[test]
+    fn two_components_continuous_speeds(
+        (inputs, settings) in problem_strategy(2..=2, Speeds::Continuous),
+        model in resource_model_strategy(2),
+    ) {
+        check(&inputs, &settings, &model)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// One and three components on two resources: the walk with per-resource cuts is exact.
+    #[test]
+    fn one_and_three_components_equal_naive_enumeration(
+        (inputs, settings, model) in (1usize..=3).prop_filter("not the pair", |&k| k != 2)
+            .prop_flat_map(|k| (
+                problem_strategy(k..=k, Speeds::Coarse),
+                resource_model_strategy(k),
+            ))
+            .prop_map(|((inputs, settings), model)| (inputs, settings, model)),
+    ) {
+        check(&inputs, &settings, &model)?;
+    }
+}
+
+/// Without `[[resource]]` tables nothing changes; one `cpu` resource at unit cost 1 and no
+/// budget of its own ranks exactly as the plain model (the same configurations, CHSY and FN).
+#[test]
+fn one_cpu_resource_at_unit_cost_one_is_the_plain_model() {
+    use autolb::machine::{CostModel, Resource};
+    use common::predict::bundled;
+    let inputs = [
+        bundled("IFS", "mn4_sr_cmip6_ifs.csv"),
+        bundled("NEMO", "mn4_sr_cmip6_nemo.csv"),
+    ];
+    let settings = autolb::predict::Settings {
+        max_nproc: 672,
+        step: 24,
+        extra_pes: 96,
+        top: 10,
+        ..Default::default()
+    };
+    let plain = Problem::new(&inputs, &settings).unwrap().rank(0.5, 10);
+    let model = CostModel {
+        resources: vec![Resource {
+            name: "cpu".into(),
+            units_per_node: 48,
+            unit_cost: 1.0,
+            max_units: None,
+        }],
+        component_resource: vec![0, 0],
+        ..CostModel::default()
+    };
+    let one = Problem::billed(&inputs, &settings, &model)
+        .unwrap()
+        .rank(0.5, 10);
+    assert_eq!(one.candidates, plain.candidates);
+    assert_eq!(one.considered, plain.considered);
+    let strip = |p: &autolb::predict::Prediction| -> Vec<(Vec<u32>, f64, f64)> {
+        p.top
+            .iter()
+            .map(|c| (c.nproc.clone(), c.chsy, c.fittingness))
+            .collect()
+    };
+    assert_eq!(strip(&one), strip(&plain));
+}
