@@ -241,6 +241,35 @@ impl CampaignFile {
         }
     }
 
+    /// The resource index of each of `names` (components in the order they are balanced, e.g.
+    /// `--curve` flags'); empty without `[[resource]]` tables. A name without a `[[component]]`
+    /// table naming its resource is an error saying what to add.
+    pub fn component_resources(&self, names: &[&str]) -> Result<Vec<usize>, String> {
+        if self.resources.is_empty() {
+            return Ok(Vec::new());
+        }
+        names
+            .iter()
+            .map(|name| {
+                self.components
+                    .iter()
+                    .find(|c| c.name == *name)
+                    .and_then(|c| c.resource.as_ref())
+                    .and_then(|r| self.resources.iter().position(|x| &x.name == r))
+                    .ok_or_else(|| {
+                        format!(
+                            "component {name} has no resource: with [[resource]] tables every component needs a [[component]] table with name = {name:?} and resource = one of {}",
+                            self.resources
+                                .iter()
+                                .map(|r| r.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    })
+            })
+            .collect()
+    }
+
     /// Loads the curves and allowed lists (paths relative to `base_dir`) as prediction inputs.
     pub fn component_inputs(&self, base_dir: &Path) -> Result<Vec<ComponentInput>, ConfigError> {
         self.components

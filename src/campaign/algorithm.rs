@@ -13,10 +13,131 @@
 //!   it halves the step.
 //! * A test whose runs all failed in an iteration finishes as failed: its configuration counts
 //!   as run (no other test goes there), but it is never the best.
+//! * Components on different hardware (`[[resource]]` tables): every resource keeps its own
+//!   budget ([`Budgets`]). The step counts units of the first resource (CPU cores); on another
+//!   resource a step of `s` is the number of its units that cost the same,
+//!   `round(s * unit_cost_first / unit_cost)`, at least one. Between components on the same
+//!   resource units move one for one; across resources the donor's freed cost buys the
+//!   recipient the units that cost the same (Algorithm 1's constant budget, in cost). The speed
+//!   change that buys is what the next measurement tells; the guided strategy weighs it through
+//!   its model instead.
 
+use crate::machine::CostModel;
 use crate::metrics::Bounds;
 
-use super::state::RunMetrics;
+use super::state::{FrozenSettings, RunMetrics};
+
+/// Every budget a configuration must fit and what each component's units cost: one budget per
+/// resource (without `[[resource]]` tables, one: `max_nproc` for the balanced PEs together).
+/// Algorithm 1 and the other strategies check feasibility here, in one place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budgets {
+    /// Each resource's budget, in its units.
+    pub max_units: Vec<u32>,
+    /// The resource of each component (empty: all on the first).
+    pub resource_of: Vec<usize>,
+    /// Each resource's unit cost (empty: all 1).
+    pub unit_cost: Vec<f64>,
+}
+
+impl Budgets {
+    /// One budget for the balanced PEs together.
+    pub fn single(max_nproc: u32) -> Budgets {
+        Budgets {
+            max_units: vec![max_nproc],
+            resource_of: Vec::new(),
+            unit_cost: Vec::new(),
+        }
+    }
+
+    /// The budgets of a cost model (`None`: the plain model) with `max_nproc` as the budget of
+    /// resources without `max_units`.
+    pub fn of(model: Option<&CostModel>, max_nproc: u32) -> Budgets {
+        match model.filter(|m| m.has_resources()) {
+            None => Budgets::single(max_nproc),
+            Some(m) => Budgets {
+                max_units: m.budgets(max_nproc),
+                resource_of: m.component_resource.clone(),
+                unit_cost: m.resources.iter().map(|r| r.unit_cost).collect(),
+            },
+        }
+    }
+
+    fn resource(&self, c: usize) -> usize {
+        self.resource_of.get(c).copied().unwrap_or(0)
+    }
+
+    /// Units per resource (u64: sums of any counts cannot wrap).
+    fn units(&self, nproc: &[u32]) -> Vec<u64> {
+        let mut units = vec![0u64; self.max_units.len().max(1)];
+        for (c, &p) in nproc.iter().enumerate() {
+            if let Some(u) = units.get_mut(self.resource(c)) {
+                *u += u64::from(p);
+            }
+        }
+        units
+    }
+
+    /// Whether a configuration fits every budget.
+    pub fn fits(&self, nproc: &[u32]) -> bool {
+        self.units(nproc)
+            .iter()
+            .zip(&self.max_units)
+            .all(|(&u, &b)| u <= u64::from(b))
+    }
+
+    /// Whether the first components at `prefix`, completed by the others at their smallest
+    /// counts (`lows`, one per component; only the entries after the prefix are read), can fit
+    /// every budget. Budgets are monotone, so a strategy enumerating in ascending order may
+    /// stop as soon as this is false.
+    pub fn fits_prefix(&self, prefix: &[u32], lows: &[u32]) -> bool {
+        let mut nproc = prefix.to_vec();
+        nproc.extend(lows.iter().skip(prefix.len()));
+        self.fits(&nproc)
+    }
+
+    /// [`Budgets::fits`] with each budget raised to what `current` already uses (a start over
+    /// a budget may still move, but not grow on that resource).
+    fn fits_from(&self, current: &[u32], next: &[u32]) -> bool {
+        let now = self.units(current);
+        self.units(next)
+            .iter()
+            .zip(&self.max_units)
+            .zip(&now)
+            .all(|((&u, &b), &n)| u <= u64::from(b).max(n))
+    }
+
+    /// The units of component `c` that cost what `step` units of the first resource cost: at
+    /// least one, and `step` itself on the first resource (and without resources).
+    pub fn units_for(&self, c: usize, step: u32) -> u32 {
+        let r = self.resource(c);
+        let (Some(&first), Some(&own)) = (self.unit_cost.first(), self.unit_cost.get(r)) else {
+            return step;
+        };
+        if r == 0 || own == first {
+            return step;
+        }
+        let units = (f64::from(step) * first / own).round();
+        (units.min(f64::from(u32::MAX)) as u32).max(1)
+    }
+}
+
+impl FrozenSettings {
+    /// The campaign's budgets (one per resource with `[[resource]]` tables).
+    pub fn budgets(&self) -> Budgets {
+        Budgets::of(self.cost_model.as_ref(), self.max_nproc)
+    }
+
+    /// Whether a configuration fits every budget of the campaign.
+    pub fn fits(&self, nproc: &[u32]) -> bool {
+        self.budgets().fits(nproc)
+    }
+
+    /// See [`Budgets::fits_prefix`].
+    pub fn fits_prefix(&self, prefix: &[u32], lows: &[u32]) -> bool {
+        self.budgets().fits_prefix(prefix, lows)
+    }
+}
 
 /// The PE counts one component may take in a move.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,14 +257,38 @@ pub fn move_pes(
     limits: &[Limits],
     max_nproc: u32,
 ) -> Option<Vec<u32>> {
+    move_units(
+        nproc,
+        donor,
+        recipient,
+        step,
+        limits,
+        &Budgets::single(max_nproc),
+    )
+}
+
+/// [`move_pes`] with a budget per resource: the donor gives the units that cost `step` units of
+/// the first resource, the recipient gets those that cost the same on its own resource (see
+/// the module doc), each snapped; every budget must hold (or not grow, if already broken).
+pub fn move_units(
+    nproc: &[u32],
+    donor: usize,
+    recipient: usize,
+    step: u32,
+    limits: &[Limits],
+    budgets: &Budgets,
+) -> Option<Vec<u32>> {
     if step == 0 || donor == recipient {
         return None;
     }
     let mut next = nproc.to_vec();
-    next[donor] = snap_down(nproc[donor], step, &limits[donor])?;
-    next[recipient] = snap_up(nproc[recipient], step, &limits[recipient])?;
-    let budget = max_nproc.max(nproc.iter().sum());
-    if next.iter().sum::<u32>() > budget {
+    next[donor] = snap_down(nproc[donor], budgets.units_for(donor, step), &limits[donor])?;
+    next[recipient] = snap_up(
+        nproc[recipient],
+        budgets.units_for(recipient, step),
+        &limits[recipient],
+    )?;
+    if !budgets.fits_from(nproc, &next) {
         return None;
     }
     Some(next)
@@ -168,6 +313,15 @@ pub struct DecisionInput<'a> {
 /// halving while the configuration was already run (`seen`) or no move fits, and the end of
 /// the test once the step falls below `minimum_step`.
 pub fn decide(input: &DecisionInput, seen: &dyn Fn(&[u32]) -> bool) -> super::state::Decision {
+    decide_within(input, &Budgets::single(input.max_nproc), seen)
+}
+
+/// [`decide`] with a budget per resource (`input.max_nproc` is then not read).
+pub fn decide_within(
+    input: &DecisionInput,
+    budgets: &Budgets,
+    seen: &dyn Fn(&[u32]) -> bool,
+) -> super::state::Decision {
     use super::state::{Decision, Outcome};
     let Some(partial) = input.partial else {
         return Decision {
@@ -205,14 +359,7 @@ pub fn decide(input: &DecisionInput, seen: &dyn Fn(&[u32]) -> bool) -> super::st
         step /= 2;
     }
     while step >= input.minimum_step && step > 0 {
-        match move_pes(
-            input.nproc,
-            donor,
-            recipient,
-            step,
-            input.limits,
-            input.max_nproc,
-        ) {
+        match move_units(input.nproc, donor, recipient, step, input.limits, budgets) {
             Some(next) if !seen(&next) => {
                 return Decision {
                     donor: Some(donor),

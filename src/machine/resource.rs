@@ -73,6 +73,14 @@ impl CostModel {
             .collect()
     }
 
+    /// What an hour of one of component `c`'s units costs against a CPU core-hour (1 without
+    /// resources).
+    pub fn unit_cost_of(&self, c: usize) -> f64 {
+        self.resources
+            .get(self.resource_of(c))
+            .map_or(1.0, |r| r.unit_cost)
+    }
+
     /// The budget of component `c`'s resource.
     pub fn budget_of(&self, c: usize, max_nproc: u32) -> u32 {
         self.budgets(max_nproc)[self.resource_of(c)]

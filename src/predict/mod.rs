@@ -493,10 +493,12 @@ impl Problem {
             .cost_model
             .billing(nproc, self.settings.extra_pes, sypd);
         let cost = billing.as_ref().map_or(chsy, |b| b.cost);
+        // Core time in CPU core-hour equivalents: a waiting GPU wastes what it costs.
         let pairs: Vec<(f64, f64)> = nproc
             .iter()
             .zip(speeds)
-            .map(|(&p, &s)| (f64::from(p), s))
+            .enumerate()
+            .map(|(c, (&p, &s))| (self.cost_model.unit_cost_of(c) * f64::from(p), s))
             .collect();
         Config {
             nproc: nproc.to_vec(),
