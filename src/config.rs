@@ -377,7 +377,8 @@ fn check_resources(file: &CampaignFile, text: &str) -> Result<(), String> {
             }
             (None, false) => {
                 return Err(format!(
-                    "component {}: no resource; with [[resource]] tables every [[component]] names one, e.g. resource = {:?} (one of {})",
+                    "{}component {}: no resource; with [[resource]] tables every [[component]] names one, e.g. resource = {:?} (one of {})",
+                    at("name"),
                     c.name,
                     file.resources[0].name,
                     names()

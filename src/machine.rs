@@ -350,7 +350,7 @@ impl CostModel {
         self.resources.is_empty()
             && self
                 .machine
-            .is_none_or(|m| m.placement == Placement::Packed)
+                .is_none_or(|m| m.placement == Placement::Packed)
     }
 
     /// Nodes of a job (`None` without a machine); `component_nodes` as in [`job_nodes`].
@@ -431,10 +431,7 @@ impl CostModel {
         }
         if self.has_resources() {
             let resources = self.resource_use(nproc, extras);
-            let billed: u32 = resources
-                .iter()
-                .map(|r| r.units + r.idle_units)
-                .sum();
+            let billed: u32 = resources.iter().map(|r| r.units + r.idle_units).sum();
             let idle: u32 = resources.iter().map(|r| r.idle_units).sum();
             return Some(Billing {
                 nodes: resources.iter().map(|r| r.nodes).sum(),

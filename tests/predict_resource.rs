@@ -122,3 +122,103 @@ fn one_cpu_resource_at_unit_cost_one_is_the_plain_model() {
     };
     assert_eq!(strip(&one), strip(&plain));
 }
+
+/// The worked example predicts: both resources within their budgets, the ocean's GPUs matched
+/// to the atmosphere's speed, and the bill per resource adding up.
+#[test]
+fn the_cpu_gpu_example_predicts_within_both_budgets() {
+    let out = common::run_autolb(&[
+        "predict".as_ref(),
+        "--config".as_ref(),
+        common::resources::cpu_gpu_file().as_os_str(),
+        "--json".as_ref(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let top = v["top"].as_array().unwrap();
+    assert_eq!(top.len(), 3);
+    for c in top {
+        let (atm, oce) = (
+            c["nproc"]["ATM"].as_u64().unwrap(),
+            c["nproc"]["OCE"].as_u64().unwrap(),
+        );
+        assert!(atm <= 768 && oce <= 16, "{c}");
+        let cpu = &c["resources"]["cpu"];
+        let gpu = &c["resources"]["gpu"];
+        // The extras (32 XIOS cores) run on the first resource.
+        assert_eq!(cpu["units"].as_u64(), Some(atm + 32));
+        assert_eq!(gpu["units"].as_u64(), Some(oce));
+        assert_eq!(gpu["nodes"].as_u64(), Some(oce.div_ceil(4)));
+        assert_eq!(gpu["idle_units"].as_u64(), Some(oce.div_ceil(4) * 4 - oce));
+        let share = cpu["cost_share"].as_f64().unwrap() + gpu["cost_share"].as_f64().unwrap();
+        assert!((share - 1.0).abs() < 1e-9);
+        // CHSY in CPU core-hour equivalents: a GPU-hour costs 32 core-hours.
+        let sypd = c["sypd"].as_f64().unwrap();
+        let chsy = 24.0 * ((atm + 32) as f64 + 32.0 * oce as f64) / sypd;
+        assert!((c["chsy"].as_f64().unwrap() - chsy).abs() < 1e-9 * chsy);
+    }
+    // The best keeps the two components' own speeds close (a balanced pair): the ocean's GPUs
+    // are not simply maxed out.
+    assert_eq!(top[0]["nproc"]["OCE"].as_u64(), Some(12));
+    assert!(top[0]["coupling_cost"].as_f64().unwrap() < 0.01);
+    let table = common::run_autolb(&[
+        "predict".as_ref(),
+        "--config".as_ref(),
+        common::resources::cpu_gpu_file().as_os_str(),
+    ]);
+    assert!(table.contains("per resource: units used / nodes / idle units / cost share"));
+    assert!(table.contains("cpu") && table.contains("gpu"));
+}
+
+/// Bad `[[resource]]` input: one clear line naming the key (and the line where it can be
+/// found), exit code 2.
+#[test]
+fn bad_resource_tables_are_refused_naming_the_key() {
+    let cases: [(&str, &str, &[&str]); 6] = [
+        (
+            "resource = \"gpu\"",
+            "resource = \"tpu\"",
+            &["line 42", "resource = \"tpu\"", "cpu, gpu"],
+        ),
+        (
+            "resource = \"gpu\"\n",
+            "",
+            &["line 41", "OCE", "no resource"],
+        ),
+        (
+            "unit_cost = 32\n",
+            "unit_cost = 0\n",
+            &["line 32", "unit_cost = 0", "\"gpu\""],
+        ),
+        (
+            "unit_cost = 32\n",
+            "unit_cost = -2.5\n",
+            &["unit_cost = -2.5", "positive"],
+        ),
+        (
+            "units_per_node = 4",
+            "units_per_node = 0",
+            &["line 31", "units_per_node = 0"],
+        ),
+        (
+            "units_per_node = 4",
+            "units_per_node = -4",
+            &["line 31", "units_per_node"],
+        ),
+    ];
+    for (from, to, wanted) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = common::resources::cpu_gpu_variant(tmp.path(), from, to);
+        let out = std::process::Command::new(common::bin())
+            .args(["predict", "--config"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{to}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{to}: one line: {err}");
+        assert!(err.contains("campaign.toml"), "{to}: names the file: {err}");
+        for w in wanted {
+            assert!(err.contains(w), "{to}: {w:?} missing from: {err}");
+        }
+    }
+}

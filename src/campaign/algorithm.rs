@@ -507,6 +507,67 @@ mod tests {
         assert_eq!(move_pes(&[100, 200], 0, 1, 48, &limits, 672), None);
     }
 
+    /// CPU cores (unit cost 1, 768) and GPUs (unit cost 32, 16): component 0 on the CPU,
+    /// component 1 on the GPU.
+    fn cpu_gpu() -> Budgets {
+        Budgets {
+            max_units: vec![768, 16],
+            resource_of: vec![0, 1],
+            unit_cost: vec![1.0, 32.0],
+        }
+    }
+
+    #[test]
+    fn budgets_per_resource() {
+        let b = cpu_gpu();
+        assert!(b.fits(&[768, 16]));
+        assert!(!b.fits(&[769, 1]));
+        assert!(!b.fits(&[64, 17]));
+        // Prefix: the first component at 700, the second at its smallest (1 GPU).
+        assert!(b.fits_prefix(&[700], &[64, 1]));
+        assert!(!b.fits_prefix(&[800], &[64, 1]));
+        // Steps count CPU cores; a GPU step is the GPUs that cost the same, at least one.
+        assert_eq!(b.units_for(0, 64), 64);
+        assert_eq!(b.units_for(1, 64), 2);
+        assert_eq!(b.units_for(1, 8), 1);
+        // Without resources nothing converts.
+        let one = Budgets::single(672);
+        assert_eq!(one.units_for(1, 48), 48);
+        assert!(one.fits(&[400, 272]) && !one.fits(&[400, 273]));
+    }
+
+    #[test]
+    fn moves_across_resources_keep_the_cost_and_each_budget() {
+        let limits = [free(64, 768), free(1, 16)];
+        let b = cpu_gpu();
+        // CPU gives 64 cores, the GPU ocean gets the 2 GPUs that cost the same.
+        assert_eq!(
+            move_units(&[736, 12], 0, 1, 64, &limits, &b),
+            Some(vec![672, 14])
+        );
+        // The other way: 2 GPUs for 64 cores.
+        assert_eq!(
+            move_units(&[672, 14], 1, 0, 64, &limits, &b),
+            Some(vec![736, 12])
+        );
+        // The CPU budget holds: 736 + 64 > 768 (with limits that would allow it).
+        let high = [free(64, 1024), free(1, 16)];
+        assert_eq!(move_units(&[736, 12], 1, 0, 64, &high, &b), None);
+        // The GPU budget holds even where the limits would allow more.
+        let wide = [free(64, 768), free(1, 64)];
+        assert_eq!(move_units(&[736, 16], 0, 1, 64, &wide, &b), None);
+        // Two components on one resource move unit for unit.
+        let same = Budgets {
+            max_units: vec![768, 16],
+            resource_of: vec![1, 1],
+            unit_cost: vec![1.0, 32.0],
+        };
+        assert_eq!(
+            move_units(&[8, 4], 0, 1, 64, &[free(1, 16), free(1, 16)], &same),
+            Some(vec![6, 6])
+        );
+    }
+
     #[test]
     fn snapping_may_not_break_the_budget() {
         let limits = [

@@ -460,7 +460,12 @@ pub fn table(p: &Prediction) -> String {
 /// Per resource and configuration: units used / nodes / idle units / cost share (nothing
 /// without `[[resource]]` tables).
 fn resource_table(p: &Prediction) -> String {
-    let Some(first) = p.baseline.billing.as_ref().filter(|b| !b.resources.is_empty()) else {
+    let Some(first) = p
+        .baseline
+        .billing
+        .as_ref()
+        .filter(|b| !b.resources.is_empty())
+    else {
         return String::new();
     };
     let mut out = String::from("per resource: units used / nodes / idle units / cost share\n");

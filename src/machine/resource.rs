@@ -149,10 +149,7 @@ impl CostModel {
                     .map(|(_, &p)| p)
                     .collect();
                 let sum: u32 = mine.iter().sum();
-                let own: u32 = mine
-                    .iter()
-                    .map(|&p| nodes_for(p, r.units_per_node))
-                    .sum();
+                let own: u32 = mine.iter().map(|&p| nodes_for(p, r.units_per_node)).sum();
                 let e = if k == 0 { extras } else { 0 };
                 (sum + e, job_nodes(&machine, sum, own, e))
             })
@@ -295,8 +292,14 @@ mod tests {
         // 610 cores on 5 nodes of 128 (640), 6 GPUs on 2 nodes of 4 (8 GPUs = 320).
         assert_eq!(nodes.weight_of(&[600, 6], 10), 640.0 + 320.0);
         let used = nodes.resource_use(&[600, 6], 10);
-        assert_eq!((used[0].units, used[0].nodes, used[0].idle_units), (610, 5, 30));
-        assert_eq!((used[1].units, used[1].nodes, used[1].idle_units), (6, 2, 2));
+        assert_eq!(
+            (used[0].units, used[0].nodes, used[0].idle_units),
+            (610, 5, 30)
+        );
+        assert_eq!(
+            (used[1].units, used[1].nodes, used[1].idle_units),
+            (6, 2, 2)
+        );
         assert!((used[0].cost_share - 640.0 / 960.0).abs() < 1e-12);
         let b = nodes.billing(&[600, 6], 10, 12.0).unwrap();
         assert_eq!((b.nodes, b.billed_cores, b.idle_cores), (7, 648, 32));
@@ -314,7 +317,11 @@ mod tests {
         );
         let mut m = cpu_gpu(CostKind::CoreHours);
         m.resources[0].units_per_node = 0;
-        assert!(m.validate().unwrap_err().to_string().contains("units_per_node"));
+        assert!(m
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("units_per_node"));
         let m = cpu_gpu(CostKind::Energy);
         assert!(m.validate().unwrap_err().to_string().contains("energy"));
     }

@@ -526,15 +526,13 @@ impl Problem {
     /// Whether a configuration fits every budget: the balanced PE sum within `max_nproc`, or
     /// with `[[resource]]` tables each resource's units within its own budget.
     pub fn fits(&self, nproc: &[u32]) -> bool {
-        self.cost_model
-            .fits_budgets(nproc, self.settings.max_nproc)
+        self.cost_model.fits_budgets(nproc, self.settings.max_nproc)
     }
 
     /// The units a configuration uses in CPU-core equivalents (its PEs with the extras without
     /// resources); CHSY is `24 *` this `/ SYPD`.
     pub fn used_weight(&self, nproc: &[u32]) -> f64 {
-        self.cost_model
-            .used_weight(nproc, self.settings.extra_pes)
+        self.cost_model.used_weight(nproc, self.settings.extra_pes)
     }
 
     /// Whether a configuration at coupled speed `sypd` is at least as good as the base case
@@ -640,7 +638,9 @@ impl Problem {
             .map(|(&i, c)| c.nproc[i])
             .collect();
         let resources = self.cost_model.has_resources();
-        if (resources && !self.fits(&nproc)) || (!resources && sum > u64::from(self.settings.max_nproc)) {
+        if (resources && !self.fits(&nproc))
+            || (!resources && sum > u64::from(self.settings.max_nproc))
+        {
             return Cell::OverBudget;
         }
         let config = self.score(index, tts_w);

@@ -94,10 +94,8 @@ fn summarise_pair(problem: &Problem) -> Summary {
     for c in 0..2 {
         let d = 1 - c;
         let (comp, other) = (&problem.components[c], &problem.components[d]);
-        let (own_budget, other_budget) = (
-            model.budget_of(c, max_nproc),
-            model.budget_of(d, max_nproc),
-        );
+        let (own_budget, other_budget) =
+            (model.budget_of(c, max_nproc), model.budget_of(d, max_nproc));
         let pair = |p: u32, q: u32| if c == 0 { [p, q] } else { [q, p] };
         let mut groups: Vec<usize> = (0..comp.nproc.len()).collect();
         groups.sort_by(|&a, &b| comp.sypd[b].total_cmp(&comp.sypd[a]));
