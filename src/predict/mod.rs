@@ -488,18 +488,31 @@ impl Problem {
     fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Config {
         let sypd = coupled_sypd(speeds);
         let total = self.total_nproc(nproc.iter().sum());
-        let chsy = metrics::chsy(self.used_weight(nproc), sypd);
+        let resources = self.cost_model.has_resources();
+        let chsy = if resources {
+            metrics::chsy(self.used_weight(nproc), sypd)
+        } else {
+            metrics::chsy(f64::from(total), sypd)
+        };
         let billing = self
             .cost_model
             .billing(nproc, self.settings.extra_pes, sypd);
         let cost = billing.as_ref().map_or(chsy, |b| b.cost);
         // Core time in CPU core-hour equivalents: a waiting GPU wastes what it costs.
-        let pairs: Vec<(f64, f64)> = nproc
-            .iter()
-            .zip(speeds)
-            .enumerate()
-            .map(|(c, (&p, &s))| (self.cost_model.unit_cost_of(c) * f64::from(p), s))
-            .collect();
+        let pairs: Vec<(f64, f64)> = if resources {
+            nproc
+                .iter()
+                .zip(speeds)
+                .enumerate()
+                .map(|(c, (&p, &s))| (self.cost_model.unit_cost_of(c) * f64::from(p), s))
+                .collect()
+        } else {
+            nproc
+                .iter()
+                .zip(speeds)
+                .map(|(&p, &s)| (f64::from(p), s))
+                .collect()
+        };
         Config {
             nproc: nproc.to_vec(),
             total_nproc: total,

@@ -258,6 +258,7 @@ fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &m
         others: &others,
         sets: &sets,
         rest_min: &rest_min,
+        resources: problem.cost_model.has_resources(),
     };
     ctx.descend(0, p, &mut index, best);
 }
@@ -270,6 +271,8 @@ struct Walk<'a> {
     others: &'a [usize],
     sets: &'a [Vec<usize>],
     rest_min: &'a [u32],
+    /// Per-resource budgets and the weighted base-case filter (`[[resource]]` tables).
+    resources: bool,
 }
 
 impl Walk<'_> {
@@ -296,7 +299,7 @@ impl Walk<'_> {
     }
 
     fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Config>) {
-        let resources = self.problem.cost_model.has_resources();
+        let resources = self.resources;
         if k == self.others.len() {
             let config = self.problem.score(index, self.tts_w);
             let within = !resources
