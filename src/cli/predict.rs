@@ -390,11 +390,11 @@ pub fn table(p: &Prediction) -> String {
     ));
     let billed = p.cost.map(|k| k.header());
     // Queues are not combined with resources: no queue column then.
-    let queues = !p
+    let queues = p
         .baseline
         .billing
         .as_ref()
-        .is_some_and(|b| !b.resources.is_empty());
+        .is_none_or(|b| b.resources.is_empty());
     if let Some(cost) = billed {
         header.push_str(&format!(
             " {:>5} {:>6} {:>5} {:>9} {:<8}",
