@@ -66,3 +66,40 @@ fn the_cpu_gpu_example_runs_a_campaign_to_the_end() {
     );
     assert!(status["best"].is_object(), "{out}");
 }
+
+/// Configurations given in the file (`[original]`, `start`) are checked against each resource's
+/// own budget, not against one sum of cores and GPUs.
+#[test]
+fn given_configurations_fit_each_resource_budget() {
+    // 768 cores + 12 GPUs: within both budgets, though 780 units are more than max_nproc.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = common::resources::cpu_gpu_variant(
+        tmp.path(),
+        "[executor]\n",
+        "[original]\nATM = 768\nOCE = 12\n\n[executor]\n",
+    );
+    common::init(&tmp.path().join("c"), &file);
+
+    // 12 GPUs over a budget of 8 GPUs.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = common::resources::cpu_gpu_variant(tmp.path(), "max_units = 16", "max_units = 8");
+    let text = std::fs::read_to_string(&file).unwrap().replacen(
+        "max_nproc = 768",
+        "start = [{ATM = 640, OCE = 12}]\nmax_nproc = 768",
+        1,
+    );
+    std::fs::write(&file, text).unwrap();
+    let out = std::process::Command::new(common::bin())
+        .args(["campaign", "init"])
+        .arg(tmp.path().join("c"))
+        .arg("--config")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("start entry 1 uses 12 units of gpu, over its budget of 8"),
+        "{err}"
+    );
+}

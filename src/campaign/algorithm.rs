@@ -38,6 +38,8 @@ pub struct Budgets {
     pub resource_of: Vec<usize>,
     /// Each resource's unit cost (empty: all 1).
     pub unit_cost: Vec<f64>,
+    /// Each resource's name, for messages (empty without resources).
+    pub names: Vec<String>,
 }
 
 impl Budgets {
@@ -47,6 +49,7 @@ impl Budgets {
             max_units: vec![max_nproc],
             resource_of: Vec::new(),
             unit_cost: Vec::new(),
+            names: Vec::new(),
         }
     }
 
@@ -59,6 +62,7 @@ impl Budgets {
                 max_units: m.budgets(max_nproc),
                 resource_of: m.component_resource.clone(),
                 unit_cost: m.resources.iter().map(|r| r.unit_cost).collect(),
+                names: m.resources.iter().map(|r| r.name.clone()).collect(),
             },
         }
     }
@@ -80,10 +84,23 @@ impl Budgets {
 
     /// Whether a configuration fits every budget.
     pub fn fits(&self, nproc: &[u32]) -> bool {
-        self.units(nproc)
+        self.over(nproc).is_none()
+    }
+
+    /// Why a configuration does not fit, as the end of a sentence (`None` when it fits):
+    /// "uses 800 PEs, over max_nproc = 768" or, per resource, "uses 17 units of gpu, over its
+    /// budget of 16".
+    pub fn over(&self, nproc: &[u32]) -> Option<String> {
+        let units = self.units(nproc);
+        let (r, (&u, &b)) = units
             .iter()
             .zip(&self.max_units)
-            .all(|(&u, &b)| u <= u64::from(b))
+            .enumerate()
+            .find(|(_, (&u, &b))| u > u64::from(b))?;
+        Some(match self.names.get(r) {
+            None => format!("uses {u} PEs, over max_nproc = {b}"),
+            Some(name) => format!("uses {u} units of {name}, over its budget of {b}"),
+        })
     }
 
     /// Whether the first components at `prefix`, completed by the others at their smallest
@@ -514,6 +531,7 @@ mod tests {
             max_units: vec![768, 16],
             resource_of: vec![0, 1],
             unit_cost: vec![1.0, 32.0],
+            names: vec!["cpu".into(), "gpu".into()],
         }
     }
 
@@ -523,6 +541,10 @@ mod tests {
         assert!(b.fits(&[768, 16]));
         assert!(!b.fits(&[769, 1]));
         assert!(!b.fits(&[64, 17]));
+        assert_eq!(
+            b.over(&[64, 17]).as_deref(),
+            Some("uses 17 units of gpu, over its budget of 16")
+        );
         // Prefix: the first component at 700, the second at its smallest (1 GPU).
         assert!(b.fits_prefix(&[700], &[64, 1]));
         assert!(!b.fits_prefix(&[800], &[64, 1]));
@@ -561,6 +583,7 @@ mod tests {
             max_units: vec![768, 16],
             resource_of: vec![1, 1],
             unit_cost: vec![1.0, 32.0],
+            names: vec!["cpu".into(), "gpu".into()],
         };
         assert_eq!(
             move_units(&[8, 4], 0, 1, 64, &[free(1, 16), free(1, 16)], &same),

@@ -217,7 +217,7 @@ fn planned_state(
     let components = frozen_components(file, &inputs, origin)?;
 
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
-        Some(start) => selected_start(file, start, &components, settings.max_nproc, origin)?,
+        Some(start) => selected_start(file, start, &components, &settings.budgets(), origin)?,
         None => prediction
             .top
             .iter()
@@ -227,7 +227,7 @@ fn planned_state(
     };
     if let Some(original) = &file.original {
         let nproc = original_nproc(file, original, origin)?;
-        check_fits("[original]", &components, &nproc, settings.max_nproc).map_err(|message| {
+        check_fits("[original]", &components, &nproc, &settings.budgets()).map_err(|message| {
             CampaignError::Invalid {
                 file: origin.to_string(),
                 message,
@@ -462,7 +462,7 @@ fn selected_start(
     file: &CampaignFile,
     start: &[std::collections::BTreeMap<String, u32>],
     components: &[FrozenComponent],
-    max_nproc: u32,
+    budgets: &algorithm::Budgets,
     origin: &str,
 ) -> Result<Vec<(Vec<u32>, String)>, CampaignError> {
     let invalid = |message: String| CampaignError::Invalid {
@@ -482,7 +482,7 @@ fn selected_start(
             .iter()
             .map(|c| config.get(&c.name).copied().unwrap_or(0))
             .collect();
-        check_fits(&what, components, &nproc, max_nproc).map_err(invalid)?;
+        check_fits(&what, components, &nproc, budgets).map_err(invalid)?;
         if !initial.iter().any(|(n, _)| *n == nproc) {
             initial.push((nproc, format!("selected #{}", k + 1)));
         }
@@ -497,7 +497,7 @@ fn check_fits(
     what: &str,
     components: &[FrozenComponent],
     nproc: &[u32],
-    max_nproc: u32,
+    budgets: &algorithm::Budgets,
 ) -> Result<(), String> {
     for (c, &p) in components.iter().zip(nproc) {
         if p < c.low || p > c.high {
@@ -522,13 +522,10 @@ fn check_fits(
             }
         }
     }
-    let total: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
-    if total > u64::from(max_nproc) {
-        return Err(format!(
-            "{what} uses {total} PEs, over max_nproc = {max_nproc}; remove it or raise the budget"
-        ));
+    match budgets.over(nproc) {
+        Some(why) => Err(format!("{what} {why}; remove it or raise the budget")),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, CampaignError> {
