@@ -115,13 +115,47 @@ impl CostModel {
         if self.resources.is_empty() {
             return f64::from(nproc.iter().sum::<u32>() + extras);
         }
-        let mut units = self.units_per_resource(nproc);
-        units[0] += extras;
+        self.used_weight_of_units(&self.units_per_resource(nproc), extras)
+    }
+
+    /// [`CostModel::used_weight`] from the balanced units on each resource (same expression).
+    pub fn used_weight_of_units(&self, balanced: &[u32], extras: u32) -> f64 {
         self.resources
             .iter()
-            .zip(&units)
-            .map(|(r, &u)| r.unit_cost * f64::from(u))
+            .zip(balanced)
+            .enumerate()
+            .map(|(k, (r, &u))| r.unit_cost * f64::from(if k == 0 { u + extras } else { u }))
             .sum()
+    }
+
+    /// Whether the cost weight is a function of the units on each resource: core-hours, or
+    /// node-hours with packed nodes (per-component nodes depend on each component's rounding).
+    pub fn cost_follows_resource_sums(&self) -> bool {
+        self.cost != CostKind::NodeHours
+            || self
+                .machine
+                .is_none_or(|m| m.placement == Placement::Packed)
+    }
+
+    /// The cost weight from the balanced units on each resource, when
+    /// [`CostModel::cost_follows_resource_sums`]; the same expression as [`CostModel::weight_of`].
+    pub fn weight_of_units(&self, balanced: &[u32], extras: u32) -> f64 {
+        match self.cost {
+            CostKind::NodeHours => self
+                .resources
+                .iter()
+                .zip(balanced)
+                .enumerate()
+                .map(|(k, (r, &u))| {
+                    let e = if k == 0 { extras } else { 0 };
+                    let nodes = job_nodes(&self.resource_machine(r), u, 0, e);
+                    r.unit_cost * f64::from(nodes * r.units_per_node)
+                })
+                .collect::<Vec<f64>>()
+                .into_iter()
+                .sum(),
+            _ => self.used_weight_of_units(balanced, extras),
+        }
     }
 
     /// The machine rules applied to one resource's nodes: its units per node, the `[machine]`

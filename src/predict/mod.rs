@@ -551,9 +551,14 @@ impl Problem {
     /// Whether a configuration at coupled speed `sypd` is at least as good as the base case
     /// (method.md step 5), comparing [`Problem::used_weight`]s.
     pub fn keeps(&self, sypd: f64, nproc: &[u32]) -> bool {
+        self.keeps_weight(sypd, self.used_weight(nproc))
+    }
+
+    /// [`Problem::keeps`] for a configuration of used weight `weight`.
+    pub fn keeps_weight(&self, sypd: f64, weight: f64) -> bool {
         metrics::beats_base_case(
             sypd,
-            self.used_weight(nproc),
+            weight,
             self.baseline_sypd,
             self.used_weight(&self.baseline_nproc),
         )

@@ -101,7 +101,14 @@ pub fn check_work(problem: &Problem) -> Result<(), super::PredictError> {
         .map(|c| c.nproc.len() as u64)
         .sum();
     let unit = sum_unit(problem);
-    let sums = u64::from(problem.settings.max_nproc / unit) + 1;
+    // With resources each has its own budget: bound by the largest.
+    let budget = problem
+        .cost_model
+        .budgets(problem.settings.max_nproc)
+        .into_iter()
+        .max()
+        .unwrap_or(problem.settings.max_nproc);
+    let sums = u64::from(budget / unit) + 1;
     let work = candidates.saturating_mul(sums).saturating_mul(candidates);
     if work > super::MAX_SEARCH_WORK {
         return Err(super::PredictError::SearchTooLarge {
