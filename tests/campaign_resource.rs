@@ -103,3 +103,76 @@ fn given_configurations_fit_each_resource_budget() {
         "{err}"
     );
 }
+
+mod moves {
+    use autolb::campaign::algorithm::{move_units, Budgets, Limits};
+    use proptest::prelude::*;
+
+    fn case() -> impl Strategy<Value = (Vec<u32>, Vec<Limits>, Budgets, usize, usize, u32)> {
+        (2usize..5).prop_flat_map(|n| {
+            (
+                proptest::collection::vec((1u32..200, 0u32..200, 0u32..300), n),
+                proptest::collection::vec(0usize..2, n),
+                (1u32..600, 1u32..600),
+                (0.1f64..50.0, 0.1f64..50.0),
+                0..n,
+                0..n,
+                1u32..128,
+            )
+                .prop_map(|(comps, resource_of, (b0, b1), (u0, u1), d, r, step)| {
+                    let limits: Vec<Limits> = comps
+                        .iter()
+                        .map(|&(low, span, _)| Limits {
+                            low,
+                            high: low + span,
+                            allowed: None,
+                        })
+                        .collect();
+                    let nproc: Vec<u32> = comps
+                        .iter()
+                        .map(|&(low, span, at)| low + at.min(span))
+                        .collect();
+                    let budgets = Budgets {
+                        max_units: vec![b0, b1],
+                        resource_of,
+                        unit_cost: vec![u0, u1],
+                        names: vec!["cpu".into(), "gpu".into()],
+                    };
+                    (nproc, limits, budgets, d, r, step)
+                })
+        })
+    }
+
+    fn units(b: &Budgets, nproc: &[u32]) -> [u64; 2] {
+        let mut u = [0u64; 2];
+        for (c, &p) in nproc.iter().enumerate() {
+            u[b.resource_of[c]] += u64::from(p);
+        }
+        u
+    }
+
+    proptest! {
+        /// A move takes from the donor, gives to the recipient, leaves the others alone, keeps
+        /// every limit, and never takes a resource over its budget (or further over it).
+        #[test]
+        fn every_move_keeps_each_budget((nproc, limits, budgets, d, r, step) in case()) {
+            let Some(next) = move_units(&nproc, d, r, step, &limits, &budgets) else {
+                return Ok(());
+            };
+            prop_assert!(d != r);
+            prop_assert!(next[d] < nproc[d] && next[r] > nproc[r]);
+            for c in 0..nproc.len() {
+                prop_assert!(next[c] >= limits[c].low && next[c] <= limits[c].high);
+                if c != d && c != r {
+                    prop_assert_eq!(next[c], nproc[c]);
+                }
+            }
+            let (now, after) = (units(&budgets, &nproc), units(&budgets, &next));
+            for k in 0..2 {
+                prop_assert!(after[k] <= u64::from(budgets.max_units[k]).max(now[k]));
+            }
+            // The donor gives at most the units that cost `step` on its resource.
+            prop_assert!(nproc[d] - next[d] <= budgets.units_for(d, step));
+        }
+    }
+}
