@@ -222,3 +222,39 @@ fn bad_resource_tables_are_refused_naming_the_key() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The speed/cost front (`predict --front`, the app's trade-off pane) with resources: the
+    /// (SYPD, cost) points nobody dominates among every kept configuration of the enumeration.
+    #[test]
+    fn the_front_with_resources_equals_brute_force(
+        (inputs, settings) in problem_strategy(1..=3, Speeds::Coarse),
+        model in (1usize..=3).prop_flat_map(resource_model_strategy),
+    ) {
+        if model.component_resource.len() != inputs.len() {
+            return Ok(());
+        }
+        let Ok(problem) = Problem::billed(&inputs, &settings, &model) else { return Ok(()) };
+        let all = naive::enumerate(&problem, settings.tts_w, usize::MAX).top;
+        let dominated = |a: &autolb::predict::Config| {
+            all.iter().any(|b| {
+                b.sypd >= a.sypd && b.cost() <= a.cost() && (b.sypd > a.sypd || b.cost() < a.cost())
+            })
+        };
+        let mut want: Vec<(f64, f64)> = all
+            .iter()
+            .filter(|a| !dominated(a))
+            .map(|a| (a.sypd, a.cost()))
+            .collect();
+        want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        want.dedup();
+        let got: Vec<(f64, f64)> = problem
+            .front(settings.tts_w)
+            .iter()
+            .map(|c| (c.sypd, c.cost()))
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}
