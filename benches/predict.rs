@@ -41,6 +41,31 @@ fn prediction(c: &mut Criterion) {
             })
         },
     );
+    // The same curves on two resources with budgets of their own (the decoupled pair sweep).
+    let resources = autolb::machine::CostModel {
+        resources: ["cpu", "gpu"]
+            .iter()
+            .zip([1.0, 2.5])
+            .map(|(name, unit_cost)| autolb::machine::Resource {
+                name: name.to_string(),
+                units_per_node: 48,
+                unit_cost,
+                max_units: Some(2000),
+            })
+            .collect(),
+        component_resource: vec![0, 1],
+        ..autolb::machine::CostModel::default()
+    };
+    group.bench_function(
+        "2 components on 2 resources, step 1, 2000 units each",
+        |b| {
+            b.iter(|| {
+                let problem =
+                    Problem::billed(&two.inputs, &two.settings, &resources).expect("valid");
+                problem.rank(two.settings.tts_w, two.settings.top)
+            })
+        },
+    );
     group.bench_function("naive enumeration, 2 components step 1", |b| {
         b.iter(|| naive::enumerate(&problem, 0.5, 5))
     });

@@ -194,6 +194,7 @@ fn campaign_file(case: &SyntheticCase, dir: &Path, strategy: Strategy) -> Campai
                 min_nproc: None,
                 max_nproc: None,
                 timing_name: None,
+                resource: None,
             })
             .collect(),
         original: Some(names.iter().cloned().zip(original(case)).collect()),

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::curve::{validate_component_name, Curve, CurveError};
 use crate::executor::ExecutorConfig;
 use crate::interp::Method;
-use crate::machine::{CostKind, CostModel, Machine, Queue};
+use crate::machine::{CostKind, CostModel, Machine, Queue, Resource};
 use crate::predict::{ComponentInput, Settings};
 
 /// The whole campaign file.
@@ -53,6 +53,10 @@ pub struct CampaignFile {
     /// Keep only configurations that fit this `[[queue]]` (TOML cannot hold both `queue =
     /// "NAME"` and `[[queue]]` tables, hence the name).
     pub use_queue: Option<String>,
+    /// Components on different hardware (`[[resource]]` tables, see
+    /// [`crate::machine::Resource`]); each `[[component]]` then names its `resource`.
+    #[serde(default, rename = "resource", skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<Resource>,
 }
 
 /// How a campaign chooses the next iteration's tests (`strategy = "algorithm1" | "guided"`).
@@ -92,6 +96,10 @@ pub struct ComponentEntry {
     pub max_nproc: Option<u32>,
     /// The component's name in the timing output (e.g. `ATMIFS` for IFS); default `name`.
     pub timing_name: Option<String>,
+    /// The `[[resource]]` it runs on (its curve counts that resource's units); required when
+    /// the file has `[[resource]]` tables, refused without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
 }
 
 impl ComponentEntry {
@@ -197,6 +205,7 @@ impl CampaignFile {
                 }
             }
         }
+        check_resources(&parsed, text).map_err(semantics)?;
         parsed
             .cost_model()
             .validate()
@@ -214,7 +223,51 @@ impl CampaignFile {
             cost: self.cost.unwrap_or_default(),
             queues: self.queues.clone(),
             queue: self.use_queue.clone(),
+            resources: self.resources.clone(),
+            component_resource: if self.resources.is_empty() {
+                Vec::new()
+            } else {
+                // Checked at parse time: every component names a defined resource.
+                self.components
+                    .iter()
+                    .map(|c| {
+                        self.resources
+                            .iter()
+                            .position(|r| Some(&r.name) == c.resource.as_ref())
+                            .unwrap_or(0)
+                    })
+                    .collect()
+            },
         }
+    }
+
+    /// The resource index of each of `names` (components in the order they are balanced, e.g.
+    /// `--curve` flags'); empty without `[[resource]]` tables. A name without a `[[component]]`
+    /// table naming its resource is an error saying what to add.
+    pub fn component_resources(&self, names: &[&str]) -> Result<Vec<usize>, String> {
+        if self.resources.is_empty() {
+            return Ok(Vec::new());
+        }
+        names
+            .iter()
+            .map(|name| {
+                self.components
+                    .iter()
+                    .find(|c| c.name == *name)
+                    .and_then(|c| c.resource.as_ref())
+                    .and_then(|r| self.resources.iter().position(|x| &x.name == r))
+                    .ok_or_else(|| {
+                        format!(
+                            "component {name} has no resource: with [[resource]] tables every component needs a [[component]] table with name = {name:?} and resource = one of {}",
+                            self.resources
+                                .iter()
+                                .map(|r| r.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    })
+            })
+            .collect()
     }
 
     /// Loads the curves and allowed lists (paths relative to `base_dir`) as prediction inputs.
@@ -251,6 +304,113 @@ impl CampaignFile {
             extra_pes: self.extra_pes.unwrap_or(d.extra_pes),
         }
     }
+}
+
+/// `[[resource]]` tables and the components' `resource` keys: every component names a defined
+/// resource when there are any, none does without; each table's numbers are positive. Each
+/// message names the key and, where it can be found, the line.
+fn check_resources(file: &CampaignFile, text: &str) -> Result<(), String> {
+    let names = || {
+        file.resources
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (k, r) in file.resources.iter().enumerate() {
+        let at = |key: &str| {
+            line_in_table(text, "[[resource]]", k, key)
+                .map(|l| format!("line {l}: "))
+                .unwrap_or_default()
+        };
+        if file.resources[..k].iter().any(|o| o.name == r.name) {
+            return Err(format!(
+                "{}[[resource]] {:?} is given twice; each resource needs its own name",
+                at("name"),
+                r.name
+            ));
+        }
+        if r.units_per_node == 0 {
+            return Err(format!(
+                "{}resource {:?}: units_per_node = 0; give the units (cores, GPUs) of one node, e.g. units_per_node = 4",
+                at("units_per_node"),
+                r.name
+            ));
+        }
+        if !(r.unit_cost.is_finite() && r.unit_cost > 0.0) {
+            return Err(format!(
+                "{}resource {:?}: unit_cost = {} is not a positive number; give what an hour of one unit costs against a CPU core-hour, e.g. unit_cost = 1 for cores",
+                at("unit_cost"),
+                r.name,
+                r.unit_cost
+            ));
+        }
+        if r.max_units == Some(0) {
+            return Err(format!(
+                "{}resource {:?}: max_units = 0; give its budget in units, or leave max_units out to use max_nproc",
+                at("max_units"),
+                r.name
+            ));
+        }
+    }
+    for (k, c) in file.components.iter().enumerate() {
+        let at = |key: &str| {
+            line_in_table(text, "[[component]]", k, key)
+                .map(|l| format!("line {l}: "))
+                .unwrap_or_default()
+        };
+        match (&c.resource, file.resources.is_empty()) {
+            (Some(name), true) => {
+                return Err(format!(
+                    "{}component {}: resource = {name:?}, but there are no [[resource]] tables; add one with name = {name:?}, units_per_node and unit_cost, or drop the key",
+                    at("resource"),
+                    c.name
+                ))
+            }
+            (Some(name), false) if !file.resources.iter().any(|r| &r.name == name) => {
+                return Err(format!(
+                    "{}component {}: resource = {name:?} is not a [[resource]]; use one of {}",
+                    at("resource"),
+                    c.name,
+                    names()
+                ))
+            }
+            (None, false) => {
+                return Err(format!(
+                    "{}component {}: no resource; with [[resource]] tables every [[component]] names one, e.g. resource = {:?} (one of {})",
+                    at("name"),
+                    c.name,
+                    file.resources[0].name,
+                    names()
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The line (1-based) of `key = ...` inside the `index`-th `header` table of `text`, if found.
+fn line_in_table(text: &str, header: &str, index: usize, key: &str) -> Option<usize> {
+    let mut seen = 0;
+    let mut inside = false;
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = t == header && {
+                seen += 1;
+                seen == index + 1
+            };
+            continue;
+        }
+        let is_key = t
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='));
+        if inside && is_key {
+            return Some(n + 1);
+        }
+    }
+    None
 }
 
 /// A configuration table must give PEs to every component and to nothing else.

@@ -12,6 +12,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod resource;
+pub use resource::{Resource, ResourceUse};
+
 /// How a job's PEs are laid out on nodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -158,6 +161,10 @@ pub struct Billing {
     pub cost: f64,
     /// The chosen queue, or else the smallest queue the configuration fits (`None`: none).
     pub queue: Option<String>,
+    /// Per resource, with `[[resource]]` tables (absent otherwise). Then `nodes`,
+    /// `billed_cores` and `idle_cores` add up every resource's nodes and units.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ResourceUse>,
 }
 
 /// Everything the prediction needs to bill configurations like the centre does: the machine
@@ -169,6 +176,13 @@ pub struct CostModel {
     pub queues: Vec<Queue>,
     /// Keep only configurations that fit this queue (a name in `queues`).
     pub queue: Option<String>,
+    /// `[[resource]]` tables: components on different hardware (see [`resource`]). Empty:
+    /// every component on one implicit CPU resource, as without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<Resource>,
+    /// The index in `resources` of each balanced component, in component order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub component_resource: Vec<usize>,
 }
 
 /// Why a cost model cannot be used. Messages say what to change.
@@ -194,6 +208,26 @@ pub enum MachineError {
     BadWalltime(String),
     #[error("queue {0:?} is defined twice; give each [[queue]] its own name")]
     DuplicateQueue(String),
+    #[error("resource {0:?} is defined twice; give each [[resource]] its own name")]
+    DuplicateResource(String),
+    #[error("resource {0:?}: units_per_node is 0; give the units (cores, GPUs) of one node, e.g. units_per_node = 4")]
+    ZeroUnitsPerNode(String),
+    #[error("resource {0:?}: unit_cost = {1} is not a positive number; give what an hour of one unit costs against a CPU core-hour, e.g. unit_cost = 1 for cores")]
+    BadUnitCost(String, f64),
+    #[error("resource {0:?}: max_units is 0; give its budget in units, or leave max_units out to use max_nproc")]
+    ZeroMaxUnits(String),
+    #[error("a component is placed on resource number {0}, which does not exist")]
+    ResourceIndex(usize),
+    #[error("cost = \"energy\" is not combined with [[resource]] tables yet; fold node power into each resource's unit_cost and use cost = \"core-hours\" or \"node-hours\"")]
+    EnergyWithResources,
+    #[error("[[queue]] limits are not combined with [[resource]] tables yet (a queue's core limit does not say which units it counts); remove the [[queue]] tables or the [[resource]] tables")]
+    QueuesWithResources,
+    #[error("[machine] cores_per_node = {cores_per_node} but the first resource {resource:?} (where the extra PEs run) has units_per_node = {units_per_node}; make them equal or drop cores_per_node's [machine] table")]
+    MachineMismatch {
+        cores_per_node: u32,
+        resource: String,
+        units_per_node: u32,
+    },
 }
 
 /// Whole nodes holding `pes` PEs.
@@ -242,8 +276,11 @@ impl CostModel {
                 }
             }
         }
+        self.validate_resources()?;
         match (self.cost, &self.machine) {
             (CostKind::CoreHours, _) => {}
+            // Resources bring their own nodes (units_per_node).
+            (CostKind::NodeHours, None) if self.has_resources() => {}
             (k, None) => return Err(MachineError::CostNeedsMachine(k.label())),
             (CostKind::Energy, Some(m)) if m.node_power_w.is_none() => {
                 return Err(MachineError::EnergyNeedsPower)
@@ -281,7 +318,10 @@ impl CostModel {
 
     /// Whether this is today's model: nothing about nodes or queues to show.
     pub fn is_plain(&self) -> bool {
-        self.machine.is_none() && self.queues.is_empty() && self.cost == CostKind::CoreHours
+        self.machine.is_none()
+            && self.queues.is_empty()
+            && self.cost == CostKind::CoreHours
+            && self.resources.is_empty()
     }
 
     /// The queue configurations must fit, if one was chosen.
@@ -296,17 +336,21 @@ impl CostModel {
             .into_iter()
             .filter(|&k| match k {
                 CostKind::CoreHours => true,
-                CostKind::NodeHours => self.machine.is_some(),
-                CostKind::Energy => self.machine.is_some_and(|m| m.node_power_w.is_some()),
+                CostKind::NodeHours => self.machine.is_some() || self.has_resources(),
+                CostKind::Energy => {
+                    !self.has_resources() && self.machine.is_some_and(|m| m.node_power_w.is_some())
+                }
             })
             .collect()
     }
 
-    /// Whether the cost depends on the balanced PE sum only (no machine, or packed nodes):
-    /// then the exact search can convolve over PE sums.
+    /// Whether the cost depends on the balanced PE sum only (no machine, or packed nodes, and
+    /// no resources): then the exact search can convolve over PE sums.
     pub fn cost_follows_sum(&self) -> bool {
-        self.machine
-            .is_none_or(|m| m.placement == Placement::Packed)
+        self.resources.is_empty()
+            && self
+                .machine
+                .is_none_or(|m| m.placement == Placement::Packed)
     }
 
     /// Nodes of a job (`None` without a machine); `component_nodes` as in [`job_nodes`].
@@ -341,6 +385,9 @@ impl CostModel {
 
     /// The weight of a configuration given per component.
     pub fn weight_of(&self, nproc: &[u32], extras: u32) -> f64 {
+        if self.has_resources() {
+            return self.resource_weight(nproc, extras);
+        }
         self.weight(nproc.iter().sum(), self.component_nodes_of(nproc), extras)
     }
 
@@ -382,6 +429,19 @@ impl CostModel {
         if self.is_plain() {
             return None;
         }
+        if self.has_resources() {
+            let resources = self.resource_use(nproc, extras);
+            let billed: u32 = resources.iter().map(|r| r.units + r.idle_units).sum();
+            let idle: u32 = resources.iter().map(|r| r.idle_units).sum();
+            return Some(Billing {
+                nodes: resources.iter().map(|r| r.nodes).sum(),
+                billed_cores: billed,
+                idle_cores: idle,
+                cost: crate::metrics::chsy(self.weight_of(nproc, extras), sypd),
+                queue: None,
+                resources,
+            });
+        }
         let (sum, cn) = (nproc.iter().sum::<u32>(), self.component_nodes_of(nproc));
         let allocated = self.allocated(sum, cn, extras);
         let queue = match self.chosen_queue() {
@@ -398,6 +458,7 @@ impl CostModel {
             idle_cores: allocated - (sum + extras),
             cost: crate::metrics::chsy(self.weight(sum, cn, extras), sypd),
             queue,
+            resources: Vec::new(),
         })
     }
 }

@@ -156,6 +156,7 @@ fn cost_model_strategy() -> impl Strategy<Value = CostModel> {
                 cost,
                 queues,
                 queue,
+                ..CostModel::default()
             }
         })
 }

@@ -13,10 +13,148 @@
 //!   it halves the step.
 //! * A test whose runs all failed in an iteration finishes as failed: its configuration counts
 //!   as run (no other test goes there), but it is never the best.
+//! * Components on different hardware (`[[resource]]` tables): every resource keeps its own
+//!   budget ([`Budgets`]). The step counts units of the first resource (CPU cores); on another
+//!   resource a step of `s` is the number of its units that cost the same,
+//!   `round(s * unit_cost_first / unit_cost)`, at least one. Between components on the same
+//!   resource units move one for one; across resources the donor's freed cost buys the
+//!   recipient the units that cost the same (Algorithm 1's constant budget, in cost). The speed
+//!   change that buys is what the next measurement tells; the guided strategy weighs it through
+//!   its model instead.
 
+use crate::machine::CostModel;
 use crate::metrics::Bounds;
 
-use super::state::RunMetrics;
+use super::state::{FrozenSettings, RunMetrics};
+
+/// Every budget a configuration must fit and what each component's units cost: one budget per
+/// resource (without `[[resource]]` tables, one: `max_nproc` for the balanced PEs together).
+/// Algorithm 1 and the other strategies check feasibility here, in one place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budgets {
+    /// Each resource's budget, in its units.
+    pub max_units: Vec<u32>,
+    /// The resource of each component (empty: all on the first).
+    pub resource_of: Vec<usize>,
+    /// Each resource's unit cost (empty: all 1).
+    pub unit_cost: Vec<f64>,
+    /// Each resource's name, for messages (empty without resources).
+    pub names: Vec<String>,
+}
+
+impl Budgets {
+    /// One budget for the balanced PEs together.
+    pub fn single(max_nproc: u32) -> Budgets {
+        Budgets {
+            max_units: vec![max_nproc],
+            resource_of: Vec::new(),
+            unit_cost: Vec::new(),
+            names: Vec::new(),
+        }
+    }
+
+    /// The budgets of a cost model (`None`: the plain model) with `max_nproc` as the budget of
+    /// resources without `max_units`.
+    pub fn of(model: Option<&CostModel>, max_nproc: u32) -> Budgets {
+        match model.filter(|m| m.has_resources()) {
+            None => Budgets::single(max_nproc),
+            Some(m) => Budgets {
+                max_units: m.budgets(max_nproc),
+                resource_of: m.component_resource.clone(),
+                unit_cost: m.resources.iter().map(|r| r.unit_cost).collect(),
+                names: m.resources.iter().map(|r| r.name.clone()).collect(),
+            },
+        }
+    }
+
+    fn resource(&self, c: usize) -> usize {
+        self.resource_of.get(c).copied().unwrap_or(0)
+    }
+
+    /// Units per resource (u64: sums of any counts cannot wrap).
+    fn units(&self, nproc: &[u32]) -> Vec<u64> {
+        let mut units = vec![0u64; self.max_units.len().max(1)];
+        for (c, &p) in nproc.iter().enumerate() {
+            if let Some(u) = units.get_mut(self.resource(c)) {
+                *u += u64::from(p);
+            }
+        }
+        units
+    }
+
+    /// Whether a configuration fits every budget.
+    pub fn fits(&self, nproc: &[u32]) -> bool {
+        self.over(nproc).is_none()
+    }
+
+    /// Why a configuration does not fit, as the end of a sentence (`None` when it fits):
+    /// "uses 800 PEs, over max_nproc = 768" or, per resource, "uses 17 units of gpu, over its
+    /// budget of 16".
+    pub fn over(&self, nproc: &[u32]) -> Option<String> {
+        let units = self.units(nproc);
+        let (r, (&u, &b)) = units
+            .iter()
+            .zip(&self.max_units)
+            .enumerate()
+            .find(|(_, (&u, &b))| u > u64::from(b))?;
+        Some(match self.names.get(r) {
+            None => format!("uses {u} PEs, over max_nproc = {b}"),
+            Some(name) => format!("uses {u} units of {name}, over its budget of {b}"),
+        })
+    }
+
+    /// Whether the first components at `prefix`, completed by the others at their smallest
+    /// counts (`lows`, one per component; only the entries after the prefix are read), can fit
+    /// every budget. Budgets are monotone, so a strategy enumerating in ascending order may
+    /// stop as soon as this is false.
+    pub fn fits_prefix(&self, prefix: &[u32], lows: &[u32]) -> bool {
+        let mut nproc = prefix.to_vec();
+        nproc.extend(lows.iter().skip(prefix.len()));
+        self.fits(&nproc)
+    }
+
+    /// [`Budgets::fits`] with each budget raised to what `current` already uses (a start over
+    /// a budget may still move, but not grow on that resource).
+    fn fits_from(&self, current: &[u32], next: &[u32]) -> bool {
+        let now = self.units(current);
+        self.units(next)
+            .iter()
+            .zip(&self.max_units)
+            .zip(&now)
+            .all(|((&u, &b), &n)| u <= u64::from(b).max(n))
+    }
+
+    /// The units of component `c` that cost what `step` units of the first resource cost: at
+    /// least one, and `step` itself on the first resource (and without resources).
+    pub fn units_for(&self, c: usize, step: u32) -> u32 {
+        let r = self.resource(c);
+        let (Some(&first), Some(&own)) = (self.unit_cost.first(), self.unit_cost.get(r)) else {
+            return step;
+        };
+        if r == 0 || own == first {
+            return step;
+        }
+        let units = (f64::from(step) * first / own).round();
+        (units.min(f64::from(u32::MAX)) as u32).max(1)
+    }
+}
+
+impl FrozenSettings {
+    /// The campaign's budgets (one per resource with `[[resource]]` tables).
+    pub fn budgets(&self) -> Budgets {
+        Budgets::of(self.cost_model.as_ref(), self.max_nproc)
+    }
+
+    /// Whether a configuration fits every budget of the campaign.
+    pub fn fits(&self, nproc: &[u32]) -> bool {
+        self.budgets().fits(nproc)
+    }
+
+    /// See [`Budgets::fits_prefix`].
+    pub fn fits_prefix(&self, prefix: &[u32], lows: &[u32]) -> bool {
+        self.budgets().fits_prefix(prefix, lows)
+    }
+}
 
 /// The PE counts one component may take in a move.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,14 +274,38 @@ pub fn move_pes(
     limits: &[Limits],
     max_nproc: u32,
 ) -> Option<Vec<u32>> {
+    move_units(
+        nproc,
+        donor,
+        recipient,
+        step,
+        limits,
+        &Budgets::single(max_nproc),
+    )
+}
+
+/// [`move_pes`] with a budget per resource: the donor gives the units that cost `step` units of
+/// the first resource, the recipient gets those that cost the same on its own resource (see
+/// the module doc), each snapped; every budget must hold (or not grow, if already broken).
+pub fn move_units(
+    nproc: &[u32],
+    donor: usize,
+    recipient: usize,
+    step: u32,
+    limits: &[Limits],
+    budgets: &Budgets,
+) -> Option<Vec<u32>> {
     if step == 0 || donor == recipient {
         return None;
     }
     let mut next = nproc.to_vec();
-    next[donor] = snap_down(nproc[donor], step, &limits[donor])?;
-    next[recipient] = snap_up(nproc[recipient], step, &limits[recipient])?;
-    let budget = max_nproc.max(nproc.iter().sum());
-    if next.iter().sum::<u32>() > budget {
+    next[donor] = snap_down(nproc[donor], budgets.units_for(donor, step), &limits[donor])?;
+    next[recipient] = snap_up(
+        nproc[recipient],
+        budgets.units_for(recipient, step),
+        &limits[recipient],
+    )?;
+    if !budgets.fits_from(nproc, &next) {
         return None;
     }
     Some(next)
@@ -168,6 +330,15 @@ pub struct DecisionInput<'a> {
 /// halving while the configuration was already run (`seen`) or no move fits, and the end of
 /// the test once the step falls below `minimum_step`.
 pub fn decide(input: &DecisionInput, seen: &dyn Fn(&[u32]) -> bool) -> super::state::Decision {
+    decide_within(input, &Budgets::single(input.max_nproc), seen)
+}
+
+/// [`decide`] with a budget per resource (`input.max_nproc` is then not read).
+pub fn decide_within(
+    input: &DecisionInput,
+    budgets: &Budgets,
+    seen: &dyn Fn(&[u32]) -> bool,
+) -> super::state::Decision {
     use super::state::{Decision, Outcome};
     let Some(partial) = input.partial else {
         return Decision {
@@ -205,14 +376,7 @@ pub fn decide(input: &DecisionInput, seen: &dyn Fn(&[u32]) -> bool) -> super::st
         step /= 2;
     }
     while step >= input.minimum_step && step > 0 {
-        match move_pes(
-            input.nproc,
-            donor,
-            recipient,
-            step,
-            input.limits,
-            input.max_nproc,
-        ) {
+        match move_units(input.nproc, donor, recipient, step, input.limits, budgets) {
             Some(next) if !seen(&next) => {
                 return Decision {
                     donor: Some(donor),
@@ -358,6 +522,73 @@ mod tests {
         assert_eq!(move_pes(&[400, 300], 0, 1, 48, &limits, 700), None);
         // Donor at its low limit: no move.
         assert_eq!(move_pes(&[100, 200], 0, 1, 48, &limits, 672), None);
+    }
+
+    /// CPU cores (unit cost 1, 768) and GPUs (unit cost 32, 16): component 0 on the CPU,
+    /// component 1 on the GPU.
+    fn cpu_gpu() -> Budgets {
+        Budgets {
+            max_units: vec![768, 16],
+            resource_of: vec![0, 1],
+            unit_cost: vec![1.0, 32.0],
+            names: vec!["cpu".into(), "gpu".into()],
+        }
+    }
+
+    #[test]
+    fn budgets_per_resource() {
+        let b = cpu_gpu();
+        assert!(b.fits(&[768, 16]));
+        assert!(!b.fits(&[769, 1]));
+        assert!(!b.fits(&[64, 17]));
+        assert_eq!(
+            b.over(&[64, 17]).as_deref(),
+            Some("uses 17 units of gpu, over its budget of 16")
+        );
+        // Prefix: the first component at 700, the second at its smallest (1 GPU).
+        assert!(b.fits_prefix(&[700], &[64, 1]));
+        assert!(!b.fits_prefix(&[800], &[64, 1]));
+        // Steps count CPU cores; a GPU step is the GPUs that cost the same, at least one.
+        assert_eq!(b.units_for(0, 64), 64);
+        assert_eq!(b.units_for(1, 64), 2);
+        assert_eq!(b.units_for(1, 8), 1);
+        // Without resources nothing converts.
+        let one = Budgets::single(672);
+        assert_eq!(one.units_for(1, 48), 48);
+        assert!(one.fits(&[400, 272]) && !one.fits(&[400, 273]));
+    }
+
+    #[test]
+    fn moves_across_resources_keep_the_cost_and_each_budget() {
+        let limits = [free(64, 768), free(1, 16)];
+        let b = cpu_gpu();
+        // CPU gives 64 cores, the GPU ocean gets the 2 GPUs that cost the same.
+        assert_eq!(
+            move_units(&[736, 12], 0, 1, 64, &limits, &b),
+            Some(vec![672, 14])
+        );
+        // The other way: 2 GPUs for 64 cores.
+        assert_eq!(
+            move_units(&[672, 14], 1, 0, 64, &limits, &b),
+            Some(vec![736, 12])
+        );
+        // The CPU budget holds: 736 + 64 > 768 (with limits that would allow it).
+        let high = [free(64, 1024), free(1, 16)];
+        assert_eq!(move_units(&[736, 12], 1, 0, 64, &high, &b), None);
+        // The GPU budget holds even where the limits would allow more.
+        let wide = [free(64, 768), free(1, 64)];
+        assert_eq!(move_units(&[736, 16], 0, 1, 64, &wide, &b), None);
+        // Two components on one resource move unit for unit.
+        let same = Budgets {
+            max_units: vec![768, 16],
+            resource_of: vec![1, 1],
+            unit_cost: vec![1.0, 32.0],
+            names: vec!["cpu".into(), "gpu".into()],
+        };
+        assert_eq!(
+            move_units(&[8, 4], 0, 1, 64, &[free(1, 16), free(1, 16)], &same),
+            Some(vec![6, 6])
+        );
     }
 
     #[test]

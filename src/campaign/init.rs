@@ -97,7 +97,7 @@ pub(super) fn planned_state(
     let components = frozen_components(file, &inputs, origin)?;
 
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
-        Some(start) => selected_start(file, start, &components, settings.max_nproc, origin)?,
+        Some(start) => selected_start(file, start, &components, &settings.budgets(), origin)?,
         None => prediction
             .top
             .iter()
@@ -107,7 +107,7 @@ pub(super) fn planned_state(
     };
     if let Some(original) = &file.original {
         let nproc = original_nproc(file, original, origin)?;
-        check_fits("[original]", &components, &nproc, settings.max_nproc).map_err(|message| {
+        check_fits("[original]", &components, &nproc, &settings.budgets()).map_err(|message| {
             CampaignError::Invalid {
                 file: origin.to_string(),
                 message,
@@ -342,7 +342,7 @@ fn selected_start(
     file: &CampaignFile,
     start: &[std::collections::BTreeMap<String, u32>],
     components: &[FrozenComponent],
-    max_nproc: u32,
+    budgets: &super::algorithm::Budgets,
     origin: &str,
 ) -> Result<Vec<(Vec<u32>, String)>, CampaignError> {
     let invalid = |message: String| CampaignError::Invalid {
@@ -362,7 +362,7 @@ fn selected_start(
             .iter()
             .map(|c| config.get(&c.name).copied().unwrap_or(0))
             .collect();
-        check_fits(&what, components, &nproc, max_nproc).map_err(invalid)?;
+        check_fits(&what, components, &nproc, budgets).map_err(invalid)?;
         if !initial.iter().any(|(n, _)| *n == nproc) {
             initial.push((nproc, format!("selected #{}", k + 1)));
         }
@@ -377,7 +377,7 @@ fn check_fits(
     what: &str,
     components: &[FrozenComponent],
     nproc: &[u32],
-    max_nproc: u32,
+    budgets: &super::algorithm::Budgets,
 ) -> Result<(), String> {
     for (c, &p) in components.iter().zip(nproc) {
         if p < c.low || p > c.high {
@@ -402,13 +402,10 @@ fn check_fits(
             }
         }
     }
-    let total: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
-    if total > u64::from(max_nproc) {
-        return Err(format!(
-            "{what} uses {total} PEs, over max_nproc = {max_nproc}; remove it or raise the budget"
-        ));
+    match budgets.over(nproc) {
+        Some(why) => Err(format!("{what} {why}; remove it or raise the budget")),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, CampaignError> {
@@ -464,6 +461,9 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
     }
     if let Some(sim) = file.executor.as_ref().and_then(|e| e.sim.as_ref()) {
         sim.validate().map_err(|e| invalid(e.to_string()))?;
+    }
+    if file.strategy == Some(crate::config::Strategy::Guided) && !file.resources.is_empty() {
+        return Err(invalid("strategy = \"guided\" does not keep a budget per [[resource]] yet; use strategy = \"algorithm1\", whose moves keep each resource's budget".into()));
     }
     let tts_w = file.tts_w.unwrap_or(0.5);
     Ok(FrozenSettings {

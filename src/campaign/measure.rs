@@ -64,6 +64,20 @@ pub fn measure<C: TimingName>(
     extra_pes: u32,
     period_s: Option<f64>,
 ) -> Result<RunMetrics, Unmeasured> {
+    measure_billed(path, components, nproc, extra_pes, period_s, None)
+}
+
+/// [`measure`] with the campaign's cost model: with `[[resource]]` tables each unit's core time
+/// counts at its `unit_cost` (CPU core-hour equivalents) in CHSY and in the (partial) coupling
+/// costs, so a waiting GPU weighs what it costs, not what one core would.
+pub fn measure_billed<C: TimingName>(
+    path: &Path,
+    components: &[C],
+    nproc: &[u32],
+    extra_pes: u32,
+    period_s: Option<f64>,
+    cost_model: Option<&crate::machine::CostModel>,
+) -> Result<RunMetrics, Unmeasured> {
     let opts = ReadOptions {
         period_s,
         nproc: components
@@ -81,7 +95,7 @@ pub fn measure<C: TimingName>(
     if let Some(reason) = &m.partial {
         return Err(Unmeasured::Unreadable(format!("partial: {reason}")));
     }
-    reduce(&m, components, nproc, extra_pes).map_err(Unmeasured::Unreadable)
+    reduce_billed(&m, components, nproc, extra_pes, cost_model).map_err(Unmeasured::Unreadable)
 }
 
 /// The campaign's metrics of one measurement (see the module doc).
@@ -91,6 +105,19 @@ pub fn reduce<C: TimingName>(
     nproc: &[u32],
     extra_pes: u32,
 ) -> Result<RunMetrics, String> {
+    reduce_billed(m, components, nproc, extra_pes, None)
+}
+
+/// [`reduce`] weighing each component's units by its resource's `unit_cost` (see
+/// [`measure_billed`]); the plain model (or `None`) weighs every PE 1.
+pub fn reduce_billed<C: TimingName>(
+    m: &Measurement,
+    components: &[C],
+    nproc: &[u32],
+    extra_pes: u32,
+    cost_model: Option<&crate::machine::CostModel>,
+) -> Result<RunMetrics, String> {
+    let unit = |c: usize| cost_model.map_or(1.0, |model| model.unit_cost_of(c));
     let sypd = m
         .coupled_sypd()
         .ok_or("no coupled SYPD (simulated or wall time unknown)")?;
@@ -98,10 +125,15 @@ pub fn reduce<C: TimingName>(
         .wall_s
         .filter(|w| w.is_finite() && *w > 0.0)
         .ok_or("no coupled wall time")?;
-    let balanced: f64 = nproc.iter().map(|&p| f64::from(p)).sum();
+    let balanced: f64 = nproc
+        .iter()
+        .enumerate()
+        .map(|(c, &p)| unit(c) * f64::from(p))
+        .sum();
     let mut parts = Vec::new();
     let mut partial = Vec::new();
-    for (c, &p) in components.iter().zip(nproc) {
+    for (k, (c, &p)) in components.iter().zip(nproc).enumerate() {
+        let weighted = unit(k) * f64::from(p);
         let t = m.component(c.timing_name()).ok_or_else(|| {
             let found: Vec<&str> = m.components.iter().map(|c| c.name.as_str()).collect();
             format!(
@@ -120,17 +152,18 @@ pub fn reduce<C: TimingName>(
                 c.timing_name()
             ));
         }
-        parts.push((t.compute_s, f64::from(p)));
+        parts.push((t.compute_s, weighted));
         let coupling_s = t.coupling_s().unwrap_or(wall - t.compute_s);
         partial.push(metrics::partial_coupling_cost(
-            coupling_s,
-            f64::from(p),
-            wall,
-            balanced,
+            coupling_s, weighted, wall, balanced,
         ));
     }
     let coupling_cost = metrics::coupling_cost(wall, balanced, &parts);
-    let chsy = metrics::chsy(balanced + f64::from(extra_pes), sypd);
+    let used = match cost_model {
+        Some(model) => model.used_weight(nproc, extra_pes),
+        None => balanced + f64::from(extra_pes),
+    };
+    let chsy = metrics::chsy(used, sypd);
     if !(coupling_cost.is_finite() && chsy.is_finite() && partial.iter().all(|v| v.is_finite())) {
         return Err("metrics are not finite numbers".into());
     }

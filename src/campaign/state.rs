@@ -335,12 +335,13 @@ impl State {
     /// Measures the timing output at `path` as a run of test `(i, t)`: with the campaign's
     /// components, the test's PEs, the extra PEs and the coupling period.
     pub fn measure_run(&self, i: usize, t: usize, path: &Path) -> Result<RunMetrics, Unmeasured> {
-        measure::measure(
+        measure::measure_billed(
             path,
             &self.components,
             &self.iterations[i].tests[t].nproc,
             self.settings.extra_pes,
             self.settings.period_s,
+            self.settings.cost_model.as_ref(),
         )
     }
 

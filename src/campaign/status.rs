@@ -484,12 +484,13 @@ impl Status {
             return Ok(None);
         }
         let nproc: Vec<u32> = test.nproc.values().copied().collect();
-        match measure::measure(
+        match measure::measure_billed(
             &run.run_dir,
             &self.timing_names,
             &nproc,
             self.extra_pes,
             self.period_s,
+            self.cost_model.as_ref(),
         ) {
             Ok(m) => Ok(Some(m)),
             Err(Unmeasured::Incomplete(_)) => Ok(None),

@@ -79,6 +79,7 @@ impl Strategy for Algorithm1 {
         };
         let names = state.component_names();
         let limits = limits_of(state);
+        let budgets = state.settings.budgets();
         let mut seen: HashSet<Vec<u32>> = state
             .iterations
             .iter()
@@ -92,7 +93,7 @@ impl Strategy for Algorithm1 {
                 .filter_map(|r| r.metrics.as_ref())
                 .collect();
             let means = algorithm::mean_metrics(metrics);
-            let decision = algorithm::decide(
+            let decision = algorithm::decide_within(
                 &DecisionInput {
                     nproc: &test.nproc,
                     step: test.step,
@@ -103,6 +104,7 @@ impl Strategy for Algorithm1 {
                     max_nproc: state.settings.max_nproc,
                     names: &names,
                 },
+                &budgets,
                 &|c| seen.contains(c),
             );
             if let Some(next) = &decision.next {

@@ -333,6 +333,24 @@ pub fn config_json(names: &[String], config: &Config) -> Map<String, Value> {
         map.insert("idle_cores".into(), json!(b.idle_cores));
         map.insert("cost".into(), json!(b.cost));
         map.insert("queue".into(), json!(b.queue));
+        if !b.resources.is_empty() {
+            let per: Map<String, Value> = b
+                .resources
+                .iter()
+                .map(|r| {
+                    (
+                        r.name.clone(),
+                        json!({
+                            "units": r.units,
+                            "nodes": r.nodes,
+                            "idle_units": r.idle_units,
+                            "cost_share": r.cost_share,
+                        }),
+                    )
+                })
+                .collect();
+            map.insert("resources".into(), Value::Object(per));
+        }
     }
     map
 }
@@ -341,6 +359,29 @@ pub fn config_json(names: &[String], config: &Config) -> Map<String, Value> {
 fn billing_note(model: &CostModel) -> Option<String> {
     if model.is_plain() {
         return None;
+    }
+    if model.has_resources() {
+        let resources: Vec<String> = model
+            .resources
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} ({} per node, unit cost {}{})",
+                    r.name,
+                    r.units_per_node,
+                    r.unit_cost,
+                    r.max_units
+                        .map(|m| format!(", max {m} units"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        return Some(format!(
+            "cost: {} ({}) in CPU core-hour equivalents; resources: {}; nodes, billed and idle add up every resource's nodes and units",
+            model.cost.label(),
+            model.cost.header(),
+            resources.join(", ")
+        ));
     }
     let machine = match &model.machine {
         Some(m) => format!(
@@ -404,12 +445,27 @@ pub fn table(p: &Prediction) -> String {
         "total", "SYPD", "CHSY", "cpl cost", "FN"
     ));
     let billed = p.cost.map(|k| k.header());
+    // Queues are not combined with resources: no queue column then.
+    let queues = p
+        .baseline
+        .billing
+        .as_ref()
+        .is_none_or(|b| b.resources.is_empty());
     if let Some(cost) = billed {
         header.push_str(&format!(
             " {:>5} {:>6} {:>5} {:>9} {:<8}",
-            "nodes", "billed", "idle", cost, "queue"
+            "nodes",
+            "billed",
+            "idle",
+            cost,
+            if queues { "queue" } else { "" }
         ));
     }
+    let header = if queues {
+        header
+    } else {
+        header.trim_end().to_string()
+    };
     out.push_str(&header);
     out.push('\n');
     let row = |label: String, c: &Config| {
@@ -433,7 +489,11 @@ pub fn table(p: &Prediction) -> String {
                 b.billed_cores,
                 b.idle_cores,
                 b.cost,
-                b.queue.as_deref().unwrap_or("-")
+                if queues {
+                    b.queue.as_deref().unwrap_or("-")
+                } else {
+                    ""
+                }
             ));
             let trimmed = line.trim_end().len();
             line.truncate(trimmed);
@@ -449,5 +509,49 @@ pub fn table(p: &Prediction) -> String {
         "{} feasible configurations, {} at least as good as the base case; TTS_w {:.2}\n",
         p.candidates, p.considered, p.tts_w
     ));
+    out.push_str(&resource_table(p));
+    out
+}
+
+/// Per resource and configuration: units used / nodes / idle units / cost share (nothing
+/// without `[[resource]]` tables).
+fn resource_table(p: &Prediction) -> String {
+    let Some(first) = p
+        .baseline
+        .billing
+        .as_ref()
+        .filter(|b| !b.resources.is_empty())
+    else {
+        return String::new();
+    };
+    let mut out = String::from("per resource: units used / nodes / idle units / cost share\n");
+    let mut header = format!("{:>4}", "rank");
+    for r in &first.resources {
+        header.push_str(&format!(" {:>24}", r.name));
+    }
+    out.push_str(header.trim_end());
+    out.push('\n');
+    let rows = p
+        .top
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ((i + 1).to_string(), c))
+        .chain(std::iter::once(("base".to_string(), &p.baseline)));
+    for (label, c) in rows {
+        let Some(b) = &c.billing else { continue };
+        let mut line = format!("{label:>4}");
+        for r in &b.resources {
+            let cell = format!(
+                "{} / {} / {} / {:.0}%",
+                r.units,
+                r.nodes,
+                r.idle_units,
+                r.cost_share * 100.0
+            );
+            line.push_str(&format!(" {cell:>24}"));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
     out
 }

@@ -168,7 +168,10 @@ impl Problem {
                     index[d] = j;
                     sum += self.components[d].nproc[j];
                 }
-                if sum > budget || self.kept_sum_limit(s).is_none_or(|limit| sum > limit) {
+                let resources = self.cost_model.has_resources();
+                if !resources
+                    && (sum > budget || self.kept_sum_limit(s).is_none_or(|limit| sum > limit))
+                {
                     continue;
                 }
                 let total = self.total_nproc(sum);
@@ -177,6 +180,11 @@ impl Problem {
                     .zip(&self.components)
                     .map(|(&j, comp)| comp.nproc[j])
                     .collect();
+                // [[resource]] tables: a budget per resource and the weighted base-case filter,
+                // both monotone, so again the smallest member decides for the group.
+                if resources && !(self.fits(&nproc) && self.keeps(s, &nproc)) {
+                    continue;
+                }
                 // Allocated cores and nodes never fall as PEs grow and the speed is the group's:
                 // when the smallest member does not fit the chosen queue, no member does.
                 if !self.fits_queue(&nproc, s) {

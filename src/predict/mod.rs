@@ -15,6 +15,7 @@
 pub mod front;
 pub mod naive;
 mod placed;
+mod resources;
 pub mod search;
 
 use serde::Serialize;
@@ -149,6 +150,15 @@ pub enum PredictError {
     Machine(#[from] MachineError),
     #[error("no configuration within the budget fits queue {0:?}; choose a larger queue or lower the budget")]
     NothingFitsQueue(String),
+    #[error("{components} components but {assigned} of them are placed on a [[resource]]; give every component a resource")]
+    ResourceCount { components: usize, assigned: usize },
+    #[error("the budget of resource {resource:?} ({budget} units) is below the base case ({base} units: {detail}); raise its max_units (or max_nproc) to at least {base}")]
+    ResourceBelowBase {
+        resource: String,
+        budget: u32,
+        base: u32,
+        detail: String,
+    },
     #[error("the budget --max-nproc {budget} is below the base case ({base} PEs: {detail}); raise it to at least {base}")]
     BudgetBelowBase {
         budget: u32,
@@ -299,9 +309,23 @@ impl Problem {
     ) -> Result<Problem, PredictError> {
         validate(inputs, settings)?;
         cost_model.validate()?;
+        if cost_model.has_resources() && cost_model.component_resource.len() != inputs.len() {
+            return Err(PredictError::ResourceCount {
+                components: inputs.len(),
+                assigned: cost_model.component_resource.len(),
+            });
+        }
+        // Each component's candidates stop at its own resource's budget.
         let mut components: Vec<Candidates> = inputs
             .iter()
-            .map(|c| candidates(c, settings))
+            .enumerate()
+            .map(|(k, c)| {
+                let own = Settings {
+                    max_nproc: cost_model.budget_of(k, settings.max_nproc),
+                    ..settings.clone()
+                };
+                candidates(c, &own)
+            })
             .collect::<Result<_, _>>()?;
         if model.is_calibrated() {
             for c in &mut components {
@@ -315,7 +339,9 @@ impl Problem {
         // so the sum fits in u64; compared before narrowing.
         let base_sum64: u64 = baseline_nproc.iter().map(|&p| u64::from(p)).sum();
         let base_sum = u32::try_from(base_sum64).unwrap_or(u32::MAX);
-        if base_sum64 > u64::from(settings.max_nproc) {
+        if cost_model.has_resources() {
+            resources::check_base(&components, cost_model, settings.max_nproc)?;
+        } else if base_sum64 > u64::from(settings.max_nproc) {
             let detail = components
                 .iter()
                 .map(|c| format!("{} {}", c.name, c.nproc[0]))
@@ -462,16 +488,31 @@ impl Problem {
     fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Config {
         let sypd = coupled_sypd(speeds);
         let total = self.total_nproc(nproc.iter().sum());
-        let chsy = metrics::chsy(f64::from(total), sypd);
+        let resources = self.cost_model.has_resources();
+        let chsy = if resources {
+            metrics::chsy(self.used_weight(nproc), sypd)
+        } else {
+            metrics::chsy(f64::from(total), sypd)
+        };
         let billing = self
             .cost_model
             .billing(nproc, self.settings.extra_pes, sypd);
         let cost = billing.as_ref().map_or(chsy, |b| b.cost);
-        let pairs: Vec<(f64, f64)> = nproc
-            .iter()
-            .zip(speeds)
-            .map(|(&p, &s)| (f64::from(p), s))
-            .collect();
+        // Core time in CPU core-hour equivalents: a waiting GPU wastes what it costs.
+        let pairs: Vec<(f64, f64)> = if resources {
+            nproc
+                .iter()
+                .zip(speeds)
+                .enumerate()
+                .map(|(c, (&p, &s))| (self.cost_model.unit_cost_of(c) * f64::from(p), s))
+                .collect()
+        } else {
+            nproc
+                .iter()
+                .zip(speeds)
+                .map(|(&p, &s)| (f64::from(p), s))
+                .collect()
+        };
         Config {
             nproc: nproc.to_vec(),
             total_nproc: total,
@@ -493,6 +534,34 @@ impl Problem {
     /// [`crate::machine`]).
     pub fn weight_of(&self, nproc: &[u32]) -> f64 {
         self.cost_model.weight_of(nproc, self.settings.extra_pes)
+    }
+
+    /// Whether a configuration fits every budget: the balanced PE sum within `max_nproc`, or
+    /// with `[[resource]]` tables each resource's units within its own budget.
+    pub fn fits(&self, nproc: &[u32]) -> bool {
+        self.cost_model.fits_budgets(nproc, self.settings.max_nproc)
+    }
+
+    /// The units a configuration uses in CPU-core equivalents (its PEs with the extras without
+    /// resources); CHSY is `24 *` this `/ SYPD`.
+    pub fn used_weight(&self, nproc: &[u32]) -> f64 {
+        self.cost_model.used_weight(nproc, self.settings.extra_pes)
+    }
+
+    /// Whether a configuration at coupled speed `sypd` is at least as good as the base case
+    /// (method.md step 5), comparing [`Problem::used_weight`]s.
+    pub fn keeps(&self, sypd: f64, nproc: &[u32]) -> bool {
+        self.keeps_weight(sypd, self.used_weight(nproc))
+    }
+
+    /// [`Problem::keeps`] for a configuration of used weight `weight`.
+    pub fn keeps_weight(&self, sypd: f64, weight: f64) -> bool {
+        metrics::beats_base_case(
+            sypd,
+            weight,
+            self.baseline_sypd,
+            self.used_weight(&self.baseline_nproc),
+        )
     }
 
     /// Whether a configuration fits the chosen queue (always without one).
@@ -581,7 +650,15 @@ impl Problem {
             .zip(&self.components)
             .map(|(&i, c)| u64::from(c.nproc[i]))
             .sum();
-        if sum > u64::from(self.settings.max_nproc) {
+        let nproc: Vec<u32> = index
+            .iter()
+            .zip(&self.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect();
+        let resources = self.cost_model.has_resources();
+        if (resources && !self.fits(&nproc))
+            || (!resources && sum > u64::from(self.settings.max_nproc))
+        {
             return Cell::OverBudget;
         }
         let config = self.score(index, tts_w);
@@ -589,17 +666,24 @@ impl Problem {
         if !self.fits_queue(&config.nproc, config.sypd) {
             return Cell::OverBudget;
         }
-        match self.kept_sum_limit(config.sypd) {
-            Some(limit) if sum <= u64::from(limit) => Cell::Scored {
+        let kept = if resources {
+            self.keeps(config.sypd, &nproc)
+        } else {
+            self.kept_sum_limit(config.sypd)
+                .is_some_and(|limit| sum <= u64::from(limit))
+        };
+        if kept {
+            Cell::Scored {
                 sypd: config.sypd,
                 chsy: config.chsy,
                 coupling_cost: config.coupling_cost,
                 fittingness: config.fittingness,
-            },
-            _ => Cell::WorseThanBase {
+            }
+        } else {
+            Cell::WorseThanBase {
                 sypd: config.sypd,
                 chsy: config.chsy,
-            },
+            }
         }
     }
 }

@@ -40,27 +40,23 @@ pub fn enumerate_with(
     coupled: &dyn Fn(&[usize]) -> f64,
 ) -> NaiveResult {
     let sizes: Vec<usize> = problem.components.iter().map(|c| c.nproc.len()).collect();
-    let base_total = f64::from(problem.total_nproc(problem.baseline_nproc.iter().sum()));
+    let base_total = problem.used_weight(&problem.baseline_nproc);
     let base_sypd = coupled(&vec![0; sizes.len()]);
     let mut feasible = 0u64;
     // (index, sypd, chsy) of every kept configuration
     let mut kept: Vec<(Vec<usize>, f64, f64)> = Vec::new();
     let mut index = vec![0usize; sizes.len()];
     loop {
-        let sum: u32 = index
-            .iter()
-            .zip(&problem.components)
-            .map(|(&i, c)| c.nproc[i])
-            .sum();
         let sypd = coupled(&index);
         let nproc: Vec<u32> = index
             .iter()
             .zip(&problem.components)
             .map(|(&i, c)| c.nproc[i])
             .collect();
-        if sum <= problem.settings.max_nproc && problem.fits_queue(&nproc, sypd) {
+        if problem.fits(&nproc) && problem.fits_queue(&nproc, sypd) {
             feasible += 1;
-            let total = f64::from(problem.total_nproc(sum));
+            // PEs with the extras; with resources, units in CPU-core equivalents.
+            let total = problem.used_weight(&nproc);
             if metrics::beats_base_case(sypd, total, base_sypd, base_total) {
                 let cost = metrics::chsy(problem.weight_of(&nproc), sypd);
                 kept.push((index.clone(), sypd, cost));
@@ -81,7 +77,7 @@ pub fn enumerate_with(
             // The coupled speed may differ from the min of the candidates' (`coupled`): CHSY
             // and the bill follow it; FN weighs the billed cost (CHSY without a machine).
             c.sypd = *sypd;
-            c.chsy = metrics::chsy(f64::from(c.total_nproc), *sypd);
+            c.chsy = metrics::chsy(problem.used_weight(&c.nproc), *sypd);
             c.billing = problem
                 .cost_model
                 .billing(&c.nproc, problem.settings.extra_pes, *sypd);

@@ -31,7 +31,14 @@ pub(crate) fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &m
     for k in (0..others.len()).rev() {
         rest_min[k] = rest_min[k + 1] + problem.components[others[k]].nproc[sets[k][0]];
     }
-    let limit = problem.kept_sum_limit(s);
+    // With resources the base-case filter weighs units by their cost: checked per
+    // configuration (see `GroupWalk::visit`), so the sum limit is open.
+    let resources = problem.cost_model.has_resources();
+    let limit = if resources {
+        Some(u32::MAX)
+    } else {
+        problem.kept_sum_limit(s)
+    };
     let mut tally = Tally::default();
     let mut nproc: Vec<u32> = problem.components.iter().map(|c| c.nproc[0]).collect();
     nproc[c] = problem.components[c].nproc[i];
@@ -39,6 +46,7 @@ pub(crate) fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &m
         problem,
         sypd: s,
         limit,
+        resources,
         others: &others,
         sets: &sets,
         rest_min: &rest_min,
@@ -72,6 +80,8 @@ struct GroupWalk<'a> {
     problem: &'a Problem,
     sypd: f64,
     limit: Option<u32>,
+    /// Per-resource budgets and the weighted base-case filter.
+    resources: bool,
     others: &'a [usize],
     sets: &'a [Vec<usize>],
     rest_min: &'a [u32],
@@ -86,20 +96,37 @@ impl GroupWalk<'_> {
         let d = self.others[k];
         for &j in &self.sets[k] {
             let p = self.problem.components[d].nproc[j];
-            if partial + p + self.rest_min[k + 1] > self.problem.settings.max_nproc {
+            nproc[d] = p;
+            if self.resources {
+                // Each budget is monotone: once the smallest completion breaks one, stop.
+                let mut low = nproc.clone();
+                for m in k + 1..self.others.len() {
+                    let e = self.others[m];
+                    low[e] = self.problem.components[e].nproc[self.sets[m][0]];
+                }
+                if !self.problem.fits(&low) {
+                    break;
+                }
+            } else if partial + p + self.rest_min[k + 1] > self.problem.settings.max_nproc {
                 break;
             }
-            nproc[d] = p;
             self.descend(k + 1, partial + p, nproc, tally);
         }
     }
 
     fn visit(&self, sum: u32, nproc: &[u32], tally: &mut Tally) {
-        if !self.problem.fits_queue(nproc, self.sypd) {
+        if !self.problem.fits_queue(nproc, self.sypd)
+            || (self.resources && !self.problem.fits(nproc))
+        {
             return;
         }
         tally.feasible += 1;
-        if self.limit.is_none_or(|l| sum > l) {
+        let kept = if self.resources {
+            self.problem.keeps(self.sypd, nproc)
+        } else {
+            self.limit.is_some_and(|l| sum <= l)
+        };
+        if !kept {
             return;
         }
         tally.kept += 1;

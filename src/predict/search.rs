@@ -33,7 +33,7 @@
 
 use std::cmp::Ordering;
 
-use super::{placed, rank_order, Config, Problem};
+use super::{placed, rank_order, resources, Config, Problem};
 use crate::metrics::{self, Bounds};
 
 /// The TTS_w-independent figures of a problem.
@@ -62,6 +62,14 @@ pub struct Group {
 }
 
 impl Group {
+    pub(crate) fn component(&self) -> usize {
+        self.component
+    }
+
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
     pub(crate) fn new(
         component: usize,
         index: usize,
@@ -93,7 +101,14 @@ pub fn check_work(problem: &Problem) -> Result<(), super::PredictError> {
         .map(|c| c.nproc.len() as u64)
         .sum();
     let unit = sum_unit(problem);
-    let sums = u64::from(problem.settings.max_nproc / unit) + 1;
+    // With resources each has its own budget: bound by the largest.
+    let budget = problem
+        .cost_model
+        .budgets(problem.settings.max_nproc)
+        .into_iter()
+        .max()
+        .unwrap_or(problem.settings.max_nproc);
+    let sums = u64::from(budget / unit) + 1;
     let work = candidates.saturating_mul(sums).saturating_mul(candidates);
     if work > super::MAX_SEARCH_WORK {
         return Err(super::PredictError::SearchTooLarge {
@@ -108,6 +123,10 @@ pub fn check_work(problem: &Problem) -> Result<(), super::PredictError> {
 
 /// Counts, bounds, all exact.
 pub fn summarise(problem: &Problem) -> Summary {
+    // Components on different resources: per-resource budgets and weighted units.
+    if problem.cost_model.has_resources() {
+        return resources::summarise(problem);
+    }
     // Per-component nodes bill each component's rounding, not the PE sum: those groups go
     // through the general loop below and [`placed`].
     if problem.components.len() == 2 && problem.cost_model.cost_follows_sum() {
@@ -246,6 +265,7 @@ fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &m
         others: &others,
         sets: &sets,
         rest_min: &rest_min,
+        resources: problem.cost_model.has_resources(),
     };
     ctx.descend(0, p, &mut index, best);
 }
@@ -258,13 +278,14 @@ struct Walk<'a> {
     others: &'a [usize],
     sets: &'a [Vec<usize>],
     rest_min: &'a [u32],
+    /// Per-resource budgets and the weighted base-case filter (`[[resource]]` tables).
+    resources: bool,
 }
 
 impl Walk<'_> {
-    /// The smallest weight any completion of `index` (set up to position `k`) can have: the
-    /// remaining components at their smallest allowed candidates. Weights never fall when a
-    /// component gets more PEs, so this bounds every completion from below.
-    fn lowest_weight(&self, k: usize, index: &[usize]) -> f64 {
+    /// The configuration `index` (set up to position `k`) completed with the remaining
+    /// components at their smallest allowed candidates.
+    fn lowest_completion(&self, k: usize, index: &[usize]) -> Vec<u32> {
         let mut nproc: Vec<u32> = index
             .iter()
             .zip(&self.problem.components)
@@ -274,14 +295,25 @@ impl Walk<'_> {
             let d = self.others[m];
             nproc[d] = self.problem.components[d].nproc[self.sets[m][0]];
         }
-        self.problem.weight_of(&nproc)
+        nproc
+    }
+
+    /// The smallest weight any completion of `index` (set up to position `k`) can have: the
+    /// remaining components at their smallest allowed candidates. Weights never fall when a
+    /// component gets more PEs, so this bounds every completion from below.
+    fn lowest_weight(&self, k: usize, index: &[usize]) -> f64 {
+        self.problem.weight_of(&self.lowest_completion(k, index))
     }
 
     fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Config>) {
+        let resources = self.resources;
         if k == self.others.len() {
             let config = self.problem.score(index, self.tts_w);
+            let within = !resources
+                || (self.problem.fits(&config.nproc)
+                    && self.problem.keeps(config.sypd, &config.nproc));
             // Per-component nodes: a node limit of the queue is checked per configuration.
-            if self.problem.fits_queue(&config.nproc, config.sypd) {
+            if within && self.problem.fits_queue(&config.nproc, config.sypd) {
                 insert_ranked(best, config, self.top);
             }
             return;
@@ -291,6 +323,15 @@ impl Walk<'_> {
             let lowest = partial + self.problem.components[d].nproc[j] + self.rest_min[k + 1];
             if lowest > self.group.limit {
                 break;
+            }
+            if resources {
+                // Budgets and the base-case filter are monotone per component: once the
+                // smallest completion breaks one, every larger candidate does too.
+                index[d] = j;
+                let low = self.lowest_completion(k, index);
+                if !self.problem.fits(&low) || !self.problem.keeps(self.group.sypd, &low) {
+                    break;
+                }
             }
             if best.len() == self.top {
                 index[d] = j;
@@ -585,18 +626,18 @@ fn summarise_pair(problem: &Problem) -> Summary {
 
 /// A Fenwick (binary indexed) tree of which positions are present: counts below a position and
 /// the last present position below one, both in O(log n).
-struct Fenwick {
+pub(crate) struct Fenwick {
     tree: Vec<u64>,
 }
 
 impl Fenwick {
-    fn new(n: usize) -> Fenwick {
+    pub(crate) fn new(n: usize) -> Fenwick {
         Fenwick {
             tree: vec![0; n + 1],
         }
     }
 
-    fn add(&mut self, position: usize) {
+    pub(crate) fn add(&mut self, position: usize) {
         let mut k = position + 1;
         while k < self.tree.len() {
             self.tree[k] += 1;
@@ -605,7 +646,7 @@ impl Fenwick {
     }
 
     /// Present positions in `0..end`.
-    fn count_below(&self, end: usize) -> u64 {
+    pub(crate) fn count_below(&self, end: usize) -> u64 {
         let mut k = end.min(self.tree.len() - 1);
         let mut total = 0;
         while k > 0 {
@@ -616,7 +657,7 @@ impl Fenwick {
     }
 
     /// The largest present position in `0..end`.
-    fn last_below(&self, end: usize) -> Option<usize> {
+    pub(crate) fn last_below(&self, end: usize) -> Option<usize> {
         let count = self.count_below(end);
         if count == 0 {
             return None;

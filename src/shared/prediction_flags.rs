@@ -179,9 +179,22 @@ fn base_dir(path: &Path) -> PathBuf {
 
 /// The machine, cost and queues from the campaign file and the flags (a flag wins). Machine
 /// flags without a `[machine]` table describe one (`--cores-per-node` is then required).
+///
+/// With `[[resource]]` tables each component's resource comes from its `[[component]]` table,
+/// by name, so `--curve` flags may list the components in another order.
 pub fn resolve_cost_model(args: &PredictionFlags) -> Result<CostModel> {
     let mut model = match &args.config {
-        Some(path) => CampaignFile::load(path).map_err(user)?.cost_model(),
+        Some(path) => {
+            let file = CampaignFile::load(path).map_err(user)?;
+            let mut model = file.cost_model();
+            if !args.curves.is_empty() {
+                let names: Vec<&str> = args.curves.iter().map(|(n, _)| n.as_str()).collect();
+                model.component_resource = file
+                    .component_resources(&names)
+                    .map_err(|e| user(format!("{}: {e}", path.display())))?;
+            }
+            model
+        }
         None => CostModel::default(),
     };
     let machine_flags = args.cores_per_node.is_some()

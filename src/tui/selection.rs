@@ -84,6 +84,13 @@ pub fn write(
             min_nproc: c.min_nproc,
             max_nproc: c.max_nproc,
             timing_name: c.timing_name.clone(),
+            // The base file's [[resource]] tables are kept: keep each component's resource.
+            resource: source
+                .base
+                .iter()
+                .flat_map(|b| &b.components)
+                .find(|e| e.name == c.name)
+                .and_then(|e| e.resource.clone()),
         });
     }
     let s = &problem.settings;

@@ -85,29 +85,40 @@ pub fn quick(problem: &Problem, index: &[usize], tts_w: f64) -> Quick {
         sum += u64::from(c.nproc[i]);
         sypd = sypd.min(c.sypd[i]);
     }
-    if sum > u64::from(problem.settings.max_nproc) {
+    let nproc = &nproc[..n];
+    // With [[resource]] tables each resource has its own budget and the base-case filter
+    // weighs units by their cost (those two checks allocate; the plain path does not).
+    let resources = problem.cost_model.has_resources();
+    if (resources && !problem.fits(nproc))
+        || (!resources && sum > u64::from(problem.settings.max_nproc))
+    {
         return Quick::Over;
     }
-    let nproc = &nproc[..n];
     if !problem.fits_queue(nproc, sypd) {
         return Quick::Over;
     }
-    match problem.kept_sum_limit(sypd) {
-        Some(limit) if sum <= u64::from(limit) => {
-            let cost = metrics::chsy(problem.weight_of(nproc), sypd);
-            Quick::Kept {
+    let kept = if resources {
+        problem.keeps(sypd, nproc)
+    } else {
+        problem
+            .kept_sum_limit(sypd)
+            .is_some_and(|limit| sum <= u64::from(limit))
+    };
+    if kept {
+        let cost = metrics::chsy(problem.weight_of(nproc), sypd);
+        Quick::Kept {
+            sypd,
+            cost,
+            fittingness: metrics::fittingness_in(
+                tts_w,
                 sypd,
                 cost,
-                fittingness: metrics::fittingness_in(
-                    tts_w,
-                    sypd,
-                    cost,
-                    &problem.sypd_bounds,
-                    &problem.chsy_bounds,
-                ),
-            }
+                &problem.sypd_bounds,
+                &problem.chsy_bounds,
+            ),
         }
-        _ => Quick::Worse { sypd },
+    } else {
+        Quick::Worse { sypd }
     }
 }
 
@@ -168,9 +179,33 @@ mod tests {
                         cost,
                         queues: queues.clone(),
                         queue: queue.map(String::from),
+                        ..CostModel::default()
                     });
                 }
             }
+        }
+        // Components on different hardware: own budgets, weighted units, one resource or two.
+        for (component_resource, cost) in [
+            (vec![0, 1], CostKind::CoreHours),
+            (vec![0, 1], CostKind::NodeHours),
+            (vec![1, 1], CostKind::CoreHours),
+        ] {
+            models.push(CostModel {
+                cost,
+                resources: [("cpu", 48, 1.0, None), ("gpu", 4, 2.5, Some(300))]
+                    .into_iter()
+                    .map(
+                        |(name, units_per_node, unit_cost, max_units)| autolb::machine::Resource {
+                            name: name.into(),
+                            units_per_node,
+                            unit_cost,
+                            max_units,
+                        },
+                    )
+                    .collect(),
+                component_resource,
+                ..CostModel::default()
+            });
         }
         let mut kinds = [0usize; 3];
         for model in &models {

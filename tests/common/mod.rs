@@ -6,6 +6,7 @@
 
 pub mod predict;
 pub mod processes;
+pub mod resources;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -106,6 +106,60 @@ pub fn bundled(name: &str, file: &str) -> ComponentInput {
     ComponentInput::new(Curve::load(name.to_string(), &path).expect("bundled curve"))
 }
 
+/// A random `[[resource]]` layout for `components` components on two resources (`cpu` first,
+/// where the extras run, then `gpu`): any assignment (both on one resource too), unit costs
+/// that are not whole numbers, small nodes so rounding matters, budgets of their own or
+/// `max_nproc`, core-hour or node-hour cost, packed or per-component nodes.
+pub fn resource_model_strategy(
+    components: usize,
+) -> impl Strategy<Value = autolb::machine::CostModel> {
+    use autolb::machine::{CostKind, CostModel, Machine, Placement, Resource};
+    (
+        proptest::collection::vec(0usize..2, components),
+        prop_oneof![Just(1.0f64), Just(0.5), 0.1f64..50.0],
+        prop_oneof![Just(1.0f64), Just(2.5), Just(40.0), 0.1f64..50.0],
+        (1u32..9, 1u32..9),
+        (
+            proptest::option::of(1u32..250),
+            proptest::option::of(1u32..250),
+        ),
+        prop_oneof![Just(CostKind::CoreHours), Just(CostKind::NodeHours)],
+        proptest::option::of((
+            prop_oneof![Just(Placement::Packed), Just(Placement::PerComponent)],
+            proptest::bool::ANY,
+        )),
+    )
+        .prop_map(
+            |(assign, cpu_cost, gpu_cost, (cpu_node, gpu_node), (cpu_max, gpu_max), cost, m)| {
+                CostModel {
+                    cost,
+                    machine: m.map(|(placement, extras_share_node)| Machine {
+                        cores_per_node: cpu_node,
+                        placement,
+                        extras_share_node,
+                        node_power_w: None,
+                    }),
+                    resources: vec![
+                        Resource {
+                            name: "cpu".into(),
+                            units_per_node: cpu_node,
+                            unit_cost: cpu_cost,
+                            max_units: cpu_max,
+                        },
+                        Resource {
+                            name: "gpu".into(),
+                            units_per_node: gpu_node,
+                            unit_cost: gpu_cost,
+                            max_units: gpu_max,
+                        },
+                    ],
+                    component_resource: assign,
+                    ..CostModel::default()
+                }
+            },
+        )
+}
+
 /// A random machine, cost and queue table for the billed property tests: node sizes small
 /// enough that rounding matters at these PE counts, both placements, extras sharing or not,
 /// queues limited by cores, nodes or wall time, chosen or not. Only consistent models come
@@ -171,6 +225,7 @@ pub fn cost_model_strategy() -> impl Strategy<Value = autolb::machine::CostModel
                 cost,
                 queues,
                 queue,
+                ..CostModel::default()
             }
         })
 }

@@ -1,0 +1,377 @@
+//! The exact search with components on different hardware (`[[resource]]` tables).
+//!
+//! Two things change against [`super::search`]: every resource has its own budget, and the
+//! base-case filter and the cost weigh each unit by its resource's `unit_cost`, so neither is a
+//! function of the plain PE sum any more. Both stay monotone: a configuration fits all budgets
+//! and is kept only if every configuration with fewer units of some component does too.
+//!
+//! Two components (the CPU atmosphere with a GPU ocean): the bottleneck groups are swept as in
+//! the CPU-only pair search, with the other component's fast-enough candidates in a Fenwick
+//! tree. The budgets *decouple*: on different resources the other component's feasible
+//! candidates are simply those within its own resource's budget, whatever the bottleneck's PEs
+//! (on one resource, within what the bottleneck leaves). The kept ones are a prefix of those,
+//! found by a binary search with the filter itself (same floating-point expression as the
+//! naive enumeration). Each group is then O(log N): O(N log N) in all, like the CPU-only pair.
+//!
+//! One or three and more components: per group, a convolution over each resource's unit sums
+//! within its own budget (the budgets decouple, so the feasible count is a product), then the
+//! weighted base-case filter as a threshold on the last resource's sums for every combination of
+//! the others' reachable sums. With per-component nodes and node-hours the bill depends on each
+//! component's rounding, not on the sums: those groups are walked ([`super::placed`], exact,
+//! proportional to the feasible configurations).
+
+use super::placed;
+use super::search::{faster_than_bottleneck, Fenwick, Group, Summary};
+use super::{Candidates, PredictError, Problem};
+use crate::machine::CostModel;
+use crate::metrics::{self, Bounds};
+
+/// Refuses a base case (every component at its first candidate) over a resource's budget.
+pub(super) fn check_base(
+    components: &[Candidates],
+    model: &CostModel,
+    max_nproc: u32,
+) -> Result<(), PredictError> {
+    let base: Vec<u32> = components.iter().map(|c| c.nproc[0]).collect();
+    let units = model.units_per_resource(&base);
+    for (r, (&u, budget)) in units.iter().zip(model.budgets(max_nproc)).enumerate() {
+        if u > budget {
+            let detail = components
+                .iter()
+                .enumerate()
+                .filter(|&(c, _)| model.resource_of(c) == r)
+                .map(|(_, c)| format!("{} {}", c.name, c.nproc[0]))
+                .collect::<Vec<_>>()
+                .join(" + ");
+            return Err(PredictError::ResourceBelowBase {
+                resource: model.resources[r].name.clone(),
+                budget,
+                base: u,
+                detail,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn empty_summary() -> Summary {
+    Summary {
+        groups: Vec::new(),
+        feasible: 0,
+        kept: 0,
+        sypd_bounds: Bounds {
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        },
+        chsy_bounds: Bounds {
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        },
+    }
+}
+
+/// Counts, bounds and groups, all exact (see the module doc).
+pub(super) fn summarise(problem: &Problem) -> Summary {
+    if problem.components.len() == 2 {
+        return summarise_pair(problem);
+    }
+    let mut summary = empty_summary();
+    let model = &problem.cost_model;
+    let by_sums = model.cost_follows_resource_sums();
+    for (c, comp) in problem.components.iter().enumerate() {
+        let budget = model.budget_of(c, problem.settings.max_nproc);
+        for i in 0..comp.nproc.len() {
+            if comp.nproc[i] > budget {
+                continue;
+            }
+            if by_sums {
+                summarise_group(problem, c, i, &mut summary);
+            } else {
+                placed::summarise_group(problem, c, i, &mut summary);
+            }
+        }
+    }
+    summary
+}
+
+/// How the balanced units on one resource can add up within a bottleneck group: `counts[k]`
+/// ways to reach `offset + k * unit` units, within the resource's budget.
+struct ResourceSums {
+    offset: u32,
+    unit: u32,
+    counts: Vec<u64>,
+    /// prefix[k] = counts[0..=k] summed.
+    prefix: Vec<u64>,
+    /// reach[k] = the largest m <= k with counts[m] > 0, if any.
+    reach: Vec<Option<usize>>,
+}
+
+impl ResourceSums {
+    /// Units at position `k`.
+    fn units(&self, k: usize) -> u32 {
+        self.offset + k as u32 * self.unit
+    }
+}
+
+/// The sums of resource `r` in the group whose bottleneck is candidate `i` of component `c`:
+/// the bottleneck's own units if it runs on `r`, and every other component on `r` at its
+/// candidates that cannot undercut the bottleneck. `None` when some component has no such
+/// candidate or the smallest sum is over the budget (the group has no feasible configuration).
+fn resource_sums(problem: &Problem, c: usize, i: usize, r: usize) -> Option<ResourceSums> {
+    let model = &problem.cost_model;
+    let s = problem.components[c].sypd[i];
+    let sets: Vec<Vec<u32>> = problem
+        .components
+        .iter()
+        .enumerate()
+        .filter(|&(d, _)| model.resource_of(d) == r)
+        .map(|(d, comp)| {
+            if d == c {
+                vec![comp.nproc[i]]
+            } else {
+                comp.nproc
+                    .iter()
+                    .zip(&comp.sypd)
+                    .filter(|&(_, &sd)| faster_than_bottleneck(sd, s, d < c))
+                    .map(|(&p, _)| p)
+                    .collect()
+            }
+        })
+        .collect();
+    if sets.iter().any(Vec::is_empty) {
+        return None;
+    }
+    let offset: u32 = sets.iter().map(|v| v[0]).sum();
+    let unit = sets
+        .iter()
+        .flat_map(|v| v.iter().map(move |&p| p - v[0]))
+        .fold(0, gcd)
+        .max(1);
+    let budget = model.budgets(problem.settings.max_nproc)[r];
+    let room = budget.checked_sub(offset)? / unit;
+    let reachable: u32 = sets.iter().map(|v| (v[v.len() - 1] - v[0]) / unit).sum();
+    let len = room.min(reachable) as usize + 1;
+    let mut counts = vec![0u64; len];
+    counts[0] = 1;
+    for v in &sets {
+        let mut next = vec![0u64; len];
+        for (k, &n) in counts.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            for &p in v {
+                let at = k + ((p - v[0]) / unit) as usize;
+                if at >= len {
+                    break;
+                }
+                next[at] += n;
+            }
+        }
+        counts = next;
+    }
+    let prefix = counts
+        .iter()
+        .scan(0u64, |acc, &n| {
+            *acc += n;
+            Some(*acc)
+        })
+        .collect();
+    let reach = counts
+        .iter()
+        .enumerate()
+        .scan(None, |acc, (k, &n)| {
+            if n > 0 {
+                *acc = Some(k);
+            }
+            Some(*acc)
+        })
+        .collect();
+    Some(ResourceSums {
+        offset,
+        unit,
+        counts,
+        prefix,
+        reach,
+    })
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Counts one group by per-resource convolutions (budgets decouple per resource) and a
+/// threshold on the last resource's sums for the weighted base-case filter: every combination
+/// of reachable sums on the other resources, then a binary search on the last one. Exact: the
+/// weights are computed from the units per resource with the same expression as for a
+/// configuration ([`CostModel::used_weight_of_units`], [`CostModel::weight_of_units`]).
+fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary) {
+    let model = &problem.cost_model;
+    let extras = problem.settings.extra_pes;
+    let s = problem.components[c].sypd[i];
+    let Some(sums) = (0..model.resources.len())
+        .map(|r| resource_sums(problem, c, i, r))
+        .collect::<Option<Vec<ResourceSums>>>()
+    else {
+        return;
+    };
+    summary.feasible += sums
+        .iter()
+        .map(|r| r.prefix[r.prefix.len() - 1])
+        .product::<u64>();
+    let (head, last) = sums.split_at(sums.len() - 1);
+    let last = &last[0];
+    let mut kept = 0u64;
+    let mut highest: Option<f64> = None;
+    let mut position = vec![0usize; head.len()];
+    let mut units: Vec<u32> = sums.iter().map(|r| r.offset).collect();
+    loop {
+        let ways: u64 = position
+            .iter()
+            .zip(head)
+            .map(|(&k, r)| r.counts[k])
+            .product();
+        if ways > 0 {
+            for (r, (&k, rs)) in position.iter().zip(head).enumerate() {
+                units[r] = rs.units(k);
+            }
+            let keeps = |k: usize, units: &mut Vec<u32>| {
+                units[head.len()] = last.units(k);
+                problem.keeps_weight(s, model.used_weight_of_units(units, extras))
+            };
+            // Kept sums on the last resource: a prefix of 0..len (the filter is monotone).
+            let (mut lo, mut hi) = (0usize, last.counts.len());
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if keeps(mid, &mut units) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            if lo > 0 {
+                kept += ways * last.prefix[lo - 1];
+                if let Some(top) = last.reach[lo - 1] {
+                    units[head.len()] = last.units(top);
+                    let w = model.weight_of_units(&units, extras);
+                    highest = Some(highest.map_or(w, |h: f64| h.max(w)));
+                }
+            }
+        }
+        if !advance(&mut position, head) {
+            break;
+        }
+    }
+    let Some(highest) = highest else {
+        return;
+    };
+    // The smallest sums on every resource: kept whenever anything is (monotone filter).
+    let lowest: Vec<u32> = sums
+        .iter()
+        .map(|r| r.units(r.counts.iter().position(|&n| n > 0).unwrap_or(0)))
+        .collect();
+    let min_weight = model.weight_of_units(&lowest, extras);
+    summary.kept += kept;
+    summary.sypd_bounds = summary.sypd_bounds.include(s);
+    for w in [min_weight, highest] {
+        summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+    }
+    summary.groups.push(Group::new(
+        c,
+        i,
+        s,
+        lowest.iter().sum(),
+        u32::MAX,
+        min_weight,
+    ));
+}
+
+/// Odometer over every resource's sums but the last; false once all were visited.
+fn advance(position: &mut [usize], head: &[ResourceSums]) -> bool {
+    for (k, r) in position.iter_mut().zip(head).rev() {
+        *k += 1;
+        if *k < r.counts.len() {
+            return true;
+        }
+        *k = 0;
+    }
+    false
+}
+
+/// The pair sweep with per-resource budgets and the weighted base-case filter.
+fn summarise_pair(problem: &Problem) -> Summary {
+    let mut summary = empty_summary();
+    let model = &problem.cost_model;
+    let max_nproc = problem.settings.max_nproc;
+    let same_resource = model.resource_of(0) == model.resource_of(1);
+    for c in 0..2 {
+        let d = 1 - c;
+        let (comp, other) = (&problem.components[c], &problem.components[d]);
+        let (own_budget, other_budget) =
+            (model.budget_of(c, max_nproc), model.budget_of(d, max_nproc));
+        let pair = |p: u32, q: u32| if c == 0 { [p, q] } else { [q, p] };
+        let mut groups: Vec<usize> = (0..comp.nproc.len()).collect();
+        groups.sort_by(|&a, &b| comp.sypd[b].total_cmp(&comp.sypd[a]));
+        let mut entering: Vec<usize> = (0..other.nproc.len()).collect();
+        entering.sort_by(|&a, &b| other.sypd[b].total_cmp(&other.sypd[a]));
+        let mut present = Fenwick::new(other.nproc.len());
+        let mut lowest: Option<usize> = None;
+        let mut next = 0;
+        for i in groups {
+            let s = comp.sypd[i];
+            while next < entering.len()
+                && faster_than_bottleneck(other.sypd[entering[next]], s, d < c)
+            {
+                let j = entering[next];
+                present.add(j);
+                lowest = Some(lowest.map_or(j, |l: usize| l.min(j)));
+                next += 1;
+            }
+            let (Some(lowest), p) = (lowest, comp.nproc[i]) else {
+                continue;
+            };
+            if p > own_budget {
+                continue;
+            }
+            // The other's PEs may go up to its own budget, less what the bottleneck takes
+            // when both share a resource.
+            let cap = if same_resource {
+                other_budget - p
+            } else {
+                other_budget
+            };
+            let feasible_below = other.nproc.partition_point(|&q| q <= cap);
+            summary.feasible += present.count_below(feasible_below);
+            // Kept: a prefix of the feasible candidates (the filter is monotone).
+            let kept_below =
+                other.nproc[..feasible_below].partition_point(|&q| problem.keeps(s, &pair(p, q)));
+            let kept = present.count_below(kept_below);
+            if kept == 0 {
+                continue;
+            }
+            summary.kept += kept;
+            summary.sypd_bounds = summary.sypd_bounds.include(s);
+            let Some(highest) = present.last_below(kept_below) else {
+                continue;
+            };
+            let (lo, hi) = (pair(p, other.nproc[lowest]), pair(p, other.nproc[highest]));
+            let min_weight = problem.weight_of(&lo);
+            summary.groups.push(Group::new(
+                c,
+                i,
+                s,
+                p + other.nproc[lowest],
+                u32::MAX,
+                min_weight,
+            ));
+            for w in [min_weight, problem.weight_of(&hi)] {
+                summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+            }
+        }
+    }
+    summary.groups.sort_by_key(|g| (g.component(), g.index()));
+    summary
+}
