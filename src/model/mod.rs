@@ -29,6 +29,7 @@
 
 pub mod check;
 pub mod gp;
+pub mod guide;
 pub mod measured;
 pub mod overhead;
 pub mod steps;

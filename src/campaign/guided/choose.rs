@@ -1,0 +1,224 @@
+//! The guided strategy's choice of the next iteration's tests from a [`Landscape`]: the
+//! donor/recipient move from the best, the model's most promising configurations near the best,
+//! and repetitions of the configurations the noise leaves in contention with the best.
+
+use super::super::algorithm::{self, describe};
+use super::super::strategy::PlannedTest;
+use super::landscape::{within_budget, Landscape, MeasuredConfig};
+use super::tuning::*;
+use crate::model::guide::{band_sds, expected_improvement, run_noise_sd};
+
+/// What [`choose`] decided.
+pub struct Chosen {
+    pub next: Vec<PlannedTest>,
+    /// Why the campaign stops, when it does.
+    pub stop: Option<String>,
+}
+
+/// Within `minimum_step` PEs of `b` in every component: the same configuration for the search.
+fn near(a: &[u32], b: &[u32], minimum_step: u32) -> bool {
+    within(a, b, minimum_step)
+}
+
+fn within(a: &[u32], b: &[u32], radius: u32) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.abs_diff(*y) < radius)
+}
+
+/// A measured configuration with its FN on the landscape's normalisation.
+struct Scored<'a> {
+    config: &'a MeasuredConfig,
+    fn_: f64,
+    /// Mean SYPD of its runs.
+    sypd: f64,
+}
+
+impl Scored<'_> {
+    /// How far one standard deviation of its mean SYPD (run noise over the root of its run
+    /// count) moves its FN.
+    fn fn_sd(&self, view: &Landscape, noise_sd: f64) -> f64 {
+        let n = self.config.runs.len().max(1) as f64;
+        let up = self.sypd * (noise_sd / n.sqrt()).exp();
+        view.fn_at(&self.config.nproc, up) - self.fn_
+    }
+}
+
+/// Decides the next iteration (see the module documentation of [`super`]).
+pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
+    let s = view.settings();
+    let mut scored: Vec<Scored> = view
+        .measured
+        .iter()
+        .filter_map(|m| {
+            let means = algorithm::mean_metrics(&m.runs)?;
+            Some(Scored {
+                config: m,
+                fn_: view.fn_at(&m.nproc, means.sypd),
+                sypd: means.sypd,
+            })
+        })
+        .collect();
+    // Best first; on a tie, fewer PEs.
+    scored.sort_by(|a, b| {
+        b.fn_.total_cmp(&a.fn_).then(
+            a.config
+                .nproc
+                .iter()
+                .sum::<u32>()
+                .cmp(&b.config.nproc.iter().sum()),
+        )
+    });
+    let Some(best) = scored.first() else {
+        return Chosen {
+            next: Vec::new(),
+            stop: Some("nothing was measured: every run failed".into()),
+        };
+    };
+    let best_fn = best.fn_;
+    let taken = |n: &[u32], planned: &[PlannedTest]| {
+        view.measured
+            .iter()
+            .any(|m| near(&m.nproc, n, s.minimum_step))
+            || planned.iter().any(|p| near(&p.nproc, n, s.minimum_step))
+    };
+    let z = band_sds(&view.model);
+    let noise_sd = run_noise_sd(&view.model);
+    // The configurations the noise leaves in contention with the best: their FN is within the
+    // band (z standard deviations) of the difference of two means.
+    let best_sd = best.fn_sd(view, noise_sd);
+    let contenders: Vec<(&Scored, f64)> = scored
+        .iter()
+        .map(|k| {
+            let sd = (best_sd.powi(2) + k.fn_sd(view, noise_sd).powi(2)).sqrt();
+            (k, z * sd)
+        })
+        .filter(|(k, margin)| best_fn - k.fn_ <= *margin)
+        .take(CONTENDERS_AT_MOST)
+        .collect();
+    let mut next: Vec<PlannedTest> = Vec::new();
+
+    // Local evidence: Algorithm 1's move from the best, when the band lets it win.
+    if let Some((target, step, donor, recipient)) = donor_move(view, best.config, &taken) {
+        let upper = view.upper_fn(&target);
+        if upper > best_fn {
+            next.push(PlannedTest {
+                test: None,
+                nproc: target,
+                step,
+                runs: 1,
+                reason: Some(format!(
+                    "donor/recipient: {} PEs {} -> {} from the best ({}); model: upper FN {upper:.3} > best {best_fn:.3}",
+                    step,
+                    view.names[donor],
+                    view.names[recipient],
+                    describe(&view.names, &best.config.nproc)
+                )),
+            });
+        }
+    }
+
+    // The model: every unmeasured configuration near the best ones whose upper FN beats the
+    // best, by expected improvement, spread out.
+    let centres: Vec<&[u32]> = scored
+        .iter()
+        .take(TRUST_AROUND)
+        .map(|k| k.config.nproc.as_slice())
+        .collect();
+    let radius = s.initial_step + 1;
+    let near_centre = |c: usize, p: u32| centres.iter().any(|n| n[c].abs_diff(p) < radius);
+    let trusted = |n: &[u32]| centres.iter().any(|c| within(c, n, radius));
+    let mut options: Vec<(f64, f64, Vec<u32>)> = view
+        .candidates(&near_centre, &|n| trusted(n) && !taken(n, &[]))
+        .into_iter()
+        .filter_map(|n| {
+            let b = view.belief(&n);
+            (b.upper > best_fn).then(|| (expected_improvement(b.mean, b.sd, best_fn), b.upper, n))
+        })
+        .collect();
+    options.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+    let spread = (s.initial_step / 2).max(s.minimum_step);
+    let first_ei = options.first().map(|o| o.0).unwrap_or(0.0);
+    for (ei, upper, nproc) in &options {
+        if next.len() >= max_tests || *ei < MIN_EI_SHARE * first_ei || *ei < MIN_EI {
+            break;
+        }
+        if taken(nproc, &next) || next.iter().any(|p| within(&p.nproc, nproc, spread)) {
+            continue;
+        }
+        next.push(PlannedTest {
+            test: None,
+            nproc: nproc.clone(),
+            step: 0,
+            runs: 1,
+            reason: Some(format!(
+                "model: upper FN {upper:.3} > best {best_fn:.3} (expected gain {ei:.4})"
+            )),
+        });
+    }
+    if !next.is_empty() {
+        return Chosen { next, stop: None };
+    }
+
+    // Nothing unmeasured can win: before answering, run once more what the noise leaves in
+    // contention with the best (the best included), up to `repetitions` runs each.
+    if contenders.len() > 1 {
+        for (k, margin) in &contenders {
+            let m = k.config;
+            if m.attempts >= s.repetitions {
+                continue;
+            }
+            next.push(PlannedTest {
+                test: Some(m.test),
+                nproc: m.nproc.clone(),
+                step: 0,
+                runs: 1,
+                reason: Some(format!(
+                    "repetition: FN {:.3} is within {margin:.3} of the best {best_fn:.3} ({} of at most {} runs)",
+                    k.fn_,
+                    m.attempts + 1,
+                    s.repetitions
+                )),
+            });
+        }
+    }
+    if !next.is_empty() {
+        return Chosen { next, stop: None };
+    }
+    Chosen {
+        next,
+        stop: Some(format!(
+            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {MIN_EI} or more, and no other measured one is within the noise of it"
+        )),
+    }
+}
+
+/// Algorithm 1's move from the best measured configuration: its donor gives `step` PEs to its
+/// recipient, the step halved from `initial_step` while the target was measured, down to
+/// `minimum_step`. `None` without a partial coupling cost or when every target was measured.
+fn donor_move(
+    view: &Landscape,
+    best: &MeasuredConfig,
+    taken: &dyn Fn(&[u32], &[PlannedTest]) -> bool,
+) -> Option<(Vec<u32>, u32, usize, usize)> {
+    let s = view.settings();
+    let means = algorithm::mean_metrics(&best.runs)?;
+    let (donor, recipient) = algorithm::donor_and_recipient(&means.partial_coupling_cost)?;
+    let mut step = s.initial_step;
+    while step >= s.minimum_step && step > 0 {
+        if let Some(target) = algorithm::move_pes(
+            &best.nproc,
+            donor,
+            recipient,
+            step,
+            &view.limits,
+            s.max_nproc,
+        )
+        .filter(|t| within_budget(s, t))
+        {
+            if !taken(&target, &[]) {
+                return Some((target, step, donor, recipient));
+            }
+        }
+        step /= 2;
+    }
+    None
+}
