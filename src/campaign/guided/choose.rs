@@ -97,9 +97,10 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     let mut next: Vec<PlannedTest> = Vec::new();
 
     // Local evidence: Algorithm 1's move from the best, when the band lets it win.
-    if let Some((target, step, donor, recipient)) = donor_move(view, best.config, &taken) {
-        let upper = view.upper_fn(&target);
-        if upper > best_fn {
+    if let Some((target, step, donor, recipient, upper)) =
+        donor_move(view, best.config, best_fn, &taken)
+    {
+        {
             next.push(PlannedTest {
                 test: None,
                 nproc: target,
@@ -192,19 +193,22 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
 }
 
 /// Algorithm 1's move from the best measured configuration: its donor gives `step` PEs to its
-/// recipient, the step halved from `initial_step` while the target was measured, down to
-/// `minimum_step`. `None` without a partial coupling cost or when every target was measured.
+/// recipient, at the largest step from `initial_step` down to `minimum_step` (halving) whose
+/// target is unmeasured and can beat the best by the model's band. Algorithm 1 halves its step
+/// when the move overshoots (the recipient becomes the donor); the band says so before the run.
+/// `None` without a partial coupling cost or when no step qualifies.
 fn donor_move(
     view: &Landscape,
     best: &MeasuredConfig,
+    best_fn: f64,
     taken: &dyn Fn(&[u32], &[PlannedTest]) -> bool,
-) -> Option<(Vec<u32>, u32, usize, usize)> {
+) -> Option<(Vec<u32>, u32, usize, usize, f64)> {
     let s = view.settings();
     let means = algorithm::mean_metrics(&best.runs)?;
     let (donor, recipient) = algorithm::donor_and_recipient(&means.partial_coupling_cost)?;
     let mut step = s.initial_step;
     while step >= s.minimum_step && step > 0 {
-        if let Some(target) = algorithm::move_pes(
+        let target = algorithm::move_pes(
             &best.nproc,
             donor,
             recipient,
@@ -212,10 +216,11 @@ fn donor_move(
             &view.limits,
             s.max_nproc,
         )
-        .filter(|t| within_budget(s, t))
-        {
-            if !taken(&target, &[]) {
-                return Some((target, step, donor, recipient));
+        .filter(|t| within_budget(s, t) && !taken(t, &[]));
+        if let Some(target) = target {
+            let upper = view.upper_fn(&target);
+            if upper > best_fn {
+                return Some((target, step, donor, recipient, upper));
             }
         }
         step /= 2;
