@@ -82,8 +82,7 @@ fn main() {
                 MAIN_SEEDS.collect(),
             ),
             (
-                "held out (seeds 25-48, not looked at while the strategy was designed)"
-                    .to_string(),
+                "held out (seeds 25-48, not looked at while the strategy was designed)".to_string(),
                 HELD_OUT_SEEDS.collect(),
             ),
         ],

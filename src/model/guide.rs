@@ -121,7 +121,10 @@ mod tests {
             components: vec![10.0],
         };
         let sd = mean_log_sd(&model, &e);
-        assert!((sd - (0.05f64.powi(2) - noise * noise).sqrt()).abs() < 1e-9, "{sd}");
+        assert!(
+            (sd - (0.05f64.powi(2) - noise * noise).sqrt()).abs() < 1e-9,
+            "{sd}"
+        );
         // A band narrower than the noise leaves nothing unknown about the mean.
         let point = Estimate {
             high: 10.0,

@@ -185,11 +185,7 @@ impl Landscape {
         let cost_model = s.cost_model.clone().unwrap_or_default();
         let problem = predict::Problem::billed_with_model(&inputs, &settings, &model, &cost_model)
             .map_err(|e| e.to_string())?;
-        let lists = problem
-            .components
-            .iter()
-            .map(|c| c.nproc.clone())
-            .collect();
+        let lists = problem.components.iter().map(|c| c.nproc.clone()).collect();
         Ok(Landscape {
             standalone: curves
                 .iter()
