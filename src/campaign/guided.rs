@@ -145,7 +145,7 @@ fn finished<'a>(metrics: impl IntoIterator<Item = &'a RunMetrics>, reason: Strin
     }
 }
 
-fn load_curves(state: &State, dir: &Path) -> Result<Vec<Curve>, String> {
+pub(crate) fn load_curves(state: &State, dir: &Path) -> Result<Vec<Curve>, String> {
     state
         .components
         .iter()

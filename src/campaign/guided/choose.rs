@@ -42,6 +42,17 @@ impl Scored<'_> {
     }
 }
 
+/// Is `k` still in contention with `best` given the noise? Yes when its FN gap to the best is
+/// within the band of the difference of the two means: z (the model's band width in standard
+/// deviations) times the root of the sum of both means' FN variances (the model's run-to-run
+/// noise over the root of each one's run count). Returns that margin.
+fn contention_margin(view: &Landscape, best: &Scored, k: &Scored) -> Option<f64> {
+    let noise_sd = run_noise_sd(&view.model);
+    let sd = (best.fn_sd(view, noise_sd).powi(2) + k.fn_sd(view, noise_sd).powi(2)).sqrt();
+    let margin = band_sds(&view.model) * sd;
+    (best.fn_ - k.fn_ <= margin).then_some(margin)
+}
+
 /// Decides the next iteration (see the module documentation of [`super`]).
 pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     let s = view.settings();
@@ -80,18 +91,9 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
             .any(|m| near(&m.nproc, n, s.minimum_step))
             || planned.iter().any(|p| near(&p.nproc, n, s.minimum_step))
     };
-    let z = band_sds(&view.model);
-    let noise_sd = run_noise_sd(&view.model);
-    // The configurations the noise leaves in contention with the best: their FN is within the
-    // band (z standard deviations) of the difference of two means.
-    let best_sd = best.fn_sd(view, noise_sd);
     let contenders: Vec<(&Scored, f64)> = scored
         .iter()
-        .map(|k| {
-            let sd = (best_sd.powi(2) + k.fn_sd(view, noise_sd).powi(2)).sqrt();
-            (k, z * sd)
-        })
-        .filter(|(k, margin)| best_fn - k.fn_ <= *margin)
+        .filter_map(|k| contention_margin(view, best, k).map(|margin| (k, margin)))
         .take(CONTENDERS_AT_MOST)
         .collect();
     let mut next: Vec<PlannedTest> = Vec::new();
@@ -226,4 +228,106 @@ fn donor_move(
         step /= 2;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::state::{RunMetrics, RunState, State};
+    use crate::campaign::{demo, guided};
+    use crate::interp::Interpolant;
+
+    /// The demo campaign (IFS + NEMO, budget 672) with every run of its first iteration
+    /// measured: each component at 0.9 of its standalone curve, the slowest sets the pace.
+    fn measured_demo(tmp: &std::path::Path) -> (State, Landscape) {
+        let dir = demo::init_demo(tmp, Some(0.0)).unwrap();
+        let mut state = State::load(&dir).unwrap();
+        let curves = guided::load_curves(&state, &dir).unwrap();
+        let interp = state.settings.interp.unwrap_or_default();
+        let curve_at: Vec<Interpolant> = curves
+            .iter()
+            .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
+            .collect();
+        let extra = state.settings.extra_pes;
+        for test in &mut state.iterations[0].tests {
+            let speeds: Vec<f64> = test
+                .nproc
+                .iter()
+                .zip(&curve_at)
+                .map(|(&p, i)| 0.9 * i.eval(f64::from(p)))
+                .collect();
+            let coupled = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+            let total: f64 = test.nproc.iter().map(|&p| f64::from(p)).sum();
+            let partial: Vec<f64> = speeds
+                .iter()
+                .zip(&test.nproc)
+                .map(|(s, &p)| (1.0 - coupled / s) * f64::from(p) / total)
+                .collect();
+            for run in &mut test.runs {
+                run.state = RunState::Done;
+                run.metrics = Some(RunMetrics {
+                    sypd: coupled,
+                    chsy: crate::metrics::chsy(total + f64::from(extra), coupled),
+                    coupling_cost: partial.iter().sum(),
+                    partial_coupling_cost: partial.clone(),
+                });
+            }
+        }
+        let view = Landscape::new(&state, &curves).unwrap();
+        (state, view)
+    }
+
+    #[test]
+    fn choices_can_beat_the_best_keep_their_distance_and_the_budget() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (state, view) = measured_demo(tmp.path());
+        let s = &state.settings;
+        let chosen = choose(&view, 4);
+        assert!(chosen.stop.is_none(), "{:?}", chosen.stop);
+        assert!(!chosen.next.is_empty() && chosen.next.len() <= 4);
+        for (k, t) in chosen.next.iter().enumerate() {
+            let reason = t.reason.clone().unwrap();
+            assert!(
+                reason.starts_with("model: upper FN ") || reason.starts_with("donor/recipient: "),
+                "{reason}"
+            );
+            assert!(t.test.is_none() && t.runs == 1);
+            assert!(within_budget(s, &t.nproc), "{:?}", t.nproc);
+            for m in &view.measured {
+                assert!(!near(&m.nproc, &t.nproc, s.minimum_step), "{:?}", t.nproc);
+            }
+            for other in &chosen.next[..k] {
+                assert!(!near(&other.nproc, &t.nproc, s.minimum_step));
+            }
+        }
+    }
+
+    #[test]
+    fn contention_needs_a_gap_within_the_noise_and_narrows_with_repetitions() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (_, view) = measured_demo(tmp.path());
+        let once = view.measured[0].clone();
+        let mut twice = once.clone();
+        twice.runs.push(twice.runs[0].clone());
+        fn at<'a>(view: &Landscape, config: &'a MeasuredConfig, sypd: f64) -> Scored<'a> {
+            Scored {
+                config,
+                fn_: view.fn_at(&config.nproc, sypd),
+                sypd,
+            }
+        }
+        let (once, twice) = (&once, &twice);
+        let at = |config, sypd| at(&view, config, sypd);
+        let sypd = once.runs[0].sypd;
+        let best = at(once, sypd);
+        // 0.2 % slower: within the noise of one run each; 20 % slower: out.
+        let margin = contention_margin(&view, &best, &at(once, sypd * 0.998)).unwrap();
+        assert!(margin > 0.0);
+        assert!(contention_margin(&view, &best, &at(once, sypd * 0.8)).is_none());
+        // Two runs each know their means better: the margin narrows by about 1/sqrt(2).
+        let best2 = at(twice, sypd);
+        let margin2 = contention_margin(&view, &best2, &at(twice, sypd * 0.998)).unwrap();
+        let ratio = margin2 / margin;
+        assert!((ratio - 0.5f64.sqrt()).abs() < 0.02, "{ratio}");
+    }
 }

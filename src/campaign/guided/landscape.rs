@@ -309,6 +309,32 @@ mod tests {
     }
 
     #[test]
+    fn every_run_of_a_configuration_becomes_one_measured_run_for_the_model() {
+        let run = |sypd: f64| RunMetrics {
+            sypd,
+            chsy: 0.0,
+            coupling_cost: 0.0,
+            // A waits 10 % of the wall time, B 40 % (equal PEs: cost = share / 2).
+            partial_coupling_cost: vec![0.05, 0.2],
+        };
+        let measured = [MeasuredConfig {
+            nproc: vec![100, 100],
+            test: 3,
+            runs: vec![run(10.0), run(11.0)],
+            attempts: 3,
+        }];
+        let names = vec!["A".to_string(), "B".to_string()];
+        let runs = measured_runs(&names, &measured);
+        assert_eq!(runs.len(), 2, "one per measured run, failed ones left out");
+        assert_eq!(runs[1].coupled_sypd, 11.0);
+        assert_eq!(runs[1].nproc_of(&names), Some(vec![100, 100]));
+        let a = runs[1].component("A").unwrap().sypd;
+        let b = runs[1].component("B").unwrap().sypd;
+        assert!((a - 11.0 / 0.9).abs() < 1e-9 && (b - 11.0 / 0.6).abs() < 1e-9);
+        assert_eq!(runs[1].slowest_sypd(), Some(a));
+    }
+
+    #[test]
     fn enumeration_respects_the_budget() {
         let mut seen = Vec::new();
         let budget = |n: &[u32]| n.iter().sum::<u32>() <= 4;
