@@ -1,14 +1,18 @@
 //! The speed/cost front and the TTS_w intervals against brute force: the front against an
 //! O(n^2) dominance check over every kept configuration, the intervals against the top-1 found by
-//! scoring every kept configuration at every TTS_w from 0 to 1 in steps of 1e-4.
+//! scoring every kept configuration at every TTS_w from 0 to 1 in steps of 1e-4. Also with a
+//! machine (node rounding in both placements, node-hour and energy cost, queues) and with a
+//! calibrated model's candidate speeds.
 
 mod common;
 
 use autolb::interp::Method;
 use autolb::metrics::{self, Bounds};
+use autolb::model::{MeasuredComponent, MeasuredRun, Model};
 use autolb::predict::front::Winner;
+use autolb::predict::ComponentInput;
 use autolb::predict::{Problem, Settings};
-use common::predict::{bundled, problem_strategy, Speeds};
+use common::predict::{bundled, cost_model_strategy, problem_strategy, Speeds};
 use proptest::prelude::*;
 
 /// One kept configuration, found the obvious way.
@@ -17,11 +21,13 @@ struct Kept {
     nproc: Vec<u32>,
     total: u32,
     sypd: f64,
-    chsy: f64,
+    /// The cost FN weighs: CHSY, or the machine's bill.
+    cost: f64,
 }
 
 /// Every kept configuration of `problem`: every combination of candidates within the budget
-/// whose speed-up x efficiency against the base case is at least 1.
+/// (and the chosen queue) whose speed-up x efficiency against the base case is at least 1,
+/// costed by the obvious formula: 24 x (used PEs, billed cores or node kW) / SYPD.
 fn naive_kept(problem: &Problem) -> Vec<Kept> {
     let sizes: Vec<usize> = problem.components.iter().map(|c| c.nproc.len()).collect();
     let base_total = f64::from(problem.total_nproc(problem.baseline_nproc.iter().sum()));
@@ -41,13 +47,16 @@ fn naive_kept(problem: &Problem) -> Vec<Kept> {
                 .map(|(&i, c)| c.sypd[i])
                 .fold(f64::INFINITY, f64::min);
             let total = problem.total_nproc(sum);
-            if metrics::beats_base_case(sypd, f64::from(total), problem.baseline_sypd, base_total) {
-                let chsy = metrics::chsy(f64::from(total), sypd);
+            let extras = problem.settings.extra_pes;
+            if metrics::beats_base_case(sypd, f64::from(total), problem.baseline_sypd, base_total)
+                && problem.cost_model.fits(&nproc, extras, sypd)
+            {
+                let cost = metrics::chsy(problem.cost_model.weight_of(&nproc, extras), sypd);
                 kept.push(Kept {
                     nproc,
                     total,
                     sypd,
-                    chsy,
+                    cost,
                 });
             }
         }
@@ -64,10 +73,10 @@ fn naive_kept(problem: &Problem) -> Vec<Kept> {
 }
 
 fn dominates(b: &Kept, a: &Kept) -> bool {
-    b.sypd >= a.sypd && b.chsy <= a.chsy && (b.sypd > a.sypd || b.chsy < a.chsy)
+    b.sypd >= a.sypd && b.cost <= a.cost && (b.sypd > a.sypd || b.cost < a.cost)
 }
 
-/// The distinct (SYPD, CHSY) points of the kept configurations, each as the first configuration
+/// The distinct (SYPD, cost) points of the kept configurations, each as the first configuration
 /// in ranking order that lands there. Configurations on one point score the same at every TTS_w
 /// and none dominates another, so brute force over points is brute force over configurations.
 fn points(kept: &[Kept]) -> Vec<Kept> {
@@ -75,11 +84,11 @@ fn points(kept: &[Kept]) -> Vec<Kept> {
     sorted.sort_by(|a, b| {
         a.sypd
             .total_cmp(&b.sypd)
-            .then(a.chsy.total_cmp(&b.chsy))
+            .then(a.cost.total_cmp(&b.cost))
             .then(a.total.cmp(&b.total))
             .then_with(|| a.nproc.cmp(&b.nproc))
     });
-    sorted.dedup_by(|b, a| a.sypd == b.sypd && a.chsy == b.chsy);
+    sorted.dedup_by(|b, a| a.sypd == b.sypd && a.cost == b.cost);
     sorted.into_iter().cloned().collect()
 }
 
@@ -96,7 +105,7 @@ fn naive_front(points: &[Kept]) -> Vec<Kept> {
 
 /// The top-1 at `w` by scoring every kept configuration, ties by method.md's ranking order.
 fn brute_winner<'a>(kept: &'a [Kept], w: f64, sb: &Bounds, cb: &Bounds) -> &'a Kept {
-    let fn_of = |k: &Kept| metrics::fittingness_in(w, k.sypd, k.chsy, sb, cb);
+    let fn_of = |k: &Kept| metrics::fittingness_in(w, k.sypd, k.cost, sb, cb);
     kept.iter()
         .min_by(|a, b| {
             fn_of(b)
@@ -144,12 +153,15 @@ fn check_problem(problem: &Problem) -> Result<(), TestCaseError> {
     prop_assert_eq!(got, want);
     for (c, k) in front.iter().zip(&expected) {
         prop_assert_eq!(c.sypd, k.sypd);
-        prop_assert_eq!(c.chsy, k.chsy);
+        prop_assert_eq!(c.cost(), k.cost);
         prop_assert_eq!(c.total_nproc, k.total);
     }
 
     let sb = Bounds::of(kept.iter().map(|k| k.sypd)).unwrap();
-    let cb = Bounds::of(kept.iter().map(|k| k.chsy)).unwrap();
+    let cb = Bounds::of(kept.iter().map(|k| k.cost)).unwrap();
+    // The problem normalises over the same kept set.
+    prop_assert_eq!(problem.sypd_bounds, sb);
+    prop_assert_eq!(problem.chsy_bounds, cb);
     let winners = problem.winners();
     check_tiling(&winners);
     let breakpoints: Vec<f64> = winners.iter().map(|w| w.tts_w_to).collect();
@@ -203,6 +215,79 @@ proptest! {
         let Ok(problem) = Problem::new(&inputs, &settings) else { return Ok(()) };
         check_problem(&problem)?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Node rounding (packed and per component), node-hour and energy bills and queue limits:
+    /// the front and the intervals on the billed cost are still exact.
+    #[test]
+    fn front_and_intervals_equal_brute_force_on_the_bill(
+        (inputs, settings) in problem_strategy(1..=3, Speeds::Coarse),
+        model in cost_model_strategy(),
+    ) {
+        let Ok(problem) = Problem::billed(&inputs, &settings, &model) else { return Ok(()) };
+        check_problem(&problem)?;
+    }
+
+    /// A calibrated model (fitted on random coupled runs) changes every candidate's speed;
+    /// the front and the intervals follow those speeds exactly, also billed.
+    #[test]
+    fn front_and_intervals_equal_brute_force_under_a_calibrated_model(
+        (inputs, settings) in problem_strategy(2..=3, Speeds::Continuous),
+        picks in proptest::collection::vec((0.0f64..1.0, 0.3f64..1.2), 1..5),
+        model in cost_model_strategy(),
+    ) {
+        let Some(calibrated) = fitted(&inputs, &settings, &picks) else { return Ok(()) };
+        let Ok(problem) = Problem::billed_with_model(&inputs, &settings, &calibrated, &model)
+        else {
+            return Ok(());
+        };
+        check_problem(&problem)?;
+    }
+}
+
+/// A calibrated model fitted on coupled runs at candidate PE counts picked by `picks` (where in
+/// each component's candidates, and the fraction of its standalone speed it ran at).
+fn fitted(inputs: &[ComponentInput], settings: &Settings, picks: &[(f64, f64)]) -> Option<Model> {
+    let standalone = Problem::new(inputs, settings).ok()?;
+    let runs: Vec<MeasuredRun> = picks
+        .iter()
+        .enumerate()
+        .map(|(k, &(at, ratio))| {
+            let components: Vec<MeasuredComponent> = standalone
+                .components
+                .iter()
+                .enumerate()
+                .map(|(d, c)| {
+                    // Each component at its own spot, so the runs are not all on the diagonal.
+                    let spot = (at + 0.37 * d as f64).fract();
+                    let i = ((c.nproc.len() - 1) as f64 * spot).round() as usize;
+                    MeasuredComponent {
+                        name: c.name.clone(),
+                        nproc: c.nproc[i],
+                        sypd: c.sypd[i] * (ratio + 0.1 * d as f64),
+                        wait_s: None,
+                        interp_s: None,
+                        send_s: None,
+                    }
+                })
+                .collect();
+            let slowest = components
+                .iter()
+                .map(|c| c.sypd)
+                .fold(f64::INFINITY, f64::min);
+            MeasuredRun {
+                path: format!("run{k}"),
+                components,
+                coupled_sypd: 0.95 * slowest,
+            }
+        })
+        .collect();
+    let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
+    let (model, _) = Model::fit(&curves, settings.interp, &runs);
+    model.is_calibrated().then_some(model)
 }
 
 proptest! {

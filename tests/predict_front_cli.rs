@@ -149,3 +149,163 @@ fn csv_without_front_is_refused_with_exit_code_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--front"));
 }
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `predict --front --json` with extra arguments, on the reduced EC-Earth3 SR curves whose
+/// timing files are in tests/fixtures/lucia_lite.
+fn reduced_front(extra: &[&str]) -> Value {
+    let c = |n: &str, f: &str| format!("{n}={}", curves().join(f).display());
+    let out = Command::cargo_bin("autolb")
+        .expect("binary")
+        .args([
+            "predict",
+            "--front",
+            "--json",
+            "--max-nproc",
+            "1200",
+            "--step",
+            "48",
+        ])
+        .args(["--curve", &c("IFS", "mn4_sr_reduced_ifs.csv")])
+        .args(["--curve", &c("NEMO", "mn4_sr_reduced_nemo.csv")])
+        .args([
+            "--timing-name",
+            "IFS=ATMIFS",
+            "--timing-name",
+            "NEMO=oceanx",
+        ])
+        .args(extra)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+fn nprocs(v: &Value, key: &str) -> Vec<(u64, u64)> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["nproc"]["IFS"].as_u64().unwrap(),
+                p["nproc"]["NEMO"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The calibrated model's front: from the measured runs or from the fitted model file, the
+/// same; and not the standalone curves' front (the runs are slower in coupled mode).
+#[test]
+fn the_front_of_the_calibrated_model_from_runs_or_a_model_file() {
+    let measured = root().join("tests/fixtures/lucia_lite");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("model.json");
+    let c = |n: &str, f: &str| format!("{n}={}", curves().join(f).display());
+    Command::cargo_bin("autolb")
+        .expect("binary")
+        .args(["model", "fit"])
+        .args(["--curve", &c("IFS", "mn4_sr_reduced_ifs.csv")])
+        .args(["--curve", &c("NEMO", "mn4_sr_reduced_nemo.csv")])
+        .args([
+            "--timing-name",
+            "IFS=ATMIFS",
+            "--timing-name",
+            "NEMO=oceanx",
+        ])
+        .args(["--measured", measured.to_str().unwrap()])
+        .args(["--out", file.to_str().unwrap()])
+        .assert()
+        .success();
+    let standalone = reduced_front(&[]);
+    let from_runs = reduced_front(&["--measured", measured.to_str().unwrap()]);
+    let from_file = reduced_front(&["--model", file.to_str().unwrap()]);
+    assert_eq!(nprocs(&from_runs, "front"), nprocs(&from_file, "front"));
+    assert_eq!(nprocs(&from_runs, "winners"), nprocs(&from_file, "winners"));
+    assert_ne!(nprocs(&standalone, "front"), nprocs(&from_runs, "front"));
+    let fastest = |v: &Value| {
+        v["front"].as_array().unwrap().last().unwrap()["sypd"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(fastest(&from_runs) < fastest(&standalone));
+}
+
+/// With the CMIP6 machine file: the cost axis is the node-hour bill, every point carries its
+/// nodes, billed and idle cores and queue, and only what fits the chosen debug queue is on it.
+#[test]
+fn the_front_on_the_machine_is_billed_and_fits_the_queue() {
+    let config = root().join("assets/machine-cmip6.toml");
+    let config = config.to_str().unwrap();
+    let out = Command::cargo_bin("autolb")
+        .expect("binary")
+        .args(["predict", "--front", "--json", "--config", config])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cost"], "node-hours");
+    let front = v["front"].as_array().unwrap();
+    assert!(front.len() >= 2, "{v}");
+    for pair in front.windows(2) {
+        assert!(pair[1]["sypd"].as_f64() > pair[0]["sypd"].as_f64());
+        assert!(pair[1]["cost"].as_f64() > pair[0]["cost"].as_f64());
+    }
+    for p in front.iter().chain(v["winners"].as_array().unwrap()) {
+        let (nodes, billed, idle) = (
+            p["nodes"].as_u64().unwrap(),
+            p["billed_cores"].as_u64().unwrap(),
+            p["idle_cores"].as_u64().unwrap(),
+        );
+        assert_eq!(billed, nodes * 48);
+        assert_eq!(idle, billed - p["total_nproc"].as_u64().unwrap());
+        assert!(billed <= 768, "{p}");
+        assert_eq!(p["queue"], "debug");
+        let cost = p["cost"].as_f64().unwrap();
+        assert!((cost - 24.0 * billed as f64 / p["sypd"].as_f64().unwrap()).abs() < 1e-9);
+    }
+    // The CSV carries the bill in trailing columns, the table in its own columns.
+    let csv_out = Command::cargo_bin("autolb")
+        .expect("binary")
+        .args(["predict", "--front", "--csv", "--config", config])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(csv_out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("tts_w_to,nodes,billed_cores,idle_cores,cost,queue"),
+        "{text}"
+    );
+    let table = Command::cargo_bin("autolb")
+        .expect("binary")
+        .args(["predict", "--front", "--config", config])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("cost node-hours (NHSY)") && text.contains("debug"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_front_refuses_per_step_series_with_exit_code_2() {
+    let out = run(&["--steps", "IFS=/nonexistent"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--front cannot use --steps"), "{err}");
+}

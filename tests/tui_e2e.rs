@@ -412,6 +412,52 @@ fn bad_input_is_one_line_and_exit_code_2() {
     );
 }
 
+/// The budget slider end to end: `{` in the app re-predicts, and the slider then shows the
+/// counts, and the app the recommendation, that `autolb predict --max-nproc` prints for that
+/// budget (CMIP6 machine file: one node is 48 PEs, 672 -> 624).
+#[test]
+fn the_budget_slider_shows_what_predict_prints_at_that_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = manifest().join("assets/machine-cmip6.toml");
+    let config = config.to_str().unwrap();
+    let out = tmp.path().join("out");
+    let mut s = Session::start(
+        &["tui", "--config", config, "--out", out.to_str().unwrap()],
+        tmp.path(),
+        tmp.path(),
+    );
+    s.wait_for("the budget slider", |sc| sc.contains("budget 672 PEs"));
+    s.send("{");
+    let screen = s.wait_for("budget 624", |sc| sc.contains("budget 624 PEs"));
+    let predicted = std::process::Command::new(env!("CARGO_BIN_EXE_autolb"))
+        .args(["predict", "--config", config, "--max-nproc", "624"])
+        .output()
+        .expect("predict runs");
+    assert!(predicted.status.success());
+    let table = String::from_utf8(predicted.stdout).unwrap();
+    let counts = table
+        .lines()
+        .find(|l| l.contains("feasible configurations"))
+        .expect("the counts line");
+    let words: Vec<&str> = counts.split_whitespace().collect();
+    let (feasible, kept) = (words[0], words[3]);
+    assert!(
+        screen.contains(&format!("{feasible} feasible, {kept} kept")),
+        "predict says {counts:?}; screen:\n{screen}"
+    );
+    let first: Vec<&str> = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .expect("rank 1")
+        .split_whitespace()
+        .collect();
+    let want = format!("IFS {} + NEMO {}", first[1], first[2]);
+    let got = recommended(&screen).expect("a recommendation");
+    assert!(got.starts_with(&want), "predict: {want}; app: {got}");
+    s.send("q");
+    assert!(s.wait_exit().success());
+}
+
 /// CPU seconds (user + system) the process has used, from /proc/PID/stat.
 fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();

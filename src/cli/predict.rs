@@ -41,17 +41,13 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let (inputs, settings) = resolve(&args.prediction)?;
     let cost_model = resolve_cost_model(&args.prediction)?;
     if args.front {
-        if args.model.wants_model() {
-            return Err(user(
-                "--front works on the curves alone for now; drop --measured/--model to see the front",
-            ));
-        }
-        if cost_model != CostModel::default() {
-            return Err(user(
-                "--front counts cost in core hours for now; drop the machine, cost and queue settings to see the front",
-            ));
-        }
-        let problem = Problem::new(&inputs, &settings).map_err(user)?;
+        let problem = front::problem(
+            &args.prediction,
+            &args.model,
+            &inputs,
+            &settings,
+            &cost_model,
+        )?;
         let trade_off = front::TradeOff::of(&problem);
         let text = if args.json {
             serde_json::to_string_pretty(&front::json(&trade_off)).map_err(user)? + "\n"

@@ -3,16 +3,21 @@
 //!
 //! **The front.** A kept configuration is on the front when no other kept configuration is at
 //! least as fast *and* at least as cheap, and strictly better in one of the two (SYPD higher or
-//! CHSY lower). Configurations that land on the same point (same SYPD and same total PEs, hence
-//! the same CHSY) are one point of the front, represented by the first of them in method.md's
-//! ranking order (the PE counts in component order ascending).
+//! cost lower). The cost is the one FN weighs: CHSY, or with a `[machine]` the billed cost
+//! (node-hours or energy, [`crate::machine`]); with a chosen queue only the configurations that
+//! fit it count. Configurations that land on the same point (same SYPD and same cost) are one
+//! point of the front, represented by the first of them in method.md's ranking order (fewer
+//! total PEs, then the PE counts in component order ascending). The speeds are the problem's
+//! candidate speeds, so a problem built with a calibrated model has that model's front.
 //!
 //! Grouping by bottleneck (see [`super::search`]) makes this cheap: every configuration of the
-//! group `(c, i)` runs at that candidate's SYPD and costs more the more PEs it takes, so only the
-//! group's smallest member can be on the front. That member is unique: every other component at
-//! its smallest candidate that does not undercut the bottleneck. Finding it is a binary search
-//! per other component, and the front is a sweep over the groups by SYPD. With `G` groups
-//! (at most the candidates of all components together) the cost is `O(G log G)`.
+//! group `(c, i)` runs at that candidate's SYPD and its cost weight never falls when a component
+//! gets more PEs (nodes round up, they never round down), so the group's smallest member is at
+//! least as cheap as every other member, takes the fewest PEs, and fits every queue another
+//! member fits: only it can represent the group on the front. That member is unique: every other
+//! component at its smallest candidate that does not undercut the bottleneck. Finding it is a
+//! binary search per other component, and the front is a sweep over the groups by SYPD. With
+//! `G` groups (at most the candidates of all components together) the cost is `O(G log G)`.
 //!
 //! **The intervals.** For fixed normalisation bounds (they come from the kept set, which does not
 //! depend on TTS_w) fittingness is linear in `w`: `FN(w) = (1 - CHSY_n) + w (SYPD_n + CHSY_n - 1)`.
@@ -21,7 +26,9 @@
 //! upper envelope of those lines, clipped to [0, 1], gives the exact breakpoints (one convex-hull
 //! pass). At a breakpoint the lines tie and method.md's ranking order gives the point to the
 //! configuration with fewer PEs, which on the front is the slower, cheaper one: the first interval
-//! is closed, `[0, to]`, and each later one is `(from, to]`. At `w = 0` alone fittingness ignores
+//! is closed, `[0, to]`, and each later one is `(from, to]`. (With per-component node placement a
+//! cheaper bill can take more PEs, when its components round up to fewer nodes; then the single
+//! TTS_w of such a breakpoint goes to the faster neighbour. The intervals themselves are exact.) At `w = 0` alone fittingness ignores
 //! speed, so a configuration off the front with the same CHSY and fewer PEs can win there; it
 //! then gets the single-point interval `[0, 0]`.
 
@@ -55,19 +62,21 @@ impl Winner {
     }
 }
 
-/// The smallest kept member of one bottleneck group: its candidate indices, speed and PEs.
+/// The smallest kept member of one bottleneck group: its candidate indices, speed, PEs and the
+/// cost FN weighs (CHSY without a machine).
 #[derive(Debug, Clone, PartialEq)]
 struct Leader {
     index: Vec<usize>,
     nproc: Vec<u32>,
     sypd: f64,
     total: u32,
-    chsy: f64,
+    cost: f64,
 }
 
 impl Problem {
-    /// The Pareto front of the kept configurations by SYPD (higher is better) and CHSY (lower is
-    /// better), in ascending SYPD (and so ascending CHSY and total PEs), scored at `tts_w`.
+    /// The Pareto front of the kept configurations by SYPD (higher is better) and cost (CHSY or
+    /// the billed cost; lower is better), in ascending SYPD (and so ascending cost), scored at
+    /// `tts_w`.
     pub fn front(&self, tts_w: f64) -> Vec<Config> {
         front_leaders(&self.leaders())
             .into_iter()
@@ -128,7 +137,7 @@ impl Problem {
     /// Fittingness of a leader as a line in w, through the same normalisation as the ranking.
     fn line(&self, l: &Leader) -> Line {
         let at = |w: f64| {
-            metrics::fittingness_in(w, l.sypd, l.chsy, &self.sypd_bounds, &self.chsy_bounds)
+            metrics::fittingness_in(w, l.sypd, l.cost, &self.sypd_bounds, &self.chsy_bounds)
         };
         let (at0, at1) = (at(0.0), at(1.0));
         Line {
@@ -163,17 +172,23 @@ impl Problem {
                     continue;
                 }
                 let total = self.total_nproc(sum);
-                let nproc = index
+                let nproc: Vec<u32> = index
                     .iter()
                     .zip(&self.components)
                     .map(|(&j, comp)| comp.nproc[j])
                     .collect();
+                // Allocated cores and nodes never fall as PEs grow and the speed is the group's:
+                // when the smallest member does not fit the chosen queue, no member does.
+                if !self.fits_queue(&nproc, s) {
+                    continue;
+                }
+                let cost = metrics::chsy(self.weight_of(&nproc), s);
                 leaders.push(Leader {
                     index,
                     nproc,
                     sypd: s,
                     total,
-                    chsy: metrics::chsy(f64::from(total), s),
+                    cost,
                 });
             }
         }
@@ -223,11 +238,13 @@ impl FastestBelow {
 /// The leaders no other leader dominates, one per point, in ascending SYPD.
 fn front_leaders(leaders: &[Leader]) -> Vec<Leader> {
     let mut order: Vec<&Leader> = leaders.iter().collect();
-    // Fastest first; on equal SYPD the cheapest, then the ranking order's PE tie-break.
+    // Fastest first; on equal SYPD the cheapest, then the ranking order's tie-breaks (fewer
+    // total PEs: a billed cost can tie between different PE totals; then the PE counts).
     order.sort_by(|a, b| {
         b.sypd
             .total_cmp(&a.sypd)
-            .then(a.chsy.total_cmp(&b.chsy))
+            .then(a.cost.total_cmp(&b.cost))
+            .then(a.total.cmp(&b.total))
             .then_with(|| a.nproc.cmp(&b.nproc))
     });
     let mut front: Vec<Leader> = Vec::new();
@@ -236,14 +253,14 @@ fn front_leaders(leaders: &[Leader]) -> Vec<Leader> {
     while k < order.len() {
         // The first of a run of equal SYPD is the only one of the run that can be on the front.
         let first = order[k];
-        if first.chsy < cheapest_faster {
+        if first.cost < cheapest_faster {
             front.push(first.clone());
         }
         let mut end = k;
         while end < order.len() && order[end].sypd == first.sypd {
             end += 1;
         }
-        cheapest_faster = cheapest_faster.min(first.chsy);
+        cheapest_faster = cheapest_faster.min(first.cost);
         k = end;
     }
     front.reverse();

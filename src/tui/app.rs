@@ -14,8 +14,10 @@ use super::campaign_view::CampaignView;
 use super::event::Event;
 use super::keys::{Action, KeyTable};
 use super::selection::{self, SelectionSource};
+use super::slice::{cloud_points_of, slice};
 use super::theme::Theme;
 use super::trade_off::TradeOffState;
+use autolb::predict::MAX_COMPONENTS;
 
 /// The panes Tab cycles through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,8 +171,9 @@ impl App {
             .first()
             .and_then(|c| index_of(&problem, &c.nproc))
             .unwrap_or_else(|| vec![0; n]);
-        let grid = problem.grid(axes.0, axes.1, &cursor, tts_w);
-        let mut trade_off = TradeOffState::new(&problem, &grid);
+        let grid = slice(&problem, axes, &cursor, tts_w);
+        let kept = cloud_points_of(&problem, &grid, &cursor, tts_w);
+        let mut trade_off = TradeOffState::new(&problem, kept);
         if let Some(best) = prediction.top.first() {
             trade_off.select(&best.nproc);
         }
@@ -244,6 +247,43 @@ impl App {
         self.problem.cell(&self.cursor, self.tts_w())
     }
 
+    /// The matrix cell at candidate `row` down and `col` across (every other component at the
+    /// cursor): from the scored slice, or scored now when the slice is too large to keep.
+    pub fn cell_at(&self, row: usize, col: usize) -> Cell {
+        if !self.grid.cells.is_empty() {
+            return self.grid.cell(row, col);
+        }
+        let (index, n) = self.index_at(row, col);
+        self.problem.cell(&index[..n], self.tts_w())
+    }
+
+    /// The candidate indices of the matrix cell `(row, col)`, on the stack (the first `n`).
+    pub fn index_at(&self, row: usize, col: usize) -> ([usize; MAX_COMPONENTS], usize) {
+        let mut index = [0usize; MAX_COMPONENTS];
+        let n = self.cursor.len();
+        index[..n].copy_from_slice(&self.cursor);
+        index[self.grid.rows] = row;
+        index[self.grid.cols] = col;
+        (index, n)
+    }
+
+    /// Whether a configuration (PEs per component) at coupled speed `sypd` fits none of the
+    /// `[[queue]]` tables (never without queues; with a chosen queue the others do not count,
+    /// and what does not fit it is outside the budget already).
+    pub fn fits_no_queue(&self, nproc: &[u32], sypd: f64) -> bool {
+        let model = &self.problem.cost_model;
+        !model.queues.is_empty()
+            && model.chosen_queue().is_none()
+            && model
+                .smallest_queue(nproc, self.problem.settings.extra_pes, sypd)
+                .is_none()
+    }
+
+    /// The kept configurations of the matrix slice as (cost, SYPD) for the trade-off's cloud.
+    pub fn cloud_points(&self) -> Vec<(f64, f64)> {
+        cloud_points_of(&self.problem, &self.grid, &self.cursor, self.tts_w())
+    }
+
     /// Rank (1-based) of a configuration in the current top N.
     pub fn rank_of(&self, nproc: &[u32]) -> Option<usize> {
         self.prediction
@@ -311,7 +351,7 @@ impl App {
     }
 
     /// The table's FN (see `IterRow::shown_fittingness`), at the campaign's TTS_w.
-    fn rescore_table(&mut self) {
+    pub(super) fn rescore_table(&mut self) {
         let tts_w = self.campaign.tts_w.unwrap_or_else(|| self.tts_w());
         super::campaign_view::stable_fittingness(
             &mut self.campaign.rows,
@@ -394,6 +434,9 @@ impl App {
                 Err(e) => self.error = Some(format!("report failed: {e}")),
             },
             Action::ToggleModel => self.toggle_model(),
+            Action::BudgetUp => self.step_budget(true),
+            Action::BudgetDown => self.step_budget(false),
+            Action::CycleCost => self.cycle_cost(),
         }
     }
 
@@ -422,16 +465,38 @@ impl App {
         }
     }
 
-    /// Swaps the standalone and the calibrated model for the matrix and the top N. The
-    /// candidates are the same PE counts under both, so the cursor stays where it is.
+    /// Swaps the standalone and the calibrated model for the matrix, the top N and the
+    /// trade-off. The other model's problem is rebuilt first when the budget or the cost moved
+    /// since it was built; the cursor stays on its PEs.
     pub fn toggle_model(&mut self) {
         match self.other_model.take() {
-            Some((problem, name)) => {
-                let old = std::mem::replace(&mut self.problem, problem);
-                self.other_model = Some((old, self.model_name));
-                self.model_name = name;
-                self.rerank();
-                self.message = Some(format!("matrix and top N: the {name} model"));
+            Some((other, name)) => {
+                let fresh = if self.is_stale(&other) {
+                    let settings = self.problem.settings.clone();
+                    let model = match (&self.calibration, name) {
+                        (Some(c), "calibrated") => c.model.clone(),
+                        _ => Model::Standalone,
+                    };
+                    Problem::billed_with_model(
+                        &self.inputs,
+                        &settings,
+                        &model,
+                        &self.problem.cost_model,
+                    )
+                } else {
+                    Ok(other)
+                };
+                match fresh {
+                    Ok(problem) => {
+                        let shown = std::mem::replace(&mut self.model_name, name);
+                        let old = self.replace_problem(problem);
+                        self.other_model = Some((old, shown));
+                        self.message = Some(format!("matrix, top N and front: the {name} model"));
+                    }
+                    Err(e) => {
+                        self.error = Some(format!("the {name} model at this budget: {e}"));
+                    }
+                }
             }
             None => {
                 self.message = Some(
@@ -457,7 +522,12 @@ impl App {
         if !fit.model.is_calibrated() || self.calibration.as_ref() == Some(&fit) {
             return;
         }
-        let problem = match Problem::with_model(&self.inputs, &self.problem.settings, &fit.model) {
+        let problem = match Problem::billed_with_model(
+            &self.inputs,
+            &self.problem.settings,
+            &fit.model,
+            &self.problem.cost_model,
+        ) {
             Ok(p) => p,
             Err(e) => {
                 self.error = Some(format!("cannot use the refitted model: {e}"));
@@ -466,8 +536,7 @@ impl App {
         };
         self.set_training_runs(fit);
         if self.model_name == "calibrated" {
-            self.problem = problem;
-            self.rerank();
+            self.replace_problem(problem);
         } else {
             self.other_model = Some((problem, "calibrated"));
         }
@@ -480,11 +549,12 @@ impl App {
             &self.problem.names(),
             self.problem.settings.extra_pes,
         );
+        self.reprice_measured();
         self.calibration = Some(fit);
     }
 
     /// Re-ranks and recolours after TTS_w or top N changed.
-    fn rerank(&mut self) {
+    pub(super) fn rerank(&mut self) {
         self.prediction = self.problem.rank(self.tts_w(), self.top);
         self.top_selected = self
             .top_selected
@@ -493,12 +563,11 @@ impl App {
     }
 
     fn regrid(&mut self) {
-        self.grid = self
-            .problem
-            .grid(self.axes.0, self.axes.1, &self.cursor, self.tts_w());
+        self.grid = slice(&self.problem, self.axes, &self.cursor, self.tts_w());
         // With two components the slice is the whole space and its kept set never changes.
         if self.problem.components.len() > 2 {
-            self.trade_off.recloud(&self.grid);
+            let kept = self.cloud_points();
+            self.trade_off.recloud(kept);
         }
     }
 
@@ -638,6 +707,9 @@ impl App {
     }
 
     /// The configurations `w` writes: the marked ones, or the top N when none is marked.
+    ///
+    /// Marks stay when the budget moves (`{`/`}`), but a marked configuration the budget (or the
+    /// chosen queue) now leaves out is not written: the campaign file carries that budget.
     pub fn selection(&self) -> Vec<Config> {
         if self.marked.is_empty() {
             return self.prediction.top.clone();
@@ -645,16 +717,29 @@ impl App {
         self.marked
             .iter()
             .filter_map(|n| index_of(&self.problem, n))
+            .filter(|i| !matches!(self.problem.cell(i, self.tts_w()), Cell::OverBudget))
             .map(|i| self.problem.score(&i, self.tts_w()))
             .collect()
     }
 
     fn write_selection(&mut self) {
         let configs = self.selection();
-        let from = if self.marked.is_empty() {
-            format!("top {}", configs.len())
+        if configs.is_empty() {
+            self.message = Some(format!(
+                "every marked configuration is over the budget of {}; nothing written",
+                self.problem.settings.max_nproc
+            ));
+            return;
+        }
+        let left_out = if self.marked.is_empty() {
+            0
         } else {
-            format!("{} marked", configs.len())
+            self.marked.len() - configs.len()
+        };
+        let from = match (self.marked.is_empty(), left_out) {
+            (true, _) => format!("top {}", configs.len()),
+            (false, 0) => format!("{} marked", configs.len()),
+            (false, n) => format!("{} marked ({n} over the budget left out)", configs.len()),
         };
         let ranks = self.global_ranks(&configs);
         match selection::write(

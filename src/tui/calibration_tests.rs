@@ -58,7 +58,7 @@ fn fit(app: &App, runs: Vec<MeasuredRun>) -> Calibration {
 }
 
 /// The example app with the calibrated model given (not switched to).
-fn calibrated_app() -> App {
+pub(super) fn calibrated_app() -> App {
     let mut app = app();
     let cal = fit(&app, runs(&app));
     app.set_calibration(cal);

@@ -50,6 +50,9 @@ pub enum Action {
     End,
     Report,
     ToggleModel,
+    BudgetUp,
+    BudgetDown,
+    CycleCost,
 }
 
 /// One row of the table: the action, its name in `keys.toml`, default keys, what it does, and
@@ -163,6 +166,27 @@ pub const BINDINGS: &[Binding] = &[
         hint: None,
     },
     Binding {
+        action: Action::BudgetUp,
+        name: "budget_up",
+        defaults: &["}"],
+        description: "budget + one node of the [machine] (else + step), re-predicted",
+        hint: None,
+    },
+    Binding {
+        action: Action::BudgetDown,
+        name: "budget_down",
+        defaults: &["{"],
+        description: "budget - one node (else - step), re-predicted",
+        hint: None,
+    },
+    Binding {
+        action: Action::CycleCost,
+        name: "cost",
+        defaults: &["$"],
+        description: "cost FN weighs: core-hours, node-hours, energy (with a [machine])",
+        hint: None,
+    },
+    Binding {
         action: Action::Mark,
         name: "mark",
         defaults: &["space"],
@@ -271,7 +295,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::ToggleModel,
         name: "model",
         defaults: &["M"],
-        description: "matrix and top N: standalone or calibrated model",
+        description: "matrix, top N and front: standalone or calibrated model",
         hint: None,
     },
 ];

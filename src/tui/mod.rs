@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod args;
+pub mod budget;
 pub mod calibration;
 pub mod campaign_view;
 pub mod demo;
@@ -15,12 +16,15 @@ pub mod event;
 pub mod keys;
 pub mod report;
 pub mod selection;
+pub mod slice;
 pub mod theme;
 pub mod trade_off;
 pub mod view;
 
 #[cfg(test)]
 mod bench;
+#[cfg(test)]
+mod budget_tests;
 #[cfg(test)]
 mod calibration_tests;
 #[cfg(test)]

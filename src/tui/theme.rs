@@ -53,6 +53,8 @@ const FN_LOW: (u8, u8, u8) = (215, 48, 39);
 const FN_MID: (u8, u8, u8) = (254, 224, 139);
 const FN_HIGH: (u8, u8, u8) = (26, 152, 80);
 const GREY: (u8, u8, u8) = (118, 118, 118);
+/// Darker than [`GREY`]: a configuration no queue accepts.
+const DARK_GREY: (u8, u8, u8) = (58, 58, 58);
 /// Component colours in the curves (distinct in 256 colours as well).
 const COMPONENT: [(u8, u8, u8); 5] = [
     (95, 175, 255),
@@ -94,6 +96,11 @@ impl Theme {
     /// Background of a configuration worse than the base case.
     pub fn worse(&self) -> Option<Color> {
         self.rgb(GREY)
+    }
+
+    /// Background of a configuration that fits no queue.
+    pub fn no_queue(&self) -> Option<Color> {
+        self.rgb(DARK_GREY)
     }
 
     pub fn component(&self, i: usize) -> Option<Color> {

@@ -1,13 +1,15 @@
 //! The trade-off pane's state: the speed/cost front, who wins which TTS_w, the cursor on the
 //! front, and a thinned cloud of the kept configurations to draw faintly behind it.
 //!
-//! All of it depends on the problem only (the budget, the curves, the model), never on TTS_w, so
-//! it is computed when the app starts and whenever the problem changes, not on every key.
+//! All of it depends on the problem only (the budget, the curves, the model, the cost), never on
+//! TTS_w, so it is computed when the app starts and whenever the problem changes (budget `{`/`}`,
+//! cost `$`, model `M`, a refitted calibration), not on every key. The cost axis is the cost FN
+//! weighs: CHSY, or the machine's bill.
 
 use autolb::metrics;
 use autolb::model::MeasuredRun;
 use autolb::predict::front::Winner;
-use autolb::predict::{Cell, Config, Grid, Problem};
+use autolb::predict::{Config, Problem};
 
 /// A configuration measured by a campaign, as a point of the scatter.
 ///
@@ -17,6 +19,7 @@ use autolb::predict::{Cell, Config, Grid, Problem};
 pub struct MeasuredPoint {
     pub nproc: Vec<u32>,
     pub sypd: f64,
+    /// The cost on the pane's cost axis: CHSY, or the machine's bill once the app reprices it.
     pub chsy: f64,
 }
 
@@ -53,17 +56,19 @@ pub struct TradeOffState {
     pub winners: Vec<Winner>,
     /// Index into `front` of the cursor.
     pub selected: usize,
-    /// (CHSY, SYPD) of kept configurations in the matrix slice, thinned to a lattice.
+    /// (cost, SYPD) of kept configurations in the matrix slice, thinned to a lattice.
     pub cloud: Vec<(f64, f64)>,
     /// Measured configurations (empty until a calibrated model provides them).
     pub measured: Vec<MeasuredPoint>,
 }
 
 impl TradeOffState {
-    pub fn new(problem: &Problem, grid: &Grid) -> TradeOffState {
+    /// The front and winners of `problem`, with `kept` the (cost, SYPD) of the kept
+    /// configurations of the matrix slice (see [`super::slice::cloud_points_of`]).
+    pub fn new(problem: &Problem, kept: Vec<(f64, f64)>) -> TradeOffState {
         let (front, winners) = problem.trade_off(problem.settings.tts_w);
         TradeOffState {
-            cloud: cloud(grid, &front),
+            cloud: cloud(kept, &front),
             front,
             winners,
             selected: 0,
@@ -102,8 +107,8 @@ impl TradeOffState {
     }
 
     /// The refreshed cloud after the matrix slice changed.
-    pub fn recloud(&mut self, grid: &Grid) {
-        self.cloud = cloud(grid, &self.front);
+    pub fn recloud(&mut self, kept: Vec<(f64, f64)>) {
+        self.cloud = cloud(kept, &self.front);
     }
 }
 
@@ -118,20 +123,12 @@ pub fn winner_label(k: usize, current: bool) -> char {
 }
 
 /// The kept cells of the slice, one per cell of a `CLOUD_CELLS` x `CLOUD_CELLS` lattice over
-/// the slice's (CHSY, SYPD) range, so drawing costs the same whatever the step.
-fn cloud(grid: &Grid, front: &[Config]) -> Vec<(f64, f64)> {
-    let kept: Vec<(f64, f64)> = grid
-        .cells
-        .iter()
-        .filter_map(|c| match *c {
-            Cell::Scored { sypd, chsy, .. } => Some((chsy, sypd)),
-            _ => None,
-        })
-        .collect();
+/// the slice's (cost, SYPD) range, so drawing costs the same whatever the step.
+fn cloud(kept: Vec<(f64, f64)>, front: &[Config]) -> Vec<(f64, f64)> {
     let all = kept
         .iter()
         .copied()
-        .chain(front.iter().map(|c| (c.chsy, c.sypd)));
+        .chain(front.iter().map(|c| (c.cost(), c.sypd)));
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for (x, y) in all {
         x0 = x0.min(x);

@@ -105,3 +105,72 @@ pub fn bundled(name: &str, file: &str) -> ComponentInput {
         .join(file);
     ComponentInput::new(Curve::load(name.to_string(), &path).expect("bundled curve"))
 }
+
+/// A random machine, cost and queue table for the billed property tests: node sizes small
+/// enough that rounding matters at these PE counts, both placements, extras sharing or not,
+/// queues limited by cores, nodes or wall time, chosen or not. Only consistent models come
+/// out (node-hours and energy with a machine, energy with a node power).
+pub fn cost_model_strategy() -> impl Strategy<Value = autolb::machine::CostModel> {
+    use autolb::machine::{CostKind, CostModel, Machine, Placement, Queue};
+    let machine = (
+        1u32..40,
+        prop_oneof![Just(Placement::Packed), Just(Placement::PerComponent)],
+        any::<bool>(),
+        prop_oneof![Just(None), (100.0f64..900.0).prop_map(Some)],
+    )
+        .prop_map(
+            |(cores_per_node, placement, extras_share_node, node_power_w)| Machine {
+                cores_per_node,
+                placement,
+                extras_share_node,
+                node_power_w,
+            },
+        );
+    let queue = (
+        proptest::option::of(1u32..500),
+        proptest::option::of(1u32..30),
+        proptest::option::of((1u32..6).prop_map(f64::from)),
+    )
+        .prop_map(|(max_nproc, max_nodes, min_sypd)| Queue {
+            name: String::new(),
+            max_nproc,
+            max_nodes,
+            // Wall time 24 h with chunk_years = min SYPD: the slowest SYPD allowed.
+            max_walltime_h: min_sypd.map(|_| 24.0),
+            chunk_years: min_sypd,
+            partition: None,
+            qos: None,
+        });
+    (
+        proptest::option::of(machine),
+        prop_oneof![
+            Just(CostKind::CoreHours),
+            Just(CostKind::NodeHours),
+            Just(CostKind::Energy)
+        ],
+        proptest::collection::vec(queue, 0..3),
+        proptest::option::of(0usize..3),
+    )
+        .prop_map(|(machine, cost, mut queues, chosen)| {
+            for (k, q) in queues.iter_mut().enumerate() {
+                q.name = format!("q{k}");
+                if machine.is_none() {
+                    q.max_nodes = None;
+                }
+            }
+            let cost = match (cost, &machine) {
+                (CostKind::Energy, Some(m)) if m.node_power_w.is_some() => CostKind::Energy,
+                (CostKind::CoreHours, _) | (CostKind::Energy, _) | (_, None) => CostKind::CoreHours,
+                (k, Some(_)) => k,
+            };
+            let queue = chosen
+                .filter(|&k| k < queues.len())
+                .map(|k| format!("q{k}"));
+            CostModel {
+                machine,
+                cost,
+                queues,
+                queue,
+            }
+        })
+}

@@ -31,6 +31,7 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
         "total PEs {total} (extra {}; budget {})",
         p.settings.extra_pes, p.settings.max_nproc
     ));
+    out.extend(billing_lines(app, index));
     match p.cell(index, app.tts_w()) {
         Cell::OverBudget => out.push("over the budget".into()),
         Cell::WorseThanBase { sypd, chsy } => {
@@ -69,6 +70,40 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
         "normalisation over {} kept configurations: SYPD {:.2}..{:.2}, CHSY {:.0}..{:.0}",
         p.considered, p.sypd_bounds.min, p.sypd_bounds.max, p.chsy_bounds.min, p.chsy_bounds.max
     ));
+    out
+}
+
+/// With a `[machine]` or queues: the nodes the job takes, its billed and idle cores, the cost
+/// FN weighs, and the chosen queue or else the smallest queue it fits.
+fn billing_lines(app: &App, index: &[usize]) -> Vec<String> {
+    let p = &app.problem;
+    let config = p.score(index, app.tts_w());
+    let Some(b) = &config.billing else {
+        return Vec::new();
+    };
+    let model = &p.cost_model;
+    let mut out = Vec::new();
+    if let Some(m) = &model.machine {
+        out.push(format!(
+            "nodes {} of {} cores   billed cores {}   idle cores {}",
+            b.nodes, m.cores_per_node, b.billed_cores, b.idle_cores
+        ));
+    }
+    out.push(format!(
+        "cost ({}; {} changes it): {} {:.1}",
+        model.cost.label(),
+        app.keys.first(crate::tui::keys::Action::CycleCost),
+        model.cost.header(),
+        b.cost
+    ));
+    if !model.queues.is_empty() {
+        out.push(match (&model.queue, &b.queue) {
+            (Some(_), Some(q)) => format!("queue {q} (chosen)"),
+            (Some(q), None) => format!("does not fit the chosen queue {q}"),
+            (None, Some(q)) => format!("smallest queue it fits: {q}"),
+            (None, None) => "fits no queue".to_string(),
+        });
+    }
     out
 }
 

@@ -10,6 +10,16 @@
 //! rank with `+` (`1+`), so no top-N configuration is hidden. The cursor moves by
 //! configuration: its row and column labels show its exact PEs, and its cell takes the cursor
 //! configuration's colour. `Z` shows the region around the cursor, one configuration per cell.
+//!
+//! With `[[queue]]` tables (and no chosen queue), a configuration that fits no queue is drawn
+//! dark grey (`×` without colour): no queue would accept the job. The colours follow the cost
+//! chosen with `$` (core-hours, node-hours, energy), since FN weighs it.
+//!
+//! A slice too large to score ahead (more than [`crate::tui::slice::KEPT_GRID_CELLS`] cells, e.g.
+//! step 1 over thousands of PEs) is scored as it is drawn; a screen cell covering more than
+//! [`SAMPLES`] x [`SAMPLES`] configurations then takes the colour of the fittest of an evenly
+//! spread [`SAMPLES`] x [`SAMPLES`] sample of them (first and last included). The top-N ranks,
+//! marks and the cursor are still placed exactly.
 
 use std::ops::Range;
 
@@ -22,7 +32,9 @@ use ratatui::Frame;
 
 use super::pane_block;
 use crate::tui::app::{App, Pane};
+use crate::tui::slice::{quick, Quick};
 use crate::tui::theme::ColorDepth;
+use autolb::machine::CostKind;
 use autolb::predict::Cell;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -199,23 +211,85 @@ pub fn content(app: &App, rows: &Range<usize>, cols: &Range<usize>) -> CellConte
     content_in(app, &OnPlane::of(app), rows, cols)
 }
 
+/// Candidates per axis a screen cell of a slice scored as drawn looks at, at most.
+pub const SAMPLES: usize = 4;
+
+/// The candidates of `span` a screen cell looks at for its colour: all of them when the slice
+/// is scored ahead, else at most [`SAMPLES`] spread evenly.
+fn looked_at(app: &App, span: &Range<usize>) -> Vec<usize> {
+    if !app.grid.cells.is_empty() {
+        return span.clone().collect();
+    }
+    crate::tui::slice::spread(span.len(), SAMPLES)
+        .into_iter()
+        .map(|k| span.start + k)
+        .collect()
+}
+
+/// The order in which a screen cell picks the candidate it shows: scored by FN, then worse
+/// than the base case, then fitting no queue, then over the budget. A slice too large to keep
+/// is scored with [`quick`] (no allocation; the same answer as the problem's cell).
+fn standing(app: &App, r: usize, c: usize) -> f64 {
+    let (value, sypd) = if app.grid.cells.is_empty() {
+        let (index, n) = app.index_at(r, c);
+        match quick(&app.problem, &index[..n], app.tts_w()) {
+            Quick::Kept {
+                sypd, fittingness, ..
+            } => (fittingness, sypd),
+            Quick::Worse { sypd } => (-1.0, sypd),
+            Quick::Over => return -2.0,
+        }
+    } else {
+        match app.grid.cell(r, c) {
+            Cell::Scored {
+                fittingness, sypd, ..
+            } => (fittingness, sypd),
+            Cell::WorseThanBase { sypd, .. } => (-1.0, sypd),
+            Cell::OverBudget => return -2.0,
+        }
+    };
+    if app.problem.cost_model.queues.is_empty() {
+        return value;
+    }
+    let (ra, ca) = app.axes;
+    let mut index = app.cursor.clone();
+    index[ra] = r;
+    index[ca] = c;
+    if app.fits_no_queue(&app.nproc_of(&index), sypd) {
+        -1.5
+    } else {
+        value
+    }
+}
+
+/// Whether the candidate at `(r, c)` fits no queue (see [`App::fits_no_queue`]).
+pub fn queue_less(app: &App, r: usize, c: usize, cell: &Cell) -> bool {
+    let sypd = match *cell {
+        Cell::Scored { sypd, .. } | Cell::WorseThanBase { sypd, .. } => sypd,
+        Cell::OverBudget => return false,
+    };
+    if app.problem.cost_model.queues.is_empty() {
+        return false;
+    }
+    let (ra, ca) = app.axes;
+    let mut index = app.cursor.clone();
+    index[ra] = r;
+    index[ca] = c;
+    app.fits_no_queue(&app.nproc_of(&index), sypd)
+}
+
 fn content_in(app: &App, plane: &OnPlane, rows: &Range<usize>, cols: &Range<usize>) -> CellContent {
-    let grid = &app.grid;
     let (ra, ca) = app.axes;
     let cursor = (app.cursor[ra], app.cursor[ca]);
-    let mut out = CellContent::default();
+    let mut out = CellContent {
+        cursor: rows.contains(&cursor.0) && cols.contains(&cursor.1),
+        ..CellContent::default()
+    };
     let mut fittest: Option<(f64, (usize, usize))> = None;
-    for r in rows.clone() {
-        for c in cols.clone() {
-            if (r, c) == cursor {
-                out.cursor = true;
-            }
-            let cell = grid.cell(r, c);
-            let score = match cell {
-                Cell::Scored { fittingness, .. } => fittingness,
-                Cell::WorseThanBase { .. } => -1.0,
-                Cell::OverBudget => -2.0,
-            };
+    let across = looked_at(app, cols);
+    for r in looked_at(app, rows) {
+        for &c in &across {
+            let score = standing(app, r, c);
             if fittest.is_none_or(|(f, _)| score > f) {
                 fittest = Some((score, (r, c)));
             }
@@ -311,8 +385,9 @@ fn on_plane(app: &App, nproc: &[u32]) -> Option<(usize, usize)> {
 }
 
 /// The colour a candidate's cell has (none over the budget or without colour).
-fn background(app: &App, cell: &Cell) -> Option<Color> {
+fn background(app: &App, cell: &Cell, no_queue: bool) -> Option<Color> {
     match cell {
+        _ if no_queue => app.theme.no_queue(),
         Cell::Scored { fittingness, .. } => app.theme.fittingness(*fittingness),
         Cell::WorseThanBase { .. } => app.theme.worse(),
         Cell::OverBudget => None,
@@ -333,10 +408,18 @@ pub fn rank_label(ranks: &[usize]) -> Option<String> {
 fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
     let theme = &app.theme;
     let mono = theme.depth == ColorDepth::Mono;
-    let cell = c.shown.map(|(r, col)| app.grid.cell(r, col));
+    let cell = c.shown.map(|(r, col)| app.cell_at(r, col));
+    let no_queue = match (c.shown, &cell) {
+        (Some((r, col)), Some(cell)) => queue_less(app, r, col, cell),
+        _ => false,
+    };
     let mut style = Style::default();
-    if let Some(bg) = cell.as_ref().and_then(|cell| background(app, cell)) {
-        style = style.bg(bg).fg(Color::Black);
+    if let Some(bg) = cell
+        .as_ref()
+        .and_then(|cell| background(app, cell, no_queue))
+    {
+        let fg = if no_queue { Color::White } else { Color::Black };
+        style = style.bg(bg).fg(fg);
     }
     let w = usize::from(width);
     let rank = rank_label(&c.ranks);
@@ -366,6 +449,7 @@ fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
         format!("{:>w$}", "*")
     } else if mono {
         let g = match cell {
+            Some(_) if no_queue => "×",
             Some(Cell::Scored { fittingness, .. }) => match (fittingness * 4.0) as u8 {
                 0 => "░",
                 1 => "▒",
@@ -386,22 +470,52 @@ fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
 pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
     let nproc = app.cursor_nproc();
     let mut text = app.describe(&nproc);
-    match app.cursor_cell() {
+    let cell = app.cursor_cell();
+    // The cost FN weighs: CHSY, or the bill with its idle cores and queue.
+    let bill = match cell {
+        Cell::OverBudget => String::new(),
+        _ => {
+            let c = app.problem.score(&app.cursor, app.tts_w());
+            match &c.billing {
+                Some(b) if app.problem.cost_model.cost != CostKind::CoreHours => format!(
+                    " · {} {} · idle {}",
+                    app.problem.cost_model.cost.header(),
+                    crate::tui::budget::cost_text(app.problem.cost_model.cost, b.cost),
+                    b.idle_cores
+                ),
+                Some(b) if app.problem.cost_model.machine.is_some() => {
+                    format!(" · CHSY {:.0} · idle {}", c.chsy, b.idle_cores)
+                }
+                _ => format!(" · CHSY {:.0}", c.chsy),
+            }
+        }
+    };
+    let no_queue = match cell {
+        Cell::Scored { sypd, .. } | Cell::WorseThanBase { sypd, .. } => {
+            app.fits_no_queue(&nproc, sypd)
+        }
+        Cell::OverBudget => false,
+    };
+    // Before the figures: on a narrow pane the line is cut at the right.
+    if no_queue {
+        text.push_str(" · fits no queue");
+    }
+    match cell {
         Cell::OverBudget => text.push_str(&format!(
             " · over the budget of {}",
             app.problem.settings.max_nproc
         )),
-        Cell::WorseThanBase { sypd, chsy } => text.push_str(&format!(
-            " · SYPD {sypd:.2} · CHSY {chsy:.0} · worse than base case"
-        )),
+        Cell::WorseThanBase { sypd, .. } => {
+            text.push_str(&format!(" · SYPD {sypd:.2}{bill} · worse than base case"))
+        }
         Cell::Scored {
             sypd,
-            chsy,
             coupling_cost,
             fittingness,
+            ..
         } => {
             text.push_str(&format!(
-                " · SYPD {sypd:.2} · CHSY {chsy:.0} · cpl {:.1}% · FN {fittingness:.3}",
+                " · SYPD {sypd:.2}{bill} · cpl {:.1}% · FN {fittingness:.3}",
                 coupling_cost * 100.0
             ));
             if let Some(r) = app.rank_of(&nproc) {
@@ -438,6 +552,9 @@ fn legend(app: &App) -> Line<'static> {
     let mut spans = Vec::new();
     if theme.depth == ColorDepth::Mono {
         spans.push(Span::raw("░▒▓█ FN  · worse than base  "));
+        if !app.problem.cost_model.queues.is_empty() {
+            spans.push(Span::raw("× no queue  "));
+        }
     } else {
         for f in [0.0, 0.25, 0.5, 0.75, 1.0] {
             spans.push(Span::styled(
@@ -451,6 +568,13 @@ fn legend(app: &App) -> Line<'static> {
             Style::default().bg(theme.worse().unwrap_or(Color::Reset)),
         ));
         spans.push(Span::raw(" worse than base  "));
+        if !app.problem.cost_model.queues.is_empty() {
+            spans.push(Span::styled(
+                " ",
+                Style::default().bg(theme.no_queue().unwrap_or(Color::Reset)),
+            ));
+            spans.push(Span::raw(" no queue  "));
+        }
     }
     spans.push(Span::raw(
         "blank over budget  1-9 top N (1+ and more)  * marked  []/@/reverse cursor",

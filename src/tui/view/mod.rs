@@ -68,12 +68,13 @@ pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
         return vec![(app.focus, main)];
     }
     let compact = main.height < COMPACT_BELOW;
-    // The bar and the strip of TTS_w intervals under it; then the top-N header and rows and
-    // the borders when there is room.
+    // The bar and the strip of TTS_w intervals under it; then the budget slider, the top-N
+    // header and rows and the borders when there is room (compact: the status line carries
+    // the budget).
     let slider_h = if compact {
         2
     } else {
-        (app.prediction.top.len().min(5) as u16) + 5
+        (app.prediction.top.len().min(5) as u16) + 6
     };
     // As many lines as the rows need (up to 2/5 of the height), never fewer than TABLE_MIN.
     let wanted = u16::try_from(app.campaign.rows.len())

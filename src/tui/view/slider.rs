@@ -1,4 +1,4 @@
-//! The TTS_w slider and the top-N list it drives.
+//! The TTS_w slider, the budget slider, and the top-N list they drive.
 
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Modifier, Style};
@@ -24,7 +24,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         render_compact(app, frame, area);
         return;
     }
-    let block = pane_block(app, Pane::Slider, " TTS_w and top N ");
+    let block = pane_block(app, Pane::Slider, " TTS_w, budget and top N ");
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height == 0 {
@@ -81,18 +81,44 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if inner.height < 3 {
         return;
     }
+    frame.render_widget(
+        Paragraph::new(budget_line(app, usize::from(inner.width))),
+        Rect {
+            y: inner.y + 2,
+            height: 1,
+            ..inner
+        },
+    );
+    if inner.height < 4 {
+        return;
+    }
     let names = app.problem.names();
+    let billed = app.problem.cost_model.machine.is_some();
     let mut header: Vec<String> = vec!["#".into()];
     header.extend(names.iter().cloned());
-    header.extend(["PEs", "SYPD", "CHSY", "cpl %", "FN", ""].map(String::from));
+    header.extend(["PEs", "SYPD", cost_header(app), "cpl %", "FN"].map(String::from));
+    if billed {
+        header.push("idle".into());
+    }
+    header.push(String::new());
     let rows = app.prediction.top.iter().enumerate().map(|(i, c)| {
         let mut cells: Vec<String> = vec![(i + 1).to_string()];
         cells.extend(c.nproc.iter().map(u32::to_string));
         cells.push(c.total_nproc.to_string());
         cells.push(format!("{:.2}", c.sypd));
-        cells.push(format!("{:.0}", c.chsy));
+        cells.push(crate::tui::budget::cost_text(
+            app.problem.cost_model.cost,
+            c.cost(),
+        ));
         cells.push(format!("{:.1}", c.coupling_cost * 100.0));
         cells.push(format!("{:.3}", c.fittingness));
+        if billed {
+            cells.push(
+                c.billing
+                    .as_ref()
+                    .map_or(String::new(), |b| b.idle_cores.to_string()),
+            );
+        }
         cells.push(if app.is_marked(&c.nproc) {
             "*".into()
         } else {
@@ -111,14 +137,73 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             .iter()
             .map(|n| Constraint::Length(n.len().max(5) as u16)),
     );
-    widths.extend([6, 7, 7, 6, 6, 2].map(Constraint::Length));
+    widths.extend([6, 7, 7, 6, 6].map(Constraint::Length));
+    if billed {
+        widths.push(Constraint::Length(5));
+    }
+    widths.push(Constraint::Length(2));
     let table = Table::new(rows, widths).header(Row::new(header).style(app.theme.dim()));
     let rest = Rect {
-        y: inner.y + 2,
-        height: inner.height - 2,
+        y: inner.y + 3,
+        height: inner.height - 3,
         ..inner
     };
     frame.render_widget(table, rest);
+}
+
+/// The cost column's header: what FN weighs (CHSY, NHSY, kWh/SY).
+pub fn cost_header(app: &App) -> &'static str {
+    app.problem.cost_model.cost.header()
+}
+
+/// Where the budget knob sits between the base case's PEs and the largest useful budget.
+pub fn budget_fraction(app: &App) -> f64 {
+    let (low, high) = crate::tui::budget::budget_range(&app.problem, &app.inputs);
+    let b = app.problem.settings.max_nproc;
+    if high <= low {
+        return 1.0;
+    }
+    (f64::from(b.saturating_sub(low)) / f64::from(high - low)).clamp(0.0, 1.0)
+}
+
+/// `budget 672 PEs ━━━●━━━ {/} ±48 · 27612 feasible, 18765 kept · cost node-hours $`: the
+/// budget slider with the counts `autolb predict` prints for the same budget.
+pub fn budget_line(app: &App, width: usize) -> Line<'static> {
+    let p = &app.problem;
+    let keys = &app.keys;
+    let label = format!("budget {} ", app.budget_text());
+    let step = crate::tui::budget::budget_step(p);
+    let unit = if p.cost_model.machine.is_some() {
+        " (a node)"
+    } else {
+        ""
+    };
+    let moves = format!(
+        " {}/{} ±{step}{unit}",
+        keys.first(Action::BudgetDown),
+        keys.first(Action::BudgetUp)
+    );
+    let counts = format!(" · {} feasible, {} kept", p.candidates, p.considered);
+    let cost = if p.cost_model.available_costs().len() > 1 {
+        format!(
+            " · cost {} {}",
+            p.cost_model.cost.label(),
+            keys.first(Action::CycleCost)
+        )
+    } else {
+        String::new()
+    };
+    let fixed = label.chars().count() + moves.chars().count() + counts.chars().count();
+    let bar_w = width
+        .saturating_sub(fixed + cost.chars().count())
+        .clamp(3, 30);
+    Line::from(vec![
+        Span::styled(label, Style::default().add_modifier(Modifier::BOLD)),
+        Span::raw(bar(budget_fraction(app), bar_w)),
+        Span::styled(moves, app.theme.dim()),
+        Span::raw(counts),
+        Span::raw(cost),
+    ])
 }
 
 /// The slider on one line, without a border (small terminals): the focus shows as `▶` and a

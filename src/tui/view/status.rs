@@ -11,6 +11,7 @@ use ratatui::Frame;
 use super::opt;
 use crate::tui::app::App;
 use crate::tui::campaign_view::Driver;
+use crate::tui::keys::Action;
 
 /// The best-so-far line: the campaign's best with its PEs, SYPD, CHSY and FN (the table's
 /// FN), flagged when it rests on fewer runs than asked; without a campaign, the prediction's
@@ -20,11 +21,12 @@ pub fn best_text(app: &App) -> String {
     if view.dir.is_none() {
         return match app.recommended() {
             Some(c) => format!(
-                "recommended: {} ({} PEs) · SYPD {:.2} · CHSY {:.0} · FN {:.3} (predicted)",
+                "recommended: {} ({} PEs) · SYPD {:.2} · {} {} · FN {:.3} (predicted)",
                 app.describe(&c.nproc),
                 c.total_nproc,
                 c.sypd,
-                c.chsy,
+                app.problem.cost_model.cost.header(),
+                crate::tui::budget::cost_text(app.problem.cost_model.cost, c.cost()),
                 c.fittingness
             ),
             None => "recommended: none within the budget".into(),
@@ -88,6 +90,23 @@ pub fn campaign_text(app: &App) -> String {
 pub fn status_text(app: &App) -> (String, Option<String>) {
     // The latest message first: it answers the last key pressed and must not be cut off.
     let mut parts: Vec<String> = app.message.iter().cloned().collect();
+    let p = &app.problem;
+    // The keys too: at 80x24 the slider pane is one line and this is where the budget shows.
+    let keys = &app.keys;
+    let mut budget = format!(
+        "budget {} ({}/{})",
+        p.settings.max_nproc,
+        keys.first(Action::BudgetDown),
+        keys.first(Action::BudgetUp)
+    );
+    if !p.cost_model.is_plain() {
+        budget.push_str(&format!(
+            " · {} ({})",
+            p.cost_model.cost.label(),
+            keys.first(Action::CycleCost)
+        ));
+    }
+    parts.push(budget);
     parts.push(format!("campaign: {}", campaign_text(app)));
     if app.campaign.pending_runs > 0 {
         parts.push(format!("{} incoming", app.campaign.pending_runs));

@@ -1,4 +1,5 @@
-//! The trade-off pane: SYPD against CHSY for the speed/cost front, with the kept configurations
+//! The trade-off pane: SYPD against the cost FN weighs (CHSY, or the machine's bill after `$`)
+//! for the speed/cost front, with the kept configurations
 //! of the matrix slice faintly behind it, and the strip of TTS_w intervals under the slider.
 //!
 //! Glyphs carry the meaning, so it reads without colour: braille dots are kept configurations,
@@ -20,7 +21,13 @@ use crate::tui::trade_off::winner_label;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.trade_off;
-    let title = " Trade-off: SYPD vs CHSY ";
+    let cost = app.problem.cost_model.cost.header();
+    // The model is named when `M` can switch it, and only where it fits.
+    let mut title = format!(" Trade-off: SYPD vs {cost} ");
+    let named = format!("{title}· {} ", app.model_name);
+    if app.other_model.is_some() && named.chars().count() + 2 <= usize::from(area.width) {
+        title = named;
+    }
     let block = pane_block(app, Pane::Front, title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -40,7 +47,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .cloud
         .iter()
         .copied()
-        .chain(t.front.iter().map(|c| (c.chsy, c.sypd)))
+        .chain(t.front.iter().map(|c| (c.cost(), c.sypd)))
         .chain(t.measured.iter().map(|m| (m.chsy, m.sypd)));
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for (x, y) in points {
@@ -57,7 +64,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 
     let faint = app.theme.worse().unwrap_or(Color::Reset);
     let current = t.winner_at(app.tts_w());
-    let front_xy: Vec<(f64, f64)> = t.front.iter().map(|c| (c.chsy, c.sypd)).collect();
+    let front_xy: Vec<(f64, f64)> = t.front.iter().map(|c| (c.cost(), c.sypd)).collect();
     let canvas = Canvas::default()
         .marker(Marker::Braille)
         .x_bounds([x0, x1])
@@ -84,7 +91,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 ctx.print(m.chsy, m.sypd, Span::styled("M", Style::new().bold()));
             }
             for c in t.front.iter().filter(|c| app.is_marked(&c.nproc)) {
-                ctx.print(c.chsy, c.sypd, "*");
+                ctx.print(c.cost(), c.sypd, "*");
             }
             for (k, w) in t.winners.iter().enumerate() {
                 let now = current == Some(k);
@@ -94,11 +101,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     Style::new()
                 };
                 let label = winner_label(k, now).to_string();
-                ctx.print(w.config.chsy, w.config.sypd, Span::styled(label, style));
+                ctx.print(w.config.cost(), w.config.sypd, Span::styled(label, style));
             }
             if app.focus == Pane::Front {
                 if let Some(c) = t.selected_config() {
-                    ctx.print(c.chsy, c.sypd, Span::styled("@", app.theme.focused()));
+                    ctx.print(c.cost(), c.sypd, Span::styled("@", app.theme.focused()));
                 }
             }
         });
@@ -117,7 +124,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(y_lines), y_labels);
 
     let (left, right) = (format!("{x0:.0}"), format!("{x1:.0}"));
-    let middle = "CHSY";
+    let middle = cost;
     let room = usize::from(x_labels.width).saturating_sub(5 + left.len() + right.len());
     let gap = room.saturating_sub(middle.len());
     let x_line = format!(
@@ -156,8 +163,10 @@ fn info_line(app: &App) -> Line<'static> {
     Line::from(vec![
         Span::styled("@ ", Style::new().bold()),
         Span::raw(format!(
-            "{pes} {:.2} SYPD {:.0} CHSY{wins}{marked}",
-            c.sypd, c.chsy
+            "{pes} {:.2} SYPD {} {}{wins}{marked}",
+            c.sypd,
+            crate::tui::budget::cost_text(app.problem.cost_model.cost, c.cost()),
+            app.problem.cost_model.cost.header()
         )),
     ])
 }
