@@ -34,6 +34,7 @@
 
 pub mod check;
 pub mod gp;
+pub mod guide;
 pub mod measured;
 pub mod overhead;
 pub mod run_length;
