@@ -177,24 +177,41 @@ mod moves {
     }
 }
 
-/// The guided strategy does not keep a budget per resource yet: refused at init, saying what
-/// to use instead, rather than run against one sum of cores and GPUs.
+/// The guided strategy on the CPU+GPU example: driven to the end by the stand-in model, every
+/// configuration it runs keeps each resource's own budget (768 cores, 16 GPUs from the allowed
+/// list), and it tries more than one GPU count (its "same configuration" radius counts GPUs in
+/// what they cost, not in cores, so 2 and 3 GPUs are different configurations).
 #[test]
-fn guided_with_resources_is_refused_until_it_keeps_each_budget() {
+fn a_guided_campaign_with_resources_keeps_each_budget() {
     let tmp = tempfile::tempdir().unwrap();
     let file = common::resources::cpu_gpu_variant(
         tmp.path(),
         "repetitions = 1\n",
         "repetitions = 1\nstrategy = \"guided\"\n",
     );
-    let out = std::process::Command::new(common::bin())
-        .args(["campaign", "init"])
-        .arg(tmp.path().join("c"))
-        .arg("--config")
-        .arg(&file)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("strategy = \"algorithm1\""), "{err}");
+    let dir = tmp.path().join("c");
+    common::init(&dir, &file);
+    common::run_autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()]);
+    let out = common::run_autolb(&[
+        "campaign".as_ref(),
+        "status".as_ref(),
+        dir.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    let status: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(status["done"], Value::Bool(true), "{out}");
+    let allowed = [1, 2, 3, 4, 6, 8, 10, 12, 14, 16];
+    let mut gpus = std::collections::BTreeSet::new();
+    for it in status["iterations"].as_array().unwrap() {
+        for t in it["tests"].as_array().unwrap() {
+            let (atm, oce) = (
+                t["nproc"]["ATM"].as_u64().unwrap(),
+                t["nproc"]["OCE"].as_u64().unwrap(),
+            );
+            assert!(atm <= 768 && allowed.contains(&oce), "{t}");
+            gpus.insert(oce);
+        }
+    }
+    assert!(gpus.len() > 1, "one GPU count only: {gpus:?}");
+    assert!(status["best"].is_object(), "{out}");
 }

@@ -462,9 +462,6 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
     if let Some(sim) = file.executor.as_ref().and_then(|e| e.sim.as_ref()) {
         sim.validate().map_err(|e| invalid(e.to_string()))?;
     }
-    if file.strategy == Some(crate::config::Strategy::Guided) && !file.resources.is_empty() {
-        return Err(invalid("strategy = \"guided\" does not keep a budget per [[resource]] yet; use strategy = \"algorithm1\", whose moves keep each resource's budget".into()));
-    }
     let tts_w = file.tts_w.unwrap_or(0.5);
     Ok(FrozenSettings {
         max_nproc,

@@ -16,12 +16,17 @@ pub struct Chosen {
 }
 
 /// Within `minimum_step` PEs of `b` in every component: the same configuration for the search.
-fn near(a: &[u32], b: &[u32], minimum_step: u32) -> bool {
-    within(a, b, minimum_step)
+fn near(a: &[u32], b: &[u32], minimum_step: u32, budgets: &algorithm::Budgets) -> bool {
+    within(a, b, minimum_step, budgets)
 }
 
-fn within(a: &[u32], b: &[u32], radius: u32) -> bool {
-    a.iter().zip(b).all(|(x, y)| x.abs_diff(*y) < radius)
+/// Closer than `radius` PEs in every component; on another resource than the first, closer
+/// than the units that cost `radius` PEs (at least one unit: only equal counts are that close).
+fn within(a: &[u32], b: &[u32], radius: u32, budgets: &algorithm::Budgets) -> bool {
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .all(|(c, (x, y))| x.abs_diff(*y) < budgets.units_for(c, radius))
 }
 
 /// A measured configuration with its FN on the landscape's normalisation.
@@ -85,11 +90,14 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         };
     };
     let best_fn = best.fn_;
+    let budgets = s.budgets();
     let taken = |n: &[u32], planned: &[PlannedTest]| {
         view.measured
             .iter()
-            .any(|m| near(&m.nproc, n, s.minimum_step))
-            || planned.iter().any(|p| near(&p.nproc, n, s.minimum_step))
+            .any(|m| near(&m.nproc, n, s.minimum_step, &budgets))
+            || planned
+                .iter()
+                .any(|p| near(&p.nproc, n, s.minimum_step, &budgets))
     };
     let contenders: Vec<(&Scored, f64)> = scored
         .iter()
@@ -127,8 +135,12 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         .map(|k| k.config.nproc.as_slice())
         .collect();
     let radius = s.initial_step + 1;
-    let near_centre = |c: usize, p: u32| centres.iter().any(|n| n[c].abs_diff(p) < radius);
-    let trusted = |n: &[u32]| centres.iter().any(|c| within(c, n, radius));
+    let near_centre = |c: usize, p: u32| {
+        centres
+            .iter()
+            .any(|n| n[c].abs_diff(p) < budgets.units_for(c, radius))
+    };
+    let trusted = |n: &[u32]| centres.iter().any(|c| within(c, n, radius, &budgets));
     let mut options: Vec<(f64, f64, Vec<u32>)> = view
         .candidates(&near_centre, &|n| trusted(n) && !taken(n, &[]))
         .into_iter()
@@ -144,7 +156,11 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         if next.len() >= max_tests || *ei < MIN_EI_SHARE * first_ei || *ei < MIN_EI {
             break;
         }
-        if taken(nproc, &next) || next.iter().any(|p| within(&p.nproc, nproc, spread)) {
+        if taken(nproc, &next)
+            || next
+                .iter()
+                .any(|p| within(&p.nproc, nproc, spread, &budgets))
+        {
             continue;
         }
         next.push(PlannedTest {
@@ -210,13 +226,15 @@ fn donor_move(
     let (donor, recipient) = algorithm::donor_and_recipient(&means.partial_coupling_cost)?;
     let mut step = s.initial_step;
     while step >= s.minimum_step && step > 0 {
-        let target = algorithm::move_pes(
+        // With `[[resource]]` tables the donor gives the units that cost `step` PEs and the
+        // recipient gets those that cost the same on its resource, as in Algorithm 1.
+        let target = algorithm::move_units(
             &best.nproc,
             donor,
             recipient,
             step,
             &view.limits,
-            s.max_nproc,
+            &s.budgets(),
         )
         .filter(|t| within_budget(s, t) && !taken(t, &[]));
         if let Some(target) = target {
@@ -294,10 +312,14 @@ mod tests {
             assert!(t.test.is_none() && t.runs == 1);
             assert!(within_budget(s, &t.nproc), "{:?}", t.nproc);
             for m in &view.measured {
-                assert!(!near(&m.nproc, &t.nproc, s.minimum_step), "{:?}", t.nproc);
+                assert!(
+                    !near(&m.nproc, &t.nproc, s.minimum_step, &s.budgets()),
+                    "{:?}",
+                    t.nproc
+                );
             }
             for other in &chosen.next[..k] {
-                assert!(!near(&other.nproc, &t.nproc, s.minimum_step));
+                assert!(!near(&other.nproc, &t.nproc, s.minimum_step, &s.budgets()));
             }
         }
     }

@@ -49,13 +49,21 @@ pub fn measured_configs(state: &State) -> Vec<MeasuredConfig> {
 /// Each component's coupled-mode speed in one run: the run's SYPD over the share of the wall
 /// time the component computed. The partial coupling cost is `coupling_s * p / (wall * P)`
 /// (method.md, eq. 5), so that share is `1 - cost * P / p`.
-pub fn component_speeds(m: &RunMetrics, nproc: &[u32]) -> Vec<f64> {
-    let total: f64 = nproc.iter().map(|&p| f64::from(p)).sum();
+///
+/// `unit_cost` weighs each component's units as the measurement did (its resource's unit cost
+/// with `[[resource]]` tables, else 1 each): the share only needs `p` and `P` in the same units.
+pub fn component_speeds(m: &RunMetrics, nproc: &[u32], unit_cost: &[f64]) -> Vec<f64> {
+    let weighted: Vec<f64> = nproc
+        .iter()
+        .enumerate()
+        .map(|(c, &p)| unit_cost.get(c).copied().unwrap_or(1.0) * f64::from(p))
+        .collect();
+    let total: f64 = weighted.iter().sum();
     m.partial_coupling_cost
         .iter()
-        .zip(nproc)
+        .zip(&weighted)
         .map(|(cost, &p)| {
-            let computing = (1.0 - cost * total / f64::from(p)).clamp(0.05, 1.0);
+            let computing = (1.0 - cost * total / p).clamp(0.05, 1.0);
             m.sypd / computing
         })
         .collect()
@@ -65,11 +73,15 @@ pub fn component_speeds(m: &RunMetrics, nproc: &[u32]) -> Vec<f64> {
 /// metrics (the campaign measured them once, from the same timing output), not read again from
 /// the run directories: a run recorded with `campaign record --timing PATH` may keep its
 /// timing output elsewhere, and the plan must not depend on files that may since have moved.
-pub fn measured_runs(names: &[String], measured: &[MeasuredConfig]) -> Vec<MeasuredRun> {
+pub fn measured_runs(
+    names: &[String],
+    measured: &[MeasuredConfig],
+    unit_cost: &[f64],
+) -> Vec<MeasuredRun> {
     let mut out = Vec::new();
     for m in measured {
         for (r, run) in m.runs.iter().enumerate() {
-            let speeds = component_speeds(run, &m.nproc);
+            let speeds = component_speeds(run, &m.nproc, unit_cost);
             out.push(MeasuredRun {
                 path: format!("test {} run {}", m.test, r + 1),
                 components: names
@@ -165,7 +177,11 @@ impl Landscape {
         let interp = s.interp.unwrap_or_default();
         let names = state.component_names();
         let measured = measured_configs(state);
-        let (model, _skipped) = Model::fit(curves, interp, &measured_runs(&names, &measured));
+        let unit_cost: Vec<f64> = (0..names.len())
+            .map(|c| s.cost_model.as_ref().map_or(1.0, |m| m.unit_cost_of(c)))
+            .collect();
+        let runs = measured_runs(&names, &measured, &unit_cost);
+        let (model, _skipped) = Model::fit(curves, interp, &runs);
         let inputs: Vec<ComponentInput> = state
             .components
             .iter()
@@ -307,7 +323,7 @@ mod tests {
                 40.0 * 100.0 / (100.0 * 200.0),
             ],
         };
-        let s = component_speeds(&m, &[100, 100]);
+        let s = component_speeds(&m, &[100, 100], &[]);
         assert!((s[0] - 10.0 / 0.9).abs() < 1e-9 && (s[1] - 10.0 / 0.6).abs() < 1e-9);
     }
 
@@ -327,7 +343,7 @@ mod tests {
             attempts: 3,
         }];
         let names = vec!["A".to_string(), "B".to_string()];
-        let runs = measured_runs(&names, &measured);
+        let runs = measured_runs(&names, &measured, &[]);
         assert_eq!(runs.len(), 2, "one per measured run, failed ones left out");
         assert_eq!(runs[1].coupled_sypd, 11.0);
         assert_eq!(runs[1].nproc_of(&names), Some(vec![100, 100]));
