@@ -168,12 +168,22 @@ pub fn winner_letter(i: usize) -> String {
     }
 }
 
-/// SYPD against CHSY of the speed/cost front, the winners lettered and the one at the
-/// report's TTS_w filled.
+/// The cost axis's title for a cost column header.
+fn cost_axis(header: &str) -> String {
+    match header {
+        "CHSY" => "CHSY (core hours per simulated year)".into(),
+        "NHSY" => "NHSY (node hours per simulated year)".into(),
+        "kWh/SY" => "kWh per simulated year".into(),
+        other => other.into(),
+    }
+}
+
+/// SYPD against the cost of the speed/cost front (CHSY, or the machine's bill the front was
+/// computed on), the winners lettered and the one at the report's TTS_w filled.
 pub fn front(f: &super::FrontSection) -> String {
     let (w, h) = (720.0, 300.0);
     let mut svg = Svg::new(w, h);
-    let xs = f.front.iter().map(|c| c.chsy);
+    let xs = f.front.iter().map(|c| c.cost());
     let ys = f.front.iter().map(|c| c.sypd);
     let (xlo, xhi) = padded(
         xs.clone().fold(f64::INFINITY, f64::min),
@@ -189,11 +199,11 @@ pub fn front(f: &super::FrontSection) -> String {
         x: Scale::new(xlo.max(0.0), xhi, 70.0, 690.0),
         y: Scale::new(ylo.max(0.0), yhi, 250.0, 20.0),
     };
-    axes.draw(&mut svg, "CHSY (core hours per simulated year)", "SYPD");
+    axes.draw(&mut svg, &cost_axis(&f.cost), "SYPD");
     let px: Vec<(f64, f64)> = f
         .front
         .iter()
-        .map(|c| (axes.x.at(c.chsy), axes.y.at(c.sypd)))
+        .map(|c| (axes.x.at(c.cost()), axes.y.at(c.sypd)))
         .collect();
     svg.polyline(&px, r##"stroke="#999" stroke-dasharray="3 3""##);
     for &(x, y) in &px {
@@ -206,7 +216,7 @@ pub fn front(f: &super::FrontSection) -> String {
     }
     let current = f.current();
     for (i, win) in f.winners.iter().enumerate() {
-        let (x, y) = (axes.x.at(win.config.chsy), axes.y.at(win.config.sypd));
+        let (x, y) = (axes.x.at(win.config.cost()), axes.y.at(win.config.sypd));
         let fill = if Some(i) == current { INK } else { "white" };
         svg.circle(
             x,

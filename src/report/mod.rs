@@ -131,6 +131,9 @@ pub struct FrontSection {
     pub winners: Vec<Winner>,
     /// The TTS_w of the report (its winner is the recommendation).
     pub tts_w: f64,
+    /// The cost axis: the cost FN weighs (`CHSY`, or with a machine `NHSY` or `kWh/SY`), the
+    /// cost the front was computed on.
+    pub cost: String,
 }
 
 impl FrontSection {
@@ -140,6 +143,15 @@ impl FrontSection {
             .iter()
             .enumerate()
             .position(|(i, w)| w.holds_at(self.tts_w, i == 0))
+    }
+}
+
+/// The cost the front's configurations carry: the machine's bill when they have one
+/// ([`crate::predict::Config::cost`]), else CHSY.
+fn front_cost(problem: &Problem, front: &[Config]) -> &'static str {
+    match front.first().and_then(|c| c.billing.as_ref()) {
+        Some(_) => problem.cost_model.cost.header(),
+        None => "CHSY",
     }
 }
 
@@ -262,6 +274,7 @@ pub fn build(req: &ReportRequest) -> Report {
         if !front.is_empty() {
             sections.push(Section::Front(FrontSection {
                 components: names.clone(),
+                cost: front_cost(problem, &front).into(),
                 front,
                 winners,
                 tts_w: req.tts_w,

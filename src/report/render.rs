@@ -263,13 +263,18 @@ fn front_blocks(f: &FrontSection, out: &mut Vec<Block>) {
         id: "front".into(),
         svg: figures::front(f),
         caption: format!(
-            "SYPD against CHSY of the front (circles, cheapest left); lettered points win for some TTS_w (A from TTS_w 0), the filled one at TTS_w {:.2}.",
-            f.tts_w
+            "SYPD against {} of the front (circles, cheapest left); lettered points win for some TTS_w (A from TTS_w 0), the filled one at TTS_w {:.2}.",
+            f.cost, f.tts_w
         ),
     });
     let mut header = vec!["".to_string(), "TTS_w".to_string()];
     header.extend(f.components.iter().cloned());
     header.extend(["total PEs", "SYPD", "CHSY"].map(String::from));
+    // With a machine the front was computed on its bill: show that cost too.
+    let billed = f.cost != "CHSY";
+    if billed {
+        header.push(f.cost.clone());
+    }
     let rows = f
         .winners
         .iter()
@@ -286,6 +291,9 @@ fn front_blocks(f: &FrontSection, out: &mut Vec<Block>) {
                 format!("{:.2}", w.config.sypd),
                 format!("{:.0}", w.config.chsy),
             ]);
+            if billed {
+                r.push(format!("{:.0}", w.config.cost()));
+            }
             r
         })
         .collect();

@@ -185,3 +185,66 @@ fn the_front_section_holds_the_winners_of_every_tts_w_and_marks_the_current_one(
     // One table row per winner, lettered from A.
     assert!(html.contains("<td>A</td>"));
 }
+
+/// With a machine billing whole nodes the front is computed on node-hours, and the figure and
+/// the winners' table say so: the x axis is NHSY (each point at its bill, not its CHSY) and the
+/// table gains an NHSY column.
+#[test]
+fn the_front_is_drawn_on_the_bill_it_was_computed_on() {
+    use crate::machine::{CostKind, CostModel, Machine, Placement};
+    let inputs = example::inputs();
+    let settings = example::settings();
+    let cost_model = CostModel {
+        machine: Some(Machine {
+            cores_per_node: 48,
+            placement: Placement::Packed,
+            extras_share_node: true,
+            node_power_w: None,
+        }),
+        cost: CostKind::NodeHours,
+        ..CostModel::default()
+    };
+    let problem = Problem::billed(&inputs, &settings, &cost_model).unwrap();
+    let r = build(&ReportRequest {
+        title: "EC-Earth3 SR on 48-core nodes".into(),
+        source: "built-in example".into(),
+        problem: Some(&problem),
+        inputs: &inputs,
+        tts_w: settings.tts_w,
+        top: settings.top,
+        axes: (0, 1),
+        fixed: None,
+        original: None,
+        campaign: None,
+        years: 14_020.0,
+    });
+    let Some(Section::Front(f)) = r.sections.iter().find(|s| matches!(s, Section::Front(_))) else {
+        panic!("no front section");
+    };
+    assert_eq!(f.cost, "NHSY");
+    // NHSY counts whole nodes' cores: never below CHSY, and the figure plots the bill.
+    for c in &f.front {
+        let billed = c.billing.as_ref().expect("a billed front").cost;
+        assert_eq!(c.cost(), billed);
+        assert!(billed >= c.chsy * (1.0 - 1e-12), "{billed} < {}", c.chsy);
+    }
+    let svg = figures::front(f);
+    assert!(
+        svg.contains("NHSY (node hours per simulated year)"),
+        "{svg}"
+    );
+    assert!(!svg.contains("CHSY"), "{svg}");
+    let html = r.to_html();
+    assert!(html.contains("<th>NHSY</th>"), "no NHSY column");
+    // The plain example keeps its CHSY axis.
+    let plain = example_report(None);
+    let Some(Section::Front(p)) = plain
+        .sections
+        .iter()
+        .find(|s| matches!(s, Section::Front(_)))
+    else {
+        panic!("no front section");
+    };
+    assert_eq!(p.cost, "CHSY");
+    assert!(figures::front(p).contains("CHSY (core hours per simulated year)"));
+}
