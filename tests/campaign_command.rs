@@ -29,17 +29,7 @@ command = ["{bin}", "simulate", "--out", "{{run_dir}}", "--comp", "ATMIFS={{npro
 }
 
 fn run_to_end(dir: &Path) -> String {
-    let out = Command::new(bin())
-        .args(["campaign", "run"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
+    common::run_autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()])
 }
 
 fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {

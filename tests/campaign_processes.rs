@@ -422,18 +422,10 @@ fn next_lists_nothing_while_a_driver_runs_the_campaign() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = setup(tmp.path(), "camp", 30.0, "");
     let next = |args: &[&str]| {
-        let out = Command::new(bin())
-            .args(["campaign", "next"])
-            .arg(&dir)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).to_string()
+        let mut all: Vec<&std::ffi::OsStr> =
+            vec!["campaign".as_ref(), "next".as_ref(), dir.as_os_str()];
+        all.extend(args.iter().map(|a| a.as_ref() as &std::ffi::OsStr));
+        common::run_autolb(&all)
     };
     let waiting = |json: &str| {
         serde_json::from_str::<serde_json::Value>(json)

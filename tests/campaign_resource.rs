@@ -5,11 +5,10 @@ mod common;
 
 use serde_json::Value;
 
-#[test]
-fn the_cpu_gpu_example_runs_a_campaign_to_the_end() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("cpu_gpu");
-    common::init(&dir, &common::resources::cpu_gpu_file());
+/// Creates the campaign of `file` in `dir`, runs it to the end and returns its status (JSON,
+/// parsed and as printed).
+fn run_to_the_end(dir: &std::path::Path, file: &std::path::Path) -> (Value, String) {
+    common::init(dir, file);
     common::run_autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()]);
     let out = common::run_autolb(&[
         "campaign".as_ref(),
@@ -17,7 +16,14 @@ fn the_cpu_gpu_example_runs_a_campaign_to_the_end() {
         dir.as_os_str(),
         "--json".as_ref(),
     ]);
-    let status: Value = serde_json::from_str(&out).unwrap();
+    (serde_json::from_str(&out).unwrap(), out)
+}
+
+#[test]
+fn the_cpu_gpu_example_runs_a_campaign_to_the_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cpu_gpu");
+    let (status, out) = run_to_the_end(&dir, &common::resources::cpu_gpu_file());
     assert_eq!(status["done"], Value::Bool(true), "{out}");
     assert_eq!(status["counts"]["failed"].as_u64(), Some(0));
     let allowed = [1, 2, 3, 4, 6, 8, 10, 12, 14, 16];
@@ -189,16 +195,7 @@ fn a_guided_campaign_with_resources_keeps_each_budget() {
         "repetitions = 1\n",
         "repetitions = 1\nstrategy = \"guided\"\n",
     );
-    let dir = tmp.path().join("c");
-    common::init(&dir, &file);
-    common::run_autolb(&["campaign".as_ref(), "run".as_ref(), dir.as_os_str()]);
-    let out = common::run_autolb(&[
-        "campaign".as_ref(),
-        "status".as_ref(),
-        dir.as_os_str(),
-        "--json".as_ref(),
-    ]);
-    let status: Value = serde_json::from_str(&out).unwrap();
+    let (status, out) = run_to_the_end(&tmp.path().join("c"), &file);
     assert_eq!(status["done"], Value::Bool(true), "{out}");
     let allowed = [1, 2, 3, 4, 6, 8, 10, 12, 14, 16];
     let mut gpus = std::collections::BTreeSet::new();

@@ -2,13 +2,18 @@ use super::*;
 use crate::example;
 
 fn example_report(original: Option<Vec<u32>>) -> Report {
+    let problem = Problem::new(&example::inputs(), &example::settings()).unwrap();
+    report_of(&problem, original)
+}
+
+/// The report of the built-in example's curves and settings on `problem`.
+fn report_of(problem: &Problem, original: Option<Vec<u32>>) -> Report {
     let inputs = example::inputs();
     let settings = example::settings();
-    let problem = Problem::new(&inputs, &settings).unwrap();
     build(&ReportRequest {
         title: "EC-Earth3 SR".into(),
         source: "built-in example".into(),
-        problem: Some(&problem),
+        problem: Some(problem),
         inputs: &inputs,
         tts_w: settings.tts_w,
         top: settings.top,
@@ -192,8 +197,6 @@ fn the_front_section_holds_the_winners_of_every_tts_w_and_marks_the_current_one(
 #[test]
 fn the_front_is_drawn_on_the_bill_it_was_computed_on() {
     use crate::machine::{CostKind, CostModel, Machine, Placement};
-    let inputs = example::inputs();
-    let settings = example::settings();
     let cost_model = CostModel {
         machine: Some(Machine {
             cores_per_node: 48,
@@ -204,20 +207,8 @@ fn the_front_is_drawn_on_the_bill_it_was_computed_on() {
         cost: CostKind::NodeHours,
         ..CostModel::default()
     };
-    let problem = Problem::billed(&inputs, &settings, &cost_model).unwrap();
-    let r = build(&ReportRequest {
-        title: "EC-Earth3 SR on 48-core nodes".into(),
-        source: "built-in example".into(),
-        problem: Some(&problem),
-        inputs: &inputs,
-        tts_w: settings.tts_w,
-        top: settings.top,
-        axes: (0, 1),
-        fixed: None,
-        original: None,
-        campaign: None,
-        years: 14_020.0,
-    });
+    let problem = Problem::billed(&example::inputs(), &example::settings(), &cost_model).unwrap();
+    let r = report_of(&problem, None);
     let Some(Section::Front(f)) = r.sections.iter().find(|s| matches!(s, Section::Front(_))) else {
         panic!("no front section");
     };
