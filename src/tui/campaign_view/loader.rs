@@ -723,16 +723,7 @@ mod tests {
     fn directories_named_for_their_configuration_sort_by_pes_and_show_their_names() {
         let dir =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing/ecearth3/lucia_lite");
-        let comps = vec![
-            LoaderComponent {
-                name: "IFS".into(),
-                timing_name: "ATMIFS".into(),
-            },
-            LoaderComponent {
-                name: "NEMO".into(),
-                timing_name: "oceanx".into(),
-            },
-        ];
+        let comps = comps();
         let mut loader = Loader::new(dir.clone(), comps, None, 0.5);
         // The watcher confirms each run once its files settled (here: at once, they are
         // fixtures); the two directories named for other PEs than their tables hold never count
