@@ -17,8 +17,10 @@
 //!   - the coupling overhead `coupled SYPD / SYPD of the slowest component`, from every run's
 //!     coupled wall time against its slowest component's compute time, as a balance-free factor
 //!     `k0` divided by the slowdown `g` that irregular steps cause when components are nearly
-//!     balanced ([`overhead`]).
-//!
+//!     balanced ([`overhead`]);
+//!   - per component, a fixed coupling time per coupling step (interpolation, sending) that
+//!     does not shrink with its PEs, kept only where it lowers the overhead fit's BIC
+//!     ([`coupling_time`]);
 //!   - a fixed cost per run that weighs more in short runs, when the runs differ in length
 //!     ([`run_length`]); predictions are for a run of the typical measured length unless one
 //!     is given ([`Model::estimate_for`]).
@@ -27,12 +29,14 @@
 //! ([`NOT_PACE_SETTING_SD`]): only the pace-setter decides the coupled speed.
 //!
 //! The exact search ([`crate::predict::search`]) needs coupled SYPD = min over components of a
-//! candidate speed: it ranks with `k0 * r_c(p) * curve_c(p)` ([`Model::adjust`]), an upper
-//! bound of the full model since `g >= 1`; every reported estimate ([`Model::estimate`]) divides
+//! candidate speed: it ranks with `k0 * e_c` ([`Model::adjust`]), `e_c` the speed
+//! `r_c(p) * curve_c(p)` with the component's coupling time added, an upper bound of the full
+//! model since `g >= 1`; every reported estimate ([`Model::estimate`]) divides
 //! by `g`. The min formula itself lives in
 //! one place: [`crate::predict::coupled_sypd`].
 
 pub mod check;
+pub mod coupling_time;
 pub mod gp;
 pub mod guide;
 pub mod measured;
@@ -188,10 +192,17 @@ pub struct ComponentModel {
     pub name: String,
     /// The smoother of `ln(measured / standalone)` over `ln nproc`.
     pub ratio: Gp,
+    /// Wall seconds of coupling work (interpolation, sending) per simulated day that do not
+    /// shrink with its PEs ([`coupling_time`]): with a fixed coupling period, a fixed time per
+    /// coupling step. 0 when the fit did not keep the term, and in files written before it
+    /// existed.
+    #[serde(default)]
+    pub coupling_s_per_day: f64,
 }
 
 /// The coupling overhead: ln(coupled SYPD / slowest component's SYPD) is
-/// `log_mean - ln overhead::slowdown(speeds, irregularity)` ([`overhead`]).
+/// `log_mean - ln overhead::slowdown(speeds, irregularity)` ([`overhead`]), the speeds with
+/// each component's coupling time added ([`ComponentModel::coupling_s_per_day`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CoupledFactor {
     /// ln k0: the balance-free part (interpolation, sending); with `irregularity` 0 the whole.
@@ -291,11 +302,12 @@ impl Model {
         }
     }
 
-    /// The factor on component `name`'s standalone speed at `nproc`, with its band; the
-    /// coupling overhead is included, so the long-run coupled SYPD is the min over components
-    /// of `factor * standalone` (a run of finite length also pays the fixed cost per run,
-    /// [`run_length`], which is not a factor). A component the model never saw gets the global level with the
-    /// prior's full width.
+    /// The factor on component `name`'s standalone speed at `nproc`, with its band: its
+    /// coupled-mode ratio and the balance-free overhead `k0`. Its coupling time per step
+    /// ([`coupling_time`]) is not a factor (it weighs more the faster the component goes):
+    /// [`Model::speed`] adds it, and a run of finite length also pays the fixed cost per run
+    /// ([`run_length`]). A component the model never saw gets the global level with the prior's
+    /// full width.
     pub fn factor(&self, name: &str, nproc: u32) -> Factor {
         match self {
             Model::Standalone => Factor {
@@ -335,8 +347,26 @@ impl Model {
             Model::Standalone => standalone_sypd,
             Model::Calibrated(m) => {
                 let mean = m.log_mean_ratio(name, nproc);
-                standalone_sypd * (mean + m.coupled.log_mean).exp()
+                m.with_coupling_time(name, standalone_sypd * (mean + m.coupled.log_mean).exp())
             }
+        }
+    }
+
+    /// Component `name`'s long-run coupled speed (SYPD) at `nproc` given its standalone speed
+    /// there, with its band: [`Model::factor`] on the standalone speed, then its coupling time
+    /// per step added ([`coupling_time`]); the band keeps the factor's relative width (the
+    /// model's predictive spread in ln SYPD). What the app draws as the calibrated curve and
+    /// [`Model::estimate`] takes the min of.
+    pub fn speed(&self, name: &str, nproc: u32, standalone_sypd: f64) -> Factor {
+        let f = self.factor(name, nproc);
+        let mid = match self {
+            Model::Standalone => standalone_sypd,
+            Model::Calibrated(m) => m.with_coupling_time(name, f.mid * standalone_sypd),
+        };
+        Factor {
+            mid,
+            low: mid * f.low / f.mid,
+            high: mid * f.high / f.mid,
         }
     }
 
@@ -366,19 +396,14 @@ impl Model {
         standalone: &[f64],
         simulated_s: Option<f64>,
     ) -> Estimate {
-        let factors: Vec<Factor> = names
+        let speeds: Vec<Factor> = names
             .iter()
             .zip(nproc)
-            .map(|(n, &p)| self.factor(n, p))
+            .zip(standalone)
+            .map(|((n, &p), &s)| self.speed(n, p, s))
             .collect();
-        let scaled = |pick: fn(&Factor) -> f64| -> Vec<f64> {
-            factors
-                .iter()
-                .zip(standalone)
-                .map(|(f, s)| pick(f) * s)
-                .collect()
-        };
-        let (adjusted, low, high) = (scaled(|f| f.mid), scaled(|f| f.low), scaled(|f| f.high));
+        let pick = |f: fn(&Factor) -> f64| -> Vec<f64> { speeds.iter().map(f).collect() };
+        let (adjusted, low, high) = (pick(|f| f.mid), pick(|f| f.low), pick(|f| f.high));
         let slow = self.slowdown(&adjusted);
         let phi = self.penalty(simulated_s);
         let run =
@@ -529,10 +554,12 @@ impl Fit<'_> {
     /// With `hyper`, each smoother's (length scale, signal sd) are these, not searched.
     fn at(&self, fixed_s: f64, hyper: Option<&[(f64, f64)]>) -> Option<(Calibrated, f64)> {
         let names = self.names;
-        // Per component: (ln nproc, ln ratio, extra variance); per run: ln(coupled / slowest).
+        // Per component: (ln nproc, ln ratio, extra variance); per run: (ln coupled, speeds)
+        // and its PEs.
         let mut data: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
             vec![(Vec::new(), Vec::new(), Vec::new()); names.len()];
         let mut coupled = Vec::new();
+        let mut run_nproc: Vec<Vec<u32>> = Vec::new();
         let mut replicate: BTreeMap<(usize, u32), Vec<f64>> = BTreeMap::new();
         // Sum of ln(d ln steady / d ln measured) over every transformed value.
         let mut log_jacobian = 0.0;
@@ -561,20 +588,15 @@ impl Fit<'_> {
                     replicate.entry((i, c.nproc)).or_default().push(y);
                 }
             }
-            let pace = if self.steps.is_empty() {
-                pace_setter
-            } else {
-                let nproc: Vec<u32> = parts.iter().map(|c| c.nproc).collect();
-                self.steps.coupled_sypd(names, &nproc, |c, _| speeds[c])
-            };
-            coupled.push(((run_sypd / pace).ln(), speeds));
+            run_nproc.push(parts.iter().map(|c| c.nproc).collect());
+            coupled.push((run_sypd.ln(), speeds));
         }
         let all: Vec<f64> = data.iter().flat_map(|d| d.1.iter().copied()).collect();
         let global = mean(&all);
         let noise_sd = pooled_sd(replicate.values())
             .unwrap_or(DEFAULT_NOISE_SD)
             .clamp(NOISE_SD_RANGE.0, NOISE_SD_RANGE.1);
-        let components: Vec<ComponentModel> = names
+        let mut components: Vec<ComponentModel> = names
             .iter()
             .zip(&data)
             .enumerate()
@@ -601,10 +623,24 @@ impl Fit<'_> {
                         noise_sd,
                     ),
                 },
+                coupling_s_per_day: 0.0,
             })
             .collect();
         let n = coupled.len();
-        let (log_mean, irregularity, resid_sd) = overhead::fit(&coupled);
+        // The pace a run's components set, at speeds `e` (its coupling times added).
+        let step_sum =
+            |i: usize, e: &[f64]| self.steps.coupled_sypd(names, &run_nproc[i], |c, _| e[c]);
+        let pace: &dyn Fn(usize, &[f64]) -> f64 = if self.steps.is_empty() {
+            &overhead::slowest
+        } else {
+            &step_sum
+        };
+        let fitted = overhead::fit(&coupled, pace);
+        for (c, &tau) in components.iter_mut().zip(&fitted.coupling) {
+            c.coupling_s_per_day = coupling_time::per_day(tau);
+        }
+        let (log_mean, irregularity, resid_sd) =
+            (fitted.log_k0, fitted.irregularity, fitted.resid_sd);
         let spread = if n >= 3 { resid_sd } else { DEFAULT_COUPLED_SD };
         let log_sd = (spread * spread * (1.0 + 1.0 / n as f64)).sqrt();
         // Gaussian residuals of the overhead at their fitted spread: n ln sd (+ constants).
@@ -641,6 +677,20 @@ impl Calibrated {
             Some(c) => c.ratio.predict(f64::from(nproc.max(1)).ln()),
             None => (self.global_log_ratio, LEVEL_PRIOR_SD * LEVEL_PRIOR_SD),
         }
+    }
+
+    /// Component `name`'s coupling time in days of wall time per simulated year (0 when the
+    /// model has none for it).
+    pub fn coupling_time(&self, name: &str) -> f64 {
+        self.component(name)
+            .map_or(0.0, |c| coupling_time::from_per_day(c.coupling_s_per_day))
+    }
+
+    /// A speed that already holds `k0` with component `name`'s coupling time added:
+    /// `k0 * effective(x / k0, tau) = 1 / (1 / x + tau / k0)`.
+    fn with_coupling_time(&self, name: &str, x: f64) -> f64 {
+        let k0 = self.coupled.log_mean.exp();
+        k0 * coupling_time::effective(x / k0, self.coupling_time(name))
     }
 
     fn log_mean_ratio(&self, name: &str, nproc: u32) -> f64 {
