@@ -6,8 +6,8 @@ use std::path::Path;
 use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::model::check::{
-    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_leave_one_out,
-    synthetic_run_length_leave_one_out, ErrorStats,
+    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_coupling_time_leave_one_out,
+    synthetic_leave_one_out, synthetic_run_length_leave_one_out, CouplingTimeCase, ErrorStats,
 };
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
@@ -175,4 +175,55 @@ fn synthetic_truths_with_a_fixed_cost_per_run() {
         "{known} vs {unknown}"
     );
     assert!(cov >= 0.8, "{cov}");
+}
+
+/// Stand-in runs where every component spends a hidden fixed time per coupling step (7 % of
+/// the median pace-setter's step, between points of the model's grid) interpolating and
+/// sending, outside its compute seconds: the model keeps a coupling time, learns roughly the
+/// hidden one, and predicts held-out configurations better than the same model without the
+/// term.
+#[test]
+fn synthetic_truths_with_a_coupling_time_per_step() {
+    let cases = synthetic_coupling_time_leave_one_out(0..6, 2, 15, 0.07);
+    for c in &cases {
+        eprintln!(
+            "hidden {:.2} s/day, learned {:?}; median {:.3}, max {:.3}; without the term {:.3}, {:.3}",
+            c.hidden_s_per_day,
+            c.learned_s_per_day,
+            c.model.calibrated.median,
+            c.model.calibrated.max,
+            c.without_term.calibrated.median,
+            c.without_term.calibrated.max
+        );
+        // The pace-setters' term is kept; its size within a grid step or two of the truth.
+        let learned = c.learned_s_per_day.iter().copied().fold(0.0, f64::max);
+        let ratio = learned / c.hidden_s_per_day;
+        assert!((0.5..1.6).contains(&ratio), "{c:?}");
+    }
+    let median = |f: &dyn Fn(&CouplingTimeCase) -> f64| {
+        ErrorStats::of(&cases.iter().map(f).collect::<Vec<_>>()).median
+    };
+    let with = median(&|c| c.model.calibrated.median);
+    let without = median(&|c| c.without_term.calibrated.median);
+    let coverage = median(&|c| c.model.coverage);
+    assert!(with < 0.7 * without, "{with} vs {without}");
+    assert!(coverage >= 0.8, "{coverage}");
+}
+
+/// The same stand-in with no coupling time at all: the term is kept rarely, and when it is,
+/// it costs (nearly) nothing.
+#[test]
+fn synthetic_truths_without_a_coupling_time() {
+    let cases = synthetic_coupling_time_leave_one_out(0..6, 2, 15, 0.0);
+    let kept = cases
+        .iter()
+        .filter(|c| c.learned_s_per_day.iter().any(|&t| t > 0.0))
+        .count();
+    assert!(kept <= 2, "{cases:?}");
+    for c in &cases {
+        assert!(
+            c.model.calibrated.median <= c.without_term.calibrated.median + 0.005,
+            "{c:?}"
+        );
+    }
 }

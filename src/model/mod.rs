@@ -245,6 +245,19 @@ impl Model {
         runs: &[MeasuredRun],
         steps: &steps::Steps,
     ) -> (Model, Vec<String>) {
+        Model::fit_terms(curves, interp, runs, steps, true)
+    }
+
+    /// [`Model::fit_with_steps`], with the components' coupling times per step tried
+    /// (`coupling_time`, the model) or not (what the model was before them, to measure what
+    /// they bring: [`check::synthetic_coupling_time_leave_one_out`]).
+    pub(crate) fn fit_terms(
+        curves: &[Curve],
+        interp: Method,
+        runs: &[MeasuredRun],
+        steps: &steps::Steps,
+        coupling_time: bool,
+    ) -> (Model, Vec<String>) {
         let mut notes = Vec::new();
         let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
         let interpolants: Vec<Interpolant> = curves
@@ -269,6 +282,7 @@ impl Model {
             used: &used,
             steps,
             typical: run_length::typical(&only_runs),
+            coupling_time,
         };
         // The fixed cost by its profile likelihood, with the smoothers' hyperparameters held
         // where the fit without a fixed cost put them (one factorisation per candidate), then
@@ -545,6 +559,8 @@ struct Fit<'a> {
     used: &'a [(&'a MeasuredRun, Vec<&'a MeasuredComponent>)],
     steps: &'a steps::Steps,
     typical: Option<f64>,
+    /// Whether the components' coupling times per step are tried ([`coupling_time`]).
+    coupling_time: bool,
 }
 
 impl Fit<'_> {
@@ -635,7 +651,12 @@ impl Fit<'_> {
         } else {
             &step_sum
         };
-        let fitted = overhead::fit(&coupled, pace);
+        let grid = if self.coupling_time {
+            coupling_time::grid(coupled.iter().map(|(_, s)| s.as_slice()))
+        } else {
+            Vec::new()
+        };
+        let fitted = overhead::fit(&coupled, pace, &grid);
         for (c, &tau) in components.iter_mut().zip(&fitted.coupling) {
             c.coupling_s_per_day = coupling_time::per_day(tau);
         }
@@ -874,6 +895,7 @@ mod tests {
         model.remove("fixed_s");
         model.remove("typical_simulated_s");
         for comp in model["components"].as_array_mut().unwrap() {
+            comp.as_object_mut().unwrap().remove("coupling_s_per_day");
             let ratio = comp["ratio"].as_object_mut().unwrap();
             ratio.remove("slope_sd");
             ratio.remove("centre");
@@ -881,7 +903,52 @@ mod tests {
         let old = Model::from_json(&v.to_string()).unwrap();
         let Model::Calibrated(o) = &old else { panic!() };
         assert_eq!((o.fixed_s, o.typical_simulated_s), (0.0, None));
+        assert!(o.components.iter().all(|c| c.coupling_s_per_day == 0.0));
         assert!(old.estimate_curves(&curves, Method::Linear, &[50, 50]).sypd > 0.0);
+    }
+
+    /// Coupled runs where A, the pace-setter, spends a fixed time per coupling step outside its
+    /// compute seconds: the model keeps A's coupling time (not B's, which never sets the pace),
+    /// writes it to the model file, and every prediction path adds it.
+    #[test]
+    fn learns_a_coupling_time_per_step_and_predicts_with_it() {
+        let a = curve("A", &[(10, 1.0), (100, 10.0)]);
+        let b = curve("B", &[(10, 4.0), (100, 40.0)]);
+        // Days per simulated year: 4.5 % of the median pace-setter's (A at 4 SYPD) time, a
+        // point of the grid ([`coupling_time::SHARE_GRID`]).
+        let tau = 0.045 / 4.0;
+        let truth = |pa: u32, pb: u32| {
+            let (sa, sb) = (0.8 * f64::from(pa) / 10.0, 0.6 * 4.0 * f64::from(pb) / 10.0);
+            (sa, sb, 0.95 * coupling_time::effective(sa, tau).min(sb))
+        };
+        let runs: Vec<MeasuredRun> = [(20, 40), (40, 50), (60, 70), (80, 90), (30, 60), (100, 100)]
+            .iter()
+            .map(|&(pa, pb)| {
+                let (sa, sb, c) = truth(pa, pb);
+                run((pa, sa), (pb, sb), c)
+            })
+            .collect();
+        let curves = [a, b];
+        let (m, _) = Model::fit(&curves, Method::Linear, &runs);
+        let Model::Calibrated(c) = &m else {
+            panic!("not calibrated")
+        };
+        let learned = c.coupling_time("A");
+        assert!((learned / tau - 1.0).abs() < 0.2, "{learned}");
+        assert_eq!(c.coupling_time("B"), 0.0);
+        let (pa, pb) = (50, 50);
+        let e = m.estimate_curves(&curves, Method::Linear, &[pa, pb]);
+        assert!((e.sypd / truth(pa, pb).2 - 1.0).abs() < 0.02, "{e:?}");
+        assert!(m.adjust("A", pa, 5.0).min(m.adjust("B", pb, 20.0)) >= e.sypd * (1.0 - 1e-12));
+        let speed = m.speed("A", pa, 5.0);
+        assert!(speed.mid < 5.0 * m.factor("A", pa).mid && speed.low < speed.mid);
+        let back = Model::from_json(&m.to_json()).unwrap();
+        let Model::Calibrated(b) = &back else {
+            panic!()
+        };
+        assert_eq!(b.coupling_time("A"), learned);
+        let again = back.estimate_curves(&curves, Method::Linear, &[pa, pb]);
+        assert!((again.sypd / e.sypd - 1.0).abs() < 1e-9);
     }
 
     #[test]

@@ -84,21 +84,21 @@ const MAX_SWEEPS: usize = 3;
 /// component's coupling time added ([`coupling_time::effective`]).
 ///
 /// Model selection on these runs only: the irregularity (a grid, [`SIGMA_GRID`]) and each
-/// component's coupling time (a grid, [`coupling_time::grid`], found by coordinate search at
-/// each irregularity) minimise the Bayesian information criterion
+/// component's coupling time (0 or one of `coupling_grid`, days per simulated year, e.g.
+/// [`coupling_time::grid`]; found by coordinate search at each irregularity) minimise the Bayesian information criterion
 /// `n ln(SSE / n) + k ln n`, `k` counting `k0`, a non-zero irregularity and every non-zero
 /// coupling time; `k0` is the closed-form mean of each candidate. A coupling time is only
 /// tried while two residual degrees of freedom remain; with fewer than three runs the
 /// overhead is `k0` alone.
-pub fn fit(runs: &[(f64, Vec<f64>)], pace: &dyn Fn(usize, &[f64]) -> f64) -> Overhead {
+pub fn fit(
+    runs: &[(f64, Vec<f64>)],
+    pace: &dyn Fn(usize, &[f64]) -> f64,
+    coupling_grid: &[f64],
+) -> Overhead {
     let n = runs.len();
     let comps = runs.first().map_or(0, |r| r.1.len());
     let sigmas: &[f64] = if n >= 3 { &SIGMA_GRID } else { &[0.0] };
-    let taus = if n >= 3 {
-        coupling_time::grid(runs.iter().map(|r| r.1.as_slice()))
-    } else {
-        Vec::new()
-    };
+    let taus: &[f64] = if n >= 3 { coupling_grid } else { &[] };
     let mut scratch = vec![0.0; comps];
     let mut residuals = vec![0.0; n];
     let mut score = |sigma: f64, coupling: &[f64]| -> Option<Candidate> {
@@ -131,7 +131,7 @@ pub fn fit(runs: &[(f64, Vec<f64>)], pace: &dyn Fn(usize, &[f64]) -> f64) -> Ove
         for _ in 0..MAX_SWEEPS {
             let mut changed = false;
             for c in 0..comps {
-                for &t in std::iter::once(&0.0).chain(&taus) {
+                for &t in std::iter::once(&0.0).chain(taus) {
                     if t == coupling[c] {
                         continue;
                     }
@@ -223,6 +223,30 @@ mod tests {
         assert!((phi_cdf(1.0) - 0.841_344_7).abs() < 1e-6);
     }
 
+    /// Component 0 pays a coupling time per step: the faster it goes, the further below it the
+    /// coupled run. The fit keeps that time and no other; without it in the data, none.
+    #[test]
+    fn fit_keeps_a_coupling_time_only_where_the_runs_show_one() {
+        let sigma = 0.2;
+        let grid = coupling_time::grid([vec![5.0]].iter().map(Vec::as_slice));
+        let runs = |tau: f64| -> Vec<(f64, Vec<f64>)> {
+            [2.0, 3.0, 4.0, 5.0, 6.5, 8.0]
+                .iter()
+                .map(|&s0| {
+                    let s = vec![s0, 1.4 * s0 + 1.0];
+                    let e = [coupling_time::effective(s[0], tau), s[1]];
+                    ((0.96 * slowest(0, &e) / slowdown(&e, sigma)).ln(), s)
+                })
+                .collect()
+        };
+        let o = fit(&runs(grid[3]), &slowest, &grid);
+        assert_eq!(o.coupling, vec![grid[3], 0.0], "{o:?}");
+        assert_eq!(o.irregularity, sigma);
+        assert!((o.log_k0 - 0.96f64.ln()).abs() < 1e-9, "{o:?}");
+        let o = fit(&runs(0.0), &slowest, &grid);
+        assert_eq!(o.coupling, vec![0.0, 0.0], "{o:?}");
+    }
+
     #[test]
     fn fit_recovers_the_irregularity() {
         let runs: Vec<(f64, Vec<f64>)> = [1.0, 1.1, 1.3, 1.6, 2.0, 2.5]
@@ -232,7 +256,7 @@ mod tests {
                 ((0.97f64).ln() - slowdown(&s, 0.25).ln(), s)
             })
             .collect();
-        let o = fit(&runs, &slowest);
+        let o = fit(&runs, &slowest, &[0.01, 0.02]);
         assert!((o.log_k0 - (0.97f64).ln()).abs() < 1e-9, "{o:?}");
         assert!(o.irregularity == 0.25 && o.resid_sd < 1e-9, "{o:?}");
         assert_eq!(o.coupling, vec![0.0, 0.0]);
