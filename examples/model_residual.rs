@@ -327,7 +327,24 @@ fn explain_worst(curves: &[Curve], interp: Method, runs: &[MeasuredRun], row: &C
         .enumerate()
         .map(|(i, n)| cal.log_ratio(n, p[i]).0.exp() * curve_at[i].eval(f64::from(p[i])))
         .collect();
-    let predicted_factor = cal.coupled.log_mean.exp() / model.slowdown(&pace_speeds);
+    // The full model's coupled speed (k0, each component's coupling time per step, the
+    // balance slowdown) over the pace-setter's predicted compute speed.
+    let adjusted: Vec<f64> = nm
+        .iter()
+        .enumerate()
+        .map(|(i, n)| model.speed(n, p[i], curve_at[i].eval(f64::from(p[i]))).mid)
+        .collect();
+    let predicted_factor = adjusted.iter().copied().fold(f64::INFINITY, f64::min)
+        / model.slowdown(&adjusted)
+        / pace_speeds[k];
+    println!(
+        "  the fold's coupling time per step: {}",
+        cal.components
+            .iter()
+            .map(|c| format!("{} {:.2} s per simulated day", c.name, c.coupling_s_per_day))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let coupled_long =
         steady(run.coupled_sypd, penalty(cal.fixed_s, run.simulated_s)).unwrap_or(run.coupled_sypd);
     let measured_factor = coupled_long / mine[k];

@@ -27,7 +27,7 @@ fn real_runs() -> (Vec<Curve>, Vec<MeasuredRun>) {
 /// The 28 EC-Earth3 runs: the table PE counts win over two wrong directory names, one run
 /// lies outside the NEMO curve, and leave-one-out beats the standalone model by far. The
 /// bounds are the measured values with a little room (see the README for the numbers; the
-/// issue's max <= 12 % is not reached: one run, 912IFS_665NEMO, is off by 13.5 %).
+/// issue asks for median <= 3.5 %, max <= 12 %, coverage >= 80 %).
 #[test]
 fn real_runs_leave_one_out() {
     let (curves, runs) = real_runs();
@@ -41,9 +41,9 @@ fn real_runs_leave_one_out() {
     assert_eq!(check.runs.len(), 28, "{notes:?}");
     let s = check.summary;
     assert!((s.standalone.median - 0.267).abs() < 0.005, "{s:?}");
-    // Measured: median 1.9 %, max 13.5 %, coverage 93 % (a global correction: 5.8 % / 19.8 %).
+    // Measured: median 2.2 %, max 11.3 %, coverage 89 % (a global correction: 5.8 % / 19.8 %).
     assert!(s.calibrated.median < 0.025, "{s:?}");
-    assert!(s.calibrated.max < 0.145, "{s:?}");
+    assert!(s.calibrated.max < 0.12, "{s:?}");
     assert!(s.coverage >= 0.85, "{s:?}");
     assert!(s.calibrated.median < s.standalone.median / 3.0, "{s:?}");
 }
@@ -66,8 +66,8 @@ fn real_runs_few_runs() {
         &Steps::default(),
     );
     let s = ErrorStats::of(&draws);
-    // Measured: 3.2 %.
-    assert!(s.median < 0.04, "{s:?}");
+    // Measured: 4.3 % (the issue: <= 6 %).
+    assert!(s.median < 0.05, "{s:?}");
 }
 
 /// Stand-in runs of random synthetic truths (shapes drawn from seeds, never tuned): the
@@ -102,9 +102,9 @@ fn real_runs_with_irregular_steps() {
     let (check, _) = leave_one_out_with_steps(&curves, Method::default(), &runs, &steps);
     let s = check.summary;
     assert_eq!(check.runs.len(), 28);
-    // Measured: median 2.6 %, max 14.0 %, coverage 93 %.
+    // Measured: median 2.3 %, max 12.2 %, coverage 93 %.
     assert!(s.calibrated.median < 0.03, "{s:?}");
-    assert!(s.calibrated.max < 0.15, "{s:?}");
+    assert!(s.calibrated.max < 0.13, "{s:?}");
     assert!(s.coverage >= 0.85, "{s:?}");
 }
 
