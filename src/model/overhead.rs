@@ -85,8 +85,8 @@ const MAX_SWEEPS: usize = 3;
 ///
 /// Model selection on these runs only: the irregularity (a grid, [`SIGMA_GRID`]) and each
 /// component's coupling time (0 or one of `coupling_grid`, days per simulated year, e.g.
-/// [`coupling_time::grid`]; found by coordinate search at each irregularity) minimise the Bayesian information criterion
-/// `n ln(SSE / n) + k ln n`, `k` counting `k0`, a non-zero irregularity and every non-zero
+/// [`coupling_time::grid`]; found by coordinate search at each irregularity) minimise the
+/// Bayesian information criterion `n ln(SSE / n) + k ln n`, `k` counting `k0`, a non-zero irregularity and every non-zero
 /// coupling time; `k0` is the closed-form mean of each candidate. A coupling time is only
 /// tried while two residual degrees of freedom remain; with fewer than three runs the
 /// overhead is `k0` alone.
@@ -102,8 +102,9 @@ pub fn fit(
     let mut scratch = vec![0.0; comps];
     let mut residuals = vec![0.0; n];
     let mut score = |sigma: f64, coupling: &[f64]| -> Option<Candidate> {
-        let k = 1 + usize::from(sigma > 0.0) + coupling.iter().filter(|t| **t > 0.0).count();
-        if k > 2 && n < k + 2 {
+        let kept = coupling.iter().filter(|t| **t > 0.0).count();
+        let k = 1 + usize::from(sigma > 0.0) + kept;
+        if kept > 0 && n < k + 2 {
             return None;
         }
         for (i, (y, speeds)) in runs.iter().enumerate() {
