@@ -6,7 +6,8 @@
 //!    standalone and calibrated models, and the few-runs test (fit on 5, predict the other 23,
 //!    20 seeded draws).
 //! 2. Synthetic truths: stand-in model runs of random cases (`autolb::sim::synthetic`), 2 %
-//!    noise, leave-one-out per case.
+//!    noise, leave-one-out per case; also with a hidden coupling time per step (and none),
+//!    against the model without that term, and with runs of three lengths.
 //! 3. Speed: fitting on 100 runs and ranking a 2-component prediction at step 1.
 
 use std::path::Path;
@@ -15,8 +16,9 @@ use std::time::Instant;
 use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::model::check::{
-    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_leave_one_out,
-    synthetic_run_length_leave_one_out, CheckSummary, ErrorStats,
+    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_coupling_time_leave_one_out,
+    synthetic_leave_one_out, synthetic_run_length_leave_one_out, CheckSummary, CouplingTimeCase,
+    ErrorStats,
 };
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
@@ -73,6 +75,28 @@ fn main() {
         .filter(|r| check.runs.iter().any(|c| c.path == r.path))
         .cloned()
         .collect();
+    if let (Model::Calibrated(m), _) = Model::fit(&curves, interp, &used) {
+        let terms: Vec<String> = m
+            .components
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {:.2} s per simulated day ({:.1} ms per 2700 s coupling step)",
+                    c.name,
+                    c.coupling_s_per_day,
+                    1000.0 * c.coupling_s_per_day * 2700.0 / 86_400.0
+                )
+            })
+            .collect();
+        println!(
+            "  fitted on all {}: k0 {:.3}, irregularity {}, fixed cost {:.1} s per run, coupling time {}",
+            used.len(),
+            m.coupled.log_mean.exp(),
+            m.coupled.irregularity,
+            m.fixed_s,
+            terms.join(", ")
+        );
+    }
     let draws = few_runs(&curves, interp, &used, 5, 20, 1, &Steps::default());
     let stats = ErrorStats::of(&draws);
     println!(
@@ -140,6 +164,42 @@ fn main() {
             )
             .median
     );
+
+    for (share, label) in [
+        (
+            0.07,
+            "a hidden coupling time of 7 % of the median pace-setter's step",
+        ),
+        (0.0, "no coupling time at all"),
+    ] {
+        let cases = synthetic_coupling_time_leave_one_out(0..20, 2, 15, share);
+        let med = |f: &dyn Fn(&CouplingTimeCase) -> f64| {
+            100.0 * ErrorStats::of(&cases.iter().map(f).collect::<Vec<_>>()).median
+        };
+        let kept = cases
+            .iter()
+            .filter(|c| c.learned_s_per_day.iter().any(|&t| t > 0.0))
+            .count();
+        let ratio = if share > 0.0 {
+            format!(
+                ", learned / hidden (largest component) median {:.2}",
+                med(&|c| c.learned_s_per_day.iter().copied().fold(0.0, f64::max)
+                    / c.hidden_s_per_day)
+                    / 100.0
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "  {label} (20 cases, 15 runs): term kept in {kept} of 20{ratio}; calibrated median {:.1} % (max {:.1} %, coverage {:.0} %), without the term {:.1} % (max {:.1} %, coverage {:.0} %)",
+            med(&|c| c.model.calibrated.median),
+            med(&|c| c.model.calibrated.max),
+            med(&|c| c.model.coverage),
+            med(&|c| c.without_term.calibrated.median),
+            med(&|c| c.without_term.calibrated.max),
+            med(&|c| c.without_term.coverage),
+        );
+    }
 
     let lengths = synthetic_run_length_leave_one_out(0..20, 2, 15, 0.08);
     let med = |f: &dyn Fn(&(CheckSummary, CheckSummary)) -> f64| {

@@ -9,13 +9,20 @@
 //! likelihood; for comparison, a few fixed by hand (which would be tuning to these runs if
 //! chosen by the score printed here). Not part of the model: the answer is that the residuals
 //! carry no structure their likelihood supports.
+//!
+//! Then the worst run of the leave-one-out, taken apart: its log error split into the
+//! pace-setting component's coupled-mode ratio and the coupling factor (coupled / pace-setter),
+//! each against what the other runs show, and its prediction from a model that never saw its
+//! pace-setter's PE count (to tell a pull from a neighbour apart from a run unlike all of them).
 
 use std::path::Path;
 
 use autolb::curve::Curve;
-use autolb::interp::Method;
+use autolb::interp::{Interpolant, Method};
+use autolb::model::check::CheckRow;
 use autolb::model::check::ErrorStats;
 use autolb::model::measured::{load_runs_dir, Naming};
+use autolb::model::run_length::{penalty, steady};
 use autolb::model::{MeasuredRun, Model};
 
 type Point = [f64; 2];
@@ -190,4 +197,234 @@ fn main() {
             &errors,
         );
     }
+    let worst = check
+        .runs
+        .iter()
+        .max_by(|a, b| {
+            a.calibrated_error()
+                .abs()
+                .total_cmp(&b.calibrated_error().abs())
+        })
+        .expect("the check has runs");
+    explain_worst(&curves, interp, &runs, worst);
+}
+
+/// The long-run (fixed cost removed) speeds of `run`'s components under `model`'s fixed cost.
+fn long_run_speeds(model: &Model, run: &MeasuredRun) -> Vec<f64> {
+    let fixed = match model {
+        Model::Calibrated(c) => c.fixed_s,
+        Model::Standalone => 0.0,
+    };
+    let phi = penalty(fixed, run.simulated_s);
+    run.components
+        .iter()
+        .map(|c| steady(c.sypd, phi).unwrap_or(c.sypd))
+        .collect()
+}
+
+/// Where the worst leave-one-out error comes from (see the module doc).
+fn explain_worst(curves: &[Curve], interp: Method, runs: &[MeasuredRun], row: &CheckRow) {
+    let nm: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+    let curve_at: Vec<Interpolant> = curves
+        .iter()
+        .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
+        .collect();
+    let run = runs
+        .iter()
+        .find(|r| r.path == row.path)
+        .expect("a checked run");
+    let p = run
+        .nproc_of(&nm)
+        .expect("a checked run has every component");
+    let train: Vec<MeasuredRun> = runs
+        .iter()
+        .filter(|o| o.nproc_of(&nm) != Some(p.clone()))
+        .cloned()
+        .collect();
+    let (model, _) = Model::fit(curves, interp, &train);
+    let Model::Calibrated(cal) = &model else {
+        println!("the worst run's fold fitted no calibrated model");
+        return;
+    };
+    let short = |r: &MeasuredRun| r.path.rsplit('/').next().unwrap_or("").to_string();
+    let speeds = long_run_speeds(&model, run);
+    // Component order in the run is curve order for loaded runs; look names up to be sure.
+    let speed_of = |r: &MeasuredRun, s: &[f64], name: &str| {
+        r.components
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| s[i])
+    };
+    let mine: Vec<f64> = nm
+        .iter()
+        .map(|n| speed_of(run, &speeds, n).unwrap_or(f64::NAN))
+        .collect();
+    let k = (0..nm.len())
+        .min_by(|&a, &b| mine[a].total_cmp(&mine[b]))
+        .unwrap_or(0);
+    let ratio = |r: &MeasuredRun, i: usize| -> Option<(u32, f64, bool)> {
+        let s = long_run_speeds(&model, r);
+        let own = speed_of(r, &s, &nm[i])?;
+        let slowest = s.iter().copied().fold(f64::INFINITY, f64::min);
+        let q = r.nproc(&nm[i])?;
+        Some((q, own / curve_at[i].eval(f64::from(q)), own <= slowest))
+    };
+    println!(
+        "worst run in leave-one-out: {}, measured {:.2} SYPD, predicted {:.2} ({:+.1} %), band [{:.2}, {:.2}]",
+        short(run),
+        run.coupled_sypd,
+        row.calibrated_sypd,
+        100.0 * row.calibrated_error(),
+        row.low,
+        row.high
+    );
+    let same_length = runs
+        .iter()
+        .filter(|o| o.path != run.path && o.simulated_s == run.simulated_s)
+        .collect::<Vec<_>>();
+    println!(
+        "  pace-setter {} on {} PEs; run of {:.0} simulated days like {} of the other runs; the fold's fixed cost {:.1} s per run",
+        nm[k],
+        p[k],
+        run.simulated_s.unwrap_or(f64::NAN) / 86_400.0,
+        same_length.len(),
+        cal.fixed_s
+    );
+    // The pace-setter's ratio and the coupling factor, long-run, measured against predicted.
+    let mut explained = 0.0;
+    for (i, name) in nm.iter().enumerate() {
+        let measured = mine[i] / curve_at[i].eval(f64::from(p[i]));
+        let predicted = cal.log_ratio(name, p[i]).0.exp();
+        let part = (predicted / measured).ln();
+        if i == k {
+            explained += part;
+        }
+        println!(
+            "  {name} on {} PEs: long-run ratio to its curve measured {measured:.3}, predicted {predicted:.3} ({:+.1} %){}",
+            p[i],
+            100.0 * part,
+            if i == k { ", sets the pace" } else { ", waits (does not set the pace)" }
+        );
+    }
+    let mut near: Vec<(u32, f64)> = train
+        .iter()
+        .filter_map(|o| {
+            let (q, r, paced) = ratio(o, k)?;
+            let far = (f64::from(q) / f64::from(p[k])).ln().abs();
+            (paced && far <= 0.25_f64.ln_1p()).then_some((q, r))
+        })
+        .collect();
+    near.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let near: Vec<String> = near.iter().map(|(q, r)| format!("{q} {r:.3}")).collect();
+    println!(
+        "    {} pace-setting in the training runs within 25 % of {} PEs (PEs, long-run ratio): {}",
+        nm[k],
+        p[k],
+        near.join(", ")
+    );
+    let pace_speeds: Vec<f64> = nm
+        .iter()
+        .enumerate()
+        .map(|(i, n)| cal.log_ratio(n, p[i]).0.exp() * curve_at[i].eval(f64::from(p[i])))
+        .collect();
+    // The full model's coupled speed (k0, each component's coupling time per step, the
+    // balance slowdown) over the pace-setter's predicted compute speed.
+    let adjusted: Vec<f64> = nm
+        .iter()
+        .enumerate()
+        .map(|(i, n)| model.speed(n, p[i], curve_at[i].eval(f64::from(p[i]))).mid)
+        .collect();
+    let predicted_factor = adjusted.iter().copied().fold(f64::INFINITY, f64::min)
+        / model.slowdown(&adjusted)
+        / pace_speeds[k];
+    println!(
+        "  the fold's coupling time per step: {}",
+        cal.components
+            .iter()
+            .map(|c| format!("{} {:.2} s per simulated day", c.name, c.coupling_s_per_day))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let coupled_long =
+        steady(run.coupled_sypd, penalty(cal.fixed_s, run.simulated_s)).unwrap_or(run.coupled_sypd);
+    let measured_factor = coupled_long / mine[k];
+    let part = (predicted_factor / measured_factor).ln();
+    explained += part;
+    let others: Vec<f64> = same_length
+        .iter()
+        .filter_map(|o| {
+            let s = long_run_speeds(&model, o);
+            let own = speed_of(o, &s, &nm[k])?;
+            let slowest = s.iter().copied().fold(f64::INFINITY, f64::min);
+            let c = steady(o.coupled_sypd, penalty(cal.fixed_s, o.simulated_s))?;
+            let next = s
+                .iter()
+                .copied()
+                .filter(|&x| x > own)
+                .fold(f64::INFINITY, f64::min);
+            // Paced by the same component, the others at least 1.5x faster (no balance slowdown).
+            (own <= slowest && next >= 1.5 * own).then_some(c / own)
+        })
+        .collect();
+    let (lo, hi) = others
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    println!(
+        "  coupled / {}: measured {measured_factor:.3}, predicted {predicted_factor:.3} ({:+.1} %); {} other runs of that length paced by {} with the others >= 1.5x faster: {lo:.3}-{hi:.3}",
+        nm[k],
+        100.0 * part,
+        others.len(),
+        nm[k]
+    );
+    let total = (row.calibrated_sypd / row.measured_sypd).ln();
+    println!(
+        "  log error {:+.1} %: pace-setter's ratio and coupling factor {:+.1} %, the rest (the fixed cost per run narrows long-run differences) {:+.1} %",
+        100.0 * total,
+        100.0 * explained,
+        100.0 * (total - explained)
+    );
+    // The band's lower half-width is a quantile times the predictive sd (in ln SYPD).
+    let sd = (row.calibrated_sypd / row.low).ln() / autolb::model::band_quantile(cal.runs);
+    println!(
+        "  the miss in the fold's predictive sd: {:.1} (predictive sd {:.1} %)",
+        total / sd,
+        100.0 * sd
+    );
+    let interp_of = |r: &MeasuredRun| {
+        r.components
+            .iter()
+            .find(|c| c.name == nm[k])
+            .and_then(|c| c.interp_s)
+    };
+    let other_interp: Vec<f64> = same_length.iter().filter_map(|o| interp_of(o)).collect();
+    if let Some(mine_interp) = interp_of(run) {
+        let (lo, hi) = other_interp
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+        println!(
+            "  {} interpolation: {mine_interp:.1} s; {} other runs of that length: {lo:.1}-{hi:.1} s",
+            nm[k],
+            other_interp.len()
+        );
+    }
+    let blind: Vec<MeasuredRun> = runs
+        .iter()
+        .filter(|o| o.nproc(&nm[k]) != Some(p[k]))
+        .cloned()
+        .collect();
+    let (m, _) = Model::fit(curves, interp, &blind);
+    let e = m.estimate_curves_for(curves, interp, &p, run.simulated_s);
+    println!(
+        "  fitted without every run with {} on {} PEs ({} runs left): predicted {:.2} ({:+.1} %), {} ratio {:.3}",
+        nm[k],
+        p[k],
+        blind.len(),
+        e.sypd,
+        100.0 * (e.sypd / run.coupled_sypd - 1.0),
+        nm[k],
+        match &m {
+            Model::Calibrated(c) => c.log_ratio(&nm[k], p[k]).0.exp(),
+            Model::Standalone => 1.0,
+        }
+    );
 }

@@ -6,8 +6,8 @@ use std::path::Path;
 use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::model::check::{
-    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_leave_one_out,
-    synthetic_run_length_leave_one_out, ErrorStats,
+    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_coupling_time_leave_one_out,
+    synthetic_leave_one_out, synthetic_run_length_leave_one_out, CouplingTimeCase, ErrorStats,
 };
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
@@ -27,7 +27,7 @@ fn real_runs() -> (Vec<Curve>, Vec<MeasuredRun>) {
 /// The 28 EC-Earth3 runs: the table PE counts win over two wrong directory names, one run
 /// lies outside the NEMO curve, and leave-one-out beats the standalone model by far. The
 /// bounds are the measured values with a little room (see the README for the numbers; the
-/// issue's max <= 12 % is not reached: one run, 912IFS_665NEMO, is off by 13.5 %).
+/// issue asks for median <= 3.5 %, max <= 12 %, coverage >= 80 %).
 #[test]
 fn real_runs_leave_one_out() {
     let (curves, runs) = real_runs();
@@ -41,9 +41,9 @@ fn real_runs_leave_one_out() {
     assert_eq!(check.runs.len(), 28, "{notes:?}");
     let s = check.summary;
     assert!((s.standalone.median - 0.267).abs() < 0.005, "{s:?}");
-    // Measured: median 1.9 %, max 13.5 %, coverage 93 % (a global correction: 5.8 % / 19.8 %).
+    // Measured: median 2.2 %, max 11.3 %, coverage 89 % (a global correction: 5.8 % / 19.8 %).
     assert!(s.calibrated.median < 0.025, "{s:?}");
-    assert!(s.calibrated.max < 0.145, "{s:?}");
+    assert!(s.calibrated.max < 0.12, "{s:?}");
     assert!(s.coverage >= 0.85, "{s:?}");
     assert!(s.calibrated.median < s.standalone.median / 3.0, "{s:?}");
 }
@@ -66,8 +66,8 @@ fn real_runs_few_runs() {
         &Steps::default(),
     );
     let s = ErrorStats::of(&draws);
-    // Measured: 3.2 %.
-    assert!(s.median < 0.04, "{s:?}");
+    // Measured: 4.3 % (the issue: <= 6 %).
+    assert!(s.median < 0.05, "{s:?}");
 }
 
 /// Stand-in runs of random synthetic truths (shapes drawn from seeds, never tuned): the
@@ -102,9 +102,9 @@ fn real_runs_with_irregular_steps() {
     let (check, _) = leave_one_out_with_steps(&curves, Method::default(), &runs, &steps);
     let s = check.summary;
     assert_eq!(check.runs.len(), 28);
-    // Measured: median 2.6 %, max 14.0 %, coverage 93 %.
+    // Measured: median 2.3 %, max 12.2 %, coverage 93 %.
     assert!(s.calibrated.median < 0.03, "{s:?}");
-    assert!(s.calibrated.max < 0.15, "{s:?}");
+    assert!(s.calibrated.max < 0.13, "{s:?}");
     assert!(s.coverage >= 0.85, "{s:?}");
 }
 
@@ -175,4 +175,55 @@ fn synthetic_truths_with_a_fixed_cost_per_run() {
         "{known} vs {unknown}"
     );
     assert!(cov >= 0.8, "{cov}");
+}
+
+/// Stand-in runs where every component spends a hidden fixed time per coupling step (7 % of
+/// the median pace-setter's step, between points of the model's grid) interpolating and
+/// sending, outside its compute seconds: the model keeps a coupling time, learns roughly the
+/// hidden one, and predicts held-out configurations better than the same model without the
+/// term.
+#[test]
+fn synthetic_truths_with_a_coupling_time_per_step() {
+    let cases = synthetic_coupling_time_leave_one_out(0..6, 2, 15, 0.07);
+    for c in &cases {
+        eprintln!(
+            "hidden {:.2} s/day, learned {:?}; median {:.3}, max {:.3}; without the term {:.3}, {:.3}",
+            c.hidden_s_per_day,
+            c.learned_s_per_day,
+            c.model.calibrated.median,
+            c.model.calibrated.max,
+            c.without_term.calibrated.median,
+            c.without_term.calibrated.max
+        );
+        // The pace-setters' term is kept; its size within a grid step or two of the truth.
+        let learned = c.learned_s_per_day.iter().copied().fold(0.0, f64::max);
+        let ratio = learned / c.hidden_s_per_day;
+        assert!((0.5..1.6).contains(&ratio), "{c:?}");
+    }
+    let median = |f: &dyn Fn(&CouplingTimeCase) -> f64| {
+        ErrorStats::of(&cases.iter().map(f).collect::<Vec<_>>()).median
+    };
+    let with = median(&|c| c.model.calibrated.median);
+    let without = median(&|c| c.without_term.calibrated.median);
+    let coverage = median(&|c| c.model.coverage);
+    assert!(with < 0.7 * without, "{with} vs {without}");
+    assert!(coverage >= 0.8, "{coverage}");
+}
+
+/// The same stand-in with no coupling time at all: the term is kept rarely, and when it is,
+/// it costs (nearly) nothing.
+#[test]
+fn synthetic_truths_without_a_coupling_time() {
+    let cases = synthetic_coupling_time_leave_one_out(0..6, 2, 15, 0.0);
+    let kept = cases
+        .iter()
+        .filter(|c| c.learned_s_per_day.iter().any(|&t| t > 0.0))
+        .count();
+    assert!(kept <= 2, "{cases:?}");
+    for c in &cases {
+        assert!(
+            c.model.calibrated.median <= c.without_term.calibrated.median + 0.005,
+            "{c:?}"
+        );
+    }
 }

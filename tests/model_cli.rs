@@ -103,6 +103,10 @@ fn fit_then_predict_with_the_model_file() {
         .stdout(predicate::str::contains("fitted on 28 run(s)"))
         .stdout(predicate::str::contains(
             "fixed cost per run 13.4 s; predictions are for runs of 31 simulated days",
+        ))
+        // IFS interpolates and sends a fixed time per coupling step; NEMO's is too small to keep.
+        .stdout(predicate::str::contains(
+            "coupling time per simulated day (fixed per coupling step): IFS 0.46 s\n",
         ));
     let predict = |extra: &[&str]| {
         let mut cmd = autolb();

@@ -133,7 +133,9 @@ fn fit(args: &FitArgs) -> Result<()> {
     autolb::executor::write_atomically(&args.out, resolved.model.to_json().as_bytes())
         .map_err(|e| user(format!("--out {}: {e}", args.out.display())))?;
     let (fitted, length) = match &resolved.model {
-        autolb::model::Model::Calibrated(m) => (m.runs, length_note(m)),
+        autolb::model::Model::Calibrated(m) => {
+            (m.runs, format!("{}{}", length_note(m), coupling_note(m)))
+        }
         autolb::model::Model::Standalone => (0, String::new()),
     };
     write_stdout(&format!(
@@ -153,6 +155,25 @@ fn length_note(m: &autolb::model::Calibrated) -> String {
             s / 86_400.0
         ),
         _ => String::new(),
+    }
+}
+
+/// The coupling time per simulated day (a fixed time per coupling step) the model kept for
+/// each component, if any.
+fn coupling_note(m: &autolb::model::Calibrated) -> String {
+    let kept: Vec<String> = m
+        .components
+        .iter()
+        .filter(|c| c.coupling_s_per_day > 0.0)
+        .map(|c| format!("{} {:.2} s", c.name, c.coupling_s_per_day))
+        .collect();
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "coupling time per simulated day (fixed per coupling step): {}\n",
+            kept.join(", ")
+        )
     }
 }
 

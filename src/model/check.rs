@@ -100,6 +100,20 @@ pub fn leave_one_out_with_steps(
     runs: &[MeasuredRun],
     steps: &Steps,
 ) -> (Check, Vec<String>) {
+    leave_one_out_by(curves, interp, runs, steps, &|train| {
+        Model::fit_with_steps(curves, interp, train, steps).0
+    })
+}
+
+/// [`leave_one_out_with_steps`] with the model of each fold fitted by `fit` on its training
+/// runs.
+fn leave_one_out_by(
+    curves: &[Curve],
+    interp: Method,
+    runs: &[MeasuredRun],
+    steps: &Steps,
+    fit: &dyn Fn(&[MeasuredRun]) -> Model,
+) -> (Check, Vec<String>) {
     let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
     let (_, notes) = Model::fit(curves, interp, runs);
     let skipped: Vec<&str> = notes
@@ -118,7 +132,7 @@ pub fn leave_one_out_with_steps(
             .filter(|o| o.nproc_of(&names) != key)
             .map(|o| (*o).clone())
             .collect();
-        let (model, _) = Model::fit_with_steps(curves, interp, &train, steps);
+        let model = fit(&train);
         rows.push(row_with_steps(&model, curves, interp, run, &names, steps));
     }
     (
@@ -302,6 +316,86 @@ pub fn synthetic_run_length_leave_one_out(
                 .0
                 .summary;
             (known, unknown)
+        })
+        .collect()
+}
+
+/// One case of [`synthetic_coupling_time_leave_one_out`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CouplingTimeCase {
+    /// Leave-one-out with the model (coupling times kept where the BIC says).
+    pub model: CheckSummary,
+    /// The same with a model that never tries a coupling time ([`super::coupling_time`]).
+    pub without_term: CheckSummary,
+    /// The hidden coupling time of every component, wall seconds per simulated day.
+    pub hidden_s_per_day: f64,
+    /// Per component, the coupling time the model fitted on all the case's runs learned.
+    pub learned_s_per_day: Vec<f64>,
+}
+
+/// [`synthetic_leave_one_out`] where every component of the stand-in spends a hidden fixed
+/// time interpolating and sending per coupling step: `share` of the median pace-setter's step
+/// (at the truth's speeds of the drawn configurations; 0: none at all, not even the stand-in's
+/// default few milliseconds). Its compute seconds do not hold that time, its coupled run
+/// does. Returns per case leave-one-out with the model and without the coupling time term,
+/// the hidden time and what the model learned from all runs.
+pub fn synthetic_coupling_time_leave_one_out(
+    seeds: std::ops::Range<u64>,
+    components: usize,
+    runs: usize,
+    share: f64,
+) -> Vec<CouplingTimeCase> {
+    use crate::sim::synthetic::SyntheticCase;
+    use crate::sim::SimSettings;
+    const DAY: f64 = 86_400.0;
+    seeds
+        .map(|seed| {
+            let case = SyntheticCase::generate(seed, components);
+            let configurations = case.random_configurations(runs, seed);
+            let mut paces: Vec<f64> = configurations
+                .iter()
+                .map(|nproc| {
+                    case.components
+                        .iter()
+                        .zip(nproc)
+                        .map(|(c, &p)| c.coupled_sypd(p))
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .collect();
+            paces.sort_by(f64::total_cmp);
+            let base = case.base_settings();
+            let period = base.period();
+            let step_s = share * period / (365.0 * median_sorted(&paces));
+            let settings = SimSettings {
+                interp_s: Some(step_s),
+                put_s: Some(0.0),
+                fields: Some(1),
+                ..base
+            };
+            let measured: Vec<MeasuredRun> = configurations
+                .iter()
+                .enumerate()
+                .filter_map(|(i, nproc)| case.measured_run_with(&settings, nproc, i as u64).ok())
+                .collect();
+            let curves = case.standalone_curves();
+            let interp = Method::default();
+            let no_steps = Steps::default();
+            let model = leave_one_out(&curves, interp, &measured).0.summary;
+            let without_term = leave_one_out_by(&curves, interp, &measured, &no_steps, &|train| {
+                Model::fit_terms(&curves, interp, train, &no_steps, false).0
+            })
+            .0
+            .summary;
+            let learned_s_per_day = match Model::fit(&curves, interp, &measured).0 {
+                Model::Calibrated(m) => m.components.iter().map(|c| c.coupling_s_per_day).collect(),
+                Model::Standalone => Vec::new(),
+            };
+            CouplingTimeCase {
+                model,
+                without_term,
+                hidden_s_per_day: step_s * DAY / period,
+                learned_s_per_day,
+            }
         })
         .collect()
 }

@@ -17,8 +17,10 @@
 //!   - the coupling overhead `coupled SYPD / SYPD of the slowest component`, from every run's
 //!     coupled wall time against its slowest component's compute time, as a balance-free factor
 //!     `k0` divided by the slowdown `g` that irregular steps cause when components are nearly
-//!     balanced ([`overhead`]).
-//!
+//!     balanced ([`overhead`]);
+//!   - per component, a fixed coupling time per coupling step (interpolation, sending) that
+//!     does not shrink with its PEs, kept only where it lowers the overhead fit's BIC
+//!     ([`coupling_time`]);
 //!   - a fixed cost per run that weighs more in short runs, when the runs differ in length
 //!     ([`run_length`]); predictions are for a run of the typical measured length unless one
 //!     is given ([`Model::estimate_for`]).
@@ -27,20 +29,21 @@
 //! ([`NOT_PACE_SETTING_SD`]): only the pace-setter decides the coupled speed.
 //!
 //! The exact search ([`crate::predict::search`]) needs coupled SYPD = min over components of a
-//! candidate speed: it ranks with `k0 * r_c(p) * curve_c(p)` ([`Model::adjust`]), an upper
-//! bound of the full model since `g >= 1`; every reported estimate ([`Model::estimate`]) divides
+//! candidate speed: it ranks with `k0 * e_c` ([`Model::adjust`]), `e_c` the speed
+//! `r_c(p) * curve_c(p)` with the component's coupling time added, an upper bound of the full
+//! model since `g >= 1`; every reported estimate ([`Model::estimate`]) divides
 //! by `g`. The min formula itself lives in
 //! one place: [`crate::predict::coupled_sypd`].
 
 pub mod check;
+pub mod coupling_time;
+mod fit;
 pub mod gp;
 pub mod guide;
 pub mod measured;
 pub mod overhead;
 pub mod run_length;
 pub mod steps;
-
-use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -188,10 +191,17 @@ pub struct ComponentModel {
     pub name: String,
     /// The smoother of `ln(measured / standalone)` over `ln nproc`.
     pub ratio: Gp,
+    /// Wall seconds of coupling work (interpolation, sending) per simulated day that do not
+    /// shrink with its PEs ([`coupling_time`]): with a fixed coupling period, a fixed time per
+    /// coupling step. 0 when the fit did not keep the term, and in files written before it
+    /// existed.
+    #[serde(default)]
+    pub coupling_s_per_day: f64,
 }
 
 /// The coupling overhead: ln(coupled SYPD / slowest component's SYPD) is
-/// `log_mean - ln overhead::slowdown(speeds, irregularity)` ([`overhead`]).
+/// `log_mean - ln overhead::slowdown(speeds, irregularity)` ([`overhead`]), the speeds with
+/// each component's coupling time added ([`ComponentModel::coupling_s_per_day`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CoupledFactor {
     /// ln k0: the balance-free part (interpolation, sending); with `irregularity` 0 the whole.
@@ -234,68 +244,28 @@ impl Model {
         runs: &[MeasuredRun],
         steps: &steps::Steps,
     ) -> (Model, Vec<String>) {
-        let mut notes = Vec::new();
-        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
-        let interpolants: Vec<Interpolant> = curves
-            .iter()
-            .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
-            .collect();
-        let mut used: Vec<(&MeasuredRun, Vec<&MeasuredComponent>)> = Vec::new();
-        for run in runs {
-            match usable(run, curves, &names) {
-                Err(why) => notes.push(format!("{}: not used: {why}", run.path)),
-                Ok(parts) => used.push((run, parts)),
-            }
-        }
-        if used.is_empty() {
-            return (Model::Standalone, notes);
-        }
-        let only_runs: Vec<&MeasuredRun> = used.iter().map(|(r, _)| *r).collect();
-        let fit = Fit {
-            names: &names,
-            interpolants: &interpolants,
-            interp,
-            used: &used,
-            steps,
-            typical: run_length::typical(&only_runs),
-        };
-        // The fixed cost by its profile likelihood, with the smoothers' hyperparameters held
-        // where the fit without a fixed cost put them (one factorisation per candidate), then
-        // the full fit at the chosen cost.
-        let Some(first) = fit.at(0.0, None) else {
-            return (Model::Standalone, notes);
-        };
-        let candidates = run_length::candidates(&only_runs);
-        if candidates.len() < 2 {
-            return (Model::Calibrated(first.0), notes);
-        }
-        let hyper: Vec<(f64, f64)> = first
-            .0
-            .components
-            .iter()
-            .map(|c| (c.ratio.data().ell, c.ratio.data().sf))
-            .collect();
-        let fixed_s = candidates
-            .into_iter()
-            .filter_map(|f| Some((f, fit.at(f, Some(&hyper))?.1)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map_or(0.0, |(f, _)| f);
-        let best = if fixed_s > 0.0 {
-            fit.at(fixed_s, None)
-        } else {
-            Some(first)
-        };
-        match best {
-            Some((model, _)) => (Model::Calibrated(model), notes),
-            None => (Model::Standalone, notes),
-        }
+        Model::fit_terms(curves, interp, runs, steps, true)
     }
 
-    /// The factor on component `name`'s standalone speed at `nproc`, with its band; the
-    /// coupling overhead is included, so the long-run coupled SYPD is the min over components
-    /// of `factor * standalone` (a run of finite length also pays the fixed cost per run,
-    /// [`run_length`], which is not a factor). A component the model never saw gets the global level with the
-    /// prior's full width.
+    /// [`Model::fit_with_steps`], with the components' coupling times per step tried
+    /// (`coupling_time`, the model) or not (what the model was before them, to measure what
+    /// they bring: [`check::synthetic_coupling_time_leave_one_out`]).
+    pub(crate) fn fit_terms(
+        curves: &[Curve],
+        interp: Method,
+        runs: &[MeasuredRun],
+        steps: &steps::Steps,
+        coupling_time: bool,
+    ) -> (Model, Vec<String>) {
+        fit::calibrate(curves, interp, runs, steps, coupling_time)
+    }
+
+    /// The factor on component `name`'s standalone speed at `nproc`, with its band: its
+    /// coupled-mode ratio and the balance-free overhead `k0`. Its coupling time per step
+    /// ([`coupling_time`]) is not a factor (it weighs more the faster the component goes):
+    /// [`Model::speed`] adds it, and a run of finite length also pays the fixed cost per run
+    /// ([`run_length`]). A component the model never saw gets the global level with the prior's
+    /// full width.
     pub fn factor(&self, name: &str, nproc: u32) -> Factor {
         match self {
             Model::Standalone => Factor {
@@ -335,8 +305,26 @@ impl Model {
             Model::Standalone => standalone_sypd,
             Model::Calibrated(m) => {
                 let mean = m.log_mean_ratio(name, nproc);
-                standalone_sypd * (mean + m.coupled.log_mean).exp()
+                m.with_coupling_time(name, standalone_sypd * (mean + m.coupled.log_mean).exp())
             }
+        }
+    }
+
+    /// Component `name`'s long-run coupled speed (SYPD) at `nproc` given its standalone speed
+    /// there, with its band: [`Model::factor`] on the standalone speed, then its coupling time
+    /// per step added ([`coupling_time`]); the band keeps the factor's relative width (the
+    /// model's predictive spread in ln SYPD). What the app draws as the calibrated curve and
+    /// [`Model::estimate`] takes the min of.
+    pub fn speed(&self, name: &str, nproc: u32, standalone_sypd: f64) -> Factor {
+        let f = self.factor(name, nproc);
+        let mid = match self {
+            Model::Standalone => standalone_sypd,
+            Model::Calibrated(m) => m.with_coupling_time(name, f.mid * standalone_sypd),
+        };
+        Factor {
+            mid,
+            low: mid * f.low / f.mid,
+            high: mid * f.high / f.mid,
         }
     }
 
@@ -366,19 +354,14 @@ impl Model {
         standalone: &[f64],
         simulated_s: Option<f64>,
     ) -> Estimate {
-        let factors: Vec<Factor> = names
+        let speeds: Vec<Factor> = names
             .iter()
             .zip(nproc)
-            .map(|(n, &p)| self.factor(n, p))
+            .zip(standalone)
+            .map(|((n, &p), &s)| self.speed(n, p, s))
             .collect();
-        let scaled = |pick: fn(&Factor) -> f64| -> Vec<f64> {
-            factors
-                .iter()
-                .zip(standalone)
-                .map(|(f, s)| pick(f) * s)
-                .collect()
-        };
-        let (adjusted, low, high) = (scaled(|f| f.mid), scaled(|f| f.low), scaled(|f| f.high));
+        let pick = |f: fn(&Factor) -> f64| -> Vec<f64> { speeds.iter().map(f).collect() };
+        let (adjusted, low, high) = (pick(|f| f.mid), pick(|f| f.low), pick(|f| f.high));
         let slow = self.slowdown(&adjusted);
         let phi = self.penalty(simulated_s);
         let run =
@@ -512,124 +495,6 @@ struct ModelFile {
     model: Model,
 }
 
-/// What one fit of the calibrated model works on (the fixed cost aside).
-struct Fit<'a> {
-    names: &'a [String],
-    interpolants: &'a [Interpolant],
-    interp: Method,
-    used: &'a [(&'a MeasuredRun, Vec<&'a MeasuredComponent>)],
-    steps: &'a steps::Steps,
-    typical: Option<f64>,
-}
-
-impl Fit<'_> {
-    /// The model fitted with a fixed cost of `fixed_s` seconds per run, and the negative log
-    /// likelihood of the measured speeds under it (the profile that chooses the fixed cost;
-    /// `None` if the cost would exceed a run).
-    /// With `hyper`, each smoother's (length scale, signal sd) are these, not searched.
-    fn at(&self, fixed_s: f64, hyper: Option<&[(f64, f64)]>) -> Option<(Calibrated, f64)> {
-        let names = self.names;
-        // Per component: (ln nproc, ln ratio, extra variance); per run: ln(coupled / slowest).
-        let mut data: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
-            vec![(Vec::new(), Vec::new(), Vec::new()); names.len()];
-        let mut coupled = Vec::new();
-        let mut replicate: BTreeMap<(usize, u32), Vec<f64>> = BTreeMap::new();
-        // Sum of ln(d ln steady / d ln measured) over every transformed value.
-        let mut log_jacobian = 0.0;
-        for (run, parts) in self.used {
-            let phi = run_length::penalty(fixed_s, run.simulated_s);
-            let speeds: Vec<f64> = parts
-                .iter()
-                .map(|c| run_length::steady(c.sypd, phi))
-                .collect::<Option<_>>()?;
-            let run_sypd = run_length::steady(run.coupled_sypd, phi)?;
-            log_jacobian += (run_sypd / run.coupled_sypd).ln();
-            let pace_setter = speeds.iter().copied().fold(f64::INFINITY, f64::min);
-            for (i, (c, &x)) in parts.iter().zip(&speeds).enumerate() {
-                log_jacobian += (x / c.sypd).ln();
-                let sa = self.interpolants[i].eval(f64::from(c.nproc));
-                let y = (x / sa).ln();
-                let sets_pace = x <= pace_setter;
-                data[i].0.push(f64::from(c.nproc).ln());
-                data[i].1.push(y);
-                data[i].2.push(if sets_pace {
-                    0.0
-                } else {
-                    NOT_PACE_SETTING_SD * NOT_PACE_SETTING_SD
-                });
-                if sets_pace {
-                    replicate.entry((i, c.nproc)).or_default().push(y);
-                }
-            }
-            let pace = if self.steps.is_empty() {
-                pace_setter
-            } else {
-                let nproc: Vec<u32> = parts.iter().map(|c| c.nproc).collect();
-                self.steps.coupled_sypd(names, &nproc, |c, _| speeds[c])
-            };
-            coupled.push(((run_sypd / pace).ln(), speeds));
-        }
-        let all: Vec<f64> = data.iter().flat_map(|d| d.1.iter().copied()).collect();
-        let global = mean(&all);
-        let noise_sd = pooled_sd(replicate.values())
-            .unwrap_or(DEFAULT_NOISE_SD)
-            .clamp(NOISE_SD_RANGE.0, NOISE_SD_RANGE.1);
-        let components: Vec<ComponentModel> = names
-            .iter()
-            .zip(&data)
-            .enumerate()
-            .map(|(i, (name, (xs, ys, extra)))| ComponentModel {
-                name: name.clone(),
-                ratio: match hyper {
-                    Some(h) => Gp::fit_with(
-                        xs,
-                        ys,
-                        extra,
-                        global,
-                        LEVEL_PRIOR_SD,
-                        SLOPE_PRIOR_SD,
-                        noise_sd,
-                        h[i],
-                    ),
-                    None => Gp::fit_trend(
-                        xs,
-                        ys,
-                        extra,
-                        global,
-                        LEVEL_PRIOR_SD,
-                        SLOPE_PRIOR_SD,
-                        noise_sd,
-                    ),
-                },
-            })
-            .collect();
-        let n = coupled.len();
-        let (log_mean, irregularity, resid_sd) = overhead::fit(&coupled);
-        let spread = if n >= 3 { resid_sd } else { DEFAULT_COUPLED_SD };
-        let log_sd = (spread * spread * (1.0 + 1.0 / n as f64)).sqrt();
-        // Gaussian residuals of the overhead at their fitted spread: n ln sd (+ constants).
-        let overhead_nll = n as f64 * resid_sd.max(1e-4).ln();
-        let nll =
-            components.iter().map(|c| c.ratio.nll()).sum::<f64>() + overhead_nll - log_jacobian;
-        let model = Calibrated {
-            runs: n,
-            interp: self.interp,
-            global_log_ratio: global,
-            noise_sd,
-            components,
-            coupled: CoupledFactor {
-                log_mean,
-                irregularity,
-                log_sd,
-                runs: n,
-            },
-            fixed_s,
-            typical_simulated_s: self.typical,
-        };
-        Some((model, nll))
-    }
-}
-
 impl Calibrated {
     fn component(&self, name: &str) -> Option<&ComponentModel> {
         self.components.iter().find(|c| c.name == name)
@@ -643,42 +508,26 @@ impl Calibrated {
         }
     }
 
+    /// Component `name`'s coupling time in days of wall time per simulated year (0 when the
+    /// model has none for it).
+    pub fn coupling_time(&self, name: &str) -> f64 {
+        self.component(name)
+            .map_or(0.0, |c| coupling_time::from_per_day(c.coupling_s_per_day))
+    }
+
+    /// A speed that already holds `k0` with component `name`'s coupling time added:
+    /// `k0 * effective(x / k0, tau) = 1 / (1 / x + tau / k0)`.
+    fn with_coupling_time(&self, name: &str, x: f64) -> f64 {
+        let k0 = self.coupled.log_mean.exp();
+        k0 * coupling_time::effective(x / k0, self.coupling_time(name))
+    }
+
     fn log_mean_ratio(&self, name: &str, nproc: u32) -> f64 {
         match self.component(name) {
             Some(c) => c.ratio.mean(f64::from(nproc.max(1)).ln()),
             None => self.global_log_ratio,
         }
     }
-}
-
-/// The run's components in curve order, or why it cannot be used.
-fn usable<'a>(
-    run: &'a MeasuredRun,
-    curves: &[Curve],
-    names: &[String],
-) -> Result<Vec<&'a MeasuredComponent>, String> {
-    if !(run.coupled_sypd.is_finite() && run.coupled_sypd > 0.0) {
-        return Err("no coupled SYPD".into());
-    }
-    let mut parts = Vec::with_capacity(names.len());
-    for (name, curve) in names.iter().zip(curves) {
-        let c = run
-            .component(name)
-            .ok_or_else(|| format!("it has no component {name}"))?;
-        if c.nproc < curve.first_nproc() || c.nproc > curve.last_nproc() {
-            return Err(format!(
-                "{name} ran on {} PEs, outside its curve ({}..{})",
-                c.nproc,
-                curve.first_nproc(),
-                curve.last_nproc()
-            ));
-        }
-        if !(c.sypd.is_finite() && c.sypd > 0.0) {
-            return Err(format!("{name} has no SYPD"));
-        }
-        parts.push(c);
-    }
-    Ok(parts)
 }
 
 /// Half-width of the band in predictive standard deviations: the 95 % quantile of Student's t
@@ -690,26 +539,6 @@ pub fn band_quantile(runs: usize) -> f64 {
     let z = BAND_Z;
     z + (z.powi(3) + z) / (4.0 * nu)
         + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * nu * nu)
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        0.0
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-/// Pooled within-group standard deviation (groups of one say nothing); `None` without at
-/// least two degrees of freedom.
-fn pooled_sd<'a>(groups: impl Iterator<Item = &'a Vec<f64>>) -> Option<f64> {
-    let (mut ss, mut df) = (0.0, 0usize);
-    for g in groups.filter(|g| g.len() > 1) {
-        let m = mean(g);
-        ss += g.iter().map(|x| (x - m).powi(2)).sum::<f64>();
-        df += g.len() - 1;
-    }
-    (df >= 2).then(|| (ss / df as f64).sqrt())
 }
 
 #[cfg(test)]
@@ -824,6 +653,7 @@ mod tests {
         model.remove("fixed_s");
         model.remove("typical_simulated_s");
         for comp in model["components"].as_array_mut().unwrap() {
+            comp.as_object_mut().unwrap().remove("coupling_s_per_day");
             let ratio = comp["ratio"].as_object_mut().unwrap();
             ratio.remove("slope_sd");
             ratio.remove("centre");
@@ -831,7 +661,52 @@ mod tests {
         let old = Model::from_json(&v.to_string()).unwrap();
         let Model::Calibrated(o) = &old else { panic!() };
         assert_eq!((o.fixed_s, o.typical_simulated_s), (0.0, None));
+        assert!(o.components.iter().all(|c| c.coupling_s_per_day == 0.0));
         assert!(old.estimate_curves(&curves, Method::Linear, &[50, 50]).sypd > 0.0);
+    }
+
+    /// Coupled runs where A, the pace-setter, spends a fixed time per coupling step outside its
+    /// compute seconds: the model keeps A's coupling time (not B's, which never sets the pace),
+    /// writes it to the model file, and every prediction path adds it.
+    #[test]
+    fn learns_a_coupling_time_per_step_and_predicts_with_it() {
+        let a = curve("A", &[(10, 1.0), (100, 10.0)]);
+        let b = curve("B", &[(10, 4.0), (100, 40.0)]);
+        // Days per simulated year: 4.5 % of the median pace-setter's (A at 4 SYPD) time, a
+        // point of the grid ([`coupling_time::SHARE_GRID`]).
+        let tau = 0.045 / 4.0;
+        let truth = |pa: u32, pb: u32| {
+            let (sa, sb) = (0.8 * f64::from(pa) / 10.0, 0.6 * 4.0 * f64::from(pb) / 10.0);
+            (sa, sb, 0.95 * coupling_time::effective(sa, tau).min(sb))
+        };
+        let runs: Vec<MeasuredRun> = [(20, 40), (40, 50), (60, 70), (80, 90), (30, 60), (100, 100)]
+            .iter()
+            .map(|&(pa, pb)| {
+                let (sa, sb, c) = truth(pa, pb);
+                run((pa, sa), (pb, sb), c)
+            })
+            .collect();
+        let curves = [a, b];
+        let (m, _) = Model::fit(&curves, Method::Linear, &runs);
+        let Model::Calibrated(c) = &m else {
+            panic!("not calibrated")
+        };
+        let learned = c.coupling_time("A");
+        assert!((learned / tau - 1.0).abs() < 0.2, "{learned}");
+        assert_eq!(c.coupling_time("B"), 0.0);
+        let (pa, pb) = (50, 50);
+        let e = m.estimate_curves(&curves, Method::Linear, &[pa, pb]);
+        assert!((e.sypd / truth(pa, pb).2 - 1.0).abs() < 0.02, "{e:?}");
+        assert!(m.adjust("A", pa, 5.0).min(m.adjust("B", pb, 20.0)) >= e.sypd * (1.0 - 1e-12));
+        let speed = m.speed("A", pa, 5.0);
+        assert!(speed.mid < 5.0 * m.factor("A", pa).mid && speed.low < speed.mid);
+        let back = Model::from_json(&m.to_json()).unwrap();
+        let Model::Calibrated(b) = &back else {
+            panic!()
+        };
+        assert_eq!(b.coupling_time("A"), learned);
+        let again = back.estimate_curves(&curves, Method::Linear, &[pa, pb]);
+        assert!((again.sypd / e.sypd - 1.0).abs() < 1e-9);
     }
 
     #[test]

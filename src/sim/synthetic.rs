@@ -163,7 +163,18 @@ impl SyntheticCase {
     /// Runs the stand-in model on a configuration in memory (no files) and returns what it
     /// measured. `run_seed` distinguishes repetitions.
     pub fn simulate(&self, nproc: &[u32], run_seed: u64) -> Result<SimOutcome, SimError> {
-        let run = SimRun::new(&self.base_settings(), self.sim_components(nproc), run_seed);
+        self.simulate_with(&self.base_settings(), nproc, run_seed)
+    }
+
+    /// [`SyntheticCase::simulate`] with other stand-in settings (e.g. a longer interpolation
+    /// per coupling step); their `curves` are ignored, the case's truth is used.
+    pub fn simulate_with(
+        &self,
+        settings: &SimSettings,
+        nproc: &[u32],
+        run_seed: u64,
+    ) -> Result<SimOutcome, SimError> {
+        let run = SimRun::new(settings, self.sim_components(nproc), run_seed);
         super::simulate_in_memory(&run)
     }
 
@@ -175,7 +186,18 @@ impl SyntheticCase {
         nproc: &[u32],
         run_seed: u64,
     ) -> Result<crate::model::MeasuredRun, SimError> {
-        let out = self.simulate(nproc, run_seed)?;
+        self.measured_run_with(&self.base_settings(), nproc, run_seed)
+    }
+
+    /// [`SyntheticCase::measured_run`] with other stand-in settings
+    /// ([`SyntheticCase::simulate_with`]).
+    pub fn measured_run_with(
+        &self,
+        settings: &SimSettings,
+        nproc: &[u32],
+        run_seed: u64,
+    ) -> Result<crate::model::MeasuredRun, SimError> {
+        let out = self.simulate_with(settings, nproc, run_seed)?;
         let sim_s = out.window_sim_s;
         let components = out
             .components

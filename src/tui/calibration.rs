@@ -39,12 +39,12 @@ impl Calibration {
         line.iter()
             .filter(|(p, s)| p.is_finite() && s.is_finite() && *p >= 1.0)
             .map(|&(p, s)| {
-                let f = self.model.factor(name, p.round() as u32);
+                let f = self.model.speed(name, p.round() as u32, s);
                 BandPoint {
                     nproc: p,
-                    sypd: s * f.mid,
-                    low: s * f.low,
-                    high: s * f.high,
+                    sypd: f.mid,
+                    low: f.low,
+                    high: f.high,
                 }
             })
             .collect()

@@ -102,15 +102,15 @@ fn a_fit_arriving_with_the_campaign_makes_m_work_and_a_refit_replaces_it_in_plac
 }
 
 #[test]
-fn the_calibrated_line_is_the_model_factor_on_the_standalone_line_and_the_points_are_measured() {
+fn the_calibrated_line_is_the_model_speed_on_the_standalone_line_and_the_points_are_measured() {
     let app = calibrated_app();
     let cal = app.calibration.as_ref().unwrap();
     let c = &app.curves[1];
     let line = cal.calibrated_line(&c.name, &c.line);
     assert_eq!(line.len(), c.line.len());
     for (b, &(p, s)) in line.iter().zip(&c.line) {
-        let f = cal.model.factor(&c.name, p.round() as u32);
-        assert!((b.sypd - s * f.mid).abs() < 1e-9);
+        let f = cal.model.speed(&c.name, p.round() as u32, s);
+        assert!((b.sypd - f.mid).abs() < 1e-9);
         assert!(b.low < b.sypd && b.sypd < b.high);
     }
     let points = cal.coupled_points(&c.name);
