@@ -176,7 +176,7 @@ pub struct CostModel {
     pub queues: Vec<Queue>,
     /// Keep only configurations that fit this queue (a name in `queues`).
     pub queue: Option<String>,
-    /// `[[resource]]` tables: components on different hardware (see [`resource`]). Empty:
+    /// `[[resource]]` tables: components on different hardware (see `machine::resource`). Empty:
     /// every component on one implicit CPU resource, as without them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,

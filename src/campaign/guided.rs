@@ -10,7 +10,7 @@
 //!    predicted landscape (the kept configurations of the prediction ranked with the fitted
 //!    model), so that a run far from the answer does not change which of two configurations
 //!    near it wins.
-//! 2. Choose ([`choose`]), up to as many tests as the campaign started with:
+//! 2. Choose (`choose`), up to as many tests as the campaign started with:
 //!    * `donor/recipient`: the move of Algorithm 1 from the best measured configuration (step
 //!      `initial_step`, halved while the target was measured, down to `minimum_step`), when
 //!      the model's band lets it beat the best;

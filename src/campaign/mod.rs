@@ -7,7 +7,7 @@
 //!
 //! * [`init`] runs the prediction and creates the first iteration's tests (module `init`).
 //! * [`drive`] runs the campaign to the end with its executor (resumable after a crash).
-//! * [`status`] is the iteration table and the best configuration so far.
+//! * [`status()`] is the iteration table and the best configuration so far.
 //! * [`next`] and [`record`] let an outside workflow manager run the model while autolb only
 //!   decides.
 //! * [`cancel`] stops every queued or running run.

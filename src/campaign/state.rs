@@ -3,7 +3,7 @@
 //!
 //! The state holds only facts: the frozen settings, every test's configuration per iteration, every
 //! run's state, ticket and measured metrics, and the decision taken after each iteration. Means,
-//! fittingness and the best configuration are derived from it (see [`super::status`]), so there is
+//! fittingness and the best configuration are derived from it (see [`super::status()`]), so there is
 //! one source of truth and nothing to keep in sync.
 
 use std::fs::{File, OpenOptions};
@@ -134,7 +134,7 @@ pub struct TestIteration {
     /// Taken once every run of the iteration has ended.
     pub decision: Option<Decision>,
     /// Why the strategy chose this test (`model: upper FN 0.93 > best 0.91`). Algorithm 1
-    /// leaves it out: its reasons follow from the decisions (see [`super::status`]).
+    /// leaves it out: its reasons follow from the decisions (see [`super::status()`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }

@@ -22,7 +22,7 @@
 //! the cost read off each sum changes; a chosen queue's core or node limit becomes a smaller
 //! PE-sum cap and its wall-time limit drops the groups that are too slow. Per-component nodes
 //! make `W` depend on every component's rounding, not on the sum: those groups are counted by
-//! [`super::placed`] instead (through the general loop, also for two components).
+//! `predict::placed` instead (through the general loop, also for two components).
 //!
 //! Cost, with N candidates in all, a budget of B PEs and PE sums in units of u:
 //! * two components (the usual case): O(N log N). The groups are swept from the fastest

@@ -45,7 +45,7 @@ pub struct SyntheticComponent {
     pub name: String,
     /// The measured standalone curve the prediction sees (noisy points).
     pub standalone: Curve,
-    /// The noise-free standalone speed at every [`TRUTH_SPACING`]-th PE count.
+    /// The noise-free standalone speed at every `TRUTH_SPACING`-th PE count.
     pub standalone_truth: Curve,
     /// The true coupled-mode speed (`standalone_truth * slowdown`), same PE counts: what the
     /// stand-in model runs at.
