@@ -88,6 +88,19 @@ fn prediction(c: &mut Criterion) {
             })
         },
     );
+    // Three components on per-component nodes: all but the last other component are walked
+    // per bottleneck group, the last counted by binary searches.
+    let three = &scenarios::all()[1];
+    group.bench_function(
+        "3 components step 6, node-hours, per-component nodes",
+        |b| {
+            b.iter(|| {
+                let problem =
+                    Problem::billed(&three.inputs, &three.settings, &per_component).expect("valid");
+                problem.rank(three.settings.tts_w, three.settings.top)
+            })
+        },
+    );
     group.bench_function("naive enumeration, 2 components step 1", |b| {
         b.iter(|| naive::enumerate(&problem, 0.5, 5))
     });
