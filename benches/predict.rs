@@ -66,6 +66,41 @@ fn prediction(c: &mut Criterion) {
             })
         },
     );
+    // The same pair billed in node-hours on 48-core nodes, each component on its own nodes (a
+    // bill that depends on each component's rounding, not on the PE sum).
+    let per_component = autolb::machine::CostModel {
+        machine: Some(autolb::machine::Machine {
+            cores_per_node: 48,
+            placement: autolb::machine::Placement::PerComponent,
+            extras_share_node: true,
+            node_power_w: None,
+        }),
+        cost: autolb::machine::CostKind::NodeHours,
+        ..autolb::machine::CostModel::default()
+    };
+    group.bench_function(
+        "2 components step 1, node-hours, per-component nodes",
+        |b| {
+            b.iter(|| {
+                let problem =
+                    Problem::billed(&two.inputs, &two.settings, &per_component).expect("valid");
+                problem.rank(two.settings.tts_w, two.settings.top)
+            })
+        },
+    );
+    // Three components on per-component nodes: all but the last other component are walked
+    // per bottleneck group, the last counted by binary searches.
+    let three = &scenarios::all()[1];
+    group.bench_function(
+        "3 components step 6, node-hours, per-component nodes",
+        |b| {
+            b.iter(|| {
+                let problem =
+                    Problem::billed(&three.inputs, &three.settings, &per_component).expect("valid");
+                problem.rank(three.settings.tts_w, three.settings.top)
+            })
+        },
+    );
     group.bench_function("naive enumeration, 2 components step 1", |b| {
         b.iter(|| naive::enumerate(&problem, 0.5, 5))
     });

@@ -41,8 +41,15 @@ fn component_strategy(name: &'static str) -> impl Strategy<Value = ComponentInpu
 }
 
 fn problem_strategy() -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
+    problem_strategy_of(1..=4)
+}
+
+/// Random problems of `components` components (a count from the range).
+fn problem_strategy_of(
+    components: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
     let names = ["A", "B", "C", "D"];
-    (1usize..=4)
+    components
         .prop_flat_map(move |k| {
             let comps: Vec<_> = names[..k].iter().map(|n| component_strategy(n)).collect();
             (
@@ -111,7 +118,22 @@ fn cost_model_strategy() -> impl Strategy<Value = CostModel> {
                 node_power_w,
             },
         );
-    let queue = (
+    (
+        proptest::option::of(machine),
+        prop_oneof![
+            Just(CostKind::CoreHours),
+            Just(CostKind::NodeHours),
+            Just(CostKind::Energy)
+        ],
+        proptest::collection::vec(queue_strategy(), 0..3),
+        proptest::option::of(0usize..3),
+    )
+        .prop_map(|(machine, cost, queues, chosen)| cost_model(machine, cost, queues, chosen))
+}
+
+/// A queue limited by cores, nodes or wall time (or nothing), named later.
+fn queue_strategy() -> impl Strategy<Value = Queue> {
+    (
         proptest::option::of(1u32..500),
         proptest::option::of(1u32..30),
         proptest::option::of((1u32..6).prop_map(f64::from)),
@@ -125,40 +147,38 @@ fn cost_model_strategy() -> impl Strategy<Value = CostModel> {
             chunk_years: min_sypd,
             partition: None,
             qos: None,
-        });
-    (
-        proptest::option::of(machine),
-        prop_oneof![
-            Just(CostKind::CoreHours),
-            Just(CostKind::NodeHours),
-            Just(CostKind::Energy)
-        ],
-        proptest::collection::vec(queue, 0..3),
-        proptest::option::of(0usize..3),
-    )
-        .prop_map(|(machine, cost, mut queues, chosen)| {
-            for (k, q) in queues.iter_mut().enumerate() {
-                q.name = format!("q{k}");
-                if machine.is_none() {
-                    q.max_nodes = None;
-                }
-            }
-            let cost = match (cost, &machine) {
-                (CostKind::Energy, Some(m)) if m.node_power_w.is_some() => CostKind::Energy,
-                (CostKind::CoreHours, _) | (CostKind::Energy, _) | (_, None) => CostKind::CoreHours,
-                (k, Some(_)) => k,
-            };
-            let queue = chosen
-                .filter(|&k| k < queues.len())
-                .map(|k| format!("q{k}"));
-            CostModel {
-                machine,
-                cost,
-                queues,
-                queue,
-                ..CostModel::default()
-            }
         })
+}
+
+/// The cost model of a machine (or none), a wished cost (core-hours where the machine cannot
+/// bill it), queues named q0, q1, ... and the chosen one's number (ignored past the last).
+fn cost_model(
+    machine: Option<Machine>,
+    cost: CostKind,
+    mut queues: Vec<Queue>,
+    chosen: Option<usize>,
+) -> CostModel {
+    for (k, q) in queues.iter_mut().enumerate() {
+        q.name = format!("q{k}");
+        if machine.is_none() {
+            q.max_nodes = None;
+        }
+    }
+    let cost = match (cost, &machine) {
+        (CostKind::Energy, Some(m)) if m.node_power_w.is_some() => CostKind::Energy,
+        (CostKind::CoreHours, _) | (CostKind::Energy, _) | (_, None) => CostKind::CoreHours,
+        (k, Some(_)) => k,
+    };
+    let queue = chosen
+        .filter(|&k| k < queues.len())
+        .map(|k| format!("q{k}"));
+    CostModel {
+        machine,
+        cost,
+        queues,
+        queue,
+        ..CostModel::default()
+    }
 }
 
 proptest! {
@@ -182,6 +202,73 @@ proptest! {
                 let queue = model.chosen_queue().expect("only a chosen queue can exclude all");
                 let sums = naive::enumerate(&all, settings.tts_w, usize::MAX);
                 prop_assert!(sums.top.iter().all(|c| !model.fits_queue(
+                    queue, &c.nproc, settings.extra_pes, c.sypd)));
+                return Ok(());
+            }
+            Err(_) => return Ok(()),
+        };
+        let reference = naive::enumerate(&problem, settings.tts_w, settings.top);
+        prop_assert_eq!(problem.candidates, reference.candidates);
+        prop_assert_eq!(problem.considered, reference.considered);
+        prop_assert_eq!(problem.sypd_bounds, reference.sypd_bounds);
+        prop_assert_eq!(problem.chsy_bounds, reference.chsy_bounds);
+        let fast = problem.rank(settings.tts_w, settings.top);
+        prop_assert_eq!(fast.top, reference.top);
+    }
+}
+
+/// A machine that gives each component its own whole nodes, with a cost it can bill and random
+/// queues: every two-component problem under it goes through the pair sweep of
+/// `src/predict/placed.rs` (budget and queue as binary searches, the weight's extremes at the
+/// ends of the kept candidates).
+fn per_component_model_strategy() -> impl Strategy<Value = CostModel> {
+    let machine = (
+        1u32..40,
+        any::<bool>(),
+        prop_oneof![Just(None), (100.0f64..900.0).prop_map(Some)],
+    )
+        .prop_map(
+            |(cores_per_node, extras_share_node, node_power_w)| Machine {
+                cores_per_node,
+                placement: Placement::PerComponent,
+                extras_share_node,
+                node_power_w,
+            },
+        );
+    (
+        machine,
+        prop_oneof![
+            Just(CostKind::NodeHours),
+            Just(CostKind::Energy),
+            Just(CostKind::CoreHours)
+        ],
+        proptest::collection::vec(queue_strategy(), 0..3),
+        proptest::option::of(0usize..3),
+    )
+        .prop_map(|(machine, cost, queues, chosen)| cost_model(Some(machine), cost, queues, chosen))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Two components on per-component nodes (allowed lists, extra PEs, every cost, queues by
+    /// cores, nodes and wall time): the pair sweep finds the naive enumeration's counts, bounds
+    /// and top N.
+    #[test]
+    fn per_component_pair_equals_naive_enumeration(
+        (inputs, settings) in problem_strategy_of(2..=2),
+        model in per_component_model_strategy(),
+    ) {
+        let problem = match Problem::billed(&inputs, &settings, &model) {
+            Ok(p) => p,
+            Err(PredictError::NothingFitsQueue(_)) => {
+                let open = CostModel { queue: None, ..model.clone() };
+                let Ok(all) = Problem::billed(&inputs, &settings, &open) else {
+                    return Ok(());
+                };
+                let queue = model.chosen_queue().expect("only a chosen queue can exclude all");
+                let every = naive::enumerate(&all, settings.tts_w, usize::MAX);
+                prop_assert!(every.top.iter().all(|c| !model.fits_queue(
                     queue, &c.nproc, settings.extra_pes, c.sypd)));
                 return Ok(());
             }

@@ -22,7 +22,7 @@
 //! the cost read off each sum changes; a chosen queue's core or node limit becomes a smaller
 //! PE-sum cap and its wall-time limit drops the groups that are too slow. Per-component nodes
 //! make `W` depend on every component's rounding, not on the sum: those groups are counted by
-//! `predict::placed` instead (through the general loop, also for two components).
+//! `predict::placed` instead (the same pair sweep for two components, a walk for three or more).
 //!
 //! Cost, with N candidates in all, a budget of B PEs and PE sums in units of u:
 //! * two components (the usual case): O(N log N). The groups are swept from the fastest
@@ -45,6 +45,25 @@ pub struct Summary {
     pub kept: u64,
     pub sypd_bounds: Bounds,
     pub chsy_bounds: Bounds,
+}
+
+impl Summary {
+    /// Nothing counted yet: no groups, and bounds that any first value replaces.
+    pub(crate) fn empty() -> Summary {
+        Summary {
+            groups: Vec::new(),
+            feasible: 0,
+            kept: 0,
+            sypd_bounds: Bounds {
+                min: f64::INFINITY,
+                max: f64::NEG_INFINITY,
+            },
+            chsy_bounds: Bounds {
+                min: f64::INFINITY,
+                max: f64::NEG_INFINITY,
+            },
+        }
+    }
 }
 
 /// A bottleneck group with at least one kept configuration.
@@ -127,24 +146,16 @@ pub fn summarise(problem: &Problem) -> Summary {
     if problem.cost_model.has_resources() {
         return resources::summarise(problem);
     }
-    // Per-component nodes bill each component's rounding, not the PE sum: those groups go
-    // through the general loop below and [`placed`].
-    if problem.components.len() == 2 && problem.cost_model.cost_follows_sum() {
-        return summarise_pair(problem);
+    // Per-component nodes bill each component's rounding, not the PE sum: those groups are
+    // counted by [`placed`] (the pair sweep for two components, the general loop below else).
+    if problem.components.len() == 2 {
+        return if problem.cost_model.cost_follows_sum() {
+            summarise_pair(problem)
+        } else {
+            placed::summarise_pair(problem)
+        };
     }
-    let mut summary = Summary {
-        groups: Vec::new(),
-        feasible: 0,
-        kept: 0,
-        sypd_bounds: Bounds {
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-        },
-        chsy_bounds: Bounds {
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-        },
-    };
+    let mut summary = Summary::empty();
     let unit = sum_unit(problem);
     let budget = problem.sum_cap();
     for (c, comp) in problem.components.iter().enumerate() {
@@ -542,20 +553,61 @@ fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32, cap: u32) -> Opt
 /// [`summarise`] for two components in O(N log N) (see the module doc): the same figures and
 /// the same groups in the same order as the general convolution.
 fn summarise_pair(problem: &Problem) -> Summary {
-    let mut summary = Summary {
-        groups: Vec::new(),
-        feasible: 0,
-        kept: 0,
-        sypd_bounds: Bounds {
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-        },
-        chsy_bounds: Bounds {
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-        },
-    };
+    let mut summary = Summary::empty();
     let budget = problem.sum_cap();
+    sweep_pair(problem, |c, i, present, lowest| {
+        let (comp, other) = (&problem.components[c], &problem.components[1 - c]);
+        let (s, p) = (comp.sypd[i], comp.nproc[i]);
+        if p > budget || !problem.sypd_fits_queue(s) {
+            return;
+        }
+        // Candidates of the other component with at most `cap` PEs: indices below this.
+        let below = |cap: u32| other.nproc.partition_point(|&q| q <= cap);
+        summary.feasible += present.count_below(below(budget - p));
+        let Some(limit) = problem
+            .kept_sum_limit(s)
+            .map(|l| l.min(budget))
+            .filter(|&l| l >= p)
+        else {
+            return;
+        };
+        let kept_below = below(limit - p);
+        let kept = present.count_below(kept_below);
+        if kept == 0 {
+            return;
+        }
+        summary.kept += kept;
+        summary.sypd_bounds = summary.sypd_bounds.include(s);
+        let Some(highest) = present.last_below(kept_below) else {
+            return;
+        };
+        let (lo, hi) = (p + other.nproc[lowest], p + other.nproc[highest]);
+        summary.groups.push(Group {
+            component: c,
+            index: i,
+            sypd: s,
+            min_sum: lo,
+            limit,
+            min_weight: problem.weight_at_sum(lo),
+        });
+        for sum in [lo, hi] {
+            let cost = metrics::chsy(problem.weight_at_sum(sum), s);
+            summary.chsy_bounds = summary.chsy_bounds.include(cost);
+        }
+    });
+    // The general path lists groups by (component, index); ties in the best-first walk keep
+    // that order, so keep it here too.
+    summary.groups.sort_by_key(|g| (g.component, g.index));
+    summary
+}
+
+/// The sweep the two-component searches share. For each component `c` in turn its candidates
+/// are taken as bottlenecks from the fastest down, while the other component's candidates that
+/// cannot undercut the current bottleneck enter a Fenwick tree over their positions (ascending
+/// PEs): the set only grows, so all groups cost O(N log N) together.
+/// `visit(c, i, present, lowest)` sees every bottleneck `i` of `c` with at least one such
+/// candidate; `lowest` is the smallest present position (the fewest PEs).
+pub(crate) fn sweep_pair(problem: &Problem, mut visit: impl FnMut(usize, usize, &Fenwick, usize)) {
     for c in 0..2 {
         let d = 1 - c;
         let (comp, other) = (&problem.components[c], &problem.components[d]);
@@ -577,51 +629,12 @@ fn summarise_pair(problem: &Problem) -> Summary {
                 lowest = Some(lowest.map_or(j, |l: usize| l.min(j)));
                 next += 1;
             }
-            let (Some(lowest), p) = (lowest, comp.nproc[i]) else {
-                continue; // no candidate of the other component is fast enough
-            };
-            if p > budget || !problem.sypd_fits_queue(s) {
-                continue;
-            }
-            // Candidates of the other component with at most `cap` PEs: indices below this.
-            let below = |cap: u32| other.nproc.partition_point(|&q| q <= cap);
-            summary.feasible += present.count_below(below(budget - p));
-            let Some(limit) = problem
-                .kept_sum_limit(s)
-                .map(|l| l.min(budget))
-                .filter(|&l| l >= p)
-            else {
-                continue;
-            };
-            let kept_below = below(limit - p);
-            let kept = present.count_below(kept_below);
-            if kept == 0 {
-                continue;
-            }
-            summary.kept += kept;
-            summary.sypd_bounds = summary.sypd_bounds.include(s);
-            let Some(highest) = present.last_below(kept_below) else {
-                continue;
-            };
-            let (lo, hi) = (p + other.nproc[lowest], p + other.nproc[highest]);
-            summary.groups.push(Group {
-                component: c,
-                index: i,
-                sypd: s,
-                min_sum: lo,
-                limit,
-                min_weight: problem.weight_at_sum(lo),
-            });
-            for sum in [lo, hi] {
-                let cost = metrics::chsy(problem.weight_at_sum(sum), s);
-                summary.chsy_bounds = summary.chsy_bounds.include(cost);
+            // Without a candidate of the other component fast enough the group is empty.
+            if let Some(lowest) = lowest {
+                visit(c, i, &present, lowest);
             }
         }
     }
-    // The general path lists groups by (component, index); ties in the best-first walk keep
-    // that order, so keep it here too.
-    summary.groups.sort_by_key(|g| (g.component, g.index));
-    summary
 }
 
 /// A Fenwick (binary indexed) tree of which positions are present: counts below a position and
