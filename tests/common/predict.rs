@@ -165,27 +165,54 @@ pub fn resource_model_strategy(
 /// queues limited by cores, nodes or wall time, chosen or not. Only consistent models come
 /// out (node-hours and energy with a machine, energy with a node power).
 pub fn cost_model_strategy() -> impl Strategy<Value = autolb::machine::CostModel> {
-    use autolb::machine::{CostKind, CostModel, Machine, Placement, Queue};
-    let machine = (
+    use autolb::machine::{CostKind, Placement};
+    (
+        proptest::option::of(machine_strategy(prop_oneof![
+            Just(Placement::Packed),
+            Just(Placement::PerComponent)
+        ])),
+        prop_oneof![
+            Just(CostKind::CoreHours),
+            Just(CostKind::NodeHours),
+            Just(CostKind::Energy)
+        ],
+        proptest::collection::vec(queue_strategy(), 0..3),
+        proptest::option::of(0usize..3),
+    )
+        .prop_map(|(machine, cost, queues, chosen)| cost_model(machine, cost, queues, chosen))
+}
+
+/// A random machine with the placement `placement` draws: 1 to 39 cores per node, extras
+/// sharing nodes or not, a node power or none.
+pub fn machine_strategy(
+    placement: impl Strategy<Value = autolb::machine::Placement>,
+) -> impl Strategy<Value = autolb::machine::Machine> {
+    (
         1u32..40,
-        prop_oneof![Just(Placement::Packed), Just(Placement::PerComponent)],
+        placement,
         any::<bool>(),
         prop_oneof![Just(None), (100.0f64..900.0).prop_map(Some)],
     )
         .prop_map(
-            |(cores_per_node, placement, extras_share_node, node_power_w)| Machine {
-                cores_per_node,
-                placement,
-                extras_share_node,
-                node_power_w,
+            |(cores_per_node, placement, extras_share_node, node_power_w)| {
+                autolb::machine::Machine {
+                    cores_per_node,
+                    placement,
+                    extras_share_node,
+                    node_power_w,
+                }
             },
-        );
-    let queue = (
+        )
+}
+
+/// A queue limited by cores, nodes or wall time (or nothing), named by [`cost_model`].
+pub fn queue_strategy() -> impl Strategy<Value = autolb::machine::Queue> {
+    (
         proptest::option::of(1u32..500),
         proptest::option::of(1u32..30),
         proptest::option::of((1u32..6).prop_map(f64::from)),
     )
-        .prop_map(|(max_nproc, max_nodes, min_sypd)| Queue {
+        .prop_map(|(max_nproc, max_nodes, min_sypd)| autolb::machine::Queue {
             name: String::new(),
             max_nproc,
             max_nodes,
@@ -194,38 +221,37 @@ pub fn cost_model_strategy() -> impl Strategy<Value = autolb::machine::CostModel
             chunk_years: min_sypd,
             partition: None,
             qos: None,
-        });
-    (
-        proptest::option::of(machine),
-        prop_oneof![
-            Just(CostKind::CoreHours),
-            Just(CostKind::NodeHours),
-            Just(CostKind::Energy)
-        ],
-        proptest::collection::vec(queue, 0..3),
-        proptest::option::of(0usize..3),
-    )
-        .prop_map(|(machine, cost, mut queues, chosen)| {
-            for (k, q) in queues.iter_mut().enumerate() {
-                q.name = format!("q{k}");
-                if machine.is_none() {
-                    q.max_nodes = None;
-                }
-            }
-            let cost = match (cost, &machine) {
-                (CostKind::Energy, Some(m)) if m.node_power_w.is_some() => CostKind::Energy,
-                (CostKind::CoreHours, _) | (CostKind::Energy, _) | (_, None) => CostKind::CoreHours,
-                (k, Some(_)) => k,
-            };
-            let queue = chosen
-                .filter(|&k| k < queues.len())
-                .map(|k| format!("q{k}"));
-            CostModel {
-                machine,
-                cost,
-                queues,
-                queue,
-                ..CostModel::default()
-            }
         })
+}
+
+/// The cost model of a machine (or none), a wished cost (core-hours where the machine cannot
+/// bill it), queues named q0, q1, ... and the chosen one's number (ignored past the last).
+pub fn cost_model(
+    machine: Option<autolb::machine::Machine>,
+    cost: autolb::machine::CostKind,
+    mut queues: Vec<autolb::machine::Queue>,
+    chosen: Option<usize>,
+) -> autolb::machine::CostModel {
+    use autolb::machine::{CostKind, CostModel};
+    for (k, q) in queues.iter_mut().enumerate() {
+        q.name = format!("q{k}");
+        if machine.is_none() {
+            q.max_nodes = None;
+        }
+    }
+    let cost = match (cost, &machine) {
+        (CostKind::Energy, Some(m)) if m.node_power_w.is_some() => CostKind::Energy,
+        (CostKind::CoreHours, _) | (CostKind::Energy, _) | (_, None) => CostKind::CoreHours,
+        (k, Some(_)) => k,
+    };
+    let queue = chosen
+        .filter(|&k| k < queues.len())
+        .map(|k| format!("q{k}"));
+    CostModel {
+        machine,
+        cost,
+        queues,
+        queue,
+        ..CostModel::default()
+    }
 }
