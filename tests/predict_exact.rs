@@ -21,13 +21,7 @@ proptest! {
             // Invalid problems (budget below the base case, no candidates) are errors for both.
             return Ok(());
         };
-        let reference = naive::enumerate(&problem, settings.tts_w, settings.top);
-        prop_assert_eq!(problem.candidates, reference.candidates);
-        prop_assert_eq!(problem.considered, reference.considered);
-        prop_assert_eq!(problem.sypd_bounds, reference.sypd_bounds);
-        prop_assert_eq!(problem.chsy_bounds, reference.chsy_bounds);
-        let fast = problem.rank(settings.tts_w, settings.top);
-        prop_assert_eq!(fast.top, reference.top);
+        common::predict::same_as_naive(&problem, &settings)?;
     }
 }
 
@@ -63,13 +57,7 @@ fn billed_equals_naive(
         }
         Err(_) => return Ok(()),
     };
-    let reference = naive::enumerate(&problem, settings.tts_w, settings.top);
-    prop_assert_eq!(problem.candidates, reference.candidates);
-    prop_assert_eq!(problem.considered, reference.considered);
-    prop_assert_eq!(problem.sypd_bounds, reference.sypd_bounds);
-    prop_assert_eq!(problem.chsy_bounds, reference.chsy_bounds);
-    let fast = problem.rank(settings.tts_w, settings.top);
-    prop_assert_eq!(fast.top, reference.top);
+    common::predict::same_as_naive(&problem, settings)?;
     Ok(())
 }
 

@@ -23,15 +23,9 @@ fn check(
         ) => return Ok(()),
         Err(e) => return Err(TestCaseError::fail(format!("unexpected error: {e}"))),
     };
-    let reference = naive::enumerate(&problem, settings.tts_w, settings.top);
-    prop_assert_eq!(problem.candidates, reference.candidates);
-    prop_assert_eq!(problem.considered, reference.considered);
-    prop_assert_eq!(problem.sypd_bounds, reference.sypd_bounds);
-    prop_assert_eq!(problem.chsy_bounds, reference.chsy_bounds);
-    let fast = problem.rank(settings.tts_w, settings.top);
-    prop_assert_eq!(&fast.top, &reference.top);
+    let top = common::predict::same_as_naive(&problem, settings)?;
     // Every proposal fits every budget, and the bill adds up per resource.
-    for c in &fast.top {
+    for c in &top {
         prop_assert!(problem.fits(&c.nproc));
         let bill = c.billing.as_ref().expect("resources are billed");
         prop_assert_eq!(bill.resources.len(), 2);

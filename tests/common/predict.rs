@@ -255,3 +255,19 @@ pub fn cost_model(
         ..CostModel::default()
     }
 }
+
+/// The fast search of `problem` against the naive enumeration: counts, bounds and the top N at
+/// `settings`' TTS_w. Returns the fast top N for further checks.
+pub fn same_as_naive(
+    problem: &autolb::predict::Problem,
+    settings: &Settings,
+) -> Result<Vec<autolb::predict::Config>, TestCaseError> {
+    let reference = autolb::predict::naive::enumerate(problem, settings.tts_w, settings.top);
+    prop_assert_eq!(problem.candidates, reference.candidates);
+    prop_assert_eq!(problem.considered, reference.considered);
+    prop_assert_eq!(problem.sypd_bounds, reference.sypd_bounds);
+    prop_assert_eq!(problem.chsy_bounds, reference.chsy_bounds);
+    let fast = problem.rank(settings.tts_w, settings.top);
+    prop_assert_eq!(&fast.top, &reference.top);
+    Ok(fast.top)
+}
