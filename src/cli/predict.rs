@@ -89,7 +89,7 @@ fn run_with_model(
     let problem = Problem::billed_with_model(inputs, settings, model, cost_model).map_err(user)?;
     let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
     let prediction = if resolved.steps.is_empty() {
-        rank_with_full_model(&problem, model, &curves)
+        predict::full_model::rank(&problem, model, &curves, settings.tts_w, settings.top)
     } else {
         rank_with_steps(&problem, model, &curves, &resolved.steps)?
     };
@@ -133,66 +133,6 @@ fn run_with_model(
         ))?;
     }
     Ok(())
-}
-
-/// The top N by the full calibrated model. The search ranks with the balance-free bound
-/// ([`Model::adjust`], at least the full estimate: the balance slowdown is >= 1), so a
-/// shortlist by the bound is re-scored with [`Model::estimate_curves`] (same normalisation
-/// bounds, cost scaled with 1 / SYPD) and widened until the N-th re-scored fittingness is at
-/// least the last shortlisted bound fittingness: nothing outside the shortlist can then beat
-/// it, since a configuration's full score is at most its bound score. The standalone model's
-/// bound is the model itself.
-fn rank_with_full_model(
-    problem: &Problem,
-    model: &Model,
-    curves: &[autolb::curve::Curve],
-) -> Prediction {
-    let settings = &problem.settings;
-    let (tts_w, top) = (settings.tts_w, settings.top);
-    let mut shortlist = (4 * top).max(32);
-    loop {
-        let mut p = problem.rank(tts_w, shortlist);
-        if !model.is_calibrated() || p.top.is_empty() {
-            p.top.truncate(top);
-            return p;
-        }
-        let last_bound = p.top.last().map_or(f64::INFINITY, |c| c.fittingness);
-        // Every kept configuration is in the shortlist.
-        let complete = p.top.len() < shortlist || p.top.len() as u64 >= p.considered;
-        for c in &mut p.top {
-            let e = model.estimate_curves(curves, settings.interp, &c.nproc);
-            let slower = c.sypd / e.sypd;
-            c.sypd = e.sypd;
-            c.chsy *= slower;
-            if let Some(b) = c.billing.as_mut() {
-                b.cost *= slower;
-            }
-            let pairs: Vec<(f64, f64)> = c
-                .nproc
-                .iter()
-                .zip(&e.components)
-                .map(|(&n, &s)| (f64::from(n), s))
-                .collect();
-            c.coupling_cost = autolb::metrics::predicted_coupling_cost(c.sypd, &pairs);
-            c.fittingness = autolb::metrics::fittingness_in(
-                tts_w,
-                c.sypd,
-                c.cost(),
-                &p.sypd_bounds,
-                &p.chsy_bounds,
-            );
-        }
-        p.top.sort_by(predict::rank_order);
-        let exact = complete
-            || p.top
-                .get(top.saturating_sub(1))
-                .is_some_and(|c| c.fittingness >= last_bound);
-        if exact {
-            p.top.truncate(top);
-            return p;
-        }
-        shortlist *= 4;
-    }
 }
 
 /// The billing note as whole lines (empty without a machine or cost).

@@ -13,6 +13,7 @@
 //! hold the fast search ([`search`]) to its answers.
 
 pub mod front;
+pub mod full_model;
 pub mod naive;
 mod placed;
 mod resources;

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
+use autolb::curve::Curve;
 use autolb::interp::Interpolant;
 use autolb::model::Model;
 use autolb::predict::{Cell, ComponentInput, Config, Grid, Prediction, Problem};
@@ -553,9 +554,18 @@ impl App {
         self.calibration = Some(fit);
     }
 
-    /// Re-ranks and recolours after TTS_w or top N changed.
+    /// Re-ranks and recolours after TTS_w or top N changed. With the calibrated model the top
+    /// N shows the full model's numbers and order, as `predict --measured` does (the matrix
+    /// keeps the search's bound: it scores cells without re-estimating each).
     pub(super) fn rerank(&mut self) {
-        self.prediction = self.problem.rank(self.tts_w(), self.top);
+        let curves: Vec<Curve> = self.inputs.iter().map(|i| i.curve.clone()).collect();
+        self.prediction = autolb::predict::full_model::rank(
+            &self.problem,
+            self.active_model(),
+            &curves,
+            self.tts_w(),
+            self.top,
+        );
         self.top_selected = self
             .top_selected
             .min(self.prediction.top.len().saturating_sub(1));

@@ -92,9 +92,16 @@ fn a_fit_arriving_with_the_campaign_makes_m_work_and_a_refit_replaces_it_in_plac
     app.update(Event::Campaign(view));
     assert_eq!(app.model_name, "calibrated");
     assert_eq!(app.calibration.as_ref().unwrap().runs.len(), 4);
+    let curves: Vec<_> = app.inputs.iter().map(|i| i.curve.clone()).collect();
     assert_eq!(
         app.prediction,
-        app.problem.rank(app.tts_w(), app.top),
+        autolb::predict::full_model::rank(
+            &app.problem,
+            app.active_model(),
+            &curves,
+            app.tts_w(),
+            app.top
+        ),
         "re-ranked under the refitted model"
     );
     app.update(key('M'));
@@ -318,4 +325,42 @@ fn the_trade_off_pane_shows_the_training_runs_as_measured_points() {
     app.trade_off.measured.clear();
     let without = text(&draw(&app, 160, 50));
     assert_ne!(with, without);
+}
+
+/// With the calibrated model the top N shows the full model's numbers (the balance slowdown
+/// included), as `predict --measured` does, not the search's balance-free bound: at every
+/// TTS_w, and below the bound for configurations out of balance.
+#[test]
+fn the_calibrated_top_n_shows_the_full_models_numbers() {
+    let mut app = app();
+    let mut cal = fit(&app, runs(&app));
+    // Irregular steps, so nearly balanced configurations wait for each other: the full model
+    // is then below the search's balance-free bound for them.
+    if let Model::Calibrated(c) = &mut cal.model {
+        c.coupled.irregularity = 0.1;
+    }
+    app.set_calibration(cal);
+    app.update(key('M'));
+    assert_eq!(app.model_name, "calibrated");
+    app.top = 20;
+    let curves: Vec<_> = app.inputs.iter().map(|i| i.curve.clone()).collect();
+    let mut below_bound = 0;
+    for pct in [0u8, 25, 50, 75, 100] {
+        app.tts_w_pct = pct;
+        app.rerank();
+        let bound = app.problem.rank(app.tts_w(), 10_000);
+        for c in &app.prediction.top {
+            let full =
+                app.active_model()
+                    .estimate_curves(&curves, app.problem.settings.interp, &c.nproc);
+            assert!(
+                (c.sypd - full.sypd).abs() <= 1e-9 * full.sypd,
+                "{c:?} vs {full:?}"
+            );
+            let b = bound.top.iter().find(|x| x.nproc == c.nproc).expect("kept");
+            assert!(c.sypd <= b.sypd * (1.0 + 1e-12));
+            below_bound += usize::from(c.sypd < b.sypd * (1.0 - 1e-9));
+        }
+    }
+    assert!(below_bound > 0, "every shown configuration at its bound");
 }
