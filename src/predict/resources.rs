@@ -21,7 +21,7 @@
 //! every other component but the last, which is counted by binary searches).
 
 use super::placed;
-use super::search::{faster_than_bottleneck, sweep_pair, Group, Summary};
+use super::search::{faster_than_bottleneck, sweep_pair, Group, SumCounts, Summary};
 use super::{Candidates, PredictError, Problem};
 use crate::machine::CostModel;
 use crate::metrics;
@@ -83,11 +83,7 @@ pub(super) fn summarise(problem: &Problem) -> Summary {
 struct ResourceSums {
     offset: u32,
     unit: u32,
-    counts: Vec<u64>,
-    /// prefix[k] = counts[0..=k] summed.
-    prefix: Vec<u64>,
-    /// reach[k] = the largest m <= k with counts[m] > 0, if any.
-    reach: Vec<Option<usize>>,
+    sums: SumCounts,
 }
 
 impl ResourceSums {
@@ -134,48 +130,14 @@ fn resource_sums(problem: &Problem, c: usize, i: usize, r: usize) -> Option<Reso
     let budget = model.budgets(problem.settings.max_nproc)[r];
     let room = budget.checked_sub(offset)? / unit;
     let reachable: u32 = sets.iter().map(|v| (v[v.len() - 1] - v[0]) / unit).sum();
-    let len = room.min(reachable) as usize + 1;
-    let mut counts = vec![0u64; len];
-    counts[0] = 1;
-    for v in &sets {
-        let mut next = vec![0u64; len];
-        for (k, &n) in counts.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            for &p in v {
-                let at = k + ((p - v[0]) / unit) as usize;
-                if at >= len {
-                    break;
-                }
-                next[at] += n;
-            }
-        }
-        counts = next;
-    }
-    let prefix = counts
+    let steps: Vec<Vec<u32>> = sets
         .iter()
-        .scan(0u64, |acc, &n| {
-            *acc += n;
-            Some(*acc)
-        })
-        .collect();
-    let reach = counts
-        .iter()
-        .enumerate()
-        .scan(None, |acc, (k, &n)| {
-            if n > 0 {
-                *acc = Some(k);
-            }
-            Some(*acc)
-        })
+        .map(|v| v.iter().map(|&p| (p - v[0]) / unit).collect())
         .collect();
     Some(ResourceSums {
         offset,
         unit,
-        counts,
-        prefix,
-        reach,
+        sums: SumCounts::of(&steps, room.min(reachable) as usize + 1),
     })
 }
 
@@ -204,7 +166,7 @@ fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary)
     };
     summary.feasible += sums
         .iter()
-        .map(|r| r.prefix[r.prefix.len() - 1])
+        .map(|r| r.sums.prefix[r.sums.prefix.len() - 1])
         .product::<u64>();
     let (head, last) = sums.split_at(sums.len() - 1);
     let last = &last[0];
@@ -216,7 +178,7 @@ fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary)
         let ways: u64 = position
             .iter()
             .zip(head)
-            .map(|(&k, r)| r.counts[k])
+            .map(|(&k, r)| r.sums.counts[k])
             .product();
         if ways > 0 {
             for (r, (&k, rs)) in position.iter().zip(head).enumerate() {
@@ -227,7 +189,7 @@ fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary)
                 problem.keeps_weight(s, model.used_weight_of_units(units, extras))
             };
             // Kept sums on the last resource: a prefix of 0..len (the filter is monotone).
-            let (mut lo, mut hi) = (0usize, last.counts.len());
+            let (mut lo, mut hi) = (0usize, last.sums.counts.len());
             while lo < hi {
                 let mid = (lo + hi) / 2;
                 if keeps(mid, &mut units) {
@@ -237,8 +199,8 @@ fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary)
                 }
             }
             if lo > 0 {
-                kept += ways * last.prefix[lo - 1];
-                if let Some(top) = last.reach[lo - 1] {
+                kept += ways * last.sums.prefix[lo - 1];
+                if let Some(top) = last.sums.reach[lo - 1] {
                     units[head.len()] = last.units(top);
                     let w = model.weight_of_units(&units, extras);
                     highest = Some(highest.map_or(w, |h: f64| h.max(w)));
@@ -255,7 +217,7 @@ fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary)
     // The smallest sums on every resource: kept whenever anything is (monotone filter).
     let lowest: Vec<u32> = sums
         .iter()
-        .map(|r| r.units(r.counts.iter().position(|&n| n > 0).unwrap_or(0)))
+        .map(|r| r.units(r.sums.counts.iter().position(|&n| n > 0).unwrap_or(0)))
         .collect();
     let min_weight = model.weight_of_units(&lowest, extras);
     summary.kept += kept;
@@ -277,7 +239,7 @@ fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary)
 fn advance(position: &mut [usize], head: &[ResourceSums]) -> bool {
     for (k, r) in position.iter_mut().zip(head).rev() {
         *k += 1;
-        if *k < r.counts.len() {
+        if *k < r.sums.counts.len() {
             return true;
         }
         *k = 0;

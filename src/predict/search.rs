@@ -421,14 +421,70 @@ fn gcd(a: u32, b: u32) -> u32 {
 struct GroupSums {
     offset: u32,
     unit: u32,
-    /// Ways to reach each partial sum (all other components but the last).
-    counts: Vec<u64>,
-    /// prefix[k] = counts[0..=k] summed.
-    prefix: Vec<u64>,
-    /// reach[k] = the largest m <= k with counts[m] > 0, if any.
-    reach: Vec<Option<u32>>,
+    /// The partial sums of all other components but the last.
+    sums: SumCounts,
     /// Steps (in units) of the last other component's allowed candidates, ascending.
     last: Vec<u32>,
+}
+
+/// Ways to reach each sum, in units, of one step from each of several lists, below a length.
+/// Shared by the plain search's groups and the per-resource sums of `resources.rs`.
+pub(crate) struct SumCounts {
+    /// counts[k] = ways to reach the sum k.
+    pub(crate) counts: Vec<u64>,
+    /// prefix[k] = counts[0..=k] summed.
+    pub(crate) prefix: Vec<u64>,
+    /// reach[k] = the largest m <= k with counts[m] > 0, if any.
+    pub(crate) reach: Vec<Option<usize>>,
+}
+
+impl SumCounts {
+    /// Convolves `lists` (each a component's steps in units, ascending) into the ways to reach
+    /// every sum below `len`; sums at or past `len` are dropped.
+    pub(crate) fn of(lists: &[Vec<u32>], len: usize) -> SumCounts {
+        let mut counts = vec![0u64; len];
+        if let Some(first) = counts.first_mut() {
+            *first = 1;
+        }
+        for steps in lists {
+            let mut next = vec![0u64; len];
+            for (k, &n) in counts.iter().enumerate() {
+                if n == 0 {
+                    continue;
+                }
+                for &step in steps {
+                    let at = k + step as usize;
+                    if at >= len {
+                        break;
+                    }
+                    next[at] += n;
+                }
+            }
+            counts = next;
+        }
+        let prefix = counts
+            .iter()
+            .scan(0u64, |acc, &n| {
+                *acc += n;
+                Some(*acc)
+            })
+            .collect();
+        let reach = counts
+            .iter()
+            .enumerate()
+            .scan(None, |acc, (k, &n)| {
+                if n > 0 {
+                    *acc = Some(k);
+                }
+                Some(*acc)
+            })
+            .collect();
+        SumCounts {
+            counts,
+            prefix,
+            reach,
+        }
+    }
 }
 
 impl GroupSums {
@@ -439,8 +495,8 @@ impl GroupSums {
             .iter()
             .take_while(|&&k| k <= room)
             .map(|&k| {
-                let upto = ((room - k) as usize).min(self.prefix.len() - 1);
-                self.prefix[upto]
+                let upto = ((room - k) as usize).min(self.sums.prefix.len() - 1);
+                self.sums.prefix[upto]
             })
             .sum()
     }
@@ -448,7 +504,7 @@ impl GroupSums {
     /// Smallest and largest reachable PE sum that is at most `cap`.
     fn extremes_up_to(&self, cap: u32) -> Option<(u32, u32)> {
         let room = self.room(cap)?;
-        let first_reachable = self.counts.iter().position(|&n| n > 0)? as u32;
+        let first_reachable = self.sums.counts.iter().position(|&n| n > 0)? as u32;
         let lo = first_reachable + *self.last.first()?;
         if lo > room {
             return None;
@@ -458,8 +514,8 @@ impl GroupSums {
             .iter()
             .take_while(|&&k| k + first_reachable <= room)
             .filter_map(|&k| {
-                let upto = ((room - k) as usize).min(self.reach.len() - 1);
-                Some(self.reach[upto]? + k)
+                let upto = ((room - k) as usize).min(self.sums.reach.len() - 1);
+                Some(self.sums.reach[upto]? as u32 + k)
             })
             .max()?;
         Some((self.offset + lo * self.unit, self.offset + hi * self.unit))
@@ -504,48 +560,11 @@ fn group_sums(problem: &Problem, c: usize, i: usize, unit: u32, cap: u32) -> Opt
         .iter()
         .map(|ks| ks.last().copied().unwrap_or(0) as usize)
         .sum();
-    let len = room.min(reachable) + 1;
-    let mut counts = vec![0u64; len];
-    counts[0] = 1;
-    for ks in &steps {
-        let mut next = vec![0u64; len];
-        for (k, &n) in counts.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            for &step in ks {
-                let at = k + step as usize;
-                if at >= len {
-                    break;
-                }
-                next[at] += n;
-            }
-        }
-        counts = next;
-    }
-    let prefix = counts
-        .iter()
-        .scan(0u64, |acc, &n| {
-            *acc += n;
-            Some(*acc)
-        })
-        .collect();
-    let reach = counts
-        .iter()
-        .enumerate()
-        .scan(None, |acc, (k, &n)| {
-            if n > 0 {
-                *acc = Some(k as u32);
-            }
-            Some(*acc)
-        })
-        .collect();
+    let sums = SumCounts::of(&steps, room.min(reachable) + 1);
     Some(GroupSums {
         offset,
         unit,
-        counts,
-        prefix,
-        reach,
+        sums,
         last,
     })
 }
