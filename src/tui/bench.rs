@@ -24,10 +24,11 @@ use super::tests::key;
 use super::theme::{ColorDepth, Theme};
 use super::view;
 
-/// A synthetic two-component problem with exactly 100 candidates per component.
-pub fn problem_100x100() -> (Problem, Vec<ComponentInput>) {
+/// Two synthetic components (ATM and a faster-scaling OCE) measured at `nproc`: a power law
+/// with a saturation, the shape of a real scalability curve.
+fn synthetic_pair(nproc: &[u32]) -> Vec<ComponentInput> {
     let curve = |name: &str, scale: f64| {
-        let points: Vec<Point> = [10u32, 50, 100, 200, 400, 700, 1000]
+        let points: Vec<Point> = nproc
             .iter()
             .map(|&p| Point {
                 nproc: p,
@@ -36,10 +37,15 @@ pub fn problem_100x100() -> (Problem, Vec<ComponentInput>) {
             .collect();
         Curve::from_points(name, "synthetic", &points).expect("valid synthetic curve")
     };
-    let inputs = vec![
+    vec![
         ComponentInput::new(curve("ATM", 0.9)),
         ComponentInput::new(curve("OCE", 1.4)),
-    ];
+    ]
+}
+
+/// A synthetic two-component problem with exactly 100 candidates per component.
+pub fn problem_100x100() -> (Problem, Vec<ComponentInput>) {
+    let inputs = synthetic_pair(&[10, 50, 100, 200, 400, 700, 1000]);
     let settings = Settings {
         max_nproc: 1500,
         step: 10,
@@ -136,20 +142,7 @@ fn frame_cost_of_the_example() {
 /// Two synthetic components measured from 24 to 2000 PEs, at step 1 with a budget of 2000:
 /// 1977 candidates each, a 3.9-million-configuration matrix (the benchmark case).
 pub fn problem_step1_2000(cost_model: &CostModel) -> (Problem, Vec<ComponentInput>) {
-    let curve = |name: &str, scale: f64| {
-        let points: Vec<Point> = [24u32, 100, 400, 1000, 2000]
-            .iter()
-            .map(|&p| Point {
-                nproc: p,
-                sypd: scale * f64::from(p).powf(0.85) / (1.0 + f64::from(p) / 3000.0),
-            })
-            .collect();
-        Curve::from_points(name, "synthetic", &points).expect("valid synthetic curve")
-    };
-    let inputs = vec![
-        ComponentInput::new(curve("ATM", 0.9)),
-        ComponentInput::new(curve("OCE", 1.4)),
-    ];
+    let inputs = synthetic_pair(&[24, 100, 400, 1000, 2000]);
     let settings = Settings {
         max_nproc: 2000,
         step: 1,
