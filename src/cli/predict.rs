@@ -89,7 +89,7 @@ fn run_with_model(
     let problem = Problem::billed_with_model(inputs, settings, model, cost_model).map_err(user)?;
     let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
     let prediction = if resolved.steps.is_empty() {
-        predict::full_model::rank(&problem, model, &curves, settings.tts_w, settings.top)
+        predict::full_model::rank(&problem, model, inputs, settings.tts_w, settings.top)
     } else {
         rank_with_steps(&problem, model, &curves, &resolved.steps)?
     };

@@ -5,7 +5,7 @@
 //! numbers, so their top N is re-scored here, on a shortlist widened until no configuration
 //! outside it can enter.
 
-use super::{rank_order, Prediction, Problem};
+use super::{rank_order, ComponentInput, Prediction, Problem};
 use crate::curve::Curve;
 use crate::metrics;
 use crate::model::Model;
@@ -20,13 +20,14 @@ use crate::model::Model;
 pub fn rank(
     problem: &Problem,
     model: &Model,
-    curves: &[Curve],
+    inputs: &[ComponentInput],
     tts_w: f64,
     top: usize,
 ) -> Prediction {
     if !model.is_calibrated() {
         return problem.rank(tts_w, top);
     }
+    let curves: Vec<Curve> = inputs.iter().map(|i| i.curve.clone()).collect();
     let settings = &problem.settings;
     let mut shortlist = (4 * top).max(32);
     loop {
@@ -39,7 +40,7 @@ pub fn rank(
         // Every kept configuration is in the shortlist.
         let complete = p.top.len() < shortlist || p.top.len() as u64 >= p.considered;
         for c in &mut p.top {
-            let e = model.estimate_curves(curves, settings.interp, &c.nproc);
+            let e = model.estimate_curves(&curves, settings.interp, &c.nproc);
             let slower = c.sypd / e.sypd;
             c.sypd = e.sypd;
             c.chsy *= slower;

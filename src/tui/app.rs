@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use autolb::curve::Curve;
 use autolb::interp::Interpolant;
 use autolb::model::Model;
 use autolb::predict::{Cell, ComponentInput, Config, Grid, Prediction, Problem};
@@ -558,11 +557,10 @@ impl App {
     /// N shows the full model's numbers and order, as `predict --measured` does (the matrix
     /// keeps the search's bound: it scores cells without re-estimating each).
     pub(super) fn rerank(&mut self) {
-        let curves: Vec<Curve> = self.inputs.iter().map(|i| i.curve.clone()).collect();
         self.prediction = autolb::predict::full_model::rank(
             &self.problem,
             self.active_model(),
-            &curves,
+            &self.inputs,
             self.tts_w(),
             self.top,
         );

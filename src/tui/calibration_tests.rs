@@ -92,13 +92,12 @@ fn a_fit_arriving_with_the_campaign_makes_m_work_and_a_refit_replaces_it_in_plac
     app.update(Event::Campaign(view));
     assert_eq!(app.model_name, "calibrated");
     assert_eq!(app.calibration.as_ref().unwrap().runs.len(), 4);
-    let curves: Vec<_> = app.inputs.iter().map(|i| i.curve.clone()).collect();
     assert_eq!(
         app.prediction,
         autolb::predict::full_model::rank(
             &app.problem,
             app.active_model(),
-            &curves,
+            &app.inputs,
             app.tts_w(),
             app.top
         ),
