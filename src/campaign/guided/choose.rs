@@ -224,19 +224,14 @@ fn donor_move(
     let s = view.settings();
     let means = algorithm::mean_metrics(&best.runs)?;
     let (donor, recipient) = algorithm::donor_and_recipient(&means.partial_coupling_cost)?;
+    let budgets = s.budgets();
     let mut step = s.initial_step;
     while step >= s.minimum_step && step > 0 {
         // With `[[resource]]` tables the donor gives the units that cost `step` PEs and the
         // recipient gets those that cost the same on its resource, as in Algorithm 1.
-        let target = algorithm::move_units(
-            &best.nproc,
-            donor,
-            recipient,
-            step,
-            &view.limits,
-            &s.budgets(),
-        )
-        .filter(|t| within_budget(s, t) && !taken(t, &[]));
+        let target =
+            algorithm::move_units(&best.nproc, donor, recipient, step, &view.limits, &budgets)
+                .filter(|t| within_budget(&budgets, t) && !taken(t, &[]));
         if let Some(target) = target {
             let upper = view.upper_fn(&target);
             if upper > best_fn {
@@ -310,7 +305,7 @@ mod tests {
                 "{reason}"
             );
             assert!(t.test.is_none() && t.runs == 1);
-            assert!(within_budget(s, &t.nproc), "{:?}", t.nproc);
+            assert!(within_budget(&s.budgets(), &t.nproc), "{:?}", t.nproc);
             for m in &view.measured {
                 assert!(
                     !near(&m.nproc, &t.nproc, s.minimum_step, &s.budgets()),

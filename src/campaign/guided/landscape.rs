@@ -2,7 +2,7 @@
 //! all its runs, the calibrated model ([`crate::model`]) fitted on them, and one fixed
 //! normalisation of FN to compare measured and predicted configurations on.
 
-use super::super::algorithm::{self, Limits};
+use super::super::algorithm::{self, Budgets, Limits};
 use super::super::state::{FrozenSettings, RunMetrics, State};
 use super::super::strategy::limits_of;
 use crate::curve::Curve;
@@ -111,8 +111,8 @@ pub fn measured_runs(
 /// asks, for the model's candidates and for the donor/recipient moves alike. The candidate
 /// enumeration prunes with it on the smallest completion of a partial configuration, which is
 /// sound as long as the check only gets harder with more PEs in any component.
-pub fn within_budget(settings: &FrozenSettings, nproc: &[u32]) -> bool {
-    settings.fits(nproc)
+pub fn within_budget(budgets: &Budgets, nproc: &[u32]) -> bool {
+    budgets.fits(nproc)
 }
 
 /// Calls `f` with every configuration taking one entry of each (ascending) list that
@@ -297,7 +297,9 @@ impl Landscape {
             .map(|(c, l)| l.iter().copied().filter(|&p| near(c, p)).collect())
             .collect();
         let mut out = Vec::new();
-        let budget = |n: &[u32]| within_budget(&self.settings, n);
+        // Built once: the enumeration asks for every partial configuration.
+        let budgets = self.settings.budgets();
+        let budget = |n: &[u32]| within_budget(&budgets, n);
         enumerate(&lists, &budget, &mut Vec::new(), &mut |n| {
             if keep(n) {
                 out.push(n.to_vec());
