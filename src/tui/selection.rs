@@ -5,13 +5,14 @@
 //! prediction settings at the slider (TTS_w, `top` = the number selected), so the file also
 //! tells how the selection was made; the JSON holds the selection with its figures. Files are
 //! never overwritten: each `w` picks the next free `autolb-selection-N` name, and each file is
-//! written atomically.
+//! written atomically (the library's writer: synced file and directory, mode 0666 less the umask).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
 use autolb::config::{AllowedEntry, CampaignFile, ComponentEntry};
+use autolb::executor::write_atomically;
 use autolb::predict::{Config, Problem};
 
 /// Where a component's curve comes from.
@@ -73,7 +74,7 @@ pub fn write(
             CurveSource::File(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
             CurveSource::Builtin(text) => {
                 let name = format!("{stem}.{}.csv", c.name);
-                write_atomic(&dir.join(&name), text.as_bytes())?;
+                write_atomically(&dir.join(&name), text.as_bytes())?;
                 PathBuf::from(name)
             }
         };
@@ -133,7 +134,7 @@ pub fn write(
         ));
     }
     let body = toml::to_string(&file).map_err(std::io::Error::other)?;
-    write_atomic(&toml_path, format!("{header}\n{body}").as_bytes())?;
+    write_atomically(&toml_path, format!("{header}\n{body}").as_bytes())?;
 
     let configurations: Vec<Value> = configs
         .iter()
@@ -164,7 +165,7 @@ pub fn write(
         "configurations": configurations,
     });
     let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
-    write_atomic(&json_path, format!("{text}\n").as_bytes())?;
+    write_atomically(&json_path, format!("{text}\n").as_bytes())?;
     Ok(Written {
         toml: toml_path,
         json: json_path,
@@ -179,25 +180,6 @@ fn free_stem(dir: &Path) -> String {
             !dir.join(format!("{s}.toml")).exists() && !dir.join(format!("{s}.json")).exists()
         })
         .unwrap_or_else(|| "autolb-selection".into())
-}
-
-/// Temp file in the same directory, then rename: a reader never sees half a file. The
-/// campaign state's own writer; its error names the file.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // Files for the user: created 0666 less the umask, like any editor's (a temporary file
-    // would be 0600).
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".autolb-selection")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-        .tempfile_in(parent)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]
