@@ -195,17 +195,22 @@ pub fn time_budget_changes(cost_model: &CostModel, w: u16, h: u16, n: usize) -> 
     let mut times = Vec::with_capacity(n);
     for i in 0..n {
         let c = if (i / 10) % 2 == 0 { '{' } else { '}' };
-        let before = app.problem.settings.max_nproc;
+        let before = app.ranking.problem.settings.max_nproc;
         let start = Instant::now();
         app.update(key(c));
         terminal.draw(|f| view::render(&app, f)).expect("draw");
         times.push(start.elapsed());
-        assert_ne!(app.problem.settings.max_nproc, before, "{:?}", app.error);
+        assert_ne!(
+            app.ranking.problem.settings.max_nproc, before,
+            "{:?}",
+            app.ui.error
+        );
         assert!(app
+            .ranking
             .prediction
             .top
             .iter()
-            .all(|t| t.nproc.iter().sum::<u32>() <= app.problem.settings.max_nproc));
+            .all(|t| t.nproc.iter().sum::<u32>() <= app.ranking.problem.settings.max_nproc));
     }
     times.sort();
     times
@@ -275,7 +280,7 @@ fn budget_change_breakdown() {
         let _ = p2.trade_off(0.5);
     });
     t("cloud", &mut || {
-        let _ = crate::tui::slice::cloud_points_of(&p2, &app.grid, &app.cursor, 0.5);
+        let _ = crate::tui::slice::cloud_points_of(&p2, &app.matrix.grid, &app.matrix.cursor, 0.5);
     });
     for (w, h) in [(80u16, 24u16), (200, 60)] {
         let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();

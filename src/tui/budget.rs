@@ -1,4 +1,6 @@
-//! The budget slider and the cost selector: what `{`/`}` and `$` do to the app's problem.
+//! The budget slider and the cost selector: what `{`/`}` and `$` do to the ranking's problem.
+//! The budget and the cost are settings of the problem, so these are [`Ranking`] methods; each
+//! answers a [`Change`] that the app shows (the matrix, the front and the table follow).
 //!
 //! Both rebuild the prediction the way `autolb predict` builds it ([`Problem::billed_with_model`]
 //! on the same inputs, with only `max_nproc` or the cost changed), so the app at budget B shows
@@ -13,11 +15,9 @@
 //! switched to, not on every key.
 
 use autolb::machine::{CostKind, CostModel};
-use autolb::metrics;
 use autolb::predict::{ComponentInput, Problem, Settings};
 
-use super::app::{index_of, App};
-use super::trade_off::TradeOffState;
+use super::ranking::{index_of, Ranking};
 
 /// PEs one budget key moves: a node's cores with a machine, else the candidate step.
 pub fn budget_step(problem: &Problem) -> u32 {
@@ -57,9 +57,20 @@ pub fn next_cost(available: &[CostKind], current: CostKind) -> CostKind {
     available[(at + 1) % available.len().max(1)]
 }
 
-impl App {
+/// What a budget or cost key comes to.
+#[derive(Debug)]
+pub enum Change {
+    /// Show this problem; the message says what it changed.
+    To(Box<Problem>, String),
+    /// Nothing to change; the message says why.
+    Note(String),
+    /// The prediction refused the change; the error says why.
+    Refused(String),
+}
+
+impl Ranking {
     /// `}` (`up`) or `{`: one budget step more or less, re-predicted at once.
-    pub fn step_budget(&mut self, up: bool) {
+    pub fn step_budget(&self, up: bool) -> Change {
         let step = budget_step(&self.problem);
         let (low, high) = budget_range(&self.problem, &self.inputs);
         let now = self.problem.settings.max_nproc;
@@ -69,67 +80,60 @@ impl App {
             now.saturating_sub(step).max(low)
         };
         if target == now {
-            self.message = Some(if up {
+            return Change::Note(if up {
                 format!("the budget {now} already holds every component's largest PE count")
             } else {
                 format!("the budget {now} is the base case's PEs; a smaller one has no prediction")
             });
-            return;
         }
-        self.set_budget(target);
+        self.at_budget(target)
     }
 
     /// Re-predicts at budget `max_nproc` (the balanced components' PEs, as `--max-nproc`).
-    pub fn set_budget(&mut self, max_nproc: u32) {
+    pub fn at_budget(&self, max_nproc: u32) -> Change {
         let settings = Settings {
             max_nproc,
             ..self.problem.settings.clone()
         };
-        let cost_model = self.problem.cost_model.clone();
-        match self.rebuild(&settings, &cost_model) {
+        match self.rebuild(&settings, &self.problem.cost_model) {
             Ok(problem) => {
-                // The other model's problem is now stale; `M` rebuilds it.
-                self.replace_problem(problem);
-                self.error = None;
-                self.message = Some(format!("budget {}", self.budget_text()));
+                let message = format!("budget {}", budget_text(&problem));
+                Change::To(Box::new(problem), message)
             }
-            Err(e) => self.error = Some(format!("budget {max_nproc}: {e}")),
+            Err(e) => Change::Refused(format!("budget {max_nproc}: {e}")),
         }
     }
 
     /// `$`: the next cost the machine defines (core-hours, node-hours, energy).
-    pub fn cycle_cost(&mut self) {
+    pub fn next_cost(&self) -> Change {
         let available = self.problem.cost_model.available_costs();
         if available.len() < 2 {
-            self.message = Some(
+            return Change::Note(
                 "only core-hours: node-hours needs cores_per_node ([machine] or \
                  --cores-per-node), energy also node_power_w"
                     .into(),
             );
-            return;
         }
         let cost = next_cost(&available, self.problem.cost_model.cost);
         let cost_model = CostModel {
             cost,
             ..self.problem.cost_model.clone()
         };
-        let settings = self.problem.settings.clone();
-        match self.rebuild(&settings, &cost_model) {
-            Ok(problem) => {
-                self.replace_problem(problem);
-                self.error = None;
-                self.message = Some(format!(
+        match self.rebuild(&self.problem.settings, &cost_model) {
+            Ok(problem) => Change::To(
+                Box::new(problem),
+                format!(
                     "cost: {} ({}) colours the matrix and ranks the top N",
                     cost.label(),
                     cost.header()
-                ));
-            }
-            Err(e) => self.error = Some(format!("cost {}: {e}", cost.label())),
+                ),
+            ),
+            Err(e) => Change::Refused(format!("cost {}: {e}", cost.label())),
         }
     }
 
     /// The problem of the model shown now at other settings.
-    pub(super) fn rebuild(
+    pub fn rebuild(
         &self,
         settings: &Settings,
         cost_model: &CostModel,
@@ -138,72 +142,27 @@ impl App {
     }
 
     /// Whether `other` was built at another budget or cost than the problem shown.
-    pub(super) fn is_stale(&self, other: &Problem) -> bool {
+    pub fn is_stale(&self, other: &Problem) -> bool {
         other.settings.max_nproc != self.problem.settings.max_nproc
             || other.cost_model != self.problem.cost_model
     }
 
-    /// Shows `problem` instead of the current one, which it returns: the top N, the matrix, the
-    /// front and the table's FN follow; the cursor, the front's cursor and the marks stay on
-    /// their PEs.
-    pub fn replace_problem(&mut self, problem: Problem) -> Problem {
-        let cursor_nproc = self.cursor_nproc();
-        let front_nproc = self.trade_off.selected_config().map(|c| c.nproc.clone());
-        let old = std::mem::replace(&mut self.problem, problem);
-        self.cursor = nearest_index(&self.problem, &cursor_nproc);
-        // A cursor the new budget leaves outside goes to the new recommendation.
-        let outside = matches!(
-            self.problem.cell(&self.cursor, self.tts_w()),
-            autolb::predict::Cell::OverBudget
-        );
-        self.rerank();
-        if outside {
-            if let Some(index) = self
-                .recommended()
-                .and_then(|c| index_of(&self.problem, &c.nproc))
-            {
-                self.cursor = index;
-                self.rerank();
-            }
-        }
-        let measured = std::mem::take(&mut self.trade_off.measured);
-        self.trade_off = TradeOffState::new(&self.problem, self.cloud_points());
-        self.trade_off.measured = measured;
-        self.reprice_measured();
-        // The front's cursor stays on its configuration while it is on the new front, else
-        // goes to the recommendation.
-        let on_front = |n: &Vec<u32>| self.trade_off.front.iter().any(|c| &c.nproc == n);
-        let target = front_nproc
-            .filter(on_front)
-            .or_else(|| self.prediction.top.first().map(|c| c.nproc.clone()));
-        if let Some(n) = target {
-            self.trade_off.select(&n);
-        }
-        self.rescore_table();
-        old
-    }
-
-    /// The measured points' cost on the trade-off pane, billed like the problem.
-    pub(super) fn reprice_measured(&mut self) {
-        let extras = self.problem.settings.extra_pes;
-        let model = &self.problem.cost_model;
-        for m in &mut self.trade_off.measured {
-            m.chsy = metrics::chsy(model.weight_of(&m.nproc, extras), m.sypd);
-        }
-    }
-
-    /// The budget as the status line and the slider say it: `672 PEs` and, with a machine,
-    /// the nodes of the largest job it allows (extras included).
+    /// The budget as the status line and the slider say it (see [`budget_text`]).
     pub fn budget_text(&self) -> String {
-        let p = &self.problem;
-        let b = p.settings.max_nproc;
-        match p.cost_model.machine {
-            Some(m) if m.placement == autolb::machine::Placement::Packed => {
-                let nodes = autolb::machine::nodes_for(b + p.settings.extra_pes, m.cores_per_node);
-                format!("{b} PEs ({nodes} nodes with the extras)")
-            }
-            _ => format!("{b} PEs"),
+        budget_text(&self.problem)
+    }
+}
+
+/// The budget as the status line and the slider say it: `672 PEs` and, with a machine, the
+/// nodes of the largest job it allows (extras included).
+pub fn budget_text(p: &Problem) -> String {
+    let b = p.settings.max_nproc;
+    match p.cost_model.machine {
+        Some(m) if m.placement == autolb::machine::Placement::Packed => {
+            let nodes = autolb::machine::nodes_for(b + p.settings.extra_pes, m.cores_per_node);
+            format!("{b} PEs ({nodes} nodes with the extras)")
         }
+        _ => format!("{b} PEs"),
     }
 }
 

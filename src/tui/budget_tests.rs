@@ -7,11 +7,14 @@ use std::path::{Path, PathBuf};
 use autolb::machine::CostKind;
 use autolb::predict::{predict_billed, Cell, Problem};
 
-use super::app::{App, Overlay};
+use super::app::App;
 use super::args::TuiArgs;
+use super::effect::Effect;
 use super::keys::{Action, KeyTable};
+use super::ranking::ModelKind;
 use super::tests::{app, draw, key, special, text};
 use super::theme::{ColorDepth, Theme};
+use super::ui::Overlay;
 use super::view;
 use crate::shared::prediction_flags::{self, PredictionFlags};
 
@@ -79,12 +82,18 @@ fn predicted(
 }
 
 fn assert_same_as_predict(app: &App, config: &Path) {
-    let b = app.problem.settings.max_nproc;
-    let want = predicted(flags(config), b, app.problem.cost_model.cost);
-    assert_eq!(app.prediction.candidates, want.candidates, "budget {b}");
-    assert_eq!(app.prediction.considered, want.considered, "budget {b}");
-    assert_eq!(app.prediction.top, want.top, "budget {b}");
-    assert_eq!(app.prediction.baseline, want.baseline, "budget {b}");
+    let b = app.ranking.problem.settings.max_nproc;
+    let want = predicted(flags(config), b, app.ranking.problem.cost_model.cost);
+    assert_eq!(
+        app.ranking.prediction.candidates, want.candidates,
+        "budget {b}"
+    );
+    assert_eq!(
+        app.ranking.prediction.considered, want.considered,
+        "budget {b}"
+    );
+    assert_eq!(app.ranking.prediction.top, want.top, "budget {b}");
+    assert_eq!(app.ranking.prediction.baseline, want.baseline, "budget {b}");
     // The slider says the counts `predict` prints under its table.
     let line = view::slider::budget_line(app, 200).to_string();
     assert!(
@@ -101,9 +110,9 @@ fn assert_same_as_predict(app: &App, config: &Path) {
 fn the_budget_moves_by_one_node_and_matches_predict_at_every_step() {
     let config = asset();
     let mut app = app_from(flags(&config), KeyTable::default());
-    assert_eq!(app.problem.settings.max_nproc, 672);
+    assert_eq!(app.ranking.problem.settings.max_nproc, 672);
     assert_same_as_predict(&app, &config);
-    let mut seen = vec![app.prediction.top.clone()];
+    let mut seen = vec![app.ranking.prediction.top.clone()];
     for (k, want) in [
         ('}', 720),
         ('}', 768),
@@ -113,14 +122,15 @@ fn the_budget_moves_by_one_node_and_matches_predict_at_every_step() {
         ('{', 576),
     ] {
         app.update(key(k));
-        assert_eq!(app.problem.settings.max_nproc, want, "after {}", k);
-        assert!(app.error.is_none(), "{:?}", app.error);
+        assert_eq!(app.ranking.problem.settings.max_nproc, want, "after {}", k);
+        assert!(app.ui.error.is_none(), "{:?}", app.ui.error);
         assert_same_as_predict(&app, &config);
-        seen.push(app.prediction.top.clone());
+        seen.push(app.ranking.prediction.top.clone());
     }
     // The recommendation follows the budget: a smaller budget proposes smaller jobs.
     assert_ne!(seen[0], seen[6]);
     assert!(app
+        .ranking
         .prediction
         .top
         .iter()
@@ -132,51 +142,57 @@ fn the_budget_moves_by_one_node_and_matches_predict_at_every_step() {
         "{status}"
     );
     assert!(
-        app.message
+        app.ui
+            .message
             .as_deref()
             .unwrap()
             .contains("576 PEs (14 nodes"),
         "{:?}",
-        app.message
+        app.ui.message
     );
 }
 
 #[test]
 fn without_a_machine_the_budget_moves_by_the_step_and_stops_at_the_base_case() {
     let mut app = app();
-    let step = app.problem.settings.step;
-    let start = app.problem.settings.max_nproc;
+    let step = app.ranking.problem.settings.step;
+    let start = app.ranking.problem.settings.max_nproc;
     app.update(key('}'));
-    assert_eq!(app.problem.settings.max_nproc, start + step);
-    let base: u32 = app.problem.baseline_nproc.iter().sum();
+    assert_eq!(app.ranking.problem.settings.max_nproc, start + step);
+    let base: u32 = app.ranking.problem.baseline_nproc.iter().sum();
     for _ in 0..200 {
         app.update(key('{'));
     }
-    assert_eq!(app.problem.settings.max_nproc, base);
+    assert_eq!(app.ranking.problem.settings.max_nproc, base);
     assert!(
-        app.message.as_deref().unwrap().contains("base case"),
+        app.ui.message.as_deref().unwrap().contains("base case"),
         "{:?}",
-        app.message
+        app.ui.message
     );
     // At the base case only the base case is feasible, and the matrix says so.
-    assert_eq!(app.prediction.candidates, 1);
+    assert_eq!(app.ranking.prediction.candidates, 1);
     assert!(matches!(
-        app.problem.cell(&[1, 0], app.tts_w()),
+        app.ranking.problem.cell(&[1, 0], app.ranking.tts_w()),
         Cell::OverBudget
     ));
     for _ in 0..500 {
         app.update(key('}'));
     }
-    let (_, high) = super::budget::budget_range(&app.problem, &app.inputs);
-    assert_eq!(app.problem.settings.max_nproc, high);
+    let (_, high) = super::budget::budget_range(&app.ranking.problem, &app.ranking.inputs);
+    assert_eq!(app.ranking.problem.settings.max_nproc, high);
     assert!(
-        app.message.as_deref().unwrap().contains("largest"),
+        app.ui.message.as_deref().unwrap().contains("largest"),
         "{:?}",
-        app.message
+        app.ui.message
     );
     // Without a machine there is only one cost.
     app.update(key('$'));
-    assert!(app.message.as_deref().unwrap().contains("only core-hours"));
+    assert!(app
+        .ui
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("only core-hours"));
 }
 
 #[test]
@@ -184,14 +200,14 @@ fn the_cost_key_cycles_the_defined_costs_and_ranks_as_predict_does() {
     let config = asset();
     let mut app = app_from(flags(&config), KeyTable::default());
     app.update(key('}'));
-    let mut costs = vec![app.problem.cost_model.cost];
+    let mut costs = vec![app.ranking.problem.cost_model.cost];
     for _ in 0..3 {
         app.update(key('$'));
-        assert!(app.error.is_none(), "{:?}", app.error);
-        costs.push(app.problem.cost_model.cost);
+        assert!(app.ui.error.is_none(), "{:?}", app.ui.error);
+        costs.push(app.ranking.problem.cost_model.cost);
         assert_same_as_predict(&app, &config);
         // The top list's cost column is the chosen cost.
-        let c = &app.prediction.top[0];
+        let c = &app.ranking.prediction.top[0];
         assert_eq!(c.cost(), c.billing.as_ref().unwrap().cost);
     }
     assert_eq!(
@@ -205,7 +221,7 @@ fn the_cost_key_cycles_the_defined_costs_and_ranks_as_predict_does() {
     );
     // Energy is in kWh per simulated year: 450 W nodes.
     app.update(key('$'));
-    let c = app.prediction.top[0].clone();
+    let c = app.ranking.prediction.top[0].clone();
     let b = c.billing.as_ref().unwrap();
     assert!((b.cost - 24.0 * f64::from(b.nodes) * 0.45 / c.sypd).abs() < 1e-9);
     let screen = text(&draw(&app, 120, 40));
@@ -220,12 +236,12 @@ fn the_cost_key_cycles_the_defined_costs_and_ranks_as_predict_does() {
 fn configurations_that_fit_no_queue_are_greyed_and_the_detail_view_bills_them() {
     let (_dir, config) = open_queue_file();
     let mut app = app_from(flags(&config), KeyTable::default());
-    assert!(app.problem.cost_model.queue.is_none());
+    assert!(app.ranking.problem.cost_model.queue.is_none());
     // The base case runs below 5 SYPD: too slow for main's 10-year chunks in 48 h, and for
     // debug's 1 year in 2 h.
-    let base = app.problem.baseline(app.tts_w());
+    let base = app.ranking.problem.baseline(app.ranking.tts_w());
     assert!(base.sypd < 5.0, "{base:?}");
-    assert!(app.fits_no_queue(&base.nproc, base.sypd));
+    assert!(app.ranking.fits_no_queue(&base.nproc, base.sypd));
     let screen = text(&draw(&app, 120, 40));
     assert!(screen.contains('×'), "{screen}");
     assert!(screen.contains("× no queue"), "{screen}");
@@ -234,11 +250,16 @@ fn configurations_that_fit_no_queue_are_greyed_and_the_detail_view_bills_them() 
         crossterm::event::KeyCode::Enter,
         crossterm::event::KeyModifiers::NONE,
     ));
-    let Overlay::Config(index) = app.overlay.clone() else {
-        panic!("{:?}", app.overlay)
+    let Overlay::Config(index) = app.ui.overlay.clone() else {
+        panic!("{:?}", app.ui.overlay)
     };
     let lines = view::detail::config_lines(&app, &index).join("\n");
-    let bill = app.problem.score(&index, app.tts_w()).billing.unwrap();
+    let bill = app
+        .ranking
+        .problem
+        .score(&index, app.ranking.tts_w())
+        .billing
+        .unwrap();
     assert!(
         lines.contains(&format!(
             "nodes {} of 48 cores   billed cores {}   idle cores {}",
@@ -248,8 +269,8 @@ fn configurations_that_fit_no_queue_are_greyed_and_the_detail_view_bills_them() 
     );
     assert!(lines.contains("smallest queue it fits: debug"), "{lines}");
     // The cursor on the base case: greyed, and said so.
-    app.overlay = Overlay::None;
-    app.cursor = vec![0; 2];
+    app.ui.overlay = Overlay::None;
+    app.matrix.cursor = vec![0; 2];
     let screen = text(&draw(&app, 120, 40));
     assert!(screen.contains("fits no queue"), "{screen}");
     let lines = view::detail::config_lines(&app, &[0, 0]).join("\n");
@@ -263,7 +284,7 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
     for _ in 0..4 {
         app.update(key('{'));
     }
-    let budget = app.problem.settings.max_nproc;
+    let budget = app.ranking.problem.settings.max_nproc;
     let shrunk_front = app.trade_off.front.clone();
     assert_ne!(
         standalone_front, shrunk_front,
@@ -273,11 +294,15 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
         .iter()
         .all(|c| c.nproc.iter().sum::<u32>() <= budget));
     app.update(key('M'));
-    assert_eq!(app.model_name, "calibrated");
-    assert_eq!(app.problem.settings.max_nproc, budget);
-    let model = app.calibration.as_ref().unwrap().model.clone();
-    let want = Problem::with_model(&app.inputs, &app.problem.settings, &model).unwrap();
-    assert_eq!(app.prediction.top, want.rank(app.tts_w(), app.top).top);
+    assert_eq!(app.ranking.model, ModelKind::Calibrated);
+    assert_eq!(app.ranking.problem.settings.max_nproc, budget);
+    let model = app.ranking.calibration.as_ref().unwrap().model.clone();
+    let want =
+        Problem::with_model(&app.ranking.inputs, &app.ranking.problem.settings, &model).unwrap();
+    assert_eq!(
+        app.ranking.prediction.top,
+        want.rank(app.ranking.tts_w(), app.ranking.top).top
+    );
     assert_eq!(app.trade_off.front, want.front(want.settings.tts_w));
     assert_ne!(
         app.trade_off.front, shrunk_front,
@@ -285,42 +310,40 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
     );
     // Moving the budget with the calibrated model shown re-predicts with that model.
     app.update(key('}'));
-    let settings = app.problem.settings.clone();
+    let settings = app.ranking.problem.settings.clone();
     assert_eq!(settings.max_nproc, budget + settings.step);
-    let want = Problem::with_model(&app.inputs, &settings, &model).unwrap();
-    assert_eq!(app.prediction.top, want.rank(app.tts_w(), app.top).top);
+    let want = Problem::with_model(&app.ranking.inputs, &settings, &model).unwrap();
+    assert_eq!(
+        app.ranking.prediction.top,
+        want.rank(app.ranking.tts_w(), app.ranking.top).top
+    );
     app.update(key('{'));
     app.update(key('M'));
-    assert_eq!(app.model_name, "standalone");
+    assert_eq!(app.ranking.model, ModelKind::Standalone);
     assert_eq!(app.trade_off.front, shrunk_front);
 }
 
 #[test]
 fn marks_outside_a_lowered_budget_stay_but_are_not_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut app = super::tests::app_with(ColorDepth::Mono, dir.path().to_path_buf());
-    let big = app.prediction.top[0].nproc.clone();
+    let mut app = super::tests::app();
+    let big = app.ranking.prediction.top[0].nproc.clone();
     app.update(key(' '));
     app.update(key('g'));
     for _ in 0..12 {
         app.update(key('{'));
     }
-    assert!(big.iter().sum::<u32>() > app.problem.settings.max_nproc);
-    let small = app.prediction.top[0].nproc.clone();
+    assert!(big.iter().sum::<u32>() > app.ranking.problem.settings.max_nproc);
+    let small = app.ranking.prediction.top[0].nproc.clone();
     app.update(key('g'));
     app.update(key(' '));
-    assert_eq!(app.marked, vec![big.clone(), small.clone()]);
+    assert_eq!(app.matrix.marked, vec![big.clone(), small.clone()]);
     let written: Vec<Vec<u32>> = app.selection().into_iter().map(|c| c.nproc).collect();
     assert_eq!(written, vec![small]);
-    app.update(key('w'));
-    assert!(
-        app.message
-            .as_deref()
-            .unwrap()
-            .contains("1 marked (1 over the budget left out)"),
-        "{:?}",
-        app.message
-    );
+    let Some(Effect::WriteSelection { selection, from }) = app.update(key('w')) else {
+        panic!("w asks for the selection to be written");
+    };
+    assert_eq!(from, "1 marked (1 over the budget left out)");
+    assert_eq!(selection.configs, app.selection());
 }
 
 #[test]
@@ -345,14 +368,17 @@ fn budget_and_cost_keys_are_in_the_table_do_not_clash_and_can_be_rebound() {
     let config = asset();
     let mut app = app_from(flags(&config), rebound);
     app.update(key('}'));
-    assert_eq!(app.problem.settings.max_nproc, 672, "}} is no longer bound");
+    assert_eq!(
+        app.ranking.problem.settings.max_nproc, 672,
+        "}} is no longer bound"
+    );
     app.update(key('B'));
-    assert_eq!(app.problem.settings.max_nproc, 720);
+    assert_eq!(app.ranking.problem.settings.max_nproc, 720);
     app.update(key('b'));
     app.update(key('b'));
-    assert_eq!(app.problem.settings.max_nproc, 624);
+    assert_eq!(app.ranking.problem.settings.max_nproc, 624);
     app.update(key('e'));
-    assert_eq!(app.problem.cost_model.cost, CostKind::Energy);
+    assert_eq!(app.ranking.problem.cost_model.cost, CostKind::Energy);
     // The slider names the rebound keys.
     let line = view::slider::budget_line(&app, 200).to_string();
     assert!(
@@ -372,8 +398,8 @@ fn snapshots_with_a_machine_a_moved_budget_another_cost_and_greyed_queues() {
     app.update(key('{'));
     app.update(key('{'));
     app.update(key('$'));
-    assert_eq!(app.problem.settings.max_nproc, 576);
-    assert_eq!(app.problem.cost_model.cost, CostKind::Energy);
+    assert_eq!(app.ranking.problem.settings.max_nproc, 576);
+    assert_eq!(app.ranking.problem.cost_model.cost, CostKind::Energy);
     for (w, h) in [(80, 24), (140, 45)] {
         let screen = text(&draw(&app, w, h));
         insta::assert_snapshot!(format!("machine_budget_{w}x{h}"), screen);

@@ -8,20 +8,23 @@ use autolb::curve::Curve;
 use autolb::interp::{Interpolant, Method};
 use autolb::model::{MeasuredComponent, MeasuredRun, Model};
 
-use super::app::{App, Overlay, Pane};
+use super::app::App;
 use super::calibration::Calibration;
 use super::event::Event;
+use super::pane::Pane;
+use super::ranking::ModelKind;
 use super::screen_tests::watched;
 use super::tests::{app, draw, key, text};
+use super::ui::Overlay;
 use super::view;
 
 /// Runs at candidate PE counts where IFS goes at 0.85 and NEMO at 0.6 of their curves, with a
 /// coupling overhead of 5 %: a coupled-mode slowdown the standalone curves know nothing of.
 fn runs(app: &App) -> Vec<MeasuredRun> {
-    let curves: Vec<Curve> = app.inputs.iter().map(|c| c.curve.clone()).collect();
+    let curves: Vec<Curve> = app.ranking.inputs.iter().map(|c| c.curve.clone()).collect();
     let (ifs, nemo) = (
-        &app.problem.components[0].nproc,
-        &app.problem.components[1].nproc,
+        &app.ranking.problem.components[0].nproc,
+        &app.ranking.problem.components[1].nproc,
     );
     let picks = [(0.2, 0.3), (0.4, 0.5), (0.6, 0.4), (0.8, 0.7)];
     picks
@@ -52,7 +55,7 @@ fn runs(app: &App) -> Vec<MeasuredRun> {
 }
 
 fn fit(app: &App, runs: Vec<MeasuredRun>) -> Calibration {
-    let curves: Vec<Curve> = app.inputs.iter().map(|c| c.curve.clone()).collect();
+    let curves: Vec<Curve> = app.ranking.inputs.iter().map(|c| c.curve.clone()).collect();
     let (model, _) = Model::fit(&curves, Method::default(), &runs);
     assert!(model.is_calibrated());
     Calibration { model, runs }
@@ -69,49 +72,50 @@ pub(super) fn calibrated_app() -> App {
 #[test]
 fn a_fit_arriving_with_the_campaign_makes_m_work_and_a_refit_replaces_it_in_place() {
     let mut app = app();
-    let standalone_best = app.prediction.top[0].sypd;
+    let standalone_best = app.ranking.prediction.top[0].sypd;
     let all = runs(&app);
     let mut view = Box::new(watched());
     view.fitted = Some(fit(&app, all[..2].to_vec()));
     app.update(Event::Campaign(view));
     assert_eq!(
-        app.model_name, "standalone",
+        app.ranking.model,
+        ModelKind::Standalone,
         "a fit does not switch by itself"
     );
     assert!(
-        app.campaign.fitted.is_none(),
+        app.table.campaign.fitted.is_none(),
         "the app keeps the fit, not the view"
     );
     app.update(key('M'));
-    assert_eq!(app.model_name, "calibrated");
-    let first = app.prediction.top[0].sypd;
+    assert_eq!(app.ranking.model, ModelKind::Calibrated);
+    let first = app.ranking.prediction.top[0].sypd;
     assert!(first < 0.9 * standalone_best);
     // More runs landed: the refit replaces the shown model and the ranking follows.
     let mut view = Box::new(watched());
     view.fitted = Some(fit(&app, all.clone()));
     app.update(Event::Campaign(view));
-    assert_eq!(app.model_name, "calibrated");
-    assert_eq!(app.calibration.as_ref().unwrap().runs.len(), 4);
+    assert_eq!(app.ranking.model, ModelKind::Calibrated);
+    assert_eq!(app.ranking.calibration.as_ref().unwrap().runs.len(), 4);
     assert_eq!(
-        app.prediction,
+        app.ranking.prediction,
         autolb::predict::full_model::rank(
-            &app.problem,
-            app.active_model(),
-            &app.inputs,
-            app.tts_w(),
-            app.top
+            &app.ranking.problem,
+            app.ranking.active_model(),
+            &app.ranking.inputs,
+            app.ranking.tts_w(),
+            app.ranking.top
         ),
         "re-ranked under the refitted model"
     );
     app.update(key('M'));
-    assert_eq!(app.prediction.top[0].sypd, standalone_best);
+    assert_eq!(app.ranking.prediction.top[0].sypd, standalone_best);
 }
 
 #[test]
 fn the_calibrated_line_is_the_model_speed_on_the_standalone_line_and_the_points_are_measured() {
     let app = calibrated_app();
-    let cal = app.calibration.as_ref().unwrap();
-    let c = &app.curves[1];
+    let cal = app.ranking.calibration.as_ref().unwrap();
+    let c = &app.ranking.curves[1];
     let line = cal.calibrated_line(&c.name, &c.line);
     assert_eq!(line.len(), c.line.len());
     for (b, &(p, s)) in line.iter().zip(&c.line) {
@@ -133,7 +137,7 @@ fn the_calibrated_line_is_the_model_speed_on_the_standalone_line_and_the_points_
 #[test]
 fn curves_pane_shows_coupled_points_and_the_calibrated_curve_at_80x24() {
     let mut app = calibrated_app();
-    app.focus = Pane::Curves;
+    app.ui.focus = Pane::Curves;
     app.update(key('z'));
     let screen = text(&draw(&app, 80, 24));
     assert!(screen.contains("▗ coupled ▞ calibrated"), "{screen}");
@@ -142,7 +146,7 @@ fn curves_pane_shows_coupled_points_and_the_calibrated_curve_at_80x24() {
     insta::assert_snapshot!(screen);
     // Without a calibrated model neither appears.
     let mut plain = super::tests::app();
-    plain.focus = Pane::Curves;
+    plain.ui.focus = Pane::Curves;
     plain.update(key('z'));
     let screen = text(&draw(&plain, 80, 24));
     assert!(!screen.contains("calibrated"));
@@ -152,12 +156,12 @@ fn curves_pane_shows_coupled_points_and_the_calibrated_curve_at_80x24() {
 #[test]
 fn detail_of_a_run_configuration_sets_both_predictions_against_the_measurement() {
     let mut app = calibrated_app();
-    let run = app.calibration.as_ref().unwrap().runs[1].clone();
-    let nproc = run.nproc_of(&app.problem.names()).unwrap();
+    let run = app.ranking.calibration.as_ref().unwrap().runs[1].clone();
+    let nproc = run.nproc_of(&app.ranking.problem.names()).unwrap();
     let index: Vec<usize> = nproc
         .iter()
         .enumerate()
-        .map(|(k, &p)| app.problem.candidate_index(k, p).unwrap())
+        .map(|(k, &p)| app.ranking.problem.candidate_index(k, p).unwrap())
         .collect();
     let lines = view::detail::config_lines(&app, &index).join("\n");
     assert!(
@@ -183,7 +187,7 @@ fn detail_of_a_run_configuration_sets_both_predictions_against_the_measurement()
         .join("\n")
         .contains("measured:"));
     // The whole overlay at 80x24.
-    app.overlay = Overlay::Config(index);
+    app.ui.overlay = Overlay::Config(index);
     let screen = text(&draw(&app, 80, 24));
     assert!(screen.contains("predicted, calibrated"), "{screen}");
     insta::assert_snapshot!(screen);
@@ -192,25 +196,31 @@ fn detail_of_a_run_configuration_sets_both_predictions_against_the_measurement()
 #[test]
 fn table_shows_the_active_models_error_and_drops_it_first() {
     let mut app = calibrated_app();
-    app.campaign = watched();
+    app.table.campaign = watched();
     let (header, rows, _) = view::table::fitted(&app, 200);
     let k = header
         .iter()
         .position(|h| h == "err%")
         .expect("err% column");
     let measured = app
+        .table
         .campaign
         .rows
         .iter()
         .position(|r| r.sypd.is_some())
         .unwrap();
     let standalone_err: f64 = rows[measured][k].parse().unwrap();
-    let r = &app.campaign.rows[measured];
-    let e =
-        super::calibration::estimate(&Model::Standalone, &app.inputs, Method::default(), &r.nproc)
-            .unwrap();
+    let r = &app.table.campaign.rows[measured];
+    let e = super::calibration::estimate(
+        &Model::Standalone,
+        &app.ranking.inputs,
+        Method::default(),
+        &r.nproc,
+    )
+    .unwrap();
     assert!((standalone_err - 100.0 * (e.sypd / r.sypd.unwrap() - 1.0)).abs() < 0.051);
     let pending = app
+        .table
         .campaign
         .rows
         .iter()
@@ -259,7 +269,7 @@ fn the_loader_refits_the_model_on_a_finished_campaign() {
     let mut app = app();
     app.update(Event::Campaign(Box::new(view)));
     app.update(key('M'));
-    assert_eq!(app.model_name, "calibrated");
+    assert_eq!(app.ranking.model, ModelKind::Calibrated);
 }
 
 /// The band's quarter blocks appear on a tall chart with colour (where lines are Braille or
@@ -274,7 +284,7 @@ fn the_band_is_drawn_only_where_it_is_legible() {
             let cal = fit(&app, runs(&app));
             app.set_calibration(cal);
         }
-        app.focus = Pane::Curves;
+        app.ui.focus = Pane::Curves;
         app.update(key('z'));
         let buf = draw(&app, w, h);
         buf.content
@@ -294,10 +304,11 @@ fn the_band_is_drawn_only_where_it_is_legible() {
 #[test]
 fn the_trade_off_pane_shows_the_training_runs_as_measured_points() {
     let app = calibrated_app();
-    let training = &app.calibration.as_ref().unwrap().runs;
+    let training = &app.ranking.calibration.as_ref().unwrap().runs;
     assert_eq!(app.trade_off.measured.len(), training.len());
     for (point, run) in app.trade_off.measured.iter().zip(training) {
         let nproc: Vec<u32> = app
+            .ranking
             .problem
             .names()
             .iter()
@@ -305,7 +316,7 @@ fn the_trade_off_pane_shows_the_training_runs_as_measured_points() {
             .collect();
         assert_eq!(point.nproc, nproc);
         assert_eq!(point.sypd, run.coupled_sypd);
-        let total = nproc.iter().sum::<u32>() + app.problem.settings.extra_pes;
+        let total = nproc.iter().sum::<u32>() + app.ranking.problem.settings.extra_pes;
         assert_eq!(
             point.chsy,
             autolb::metrics::chsy(f64::from(total), run.coupled_sypd)
@@ -319,7 +330,7 @@ fn the_trade_off_pane_shows_the_training_runs_as_measured_points() {
             crossterm::event::KeyModifiers::NONE,
         ));
     }
-    assert_eq!(app.focus, Pane::Front);
+    assert_eq!(app.ui.focus, Pane::Front);
     let with = text(&draw(&app, 160, 50));
     app.trade_off.measured.clear();
     let without = text(&draw(&app, 160, 50));
@@ -340,18 +351,20 @@ fn the_calibrated_top_n_shows_the_full_models_numbers() {
     }
     app.set_calibration(cal);
     app.update(key('M'));
-    assert_eq!(app.model_name, "calibrated");
-    app.top = 20;
-    let curves: Vec<_> = app.inputs.iter().map(|i| i.curve.clone()).collect();
+    assert_eq!(app.ranking.model, ModelKind::Calibrated);
+    app.ranking.top = 20;
+    let curves: Vec<_> = app.ranking.inputs.iter().map(|i| i.curve.clone()).collect();
     let mut below_bound = 0;
     for pct in [0u8, 25, 50, 75, 100] {
-        app.tts_w_pct = pct;
+        app.ranking.tts_w_pct = pct;
         app.rerank();
-        let bound = app.problem.rank(app.tts_w(), 10_000);
-        for c in &app.prediction.top {
-            let full =
-                app.active_model()
-                    .estimate_curves(&curves, app.problem.settings.interp, &c.nproc);
+        let bound = app.ranking.problem.rank(app.ranking.tts_w(), 10_000);
+        for c in &app.ranking.prediction.top {
+            let full = app.ranking.active_model().estimate_curves(
+                &curves,
+                app.ranking.problem.settings.interp,
+                &c.nproc,
+            );
             assert!(
                 (c.sypd - full.sypd).abs() <= 1e-9 * full.sypd,
                 "{c:?} vs {full:?}"

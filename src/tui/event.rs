@@ -10,6 +10,7 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use autolb::watch::WatchEvent;
 
 use super::campaign_view::CampaignView;
+use super::effect::Outcome;
 
 /// Everything the app reacts to.
 #[derive(Debug)]
@@ -22,6 +23,8 @@ pub enum Event {
     Watch(WatchEvent, SystemTime),
     /// The iteration table was reloaded.
     Campaign(Box<CampaignView>),
+    /// The event loop ran an effect the app asked for (see [`super::effect`]).
+    Done(Outcome),
     /// SIGTERM, SIGHUP or SIGINT: end cleanly.
     Signal(i32),
     /// The terminal went away (a dropped ssh session): end instead of spinning.

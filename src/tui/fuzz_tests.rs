@@ -104,8 +104,8 @@ fn random_session(seed: u64, events: usize) {
                 super::campaign_view::CampaignView::default()
             })),
         };
-        app.update(event);
-        if app.quit {
+        super::update_and_run(&mut app, event);
+        if app.ui.quit {
             quits += 1;
             app = fresh();
         }

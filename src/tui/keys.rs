@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::pane::Pane;
+
 /// Everything a key can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Action {
@@ -55,14 +57,35 @@ pub enum Action {
     CycleCost,
 }
 
-/// One row of the table: the action, its name in `keys.toml`, default keys, what it does, and
-/// whether the hint bar shows it.
+/// One row of the table: the action, its name in `keys.toml`, default keys, what it does,
+/// whether the hint bar shows it, and which panes it acts on.
 pub struct Binding {
     pub action: Action,
     pub name: &'static str,
     pub defaults: &'static [&'static str],
     pub description: &'static str,
     pub hint: Option<&'static str>,
+    /// Where the key does something about the focused pane's content; the hint bar lists the
+    /// focused pane's keys first.
+    pub panes: Panes,
+}
+
+/// The panes a binding acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panes {
+    /// Every pane (or none in particular: quit, help, write).
+    All,
+    Only(&'static [Pane]),
+}
+
+impl Panes {
+    /// Whether the binding is about `pane` in particular (not one of those for every pane).
+    pub fn singles_out(self, pane: Pane) -> bool {
+        match self {
+            Panes::All => false,
+            Panes::Only(panes) => panes.contains(&pane),
+        }
+    }
 }
 
 /// The default bindings (fixed by the project; users may rebind).
@@ -73,6 +96,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["q", "ctrl-c"],
         description: "quit",
         hint: Some("quit"),
+        panes: Panes::All,
     },
     Binding {
         action: Action::Help,
@@ -80,6 +104,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["?"],
         description: "show or hide this help",
         hint: Some("help"),
+        panes: Panes::All,
     },
     Binding {
         action: Action::Back,
@@ -87,6 +112,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["esc"],
         description: "close the help or the detail view",
         hint: None,
+        panes: Panes::All,
     },
     Binding {
         action: Action::Zoom,
@@ -94,6 +120,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["z"],
         description: "zoom the focused pane to the whole screen, or back",
         hint: Some("zoom"),
+        panes: Panes::All,
     },
     Binding {
         action: Action::NextPane,
@@ -101,6 +128,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["tab"],
         description: "focus the next pane",
         hint: Some("pane"),
+        panes: Panes::All,
     },
     Binding {
         action: Action::PrevPane,
@@ -108,6 +136,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["backtab"],
         description: "focus the previous pane",
         hint: None,
+        panes: Panes::All,
     },
     Binding {
         action: Action::Up,
@@ -115,6 +144,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["up", "k"],
         description: "move up (matrix cursor, list, table; faster along the front)",
         hint: None,
+        panes: Panes::All,
     },
     Binding {
         action: Action::Down,
@@ -122,6 +152,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["down", "j"],
         description: "move down (cheaper along the front)",
         hint: None,
+        panes: Panes::All,
     },
     Binding {
         action: Action::Left,
@@ -129,6 +160,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["left", "h"],
         description: "move left (matrix cursor; TTS_w -0.01 on the slider)",
         hint: None,
+        panes: Panes::Only(&[Pane::Matrix, Pane::Slider, Pane::Curves, Pane::Front]),
     },
     Binding {
         action: Action::Right,
@@ -136,6 +168,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["right", "l"],
         description: "move right (matrix cursor; TTS_w +0.01 on the slider)",
         hint: None,
+        panes: Panes::Only(&[Pane::Matrix, Pane::Slider, Pane::Curves, Pane::Front]),
     },
     Binding {
         action: Action::TtsUp,
@@ -143,6 +176,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["+", "="],
         description: "TTS_w +0.05 (weigh speed more)",
         hint: Some("TTS_w"),
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::TtsDown,
@@ -150,6 +184,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["-"],
         description: "TTS_w -0.05 (weigh cost more)",
         hint: None,
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::TtsFineUp,
@@ -157,6 +192,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &[">"],
         description: "TTS_w +0.01",
         hint: None,
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::TtsFineDown,
@@ -164,6 +200,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["<"],
         description: "TTS_w -0.01",
         hint: None,
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::BudgetUp,
@@ -171,6 +208,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["}"],
         description: "budget + one node of the [machine] (else + step), re-predicted",
         hint: None,
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::BudgetDown,
@@ -178,6 +216,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["{"],
         description: "budget - one node (else - step), re-predicted",
         hint: None,
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::CycleCost,
@@ -185,6 +224,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["$"],
         description: "cost FN weighs: core-hours, node-hours, energy (with a [machine])",
         hint: None,
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::Mark,
@@ -192,6 +232,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["space"],
         description: "mark or unmark the configuration under the cursor",
         hint: Some("mark"),
+        panes: Panes::Only(&[Pane::Matrix, Pane::Slider, Pane::Front]),
     },
     Binding {
         action: Action::Detail,
@@ -199,6 +240,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["enter"],
         description: "open the detail view of the selection",
         hint: Some("detail"),
+        panes: Panes::All,
     },
     Binding {
         action: Action::Write,
@@ -206,6 +248,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["w"],
         description: "write the marked configurations (or the top N) as a campaign file and JSON",
         hint: Some("write"),
+        panes: Panes::All,
     },
     Binding {
         action: Action::Best,
@@ -213,6 +256,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["g"],
         description: "move the matrix cursor to the recommended configuration",
         hint: None,
+        panes: Panes::Only(&[Pane::Matrix]),
     },
     Binding {
         action: Action::TopMore,
@@ -220,6 +264,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["]"],
         description: "propose one more configuration (top N + 1)",
         hint: None,
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::TopLess,
@@ -227,6 +272,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["["],
         description: "propose one fewer configuration (top N - 1)",
         hint: None,
+        panes: Panes::Only(&[Pane::Slider]),
     },
     Binding {
         action: Action::LogScale,
@@ -234,6 +280,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["L"],
         description: "toggle a log2 PE axis in the curves",
         hint: None,
+        panes: Panes::Only(&[Pane::Curves]),
     },
     Binding {
         action: Action::CycleRows,
@@ -241,6 +288,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["r"],
         description: "matrix: next component down the rows",
         hint: None,
+        panes: Panes::Only(&[Pane::Matrix]),
     },
     Binding {
         action: Action::CycleCols,
@@ -248,6 +296,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["c"],
         description: "matrix: next component across the columns",
         hint: None,
+        panes: Panes::Only(&[Pane::Matrix]),
     },
     Binding {
         action: Action::ZoomRegion,
@@ -255,6 +304,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["Z"],
         description: "matrix: one configuration per cell, the region around the cursor, or back",
         hint: None,
+        panes: Panes::Only(&[Pane::Matrix]),
     },
     Binding {
         action: Action::PageUp,
@@ -262,6 +312,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["pageup"],
         description: "page up (table, help, detail view)",
         hint: None,
+        panes: Panes::Only(&[Pane::Table, Pane::Slider]),
     },
     Binding {
         action: Action::PageDown,
@@ -269,6 +320,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["pagedown"],
         description: "page down",
         hint: None,
+        panes: Panes::Only(&[Pane::Table, Pane::Slider]),
     },
     Binding {
         action: Action::Home,
@@ -276,6 +328,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["home"],
         description: "to the first row",
         hint: None,
+        panes: Panes::Only(&[Pane::Table, Pane::Slider]),
     },
     Binding {
         action: Action::End,
@@ -283,6 +336,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["end"],
         description: "to the last row; the table then follows new rows",
         hint: None,
+        panes: Panes::Only(&[Pane::Table, Pane::Slider]),
     },
     Binding {
         action: Action::Report,
@@ -290,6 +344,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["R"],
         description: "write the report of what is shown (one HTML page) to the output directory",
         hint: None,
+        panes: Panes::All,
     },
     Binding {
         action: Action::ToggleModel,
@@ -297,6 +352,7 @@ pub const BINDINGS: &[Binding] = &[
         defaults: &["M"],
         description: "matrix, top N and front: standalone or calibrated model",
         hint: None,
+        panes: Panes::All,
     },
 ];
 
@@ -484,10 +540,16 @@ impl KeyTable {
             .join("/")
     }
 
-    /// `(keys, short label)` for the hint bar, in table order.
-    pub fn hints(&self) -> Vec<(String, &'static str)> {
-        BINDINGS
+    /// `(keys, short label)` for the hint bar: the keys about the focused pane first, then the
+    /// others, each in table order.
+    pub fn hints(&self, focus: Pane) -> Vec<(String, &'static str)> {
+        let (about, rest): (Vec<&Binding>, Vec<&Binding>) = BINDINGS
             .iter()
+            .filter(|b| b.hint.is_some())
+            .partition(|b| b.panes.singles_out(focus));
+        about
+            .into_iter()
+            .chain(rest)
             .filter_map(|b| {
                 let hint = b.hint?;
                 let keys = match b.action {
@@ -709,6 +771,36 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), BINDINGS.len());
+    }
+
+    #[test]
+    fn the_hint_bar_puts_the_focused_panes_keys_first() {
+        let t = KeyTable::default();
+        let labels = |focus| -> Vec<&str> { t.hints(focus).into_iter().map(|(_, h)| h).collect() };
+        let table_order = [
+            "quit", "help", "zoom", "pane", "TTS_w", "mark", "detail", "write",
+        ];
+        // No hinted key is about the table or the curves in particular: the table's order.
+        assert_eq!(labels(Pane::Table), table_order);
+        assert_eq!(labels(Pane::Curves), table_order);
+        assert_eq!(
+            labels(Pane::Matrix),
+            ["mark", "quit", "help", "zoom", "pane", "TTS_w", "detail", "write"]
+        );
+        assert_eq!(
+            labels(Pane::Slider),
+            ["TTS_w", "mark", "quit", "help", "zoom", "pane", "detail", "write"]
+        );
+        assert_eq!(t.hints(Pane::Slider)[0].0, "+/-");
+        // The help lists every binding whatever the focus.
+        assert_eq!(t.help_rows().len(), BINDINGS.len());
+    }
+
+    #[test]
+    fn every_binding_names_at_least_one_pane() {
+        for b in BINDINGS {
+            assert_ne!(b.panes, Panes::Only(&[]), "{}", b.name);
+        }
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! Shape: threads (terminal input, watcher, slow tick, signals, demo campaign) feed one
 //! [`event::Event`] channel; the main loop blocks on it, applies each event with
 //! [`app::App::update`] and redraws. Nothing redraws without an event, so an idle app sleeps.
+//! A key that writes files makes `update` return an [`effect::Effect`]; the loop runs it and
+//! feeds its outcome back as an event, so the app itself does no I/O.
 //! The view ([`view`]) is a pure function of the state.
 
 pub mod app;
@@ -12,13 +14,19 @@ pub mod budget;
 pub mod calibration;
 pub mod campaign_view;
 pub mod demo;
+pub mod effect;
 pub mod event;
 pub mod keys;
+pub mod matrix;
+pub mod pane;
+pub mod ranking;
 pub mod report;
 pub mod selection;
 pub mod slice;
+pub mod table;
 pub mod theme;
 pub mod trade_off;
+pub mod ui;
 pub mod view;
 
 #[cfg(test)]
@@ -27,6 +35,8 @@ mod bench;
 mod budget_tests;
 #[cfg(test)]
 mod calibration_tests;
+#[cfg(test)]
+mod effect_tests;
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
@@ -140,14 +150,14 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         setup.title.clone(),
     );
     if let Some((p, fit)) = calibrated {
-        app.other_model = Some((p, "calibrated"));
+        app.ranking.other_model = Some((p, ranking::ModelKind::Calibrated));
         app.toggle_model();
         app.set_training_runs(fit);
     }
     let _watcher = match &setup.watch_dir {
         Some(dir) => {
-            app.campaign.dir = Some(dir.clone());
-            app.campaign.state = "scanning".into();
+            app.table.campaign.dir = Some(dir.clone());
+            app.table.campaign.state = "scanning".into();
             Some(start_watcher(dir, args, &setup, &tx)?)
         }
         None => None,
@@ -245,6 +255,14 @@ impl Drop for RestoreGuard {
     }
 }
 
+/// Applies an event and runs the effects it asks for, feeding each outcome back to the app.
+pub fn update_and_run(app: &mut App, event: Event) {
+    let mut pending = app.update(event);
+    while let Some(effect) = pending {
+        pending = app.update(Event::Done(effect.run()));
+    }
+}
+
 /// Draws, then waits for events and redraws after each batch, until the app quits. Generic over
 /// the backend so tests run it on `TestBackend`. A draw error is fatal (a terminal that is gone
 /// must not leave the app spinning).
@@ -259,15 +277,15 @@ where
     terminal
         .draw(|f| view::render(app, f))
         .wrap_err("cannot draw")?;
-    while !app.quit {
+    while !app.ui.quit {
         let Ok(event) = rx.recv() else {
             break;
         };
-        app.update(event);
+        update_and_run(app, event);
         while let Ok(event) = rx.try_recv() {
-            app.update(event);
+            update_and_run(app, event);
         }
-        if !app.quit {
+        if !app.ui.quit {
             terminal
                 .draw(|f| view::render(app, f))
                 .wrap_err("cannot draw")?;

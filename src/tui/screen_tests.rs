@@ -6,10 +6,12 @@ use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use super::app::{App, Overlay, Pane};
+use super::app::App;
 use super::campaign_view::{CampaignView, Driver, IterRow, RunRow};
 use super::event::Event;
+use super::pane::Pane;
 use super::tests::{app, draw, key, special, text};
+use super::ui::Overlay;
 use super::view;
 
 /// A run of a test: `ok` measured, else failed with a reason.
@@ -181,9 +183,9 @@ fn at_60x18_cells_are_never_cut() {
 #[test]
 fn z_zooms_the_focused_pane_and_back() {
     let mut app = watching();
-    app.focus = Pane::Table;
+    app.ui.focus = Pane::Table;
     app.update(key('z'));
-    assert!(app.zoomed);
+    assert!(app.ui.zoomed);
     let screen = text(&draw(&app, 80, 24));
     assert_eq!(table_rows(&screen), 12, "all rows at once:\n{screen}");
     assert!(!screen.contains("Fittingness"), "{screen}");
@@ -192,10 +194,10 @@ fn z_zooms_the_focused_pane_and_back() {
         "the best stays on screen when zoomed"
     );
     app.update(key('z'));
-    assert!(!app.zoomed);
+    assert!(!app.ui.zoomed);
     assert!(text(&draw(&app, 80, 24)).contains("Fittingness"));
     // The matrix zoomed has more lines for candidates.
-    app.focus = Pane::Matrix;
+    app.ui.focus = Pane::Matrix;
     app.update(key('z'));
     let g = view::matrix::geometry_for(&app, ratatui::layout::Rect::new(0, 0, 78, 19)).unwrap();
     assert!(g.rows.len() >= 16, "{}", g.rows.len());
@@ -218,15 +220,15 @@ fn help_and_popups_scroll_to_their_last_line() {
     assert!(help.contains("done (measured; the test goes on"));
     assert!(help.contains("FN in the table is normalised over the prediction's"));
     app.update(key('?'));
-    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.ui.overlay, Overlay::None);
 
     // The row popup lists every repetition with its job and failure reason.
-    app.focus = Pane::Table;
+    app.ui.focus = Pane::Table;
     app.update(special(KeyCode::Home, KeyModifiers::NONE));
     app.update(key('j'));
     app.update(key('j'));
     app.update(special(KeyCode::Enter, KeyModifiers::NONE));
-    assert_eq!(app.overlay, Overlay::Row(2));
+    assert_eq!(app.ui.overlay, Overlay::Row(2));
     let lines = view::detail::row_lines(&app, 2).join("\n");
     assert!(
         lines.contains("rep 1  done") && lines.contains("rep 2  failed"),
@@ -248,30 +250,30 @@ fn help_and_popups_scroll_to_their_last_line() {
 #[test]
 fn the_table_pages_and_follows_new_rows_only_while_at_the_end() {
     let mut app = watching();
-    assert_eq!(app.table_selected, 11, "starts following");
-    app.focus = Pane::Table;
+    assert_eq!(app.table.selected, 11, "starts following");
+    app.ui.focus = Pane::Table;
     app.update(special(KeyCode::PageUp, KeyModifiers::NONE));
-    assert_eq!(app.table_selected, 1);
+    assert_eq!(app.table.selected, 1);
     app.update(special(KeyCode::Home, KeyModifiers::NONE));
-    assert_eq!(app.table_selected, 0);
+    assert_eq!(app.table.selected, 0);
     let mut more = watched();
     let mut extra = more.rows[0].clone();
     extra.iteration = 2;
     more.rows.push(extra);
     app.update(Event::Campaign(Box::new(more.clone())));
-    assert_eq!(app.table_selected, 0, "scrolled back: stays put");
+    assert_eq!(app.table.selected, 0, "scrolled back: stays put");
     let screen = text(&draw(&app, 80, 24));
     assert!(
         screen.contains("0/0") && !screen.contains("2/0"),
         "{screen}"
     );
     app.update(special(KeyCode::End, KeyModifiers::NONE));
-    assert_eq!(app.table_selected, 12);
+    assert_eq!(app.table.selected, 12);
     more.rows.push(more.rows[1].clone());
     app.update(Event::Campaign(Box::new(more)));
-    assert_eq!(app.table_selected, 13, "at the end: follows");
+    assert_eq!(app.table.selected, 13, "at the end: follows");
     app.update(special(KeyCode::PageDown, KeyModifiers::NONE));
-    assert_eq!(app.table_selected, 13);
+    assert_eq!(app.table.selected, 13);
 }
 
 #[test]
@@ -282,11 +284,11 @@ fn the_tables_fn_stays_put_when_another_row_lands() {
     view.rows[1].sypd = None;
     view.rows[1].chsy = None;
     app.update(Event::Campaign(Box::new(view.clone())));
-    let first = app.campaign.rows[0].shown_fittingness.unwrap();
+    let first = app.table.campaign.rows[0].shown_fittingness.unwrap();
     view.rows[1] = watched().rows[1].clone();
     app.update(Event::Campaign(Box::new(view)));
-    assert_eq!(app.campaign.rows[0].shown_fittingness, Some(first));
-    assert!(app.campaign.rows[1].shown_fittingness.is_some());
+    assert_eq!(app.table.campaign.rows[0].shown_fittingness, Some(first));
+    assert!(app.table.campaign.rows[1].shown_fittingness.is_some());
 }
 
 #[test]
@@ -322,11 +324,11 @@ fn the_matrix_shows_every_top_n_configuration_and_the_cursors_exact_pes() {
     for _ in 0..4 {
         app.update(key(']'));
     }
-    assert_eq!(app.prediction.top.len(), 9);
+    assert_eq!(app.ranking.prediction.top.len(), 9);
     for (w, h) in [(48u16, 6u16), (90, 20), (40, 40)] {
         let area = ratatui::layout::Rect::new(0, 0, w, h);
         let g = geometry_for(&app, area).unwrap();
-        assert_eq!(g.rows.last().unwrap().end, app.grid.row_nproc.len());
+        assert_eq!(g.rows.last().unwrap().end, app.matrix.grid.row_nproc.len());
         let mut seen = Vec::new();
         for r in &g.rows {
             for c in &g.cols {
@@ -357,7 +359,7 @@ fn the_matrix_shows_every_top_n_configuration_and_the_cursors_exact_pes() {
     assert!(region.contains("around the cursor"), "{region}");
     let g = geometry_for(&app, ratatui::layout::Rect::new(0, 0, 50, 7)).unwrap();
     assert!(g.rows.iter().chain(&g.cols).all(|r| r.len() == 1));
-    assert!(g.rows.iter().any(|r| r.start == app.cursor[0]));
+    assert!(g.rows.iter().any(|r| r.start == app.matrix.cursor[0]));
 }
 
 #[test]
@@ -385,9 +387,9 @@ fn w_follows_the_umask_keeps_the_top_n_and_numbers_ranks_globally() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = super::tests::app_with(super::theme::ColorDepth::Mono, dir.path().to_path_buf());
     app.update(key(']'));
-    assert_eq!(app.top, 6);
+    assert_eq!(app.ranking.top, 6);
     // Mark the 4th and the 2nd of the ranking, in that order.
-    app.focus = Pane::Slider;
+    app.ui.focus = Pane::Slider;
     for _ in 0..3 {
         app.update(key('j'));
     }
@@ -395,11 +397,11 @@ fn w_follows_the_umask_keeps_the_top_n_and_numbers_ranks_globally() {
     app.update(key('k'));
     app.update(key('k'));
     app.update(key(' '));
-    app.update(key('w'));
+    super::update_and_run(&mut app, key('w'));
     assert!(
-        app.message.as_deref().unwrap_or("").contains("2 marked"),
+        app.ui.message.as_deref().unwrap_or("").contains("2 marked"),
         "{:?}",
-        app.message
+        app.ui.message
     );
     let toml = dir.path().join("autolb-selection-1.toml");
     let json = dir.path().join("autolb-selection-1.json");
@@ -423,8 +425,8 @@ fn w_follows_the_umask_keeps_the_top_n_and_numbers_ranks_globally() {
         "ranks among all, not within the selection"
     );
     // A configuration outside the top N gets its rank too.
-    let deep = app.problem.rank(app.tts_w(), 20).top[14].clone();
-    assert_eq!(app.global_ranks(&[deep]), vec![Some(15)]);
+    let deep = app.ranking.problem.rank(app.ranking.tts_w(), 20).top[14].clone();
+    assert_eq!(app.ranking.global_ranks(&[deep]), vec![Some(15)]);
 }
 
 #[test]

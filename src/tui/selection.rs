@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use autolb::config::{AllowedEntry, CampaignFile, ComponentEntry};
 use autolb::executor::write_atomically;
-use autolb::predict::{Config, Problem};
+use autolb::predict::{Config, Settings};
 
 /// Where a component's curve comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,16 +53,37 @@ pub struct Written {
     pub json: PathBuf,
 }
 
-/// Writes `configs` into `dir` (created if missing).
-pub fn write(
-    dir: &Path,
-    problem: &Problem,
-    source: &SelectionSource,
-    configs: &[Config],
-    ranks: &[Option<usize>],
-    tts_w: f64,
-    top: usize,
-) -> std::io::Result<Written> {
+/// One `w`: the configurations to write and what the files say about how they were chosen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    /// The directory written into (created if missing).
+    pub dir: PathBuf,
+    /// The prediction settings the configurations were ranked with.
+    pub settings: Settings,
+    /// The components' names, in the order of each configuration's PEs.
+    pub names: Vec<String>,
+    pub source: SelectionSource,
+    pub configs: Vec<Config>,
+    /// Each configuration's rank among all at `tts_w` (`None` when far down).
+    pub ranks: Vec<Option<usize>>,
+    pub tts_w: f64,
+    /// The app's top N.
+    pub top: usize,
+}
+
+/// Writes the selection's files into its directory, under the first free name.
+pub fn write(selection: &Selection) -> std::io::Result<Written> {
+    let Selection {
+        dir,
+        settings: s,
+        names,
+        source,
+        configs,
+        ranks,
+        tts_w,
+        top,
+    } = selection;
+    let (tts_w, top) = (*tts_w, *top);
     std::fs::create_dir_all(dir)?;
     let stem = free_stem(dir);
     let toml_path = dir.join(format!("{stem}.toml"));
@@ -94,7 +115,6 @@ pub fn write(
                 .and_then(|e| e.resource.clone()),
         });
     }
-    let s = &problem.settings;
     let mut file = source.base.clone().unwrap_or_default();
     file.max_nproc = Some(s.max_nproc);
     file.step = Some(s.step);
@@ -105,7 +125,6 @@ pub fn write(
     file.extra_pes = Some(s.extra_pes);
     file.components = components;
     file.period_s = file.period_s.or(source.period_s);
-    let names = problem.names();
     file.start = Some(
         configs
             .iter()
@@ -219,7 +238,17 @@ mod tests {
         let problem = Problem::new(&example::inputs(), &example::settings()).unwrap();
         let top = problem.rank(0.3, 3).top;
         let ranks: Vec<Option<usize>> = (1..=3).map(Some).collect();
-        let w = write(dir.path(), &problem, &demo_source(), &top, &ranks, 0.3, 3).unwrap();
+        let selection = Selection {
+            dir: dir.path().to_path_buf(),
+            settings: problem.settings.clone(),
+            names: problem.names(),
+            source: demo_source(),
+            configs: top.clone(),
+            ranks,
+            tts_w: 0.3,
+            top: 3,
+        };
+        let w = write(&selection).unwrap();
         let file = CampaignFile::load(&w.toml).unwrap();
         assert_eq!(file.top, Some(3));
         assert_eq!(file.tts_w, Some(0.3));
@@ -239,7 +268,7 @@ mod tests {
         let json: Value = serde_json::from_str(&std::fs::read_to_string(&w.json).unwrap()).unwrap();
         assert_eq!(json["configurations"].as_array().unwrap().len(), 3);
         assert_eq!(json["configurations"][0]["nproc"]["IFS"], top[0].nproc[0]);
-        let second = write(dir.path(), &problem, &demo_source(), &top, &ranks, 0.3, 3).unwrap();
+        let second = write(&selection).unwrap();
         assert_ne!(second.toml, w.toml, "never overwrites an earlier selection");
     }
 }

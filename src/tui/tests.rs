@@ -15,12 +15,16 @@ use autolb::example;
 use autolb::predict::{Cell, ComponentInput, Problem, Settings};
 use autolb::watch::{ActiveMode, WatchEvent};
 
-use super::app::{App, Overlay, Pane};
+use super::app::App;
 use super::campaign_view::{CampaignView, IterRow, RunRow};
+use super::effect::{Effect, Outcome};
 use super::event::Event;
 use super::keys::KeyTable;
-use super::selection::SelectionSource;
+use super::pane::Pane;
+use super::ranking::ModelKind;
+use super::selection::{Selection, SelectionSource, Written};
 use super::theme::{ColorDepth, Theme};
+use super::ui::Overlay;
 use super::view;
 
 fn source() -> SelectionSource {
@@ -119,43 +123,46 @@ pub(super) fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
 #[test]
 fn tts_w_moves_in_exact_coarse_and_fine_steps_and_stays_in_range() {
     let mut app = app();
-    assert_eq!(app.tts_w(), 0.5);
+    assert_eq!(app.ranking.tts_w(), 0.5);
     app.update(key('+'));
-    assert_eq!(app.tts_w(), 0.55);
+    assert_eq!(app.ranking.tts_w(), 0.55);
     app.update(key('>'));
     app.update(key('>'));
-    assert_eq!(app.tts_w(), 0.57);
+    assert_eq!(app.ranking.tts_w(), 0.57);
     app.update(key('<'));
     app.update(key('-'));
-    assert_eq!(app.tts_w(), 0.51);
+    assert_eq!(app.ranking.tts_w(), 0.51);
     for _ in 0..30 {
         app.update(key('+'));
     }
-    assert_eq!(app.tts_w(), 1.0);
+    assert_eq!(app.ranking.tts_w(), 1.0);
     for _ in 0..30 {
         app.update(key('-'));
     }
-    assert_eq!(app.tts_w(), 0.0);
-    assert_eq!(app.prediction.tts_w, 0.0, "the ranking follows the slider");
+    assert_eq!(app.ranking.tts_w(), 0.0);
+    assert_eq!(
+        app.ranking.prediction.tts_w, 0.0,
+        "the ranking follows the slider"
+    );
 }
 
 #[test]
 fn moving_the_slider_reranks_and_recolours_at_once() {
     let mut app = app();
-    let at_half = app.recommended().unwrap().clone();
-    let grid_half = app.grid.clone();
+    let at_half = app.ranking.recommended().unwrap().clone();
+    let grid_half = app.matrix.grid.clone();
     for _ in 0..10 {
         app.update(key('-'));
     }
-    let cheapest = app.recommended().unwrap().clone();
+    let cheapest = app.ranking.recommended().unwrap().clone();
     assert_ne!(cheapest.nproc, at_half.nproc, "TTS_w 0 favours cost");
-    assert_ne!(app.grid, grid_half, "the matrix is rescored");
-    let direct = app.problem.rank(0.0, app.top).top;
-    assert_eq!(app.prediction.top, direct);
+    assert_ne!(app.matrix.grid, grid_half, "the matrix is rescored");
+    let direct = app.ranking.problem.rank(0.0, app.ranking.top).top;
+    assert_eq!(app.ranking.prediction.top, direct);
     for _ in 0..20 {
         app.update(key('+'));
     }
-    let fastest = app.recommended().unwrap().clone();
+    let fastest = app.ranking.recommended().unwrap().clone();
     assert!(fastest.sypd >= at_half.sypd && fastest.sypd >= cheapest.sypd);
     assert!(cheapest.chsy <= at_half.chsy);
 }
@@ -163,41 +170,45 @@ fn moving_the_slider_reranks_and_recolours_at_once() {
 #[test]
 fn the_cursor_starts_on_the_recommendation_and_stays_inside_the_matrix() {
     let mut app = app();
-    assert_eq!(app.cursor_nproc(), app.recommended().unwrap().nproc);
+    assert_eq!(app.cursor_nproc(), app.ranking.recommended().unwrap().nproc);
     for _ in 0..200 {
         app.update(key('k'));
         app.update(special(KeyCode::Left, KeyModifiers::NONE));
     }
-    assert_eq!(app.cursor, vec![0, 0]);
+    assert_eq!(app.matrix.cursor, vec![0, 0]);
     for _ in 0..200 {
         app.update(key('j'));
         app.update(key('l'));
     }
-    let last = |i: usize| app.problem.components[i].nproc.len() - 1;
-    assert_eq!(app.cursor, vec![last(0), last(1)]);
+    let last = |i: usize| app.ranking.problem.components[i].nproc.len() - 1;
+    assert_eq!(app.matrix.cursor, vec![last(0), last(1)]);
     app.update(key('g'));
-    assert_eq!(app.cursor_nproc(), app.recommended().unwrap().nproc);
+    assert_eq!(app.cursor_nproc(), app.ranking.recommended().unwrap().nproc);
 }
 
 #[test]
 fn tab_cycles_panes_and_arrows_act_on_the_focused_one() {
     let mut app = app();
-    assert_eq!(app.focus, Pane::Matrix);
+    assert_eq!(app.ui.focus, Pane::Matrix);
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
-    assert_eq!(app.focus, Pane::Slider);
+    assert_eq!(app.ui.focus, Pane::Slider);
     app.update(special(KeyCode::Right, KeyModifiers::NONE));
-    assert_eq!(app.tts_w(), 0.51, "right on the slider is the fine step");
+    assert_eq!(
+        app.ranking.tts_w(),
+        0.51,
+        "right on the slider is the fine step"
+    );
     app.update(key('j'));
-    assert_eq!(app.top_selected, 1);
+    assert_eq!(app.ranking.top_selected, 1);
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
-    assert_eq!(app.focus, Pane::Curves);
+    assert_eq!(app.ui.focus, Pane::Curves);
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
-    assert_eq!(app.focus, Pane::Front);
+    assert_eq!(app.ui.focus, Pane::Front);
     app.update(special(KeyCode::Tab, KeyModifiers::NONE));
-    assert_eq!(app.focus, Pane::Matrix);
+    assert_eq!(app.ui.focus, Pane::Matrix);
     app.update(special(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(app.focus, Pane::Front);
+    assert_eq!(app.ui.focus, Pane::Front);
 }
 
 #[test]
@@ -205,9 +216,9 @@ fn marking_toggles_and_refuses_configurations_over_the_budget() {
     let mut app = app();
     let here = app.cursor_nproc();
     app.update(key(' '));
-    assert_eq!(app.marked, vec![here.clone()]);
+    assert_eq!(app.matrix.marked, vec![here.clone()]);
     app.update(key(' '));
-    assert!(app.marked.is_empty());
+    assert!(app.matrix.marked.is_empty());
     // The largest IFS and NEMO together are far over 672 PEs.
     for _ in 0..100 {
         app.update(key('j'));
@@ -215,16 +226,40 @@ fn marking_toggles_and_refuses_configurations_over_the_budget() {
     }
     assert_eq!(app.cursor_cell(), Cell::OverBudget);
     app.update(key(' '));
-    assert!(app.marked.is_empty());
-    assert!(app.message.as_deref().unwrap().contains("over the budget"));
+    assert!(app.matrix.marked.is_empty());
+    assert!(app
+        .ui
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("over the budget"));
+}
+
+/// The selection `w` asks the event loop to write (panics when it asks for nothing else).
+fn selection_of(effect: Option<Effect>) -> (Selection, String) {
+    match effect {
+        Some(Effect::WriteSelection { selection, from }) => (*selection, from),
+        other => panic!("w asks for the selection to be written, not {other:?}"),
+    }
 }
 
 #[test]
 fn w_writes_the_marked_or_else_the_top_n_and_says_where() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut app = app_with(ColorDepth::Mono, dir.path().to_path_buf());
-    app.update(key('w'));
-    let message = app.message.clone().unwrap();
+    let out = PathBuf::from("/nonexistent/autolb-out");
+    let mut app = app_with(ColorDepth::Mono, out.clone());
+    let (selection, from) = selection_of(app.update(key('w')));
+    assert_eq!(from, "top 5");
+    assert_eq!(selection.dir, out);
+    assert_eq!(selection.configs, app.ranking.prediction.top);
+    assert_eq!(selection.ranks, (1..=5).map(Some).collect::<Vec<_>>());
+    assert_eq!((selection.tts_w, selection.top), (0.5, 5));
+    assert_eq!(app.ui.message, None, "nothing is said before it is written");
+    let written = Written {
+        toml: out.join("autolb-selection-1.toml"),
+        json: out.join("autolb-selection-1.json"),
+    };
+    app.update(Event::Done(Outcome::SelectionWritten { from, written }));
+    let message = app.ui.message.clone().unwrap();
     let (status, _) = view::status::status_text(&app);
     assert!(
         status.starts_with("wrote top 5: "),
@@ -234,25 +269,14 @@ fn w_writes_the_marked_or_else_the_top_n_and_says_where() {
         message.contains("top 5") && message.contains("autolb-selection-1.toml"),
         "{message}"
     );
-    let json: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("autolb-selection-1.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(json["configurations"].as_array().unwrap().len(), 5);
 
     app.update(key('j'));
     app.update(key(' '));
     let marked = app.cursor_nproc();
-    app.update(key('w'));
-    assert!(app.message.clone().unwrap().contains("1 marked"));
-    let json: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("autolb-selection-2.json")).unwrap(),
-    )
-    .unwrap();
-    let configs = json["configurations"].as_array().unwrap();
-    assert_eq!(configs.len(), 1);
-    assert_eq!(configs[0]["nproc"]["IFS"], marked[0]);
-    assert_eq!(configs[0]["nproc"]["NEMO"], marked[1]);
+    let (selection, from) = selection_of(app.update(key('w')));
+    assert_eq!(from, "1 marked");
+    assert_eq!(selection.configs.len(), 1);
+    assert_eq!(selection.configs[0].nproc, marked);
 }
 
 #[test]
@@ -261,32 +285,36 @@ fn a_failed_write_is_an_error_in_the_status_line_not_a_crash() {
         ColorDepth::Mono,
         PathBuf::from("/proc/autolb-cannot-write-here"),
     );
-    app.update(key('w'));
-    assert!(app.error.as_deref().unwrap().contains("write failed"));
-    assert!(!app.quit);
+    super::update_and_run(&mut app, key('w'));
+    assert!(app.ui.error.as_deref().unwrap().contains("write failed"));
+    assert!(!app.ui.quit);
 }
 
 #[test]
 fn help_detail_and_quit() {
     let mut app = app();
     app.update(key('?'));
-    assert_eq!(app.overlay, Overlay::Help);
+    assert_eq!(app.ui.overlay, Overlay::Help);
     app.update(key('+'));
-    assert_eq!(app.tts_w(), 0.5, "keys do not leak through the help");
+    assert_eq!(
+        app.ranking.tts_w(),
+        0.5,
+        "keys do not leak through the help"
+    );
     app.update(key('?'));
-    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.ui.overlay, Overlay::None);
     app.update(special(KeyCode::Enter, KeyModifiers::NONE));
-    assert_eq!(app.overlay, Overlay::Config(app.cursor.clone()));
+    assert_eq!(app.ui.overlay, Overlay::Config(app.matrix.cursor.clone()));
     app.update(special(KeyCode::Esc, KeyModifiers::NONE));
-    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.ui.overlay, Overlay::None);
     app.update(special(KeyCode::Char('c'), KeyModifiers::CONTROL));
-    assert!(app.quit);
+    assert!(app.ui.quit);
     let mut app2 = super::tests::app();
     app2.update(key('q'));
-    assert!(app2.quit);
+    assert!(app2.ui.quit);
     let mut app3 = super::tests::app();
     app3.update(Event::Signal(signal_hook::consts::SIGHUP));
-    assert!(app3.quit);
+    assert!(app3.ui.quit);
 }
 
 fn sample_view() -> CampaignView {
@@ -342,7 +370,7 @@ fn sample_view() -> CampaignView {
 fn campaign_and_watch_events_fill_the_table_and_status() {
     let mut app = app();
     app.update(Event::Campaign(Box::new(sample_view())));
-    assert_eq!(app.campaign.rows.len(), 3);
+    assert_eq!(app.table.campaign.rows.len(), 3);
     let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1000);
     app.update(Event::Watch(
         WatchEvent::Mode {
@@ -375,13 +403,13 @@ fn campaign_and_watch_events_fill_the_table_and_status() {
         .unwrap()
         .contains("denied"));
     // Table navigation and the row detail.
-    app.focus = Pane::Table;
+    app.ui.focus = Pane::Table;
     app.update(key('j'));
     app.update(key('j'));
     app.update(key('j'));
-    assert_eq!(app.table_selected, 2);
+    assert_eq!(app.table.selected, 2);
     app.update(special(KeyCode::Enter, KeyModifiers::NONE));
-    assert_eq!(app.overlay, Overlay::Row(2));
+    assert_eq!(app.ui.overlay, Overlay::Row(2));
     let lines = view::detail::row_lines(&app, 2).join("\n");
     assert!(
         lines.contains("iteration 1 test 0: IFS 360 + NEMO 288"),
@@ -400,7 +428,7 @@ fn campaign_and_watch_events_fill_the_table_and_status() {
     let mut shorter = sample_view();
     shorter.rows.truncate(1);
     app.update(Event::Campaign(Box::new(shorter)));
-    assert_eq!(app.table_selected, 0);
+    assert_eq!(app.table.selected, 0);
 }
 
 /// A 3-component problem (IFS, NEMO and a made-up third) for the axis choice.
@@ -429,16 +457,19 @@ fn three_component_app() -> App {
 fn matrix_axes_change_with_three_components_only() {
     let mut two = app();
     two.update(key('c'));
-    assert_eq!(two.axes, (0, 1));
-    assert!(two.message.as_deref().unwrap().contains("3 or more"));
+    assert_eq!(two.matrix.axes, (0, 1));
+    assert!(two.ui.message.as_deref().unwrap().contains("3 or more"));
 
     let mut app = three_component_app();
-    assert_eq!(app.axes, (0, 1));
+    assert_eq!(app.matrix.axes, (0, 1));
     app.update(key('c'));
-    assert_eq!(app.axes, (0, 2));
-    assert_eq!(app.grid.col_nproc, app.problem.components[2].nproc);
+    assert_eq!(app.matrix.axes, (0, 2));
+    assert_eq!(
+        app.matrix.grid.col_nproc,
+        app.ranking.problem.components[2].nproc
+    );
     app.update(key('r'));
-    assert_eq!(app.axes, (1, 2));
+    assert_eq!(app.matrix.axes, (1, 2));
     let buf = draw(&app, 120, 40);
     assert!(text(&buf).contains("NEMO ↓ × RNF →"));
 }
@@ -485,7 +516,7 @@ fn slider_shows_two_decimals_and_the_recommendation() {
     app.update(key('>'));
     let screen = text(&draw(&app, 120, 40));
     assert!(screen.contains("TTS_w 0.52"), "{screen}");
-    let rec = app.recommended().unwrap().nproc.clone();
+    let rec = app.ranking.recommended().unwrap().nproc.clone();
     assert!(screen.contains(&format!("recommended: IFS {} + NEMO {}", rec[0], rec[1])));
 }
 
@@ -496,7 +527,7 @@ fn matrix_cells_are_coloured_by_fittingness_grey_or_blank() {
         .flat_map(|d| [(d, (120, 40)), (d, (140, 56))])
     {
         let mut app = app_with(depth, std::env::temp_dir());
-        let theme = app.theme;
+        let theme = app.ui.theme;
         // The cursor starts on the recommendation: scored, coloured by its fittingness.
         let Cell::Scored { fittingness, .. } = app.cursor_cell() else {
             panic!("the recommendation is scored")
@@ -507,23 +538,23 @@ fn matrix_cells_are_coloured_by_fittingness_grey_or_blank() {
         assert_ne!(theme.fittingness(0.0), theme.fittingness(1.0));
 
         // Worse than the base case: grey.
-        app.cursor = vec![0, 0];
-        let worse = (0..app.problem.components[1].nproc.len()).find(|&c| {
+        app.matrix.cursor = vec![0, 0];
+        let worse = (0..app.ranking.problem.components[1].nproc.len()).find(|&c| {
             matches!(
-                app.problem.cell(&[0, c], app.tts_w()),
+                app.ranking.problem.cell(&[0, c], app.ranking.tts_w()),
                 Cell::WorseThanBase { .. }
             )
         });
         if let Some(c) = worse {
-            app.cursor = vec![0, c];
+            app.matrix.cursor = vec![0, c];
             let buf = draw(&app, w, h);
             let (x, y) = find_cursor(&buf).unwrap();
             assert_eq!(buf[(x, y)].bg, theme.worse().unwrap());
         }
         // Over the budget: no background.
-        let rows = app.problem.components[0].nproc.len();
-        let cols = app.problem.components[1].nproc.len();
-        app.cursor = vec![rows - 1, cols - 1];
+        let rows = app.ranking.problem.components[0].nproc.len();
+        let cols = app.ranking.problem.components[1].nproc.len();
+        app.matrix.cursor = vec![rows - 1, cols - 1];
         let buf = draw(&app, w, h);
         let (x, y) = find_cursor(&buf).unwrap();
         assert_eq!(buf[(x, y)].bg, Color::Reset);
@@ -559,8 +590,8 @@ fn the_event_loop_draws_and_ends_on_quit() {
     tx.send(key('+')).unwrap();
     tx.send(key('q')).unwrap();
     super::event_loop(&mut terminal, &mut app, &rx).unwrap();
-    assert!(app.quit);
-    assert_eq!(app.tts_w(), 0.55);
+    assert!(app.ui.quit);
+    assert_eq!(app.ranking.tts_w(), 0.55);
     // A closed channel ends the loop too (every producer gone).
     let mut app = super::tests::app();
     let (tx, rx) = mpsc::channel::<Event>();
@@ -574,7 +605,7 @@ fn the_log_scale_plots_log2_pes_with_pe_labels() {
     let linear = text(&draw(&app, 160, 50));
     assert!(linear.contains("SYPD vs PEs"));
     app.update(key('L'));
-    assert!(app.log_scale);
+    assert!(app.ui.log_scale);
     let log = text(&draw(&app, 160, 50));
     assert!(log.contains("SYPD vs log2 PEs"), "{log}");
     // The axis ends are still written in PEs (first and last measured IFS points).
@@ -630,21 +661,22 @@ fn m_switches_between_the_standalone_and_the_calibrated_model() {
     let (model, _) = Model::fit(&curves, autolb::interp::Method::default(), &runs);
     let calibrated = Problem::with_model(&inputs, &example::settings(), &model).unwrap();
     let mut app = app();
-    let standalone_best = app.prediction.top[0].sypd;
+    let standalone_best = app.ranking.prediction.top[0].sypd;
     app.update(key('M'));
     assert!(app
+        .ui
         .message
         .as_deref()
         .unwrap()
         .contains("only the standalone model"));
-    app.other_model = Some((calibrated, "calibrated"));
+    app.ranking.other_model = Some((calibrated, ModelKind::Calibrated));
     app.update(key('M'));
-    assert_eq!(app.model_name, "calibrated");
-    assert!(app.prediction.top[0].sypd < 0.9 * standalone_best);
+    assert_eq!(app.ranking.model, ModelKind::Calibrated);
+    assert!(app.ranking.prediction.top[0].sypd < 0.9 * standalone_best);
     assert!(view::status::status_text(&app)
         .0
         .contains("model: calibrated"));
     app.update(key('M'));
-    assert_eq!(app.model_name, "standalone");
-    assert_eq!(app.prediction.top[0].sypd, standalone_best);
+    assert_eq!(app.ranking.model, ModelKind::Standalone);
+    assert_eq!(app.ranking.prediction.top[0].sypd, standalone_best);
 }

@@ -106,6 +106,15 @@ impl TradeOffState {
         self.winners.iter().position(|w| w.config.nproc == nproc)
     }
 
+    /// The measured points' cost, billed like `problem`.
+    pub fn reprice_measured(&mut self, problem: &Problem) {
+        let extras = problem.settings.extra_pes;
+        let model = &problem.cost_model;
+        for m in &mut self.measured {
+            m.chsy = metrics::chsy(model.weight_of(&m.nproc, extras), m.sypd);
+        }
+    }
+
     /// The refreshed cloud after the matrix slice changed.
     pub fn recloud(&mut self, kept: Vec<(f64, f64)>) {
         self.cloud = cloud(kept, &self.front);

@@ -3,8 +3,9 @@
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use super::app::{Overlay, Pane, Shared};
+use super::pane::Pane;
 use super::tests::{app, draw, key, special, text};
+use super::ui::{Overlay, Shared};
 use super::view::trade_off::strip;
 
 fn tab() -> super::event::Event {
@@ -15,26 +16,26 @@ fn to_front(app: &mut super::app::App) {
     for _ in 0..4 {
         app.update(tab());
     }
-    assert_eq!(app.focus, Pane::Front);
+    assert_eq!(app.ui.focus, Pane::Front);
 }
 
 #[test]
 fn tab_reaches_the_trade_off_which_takes_the_curves_place_until_they_are_focused() {
     let mut app = app();
-    assert_eq!(app.shared, Shared::Curves);
+    assert_eq!(app.ui.shared, Shared::Curves);
     to_front(&mut app);
-    assert_eq!(app.shared, Shared::TradeOff);
+    assert_eq!(app.ui.shared, Shared::TradeOff);
     let screen = text(&draw(&app, 80, 24));
     assert!(screen.contains("Trade-off"), "{screen}");
     assert!(!screen.contains("Curves: SYPD"), "{screen}");
     // Leaving for the matrix keeps the trade-off in view; focusing the curves brings them back.
     app.update(tab());
-    assert_eq!(app.focus, Pane::Matrix);
+    assert_eq!(app.ui.focus, Pane::Matrix);
     assert!(text(&draw(&app, 80, 24)).contains("Trade-off"));
     app.update(special(KeyCode::BackTab, KeyModifiers::SHIFT));
     app.update(special(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(app.focus, Pane::Curves);
-    assert_eq!(app.shared, Shared::Curves);
+    assert_eq!(app.ui.focus, Pane::Curves);
+    assert_eq!(app.ui.shared, Shared::Curves);
     assert!(!text(&draw(&app, 80, 24)).contains("Trade-off"));
 }
 
@@ -47,7 +48,7 @@ fn the_cursor_walks_along_the_front_and_stops_at_its_ends() {
     let start = app.trade_off.selected;
     assert_eq!(
         Some(&front[start].nproc),
-        app.recommended().map(|c| &c.nproc),
+        app.ranking.recommended().map(|c| &c.nproc),
         "the cursor starts on the recommendation"
     );
     app.update(special(KeyCode::Right, KeyModifiers::NONE));
@@ -73,15 +74,15 @@ fn enter_opens_the_same_detail_and_space_marks_the_front_configuration() {
     app.update(key('j'));
     let here = app.trade_off.selected_config().unwrap().nproc.clone();
     app.update(special(KeyCode::Enter, KeyModifiers::NONE));
-    let Overlay::Config(index) = app.overlay.clone() else {
-        panic!("no detail view: {:?}", app.overlay)
+    let Overlay::Config(index) = app.ui.overlay.clone() else {
+        panic!("no detail view: {:?}", app.ui.overlay)
     };
-    assert_eq!(app.nproc_of(&index), here);
+    assert_eq!(app.ranking.nproc_of(&index), here);
     let screen = text(&draw(&app, 80, 24));
-    assert!(screen.contains(&app.describe(&here)), "{screen}");
+    assert!(screen.contains(&app.ranking.describe(&here)), "{screen}");
     app.update(special(KeyCode::Esc, KeyModifiers::NONE));
     app.update(key(' '));
-    assert!(app.is_marked(&here));
+    assert!(app.matrix.is_marked(&here));
     assert!(app.selection().iter().any(|c| c.nproc == here));
     // The line under the plot says so (at 80x24 it is cut before its end).
     let screen = text(&draw(&app, 160, 50));
@@ -92,7 +93,7 @@ fn enter_opens_the_same_detail_and_space_marks_the_front_configuration() {
     let pane = info.split('┃').nth(1).unwrap_or_default();
     assert!(pane.trim_end().ends_with(" *"), "{info}");
     app.update(key(' '));
-    assert!(!app.is_marked(&here));
+    assert!(!app.matrix.is_marked(&here));
 }
 
 #[test]
@@ -101,18 +102,18 @@ fn the_strip_shows_the_recommendations_interval_under_the_knob() {
     let winners = app.trade_off.winners.clone();
     assert!(winners.len() >= 2, "{winners:?}");
     for pct in [0u8, 20, 35, 50, 65, 80, 100] {
-        while app.tts_w_pct > pct {
+        while app.ranking.tts_w_pct > pct {
             app.update(key('<'));
         }
-        while app.tts_w_pct < pct {
+        while app.ranking.tts_w_pct < pct {
             app.update(key('>'));
         }
-        let k = app.trade_off.winner_at(app.tts_w()).unwrap();
+        let k = app.trade_off.winner_at(app.ranking.tts_w()).unwrap();
         assert_eq!(
             Some(&winners[k].config.nproc),
-            app.recommended().map(|c| &c.nproc),
+            app.ranking.recommended().map(|c| &c.nproc),
             "TTS_w {}",
-            app.tts_w()
+            app.ranking.tts_w()
         );
         // The bar of 101 cells puts one cell at every hundredth.
         let (cells, _) = strip(&app, 101);

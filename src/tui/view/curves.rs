@@ -12,8 +12,9 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
 use ratatui::Frame;
 
 use super::pane_block;
-use crate::tui::app::{App, Pane};
+use crate::tui::app::App;
 use crate::tui::calibration::BandPoint;
+use crate::tui::pane::Pane;
 
 /// Which quantity a chart shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +41,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
-    let scale = if app.log_scale { "log2 PEs" } else { "PEs" };
+    let scale = if app.ui.log_scale { "log2 PEs" } else { "PEs" };
     let what = match q {
         Quantity::Sypd => "SYPD",
         Quantity::Chsy => "CHSY",
@@ -53,13 +54,13 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
     };
     // The legend sits in the title, beside the plot, never on a curve.
     let mut spans = vec![Span::raw(name)];
-    for (i, c) in app.curves.iter().enumerate() {
+    for (i, c) in app.ranking.curves.iter().enumerate() {
         spans.push(Span::styled(
             format!("{} {} ", glyph(app, i), c.name),
-            app.theme.fg(app.theme.component(i)),
+            app.ui.theme.fg(app.ui.theme.component(i)),
         ));
     }
-    if app.calibration.is_some() {
+    if app.ranking.calibration.is_some() {
         spans.push(Span::raw(format!(
             "{} coupled {} calibrated ",
             coupled_glyph(app),
@@ -67,35 +68,45 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         )));
     }
     let title = Line::from(spans);
-    let block = pane_block(app, Pane::Curves, title);
-    let x = |p: f64| if app.log_scale { p.max(1.0).log2() } else { p };
+    let block = pane_block(&app.ui, Pane::Curves, title);
+    let x = |p: f64| {
+        if app.ui.log_scale {
+            p.max(1.0).log2()
+        } else {
+            p
+        }
+    };
     let y = |p: f64, sypd: f64| match q {
         Quantity::Sypd => sypd,
         Quantity::Chsy => 24.0 * p / sypd,
     };
     // Points live here, before the datasets that borrow them.
     let lines: Vec<Vec<(f64, f64)>> = app
+        .ranking
         .curves
         .iter()
         .map(|c| c.line.iter().map(|&(p, s)| (x(p), y(p, s))).collect())
         .collect();
     let measured: Vec<Vec<(f64, f64)>> = app
+        .ranking
         .curves
         .iter()
         .map(|c| c.measured.iter().map(|&(p, s)| (x(p), y(p, s))).collect())
         .collect();
     // The calibrated model's side: each component's speed in the measured coupled runs, the
     // calibrated curve, and its band's edges (only where it is legible: colour and room).
-    let calibrated: Vec<Vec<BandPoint>> = match &app.calibration {
+    let calibrated: Vec<Vec<BandPoint>> = match &app.ranking.calibration {
         Some(cal) => app
+            .ranking
             .curves
             .iter()
             .map(|c| cal.calibrated_line(&c.name, &c.line))
             .collect(),
         None => Vec::new(),
     };
-    let coupled: Vec<Vec<(f64, f64)>> = match &app.calibration {
+    let coupled: Vec<Vec<(f64, f64)>> = match &app.ranking.calibration {
         Some(cal) => app
+            .ranking
             .curves
             .iter()
             .map(|c| {
@@ -107,7 +118,7 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
             .collect(),
         None => Vec::new(),
     };
-    let show_band = area.height >= BAND_FROM && app.theme.depth != ColorDepth::Mono;
+    let show_band = area.height >= BAND_FROM && app.ui.theme.depth != ColorDepth::Mono;
     let cal_lines: Vec<Vec<(f64, f64)>> = calibrated
         .iter()
         .map(|c| c.iter().map(|b| (x(b.nproc), y(b.nproc, b.sypd))).collect())
@@ -159,8 +170,8 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         .collect();
 
     let mut datasets = Vec::new();
-    for i in 0..app.curves.len() {
-        let style = app.theme.fg(app.theme.component(i));
+    for i in 0..app.ranking.curves.len() {
+        let style = app.ui.theme.fg(app.ui.theme.component(i));
         datasets.push(
             Dataset::default()
                 .marker(line_marker(app, i))
@@ -214,7 +225,7 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         }
     }
     let pe_label = |v: f64| {
-        let pes = if app.log_scale { v.exp2() } else { v };
+        let pes = if app.ui.log_scale { v.exp2() } else { v };
         Span::raw(format!("{pes:.0}"))
     };
     let y_label = |v: f64| match q {
@@ -241,7 +252,7 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
 /// The marker of component `i`'s line: Braille with colour (the finest); without colour each
 /// component has its own glyph so the curves differ (`⣿`, `•`, `▄`, then Braille again).
 fn line_marker(app: &App, i: usize) -> Marker {
-    if app.theme.depth != ColorDepth::Mono {
+    if app.ui.theme.depth != ColorDepth::Mono {
         return Marker::Braille;
     }
     match i % 3 {
@@ -254,7 +265,7 @@ fn line_marker(app: &App, i: usize) -> Marker {
 /// The cursor's verticals: dots with colour; without colour bars (`▄`), as the second
 /// component's line uses dots.
 fn cursor_marker(app: &App) -> Marker {
-    if app.theme.depth == ColorDepth::Mono {
+    if app.ui.theme.depth == ColorDepth::Mono {
         Marker::Bar
     } else {
         Marker::Dot
@@ -267,7 +278,7 @@ pub const CALIBRATED_GLYPH: &str = "▞";
 /// The measured coupled-mode points: bars (`▄`) with colour; without colour quadrants (`▗`), as
 /// the cursor's verticals use bars there.
 fn coupled_marker(app: &App) -> Marker {
-    if app.theme.depth == ColorDepth::Mono {
+    if app.ui.theme.depth == ColorDepth::Mono {
         Marker::Quadrant
     } else {
         Marker::Bar

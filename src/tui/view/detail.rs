@@ -13,9 +13,9 @@ use autolb::predict::Cell;
 
 /// Lines describing a configuration (public for tests).
 pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
-    let p = &app.problem;
-    let nproc = app.nproc_of(index);
-    let mut out = vec![app.describe(&nproc), String::new()];
+    let p = &app.ranking.problem;
+    let nproc = app.ranking.nproc_of(index);
+    let mut out = vec![app.ranking.describe(&nproc), String::new()];
     for (c, &i) in p.components.iter().zip(index) {
         out.push(format!(
             "{:<8} {:>6} PEs   SYPD alone {:>7.2}   CHSY alone {:>8.0}",
@@ -32,7 +32,7 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
         p.settings.extra_pes, p.settings.max_nproc
     ));
     out.extend(billing_lines(app, index));
-    match p.cell(index, app.tts_w()) {
+    match p.cell(index, app.ranking.tts_w()) {
         Cell::OverBudget => out.push("over the budget".into()),
         Cell::WorseThanBase { sypd, chsy } => {
             out.push(format!("coupled SYPD {sypd:.2}   CHSY {chsy:.0}"));
@@ -50,19 +50,19 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
             ));
             out.push(format!(
                 "fittingness {fittingness:.4} at TTS_w {:.2}",
-                app.tts_w()
+                app.ranking.tts_w()
             ));
-            match app.rank_of(&nproc) {
-                Some(r) => out.push(format!("rank {r} of the top {}", app.top)),
-                None => out.push(format!("not in the top {}", app.top)),
+            match app.ranking.rank_of(&nproc) {
+                Some(r) => out.push(format!("rank {r} of the top {}", app.ranking.top)),
+                None => out.push(format!("not in the top {}", app.ranking.top)),
             }
         }
     }
     out.extend(measured_lines(app, &nproc));
-    let base = p.baseline(app.tts_w());
+    let base = p.baseline(app.ranking.tts_w());
     out.push(format!(
         "base case {}: SYPD {:.2}, CHSY {:.0}",
-        app.describe(&base.nproc),
+        app.ranking.describe(&base.nproc),
         base.sypd,
         base.chsy
     ));
@@ -76,8 +76,8 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
 /// With a `[machine]` or queues: the nodes the job takes, its billed and idle cores, the cost
 /// FN weighs, and the chosen queue or else the smallest queue it fits.
 fn billing_lines(app: &App, index: &[usize]) -> Vec<String> {
-    let p = &app.problem;
-    let config = p.score(index, app.tts_w());
+    let p = &app.ranking.problem;
+    let config = p.score(index, app.ranking.tts_w());
     let Some(b) = &config.billing else {
         return Vec::new();
     };
@@ -92,7 +92,7 @@ fn billing_lines(app: &App, index: &[usize]) -> Vec<String> {
     out.push(format!(
         "cost ({}; {} changes it): {} {:.1}",
         model.cost.label(),
-        app.keys.first(crate::tui::keys::Action::CycleCost),
+        app.ui.keys.first(crate::tui::keys::Action::CycleCost),
         model.cost.header(),
         b.cost
     ));
@@ -110,14 +110,16 @@ fn billing_lines(app: &App, index: &[usize]) -> Vec<String> {
 /// For a configuration that has been run: what each model predicted against what was
 /// measured (the calibrated model's training runs, and the watched campaign's rows).
 pub fn measured_lines(app: &App, nproc: &[u32]) -> Vec<String> {
-    let names = app.problem.names();
+    let names = app.ranking.problem.names();
     let mut measured: Vec<f64> = app
+        .ranking
         .calibration
         .as_ref()
         .map(|c| c.measured_at(&names, nproc))
         .unwrap_or_default();
-    if measured.is_empty() && app.campaign.components == names {
+    if measured.is_empty() && app.table.campaign.components == names {
         measured = app
+            .table
             .campaign
             .rows
             .iter()
@@ -143,18 +145,18 @@ pub fn measured_lines(app: &App, nproc: &[u32]) -> Vec<String> {
 
 /// The standalone and the calibrated prediction for `nproc` against a `measured` coupled SYPD.
 fn predicted_lines(app: &App, nproc: &[u32], mean: f64) -> Vec<String> {
-    let interp = app.problem.settings.interp;
+    let interp = app.ranking.problem.settings.interp;
     let mut out = Vec::new();
-    if let Some(e) = estimate(&Model::Standalone, &app.inputs, interp, nproc) {
+    if let Some(e) = estimate(&Model::Standalone, &app.ranking.inputs, interp, nproc) {
         out.push(format!(
             "predicted, standalone: SYPD {:.2}   error {:+.1} %",
             e.sypd,
             100.0 * rel_error(e.sypd, mean)
         ));
     }
-    match app.calibration.as_ref() {
+    match app.ranking.calibration.as_ref() {
         Some(c) => {
-            if let Some(e) = estimate(&c.model, &app.inputs, interp, nproc) {
+            if let Some(e) = estimate(&c.model, &app.ranking.inputs, interp, nproc) {
                 out.push(format!(
                     "predicted, calibrated: SYPD {:.2} (band {:.2}..{:.2})   error {:+.1} %{}",
                     e.sypd,
@@ -185,16 +187,16 @@ pub fn render_config(app: &App, index: &[usize], frame: &mut Frame, area: Rect) 
         90,
         " Configuration (esc closes) ",
         lines,
-        app.overlay_scroll,
+        app.ui.overlay_scroll,
     );
 }
 
 /// Lines describing an iteration row.
 pub fn row_lines(app: &App, i: usize) -> Vec<String> {
-    let Some(r) = app.campaign.rows.get(i) else {
+    let Some(r) = app.table.campaign.rows.get(i) else {
         return vec!["no such row".into()];
     };
-    let names = &app.campaign.components;
+    let names = &app.table.campaign.components;
     let pes: Vec<String> = names
         .iter()
         .zip(&r.nproc)
@@ -257,7 +259,7 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         }
     }
     // The models against the measurement last: a watcher looks at the runs first.
-    if let Some(measured) = r.sypd.filter(|_| *names == app.problem.names()) {
+    if let Some(measured) = r.sypd.filter(|_| *names == app.ranking.problem.names()) {
         out.push(String::new());
         out.extend(predicted_lines(app, &r.nproc, measured));
     }
@@ -272,7 +274,7 @@ pub fn render_row(app: &App, i: usize, frame: &mut Frame, area: Rect) {
         110,
         " Iteration row (esc closes; ↑↓ pgup pgdn scroll) ",
         lines,
-        app.overlay_scroll,
+        app.ui.overlay_scroll,
     );
 }
 

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
 use super::scrolled_popup;
-use crate::tui::app::App;
+use crate::tui::ui::Ui;
 
 /// What the screen shows, after the keys (public for tests).
 pub const READING: &[&str] = &[
@@ -22,8 +22,8 @@ pub const READING: &[&str] = &[
     "Keys can be rebound in keys.toml in the autolb configuration directory (see README).",
 ];
 
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let rows = app.keys.help_rows();
+pub fn render(ui: &Ui, frame: &mut Frame, area: Rect) {
+    let rows = ui.keys.help_rows();
     let key_w = rows
         .iter()
         .map(|(k, _)| k.chars().count())
@@ -48,7 +48,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     lines.push(Line::raw(format!(
         "Colours: {} (--no-color or NO_COLOR for none).",
-        app.theme.depth.name()
+        ui.theme.depth.name()
     )));
     scrolled_popup(
         frame,
@@ -56,6 +56,6 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         92,
         " Help (? or esc closes; ↑↓ pgup pgdn scroll) ",
         lines,
-        app.overlay_scroll,
+        ui.overlay_scroll,
     );
 }

@@ -31,22 +31,23 @@ use ratatui::widgets::{Paragraph, Widget};
 use ratatui::Frame;
 
 use super::pane_block;
-use crate::tui::app::{App, Pane};
+use crate::tui::app::App;
+use crate::tui::pane::Pane;
 use crate::tui::slice::{quick, Quick};
 use crate::tui::theme::ColorDepth;
 use autolb::machine::CostKind;
 use autolb::predict::Cell;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let (r, c) = app.axes;
+    let (r, c) = app.matrix.axes;
     let names = (
-        &app.problem.components[r].name,
-        &app.problem.components[c].name,
+        &app.ranking.problem.components[r].name,
+        &app.ranking.problem.components[c].name,
     );
     let mut title = format!(" Fittingness: {} ↓ × {} → ", names.0, names.1);
-    let block = pane_block(app, Pane::Matrix, "");
+    let block = pane_block(&app.ui, Pane::Matrix, "");
     let inner = block.inner(area);
-    if app.problem.components.len() < 2 {
+    if app.ranking.problem.components.len() < 2 {
         frame.render_widget(block.title(title), area);
         frame.render_widget(
             Paragraph::new("one component: nothing to cross; see the top list"),
@@ -56,7 +57,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     if let Some(g) = geometry_for(app, inner) {
         let per_cell = (max_len(&g.rows), max_len(&g.cols));
-        if app.matrix_region {
+        if app.matrix.region {
             title.push_str("· around the cursor, Z: all ");
         } else if per_cell != (1, 1) {
             title.push_str(&format!(
@@ -126,16 +127,16 @@ fn range_label(nproc: &[u32], span: &Range<usize>) -> String {
 /// Fits the grid's candidates into `area`: a label column, a column-label line on top, the
 /// cursor line (and the legend when there is room) below; cells 2 to 4 wide.
 pub fn geometry_for(app: &App, area: Rect) -> Option<Geometry> {
-    let grid = &app.grid;
+    let grid = &app.matrix.grid;
     let (nr, nc) = (grid.row_nproc.len(), grid.col_nproc.len());
     if area.height < 4 || area.width < 8 || nr == 0 || nc == 0 {
         return None;
     }
     let legend = area.height >= 10;
     let cells_h = usize::from(area.height - 2 - u16::from(legend));
-    let (ra, ca) = app.axes;
-    let rows = if app.matrix_region {
-        window(nr, cells_h, app.cursor[ra])
+    let (ra, ca) = app.matrix.axes;
+    let rows = if app.matrix.region {
+        window(nr, cells_h, app.matrix.cursor[ra])
     } else {
         split(nr, cells_h)
     };
@@ -157,8 +158,8 @@ pub fn geometry_for(app: &App, area: Rect) -> Option<Geometry> {
     } else {
         (2, avail_w / 2)
     };
-    let cols = if app.matrix_region {
-        window(nc, across, app.cursor[ca])
+    let cols = if app.matrix.region {
+        window(nc, across, app.matrix.cursor[ca])
     } else {
         split(nc, across)
     };
@@ -194,13 +195,19 @@ impl OnPlane {
     pub fn of(app: &App) -> OnPlane {
         OnPlane {
             ranked: app
+                .ranking
                 .prediction
                 .top
                 .iter()
                 .enumerate()
                 .filter_map(|(i, cfg)| Some((i + 1, on_plane(app, &cfg.nproc)?)))
                 .collect(),
-            marked: app.marked.iter().filter_map(|n| on_plane(app, n)).collect(),
+            marked: app
+                .matrix
+                .marked
+                .iter()
+                .filter_map(|n| on_plane(app, n))
+                .collect(),
         }
     }
 }
@@ -217,7 +224,7 @@ pub const SAMPLES: usize = 4;
 /// The candidates of `span` a screen cell looks at for its colour: all of them when the slice
 /// is scored ahead, else at most [`SAMPLES`] spread evenly.
 fn looked_at(app: &App, span: &Range<usize>) -> Vec<usize> {
-    if !app.grid.cells.is_empty() {
+    if !app.matrix.grid.cells.is_empty() {
         return span.clone().collect();
     }
     crate::tui::slice::spread(span.len(), SAMPLES)
@@ -230,9 +237,9 @@ fn looked_at(app: &App, span: &Range<usize>) -> Vec<usize> {
 /// than the base case, then fitting no queue, then over the budget. A slice too large to keep
 /// is scored with [`quick`] (no allocation; the same answer as the problem's cell).
 fn standing(app: &App, r: usize, c: usize) -> f64 {
-    let (value, sypd) = if app.grid.cells.is_empty() {
-        let (index, n) = app.index_at(r, c);
-        match quick(&app.problem, &index[..n], app.tts_w()) {
+    let (value, sypd) = if app.matrix.grid.cells.is_empty() {
+        let (index, n) = app.matrix.index_at(r, c);
+        match quick(&app.ranking.problem, &index[..n], app.ranking.tts_w()) {
             Quick::Kept {
                 sypd, fittingness, ..
             } => (fittingness, sypd),
@@ -240,7 +247,7 @@ fn standing(app: &App, r: usize, c: usize) -> f64 {
             Quick::Over => return -2.0,
         }
     } else {
-        match app.grid.cell(r, c) {
+        match app.matrix.grid.cell(r, c) {
             Cell::Scored {
                 fittingness, sypd, ..
             } => (fittingness, sypd),
@@ -248,14 +255,17 @@ fn standing(app: &App, r: usize, c: usize) -> f64 {
             Cell::OverBudget => return -2.0,
         }
     };
-    if app.problem.cost_model.queues.is_empty() {
+    if app.ranking.problem.cost_model.queues.is_empty() {
         return value;
     }
-    let (ra, ca) = app.axes;
-    let mut index = app.cursor.clone();
+    let (ra, ca) = app.matrix.axes;
+    let mut index = app.matrix.cursor.clone();
     index[ra] = r;
     index[ca] = c;
-    if app.fits_no_queue(&app.nproc_of(&index), sypd) {
+    if app
+        .ranking
+        .fits_no_queue(&app.ranking.nproc_of(&index), sypd)
+    {
         -1.5
     } else {
         value
@@ -268,19 +278,20 @@ pub fn queue_less(app: &App, r: usize, c: usize, cell: &Cell) -> bool {
         Cell::Scored { sypd, .. } | Cell::WorseThanBase { sypd, .. } => sypd,
         Cell::OverBudget => return false,
     };
-    if app.problem.cost_model.queues.is_empty() {
+    if app.ranking.problem.cost_model.queues.is_empty() {
         return false;
     }
-    let (ra, ca) = app.axes;
-    let mut index = app.cursor.clone();
+    let (ra, ca) = app.matrix.axes;
+    let mut index = app.matrix.cursor.clone();
     index[ra] = r;
     index[ca] = c;
-    app.fits_no_queue(&app.nproc_of(&index), sypd)
+    app.ranking
+        .fits_no_queue(&app.ranking.nproc_of(&index), sypd)
 }
 
 fn content_in(app: &App, plane: &OnPlane, rows: &Range<usize>, cols: &Range<usize>) -> CellContent {
-    let (ra, ca) = app.axes;
-    let cursor = (app.cursor[ra], app.cursor[ca]);
+    let (ra, ca) = app.matrix.axes;
+    let cursor = (app.matrix.cursor[ra], app.matrix.cursor[ca]);
     let mut out = CellContent {
         cursor: rows.contains(&cursor.0) && cols.contains(&cursor.1),
         ..CellContent::default()
@@ -313,13 +324,13 @@ fn content_in(app: &App, plane: &OnPlane, rows: &Range<usize>, cols: &Range<usiz
 impl Widget for MatrixView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let grid = &app.grid;
-        let (ra, ca) = app.axes;
+        let grid = &app.matrix.grid;
+        let (ra, ca) = app.matrix.axes;
         let Some(g) = geometry_for(app, area) else {
             return;
         };
-        let cursor = (app.cursor[ra], app.cursor[ca]);
-        let label_style = app.theme.dim();
+        let cursor = (app.matrix.cursor[ra], app.matrix.cursor[ca]);
+        let label_style = app.ui.theme.dim();
         let cursor_label = Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED);
         let x0 = area.x + g.label_w;
         let col_x = |k: usize| x0 + k as u16 * g.cell_w;
@@ -375,21 +386,21 @@ impl Widget for MatrixView<'_> {
 /// The matrix cell `(row, column)` of a configuration given by PEs, if it lies on the plane
 /// shown: every component off the axes at its cursor candidate.
 fn on_plane(app: &App, nproc: &[u32]) -> Option<(usize, usize)> {
-    let (ra, ca) = app.axes;
-    let idx = crate::tui::app::index_of(&app.problem, nproc)?;
+    let (ra, ca) = app.matrix.axes;
+    let idx = crate::tui::ranking::index_of(&app.ranking.problem, nproc)?;
     let others_match = idx
         .iter()
         .enumerate()
-        .all(|(k, &v)| k == ra || k == ca || v == app.cursor[k]);
+        .all(|(k, &v)| k == ra || k == ca || v == app.matrix.cursor[k]);
     others_match.then_some((idx[ra], idx[ca]))
 }
 
 /// The colour a candidate's cell has (none over the budget or without colour).
 fn background(app: &App, cell: &Cell, no_queue: bool) -> Option<Color> {
     match cell {
-        _ if no_queue => app.theme.no_queue(),
-        Cell::Scored { fittingness, .. } => app.theme.fittingness(*fittingness),
-        Cell::WorseThanBase { .. } => app.theme.worse(),
+        _ if no_queue => app.ui.theme.no_queue(),
+        Cell::Scored { fittingness, .. } => app.ui.theme.fittingness(*fittingness),
+        Cell::WorseThanBase { .. } => app.ui.theme.worse(),
         Cell::OverBudget => None,
     }
 }
@@ -406,7 +417,7 @@ pub fn rank_label(ranks: &[usize]) -> Option<String> {
 
 /// Text and style of one screen cell.
 fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
-    let theme = &app.theme;
+    let theme = &app.ui.theme;
     let mono = theme.depth == ColorDepth::Mono;
     let cell = c.shown.map(|(r, col)| app.cell_at(r, col));
     let no_queue = match (c.shown, &cell) {
@@ -469,21 +480,24 @@ fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
 /// The cursor cell's numbers as text (for colour-blind users and monochrome terminals).
 pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
     let nproc = app.cursor_nproc();
-    let mut text = app.describe(&nproc);
+    let mut text = app.ranking.describe(&nproc);
     let cell = app.cursor_cell();
     // The cost FN weighs: CHSY, or the bill with its idle cores and queue.
     let bill = match cell {
         Cell::OverBudget => String::new(),
         _ => {
-            let c = app.problem.score(&app.cursor, app.tts_w());
+            let c = app
+                .ranking
+                .problem
+                .score(&app.matrix.cursor, app.ranking.tts_w());
             match &c.billing {
-                Some(b) if app.problem.cost_model.cost != CostKind::CoreHours => format!(
+                Some(b) if app.ranking.problem.cost_model.cost != CostKind::CoreHours => format!(
                     " · {} {} · idle {}",
-                    app.problem.cost_model.cost.header(),
-                    crate::tui::budget::cost_text(app.problem.cost_model.cost, b.cost),
+                    app.ranking.problem.cost_model.cost.header(),
+                    crate::tui::budget::cost_text(app.ranking.problem.cost_model.cost, b.cost),
                     b.idle_cores
                 ),
-                Some(b) if app.problem.cost_model.machine.is_some() => {
+                Some(b) if app.ranking.problem.cost_model.machine.is_some() => {
                     format!(" · CHSY {:.0} · idle {}", c.chsy, b.idle_cores)
                 }
                 _ => format!(" · CHSY {:.0}", c.chsy),
@@ -492,7 +506,7 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
     };
     let no_queue = match cell {
         Cell::Scored { sypd, .. } | Cell::WorseThanBase { sypd, .. } => {
-            app.fits_no_queue(&nproc, sypd)
+            app.ranking.fits_no_queue(&nproc, sypd)
         }
         Cell::OverBudget => false,
     };
@@ -503,7 +517,7 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
     match cell {
         Cell::OverBudget => text.push_str(&format!(
             " · over the budget of {}",
-            app.problem.settings.max_nproc
+            app.ranking.problem.settings.max_nproc
         )),
         Cell::WorseThanBase { sypd, .. } => {
             text.push_str(&format!(" · SYPD {sypd:.2}{bill} · worse than base case"))
@@ -518,26 +532,29 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
                 " · SYPD {sypd:.2}{bill} · cpl {:.1}% · FN {fittingness:.3}",
                 coupling_cost * 100.0
             ));
-            if let Some(r) = app.rank_of(&nproc) {
+            if let Some(r) = app.ranking.rank_of(&nproc) {
                 text.push_str(&format!(" · #{r}"));
             }
         }
     }
-    if app.is_marked(&nproc) {
+    if app.matrix.is_marked(&nproc) {
         text.push_str(" · marked");
     }
     // The cursor's cell may hold more: say which range it covers.
-    let (ra, ca) = app.axes;
+    let (ra, ca) = app.matrix.axes;
     let span = |spans: &[Range<usize>], i: usize| spans.iter().find(|s| s.contains(&i)).cloned();
-    if let (Some(r), Some(c)) = (span(&g.rows, app.cursor[ra]), span(&g.cols, app.cursor[ca])) {
+    if let (Some(r), Some(c)) = (
+        span(&g.rows, app.matrix.cursor[ra]),
+        span(&g.cols, app.matrix.cursor[ca]),
+    ) {
         if r.len() > 1 || c.len() > 1 {
-            let names = &app.problem.components;
+            let names = &app.ranking.problem.components;
             text.push_str(&format!(
                 " · cell {} {} × {} {}",
                 names[ra].name,
-                range_label(&app.grid.row_nproc, &r),
+                range_label(&app.matrix.grid.row_nproc, &r),
                 names[ca].name,
-                range_label(&app.grid.col_nproc, &c)
+                range_label(&app.matrix.grid.col_nproc, &c)
             ));
         }
     }
@@ -548,11 +565,11 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
 }
 
 fn legend(app: &App) -> Line<'static> {
-    let theme = &app.theme;
+    let theme = &app.ui.theme;
     let mut spans = Vec::new();
     if theme.depth == ColorDepth::Mono {
         spans.push(Span::raw("░▒▓█ FN  · worse than base  "));
-        if !app.problem.cost_model.queues.is_empty() {
+        if !app.ranking.problem.cost_model.queues.is_empty() {
             spans.push(Span::raw("× no queue  "));
         }
     } else {
@@ -568,7 +585,7 @@ fn legend(app: &App) -> Line<'static> {
             Style::default().bg(theme.worse().unwrap_or(Color::Reset)),
         ));
         spans.push(Span::raw(" worse than base  "));
-        if !app.problem.cost_model.queues.is_empty() {
+        if !app.ranking.problem.cost_model.queues.is_empty() {
             spans.push(Span::styled(
                 " ",
                 Style::default().bg(theme.no_queue().unwrap_or(Color::Reset)),

@@ -15,7 +15,9 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::app::{App, Overlay, Pane, Shared};
+use super::app::App;
+use super::pane::Pane;
+use super::ui::{Overlay, Shared, Ui};
 
 /// Smallest terminal the panes fit in; below it the app says so instead of drawing.
 pub const MIN_WIDTH: u16 = 60;
@@ -45,11 +47,11 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
     status::render_best(app, frame, best_area);
     status::render_status(app, frame, status_area);
-    status::render_hints(app, frame, hints_area);
+    status::render_hints(&app.ui, frame, hints_area);
 
-    match &app.overlay {
+    match &app.ui.overlay {
         Overlay::None => {}
-        Overlay::Help => help::render(app, frame, area),
+        Overlay::Help => help::render(&app.ui, frame, area),
         Overlay::Config(index) => detail::render_config(app, index, frame, area),
         Overlay::Row(i) => detail::render_row(app, *i, frame, area),
     }
@@ -64,8 +66,8 @@ pub const TABLE_MIN: u16 = 11;
 
 /// Where each pane goes. A list, so a new pane is one more entry; a zoomed pane takes it all.
 pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
-    if app.zoomed {
-        return vec![(app.focus, main)];
+    if app.ui.zoomed {
+        return vec![(app.ui.focus, main)];
     }
     let compact = main.height < COMPACT_BELOW;
     // The bar and the strip of TTS_w intervals under it; then the budget slider, the top-N
@@ -74,13 +76,13 @@ pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
     let slider_h = if compact {
         2
     } else {
-        (app.prediction.top.len().min(5) as u16) + 6
+        (app.ranking.prediction.top.len().min(5) as u16) + 6
     };
     // As many lines as the rows need (up to 2/5 of the height), never fewer than TABLE_MIN.
-    let wanted = u16::try_from(app.campaign.rows.len())
+    let wanted = u16::try_from(app.table.campaign.rows.len())
         .unwrap_or(u16::MAX)
         .saturating_add(3);
-    let table_h = match app.campaign.dir {
+    let table_h = match app.table.campaign.dir {
         // Nothing watched: the pane only says how to watch.
         None => 3,
         Some(_) => TABLE_MIN.max(wanted.min(main.height * 2 / 5)),
@@ -98,7 +100,7 @@ pub fn layout(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
     ])
     .areas(top);
     // The curves and the trade-off share a place: the one focused last is shown.
-    let shared = match app.shared {
+    let shared = match app.ui.shared {
         Shared::Curves => Pane::Curves,
         Shared::TradeOff => Pane::Front,
     };
@@ -122,15 +124,15 @@ fn render_pane(app: &App, frame: &mut Frame, pane: Pane, rect: Rect) {
 }
 
 /// A pane's block, its border bold when focused.
-pub fn pane_block<'a>(app: &App, pane: Pane, title: impl Into<Line<'a>>) -> Block<'a> {
+pub fn pane_block<'a>(ui: &Ui, pane: Pane, title: impl Into<Line<'a>>) -> Block<'a> {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Plain)
         .title(title);
-    if app.focus == pane {
+    if ui.focus == pane {
         block
             .border_type(BorderType::Thick)
-            .border_style(app.theme.focused())
+            .border_style(ui.theme.focused())
     } else {
         block.border_style(Style::default())
     }

@@ -7,8 +7,9 @@ use ratatui::widgets::{Paragraph, Row, Table};
 use ratatui::Frame;
 
 use super::pane_block;
-use crate::tui::app::{App, Pane};
+use crate::tui::app::App;
 use crate::tui::keys::Action;
+use crate::tui::pane::Pane;
 
 /// `cost ━━━━━●━━━━ speed` at `width` cells for the bar.
 pub fn bar(tts_w: f64, width: usize) -> String {
@@ -24,13 +25,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         render_compact(app, frame, area);
         return;
     }
-    let block = pane_block(app, Pane::Slider, " TTS_w, budget and top N ");
+    let block = pane_block(&app.ui, Pane::Slider, " TTS_w, budget and top N ");
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height == 0 {
         return;
     }
-    let keys = &app.keys;
+    let keys = &app.ui.keys;
     let mut help = format!(
         "  {}/{} ±0.05  {}/{} ±0.01",
         keys.first(Action::TtsDown),
@@ -39,8 +40,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         keys.first(Action::TtsFineUp)
     );
     let recommended = app
+        .ranking
         .recommended()
-        .map(|c| format!("   recommended: {}", app.describe(&c.nproc)))
+        .map(|c| format!("   recommended: {}", app.ranking.describe(&c.nproc)))
         .unwrap_or_default();
     let fixed = 11 + 5 + 6 + recommended.chars().count();
     let room = usize::from(inner.width).saturating_sub(fixed);
@@ -50,13 +52,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let width = room.saturating_sub(help.chars().count()).clamp(3, 50);
     let line = Line::from(vec![
         Span::styled(
-            format!("TTS_w {:.2} ", app.tts_w()),
+            format!("TTS_w {:.2} ", app.ranking.tts_w()),
             Style::default().add_modifier(Modifier::BOLD),
         ),
         Span::raw("cost "),
-        Span::raw(bar(app.tts_w(), width)),
+        Span::raw(bar(app.ranking.tts_w(), width)),
         Span::raw(" speed"),
-        Span::styled(help, app.theme.dim()),
+        Span::styled(help, app.ui.theme.dim()),
         Span::styled(recommended, Style::default().add_modifier(Modifier::BOLD)),
     ]);
     frame.render_widget(Paragraph::new(line), Rect { height: 1, ..inner });
@@ -66,9 +68,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     // The TTS_w intervals, cell for cell under the bar (which starts after "TTS_w 0.50 cost ").
     let (cells, jumps) = super::trade_off::strip(app, width);
     let strip = Line::from(vec![
-        Span::styled(format!("{:<16}", "   winners"), app.theme.dim()),
+        Span::styled(format!("{:<16}", "   winners"), app.ui.theme.dim()),
         Span::raw(cells),
-        Span::styled(jumps, app.theme.dim()),
+        Span::styled(jumps, app.ui.theme.dim()),
     ]);
     frame.render_widget(
         Paragraph::new(strip),
@@ -92,8 +94,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if inner.height < 4 {
         return;
     }
-    let names = app.problem.names();
-    let billed = app.problem.cost_model.machine.is_some();
+    let names = app.ranking.problem.names();
+    let billed = app.ranking.problem.cost_model.machine.is_some();
     let mut header: Vec<String> = vec!["#".into()];
     header.extend(names.iter().cloned());
     header.extend(["PEs", "SYPD", cost_header(app), "cpl %", "FN"].map(String::from));
@@ -101,13 +103,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         header.push("idle".into());
     }
     header.push(String::new());
-    let rows = app.prediction.top.iter().enumerate().map(|(i, c)| {
+    let rows = app.ranking.prediction.top.iter().enumerate().map(|(i, c)| {
         let mut cells: Vec<String> = vec![(i + 1).to_string()];
         cells.extend(c.nproc.iter().map(u32::to_string));
         cells.push(c.total_nproc.to_string());
         cells.push(format!("{:.2}", c.sypd));
         cells.push(crate::tui::budget::cost_text(
-            app.problem.cost_model.cost,
+            app.ranking.problem.cost_model.cost,
             c.cost(),
         ));
         cells.push(format!("{:.1}", c.coupling_cost * 100.0));
@@ -119,14 +121,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     .map_or(String::new(), |b| b.idle_cores.to_string()),
             );
         }
-        cells.push(if app.is_marked(&c.nproc) {
+        cells.push(if app.matrix.is_marked(&c.nproc) {
             "*".into()
         } else {
             String::new()
         });
         let row = Row::new(cells);
-        if app.focus == Pane::Slider && i == app.top_selected {
-            row.style(app.theme.selected())
+        if app.ui.focus == Pane::Slider && i == app.ranking.top_selected {
+            row.style(app.ui.theme.selected())
         } else {
             row
         }
@@ -142,7 +144,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         widths.push(Constraint::Length(5));
     }
     widths.push(Constraint::Length(2));
-    let table = Table::new(rows, widths).header(Row::new(header).style(app.theme.dim()));
+    let table = Table::new(rows, widths).header(Row::new(header).style(app.ui.theme.dim()));
     let rest = Rect {
         y: inner.y + 3,
         height: inner.height - 3,
@@ -153,13 +155,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 
 /// The cost column's header: what FN weighs (CHSY, NHSY, kWh/SY).
 pub fn cost_header(app: &App) -> &'static str {
-    app.problem.cost_model.cost.header()
+    app.ranking.problem.cost_model.cost.header()
 }
 
 /// Where the budget knob sits between the base case's PEs and the largest useful budget.
 pub fn budget_fraction(app: &App) -> f64 {
-    let (low, high) = crate::tui::budget::budget_range(&app.problem, &app.inputs);
-    let b = app.problem.settings.max_nproc;
+    let (low, high) = crate::tui::budget::budget_range(&app.ranking.problem, &app.ranking.inputs);
+    let b = app.ranking.problem.settings.max_nproc;
     if high <= low {
         return 1.0;
     }
@@ -169,9 +171,9 @@ pub fn budget_fraction(app: &App) -> f64 {
 /// `budget 672 PEs ━━━●━━━ {/} ±48 · 27612 feasible, 18765 kept · cost node-hours $`: the
 /// budget slider with the counts `autolb predict` prints for the same budget.
 pub fn budget_line(app: &App, width: usize) -> Line<'static> {
-    let p = &app.problem;
-    let keys = &app.keys;
-    let label = format!("budget {} ", app.budget_text());
+    let p = &app.ranking.problem;
+    let keys = &app.ui.keys;
+    let label = format!("budget {} ", app.ranking.budget_text());
     let step = crate::tui::budget::budget_step(p);
     let unit = if p.cost_model.machine.is_some() {
         " (a node)"
@@ -200,7 +202,7 @@ pub fn budget_line(app: &App, width: usize) -> Line<'static> {
     Line::from(vec![
         Span::styled(label, Style::default().add_modifier(Modifier::BOLD)),
         Span::raw(bar(budget_fraction(app), bar_w)),
-        Span::styled(moves, app.theme.dim()),
+        Span::styled(moves, app.ui.theme.dim()),
         Span::raw(counts),
         Span::raw(cost),
     ])
@@ -209,26 +211,27 @@ pub fn budget_line(app: &App, width: usize) -> Line<'static> {
 /// The slider on one line, without a border (small terminals): the focus shows as `▶` and a
 /// reversed label; the top list is one zoom (`z`) away.
 fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
-    let focused = app.focus == Pane::Slider;
+    let focused = app.ui.focus == Pane::Slider;
     let label_style = if focused {
         Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
     } else {
         Style::default().add_modifier(Modifier::BOLD)
     };
     let recommended = app
+        .ranking
         .recommended()
         .map(|c| {
             format!(
                 "  #1 of top {}: {}",
-                app.prediction.top.len(),
-                app.describe(&c.nproc)
+                app.ranking.prediction.top.len(),
+                app.ranking.describe(&c.nproc)
             )
         })
         .unwrap_or_default();
     let label = format!(
         "{}TTS_w {:.2} ",
         if focused { "▶" } else { " " },
-        app.tts_w()
+        app.ranking.tts_w()
     );
     // The bar starts after the label and "cost "; the strip below lines up with it.
     let bar_at = label.chars().count() + 5;
@@ -237,17 +240,17 @@ fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
     let line = Line::from(vec![
         Span::styled(label, label_style),
         Span::raw("cost "),
-        Span::raw(bar(app.tts_w(), width)),
+        Span::raw(bar(app.ranking.tts_w(), width)),
         Span::raw(" speed"),
-        Span::styled(recommended, app.theme.dim()),
+        Span::styled(recommended, app.ui.theme.dim()),
     ]);
     frame.render_widget(Paragraph::new(line), Rect { height: 1, ..area });
     if area.height >= 2 {
         let (cells, jumps) = super::trade_off::strip(app, width);
         let strip = Line::from(vec![
-            Span::styled(format!("{:<bar_at$}", " winners"), app.theme.dim()),
+            Span::styled(format!("{:<bar_at$}", " winners"), app.ui.theme.dim()),
             Span::raw(cells),
-            Span::styled(jumps, app.theme.dim()),
+            Span::styled(jumps, app.ui.theme.dim()),
         ]);
         frame.render_widget(
             Paragraph::new(strip),

@@ -12,21 +12,22 @@ use super::opt;
 use crate::tui::app::App;
 use crate::tui::campaign_view::Driver;
 use crate::tui::keys::Action;
+use crate::tui::ui::Ui;
 
 /// The best-so-far line: the campaign's best with its PEs, SYPD, CHSY and FN (the table's
 /// FN), flagged when it rests on fewer runs than asked; without a campaign, the prediction's
 /// recommendation.
 pub fn best_text(app: &App) -> String {
-    let view = &app.campaign;
+    let view = &app.table.campaign;
     if view.dir.is_none() {
-        return match app.recommended() {
+        return match app.ranking.recommended() {
             Some(c) => format!(
                 "recommended: {} ({} PEs) · SYPD {:.2} · {} {} · FN {:.3} (predicted)",
-                app.describe(&c.nproc),
+                app.ranking.describe(&c.nproc),
                 c.total_nproc,
                 c.sypd,
-                app.problem.cost_model.cost.header(),
-                crate::tui::budget::cost_text(app.problem.cost_model.cost, c.cost()),
+                app.ranking.problem.cost_model.cost.header(),
+                crate::tui::budget::cost_text(app.ranking.problem.cost_model.cost, c.cost()),
                 c.fittingness
             ),
             None => "recommended: none within the budget".into(),
@@ -60,8 +61,8 @@ pub fn best_text(app: &App) -> String {
 
 pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
     let text = best_text(app);
-    let style = if app.campaign.best.is_some() {
-        app.theme.best().add_modifier(Modifier::BOLD)
+    let style = if app.table.campaign.best.is_some() {
+        app.ui.theme.best().add_modifier(Modifier::BOLD)
     } else {
         Style::default().add_modifier(Modifier::BOLD)
     };
@@ -71,7 +72,7 @@ pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
 /// The campaign's state in words: `running (driver pid 12)`, `no driver running`, `stalled (no
 /// progress for 20 min while runs are queued)`, `done: no successful run`, ...
 pub fn campaign_text(app: &App) -> String {
-    let view = &app.campaign;
+    let view = &app.table.campaign;
     let state = &view.state;
     let finished = state.starts_with("done") || state == "cancelled";
     match &view.driver {
@@ -89,10 +90,10 @@ pub fn campaign_text(app: &App) -> String {
 /// The status line's text parts (tested without a terminal).
 pub fn status_text(app: &App) -> (String, Option<String>) {
     // The latest message first: it answers the last key pressed and must not be cut off.
-    let mut parts: Vec<String> = app.message.iter().cloned().collect();
-    let p = &app.problem;
+    let mut parts: Vec<String> = app.ui.message.iter().cloned().collect();
+    let p = &app.ranking.problem;
     // The keys too: at 80x24 the slider pane is one line and this is where the budget shows.
-    let keys = &app.keys;
+    let keys = &app.ui.keys;
     let mut budget = format!(
         "budget {} ({}/{})",
         p.settings.max_nproc,
@@ -108,28 +109,34 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
     }
     parts.push(budget);
     parts.push(format!("campaign: {}", campaign_text(app)));
-    if app.campaign.pending_runs > 0 {
-        parts.push(format!("{} incoming", app.campaign.pending_runs));
+    if app.table.campaign.pending_runs > 0 {
+        parts.push(format!("{} incoming", app.table.campaign.pending_runs));
     }
-    if app.other_model.is_some() {
-        parts.push(format!("model: {} (M switches)", app.model_name));
+    if app.ranking.other_model.is_some() {
+        parts.push(format!("model: {} (M switches)", app.ranking.model.label()));
     }
-    if let Some(mode) = app.watch.mode {
+    if let Some(mode) = app.table.watch.mode {
         let mut w = format!("watch: {}", mode.name());
-        if let Some(at) = app.watch.last_scan {
-            let ago = app.now.duration_since(at).map(|d| d.as_secs()).unwrap_or(0);
+        if let Some(at) = app.table.watch.last_scan {
+            let ago = app
+                .ui
+                .now
+                .duration_since(at)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
             w.push_str(&format!(", scan {ago} s ago"));
         }
-        w.push_str(&format!(" ({})", app.watch.reason));
+        w.push_str(&format!(" ({})", app.table.watch.reason));
         parts.push(w);
     }
-    parts.push(format!("{} marked", app.marked.len()));
-    parts.push(app.title.clone());
+    parts.push(format!("{} marked", app.matrix.marked.len()));
+    parts.push(app.ui.title.clone());
     let error = app
+        .ui
         .error
         .clone()
-        .or_else(|| app.watch.error.clone())
-        .or_else(|| app.campaign.error.clone());
+        .or_else(|| app.table.watch.error.clone())
+        .or_else(|| app.table.campaign.error.clone());
     (parts.join(" │ "), error)
 }
 
@@ -137,17 +144,17 @@ pub fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     let (text, error) = status_text(app);
     let mut spans = Vec::new();
     if let Some(e) = error {
-        spans.push(Span::styled(format!("error: {e} │ "), app.theme.error()));
+        spans.push(Span::styled(format!("error: {e} │ "), app.ui.theme.error()));
     }
     spans.push(Span::raw(text));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The hint bar: whole hints only, as many as fit.
-pub fn render_hints(app: &App, frame: &mut Frame, area: Rect) {
+/// The hint bar: whole hints only, as many as fit, the focused pane's keys first.
+pub fn render_hints(ui: &Ui, frame: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
     let mut used = 0;
-    for (keys, what) in app.keys.hints() {
+    for (keys, what) in ui.keys.hints(ui.focus) {
         let label = format!(" {what}  ");
         let w = keys.chars().count() + label.chars().count();
         if used + w > usize::from(area.width) + 2 {

@@ -8,9 +8,10 @@ use ratatui::widgets::{Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
 use super::{opt, pane_block};
-use crate::tui::app::{App, Pane};
+use crate::tui::app::App;
 use crate::tui::calibration::error_pct;
 use crate::tui::campaign_view::IterRow;
+use crate::tui::pane::Pane;
 
 /// The donor→recipient header; `d→r` on the narrowest screens.
 const DONOR_RECIPIENT: &str = "donor→recipient";
@@ -27,21 +28,22 @@ struct Column<'a> {
 
 /// The columns in order; `names` are the components.
 fn columns<'a>(app: &'a App, names: &[String]) -> Vec<Column<'a>> {
-    let best = app.campaign.best;
-    let rows = &app.campaign.rows;
+    let best = app.table.campaign.best;
+    let rows = &app.table.campaign.rows;
     let labelled = rows.iter().any(|r| r.label.is_some());
     // Directories of runs outside a campaign have no decisions: the column may go first.
     let any_move = rows.iter().any(|r| r.donor.is_some());
     // The active model's error on each measured row, in per cent (a narrow column, dropped
     // first on a narrow pane).
-    let model = app.active_model();
-    let interp = app.problem.settings.interp;
-    let same_order = app.campaign.components.is_empty() || *names == app.problem.names();
+    let model = app.ranking.active_model();
+    let interp = app.ranking.problem.settings.interp;
+    let same_order =
+        app.table.campaign.components.is_empty() || *names == app.ranking.problem.names();
     // Computed per shown cell, not per row of the table: it estimates the row's SYPD.
     let error = move |r: &IterRow| -> Option<f64> {
         let measured = r.sypd?;
         same_order
-            .then(|| error_pct(model, &app.inputs, interp, &r.nproc, measured))
+            .then(|| error_pct(model, &app.ranking.inputs, interp, &r.nproc, measured))
             .flatten()
     };
     let mut cols = vec![
@@ -201,18 +203,18 @@ fn fingerprint(app: &App, names: &[String], width: u16) -> u64 {
     let mut h = Fnv::default();
     width.hash(&mut h);
     names.hash(&mut h);
-    app.campaign.best.hash(&mut h);
-    app.problem.names().hash(&mut h);
+    app.table.campaign.best.hash(&mut h);
+    app.ranking.problem.names().hash(&mut h);
     format!(
         "{:?} {:?} {:?}",
-        app.active_model(),
-        app.problem.settings.interp,
-        app.inputs
+        app.ranking.active_model(),
+        app.ranking.problem.settings.interp,
+        app.ranking.inputs
     )
     .hash(&mut h);
     // Field by field rather than through tuples of options: this runs for every row on each
     // redraw, in debug builds too.
-    for r in &app.campaign.rows {
+    for r in &app.table.campaign.rows {
         h.write_u64(u64::from(r.iteration) << 32 | u64::from(r.test));
         h.write_usize(r.nproc.len());
         for &p in &r.nproc {
@@ -288,9 +290,9 @@ thread_local! {
 /// The columns to show for `app` at `width`, from the last fit when nothing it depends on
 /// changed.
 fn fitted_columns<'a>(app: &'a App, width: u16) -> (Vec<Column<'a>>, Fit) {
-    let view = &app.campaign;
+    let view = &app.table.campaign;
     let names = if view.components.is_empty() {
-        app.problem.names()
+        app.ranking.problem.names()
     } else {
         view.components.clone()
     };
@@ -331,7 +333,12 @@ fn cells(
 #[cfg(test)]
 pub fn fitted(app: &App, width: u16) -> (Vec<String>, Vec<Vec<String>>, Vec<u16>) {
     let (cols, fit) = fitted_columns(app, width);
-    let rows = cells(&cols, &fit, &app.campaign.rows, 0..app.campaign.rows.len());
+    let rows = cells(
+        &cols,
+        &fit,
+        &app.table.campaign.rows,
+        0..app.table.campaign.rows.len(),
+    );
     (fit.header, rows, fit.widths)
 }
 
@@ -348,12 +355,12 @@ fn shown_rows(len: usize, selected: usize, height: usize) -> std::ops::Range<usi
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let view = &app.campaign;
+    let view = &app.table.campaign;
     let title = match &view.dir {
         Some(d) => format!(" Iterations: {} ", d.display()),
         None => " Iterations ".to_string(),
     };
-    let block = pane_block(app, Pane::Table, title);
+    let block = pane_block(&app.ui, Pane::Table, title);
     if view.rows.is_empty() {
         let text = match &view.dir {
             Some(_) => "no runs yet: rows appear as runs write their timing output",
@@ -365,29 +372,29 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let (cols, fit) = fitted_columns(app, area.width.saturating_sub(2));
     // Below the borders and the header line.
     let height = block.inner(area).height.saturating_sub(1) as usize;
-    let shown = shown_rows(view.rows.len(), app.table_selected, height);
+    let shown = shown_rows(view.rows.len(), app.table.selected, height);
     let first = shown.start;
     let rows = cells(&cols, &fit, &view.rows, shown);
     let rows = rows.into_iter().enumerate().map(|(at, cells)| {
         let i = first + at;
         let row = Row::new(cells);
         if view.best == Some(i) {
-            row.style(app.theme.best())
+            row.style(app.ui.theme.best())
         } else if view.rows[i].failed > 0 {
-            row.style(app.theme.error())
+            row.style(app.ui.theme.error())
         } else {
             row
         }
     });
     let mut table = Table::new(rows, fit.widths.into_iter().map(Constraint::Length))
-        .header(Row::new(fit.header).style(app.theme.dim()))
+        .header(Row::new(fit.header).style(app.ui.theme.dim()))
         .block(block);
-    if app.focus == Pane::Table {
-        table = table.row_highlight_style(app.theme.selected());
+    if app.ui.focus == Pane::Table {
+        table = table.row_highlight_style(app.ui.theme.selected());
     }
     // The selection keeps the table's place: it follows new rows only while at the end.
     let mut state = TableState::default();
-    state.select(Some(app.table_selected.saturating_sub(first)));
+    state.select(Some(app.table.selected.saturating_sub(first)));
     frame.render_stateful_widget(table, area, &mut state);
 }
 
@@ -404,12 +411,12 @@ mod tests {
     #[test]
     fn a_changed_cell_refits_the_columns() {
         let mut app = crate::tui::tests::app();
-        app.campaign = crate::tui::screen_tests::watched();
+        app.table.campaign = crate::tui::screen_tests::watched();
         let (header, _, before) = super::fitted(&app, 200);
         let k = header.iter().position(|h| h == "state").unwrap();
         assert_eq!(super::fitted(&app, 200).2, before, "the same fit again");
         let longer = usize::from(before[k]) + 5;
-        app.campaign.rows[0].state = "x".repeat(longer);
+        app.table.campaign.rows[0].state = "x".repeat(longer);
         let (_, rows, after) = super::fitted(&app, 200);
         assert_eq!(usize::from(after[k]), longer);
         assert_eq!(rows[0][k], "x".repeat(longer));

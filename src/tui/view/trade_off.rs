@@ -16,19 +16,20 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::pane_block;
-use crate::tui::app::{App, Pane};
+use crate::tui::app::App;
+use crate::tui::pane::Pane;
 use crate::tui::trade_off::winner_label;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.trade_off;
-    let cost = app.problem.cost_model.cost.header();
+    let cost = app.ranking.problem.cost_model.cost.header();
     // The model is named when `M` can switch it, and only where it fits.
     let mut title = format!(" Trade-off: SYPD vs {cost} ");
-    let named = format!("{title}· {} ", app.model_name);
-    if app.other_model.is_some() && named.chars().count() + 2 <= usize::from(area.width) {
+    let named = format!("{title}· {} ", app.ranking.model.label());
+    if app.ranking.other_model.is_some() && named.chars().count() + 2 <= usize::from(area.width) {
         title = named;
     }
-    let block = pane_block(app, Pane::Front, title);
+    let block = pane_block(&app.ui, Pane::Front, title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height < 4 || inner.width < 16 || t.front.is_empty() {
@@ -62,8 +63,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     };
     let ((x0, x1), (y0, y1)) = (pad(x0, x1), pad(y0, y1));
 
-    let faint = app.theme.worse().unwrap_or(Color::Reset);
-    let current = t.winner_at(app.tts_w());
+    let faint = app.ui.theme.worse().unwrap_or(Color::Reset);
+    let current = t.winner_at(app.ranking.tts_w());
     let front_xy: Vec<(f64, f64)> = t.front.iter().map(|c| (c.cost(), c.sypd)).collect();
     let canvas = Canvas::default()
         .marker(Marker::Braille)
@@ -90,7 +91,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             for m in &t.measured {
                 ctx.print(m.chsy, m.sypd, Span::styled("M", Style::new().bold()));
             }
-            for c in t.front.iter().filter(|c| app.is_marked(&c.nproc)) {
+            for c in t.front.iter().filter(|c| app.matrix.is_marked(&c.nproc)) {
                 ctx.print(c.cost(), c.sypd, "*");
             }
             for (k, w) in t.winners.iter().enumerate() {
@@ -103,15 +104,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 let label = winner_label(k, now).to_string();
                 ctx.print(w.config.cost(), w.config.sypd, Span::styled(label, style));
             }
-            if app.focus == Pane::Front {
+            if app.ui.focus == Pane::Front {
                 if let Some(c) = t.selected_config() {
-                    ctx.print(c.cost(), c.sypd, Span::styled("@", app.theme.focused()));
+                    ctx.print(c.cost(), c.sypd, Span::styled("@", app.ui.theme.focused()));
                 }
             }
         });
     frame.render_widget(canvas, plot);
 
-    let dim = app.theme.dim();
+    let dim = app.ui.theme.dim();
     let y_text = vec![
         Line::styled(format!("{y1:>5.1}"), dim),
         Line::raw(""),
@@ -159,14 +160,18 @@ fn info_line(app: &App) -> Line<'static> {
         ),
         None => String::new(),
     };
-    let marked = if app.is_marked(&c.nproc) { " *" } else { "" };
+    let marked = if app.matrix.is_marked(&c.nproc) {
+        " *"
+    } else {
+        ""
+    };
     Line::from(vec![
         Span::styled("@ ", Style::new().bold()),
         Span::raw(format!(
             "{pes} {:.2} SYPD {} {}{wins}{marked}",
             c.sypd,
-            crate::tui::budget::cost_text(app.problem.cost_model.cost, c.cost()),
-            app.problem.cost_model.cost.header()
+            crate::tui::budget::cost_text(app.ranking.problem.cost_model.cost, c.cost()),
+            app.ranking.problem.cost_model.cost.header()
         )),
     ])
 }
@@ -185,7 +190,7 @@ pub fn strip(app: &App, width: usize) -> (String, String) {
         })
         .collect();
     let mut jumps = Vec::new();
-    if let Some(k) = t.winner_at(app.tts_w()) {
+    if let Some(k) = t.winner_at(app.ranking.tts_w()) {
         let here = &t.winners[k];
         if k > 0 {
             jumps.push(format!("◂{:.2}", here.tts_w_from));

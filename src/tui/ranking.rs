@@ -1,0 +1,247 @@
+//! The ranking part of the app: the problem shown, the model behind it, TTS_w and the top N it
+//! is ranked at, and the curves it comes from. Everything else on screen (the matrix, the
+//! front, the table's FN) is derived from this part.
+
+use autolb::interp::Interpolant;
+use autolb::model::Model;
+use autolb::predict::{ComponentInput, Config, Prediction, Problem};
+
+use super::calibration::Calibration;
+
+/// How deep `w` looks for the global rank of a marked configuration.
+pub const RANK_LIMIT: usize = 5000;
+
+/// Which model scores the problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelKind {
+    /// The components' curves alone.
+    Standalone,
+    /// The model fitted to measured coupled runs.
+    Calibrated,
+}
+
+impl ModelKind {
+    /// The model as the status line and the trade-off pane name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ModelKind::Standalone => "standalone",
+            ModelKind::Calibrated => "calibrated",
+        }
+    }
+}
+
+/// A component's curves, sampled once for drawing.
+#[derive(Debug, Clone)]
+pub struct CurveSeries {
+    pub name: String,
+    /// Measured points (PEs, SYPD).
+    pub measured: Vec<(f64, f64)>,
+    /// The interpolated curve (PEs, SYPD), densely sampled between the measured ends.
+    pub line: Vec<(f64, f64)>,
+}
+
+/// The problem, its model and its ranking.
+pub struct Ranking {
+    pub problem: Problem,
+    /// The components' inputs (curves, limits), kept for rebuilding the problem and the report.
+    pub inputs: Vec<ComponentInput>,
+    /// The model behind `problem`.
+    pub model: ModelKind,
+    /// The other model's problem, when a calibrated model was given (`M` swaps them).
+    pub other_model: Option<(Problem, ModelKind)>,
+    /// The calibrated model and the runs it learned from, when there is one (from
+    /// `--measured`/`--model`, or refitted as a watched campaign's runs land).
+    pub calibration: Option<Calibration>,
+    pub curves: Vec<CurveSeries>,
+    /// TTS_w in hundredths, so stepping never drifts (0.05 steps land on 0.05 exactly).
+    pub tts_w_pct: u8,
+    pub top: usize,
+    pub prediction: Prediction,
+    /// The entry of the top N selected in the slider pane.
+    pub top_selected: usize,
+}
+
+impl Ranking {
+    /// The standalone ranking of `problem` at its own TTS_w and top N.
+    pub fn new(problem: Problem, inputs: &[ComponentInput]) -> Ranking {
+        let tts_w_pct = (problem.settings.tts_w * 100.0).round().clamp(0.0, 100.0) as u8;
+        let top = problem.settings.top.max(1);
+        let curves = inputs
+            .iter()
+            .map(|c| sample_curve(c, problem.settings.interp))
+            .collect();
+        let prediction = problem.rank(f64::from(tts_w_pct) / 100.0, top);
+        Ranking {
+            problem,
+            inputs: inputs.to_vec(),
+            model: ModelKind::Standalone,
+            other_model: None,
+            calibration: None,
+            curves,
+            tts_w_pct,
+            top,
+            prediction,
+            top_selected: 0,
+        }
+    }
+
+    pub fn tts_w(&self) -> f64 {
+        f64::from(self.tts_w_pct) / 100.0
+    }
+
+    /// The recommended configuration: the top of the ranking.
+    pub fn recommended(&self) -> Option<&Config> {
+        self.prediction.top.first()
+    }
+
+    /// PEs of a configuration given by candidate indices (the inverse of [`index_of`]).
+    pub fn nproc_of(&self, index: &[usize]) -> Vec<u32> {
+        index
+            .iter()
+            .zip(&self.problem.components)
+            .map(|(&i, c)| c.nproc[i])
+            .collect()
+    }
+
+    /// Whether a configuration (PEs per component) at coupled speed `sypd` fits none of the
+    /// `[[queue]]` tables (never without queues; with a chosen queue the others do not count,
+    /// and what does not fit it is outside the budget already).
+    pub fn fits_no_queue(&self, nproc: &[u32], sypd: f64) -> bool {
+        let model = &self.problem.cost_model;
+        !model.queues.is_empty()
+            && model.chosen_queue().is_none()
+            && model
+                .smallest_queue(nproc, self.problem.settings.extra_pes, sypd)
+                .is_none()
+    }
+
+    /// Rank (1-based) of a configuration in the current top N.
+    pub fn rank_of(&self, nproc: &[u32]) -> Option<usize> {
+        self.prediction
+            .top
+            .iter()
+            .position(|c| c.nproc == nproc)
+            .map(|i| i + 1)
+    }
+
+    /// Each configuration's rank among all at the current TTS_w (`None` beyond the first
+    /// [`RANK_LIMIT`], which is not worth the search).
+    pub fn global_ranks(&self, configs: &[Config]) -> Vec<Option<usize>> {
+        let mut ranks: Vec<Option<usize>> =
+            configs.iter().map(|c| self.rank_of(&c.nproc)).collect();
+        if ranks.iter().any(Option::is_none) {
+            let deep = self.problem.rank(self.tts_w(), RANK_LIMIT).top;
+            for (r, c) in ranks.iter_mut().zip(configs) {
+                if r.is_none() {
+                    *r = deep.iter().position(|d| d.nproc == c.nproc).map(|i| i + 1);
+                }
+            }
+        }
+        ranks
+    }
+
+    /// `IFS 408 + NEMO 240`.
+    pub fn describe(&self, nproc: &[u32]) -> String {
+        self.problem
+            .components
+            .iter()
+            .zip(nproc)
+            .map(|(c, p)| format!("{} {p}", c.name))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+
+    /// The model that colours the matrix and ranks the top N now.
+    pub fn active_model(&self) -> &Model {
+        static STANDALONE: Model = Model::Standalone;
+        match (&self.calibration, self.model) {
+            (Some(c), ModelKind::Calibrated) => &c.model,
+            _ => &STANDALONE,
+        }
+    }
+
+    /// The model of a kind: the calibration's for a calibrated one (when there is one).
+    pub fn model_of(&self, kind: ModelKind) -> Model {
+        match (&self.calibration, kind) {
+            (Some(c), ModelKind::Calibrated) => c.model.clone(),
+            _ => Model::Standalone,
+        }
+    }
+
+    /// Sets TTS_w (in hundredths, clamped to 0..=100); whether it changed.
+    pub fn set_tts_w(&mut self, pct: i16) -> bool {
+        let pct = pct.clamp(0, 100) as u8;
+        let changed = pct != self.tts_w_pct;
+        self.tts_w_pct = pct;
+        changed
+    }
+
+    /// Sets the top N (clamped to 1..=99); whether it changed.
+    pub fn set_top(&mut self, top: usize) -> bool {
+        let top = top.clamp(1, 99);
+        let changed = top != self.top;
+        self.top = top;
+        changed
+    }
+
+    /// Re-ranks at the current TTS_w and top N. With the calibrated model the top N shows the
+    /// full model's numbers and order, as `predict --measured` does (the matrix keeps the
+    /// search's bound: it scores cells without re-estimating each).
+    pub fn rerank(&mut self) {
+        self.prediction = autolb::predict::full_model::rank(
+            &self.problem,
+            self.active_model(),
+            &self.inputs,
+            self.tts_w(),
+            self.top,
+        );
+        self.top_selected = self
+            .top_selected
+            .min(self.prediction.top.len().saturating_sub(1));
+    }
+
+    /// Moves the top-N selection one entry up or down, within the list.
+    pub fn walk_top(&mut self, up: bool) {
+        self.top_selected = if up {
+            self.top_selected.saturating_sub(1)
+        } else {
+            (self.top_selected + 1).min(self.prediction.top.len().saturating_sub(1))
+        };
+    }
+}
+
+/// Candidate indices of a configuration given by PEs.
+pub fn index_of(problem: &Problem, nproc: &[u32]) -> Option<Vec<usize>> {
+    nproc
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| problem.candidate_index(i, p))
+        .collect()
+}
+
+/// Samples a curve's interpolation for drawing (the measured points are drawn on top).
+fn sample_curve(input: &ComponentInput, method: autolb::interp::Method) -> CurveSeries {
+    let curve = &input.curve;
+    let interpolant = Interpolant::new(method, &curve.xs(), &curve.ys());
+    let (a, b) = (
+        f64::from(curve.first_nproc()),
+        f64::from(curve.last_nproc()),
+    );
+    const SAMPLES: usize = 200;
+    let line = (0..=SAMPLES)
+        .map(|i| {
+            let x = a + (b - a) * i as f64 / SAMPLES as f64;
+            (x, interpolant.eval(x))
+        })
+        .filter(|(_, y)| y.is_finite())
+        .collect();
+    CurveSeries {
+        name: curve.name.clone(),
+        measured: curve
+            .points()
+            .iter()
+            .map(|p| (f64::from(p.nproc), p.sypd))
+            .collect(),
+        line,
+    }
+}
