@@ -40,6 +40,8 @@ mod effect_tests;
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
+mod keys_tests;
+#[cfg(test)]
 mod screen_tests;
 #[cfg(test)]
 mod tests;
