@@ -10,6 +10,7 @@ use super::pane_block;
 use crate::tui::app::App;
 use crate::tui::keys::Action;
 use crate::tui::pane::Pane;
+use crate::tui::ranking::Ranking;
 
 /// `cost ━━━━━●━━━━ speed` at `width` cells for the bar.
 pub fn bar(tts_w: f64, width: usize) -> String {
@@ -98,7 +99,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let billed = app.ranking.problem.cost_model.machine.is_some();
     let mut header: Vec<String> = vec!["#".into()];
     header.extend(names.iter().cloned());
-    header.extend(["PEs", "SYPD", cost_header(app), "cpl %", "FN"].map(String::from));
+    header.extend(["PEs", "SYPD", cost_header(&app.ranking), "cpl %", "FN"].map(String::from));
     if billed {
         header.push("idle".into());
     }
@@ -154,14 +155,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 /// The cost column's header: what FN weighs (CHSY, NHSY, kWh/SY).
-pub fn cost_header(app: &App) -> &'static str {
-    app.ranking.problem.cost_model.cost.header()
+pub fn cost_header(ranking: &Ranking) -> &'static str {
+    ranking.problem.cost_model.cost.header()
 }
 
 /// Where the budget knob sits between the base case's PEs and the largest useful budget.
-pub fn budget_fraction(app: &App) -> f64 {
-    let (low, high) = crate::tui::budget::budget_range(&app.ranking.problem, &app.ranking.inputs);
-    let b = app.ranking.problem.settings.max_nproc;
+pub fn budget_fraction(ranking: &Ranking) -> f64 {
+    let (low, high) = crate::tui::budget::budget_range(&ranking.problem, &ranking.inputs);
+    let b = ranking.problem.settings.max_nproc;
     if high <= low {
         return 1.0;
     }
@@ -201,7 +202,7 @@ pub fn budget_line(app: &App, width: usize) -> Line<'static> {
         .clamp(3, 30);
     Line::from(vec![
         Span::styled(label, Style::default().add_modifier(Modifier::BOLD)),
-        Span::raw(bar(budget_fraction(app), bar_w)),
+        Span::raw(bar(budget_fraction(&app.ranking), bar_w)),
         Span::styled(moves, app.ui.theme.dim()),
         Span::raw(counts),
         Span::raw(cost),

@@ -12,6 +12,7 @@ use super::opt;
 use crate::tui::app::App;
 use crate::tui::campaign_view::Driver;
 use crate::tui::keys::Action;
+use crate::tui::table::TableState;
 use crate::tui::ui::Ui;
 
 /// The best-so-far line: the campaign's best with its PEs, SYPD, CHSY and FN (the table's
@@ -71,8 +72,8 @@ pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
 
 /// The campaign's state in words: `running (driver pid 12)`, `no driver running`, `stalled (no
 /// progress for 20 min while runs are queued)`, `done: no successful run`, ...
-pub fn campaign_text(app: &App) -> String {
-    let view = &app.table.campaign;
+pub fn campaign_text(table: &TableState) -> String {
+    let view = &table.campaign;
     let state = &view.state;
     let finished = state.starts_with("done") || state == "cancelled";
     match &view.driver {
@@ -108,7 +109,7 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
         ));
     }
     parts.push(budget);
-    parts.push(format!("campaign: {}", campaign_text(app)));
+    parts.push(format!("campaign: {}", campaign_text(&app.table)));
     if app.table.campaign.pending_runs > 0 {
         parts.push(format!("{} incoming", app.table.campaign.pending_runs));
     }
