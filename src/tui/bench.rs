@@ -96,7 +96,7 @@ fn a_full_size_100x100_matrix_is_drawn_cell_for_cell() {
     let (problem, inputs) = problem_100x100();
     let app = app_on(problem, &inputs, "x");
     let area = ratatui::layout::Rect::new(0, 0, 250, 104);
-    let g = view::matrix::geometry_for(&app, area).expect("fits");
+    let g = view::matrix::geometry_for(&app.matrix, area).expect("fits");
     assert!(g.rows.iter().chain(&g.cols).all(|r| r.len() == 1));
     assert_eq!((g.rows.len(), g.cols.len()), (100, 100));
     let times = time_changes(250, 220, 3);

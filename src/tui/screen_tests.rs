@@ -199,7 +199,8 @@ fn z_zooms_the_focused_pane_and_back() {
     // The matrix zoomed has more lines for candidates.
     app.ui.focus = Pane::Matrix;
     app.update(key('z'));
-    let g = view::matrix::geometry_for(&app, ratatui::layout::Rect::new(0, 0, 78, 19)).unwrap();
+    let g =
+        view::matrix::geometry_for(&app.matrix, ratatui::layout::Rect::new(0, 0, 78, 19)).unwrap();
     assert!(g.rows.len() >= 16, "{}", g.rows.len());
 }
 
@@ -327,7 +328,7 @@ fn the_matrix_shows_every_top_n_configuration_and_the_cursors_exact_pes() {
     assert_eq!(app.ranking.prediction.top.len(), 9);
     for (w, h) in [(48u16, 6u16), (90, 20), (40, 40)] {
         let area = ratatui::layout::Rect::new(0, 0, w, h);
-        let g = geometry_for(&app, area).unwrap();
+        let g = geometry_for(&app.matrix, area).unwrap();
         assert_eq!(g.rows.last().unwrap().end, app.matrix.grid.row_nproc.len());
         let mut seen = Vec::new();
         for r in &g.rows {
@@ -357,7 +358,7 @@ fn the_matrix_shows_every_top_n_configuration_and_the_cursors_exact_pes() {
     app.update(key('Z'));
     let region = text(&draw(&app, 80, 24));
     assert!(region.contains("around the cursor"), "{region}");
-    let g = geometry_for(&app, ratatui::layout::Rect::new(0, 0, 50, 7)).unwrap();
+    let g = geometry_for(&app.matrix, ratatui::layout::Rect::new(0, 0, 50, 7)).unwrap();
     assert!(g.rows.iter().chain(&g.cols).all(|r| r.len() == 1));
     assert!(g.rows.iter().any(|r| r.start == app.matrix.cursor[0]));
 }

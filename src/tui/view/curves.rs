@@ -7,7 +7,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 
-use crate::tui::theme::ColorDepth;
+use crate::tui::theme::{ColorDepth, Theme};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
 use ratatui::Frame;
 
@@ -56,14 +56,14 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
     let mut spans = vec![Span::raw(name)];
     for (i, c) in app.ranking.curves.iter().enumerate() {
         spans.push(Span::styled(
-            format!("{} {} ", glyph(app, i), c.name),
+            format!("{} {} ", glyph(&app.ui.theme, i), c.name),
             app.ui.theme.fg(app.ui.theme.component(i)),
         ));
     }
     if app.ranking.calibration.is_some() {
         spans.push(Span::raw(format!(
             "{} coupled {} calibrated ",
-            coupled_glyph(app),
+            coupled_glyph(&app.ui.theme),
             CALIBRATED_GLYPH
         )));
     }
@@ -174,7 +174,7 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         let style = app.ui.theme.fg(app.ui.theme.component(i));
         datasets.push(
             Dataset::default()
-                .marker(line_marker(app, i))
+                .marker(line_marker(&app.ui.theme, i))
                 .graph_type(GraphType::Line)
                 .style(style)
                 .data(&lines[i]),
@@ -208,7 +208,7 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         if let Some(c) = coupled.get(i) {
             datasets.push(
                 Dataset::default()
-                    .marker(coupled_marker(app))
+                    .marker(coupled_marker(&app.ui.theme))
                     .graph_type(GraphType::Scatter)
                     .style(style.add_modifier(Modifier::BOLD))
                     .data(c),
@@ -217,7 +217,7 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         if let Some(m) = markers.get(i) {
             datasets.push(
                 Dataset::default()
-                    .marker(cursor_marker(app))
+                    .marker(cursor_marker(&app.ui.theme))
                     .graph_type(GraphType::Line)
                     .style(style)
                     .data(m),
@@ -251,8 +251,8 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
 
 /// The marker of component `i`'s line: Braille with colour (the finest); without colour each
 /// component has its own glyph so the curves differ (`⣿`, `•`, `▄`, then Braille again).
-fn line_marker(app: &App, i: usize) -> Marker {
-    if app.ui.theme.depth != ColorDepth::Mono {
+fn line_marker(theme: &Theme, i: usize) -> Marker {
+    if theme.depth != ColorDepth::Mono {
         return Marker::Braille;
     }
     match i % 3 {
@@ -264,8 +264,8 @@ fn line_marker(app: &App, i: usize) -> Marker {
 
 /// The cursor's verticals: dots with colour; without colour bars (`▄`), as the second
 /// component's line uses dots.
-fn cursor_marker(app: &App) -> Marker {
-    if app.ui.theme.depth == ColorDepth::Mono {
+fn cursor_marker(theme: &Theme) -> Marker {
+    if theme.depth == ColorDepth::Mono {
         Marker::Bar
     } else {
         Marker::Dot
@@ -277,8 +277,8 @@ pub const CALIBRATED_GLYPH: &str = "▞";
 
 /// The measured coupled-mode points: bars (`▄`) with colour; without colour quadrants (`▗`), as
 /// the cursor's verticals use bars there.
-fn coupled_marker(app: &App) -> Marker {
-    if app.ui.theme.depth == ColorDepth::Mono {
+fn coupled_marker(theme: &Theme) -> Marker {
+    if theme.depth == ColorDepth::Mono {
         Marker::Quadrant
     } else {
         Marker::Bar
@@ -286,16 +286,16 @@ fn coupled_marker(app: &App) -> Marker {
 }
 
 /// The legend's sample of the coupled-mode points.
-pub fn coupled_glyph(app: &App) -> &'static str {
-    match coupled_marker(app) {
+pub fn coupled_glyph(theme: &Theme) -> &'static str {
+    match coupled_marker(theme) {
         Marker::Bar => "▄",
         _ => "▗",
     }
 }
 
 /// The legend's sample of component `i`'s line.
-pub fn glyph(app: &App, i: usize) -> &'static str {
-    match line_marker(app, i) {
+pub fn glyph(theme: &Theme, i: usize) -> &'static str {
+    match line_marker(theme, i) {
         Marker::Dot => "•",
         Marker::HalfBlock => "▀",
         _ => "⣿",

@@ -32,6 +32,7 @@ use ratatui::Frame;
 
 use super::pane_block;
 use crate::tui::app::App;
+use crate::tui::matrix::MatrixState;
 use crate::tui::pane::Pane;
 use crate::tui::slice::{quick, Quick};
 use crate::tui::theme::ColorDepth;
@@ -55,7 +56,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
         return;
     }
-    if let Some(g) = geometry_for(app, inner) {
+    if let Some(g) = geometry_for(&app.matrix, inner) {
         let per_cell = (max_len(&g.rows), max_len(&g.cols));
         if app.matrix.region {
             title.push_str("· around the cursor, Z: all ");
@@ -126,17 +127,17 @@ fn range_label(nproc: &[u32], span: &Range<usize>) -> String {
 
 /// Fits the grid's candidates into `area`: a label column, a column-label line on top, the
 /// cursor line (and the legend when there is room) below; cells 2 to 4 wide.
-pub fn geometry_for(app: &App, area: Rect) -> Option<Geometry> {
-    let grid = &app.matrix.grid;
+pub fn geometry_for(matrix: &MatrixState, area: Rect) -> Option<Geometry> {
+    let grid = &matrix.grid;
     let (nr, nc) = (grid.row_nproc.len(), grid.col_nproc.len());
     if area.height < 4 || area.width < 8 || nr == 0 || nc == 0 {
         return None;
     }
     let legend = area.height >= 10;
     let cells_h = usize::from(area.height - 2 - u16::from(legend));
-    let (ra, ca) = app.matrix.axes;
-    let rows = if app.matrix.region {
-        window(nr, cells_h, app.matrix.cursor[ra])
+    let (ra, ca) = matrix.axes;
+    let rows = if matrix.region {
+        window(nr, cells_h, matrix.cursor[ra])
     } else {
         split(nr, cells_h)
     };
@@ -158,8 +159,8 @@ pub fn geometry_for(app: &App, area: Rect) -> Option<Geometry> {
     } else {
         (2, avail_w / 2)
     };
-    let cols = if app.matrix.region {
-        window(nc, across, app.matrix.cursor[ca])
+    let cols = if matrix.region {
+        window(nc, across, matrix.cursor[ca])
     } else {
         split(nc, across)
     };
@@ -326,7 +327,7 @@ impl Widget for MatrixView<'_> {
         let app = self.app;
         let grid = &app.matrix.grid;
         let (ra, ca) = app.matrix.axes;
-        let Some(g) = geometry_for(app, area) else {
+        let Some(g) = geometry_for(&app.matrix, area) else {
             return;
         };
         let cursor = (app.matrix.cursor[ra], app.matrix.cursor[ca]);
