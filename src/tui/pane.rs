@@ -13,7 +13,7 @@ pub enum Pane {
 }
 
 impl Pane {
-    pub const ORDER: [Pane; 5] = [
+    const ORDER: [Pane; 5] = [
         Pane::Matrix,
         Pane::Slider,
         Pane::Table,
