@@ -7,8 +7,6 @@
 //! prints one line that says what to fix; so does every coded outcome.
 
 pub mod campaign;
-pub mod campaign_outside;
-pub mod front;
 pub mod model;
 pub mod predict;
 pub mod report;

@@ -2,8 +2,8 @@
 //!
 //! `init` creates a campaign directory from a campaign file, `run` drives it with its
 //! executor, `status` shows the iteration table, `cancel` stops every queued or running run.
-//! `next`, `record`, `wait`, `exec` and `plan`, for an outside workflow manager, live in
-//! [`super::campaign_outside`].
+//! `next`, `record`, `wait`, `exec` and `plan`, for an external workflow manager, live in
+//! [`external`].
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -17,10 +17,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use autolb::campaign::{self, CampaignError, DriveEvent, DriveOptions, DriveOutcome, RunState};
 
-use super::campaign_outside::{
-    self as outside, ExecArgs, NextArgs, PlanArgs, RecordArgs, WaitArgs,
-};
+pub mod external;
+
 use crate::shared::error::{coded, exit, user};
+use external::{ExecArgs, NextArgs, PlanArgs, RecordArgs, WaitArgs};
 
 #[derive(Debug, Subcommand)]
 pub enum CampaignCommand {
@@ -30,7 +30,7 @@ pub enum CampaignCommand {
     Run(RunArgs),
     /// The iteration table and the best configuration so far.
     Status(StatusArgs),
-    /// The runs waiting to be run, for an outside workflow manager (or one run's settings).
+    /// The runs waiting to be run, for an external workflow manager (or one run's settings).
     Next(NextArgs),
     /// Record one finished run from its timing output (or as failed).
     Record(RecordArgs),
@@ -95,11 +95,11 @@ pub fn run(cmd: CampaignCommand) -> Result<()> {
         CampaignCommand::Init(a) => init(&a),
         CampaignCommand::Run(a) => drive(&a),
         CampaignCommand::Status(a) => status(&a),
-        CampaignCommand::Next(a) => outside::next(&a),
-        CampaignCommand::Record(a) => outside::record(&a),
-        CampaignCommand::Wait(a) => outside::wait(&a),
-        CampaignCommand::Exec(a) => outside::exec(&a),
-        CampaignCommand::Plan(a) => outside::plan(&a),
+        CampaignCommand::Next(a) => external::next(&a),
+        CampaignCommand::Record(a) => external::record(&a),
+        CampaignCommand::Wait(a) => external::wait(&a),
+        CampaignCommand::Exec(a) => external::exec(&a),
+        CampaignCommand::Plan(a) => external::plan(&a),
         CampaignCommand::Cancel(a) => cancel(&a.dir),
     }
 }

@@ -1,4 +1,4 @@
-//! `autolb campaign next | record | wait | exec | plan`: the commands an outside workflow
+//! `autolb campaign next | record | wait | exec | plan`: the commands an external workflow
 //! manager (Autosubmit, ecFlow, a job chain) calls. Their exit codes are the table in the
 //! README ([`crate::shared::error::exit`]).
 
@@ -15,7 +15,7 @@ use autolb::campaign::{self, Barrier, CampaignError, NextRun, RunLookup};
 use autolb::executor::command::{expand_argv, placeholder_values};
 use autolb::executor::slurm::script::shell_quote;
 
-use super::campaign::report;
+use super::report;
 use crate::shared::error::{coded, exit, user};
 
 #[derive(Debug, Args)]

@@ -22,7 +22,7 @@ use autolb::model::Model;
 use autolb::predict::front::Winner;
 use autolb::predict::{ComponentInput, Config, Problem, Settings};
 
-use super::predict::config_json;
+use super::config_json;
 use crate::shared::error::user;
 use crate::shared::prediction_flags::{load_config, resolve_model, ModelFlags, PredictionFlags};
 

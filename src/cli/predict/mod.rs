@@ -3,6 +3,8 @@
 //! Settings come from `--config FILE` (the campaign file) and flags; a flag wins over the file
 //! (see [`crate::shared::prediction_flags`]).
 
+pub mod front;
+
 use clap::Args;
 use color_eyre::eyre::Result;
 use serde_json::{json, Map, Value};
@@ -11,7 +13,6 @@ use autolb::machine::{CostModel, Placement};
 use autolb::model::Model;
 use autolb::predict::{self, Config, Prediction, Problem};
 
-use super::front;
 use crate::shared::error::user;
 use crate::shared::parse::write_stdout;
 use crate::shared::prediction_flags::{
