@@ -11,6 +11,7 @@ use autolb::predict::Problem;
 use autolb::report::{self, source, ReportRequest, DEFAULT_YEARS};
 
 use crate::shared::error::user;
+use crate::shared::output::{outln, write_out};
 use crate::shared::prediction_flags::{resolve, PredictionFlags};
 
 #[derive(Debug, Args)]
@@ -21,7 +22,8 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub prediction: PredictionFlags,
     /// Where to write [default: DIR/report.html for a campaign, ./report.html otherwise;
-    /// .md with --markdown].
+    /// .md with --markdown]; `-` writes the HTML page to stdout (not with --markdown, whose
+    /// figures are files beside it).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Write Markdown with the figures as SVG files beside it, for a wiki or a git repository.
@@ -39,6 +41,12 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             args.years
         )));
     }
+    let to_stdout = args.out.as_deref() == Some(Path::new("-"));
+    if to_stdout && args.markdown {
+        return Err(user(
+            "--out - writes the HTML page to stdout; --markdown writes its figures beside the page, so give it a file path",
+        ));
+    }
     let flags = &args.prediction;
     let has_prediction = flags.config.is_some() || !flags.curves.is_empty();
     let report = match (&args.dir, has_prediction) {
@@ -55,6 +63,9 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             ))
         }
     };
+    if to_stdout {
+        return write_out(&report.to_html());
+    }
     let ext = if args.markdown { "md" } else { "html" };
     let out = args.out.clone().unwrap_or_else(|| match &args.dir {
         Some(dir) => dir.join(format!("report.{ext}")),
@@ -62,15 +73,15 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     });
     if args.markdown {
         let written = source::write_markdown(&report, &out).map_err(user)?;
-        println!(
+        outln!(
             "wrote {} and {} figure(s) beside it",
             out.display(),
             written.len() - 1
-        );
+        )?;
     } else {
         source::write_html(&report, &out).map_err(user)?;
         let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
-        println!("wrote {} ({} kB)", out.display(), size.div_ceil(1024));
+        outln!("wrote {} ({} kB)", out.display(), size.div_ceil(1024))?;
     }
     Ok(())
 }
