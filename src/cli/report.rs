@@ -12,7 +12,7 @@ use autolb::report::{self, source, ReportRequest, DEFAULT_YEARS};
 
 use crate::shared::error::user;
 use crate::shared::output::{outln, write_out};
-use crate::shared::prediction_flags::{resolve, PredictionFlags};
+use crate::shared::prediction_flags::{load_config, resolve_with, PredictionFlags};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -108,11 +108,12 @@ fn campaign_report(dir: &Path, args: &ReportArgs) -> Result<report::Report> {
 
 fn prediction_report(args: &ReportArgs) -> Result<report::Report> {
     let flags = &args.prediction;
-    let (inputs, settings) = resolve(flags)?;
+    let file = load_config(flags)?;
+    let (inputs, settings) = resolve_with(flags, file.as_ref())?;
     let problem = Problem::new(&inputs, &settings).map_err(user)?;
-    let original = match &flags.config {
-        Some(path) => original_from_file(path, &inputs)?,
-        None => None,
+    let original = match (&file, &flags.config) {
+        (Some((file, _)), Some(path)) => original_from_file(file, path, &inputs)?,
+        _ => None,
     };
     let source = match &flags.config {
         Some(p) => format!("Prediction from {}", p.display()),
@@ -143,11 +144,11 @@ fn prediction_report(args: &ReportArgs) -> Result<report::Report> {
 
 /// The campaign file's `[original]`, in component order; it must name every component.
 fn original_from_file(
+    file: &CampaignFile,
     path: &Path,
     inputs: &[autolb::predict::ComponentInput],
 ) -> Result<Option<Vec<u32>>> {
-    let file = CampaignFile::load(path).map_err(user)?;
-    let Some(original) = file.original else {
+    let Some(original) = &file.original else {
         return Ok(None);
     };
     inputs

@@ -110,8 +110,8 @@ pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)
     resolve_with(args, file.as_ref())
 }
 
-/// [`resolve`] with the campaign file already read.
-fn resolve_with(
+/// [`resolve`] with the campaign file already read ([`load_config`]).
+pub fn resolve_with(
     args: &PredictionFlags,
     file: Option<&(CampaignFile, PathBuf)>,
 ) -> Result<(Vec<ComponentInput>, Settings)> {
