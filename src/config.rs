@@ -136,6 +136,18 @@ pub enum ConfigError {
     Semantics { file: String, message: String },
 }
 
+/// The first two components that share a timing name, as `(earlier, later, timing_name)`
+/// from `(name, timing_name)` pairs: their timing output could not be told apart. The
+/// campaign file and the command line's `--timing-name` flags both refuse this.
+pub fn shared_timing_name<'a>(names: &[(&'a str, &'a str)]) -> Option<(&'a str, &'a str, &'a str)> {
+    names.iter().enumerate().find_map(|(k, &(name, timing))| {
+        names[..k]
+            .iter()
+            .find(|(_, t)| *t == timing)
+            .map(|&(earlier, _)| (earlier, name, timing))
+    })
+}
+
 impl CampaignFile {
     /// Reads and parses a campaign file.
     pub fn load(path: &Path) -> Result<CampaignFile, ConfigError> {
@@ -174,15 +186,17 @@ impl CampaignFile {
                     c.name
                 )));
             }
-            if let Some(o) = earlier.iter().find(|o| o.timing_name() == c.timing_name()) {
-                return Err(semantics(format!(
-                    "components {} and {} have the same timing_name {:?}; each component's timing \
-                     output must be told apart (e.g. ATMIFS and oceanx)",
-                    o.name,
-                    c.name,
-                    c.timing_name()
-                )));
-            }
+        }
+        let timing_names: Vec<(&str, &str)> = parsed
+            .components
+            .iter()
+            .map(|c| (c.name.as_str(), c.timing_name()))
+            .collect();
+        if let Some((first, second, timing)) = shared_timing_name(&timing_names) {
+            return Err(semantics(format!(
+                "components {first} and {second} have the same timing_name {timing:?}; each \
+                 component's timing output must be told apart (e.g. ATMIFS and oceanx)"
+            )));
         }
         for (k, config) in parsed.start.iter().flatten().enumerate() {
             check_configuration(&parsed, config, &format!("start entry {}", k + 1)).map_err(

@@ -74,7 +74,14 @@ fn recommends_what_the_reference_script_does() {
         .collect();
     assert_eq!(
         keys,
-        ["components", "candidates", "considered", "baseline", "top"]
+        [
+            "components",
+            "candidates",
+            "considered",
+            "baseline",
+            "top",
+            "settings"
+        ]
     );
 }
 

@@ -4,11 +4,12 @@
 //! Exit codes: 0 success, 1 an unexpected failure, 2 bad input (a `UserError`: a missing or
 //! malformed file, an invalid flag value; see [`crate::shared::error`]), and the campaign
 //! codes of [`crate::shared::error::exit`] (busy, not waiting, done, not ready). Bad input
-//! prints one line that says what to fix; so does every coded outcome.
+//! prints one line that says what to fix; so does every coded outcome. Output that cannot be
+//! written ([`crate::shared::output`]) is handled here alone: a closed pipe ends quietly with
+//! 141 (128 + SIGPIPE, as a shell reports a command killed by it), any other write error (a
+//! full disk) is one line and exit code 2.
 
 pub mod campaign;
-pub mod campaign_outside;
-pub mod front;
 pub mod model;
 pub mod predict;
 pub mod report;
@@ -23,6 +24,7 @@ use color_eyre::eyre::Result;
 use std::io::IsTerminal;
 
 use crate::shared::error::{Coded, UserError};
+use crate::shared::output::{self, errln, OutputError};
 use crate::tui::args::TuiArgs;
 
 /// Automatic load balancing of coupled Earth system models.
@@ -84,16 +86,24 @@ pub fn main() -> ExitCode {
         color_eyre::config::HookBuilder::default().theme(color_eyre::config::Theme::new())
     };
     if hook.install().is_err() {
-        eprintln!("autolb: warning: could not install the error reporter");
+        errln!("autolb: warning: could not install the error reporter");
     }
     init_tracing();
-    match run(cli) {
+    match run(cli).and_then(|()| output::flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(report) => {
             use std::io::Write;
             // A closed stderr must not turn an error into a panic.
             let mut stderr = std::io::stderr().lock();
-            if let Some(user_error) = report.downcast_ref::<UserError>() {
+            if let Some(output_error) = report.chain().find_map(|e| e.downcast_ref::<OutputError>())
+            {
+                if output_error.is_broken_pipe() {
+                    // The reader has all it wanted (`| head`): nothing to say.
+                    return ExitCode::from(BROKEN_PIPE);
+                }
+                let _ = writeln!(stderr, "autolb: {output_error}");
+                ExitCode::from(2)
+            } else if let Some(user_error) = report.downcast_ref::<UserError>() {
                 // One line, whatever the message holds.
                 let line = user_error.to_string().replace(['\n', '\r'], " ");
                 let _ = writeln!(stderr, "autolb: error: {line}");
@@ -112,6 +122,10 @@ pub fn main() -> ExitCode {
         }
     }
 }
+
+/// The exit code of a command whose reader closed the pipe: 128 + SIGPIPE, what a shell shows
+/// for a program the signal ended.
+const BROKEN_PIPE: u8 = 141;
 
 /// clap's message as one line: its first paragraph (the error and what it names) with the
 /// lines joined, and where to read more.

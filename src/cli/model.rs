@@ -8,12 +8,16 @@ use color_eyre::eyre::Result;
 use serde_json::json;
 
 use autolb::curve::Curve;
+use autolb::interp::Method;
 use autolb::model::check::{leave_one_out_with_steps, Check};
+use autolb::predict::ComponentInput;
 
 use crate::shared::error::user;
-use crate::shared::parse::{parse_positive, write_stdout};
+use crate::shared::output::errln;
+use crate::shared::output::write_out;
+use crate::shared::parse::parse_positive;
 use crate::shared::prediction_flags::{
-    load_config, resolve_components, resolve_model, ModelFlags, PredictionFlags,
+    load_config, resolve_components, ModelFlags, ModelRequest, PredictionFlags, ResolvedModel,
 };
 
 #[derive(Debug, Subcommand)]
@@ -62,46 +66,64 @@ pub fn run(cmd: ModelCommand) -> Result<()> {
     }
 }
 
-/// Curves, interpolation and measured runs, or a user error.
-fn inputs(
-    args: &CommonArgs,
-) -> Result<(
-    Vec<Curve>,
-    autolb::interp::Method,
-    crate::shared::prediction_flags::ResolvedModel,
-)> {
-    if args.model.measured.is_empty() {
-        return Err(user(
-            "no measured runs: pass --measured PATH (a campaign directory, a directory of run directories, or one run directory)",
-        ));
+/// `model check`/`model fit`'s flags and campaign file, resolved and checked before any
+/// measured run is read.
+struct ModelInputs {
+    components: Vec<ComponentInput>,
+    interp: Method,
+    request: ModelRequest,
+}
+
+impl ModelInputs {
+    fn resolve(args: &CommonArgs) -> Result<ModelInputs> {
+        if args.model.measured.is_empty() {
+            return Err(user(
+                "no measured runs: pass --measured PATH (a campaign directory, a directory of run directories, or one run directory)",
+            ));
+        }
+        if args.model.model.is_some() {
+            return Err(user(
+                "--model reads a fitted model; `autolb model` fits one from --measured runs",
+            ));
+        }
+        let file = load_config(&args.prediction)?;
+        let components = resolve_components(&args.prediction, file.as_ref())?;
+        if components.is_empty() {
+            return Err(user(
+                "no curves given; pass --curve NAME=PATH for each component, or --config FILE",
+            ));
+        }
+        let interp = args
+            .prediction
+            .interp
+            .or_else(|| file.as_ref().and_then(|(f, _)| f.interp))
+            .unwrap_or_default();
+        let request = args
+            .model
+            .request(&components, file.as_ref(), args.period)?;
+        Ok(ModelInputs {
+            components,
+            interp,
+            request,
+        })
     }
-    if args.model.model.is_some() {
-        return Err(user(
-            "--model reads a fitted model; `autolb model` fits one from --measured runs",
-        ));
+
+    /// Reads the measured runs and fits the model (notes to stderr): the curves and the fit.
+    fn load(self) -> Result<(Vec<Curve>, Method, ResolvedModel)> {
+        for n in &self.request.notes {
+            errln!("autolb: note: {n}");
+        }
+        let resolved = self.request.load(&self.components, self.interp)?;
+        for n in &resolved.notes {
+            errln!("autolb: note: {n}");
+        }
+        let curves = self.components.into_iter().map(|c| c.curve).collect();
+        Ok((curves, self.interp, resolved))
     }
-    let file = load_config(&args.prediction)?;
-    let components = resolve_components(&args.prediction, file.as_ref())?;
-    if components.is_empty() {
-        return Err(user(
-            "no curves given; pass --curve NAME=PATH for each component, or --config FILE",
-        ));
-    }
-    let interp = args
-        .prediction
-        .interp
-        .or_else(|| file.as_ref().and_then(|(f, _)| f.interp))
-        .unwrap_or_default();
-    let resolved = resolve_model(&args.model, &components, file.as_ref(), interp, args.period)?;
-    let curves = components.into_iter().map(|c| c.curve).collect();
-    Ok((curves, interp, resolved))
 }
 
 fn check(args: &CheckArgs) -> Result<()> {
-    let (curves, interp, resolved) = inputs(&args.common)?;
-    for n in &resolved.notes {
-        eprintln!("autolb: note: {n}");
-    }
+    let (curves, interp, resolved) = ModelInputs::resolve(&args.common)?.load()?;
     let (check, _) = leave_one_out_with_steps(&curves, interp, &resolved.runs, &resolved.steps);
     if check.runs.len() < 2 {
         return Err(user(format!(
@@ -110,21 +132,18 @@ fn check(args: &CheckArgs) -> Result<()> {
         )));
     }
     if args.json {
-        write_stdout(&format!(
+        write_out(&format!(
             "{}\n",
             serde_json::to_string_pretty(&check_json(&check))?
         ))
     } else {
         let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
-        write_stdout(&check_table(&check, &names))
+        write_out(&check_table(&check, &names))
     }
 }
 
 fn fit(args: &FitArgs) -> Result<()> {
-    let (_, _, resolved) = inputs(&args.common)?;
-    for n in &resolved.notes {
-        eprintln!("autolb: note: {n}");
-    }
+    let (_, _, resolved) = ModelInputs::resolve(&args.common)?.load()?;
     if !resolved.model.is_calibrated() {
         return Err(user(
             "no usable measured run: nothing to fit (see the notes above)",
@@ -138,7 +157,7 @@ fn fit(args: &FitArgs) -> Result<()> {
         }
         autolb::model::Model::Standalone => (0, String::new()),
     };
-    write_stdout(&format!(
+    write_out(&format!(
         "calibrated model fitted on {} run(s) written to {}\n{length}",
         fitted,
         args.out.display()

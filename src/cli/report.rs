@@ -11,7 +11,8 @@ use autolb::predict::Problem;
 use autolb::report::{self, source, ReportRequest, DEFAULT_YEARS};
 
 use crate::shared::error::user;
-use crate::shared::prediction_flags::{resolve, PredictionFlags};
+use crate::shared::output::{outln, write_out};
+use crate::shared::prediction_flags::{load_config, resolve_with, PredictionFlags};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -21,7 +22,8 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub prediction: PredictionFlags,
     /// Where to write [default: DIR/report.html for a campaign, ./report.html otherwise;
-    /// .md with --markdown].
+    /// .md with --markdown]; `-` writes the HTML page to stdout (not with --markdown, whose
+    /// figures are files beside it).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Write Markdown with the figures as SVG files beside it, for a wiki or a git repository.
@@ -39,6 +41,12 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             args.years
         )));
     }
+    let to_stdout = args.out.as_deref() == Some(Path::new("-"));
+    if to_stdout && args.markdown {
+        return Err(user(
+            "--out - writes the HTML page to stdout; --markdown writes its figures beside the page, so give it a file path",
+        ));
+    }
     let flags = &args.prediction;
     let has_prediction = flags.config.is_some() || !flags.curves.is_empty();
     let report = match (&args.dir, has_prediction) {
@@ -55,6 +63,9 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             ))
         }
     };
+    if to_stdout {
+        return write_out(&report.to_html());
+    }
     let ext = if args.markdown { "md" } else { "html" };
     let out = args.out.clone().unwrap_or_else(|| match &args.dir {
         Some(dir) => dir.join(format!("report.{ext}")),
@@ -62,15 +73,15 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     });
     if args.markdown {
         let written = source::write_markdown(&report, &out).map_err(user)?;
-        println!(
+        outln!(
             "wrote {} and {} figure(s) beside it",
             out.display(),
             written.len() - 1
-        );
+        )?;
     } else {
         source::write_html(&report, &out).map_err(user)?;
         let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
-        println!("wrote {} ({} kB)", out.display(), size.div_ceil(1024));
+        outln!("wrote {} ({} kB)", out.display(), size.div_ceil(1024))?;
     }
     Ok(())
 }
@@ -97,11 +108,12 @@ fn campaign_report(dir: &Path, args: &ReportArgs) -> Result<report::Report> {
 
 fn prediction_report(args: &ReportArgs) -> Result<report::Report> {
     let flags = &args.prediction;
-    let (inputs, settings) = resolve(flags)?;
+    let file = load_config(flags)?;
+    let (inputs, settings) = resolve_with(flags, file.as_ref())?;
     let problem = Problem::new(&inputs, &settings).map_err(user)?;
-    let original = match &flags.config {
-        Some(path) => original_from_file(path, &inputs)?,
-        None => None,
+    let original = match (&file, &flags.config) {
+        (Some((file, _)), Some(path)) => original_from_file(file, path, &inputs)?,
+        _ => None,
     };
     let source = match &flags.config {
         Some(p) => format!("Prediction from {}", p.display()),
@@ -132,11 +144,11 @@ fn prediction_report(args: &ReportArgs) -> Result<report::Report> {
 
 /// The campaign file's `[original]`, in component order; it must name every component.
 fn original_from_file(
+    file: &CampaignFile,
     path: &Path,
     inputs: &[autolb::predict::ComponentInput],
 ) -> Result<Option<Vec<u32>>> {
-    let file = CampaignFile::load(path).map_err(user)?;
-    let Some(original) = file.original else {
+    let Some(original) = &file.original else {
         return Ok(None);
     };
     inputs

@@ -11,7 +11,8 @@ use autolb::sim::{self, SimComponent, SimOutcome, SimRun, SimSettings};
 use autolb::campaign;
 
 use crate::shared::error::{coded, user};
-use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names, write_stdout};
+use crate::shared::output::write_out;
+use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -99,7 +100,7 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     } else {
         summary(&outcome, &out)
     };
-    write_stdout(&text)?;
+    write_out(&text)?;
     match &outcome.failed {
         // An asked-for failure is an outcome, not a bug: one plain line, exit code 1.
         Some(reason) => Err(coded(1, format!("the model failed: {reason}"))),

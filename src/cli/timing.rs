@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 use color_eyre::eyre::Result;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use autolb::timing::{self, Format, Measurement, ReadOptions, Reading};
 
 use crate::shared::error::user;
-use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names, write_stdout};
+use crate::shared::output::write_out;
+use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names};
 
 #[derive(Debug, Args)]
 pub struct TimingArgs {
@@ -48,13 +49,14 @@ pub fn run(args: &TimingArgs) -> Result<()> {
         }
     };
     let text = if args.json {
-        let mut t = serde_json::to_string_pretty(&to_json(&measurement)).map_err(user)?;
+        let mut t =
+            serde_json::to_string_pretty(&MeasurementJson::new(&measurement)).map_err(user)?;
         t.push('\n');
         t
     } else {
         table(&measurement)
     };
-    write_stdout(&text)
+    write_out(&text)
 }
 
 fn options(args: &TimingArgs) -> Result<ReadOptions> {
@@ -74,42 +76,76 @@ fn options(args: &TimingArgs) -> Result<ReadOptions> {
     })
 }
 
-/// The `--json` object: the contract shape of issue 3, then extras: `sampled_ranks` per
+/// One component of the `--json` object.
+#[derive(Serialize)]
+struct ComponentJson<'a> {
+    name: &'a str,
+    nproc: Option<u32>,
+    steps: u64,
+    compute_s: f64,
+    wait_s: f64,
+    interp_s: Option<f64>,
+    send_s: Option<f64>,
+    jitter_s: Option<f64>,
+    sypd: Option<f64>,
+    partial_coupling_cost: Option<f64>,
+    sampled_ranks: Option<u32>,
+}
+
+/// The coupled run of the `--json` object.
+#[derive(Serialize)]
+struct CoupledJson {
+    wall_s: Option<f64>,
+    sim_s: Option<f64>,
+    sypd: Option<f64>,
+    chsy: Option<f64>,
+    coupling_cost: Option<f64>,
+}
+
+/// The `--json` object: the components and the coupled run, then extras: `sampled_ranks` per
 /// component (raw LUCIA), `format`, `partial` and `notes`.
-pub fn to_json(m: &Measurement) -> Value {
-    let components: Vec<Value> = m
-        .components
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            json!({
-                "name": c.name,
-                "nproc": c.nproc,
-                "steps": c.steps,
-                "compute_s": c.compute_s,
-                "wait_s": c.wait_s,
-                "interp_s": c.interp_s,
-                "send_s": c.send_s,
-                "jitter_s": c.jitter_s,
-                "sypd": m.component_sypd(i),
-                "partial_coupling_cost": m.partial_coupling_cost(i),
-                "sampled_ranks": c.sampled_ranks,
-            })
-        })
-        .collect();
-    json!({
-        "components": components,
-        "coupled": {
-            "wall_s": m.wall_s,
-            "sim_s": m.sim_s,
-            "sypd": m.coupled_sypd(),
-            "chsy": m.chsy(),
-            "coupling_cost": m.coupling_cost(),
-        },
-        "format": m.format.name(),
-        "partial": m.partial,
-        "notes": m.notes,
-    })
+#[derive(Serialize)]
+pub struct MeasurementJson<'a> {
+    components: Vec<ComponentJson<'a>>,
+    coupled: CoupledJson,
+    format: &'static str,
+    partial: Option<&'a str>,
+    notes: &'a [String],
+}
+
+impl<'a> MeasurementJson<'a> {
+    pub fn new(m: &'a Measurement) -> Self {
+        MeasurementJson {
+            components: m
+                .components
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ComponentJson {
+                    name: &c.name,
+                    nproc: c.nproc,
+                    steps: c.steps,
+                    compute_s: c.compute_s,
+                    wait_s: c.wait_s,
+                    interp_s: c.interp_s,
+                    send_s: c.send_s,
+                    jitter_s: c.jitter_s,
+                    sypd: m.component_sypd(i),
+                    partial_coupling_cost: m.partial_coupling_cost(i),
+                    sampled_ranks: c.sampled_ranks,
+                })
+                .collect(),
+            coupled: CoupledJson {
+                wall_s: m.wall_s,
+                sim_s: m.sim_s,
+                sypd: m.coupled_sypd(),
+                chsy: m.chsy(),
+                coupling_cost: m.coupling_cost(),
+            },
+            format: m.format.name(),
+            partial: m.partial.as_deref(),
+            notes: &m.notes,
+        }
+    }
 }
 
 fn opt(v: Option<f64>, decimals: usize) -> String {

@@ -2,5 +2,6 @@
 //! neither borrows from the other: the user-error type, value parsers, and the prediction flags.
 
 pub mod error;
+pub mod output;
 pub mod parse;
 pub mod prediction_flags;

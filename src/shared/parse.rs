@@ -1,4 +1,4 @@
-//! Value parsers and small output helpers used by the command line and the app alike.
+//! Value parsers used by the command line and the app alike.
 
 use color_eyre::eyre::Result;
 
@@ -74,19 +74,6 @@ pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
         return Err(format!("{k}= has no value"));
     }
     Ok((k.to_string(), v.to_string()))
-}
-
-/// Prints to stdout; a closed pipe (`| head`) is not an error.
-pub(crate) fn write_stdout(text: &str) -> Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        // A full disk or a closed terminal is the user's to fix, not a bug.
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(user(format!("cannot write the output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// The PEs of a `FLAG NAME=N` argument: a positive whole number, else a user error naming it.

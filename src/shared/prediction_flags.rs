@@ -77,13 +77,48 @@ pub struct PredictionFlags {
     pub config: Option<PathBuf>,
 }
 
+/// A prediction's inputs, settings and bill, resolved and validated from the flags and the
+/// campaign file (read once): what a command runs on.
+#[derive(Debug, Clone)]
+pub struct PredictionSetup {
+    /// The `--config` file with the directory its paths are relative to.
+    pub file: Option<(CampaignFile, PathBuf)>,
+    pub inputs: Vec<ComponentInput>,
+    pub settings: Settings,
+    pub cost_model: CostModel,
+}
+
+impl PredictionFlags {
+    /// Reads the campaign file once and merges it with the flags: the components, the
+    /// settings and the cost model, every value checked.
+    pub fn resolve(&self) -> Result<PredictionSetup> {
+        let file = load_config(self)?;
+        let (inputs, settings) = resolve_with(self, file.as_ref())?;
+        let cost_model = cost_model_with(self, file.as_ref())?;
+        Ok(PredictionSetup {
+            file,
+            inputs,
+            settings,
+            cost_model,
+        })
+    }
+}
+
 /// Merges the campaign file and the flags into prediction inputs.
 pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)> {
+    let file = load_config(args)?;
+    resolve_with(args, file.as_ref())
+}
+
+/// [`resolve`] with the campaign file already read ([`load_config`]).
+pub fn resolve_with(
+    args: &PredictionFlags,
+    file: Option<&(CampaignFile, PathBuf)>,
+) -> Result<(Vec<ComponentInput>, Settings)> {
     reject_repeated_names("--curve", &args.curves)?;
     reject_repeated_names("--allowed", &args.allowed)?;
-    let file = load_config(args)?;
-    let mut settings = file.as_ref().map(|(f, _)| f.settings()).unwrap_or_default();
-    let from_file_budget = file.as_ref().and_then(|(f, _)| f.max_nproc);
+    let mut settings = file.map(|(f, _)| f.settings()).unwrap_or_default();
+    let from_file_budget = file.and_then(|(f, _)| f.max_nproc);
     settings.max_nproc = args.max_nproc.or(from_file_budget).ok_or_else(|| {
         user("no budget: pass --max-nproc N (or set max_nproc in the --config file)")
     })?;
@@ -102,7 +137,7 @@ pub fn resolve(args: &PredictionFlags) -> Result<(Vec<ComponentInput>, Settings)
     if let Some(v) = args.extra_pes {
         settings.extra_pes = v;
     }
-    let inputs = resolve_components(args, file.as_ref())?;
+    let inputs = resolve_components(args, file)?;
     Ok((inputs, settings))
 }
 
@@ -183,9 +218,17 @@ fn base_dir(path: &Path) -> PathBuf {
 /// With `[[resource]]` tables each component's resource comes from its `[[component]]` table,
 /// by name, so `--curve` flags may list the components in another order.
 pub fn resolve_cost_model(args: &PredictionFlags) -> Result<CostModel> {
-    let mut model = match &args.config {
-        Some(path) => {
-            let file = CampaignFile::load(path).map_err(user)?;
+    let file = load_config(args)?;
+    cost_model_with(args, file.as_ref())
+}
+
+/// [`resolve_cost_model`] with the campaign file already read.
+fn cost_model_with(
+    args: &PredictionFlags,
+    file: Option<&(CampaignFile, PathBuf)>,
+) -> Result<CostModel> {
+    let mut model = match (file, &args.config) {
+        (Some((file, _)), Some(path)) => {
             let mut model = file.cost_model();
             if !args.curves.is_empty() {
                 let names: Vec<&str> = args.curves.iter().map(|(n, _)| n.as_str()).collect();
@@ -195,7 +238,7 @@ pub fn resolve_cost_model(args: &PredictionFlags) -> Result<CostModel> {
             }
             model
         }
-        None => CostModel::default(),
+        _ => CostModel::default(),
     };
     let machine_flags = args.cores_per_node.is_some()
         || args.placement.is_some()
@@ -246,14 +289,16 @@ pub fn resolve_cost_model(args: &PredictionFlags) -> Result<CostModel> {
 pub struct ModelFlags {
     /// Measured coupled runs to calibrate the model on: a campaign directory, a directory of
     /// run directories named like 240IFS_144NEMO[_suffix], or one run directory (with --nproc
-    /// when its files do not carry PE counts). Repeat for more.
+    /// when its files do not carry PE counts). Repeat for more: a path given twice is read
+    /// once (with a note), a path inside another is refused.
     #[arg(long = "measured", value_name = "PATH")]
     pub measured: Vec<PathBuf>,
     /// A model written by `autolb model fit --out FILE`.
     #[arg(long = "model", value_name = "FILE", conflicts_with = "measured")]
     pub model: Option<PathBuf>,
     /// A component's name in the timing files, `NAME=NAME_IN_TIMING_FILES` (e.g. IFS=ATMIFS)
-    /// [default: the campaign file's timing_name, else the name itself].
+    /// [default: the campaign file's timing_name, else the name itself]. Once per component,
+    /// and no two components with one timing name.
     #[arg(long = "timing-name", value_name = "NAME=TIMING_NAME", value_parser = parse_key_value)]
     pub timing_names: Vec<(String, String)>,
     /// PEs of a component for a single --measured run directory whose files do not say,
@@ -272,6 +317,205 @@ impl ModelFlags {
     pub fn wants_model(&self) -> bool {
         !self.measured.is_empty() || self.model.is_some() || !self.steps.is_empty()
     }
+
+    /// Checks the model flags against the components and the campaign file, before anything
+    /// is read: every name a component, no flag twice for one component, no two components
+    /// with one timing name, each `--measured` path once. `period_s` is the command's own
+    /// coupling period (`--period`), else the file's.
+    pub fn request(
+        &self,
+        inputs: &[ComponentInput],
+        file: Option<&(CampaignFile, PathBuf)>,
+        period_s: Option<f64>,
+    ) -> Result<ModelRequest> {
+        let names = namings(self, inputs, file)?;
+        reject_repeated_names("--nproc", &self.nproc)?;
+        let mut nproc = BTreeMap::new();
+        for (name, value) in &self.nproc {
+            require_component("--nproc", name, inputs)?;
+            nproc.insert(name.clone(), parse_pes("--nproc", name, value)?);
+        }
+        let mut steps = Vec::new();
+        for (name, spec) in &self.steps {
+            require_component("--steps", name, inputs)?;
+            let (path, nproc) = match spec.rsplit_once('@') {
+                Some((path, n)) => (path, Some(parse_pes("--steps", name, n)?)),
+                None => (spec.as_str(), None),
+            };
+            steps.push(StepSpec {
+                name: name.clone(),
+                path: PathBuf::from(path),
+                nproc,
+            });
+        }
+        let (measured, notes) = distinct_measured(&self.measured)?;
+        let source = match &self.model {
+            Some(path) => ModelSource::Fitted(path.clone()),
+            None => ModelSource::Measured {
+                paths: measured,
+                names,
+                nproc,
+                period_s: period_s.or_else(|| file.and_then(|(f, _)| f.period_s)),
+            },
+        };
+        Ok(ModelRequest {
+            source,
+            steps,
+            notes,
+        })
+    }
+}
+
+/// Refuses a flag that names something other than a component.
+fn require_component(flag: &str, name: &str, inputs: &[ComponentInput]) -> Result<()> {
+    if inputs.iter().any(|c| c.name() == name) {
+        return Ok(());
+    }
+    Err(user(format!(
+        "{flag} names {name:?}, which is not a component; use one of {}",
+        inputs
+            .iter()
+            .map(|c| c.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+/// The `--measured` paths, each once: a path given twice is read once (with a note); a path
+/// inside another is refused, since whether the outer one's reading already holds its runs
+/// depends on the layout.
+fn distinct_measured(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    // A path that does not resolve stays as given: reading it names the problem.
+    let key = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let mut kept: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut notes = Vec::new();
+    for path in paths {
+        let canonical = key(path);
+        if let Some((first, _)) = kept.iter().find(|(_, k)| *k == canonical) {
+            notes.push(format!(
+                "--measured {} is given twice (as {}); its runs are read once",
+                path.display(),
+                first.display()
+            ));
+            continue;
+        }
+        if let Some((outer, inner)) = kept.iter().find_map(|(p, k)| {
+            if canonical.starts_with(k) {
+                Some((p.as_path(), path.as_path()))
+            } else if k.starts_with(&canonical) {
+                Some((path.as_path(), p.as_path()))
+            } else {
+                None
+            }
+        }) {
+            return Err(user(format!(
+                "--measured {} is inside --measured {}; give one of them, so that no run counts twice",
+                inner.display(),
+                outer.display()
+            )));
+        }
+        kept.push((path.clone(), canonical));
+    }
+    Ok((kept.into_iter().map(|(p, _)| p).collect(), notes))
+}
+
+/// One `--steps NAME=PATH[@NPROC]`, checked but not read yet.
+#[derive(Debug, Clone)]
+pub struct StepSpec {
+    pub name: String,
+    pub path: PathBuf,
+    pub nproc: Option<u32>,
+}
+
+/// Where the model comes from, checked but not read yet.
+#[derive(Debug, Clone)]
+pub enum ModelSource {
+    /// A model written by `autolb model fit` (`--model FILE`).
+    Fitted(PathBuf),
+    /// Fitted here on measured runs (none: the standalone model, with `--steps` if given).
+    Measured {
+        paths: Vec<PathBuf>,
+        names: Vec<Naming>,
+        nproc: BTreeMap<String, u32>,
+        period_s: Option<f64>,
+    },
+}
+
+/// The model flags, validated: what [`ModelRequest::load`] reads and fits.
+#[derive(Debug, Clone)]
+pub struct ModelRequest {
+    pub source: ModelSource,
+    pub steps: Vec<StepSpec>,
+    /// What resolving changed (a `--measured` path given twice), for stderr.
+    pub notes: Vec<String>,
+}
+
+impl ModelRequest {
+    /// Reads the model file, or the measured runs and fits the model against the curves; the
+    /// notes say which runs were left out.
+    pub fn load(&self, inputs: &[ComponentInput], interp: Method) -> Result<ResolvedModel> {
+        let steps = self.load_steps()?;
+        match &self.source {
+            ModelSource::Fitted(path) => Ok(ResolvedModel {
+                model: load_fitted(path, inputs)?,
+                steps,
+                runs: Vec::new(),
+                notes: Vec::new(),
+            }),
+            ModelSource::Measured {
+                paths,
+                names,
+                nproc,
+                period_s,
+            } => {
+                let (mut runs, mut notes) = (Vec::new(), Vec::new());
+                for path in paths {
+                    let (r, n) = load_measured(path, names, nproc, *period_s).map_err(user)?;
+                    runs.extend(r);
+                    notes.extend(n);
+                }
+                let curves: Vec<Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
+                let (model, fit_notes) = Model::fit_with_steps(&curves, interp, &runs, &steps);
+                notes.extend(fit_notes);
+                Ok(ResolvedModel {
+                    model,
+                    steps,
+                    runs,
+                    notes,
+                })
+            }
+        }
+    }
+
+    fn load_steps(&self) -> Result<Steps> {
+        let profiles = self
+            .steps
+            .iter()
+            .map(|s| StepProfile::load(&s.name, &s.path, s.nproc).map_err(user))
+            .collect::<Result<_>>()?;
+        Ok(Steps { profiles })
+    }
+}
+
+/// A `--model FILE`, refused when it knows nothing of one of the components.
+fn load_fitted(path: &Path, inputs: &[ComponentInput]) -> Result<Model> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| user(format!("--model {}: {e}", path.display())))?;
+    let model =
+        Model::from_json(&text).map_err(|e| user(format!("--model {}: {e}", path.display())))?;
+    let known = model.component_names();
+    if let Some(c) = inputs
+        .iter()
+        .find(|c| model.is_calibrated() && !known.iter().any(|k| k == c.name()))
+    {
+        return Err(user(format!(
+            "--model {} was fitted on {}; it knows nothing of {}: refit it with that curve",
+            path.display(),
+            known.join(", "),
+            c.name()
+        )));
+    }
+    Ok(model)
 }
 
 /// The model the flags ask for, the runs it was fitted on and the notes on runs left out.
@@ -285,25 +529,18 @@ pub struct ResolvedModel {
 }
 
 /// The balanced components' names in timing files: `--timing-name`, else the campaign file,
-/// else the name itself.
+/// else the name itself. A component given twice, or two components given one timing name,
+/// is refused.
 pub fn namings(
     flags: &ModelFlags,
     inputs: &[ComponentInput],
     file: Option<&(CampaignFile, PathBuf)>,
 ) -> Result<Vec<Naming>> {
+    reject_repeated_names("--timing-name", &flags.timing_names)?;
     for (name, _) in &flags.timing_names {
-        if !inputs.iter().any(|c| c.name() == name) {
-            return Err(user(format!(
-                "--timing-name names {name:?}, which is not a component; use one of {}",
-                inputs
-                    .iter()
-                    .map(|c| c.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
+        require_component("--timing-name", name, inputs)?;
     }
-    Ok(inputs
+    let names: Vec<Naming> = inputs
         .iter()
         .map(|c| {
             let timing = flags
@@ -322,10 +559,22 @@ pub fn namings(
                 .unwrap_or_else(|| c.name().to_string());
             Naming::new(c.name(), timing)
         })
-        .collect())
+        .collect();
+    let pairs: Vec<(&str, &str)> = names
+        .iter()
+        .map(|n| (n.name.as_str(), n.timing_name.as_str()))
+        .collect();
+    if let Some((first, second, timing)) = config::shared_timing_name(&pairs) {
+        return Err(user(format!(
+            "--timing-name: {first} and {second} both have the timing name {timing:?}; give each \
+             component its own (e.g. IFS=ATMIFS NEMO=oceanx)"
+        )));
+    }
+    Ok(names)
 }
 
-/// Reads every `--measured` path (or `--model`) and fits the model against the curves.
+/// Reads every `--measured` path (or `--model`) and fits the model against the curves: the
+/// flags checked ([`ModelFlags::request`]), then read ([`ModelRequest::load`]).
 pub fn resolve_model(
     flags: &ModelFlags,
     inputs: &[ComponentInput],
@@ -333,83 +582,8 @@ pub fn resolve_model(
     interp: Method,
     period_s: Option<f64>,
 ) -> Result<ResolvedModel> {
-    if let Some(path) = &flags.model {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| user(format!("--model {}: {e}", path.display())))?;
-        let model = Model::from_json(&text)
-            .map_err(|e| user(format!("--model {}: {e}", path.display())))?;
-        let known = model.component_names();
-        if let Some(c) = inputs
-            .iter()
-            .find(|c| model.is_calibrated() && !known.iter().any(|k| k == c.name()))
-        {
-            return Err(user(format!(
-                "--model {} was fitted on {}; it knows nothing of {}: refit it with that curve",
-                path.display(),
-                known.join(", "),
-                c.name()
-            )));
-        }
-        return Ok(ResolvedModel {
-            model,
-            steps: resolve_steps(flags, inputs)?,
-            runs: Vec::new(),
-            notes: Vec::new(),
-        });
-    }
-    let names = namings(flags, inputs, file)?;
-    let mut nproc = BTreeMap::new();
-    for (name, value) in &flags.nproc {
-        if !inputs.iter().any(|c| c.name() == name) {
-            return Err(user(format!(
-                "--nproc names {name:?}, which is not a component; use one of {}",
-                inputs
-                    .iter()
-                    .map(|c| c.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-        nproc.insert(name.clone(), parse_pes("--nproc", name, value)?);
-    }
-    let period = period_s.or_else(|| file.and_then(|(f, _)| f.period_s));
-    let (mut runs, mut notes) = (Vec::new(), Vec::new());
-    for path in &flags.measured {
-        let (r, n) = load_measured(path, &names, &nproc, period).map_err(user)?;
-        runs.extend(r);
-        notes.extend(n);
-    }
-    let curves: Vec<Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
-    let steps = resolve_steps(flags, inputs)?;
-    let (model, fit_notes) = Model::fit_with_steps(&curves, interp, &runs, &steps);
-    notes.extend(fit_notes);
-    Ok(ResolvedModel {
-        model,
-        steps,
-        runs,
-        notes,
-    })
-}
-
-/// Loads every `--steps NAME=PATH[@NPROC]`.
-pub fn resolve_steps(flags: &ModelFlags, inputs: &[ComponentInput]) -> Result<Steps> {
-    let mut profiles = Vec::new();
-    for (name, spec) in &flags.steps {
-        if !inputs.iter().any(|c| c.name() == name) {
-            return Err(user(format!(
-                "--steps names {name:?}, which is not a component; use one of {}",
-                inputs
-                    .iter()
-                    .map(|c| c.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-        let (path, nproc) = match spec.rsplit_once('@') {
-            Some((path, n)) => (path, Some(parse_pes("--steps", name, n)?)),
-            None => (spec.as_str(), None),
-        };
-        profiles.push(StepProfile::load(name, Path::new(path), nproc).map_err(user)?);
-    }
-    Ok(Steps { profiles })
+    let request = flags.request(inputs, file, period_s)?;
+    let mut resolved = request.load(inputs, interp)?;
+    resolved.notes.splice(0..0, request.notes);
+    Ok(resolved)
 }

@@ -11,52 +11,15 @@
 //! `nodes`, `billed_cores`, `idle_cores`, `cost`, `queue`; the same as trailing CSV columns).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 
 use color_eyre::eyre::Result;
 
-use serde_json::{json, Map, Value};
-
-use autolb::machine::{CostKind, CostModel};
-use autolb::model::Model;
+use autolb::machine::CostKind;
 use autolb::predict::front::Winner;
-use autolb::predict::{ComponentInput, Config, Problem, Settings};
+use autolb::predict::{Config, Problem};
 
-use super::predict::config_json;
+use super::json::{ConfigJson, FrontJson, WinnerJson};
 use crate::shared::error::user;
-use crate::shared::prediction_flags::{load_config, resolve_model, ModelFlags, PredictionFlags};
-
-/// The problem whose front `predict --front` prints: the calibrated model's speeds when
-/// `--measured`/`--model` ask for them, billed by `cost_model`. `--steps` is refused: its
-/// coupled speed is not the slowest component's, which the exact front relies on.
-pub fn problem(
-    prediction: &PredictionFlags,
-    flags: &ModelFlags,
-    inputs: &[ComponentInput],
-    settings: &Settings,
-    cost_model: &CostModel,
-) -> Result<Problem> {
-    if !flags.steps.is_empty() {
-        return Err(user(
-            "--front cannot use --steps (per-step series make the coupled speed other than the \
-             slowest component's); drop --steps, or use `autolb predict --steps` for the top N",
-        ));
-    }
-    let model = if flags.wants_model() {
-        let file = load_config(prediction)?;
-        let resolved = resolve_model(flags, inputs, file.as_ref(), settings.interp, None)?;
-        for n in &resolved.notes {
-            eprintln!("autolb: note: {n}");
-        }
-        resolved.model
-    } else {
-        Model::Standalone
-    };
-    if flags.wants_model() && !model.is_calibrated() {
-        eprintln!("autolb: note: no usable measured run; the front is the standalone model's");
-    }
-    Problem::billed_with_model(inputs, settings, &model, cost_model).map_err(user)
-}
 
 /// The front and the winners of `problem`, computed once.
 pub struct TradeOff {
@@ -105,91 +68,84 @@ impl TradeOff {
     }
 }
 
-/// `{"front": [...], "winners": [...]}` (its shape is a contract for scripts).
-pub fn json(t: &TradeOff) -> Value {
-    let front: Vec<Value> = t
-        .front
-        .iter()
-        .map(|c| {
-            let mut m = config_json(&t.names, c);
-            m.remove("fittingness");
-            Value::Object(m)
-        })
-        .collect();
-    let winners: Vec<Value> = t
-        .winners
-        .iter()
-        .map(|w| {
-            let mut m = config_json(&t.names, &w.config);
-            m.remove("fittingness");
-            let mut out = Map::new();
-            out.insert("tts_w_from".into(), json!(w.tts_w_from));
-            out.insert("tts_w_to".into(), json!(w.tts_w_to));
-            out.extend(m);
-            Value::Object(out)
-        })
-        .collect();
-    let mut out = json!({ "components": t.names, "front": front, "winners": winners });
-    if let (Some(k), Some(m)) = (t.cost, out.as_object_mut()) {
-        m.insert("cost".into(), json!(k.label()));
-    }
-    out
-}
-
-/// One row per configuration; `tts_w_from`/`tts_w_to` are empty for a front point that wins no
-/// TTS_w, `on_front` is 0 for a winner off the front.
-pub fn csv(t: &TradeOff) -> String {
-    let mut out = String::new();
-    for n in &t.names {
-        let _ = write!(out, "{},", csv_field(n));
-    }
-    out.push_str("total_nproc,sypd,chsy,coupling_cost,on_front,tts_w_from,tts_w_to");
-    if t.cost.is_some() {
-        out.push_str(",nodes,billed_cores,idle_cores,cost,queue");
-    }
-    out.push('\n');
-    for c in t.rows() {
-        for p in &c.nproc {
-            let _ = write!(out, "{p},");
+impl TradeOff {
+    /// `{"components": [...], "front": [...], "winners": [...]}` (its shape is a contract for
+    /// scripts), with `cost` when a machine or queues bill the configurations.
+    pub fn json(&self) -> FrontJson<'_> {
+        FrontJson {
+            components: &self.names,
+            front: self
+                .front
+                .iter()
+                .map(|c| ConfigJson::unranked(&self.names, c))
+                .collect(),
+            winners: self
+                .winners
+                .iter()
+                .map(|w| WinnerJson {
+                    tts_w_from: w.tts_w_from,
+                    tts_w_to: w.tts_w_to,
+                    config: ConfigJson::unranked(&self.names, &w.config),
+                })
+                .collect(),
+            cost: self.cost.map(CostKind::label),
         }
-        let on_front = t.front.iter().any(|f| f.nproc == c.nproc);
-        let (from, to) = match t.interval_of(c) {
-            Some((_, w)) => (w.tts_w_from.to_string(), w.tts_w_to.to_string()),
-            None => (String::new(), String::new()),
-        };
-        let _ = write!(
-            out,
-            "{},{},{},{},{},{from},{to}",
-            c.total_nproc,
-            c.sypd,
-            c.chsy,
-            c.coupling_cost,
-            u8::from(on_front)
+    }
+
+    /// One row per configuration; `tts_w_from`/`tts_w_to` are empty for a front point that
+    /// wins no TTS_w, `on_front` is 0 for a winner off the front.
+    pub fn csv(&self) -> Result<String> {
+        let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+        let mut header: Vec<String> = self.names.clone();
+        header.extend(
+            [
+                "total_nproc",
+                "sypd",
+                "chsy",
+                "coupling_cost",
+                "on_front",
+                "tts_w_from",
+                "tts_w_to",
+            ]
+            .map(String::from),
         );
-        if t.cost.is_some() {
-            match &c.billing {
-                Some(b) => {
-                    let queue = b.queue.as_deref().map(csv_field).unwrap_or_default();
-                    let _ = write!(
-                        out,
-                        ",{},{},{},{},{queue}",
-                        b.nodes, b.billed_cores, b.idle_cores, b.cost
-                    );
-                }
-                None => out.push_str(",,,,,"),
-            }
+        if self.cost.is_some() {
+            header
+                .extend(["nodes", "billed_cores", "idle_cores", "cost", "queue"].map(String::from));
         }
-        out.push('\n');
-    }
-    out
-}
-
-/// A component name as a CSV field (quoted when it holds a comma or a quote).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+        w.write_record(&header).map_err(user)?;
+        for c in self.rows() {
+            let mut row: Vec<String> = c.nproc.iter().map(u32::to_string).collect();
+            let on_front = self.front.iter().any(|f| f.nproc == c.nproc);
+            let (from, to) = match self.interval_of(c) {
+                Some((_, w)) => (w.tts_w_from.to_string(), w.tts_w_to.to_string()),
+                None => (String::new(), String::new()),
+            };
+            row.extend([
+                c.total_nproc.to_string(),
+                c.sypd.to_string(),
+                c.chsy.to_string(),
+                c.coupling_cost.to_string(),
+                u8::from(on_front).to_string(),
+                from,
+                to,
+            ]);
+            if self.cost.is_some() {
+                match &c.billing {
+                    Some(b) => row.extend([
+                        b.nodes.to_string(),
+                        b.billed_cores.to_string(),
+                        b.idle_cores.to_string(),
+                        b.cost.to_string(),
+                        b.queue.clone().unwrap_or_default(),
+                    ]),
+                    None => row.extend(std::iter::repeat_n(String::new(), 5)),
+                }
+            }
+            w.write_record(&row).map_err(user)?;
+        }
+        let bytes = w.into_inner().map_err(|e| user(e.error()))?;
+        String::from_utf8(bytes).map_err(user)
     }
 }
 
@@ -269,13 +225,4 @@ pub fn table(t: &TradeOff) -> String {
 fn interval_text(first: bool, w: &Winner) -> String {
     let open = if first { '[' } else { '(' };
     format!("{open}{:.4}, {:.4}]", w.tts_w_from, w.tts_w_to)
-}
-
-/// Writes `text` to stdout; a reader that stops early (`| head`) is not an error.
-pub fn emit(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
 }

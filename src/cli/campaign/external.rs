@@ -1,4 +1,4 @@
-//! `autolb campaign next | record | wait | exec | plan`: the commands an outside workflow
+//! `autolb campaign next | record | wait | exec | plan`: the commands an external workflow
 //! manager (Autosubmit, ecFlow, a job chain) calls. Their exit codes are the table in the
 //! README ([`crate::shared::error::exit`]).
 
@@ -15,8 +15,9 @@ use autolb::campaign::{self, Barrier, CampaignError, NextRun, RunLookup};
 use autolb::executor::command::{expand_argv, placeholder_values};
 use autolb::executor::slurm::script::shell_quote;
 
-use super::campaign::report;
+use super::report;
 use crate::shared::error::{coded, exit, user};
+use crate::shared::output::{errln, out, outln};
 
 #[derive(Debug, Args)]
 pub struct NextArgs {
@@ -120,51 +121,52 @@ pub fn next(a: &NextArgs) -> Result<()> {
     if let (Some(i), Some(t), Some(r)) = (a.iteration, a.test, a.repetition) {
         let run = waiting_run(&a.dir, i, t, r)?;
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&run)?);
+            outln!("{}", serde_json::to_string_pretty(&run)?)?;
         } else if a.env {
-            print!("{}", campaign::next_as_env(&run).map_err(report)?);
+            out!("{}", campaign::next_as_env(&run).map_err(report)?)?;
         } else if a.bash {
             let components: Vec<String> = run.nproc.0.iter().map(|(n, _)| n.clone()).collect();
             let text = campaign::next_as_bash(std::slice::from_ref(&run), &components);
-            print!("{}", text.map_err(report)?);
+            out!("{}", text.map_err(report)?)?;
         } else {
-            print_runs(std::slice::from_ref(&run));
+            print_runs(std::slice::from_ref(&run))?;
         }
         return Ok(());
     }
     let runs = campaign::next(&a.dir).map_err(report)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&runs)?);
+        outln!("{}", serde_json::to_string_pretty(&runs)?)?;
     } else if a.bash {
         let status = campaign::status(&a.dir).map_err(report)?;
         let text = campaign::next_as_bash(&runs, &status.components).map_err(report)?;
-        print!("{text}");
+        out!("{text}")?;
     } else if runs.is_empty() {
         if let Some(holder) = campaign::driven_by(&a.dir).map_err(report)? {
-            println!(
+            outln!(
                 "nothing to run here: `autolb campaign run` ({holder}) runs this campaign's runs itself"
-            );
+            )?;
             return Ok(());
         }
         let status = campaign::status(&a.dir).map_err(report)?;
-        println!(
+        outln!(
             "nothing to run: the campaign is {}",
             match status.state {
                 campaign::Phase::Running => "waiting for running runs".to_string(),
                 _ => status.state_label(),
             }
-        );
+        )?;
     } else {
-        print_runs(&runs);
+        print_runs(&runs)?;
     }
     Ok(())
 }
 
-fn print_runs(runs: &[NextRun]) {
+fn print_runs(runs: &[NextRun]) -> Result<()> {
     for r in runs {
         let pes: Vec<String> = r.nproc.0.iter().map(|(n, p)| format!("{n}={p}")).collect();
-        println!("{}  {}  {}", r.run, pes.join(" "), r.run_dir.display());
+        outln!("{}  {}  {}", r.run, pes.join(" "), r.run_dir.display())?;
     }
+    Ok(())
 }
 
 /// The run (iteration, test, repetition) if it is waiting; else the coded outcome that says
@@ -192,11 +194,10 @@ pub fn record(a: &RecordArgs) -> Result<()> {
     let failed = a.failed.then_some("recorded as failed");
     let wait = Duration::from_secs(a.wait);
     let r = campaign::record(&a.dir, &a.run, a.timing.as_deref(), failed, wait).map_err(report)?;
-    print_recorded(&r, &a.dir);
-    Ok(())
+    print_recorded(&r, &a.dir)
 }
 
-fn print_recorded(r: &campaign::Recorded, dir: &Path) {
+fn print_recorded(r: &campaign::Recorded, dir: &Path) -> Result<()> {
     let outcome = match &r.metrics {
         Some(m) => format!(
             "{:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%",
@@ -207,27 +208,28 @@ fn print_recorded(r: &campaign::Recorded, dir: &Path) {
         None => "failed".into(),
     };
     if r.again {
-        println!(
+        outln!(
             "{} was already recorded with this outcome ({outcome}); nothing changed",
             r.run
-        );
-        return;
+        )?;
+        return Ok(());
     }
     match &r.metrics {
-        Some(_) => println!("recorded {}: {outcome}", r.run),
-        None => println!("recorded {} as failed", r.run),
+        Some(_) => outln!("recorded {}: {outcome}", r.run)?,
+        None => outln!("recorded {} as failed", r.run)?,
     }
     if let Some(i) = r.advance.new_iteration {
-        println!(
+        outln!(
             "iteration {i} is ready: autolb campaign next {}",
             dir.display()
-        );
+        )?;
     } else if r.done {
-        println!(
+        outln!(
             "the campaign is done: autolb campaign status {}",
             dir.display()
-        );
+        )?;
     }
+    Ok(())
 }
 
 pub fn wait(a: &WaitArgs) -> Result<()> {
@@ -237,8 +239,8 @@ pub fn wait(a: &WaitArgs) -> Result<()> {
         .unwrap_or(Duration::MAX / 4);
     let interval = Duration::from_secs(1);
     match campaign::wait_for_iteration(&a.dir, a.iteration, timeout, interval).map_err(report)? {
-        Barrier::Recorded => println!("iteration {} is recorded", a.iteration),
-        Barrier::Done => println!("the campaign is done"),
+        Barrier::Recorded => outln!("iteration {} is recorded", a.iteration)?,
+        Barrier::Done => outln!("the campaign is done")?,
         Barrier::Missing { iteration, runs } => {
             let which = if iteration == a.iteration {
                 format!("iteration {iteration} is not fully recorded")
@@ -262,7 +264,7 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
         Ok(run) => run,
         Err(e) => match e.downcast_ref::<crate::shared::error::Coded>() {
             Some(c) if c.code == exit::NOT_WAITING || c.code == exit::DONE => {
-                println!("nothing to do: {}", c.message);
+                outln!("nothing to do: {}", c.message)?;
                 return Ok(());
             }
             _ => return Err(e),
@@ -271,7 +273,7 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
     let argv = command_line(&a.command, &run)?;
     autolb::campaign::driver::prepare_run_dir(&run.run_dir).map_err(report)?;
     let env = campaign::run_env(&run).map_err(report)?;
-    eprintln!(
+    errln!(
         "autolb: run {} in {}: {}",
         run.run,
         run.run_dir.display(),
@@ -318,18 +320,17 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
         None => match campaign::record(&a.dir, &run.run, None, None, wait) {
             Err(CampaignError::Unmeasurable(why)) => {
                 let reason = format!("exit status 0, but {why}");
-                eprintln!("autolb: {reason}");
+                errln!("autolb: {reason}");
                 campaign::record(&a.dir, &run.run, None, Some(&reason), wait)
             }
             other => other,
         },
         Some(reason) => {
-            eprintln!("autolb: the command failed ({reason}); recording the run as failed");
+            errln!("autolb: the command failed ({reason}); recording the run as failed");
             campaign::record(&a.dir, &run.run, None, Some(&reason), wait)
         }
     };
-    print_recorded(&recorded.map_err(report)?, &a.dir);
-    Ok(())
+    print_recorded(&recorded.map_err(report)?, &a.dir)
 }
 
 /// The command with its placeholders filled in (the `command` executor's code: values in a
@@ -406,7 +407,7 @@ fn signal_text(status: &ExitStatus) -> String {
 pub fn plan(a: &PlanArgs) -> Result<()> {
     let plan = campaign::plan::plan_file(&a.config).map_err(report)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&plan)?);
+        outln!("{}", serde_json::to_string_pretty(&plan)?)?;
         return Ok(());
     }
     if a.env {
@@ -418,27 +419,27 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
             ("MAX_ITERATIONS", plan.max_iterations.to_string()),
             ("JOB_NPROC", plan.job_nproc.to_string()),
         ] {
-            println!("export AUTOLB_PLAN_{k}={}", shell_quote(&v));
+            outln!("export AUTOLB_PLAN_{k}={}", shell_quote(&v))?;
         }
         return Ok(());
     }
-    println!(
+    outln!(
         "{} tests x {} repetitions, components {}",
         plan.tests.len(),
         plan.repetitions,
         plan.components.join(", ")
-    );
+    )?;
     for t in &plan.tests {
         let pes: Vec<String> = t.nproc.0.iter().map(|(n, p)| format!("{n} {p}")).collect();
-        println!(
+        outln!(
             "  test {:>2}  {}  ({} PEs with extras)  {}",
             t.test,
             pes.join(" / "),
             t.total_nproc,
             t.origin
-        );
+        )?;
     }
-    println!(
+    outln!(
         "lb-iterations: at most {}{}",
         plan.max_iterations,
         if plan.bound_proven {
@@ -446,24 +447,24 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
         } else {
             " (an estimate with more than two components)"
         }
-    );
-    println!(
+    )?;
+    outln!(
         "PEs per run: at most {} ({} balanced + {} extra)",
         plan.job_nproc,
         plan.job_nproc - plan.extra_pes,
         plan.extra_pes
-    );
+    )?;
     let members: Vec<String> = plan
         .tests
         .iter()
         .map(|t| format!("t{:02}", t.test))
         .collect();
-    println!(
+    outln!(
         "Autosubmit: MEMBERS: \"{}\"  NUMCHUNKS: {}  SPLITS: {}  PROCESSORS: {}",
         members.join(" "),
         plan.max_iterations,
         plan.repetitions,
         plan.job_nproc
-    );
+    )?;
     Ok(())
 }

@@ -2,8 +2,8 @@
 //!
 //! `init` creates a campaign directory from a campaign file, `run` drives it with its
 //! executor, `status` shows the iteration table, `cancel` stops every queued or running run.
-//! `next`, `record`, `wait`, `exec` and `plan`, for an outside workflow manager, live in
-//! [`super::campaign_outside`].
+//! `next`, `record`, `wait`, `exec` and `plan`, for an external workflow manager, live in
+//! [`external`].
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -17,10 +17,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use autolb::campaign::{self, CampaignError, DriveEvent, DriveOptions, DriveOutcome, RunState};
 
-use super::campaign_outside::{
-    self as outside, ExecArgs, NextArgs, PlanArgs, RecordArgs, WaitArgs,
-};
+pub mod external;
+
 use crate::shared::error::{coded, exit, user};
+use crate::shared::output::{errln, out, outln};
+use external::{ExecArgs, NextArgs, PlanArgs, RecordArgs, WaitArgs};
 
 #[derive(Debug, Subcommand)]
 pub enum CampaignCommand {
@@ -30,7 +31,7 @@ pub enum CampaignCommand {
     Run(RunArgs),
     /// The iteration table and the best configuration so far.
     Status(StatusArgs),
-    /// The runs waiting to be run, for an outside workflow manager (or one run's settings).
+    /// The runs waiting to be run, for an external workflow manager (or one run's settings).
     Next(NextArgs),
     /// Record one finished run from its timing output (or as failed).
     Record(RecordArgs),
@@ -95,11 +96,11 @@ pub fn run(cmd: CampaignCommand) -> Result<()> {
         CampaignCommand::Init(a) => init(&a),
         CampaignCommand::Run(a) => drive(&a),
         CampaignCommand::Status(a) => status(&a),
-        CampaignCommand::Next(a) => outside::next(&a),
-        CampaignCommand::Record(a) => outside::record(&a),
-        CampaignCommand::Wait(a) => outside::wait(&a),
-        CampaignCommand::Exec(a) => outside::exec(&a),
-        CampaignCommand::Plan(a) => outside::plan(&a),
+        CampaignCommand::Next(a) => external::next(&a),
+        CampaignCommand::Record(a) => external::record(&a),
+        CampaignCommand::Wait(a) => external::wait(&a),
+        CampaignCommand::Exec(a) => external::exec(&a),
+        CampaignCommand::Plan(a) => external::plan(&a),
         CampaignCommand::Cancel(a) => cancel(&a.dir),
     }
 }
@@ -132,10 +133,10 @@ fn init(a: &InitArgs) -> Result<()> {
         if campaign::init_file(&a.dir, config, mode).map_err(report)?
             == campaign::Initialised::AlreadyThere
         {
-            println!(
+            outln!(
                 "campaign {} already exists with these settings; nothing to do",
                 a.dir.display()
-            );
+            )?;
             return Ok(());
         }
     }
@@ -145,14 +146,14 @@ fn init(a: &InitArgs) -> Result<()> {
         .first()
         .map(|i| i.tests.len())
         .unwrap_or(0);
-    println!(
+    outln!(
         "created campaign {} with {tests} tests x {} repetitions ({} executor)",
         a.dir.display(),
         status.repetitions,
         status.executor
-    );
-    print!("{}", status.table());
-    println!(
+    )?;
+    out!("{}", status.table())?;
+    outln!(
         "next: autolb campaign {} {}",
         if status.executor == "external" {
             "next"
@@ -160,7 +161,7 @@ fn init(a: &InitArgs) -> Result<()> {
             "run"
         },
         a.dir.display()
-    );
+    )?;
     Ok(())
 }
 
@@ -196,7 +197,7 @@ fn drive(a: &RunArgs) -> Result<()> {
     match outcome? {
         DriveOutcome::Done { .. } => {
             let status = campaign::status(&a.dir).map_err(report)?;
-            print!("{}", status.table());
+            out!("{}", status.table())?;
         }
         DriveOutcome::Stopped => {
             let _ = writeln!(
@@ -335,9 +336,9 @@ impl Progress {
 fn status(a: &StatusArgs) -> Result<()> {
     let status = campaign::status(&a.dir).map_err(report)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&status)?);
+        outln!("{}", serde_json::to_string_pretty(&status)?)?;
     } else {
-        print!("{}", status.table());
+        out!("{}", status.table())?;
     }
     Ok(())
 }
@@ -346,16 +347,16 @@ fn cancel(dir: &Path) -> Result<()> {
     match campaign::cancel(dir, Duration::from_secs(30)).map_err(report)? {
         campaign::Cancelled::Done { runs, warnings } => {
             for w in &warnings {
-                eprintln!("warning: {w}");
+                errln!("warning: {w}");
             }
-            println!("cancelled {} unfinished runs", runs.len());
+            outln!("cancelled {} unfinished runs", runs.len())?;
         }
         campaign::Cancelled::AlreadyDone => {
-            println!("the campaign is already done; nothing to cancel")
+            outln!("the campaign is already done; nothing to cancel")?
         }
-        campaign::Cancelled::ByDriver => println!("the running driver cancelled the campaign"),
+        campaign::Cancelled::ByDriver => outln!("the running driver cancelled the campaign")?,
         campaign::Cancelled::Requested { holder } => {
-            println!("asked the running driver ({holder}) to cancel; it will at its next poll")
+            outln!("asked the running driver ({holder}) to cancel; it will at its next poll")?
         }
     }
     Ok(())

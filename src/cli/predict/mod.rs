@@ -1,22 +1,27 @@
 //! `autolb predict`: the prediction as a table or one JSON object.
 //!
 //! Settings come from `--config FILE` (the campaign file) and flags; a flag wins over the file
-//! (see [`crate::shared::prediction_flags`]).
+//! (see [`crate::shared::prediction_flags`]). The run reads top to bottom: the flags and the
+//! file are resolved into one checked value ([`PredictRun`]), then the measured runs or the
+//! model file are loaded, the configurations ranked, and the result printed.
+
+pub mod front;
+pub mod json;
 
 use clap::Args;
 use color_eyre::eyre::Result;
-use serde_json::{json, Map, Value};
 
 use autolb::machine::{CostModel, Placement};
 use autolb::model::Model;
 use autolb::predict::{self, Config, Prediction, Problem};
 
-use super::front;
 use crate::shared::error::user;
-use crate::shared::parse::write_stdout;
+use crate::shared::output::errln;
+use crate::shared::output::write_out;
 use crate::shared::prediction_flags::{
-    load_config, resolve, resolve_cost_model, resolve_model, ModelFlags, PredictionFlags,
+    ModelFlags, ModelRequest, PredictionFlags, PredictionSetup, ResolvedModel,
 };
+use json::PredictionJson;
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
@@ -37,55 +42,143 @@ pub struct PredictArgs {
     pub csv: bool,
 }
 
-pub fn run(args: &PredictArgs) -> Result<()> {
-    let (inputs, settings) = resolve(&args.prediction)?;
-    let cost_model = resolve_cost_model(&args.prediction)?;
-    if args.front {
-        let problem = front::problem(
-            &args.prediction,
-            &args.model,
-            &inputs,
-            &settings,
-            &cost_model,
-        )?;
-        let trade_off = front::TradeOff::of(&problem);
-        let text = if args.json {
-            serde_json::to_string_pretty(&front::json(&trade_off)).map_err(user)? + "\n"
-        } else if args.csv {
-            front::csv(&trade_off)
-        } else {
-            front::table(&trade_off)
+/// What `predict` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Table,
+    Json,
+    FrontTable,
+    FrontJson,
+    FrontCsv,
+}
+
+/// `predict`'s flags and campaign file, resolved and checked: everything the run needs.
+struct PredictRun {
+    setup: PredictionSetup,
+    /// The model flags, checked (`None`: the standalone model ranks).
+    model: Option<ModelRequest>,
+    /// Where the model came from, for the line that says which ranked.
+    origin: Origin,
+    output: Output,
+}
+
+/// Which flag gave the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Standalone,
+    Measured,
+    ModelFile,
+}
+
+impl PredictRun {
+    fn resolve(args: &PredictArgs) -> Result<PredictRun> {
+        let setup = args.prediction.resolve()?;
+        let output = match (args.front, args.json, args.csv) {
+            (true, true, _) => Output::FrontJson,
+            (true, _, true) => Output::FrontCsv,
+            (true, _, _) => Output::FrontTable,
+            (false, true, _) => Output::Json,
+            (false, _, _) => Output::Table,
         };
-        return front::emit(&text);
+        if args.front && !args.model.steps.is_empty() {
+            return Err(user(
+                "--front cannot use --steps (per-step series make the coupled speed other than the \
+                 slowest component's); drop --steps, or use `autolb predict --steps` for the top N",
+            ));
+        }
+        let model = if args.model.wants_model() {
+            Some(
+                args.model
+                    .request(&setup.inputs, setup.file.as_ref(), None)?,
+            )
+        } else {
+            None
+        };
+        let origin = if args.model.model.is_some() {
+            Origin::ModelFile
+        } else if args.model.measured.is_empty() {
+            Origin::Standalone
+        } else {
+            Origin::Measured
+        };
+        Ok(PredictRun {
+            setup,
+            model,
+            origin,
+            output,
+        })
     }
-    if args.model.wants_model() {
-        return run_with_model(args, &inputs, &settings, &cost_model);
+}
+
+pub fn run(args: &PredictArgs) -> Result<()> {
+    let run = PredictRun::resolve(args)?;
+    if let Some(request) = &run.model {
+        for n in &request.notes {
+            errln!("autolb: note: {n}");
+        }
     }
-    let prediction = predict::predict_billed(&inputs, &settings, &cost_model).map_err(user)?;
-    let text = if args.json {
-        let json = serde_json::to_string_pretty(&prediction_json(&prediction)).map_err(user)?;
-        format!("{json}\n")
-    } else {
-        format!("{}{}", table(&prediction), billing_lines(&cost_model))
+    let setup = &run.setup;
+    let resolved = match &run.model {
+        Some(request) => {
+            let resolved = request.load(&setup.inputs, setup.settings.interp)?;
+            for n in &resolved.notes {
+                errln!("autolb: note: {n}");
+            }
+            Some(resolved)
+        }
+        None => None,
     };
-    write_stdout(&text)
+    match run.output {
+        Output::FrontTable | Output::FrontJson | Output::FrontCsv => {
+            let model = resolved.map_or(Model::Standalone, |r| r.model);
+            if run.model.is_some() && !model.is_calibrated() {
+                errln!("autolb: note: no usable measured run; the front is the standalone model's");
+            }
+            let problem = Problem::billed_with_model(
+                &setup.inputs,
+                &setup.settings,
+                &model,
+                &setup.cost_model,
+            )
+            .map_err(user)?;
+            let trade_off = front::TradeOff::of(&problem);
+            let text = match run.output {
+                Output::FrontJson => {
+                    serde_json::to_string_pretty(&trade_off.json()).map_err(user)? + "\n"
+                }
+                Output::FrontCsv => trade_off.csv()?,
+                _ => front::table(&trade_off),
+            };
+            write_out(&text)
+        }
+        Output::Table | Output::Json => match resolved {
+            Some(resolved) => print_with_model(&run, &resolved),
+            None => {
+                let prediction =
+                    predict::predict_billed(&setup.inputs, &setup.settings, &setup.cost_model)
+                        .map_err(user)?;
+                let text = if run.output == Output::Json {
+                    let json = PredictionJson::new(&prediction, &setup.settings, None, &[]);
+                    serde_json::to_string_pretty(&json).map_err(user)? + "\n"
+                } else {
+                    format!("{}{}", table(&prediction), billing_lines(&setup.cost_model))
+                };
+                write_out(&text)
+            }
+        },
+    }
 }
 
 /// `predict --measured/--model`: the calibrated model ranks; the output says so and gives each
 /// proposal's band.
-fn run_with_model(
-    args: &PredictArgs,
-    inputs: &[predict::ComponentInput],
-    settings: &predict::Settings,
-    cost_model: &CostModel,
-) -> Result<()> {
-    let file = load_config(&args.prediction)?;
-    let resolved = resolve_model(&args.model, inputs, file.as_ref(), settings.interp, None)?;
-    for n in &resolved.notes {
-        eprintln!("autolb: note: {n}");
-    }
+fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
+    let PredictionSetup {
+        inputs,
+        settings,
+        cost_model,
+        ..
+    } = &run.setup;
     let model = &resolved.model;
-
     let problem = Problem::billed_with_model(inputs, settings, model, cost_model).map_err(user)?;
     let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
     let prediction = if resolved.steps.is_empty() {
@@ -101,38 +194,24 @@ fn run_with_model(
             (e.low, e.high)
         })
         .collect();
-    if args.json {
-        let mut value = prediction_json(&prediction);
-        if let Some(top) = value.get_mut("top").and_then(Value::as_array_mut) {
-            for (entry, (low, high)) in top.iter_mut().zip(&bands) {
-                if let Some(m) = entry.as_object_mut() {
-                    m.insert("sypd_low".into(), json!(low));
-                    m.insert("sypd_high".into(), json!(high));
-                }
-            }
-        }
-        if let Some(m) = value.as_object_mut() {
-            m.insert("model".into(), json!(model.kind()));
-        }
-        write_stdout(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&value).map_err(user)?
-        ))?;
+    let text = if run.output == Output::Json {
+        let json = PredictionJson::new(&prediction, settings, Some(model.kind()), &bands);
+        serde_json::to_string_pretty(&json).map_err(user)? + "\n"
     } else {
-        write_stdout(&format!(
+        format!(
             "{}{}{}",
             table(&prediction),
             billing_lines(cost_model),
             model_lines(
                 model,
-                &args.model,
+                run.origin,
                 &prediction,
                 &bands,
                 !resolved.steps.is_empty()
             )
-        ))?;
-    }
-    Ok(())
+        )
+    };
+    write_out(&text)
 }
 
 /// The billing note as whole lines (empty without a machine or cost).
@@ -213,7 +292,7 @@ fn rank_with_steps(
 /// Which model ranked, and each proposal's band.
 fn model_lines(
     model: &Model,
-    flags: &ModelFlags,
+    origin: Origin,
     p: &Prediction,
     bands: &[(f64, f64)],
     steps: bool,
@@ -224,7 +303,7 @@ fn model_lines(
         ""
     };
     let mut out = match model {
-        Model::Standalone if flags.measured.is_empty() && flags.model.is_none() => {
+        Model::Standalone if origin == Origin::Standalone => {
             format!("ranked by the standalone model{how}\n")
         }
         Model::Standalone => {
@@ -233,7 +312,7 @@ fn model_lines(
         Model::Calibrated(m) => format!(
             "ranked by the calibrated model (fitted on {} run(s){}){how}\n",
             m.runs,
-            if flags.model.is_some() {
+            if origin == Origin::ModelFile {
                 ", from --model"
             } else {
                 ""
@@ -251,48 +330,6 @@ fn model_lines(
         out.push_str(&format!("SYPD band (90 %): {}\n", bands.join(", ")));
     }
     out
-}
-
-/// One configuration as JSON, PEs keyed by component name in component order.
-pub fn config_json(names: &[String], config: &Config) -> Map<String, Value> {
-    let nproc: Map<String, Value> = names
-        .iter()
-        .zip(&config.nproc)
-        .map(|(n, &p)| (n.clone(), json!(p)))
-        .collect();
-    let mut map = Map::new();
-    map.insert("nproc".into(), Value::Object(nproc));
-    map.insert("total_nproc".into(), json!(config.total_nproc));
-    map.insert("sypd".into(), json!(config.sypd));
-    map.insert("chsy".into(), json!(config.chsy));
-    map.insert("coupling_cost".into(), json!(config.coupling_cost));
-    map.insert("fittingness".into(), json!(config.fittingness));
-    if let Some(b) = &config.billing {
-        map.insert("nodes".into(), json!(b.nodes));
-        map.insert("billed_cores".into(), json!(b.billed_cores));
-        map.insert("idle_cores".into(), json!(b.idle_cores));
-        map.insert("cost".into(), json!(b.cost));
-        map.insert("queue".into(), json!(b.queue));
-        if !b.resources.is_empty() {
-            let per: Map<String, Value> = b
-                .resources
-                .iter()
-                .map(|r| {
-                    (
-                        r.name.clone(),
-                        json!({
-                            "units": r.units,
-                            "nodes": r.nodes,
-                            "idle_units": r.idle_units,
-                            "cost_share": r.cost_share,
-                        }),
-                    )
-                })
-                .collect();
-            map.insert("resources".into(), Value::Object(per));
-        }
-    }
-    map
 }
 
 /// What the billing columns mean, under the table (nothing for the plain model).
@@ -348,28 +385,6 @@ fn billing_note(model: &CostModel) -> Option<String> {
         model.cost.label(),
         model.cost.header()
     ))
-}
-
-/// The `--json` object (its shape is a contract for scripts).
-pub fn prediction_json(p: &Prediction) -> Value {
-    let top: Vec<Value> = p
-        .top
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let mut m = Map::new();
-            m.insert("rank".into(), json!(i + 1));
-            m.extend(config_json(&p.components, c));
-            Value::Object(m)
-        })
-        .collect();
-    json!({
-        "components": p.components,
-        "candidates": p.candidates,
-        "considered": p.considered,
-        "baseline": Value::Object(config_json(&p.components, &p.baseline)),
-        "top": top,
-    })
 }
 
 /// The human-readable table.
