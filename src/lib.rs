@@ -19,6 +19,20 @@
 //! * [`example`]: the built-in EC-Earth3 example, compiled in.
 //! * [`limits`]: the documented bounds on every size a user controls.
 //! * [`fsutil`]: bounded reading of the small files a user names (no FIFOs, no devices).
+//!
+//! # Layers
+//!
+//! Imports run one way, from a module to the modules before it in this list, never up
+//! (`src/layering_tests.rs` reads every path in `src/` and fails on an upward import, and on
+//! two sibling modules of one parent that import each other):
+//!
+//! 1. base: [`fsutil`], [`limits`] (neither imports the other);
+//! 2. core: [`metrics`] < [`curve`] < [`interp`] < [`machine`] < [`timing`] < [`model`] <
+//!    [`predict`]: the method itself, from plain formulas to the search;
+//! 3. services: [`example`] < [`sim`] < [`executor`] < [`config`] < [`watch`] < [`campaign`] <
+//!    [`report`]: the built-in example and the stand-in model, what runs a configuration, the
+//!    campaign file, and the campaign and its report on top;
+//! 4. the binary (its own crate, on top of all of the library): `shared` < `tui` < `cli`.
 
 pub mod campaign;
 pub mod config;
@@ -36,3 +50,6 @@ pub mod report;
 pub mod sim;
 pub mod timing;
 pub mod watch;
+
+#[cfg(test)]
+mod layering_tests;

@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
-use super::{algorithm, build_executor, cancel_all, CampaignError};
+use super::strategy::algorithm1;
+use super::{build_executor, cancel_all, CampaignError};
 use crate::executor::{read_exit_status, Executor, RunRequest, RunStatus, Ticket};
 
 /// Receives progress events (called on the driving thread; keep it quick).
@@ -387,7 +388,7 @@ impl Driver {
                     names[donor],
                     names[recipient],
                     d.step,
-                    algorithm::describe(&names, next)
+                    algorithm1::describe(&names, next)
                 ),
                 _ => match &d.outcome {
                     super::state::Outcome::Finished { reason } => format!("finished: {reason}"),

@@ -12,11 +12,9 @@
 //!   decides.
 //! * [`cancel`] stops every queued or running run.
 
-pub mod algorithm;
 pub mod demo;
 pub mod driver;
 pub mod external;
-pub mod guided;
 mod init;
 pub mod measure;
 pub mod measured;

@@ -13,9 +13,9 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::algorithm::{self, describe, Measured};
 use super::measure;
 use super::state::{run_dir_relative, Outcome, RunMetrics, RunState, State};
+use super::strategy::algorithm1::{self, describe, Measured};
 
 /// A map from component name to a value that keeps component order (JSON object).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -386,7 +386,7 @@ impl Status {
                 }
                 let metrics: Vec<RunMetrics> =
                     test.runs.iter().filter_map(|r| r.metrics(&names)).collect();
-                let means = algorithm::mean_metrics(&metrics);
+                let means = algorithm1::mean_metrics(&metrics);
                 test.sypd = means.as_ref().map(|m| m.sypd);
                 test.chsy = means.as_ref().map(|m| m.chsy);
                 test.coupling_cost = means.as_ref().map(|m| m.coupling_cost);
@@ -409,9 +409,9 @@ impl Status {
                 }
             }
         }
-        let pooled: Vec<algorithm::Means> = groups
+        let pooled: Vec<algorithm1::Means> = groups
             .iter()
-            .filter_map(|g| algorithm::mean_metrics(&g.2))
+            .filter_map(|g| algorithm1::mean_metrics(&g.2))
             .collect();
         let measured: Vec<Measured> = groups
             .iter()
@@ -429,7 +429,7 @@ impl Status {
                 },
             })
             .collect();
-        let (fns, best) = algorithm::fittingness_and_best(&measured, self.tts_w);
+        let (fns, best) = algorithm1::fittingness_and_best(&measured, self.tts_w);
         for (g, f) in groups.iter().zip(&fns) {
             for &(i, t) in &g.3 {
                 self.iterations[i].tests[t].fittingness = Some(*f);

@@ -18,6 +18,7 @@ pub mod naive;
 mod placed;
 mod resources;
 pub mod search;
+mod sweep;
 
 use serde::Serialize;
 
@@ -689,11 +690,9 @@ impl Problem {
     }
 }
 
-/// The coupled SYPD of a configuration from its components' speeds (method.md step 4): the
-/// slowest sets the pace. Every model and the search use this one definition.
-pub fn coupled_sypd(speeds: &[f64]) -> f64 {
-    speeds.iter().copied().fold(f64::INFINITY, f64::min)
-}
+/// The coupled SYPD from the components' speeds; defined beside the other metrics, which the
+/// standalone model uses too.
+pub use crate::metrics::coupled_sypd;
 
 /// Validates, prepares and ranks in one call.
 pub fn predict(inputs: &[ComponentInput], settings: &Settings) -> Result<Prediction, PredictError> {

@@ -565,7 +565,7 @@ impl SlurmExecutor {
 
     /// Renders and writes the run's files (job script, MPMD file, sbatch command line) and
     /// returns sbatch's arguments.
-    fn prepare(&self, run: &RunRequest) -> Result<Vec<String>, ExecutorError> {
+    pub(crate) fn prepare(&self, run: &RunRequest) -> Result<Vec<String>, ExecutorError> {
         let io = |what: String| move |e| ExecutorError::Io { what, source: e };
         std::fs::create_dir_all(&run.run_dir)
             .map_err(io(format!("creating {}", run.run_dir.display())))?;
@@ -1014,89 +1014,6 @@ mod tests {
         assert!(status.success());
         assert!(r.run_dir.join("ok").exists());
         assert!(!dir.path().join("PWNED").exists() && !r.run_dir.join("PWNED").exists());
-    }
-
-    /// The bundled EC-Earth3 example (assets/slurm) renders into a valid job script and MPMD
-    /// file for a real configuration.
-    #[test]
-    fn the_bundled_ecearth3_example_renders() {
-        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/slurm");
-        let file = crate::config::CampaignFile::load(&assets.join("campaign.toml")).unwrap();
-        let components = file
-            .components
-            .iter()
-            .map(|c| crate::executor::ComponentContext {
-                name: c.name.clone(),
-                timing_name: c.timing_name().to_string(),
-                curve: crate::curve::Curve::load(c.name.clone(), &assets.join(&c.curve)).unwrap(),
-            })
-            .collect();
-        let ctx = ExecutorContext {
-            base_dir: assets.clone(),
-            components,
-            period_s: file.period_s,
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let cfg = file.executor.clone().unwrap();
-        let ex = SlurmExecutor::from_context(&cfg, dir.path(), &ctx).unwrap();
-        let mut r = run(dir.path());
-        r.nproc = vec![("IFS".into(), 384), ("NEMO".into(), 242)];
-        r.extra_pes = 2;
-        let args = ex.prepare(&r).unwrap();
-        for expected in [
-            "--ntasks=628",
-            "--nodes=14",
-            "--partition=main",
-            "--account=myproject",
-            "--qos=normal",
-            "--time=01:00:00",
-            "--exclusive",
-            "--mem=0",
-        ] {
-            assert!(
-                args.contains(&expected.to_string()),
-                "{expected} in {args:?}"
-            );
-        }
-        let mp = std::fs::read_to_string(r.run_dir.join("multi-prog.conf")).unwrap();
-        let lines: Vec<&str> = mp.lines().skip(1).collect();
-        assert_eq!(
-            lines,
-            [
-                "0-383 './ifsmaster-ecconf' '-v' 'ecmwf' '-e' 'a0b1'",
-                "384-625 './nemo.exe'",
-                "626 './runoff-mapper.exe'",
-                "627 './xios_server.exe'"
-            ]
-        );
-        let job = r.run_dir.join("job.sh");
-        let script = std::fs::read_to_string(&job).unwrap();
-        assert!(
-            script.contains("NPROC_IFS=384\nNPROC_NEMO=242\n"),
-            "{script}"
-        );
-        assert!(script.contains("--ntasks=628 --multi-prog '"), "{script}");
-        assert!(script.contains("628 tasks on 14 nodes"), "{script}");
-        let syntax = std::process::Command::new("bash")
-            .arg("-n")
-            .arg(&job)
-            .output()
-            .unwrap();
-        assert!(
-            syntax.status.success(),
-            "{}",
-            String::from_utf8_lossy(&syntax.stderr)
-        );
-
-        // A component without a program is reported before anything is submitted.
-        let mut partial = cfg.clone();
-        if let Some(mp) = partial.slurm.as_mut().and_then(|s| s.multi_prog.as_mut()) {
-            mp.programs.remove("NEMO");
-        }
-        let e = SlurmExecutor::from_context(&partial, dir.path(), &ctx)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("NEMO"), "{e}");
     }
 
     #[test]

@@ -5,13 +5,16 @@
 //! iteration, each with the reason it was chosen. The driver, the executors, `next`/`record`,
 //! the state file and the app only ever see the plan, so they do not know which strategy ran.
 //!
-//! * [`Algorithm1`]: the paper's Algorithm 1 ([`super::algorithm`]), unchanged.
-//! * [`super::guided::Guided`]: the calibrated model chooses where to measure next.
+//! * [`Algorithm1`]: the paper's Algorithm 1 ([`algorithm1`]), unchanged.
+//! * [`guided::Guided`]: the calibrated model chooses where to measure next.
+
+pub mod algorithm1;
+pub mod guided;
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use super::algorithm::{self, DecisionInput, Limits};
+use self::algorithm1::{DecisionInput, Limits};
 use super::state::{Decision, Iteration, RunMetrics, State};
 use crate::config::Strategy as StrategyKind;
 
@@ -50,7 +53,7 @@ pub trait Strategy {
 pub fn of(kind: StrategyKind) -> Box<dyn Strategy> {
     match kind {
         StrategyKind::Algorithm1 => Box::new(Algorithm1),
-        StrategyKind::Guided => Box::new(super::guided::Guided),
+        StrategyKind::Guided => Box::new(guided::Guided),
     }
 }
 
@@ -92,8 +95,8 @@ impl Strategy for Algorithm1 {
                 .iter()
                 .filter_map(|r| r.metrics.as_ref())
                 .collect();
-            let means = algorithm::mean_metrics(metrics);
-            let decision = algorithm::decide_within(
+            let means = algorithm1::mean_metrics(metrics);
+            let decision = algorithm1::decide_within(
                 &DecisionInput {
                     nproc: &test.nproc,
                     step: test.step,

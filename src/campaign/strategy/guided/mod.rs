@@ -33,9 +33,9 @@ pub mod landscape;
 
 use std::path::Path;
 
-use super::algorithm;
-use super::state::{Decision, Outcome, RunMetrics, RunState, State};
-use super::strategy::{Plan, Strategy};
+use super::algorithm1;
+use super::{Plan, Strategy};
+use crate::campaign::state::{Decision, Outcome, RunMetrics, RunState, State};
 use crate::curve::Curve;
 use landscape::Landscape;
 
@@ -131,10 +131,10 @@ impl Strategy for Guided {
 
 /// A decision that ends a test, with the donor and recipient of its measurements for the record.
 fn finished<'a>(metrics: impl IntoIterator<Item = &'a RunMetrics>, reason: String) -> Decision {
-    let means = algorithm::mean_metrics(metrics);
+    let means = algorithm1::mean_metrics(metrics);
     let dr = means
         .as_ref()
-        .and_then(|m| algorithm::donor_and_recipient(&m.partial_coupling_cost));
+        .and_then(|m| algorithm1::donor_and_recipient(&m.partial_coupling_cost));
     Decision {
         donor: dr.map(|d| d.0),
         recipient: dr.map(|d| d.1),
