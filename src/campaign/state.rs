@@ -387,9 +387,9 @@ pub fn run_dir_relative(iteration: u32, test: u32, repetition: u32) -> PathBuf {
         .join(format!("rep-{repetition}"))
 }
 
-/// Writes a file atomically ([`crate::executor::write_atomically`]); errors name the file.
+/// Writes a file atomically ([`crate::fsutil::write_atomically`]); errors name the file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
-    crate::executor::write_atomically(path, bytes)
+    crate::fsutil::write_atomically(path, bytes)
         .map_err(|e| CampaignError::io(format!("cannot write {}", path.display()), e))
 }
 

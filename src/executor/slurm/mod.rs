@@ -643,20 +643,13 @@ fn campaign_hash(dir: &Path) -> String {
     format!("{:08x}", (h ^ (h >> 32)) as u32)
 }
 
-/// Writes a file through a temporary name and a rename, with the user's umask (a plain
-/// create: the script is not made executable or world-writable; sbatch does not need it).
+/// Writes a run file with [`crate::fsutil::write_atomically`] (the user's umask: the script
+/// is not made executable or world-writable; sbatch does not need it); errors name the file.
 fn write_atomically(path: &Path, text: &str) -> Result<(), ExecutorError> {
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| ExecutorError::Io {
-            what: format!("writing {}", path.display()),
-            source: e,
-        })
+    crate::fsutil::write_atomically(path, text.as_bytes()).map_err(|e| ExecutorError::Io {
+        what: format!("writing {}", path.display()),
+        source: e,
+    })
 }
 
 /// Writes `exit_status` into the run directory once a job has ended (like the local
