@@ -3,11 +3,9 @@
 //! to a size that such a file can have, so that a wrong path is a clear error, not a hang or
 //! gigabytes of memory.
 
+pub use crate::limits::MAX_SMALL_FILE_BYTES;
 use std::io::{self, Read};
 use std::path::Path;
-
-/// The largest curve, configuration or key file autolb reads (4 MiB): each is a few kilobytes.
-pub const MAX_SMALL_FILE_BYTES: u64 = 4 << 20;
 
 /// Reads a regular file of at most `max` bytes. Anything else (a FIFO, a socket, a device, a
 /// directory, or a larger file) is an `io::Error` that says what it is and the limit.

@@ -10,7 +10,7 @@ use std::path::Path;
 /// The library's top-level modules from the bottom layer up: a module may import only from
 /// modules before it (or itself). The layer names are the ones the crate docs use.
 const LIBRARY_LAYERS: &[(&str, &[&str])] = &[
-    ("base", &["fsutil", "limits"]),
+    ("base", &["limits", "fsutil"]),
     (
         "core",
         &[

@@ -26,6 +26,9 @@ use serde::Serialize;
 
 use crate::curve::Curve;
 use crate::interp::{Interpolant, Method};
+pub use crate::limits::{
+    MAX_CANDIDATES, MAX_COMPONENTS, MAX_GRID_CELLS, MAX_SEARCH_WORK, MAX_TOP, MAX_TOTAL_PES,
+};
 use crate::machine::{Billing, CostKind, CostModel, MachineError};
 use crate::metrics::{self, Bounds};
 use crate::model::Model;
@@ -33,30 +36,6 @@ use candidates::{candidates, validate};
 pub use types::{
     Candidates, Cell, ComponentInput, Config, Grid, PredictError, Prediction, Settings,
 };
-
-/// Most components a prediction balances (the paper's set-ups have two or three).
-pub const MAX_COMPONENTS: usize = 5;
-
-/// Most candidate PE counts of one component within the budget (after the step or allowed
-/// list): 100,000, far beyond any machine a coupled model runs on at step 1, yet small enough
-/// that a typo in a curve (`480000000,20`) is refused at once instead of running for minutes.
-pub const MAX_CANDIDATES: u64 = 100_000;
-
-/// Most configurations to propose (`--top`): a ranked list is read by people.
-pub const MAX_TOP: usize = 10_000;
-
-/// Most cells of a 2-D slice ([`Problem::grid`], the app's matrix): 4 million (2000 x 2000
-/// candidates, some 160 MB of cells).
-pub const MAX_GRID_CELLS: u64 = 4_000_000;
-
-/// Bound on the exact search's work with three or more components (see [`search`]): the PE-sum
-/// convolution costs about candidates x (budget / unit) x candidates elementary steps.
-pub const MAX_SEARCH_WORK: u64 = 4_000_000_000;
-
-/// Most PEs a configuration may take in all (budget plus extra PEs): 100 million, ten times
-/// the largest machines, and a bound that keeps every sum of up to [`MAX_COMPONENTS`] PE
-/// counts within u32.
-pub const MAX_TOTAL_PES: u32 = 100_000_000;
 
 /// Everything about a prediction that does not depend on TTS_w or top N.
 #[derive(Debug, Clone)]
