@@ -10,7 +10,7 @@ use crate::metrics::Bounds;
 /// The TTS_w-independent figures of a problem.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
-    /// The bottleneck groups that hold kept configurations, for [`top_n`].
+    /// The bottleneck groups that hold kept configurations, for [`super::search::top_n`].
     pub groups: Vec<Group>,
     pub feasible: u64,
     pub kept: u64,
