@@ -16,15 +16,17 @@ use std::time::Instant;
 use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::model::check::{
-    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_coupling_time_leave_one_out,
-    synthetic_leave_one_out, synthetic_run_length_leave_one_out, CheckSummary, CouplingTimeCase,
-    ErrorStats,
+    few_runs, leave_one_out, leave_one_out_with_steps, CheckSummary, ErrorStats,
 };
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
 use autolb::model::Model;
 use autolb::predict::{ComponentInput, Problem, Settings};
 use autolb::sim::synthetic::SyntheticCase;
+use autolb::sim::synthetic_check::{
+    synthetic_coupling_time_leave_one_out, synthetic_leave_one_out,
+    synthetic_run_length_leave_one_out, CouplingTimeCase,
+};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -527,6 +527,110 @@ pub fn parse_allowed(text: &str, file: &str) -> Result<Vec<u32>, ConfigError> {
 mod tests {
     use super::*;
 
+    /// The built-in example's NEMO list ([`crate::example::NEMO_ALLOWED`]) is a valid
+    /// `allowed` file (it is read here, where the parser lives, since the example sits below).
+    #[test]
+    fn the_bundled_nemo_allowed_list_parses() {
+        assert!(
+            parse_allowed(crate::example::NEMO_ALLOWED, "allowed")
+                .unwrap()
+                .len()
+                > 50
+        );
+    }
+
+    /// The bundled EC-Earth3 Slurm example (assets/slurm) loads and renders into a valid job script and MPMD
+    /// file for a real configuration.
+    #[test]
+    fn the_bundled_ecearth3_example_renders() {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/slurm");
+        let file = CampaignFile::load(&assets.join("campaign.toml")).unwrap();
+        let components = file
+            .components
+            .iter()
+            .map(|c| crate::executor::ComponentContext {
+                name: c.name.clone(),
+                timing_name: c.timing_name().to_string(),
+                curve: crate::curve::Curve::load(c.name.clone(), &assets.join(&c.curve)).unwrap(),
+            })
+            .collect();
+        let ctx = crate::executor::ExecutorContext {
+            base_dir: assets.clone(),
+            components,
+            period_s: file.period_s,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = file.executor.clone().unwrap();
+        let ex =
+            crate::executor::slurm::SlurmExecutor::from_context(&cfg, dir.path(), &ctx).unwrap();
+        let mut r = crate::executor::RunRequest {
+            id: "i01-t02-r1".into(),
+            iteration: 1,
+            test: 2,
+            repetition: 1,
+            nproc: Vec::new(),
+            extra_pes: 0,
+            run_dir: dir.path().join("iter-01/test-02/rep-1"),
+        };
+        r.nproc = vec![("IFS".into(), 384), ("NEMO".into(), 242)];
+        r.extra_pes = 2;
+        let args = ex.prepare(&r).unwrap();
+        for expected in [
+            "--ntasks=628",
+            "--nodes=14",
+            "--partition=main",
+            "--account=myproject",
+            "--qos=normal",
+            "--time=01:00:00",
+            "--exclusive",
+            "--mem=0",
+        ] {
+            assert!(
+                args.contains(&expected.to_string()),
+                "{expected} in {args:?}"
+            );
+        }
+        let mp = std::fs::read_to_string(r.run_dir.join("multi-prog.conf")).unwrap();
+        let lines: Vec<&str> = mp.lines().skip(1).collect();
+        assert_eq!(
+            lines,
+            [
+                "0-383 './ifsmaster-ecconf' '-v' 'ecmwf' '-e' 'a0b1'",
+                "384-625 './nemo.exe'",
+                "626 './runoff-mapper.exe'",
+                "627 './xios_server.exe'"
+            ]
+        );
+        let job = r.run_dir.join("job.sh");
+        let script = std::fs::read_to_string(&job).unwrap();
+        assert!(
+            script.contains("NPROC_IFS=384\nNPROC_NEMO=242\n"),
+            "{script}"
+        );
+        assert!(script.contains("--ntasks=628 --multi-prog '"), "{script}");
+        assert!(script.contains("628 tasks on 14 nodes"), "{script}");
+        let syntax = std::process::Command::new("bash")
+            .arg("-n")
+            .arg(&job)
+            .output()
+            .unwrap();
+        assert!(
+            syntax.status.success(),
+            "{}",
+            String::from_utf8_lossy(&syntax.stderr)
+        );
+
+        // A component without a program is reported before anything is submitted.
+        let mut partial = cfg.clone();
+        if let Some(mp) = partial.slurm.as_mut().and_then(|s| s.multi_prog.as_mut()) {
+            mp.programs.remove("NEMO");
+        }
+        let e = crate::executor::slurm::SlurmExecutor::from_context(&partial, dir.path(), &ctx)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("NEMO"), "{e}");
+    }
+
     const EXAMPLE: &str = r#"
 max_nproc = 672
 step = 24

@@ -8,6 +8,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use crate::limits::MAX_COMPONENT_NAME;
 use serde::{Deserialize, Serialize};
 
 /// One measured point of a scalability curve.
@@ -213,10 +214,6 @@ pub struct CurveArg {
     pub name: String,
     pub path: PathBuf,
 }
-
-/// Component names end up in file names, job scripts and shell variables: keep them tame.
-/// Longest component name (and name in the timing output) autolb accepts.
-pub const MAX_COMPONENT_NAME: usize = 64;
 
 pub fn validate_component_name(name: &str) -> Result<(), String> {
     if name.is_empty() {

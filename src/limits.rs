@@ -2,9 +2,10 @@
 //! Each is checked up front with an error that names the setting; none is near what a real
 //! coupled-model campaign needs, all are far below what would exhaust memory or overflow.
 //!
-//! Limits that belong to one module live there: candidates, top N, search work and total PEs
-//! in [`crate::predict`], component-name length in [`crate::curve`], file sizes in
-//! [`crate::fsutil`] and [`crate::timing`].
+//! Every limit is defined here. The module that checks one re-exports it ([`crate::predict`]
+//! the candidates, top N, grid, search work and total PEs, [`crate::curve`] the component-name
+//! length, [`crate::fsutil`] and [`crate::timing`] the file sizes), so both paths name the
+//! same value.
 
 /// Longest coupling period (`period_s`, `--period`): one day. EC-Earth3 couples every 2700 s.
 pub const MAX_PERIOD_S: f64 = 86_400.0;
@@ -22,6 +23,41 @@ pub const MAX_COMPRESSION: f64 = 1_000.0;
 
 /// Longest interval between polls of a watcher (`--poll-interval`): one hour.
 pub const MAX_POLL_INTERVAL_S: f64 = 3_600.0;
+
+/// Most components a prediction balances (the paper's set-ups have two or three).
+pub const MAX_COMPONENTS: usize = 5;
+
+/// Most candidate PE counts of one component within the budget (after the step or allowed
+/// list): 100,000, far beyond any machine a coupled model runs on at step 1, yet small enough
+/// that a typo in a curve (`480000000,20`) is refused at once instead of running for minutes.
+pub const MAX_CANDIDATES: u64 = 100_000;
+
+/// Most configurations to propose (`--top`): a ranked list is read by people.
+pub const MAX_TOP: usize = 10_000;
+
+/// Most cells of a 2-D slice ([`crate::predict::Problem::grid`], the app's matrix): 4 million (2000 x 2000
+/// candidates, some 160 MB of cells).
+pub const MAX_GRID_CELLS: u64 = 4_000_000;
+
+/// Bound on the exact search's work with three or more components (see [`crate::predict::search`]): the PE-sum
+/// convolution costs about candidates x (budget / unit) x candidates elementary steps.
+pub const MAX_SEARCH_WORK: u64 = 4_000_000_000;
+
+/// Most PEs a configuration may take in all (budget plus extra PEs): 100 million, ten times
+/// the largest machines, and a bound that keeps every sum of up to [`MAX_COMPONENTS`] PE
+/// counts within u32.
+pub const MAX_TOTAL_PES: u32 = 100_000_000;
+
+/// Component names end up in file names, job scripts and shell variables: keep them tame.
+/// Longest component name (and name in the timing output) autolb accepts.
+pub const MAX_COMPONENT_NAME: usize = 64;
+
+/// The largest timing file autolb reads (64 MiB): the text reports are a few kilobytes, a raw
+/// LUCIA rank file of a century-long run a few megabytes.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// The largest curve, configuration or key file autolb reads (4 MiB): each is a few kilobytes.
+pub const MAX_SMALL_FILE_BYTES: u64 = 4 << 20;
 
 /// Checks a number of seconds (or a factor): finite, positive (or zero when `zero_ok`) and at
 /// most `max`, so it can become a `Duration` and be added to an `Instant` without a panic.

@@ -18,6 +18,12 @@ pub fn chsy(total_nproc: f64, sypd: f64) -> f64 {
     24.0 * total_nproc / sypd
 }
 
+/// The coupled SYPD of a configuration from its components' speeds (method.md step 4): the
+/// slowest sets the pace. Every model and the search use this one definition.
+pub fn coupled_sypd(speeds: &[f64]) -> f64 {
+    speeds.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
 /// Speed-up at `sypd` relative to the curve's first point `sypd0`.
 pub fn speedup(sypd: f64, sypd0: f64) -> f64 {
     sypd / sypd0

@@ -326,8 +326,8 @@ fn a_viewer_can_overlay_a_measurement_and_recompute() {
 }
 
 mod properties {
-    use autolb::campaign::algorithm::{decide, move_pes, DecisionInput, Limits};
     use autolb::campaign::state::Outcome;
+    use autolb::campaign::strategy::algorithm1::{decide, move_pes, DecisionInput, Limits};
     use proptest::prelude::*;
     use std::collections::HashSet;
 

@@ -111,7 +111,7 @@ fn given_configurations_fit_each_resource_budget() {
 }
 
 mod moves {
-    use autolb::campaign::algorithm::{move_units, Budgets, Limits};
+    use autolb::campaign::strategy::algorithm1::{move_units, Budgets, Limits};
     use proptest::prelude::*;
 
     fn case() -> impl Strategy<Value = (Vec<u32>, Vec<Limits>, Budgets, usize, usize, u32)> {

@@ -5,13 +5,14 @@ use std::path::Path;
 
 use autolb::curve::Curve;
 use autolb::interp::Method;
-use autolb::model::check::{
-    few_runs, leave_one_out, leave_one_out_with_steps, synthetic_coupling_time_leave_one_out,
-    synthetic_leave_one_out, synthetic_run_length_leave_one_out, CouplingTimeCase, ErrorStats,
-};
+use autolb::model::check::{few_runs, leave_one_out, leave_one_out_with_steps, ErrorStats};
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
 use autolb::model::MeasuredRun;
+use autolb::sim::synthetic_check::{
+    synthetic_coupling_time_leave_one_out, synthetic_leave_one_out,
+    synthetic_run_length_leave_one_out, CouplingTimeCase,
+};
 
 fn real_runs() -> (Vec<Curve>, Vec<MeasuredRun>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

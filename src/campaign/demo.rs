@@ -91,4 +91,18 @@ mod tests {
         std::fs::write(other.join("notes.txt"), "mine").unwrap();
         assert!(init_demo_at(&other, &file, Some(0.0), false).is_err());
     }
+
+    /// The state's loader refuses a state file whose lists do not match its components.
+    #[test]
+    fn a_state_whose_lists_do_not_match_its_components_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let campaign = init_demo(dir.path(), Some(0.0)).unwrap();
+        let mut state = crate::campaign::state::State::load(&campaign).unwrap();
+        state.iterations[0].tests[0].nproc.push(48);
+        state.save(&campaign).unwrap();
+        let e = crate::campaign::state::State::load(&campaign)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("3 PE counts for 2 components"), "{e}");
+    }
 }

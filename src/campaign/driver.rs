@@ -17,8 +17,16 @@ use std::time::Duration;
 
 use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
-use super::{algorithm, build_executor, cancel_all, CampaignError};
+use super::strategy::algorithm1;
+use super::{build_executor, cancel_all, CampaignError};
 use crate::executor::{read_exit_status, Executor, RunRequest, RunStatus, Ticket};
+
+/// How many times the driver asks the strategy to plan when a file it reads is unreadable (a
+/// parallel file system can refuse a read for a moment) before it fails the campaign.
+pub const PLAN_ATTEMPTS: u32 = 4;
+
+/// The wait before the n-th new attempt to plan is n times this (0.25, 0.5, 0.75 s).
+pub const PLAN_RETRY_WAIT: Duration = Duration::from_millis(250);
 
 /// Receives progress events (called on the driving thread; keep it quick).
 pub type Observer = Arc<dyn Fn(&DriveEvent) + Send + Sync>;
@@ -372,9 +380,36 @@ impl Driver {
         }
     }
 
-    /// Takes the decisions of a finished iteration and creates the next one.
+    /// Takes the decisions of a finished iteration and creates the next one. A strategy that
+    /// cannot read a file is asked again [`PLAN_ATTEMPTS`] times in all, waiting a little
+    /// longer each time; then the drive fails with the reason, the campaign left undecided
+    /// (never marked finished), so running it again resumes here.
     fn advance(&mut self) -> Result<(), CampaignError> {
-        let a = super::advance_in(&mut self.state, &self.dir);
+        let mut attempts = 1;
+        let a = loop {
+            match super::advance_in(&mut self.state, &self.dir) {
+                Ok(a) => break a,
+                Err(e) if e.is_transient() && attempts < PLAN_ATTEMPTS => {
+                    let wait = PLAN_RETRY_WAIT * attempts;
+                    self.emit(DriveEvent::Warning {
+                        message: format!(
+                            "planning the next iteration failed ({e}); trying again in {} ms \
+                             (attempt {attempts} of {PLAN_ATTEMPTS})",
+                            wait.as_millis()
+                        ),
+                    });
+                    std::thread::sleep(wait);
+                    attempts += 1;
+                }
+                Err(source) => {
+                    return Err(CampaignError::Plan {
+                        dir: self.dir.clone(),
+                        attempts,
+                        source,
+                    })
+                }
+            }
+        };
         if a.decided.is_empty() {
             return Ok(());
         }
@@ -387,7 +422,7 @@ impl Driver {
                     names[donor],
                     names[recipient],
                     d.step,
-                    algorithm::describe(&names, next)
+                    algorithm1::describe(&names, next)
                 ),
                 _ => match &d.outcome {
                     super::state::Outcome::Finished { reason } => format!("finished: {reason}"),
@@ -549,5 +584,98 @@ fn append_log(run_dir: &Path, line: &str) {
     {
         let _ = writeln!(f, "{now:.3} {line}");
         let _ = f.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// Drives the demo campaign until its first iteration is decided (then stops). Once every
+    /// run of that iteration has ended, the first curve copy is taken away, as a parallel file
+    /// system may refuse a read for a moment; with `restore_after` warnings it comes back.
+    /// Returns how the drive ended, the warnings and the campaign directory.
+    fn drive_with_a_vanishing_curve(
+        dir: &Path,
+        restore_after: Option<usize>,
+    ) -> (Result<DriveOutcome, CampaignError>, Vec<String>, PathBuf) {
+        let campaign = crate::campaign::demo::init_demo(dir, Some(0.0)).unwrap();
+        let state = State::load(&campaign).unwrap();
+        let runs: usize = state.iterations[0].tests.iter().map(|t| t.runs.len()).sum();
+        let curve = campaign.join(&state.components[0].curve);
+        let text = std::fs::read(&curve).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let warnings = Arc::new(Mutex::new(Vec::new()));
+        let ended = Arc::new(Mutex::new(0usize));
+        let (seen, halt) = (warnings.clone(), stop.clone());
+        let observer: Observer = Arc::new(move |event: &DriveEvent| match event {
+            DriveEvent::RunEnded { .. } => {
+                let mut n = ended.lock().unwrap();
+                *n += 1;
+                if *n == runs {
+                    std::fs::remove_file(&curve).unwrap();
+                }
+            }
+            DriveEvent::Warning { message } => {
+                let mut w = seen.lock().unwrap();
+                w.push(message.clone());
+                if Some(w.len()) == restore_after {
+                    std::fs::write(&curve, &text).unwrap();
+                }
+            }
+            DriveEvent::TestDecided { .. } => halt.store(true, Ordering::SeqCst),
+            _ => {}
+        });
+        let opts = DriveOptions {
+            observer: Some(observer),
+            ..DriveOptions::default()
+        };
+        let outcome = drive(&campaign, &opts, &stop);
+        let warnings = warnings.lock().unwrap().clone();
+        (outcome, warnings, campaign)
+    }
+
+    #[test]
+    fn an_unreadable_curve_is_tried_again_then_fails_the_drive_and_finishes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (outcome, warnings, campaign) = drive_with_a_vanishing_curve(dir.path(), None);
+        let e = outcome.unwrap_err();
+        assert!(
+            matches!(e, CampaignError::Plan { attempts, .. } if attempts == PLAN_ATTEMPTS),
+            "{e}"
+        );
+        let message = e.to_string();
+        assert!(
+            message.contains("cannot plan the next iteration (4 attempts)")
+                && message.contains("cannot read the campaign's curves"),
+            "{message}"
+        );
+        assert_eq!(warnings.len() as u32, PLAN_ATTEMPTS - 1, "{warnings:?}");
+        let state = State::load(&campaign).unwrap();
+        assert!(
+            !state.is_done(),
+            "an unreadable curve must not end the campaign"
+        );
+        assert_eq!(state.iterations.len(), 1);
+        assert!(state.iterations[0]
+            .tests
+            .iter()
+            .all(|t| t.decision.is_none()));
+    }
+
+    #[test]
+    fn a_curve_readable_again_within_the_attempts_lets_the_campaign_go_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let (outcome, warnings, campaign) = drive_with_a_vanishing_curve(dir.path(), Some(2));
+        assert_eq!(outcome.unwrap(), DriveOutcome::Stopped);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("attempt 1 of 4"), "{}", warnings[0]);
+        let state = State::load(&campaign).unwrap();
+        assert!(state.iterations[0]
+            .tests
+            .iter()
+            .all(|t| t.decision.is_some()));
     }
 }

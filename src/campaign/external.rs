@@ -375,8 +375,14 @@ pub fn record(
         }
     }
     let run_state = run.state;
+    // The run stays recorded when the next iteration cannot be planned yet.
     let advance = advance_in(&mut state, dir);
     state.save(dir)?;
+    let advance = advance.map_err(|source| CampaignError::Plan {
+        dir: dir.to_path_buf(),
+        attempts: 1,
+        source,
+    })?;
     Ok(Recorded {
         run: run_id.to_string(),
         state: run_state,

@@ -342,7 +342,7 @@ fn selected_start(
     file: &CampaignFile,
     start: &[std::collections::BTreeMap<String, u32>],
     components: &[FrozenComponent],
-    budgets: &super::algorithm::Budgets,
+    budgets: &super::strategy::algorithm1::Budgets,
     origin: &str,
 ) -> Result<Vec<(Vec<u32>, String)>, CampaignError> {
     let invalid = |message: String| CampaignError::Invalid {
@@ -377,7 +377,7 @@ fn check_fits(
     what: &str,
     components: &[FrozenComponent],
     nproc: &[u32],
-    budgets: &super::algorithm::Budgets,
+    budgets: &super::strategy::algorithm1::Budgets,
 ) -> Result<(), String> {
     for (c, &p) in components.iter().zip(nproc) {
         if p < c.low || p > c.high {

@@ -12,11 +12,9 @@
 //!   decides.
 //! * [`cancel`] stops every queued or running run.
 
-pub mod algorithm;
 pub mod demo;
 pub mod driver;
 pub mod external;
-pub mod guided;
 mod init;
 pub mod measure;
 pub mod measured;
@@ -40,6 +38,7 @@ pub use status::{BestView, NameMap, Phase, RunView, Status, TestState, TestView}
 use crate::config::ConfigError;
 use crate::executor::{self, ExecutorError};
 use crate::predict::PredictError;
+use strategy::PlanError;
 // `plan` previews what `init` would create.
 use init::{file_base_dir, planned_state};
 use state::{
@@ -94,6 +93,15 @@ pub enum CampaignError {
     NoExecutor,
     #[error("this campaign was cancelled; start a new one with `autolb campaign init`")]
     Cancelled,
+    /// The strategy could not plan the next iteration (after `attempts` tries); nothing was
+    /// decided, so the campaign resumes from the same point once the cause is fixed.
+    #[error("{}: cannot plan the next iteration ({attempts} attempt{}): {source}; the campaign is unchanged, fix that and run it again", dir.display(), if *attempts == 1 { "" } else { "s" })]
+    Plan {
+        dir: PathBuf,
+        attempts: u32,
+        #[source]
+        source: PlanError,
+    },
 }
 
 /// The lock holder for a message: its pid line, or a note when it has not written it yet (it
@@ -237,29 +245,31 @@ pub struct Advance {
 
 /// Once every run of the current iteration has ended: takes each test's decision (by the
 /// campaign's strategy) and creates the next iteration from the tests it plans. Does nothing
-/// otherwise. Without the campaign directory only Algorithm 1 can plan; use [`advance_in`].
+/// otherwise. Without the campaign directory only Algorithm 1 can plan (a strategy that needs
+/// the directory decides nothing here); use [`advance_in`].
 pub fn advance(state: &mut State) -> Advance {
-    advance_with(state, None)
+    advance_with(state, None).unwrap_or_default()
 }
 
-/// [`advance`] for a campaign in `dir` (the guided strategy reads the curves there).
-pub fn advance_in(state: &mut State, dir: &Path) -> Advance {
+/// [`advance`] for a campaign in `dir` (the guided strategy reads the curves there). When the
+/// strategy cannot plan, the state is left as it was and the error says why.
+pub fn advance_in(state: &mut State, dir: &Path) -> Result<Advance, PlanError> {
     advance_with(state, Some(dir))
 }
 
-fn advance_with(state: &mut State, dir: Option<&Path>) -> Advance {
+fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanError> {
     let mut out = Advance::default();
     let Some(current) = state.iterations.last() else {
-        return out;
+        return Ok(out);
     };
     let complete = current
         .tests
         .iter()
         .all(|t| t.runs.iter().all(|r| r.state.is_terminal()));
     if !complete || current.tests.iter().all(|t| t.decision.is_some()) || state.cancelled {
-        return out;
+        return Ok(out);
     }
-    let plan = strategy::of(state.settings.strategy).plan(state, dir);
+    let plan = strategy::of(state.settings.strategy).plan(state, dir)?;
     let last = state.iterations.len() - 1;
     let index = state.iterations[last].index;
     for (test, decision) in state.iterations[last].tests.iter_mut().zip(plan.decisions) {
@@ -304,7 +314,7 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Advance {
         });
         out.new_iteration = Some(index + 1);
     }
-    out
+    Ok(out)
 }
 
 /// The iteration table and the best configuration so far (`campaign status`). Reads the state

@@ -173,7 +173,7 @@ mod tests {
     /// limits and random (synthetic) partial coupling costs ends within it.
     #[test]
     fn no_two_component_test_runs_past_the_bound() {
-        use crate::campaign::algorithm::{decide, DecisionInput, Limits};
+        use crate::campaign::strategy::algorithm1::{decide, DecisionInput, Limits};
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
         let names = vec!["A".to_string(), "B".to_string()];

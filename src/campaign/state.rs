@@ -387,9 +387,9 @@ pub fn run_dir_relative(iteration: u32, test: u32, repetition: u32) -> PathBuf {
         .join(format!("rep-{repetition}"))
 }
 
-/// Writes a file atomically ([`crate::executor::write_atomically`]); errors name the file.
+/// Writes a file atomically ([`crate::fsutil::write_atomically`]); errors name the file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
-    crate::executor::write_atomically(path, bytes)
+    crate::fsutil::write_atomically(path, bytes)
         .map_err(|e| CampaignError::io(format!("cannot write {}", path.display()), e))
 }
 
@@ -533,17 +533,6 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         // No temp files left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
-
-    #[test]
-    fn a_state_whose_lists_do_not_match_its_components_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let campaign = crate::campaign::demo::init_demo(dir.path(), Some(0.0)).unwrap();
-        let mut state = State::load(&campaign).unwrap();
-        state.iterations[0].tests[0].nproc.push(48);
-        state.save(&campaign).unwrap();
-        let e = State::load(&campaign).unwrap_err().to_string();
-        assert!(e.contains("3 PE counts for 2 components"), "{e}");
     }
 
     #[test]

@@ -149,7 +149,7 @@ fn fit(args: &FitArgs) -> Result<()> {
             "no usable measured run: nothing to fit (see the notes above)",
         ));
     }
-    autolb::executor::write_atomically(&args.out, resolved.model.to_json().as_bytes())
+    autolb::fsutil::write_atomically(&args.out, resolved.model.to_json().as_bytes())
         .map_err(|e| user(format!("--out {}: {e}", args.out.display())))?;
     let (fitted, length) = match &resolved.model {
         autolb::model::Model::Calibrated(m) => {

@@ -11,7 +11,6 @@ pub mod env;
 pub mod sim;
 pub mod slurm;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -214,30 +213,7 @@ pub fn write_exit_status(run_dir: &Path, status: &RunStatus) -> std::io::Result<
         RunStatus::Failed { reason } => format!("failed: {}\n", reason.replace('\n', " ")),
         other => format!("failed: unexpected status {other:?}\n"),
     };
-    write_atomically(&run_dir.join(EXIT_STATUS_FILE), text.as_bytes())
-}
-
-/// Writes a file atomically: a temp file in the same directory, fsync, rename over the target,
-/// then fsync of the directory so the rename itself is durable. A kill at any moment leaves
-/// either the old or the new content, never a mix.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // Mode 0666 less the umask, like any file a program creates (tempfile's own default is
-    // 0600, which would keep colleagues from reading a shared campaign).
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp")
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(parent)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    if let Ok(d) = std::fs::File::open(parent) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    crate::fsutil::write_atomically(&run_dir.join(EXIT_STATUS_FILE), text.as_bytes())
 }
 
 /// Reads `run_dir/exit_status`, if the run has ended.
@@ -297,22 +273,5 @@ mod tests {
             write_exit_status(dir.path(), &s).unwrap();
             assert_eq!(read_exit_status(dir.path()), Some(s));
         }
-    }
-
-    #[test]
-    fn atomic_writes_follow_the_umask() {
-        use std::os::unix::fs::MetadataExt;
-        let dir = tempfile::tempdir().unwrap();
-        // SAFETY: umask has no memory-safety preconditions; tests in this binary create files
-        // with explicit modes or do not care about them.
-        let old = unsafe { libc::umask(0o022) };
-        let path = dir.path().join("f");
-        write_atomically(&path, b"x").unwrap();
-        unsafe { libc::umask(0o077) };
-        let private = dir.path().join("g");
-        write_atomically(&private, b"x").unwrap();
-        unsafe { libc::umask(old) };
-        assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o644);
-        assert_eq!(std::fs::metadata(&private).unwrap().mode() & 0o777, 0o600);
     }
 }

@@ -1,7 +1,7 @@
 //! Measured runs from timing output: one run directory, or a directory of run directories named
 //! like `240IFS_144NEMO[_suffix]` (as BSC's lucia_lite collections are). The guided campaign
 //! strategy builds its runs from the campaign state instead (`measured_runs` in
-//! `campaign::guided::landscape`: the campaign knows its own runs).
+//! `campaign::strategy::guided::landscape`: the campaign knows its own runs).
 //!
 //! PE counts come from the timing files when they carry them (lucia_lite tables do), because a
 //! directory name can be wrong: two lucia_lite directories (`1008IFS_411NEMO`,

@@ -33,7 +33,7 @@
 //! `r_c(p) * curve_c(p)` with the component's coupling time added, an upper bound of the full
 //! model since `g >= 1`; every reported estimate ([`Model::estimate`]) divides
 //! by `g`. The min formula itself lives in
-//! one place: [`crate::predict::coupled_sypd`].
+//! one place: [`crate::metrics::coupled_sypd`].
 
 pub mod check;
 pub mod coupling_time;
@@ -249,7 +249,7 @@ impl Model {
 
     /// [`Model::fit_with_steps`], with the components' coupling times per step tried
     /// (`coupling_time`, the model) or not (what the model was before them, to measure what
-    /// they bring: [`check::synthetic_coupling_time_leave_one_out`]).
+    /// they bring: [`crate::sim::synthetic_check::synthetic_coupling_time_leave_one_out`]).
     pub(crate) fn fit_terms(
         curves: &[Curve],
         interp: Method,
@@ -365,7 +365,7 @@ impl Model {
         let slow = self.slowdown(&adjusted);
         let phi = self.penalty(simulated_s);
         let run =
-            |speeds: &[f64]| run_length::lengthen(crate::predict::coupled_sypd(speeds) / slow, phi);
+            |speeds: &[f64]| run_length::lengthen(crate::metrics::coupled_sypd(speeds) / slow, phi);
         Estimate {
             sypd: run(&adjusted),
             low: run(&low),

@@ -12,250 +12,30 @@
 //! Both are exact: [`naive`] enumerates every configuration the obvious way and property tests
 //! hold the fast search ([`search`]) to its answers.
 
+mod candidates;
 pub mod front;
 pub mod full_model;
 pub mod naive;
 mod placed;
 mod resources;
 pub mod search;
+mod sweep;
+mod types;
 
 use serde::Serialize;
 
 use crate::curve::Curve;
 use crate::interp::{Interpolant, Method};
+pub use crate::limits::{
+    MAX_CANDIDATES, MAX_COMPONENTS, MAX_GRID_CELLS, MAX_SEARCH_WORK, MAX_TOP, MAX_TOTAL_PES,
+};
 use crate::machine::{Billing, CostKind, CostModel, MachineError};
 use crate::metrics::{self, Bounds};
 use crate::model::Model;
-
-/// Most components a prediction balances (the paper's set-ups have two or three).
-pub const MAX_COMPONENTS: usize = 5;
-
-/// Most candidate PE counts of one component within the budget (after the step or allowed
-/// list): 100,000, far beyond any machine a coupled model runs on at step 1, yet small enough
-/// that a typo in a curve (`480000000,20`) is refused at once instead of running for minutes.
-pub const MAX_CANDIDATES: u64 = 100_000;
-
-/// Most configurations to propose (`--top`): a ranked list is read by people.
-pub const MAX_TOP: usize = 10_000;
-
-/// Most cells of a 2-D slice ([`Problem::grid`], the app's matrix): 4 million (2000 x 2000
-/// candidates, some 160 MB of cells).
-pub const MAX_GRID_CELLS: u64 = 4_000_000;
-
-/// Bound on the exact search's work with three or more components (see [`search`]): the PE-sum
-/// convolution costs about candidates x (budget / unit) x candidates elementary steps.
-pub const MAX_SEARCH_WORK: u64 = 4_000_000_000;
-
-/// One component to balance.
-#[derive(Debug, Clone)]
-pub struct ComponentInput {
-    pub curve: Curve,
-    /// PE counts the component can run on (e.g. NEMO's land-domain elimination list).
-    pub allowed: Option<Vec<u32>>,
-    /// Lower limit on this component's PEs, on top of the curve's first point.
-    pub min_nproc: Option<u32>,
-    /// Upper limit on this component's PEs, on top of the curve's last point.
-    pub max_nproc: Option<u32>,
-}
-
-impl ComponentInput {
-    pub fn new(curve: Curve) -> ComponentInput {
-        ComponentInput {
-            curve,
-            allowed: None,
-            min_nproc: None,
-            max_nproc: None,
-        }
-    }
-
-    pub fn name(&self) -> &str {
-        &self.curve.name
-    }
-}
-
-/// The prediction's settings (method.md "Inputs").
-#[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    /// Budget for the balanced components together.
-    pub max_nproc: u32,
-    /// Distance between candidate PE counts when no allowed list is given.
-    pub step: u32,
-    /// Weight of time to solution in fittingness, in [0, 1].
-    pub tts_w: f64,
-    /// How many configurations to propose.
-    pub top: usize,
-    pub interp: Method,
-    /// PEs that count in CHSY but are not balanced (XIOS, runoff mapper).
-    pub extra_pes: u32,
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            max_nproc: 0,
-            step: 1,
-            tts_w: 0.5,
-            top: 5,
-            interp: Method::default(),
-            extra_pes: 0,
-        }
-    }
-}
-
-/// Why a prediction cannot be made. Messages say what to change.
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum PredictError {
-    #[error("no curves given; pass at least one --curve NAME=PATH")]
-    NoComponents,
-    #[error("{0} curves given; at most {MAX_COMPONENTS} components can be balanced together")]
-    TooManyComponents(usize),
-    #[error("component {0:?} is given twice; each --curve needs its own name")]
-    DuplicateComponent(String),
-    #[error("the step is 0; use a positive number of PEs, e.g. --step 24")]
-    ZeroStep,
-    #[error("TTS_w {0} is outside [0, 1]; 1 weighs only speed, 0 only cost")]
-    TtsWOutOfRange(f64),
-    #[error("top is 0; ask for at least one configuration")]
-    ZeroTop,
-    #[error("top {0} is more than the {MAX_TOP} configurations autolb proposes at most")]
-    TopTooLarge(usize),
-    #[error("{name}: {count} candidate PE counts between {low} and {high} (step {step}); at most {MAX_CANDIDATES} are searched: check the curve's PE counts for a typo, or raise --step")]
-    TooManyCandidates {
-        name: String,
-        count: u64,
-        low: u32,
-        high: u32,
-        step: u32,
-    },
-    #[error("{components} components with {candidates} candidates in all and a budget of {budget} PEs (PE sums in units of {unit}) are too many to search exactly; raise --step or lower --max-nproc")]
-    SearchTooLarge {
-        components: usize,
-        candidates: u64,
-        budget: u32,
-        unit: u32,
-    },
-    #[error("the budget {max_nproc} plus --extra-pes {extra_pes} is more PEs than autolb counts ({max}); lower them")]
-    TotalTooLarge {
-        max_nproc: u32,
-        extra_pes: u32,
-        max: u32,
-    },
-    #[error("{name}: no candidate PE count between {low} and {high}{why}; check its allowed list and limits")]
-    NoCandidates {
-        name: String,
-        low: u32,
-        high: u32,
-        why: String,
-    },
-    #[error(transparent)]
-    Machine(#[from] MachineError),
-    #[error("no configuration within the budget fits queue {0:?}; choose a larger queue or lower the budget")]
-    NothingFitsQueue(String),
-    #[error("{components} components but {assigned} of them are placed on a [[resource]]; give every component a resource")]
-    ResourceCount { components: usize, assigned: usize },
-    #[error("the budget of resource {resource:?} ({budget} units) is below the base case ({base} units: {detail}); raise its max_units (or max_nproc) to at least {base}")]
-    ResourceBelowBase {
-        resource: String,
-        budget: u32,
-        base: u32,
-        detail: String,
-    },
-    #[error("the budget --max-nproc {budget} is below the base case ({base} PEs: {detail}); raise it to at least {base}")]
-    BudgetBelowBase {
-        budget: u32,
-        base: u32,
-        detail: String,
-    },
-}
-
-/// The candidate PE counts of one component with their interpolated SYPD.
-#[derive(Debug, Clone, Serialize)]
-pub struct Candidates {
-    pub name: String,
-    /// Ascending PE counts.
-    pub nproc: Vec<u32>,
-    /// Interpolated SYPD at each PE count.
-    pub sypd: Vec<f64>,
-}
-
-/// One scored configuration.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Config {
-    /// PEs per component, in component order.
-    pub nproc: Vec<u32>,
-    /// All PEs the run takes: the balanced components plus the extra PEs.
-    pub total_nproc: u32,
-    /// Coupled SYPD: the slowest component's.
-    pub sypd: f64,
-    pub chsy: f64,
-    /// Fraction of core time spent waiting for the slowest component.
-    pub coupling_cost: f64,
-    pub fittingness: f64,
-    /// Nodes, billed and idle cores, the chosen cost and the queue; only with a `[machine]` or
-    /// `[[queue]]` tables (absent otherwise, so the output is as it always was).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub billing: Option<Billing>,
-}
-
-impl Config {
-    /// The cost FN weighs: the billed cost when a machine is described, else CHSY.
-    pub fn cost(&self) -> f64 {
-        self.billing.as_ref().map_or(self.chsy, |b| b.cost)
-    }
-}
-
-/// The answer of a prediction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Prediction {
-    pub components: Vec<String>,
-    /// Feasible configurations (sum of PEs within the budget).
-    pub candidates: u64,
-    /// Kept configurations (feasible and at least as good as the base case).
-    pub considered: u64,
-    pub baseline: Config,
-    pub sypd_bounds: Bounds,
-    /// Bounds of the chosen cost (CHSY by default) over the kept configurations.
-    pub chsy_bounds: Bounds,
-    pub tts_w: f64,
-    pub top: Vec<Config>,
-    /// The cost FN weighed, when a machine or queues are described (absent otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost: Option<CostKind>,
-}
-
-/// One cell of a 2-D slice of the configuration space.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Cell {
-    /// The PEs add up to more than the budget.
-    OverBudget,
-    /// Feasible but worse than the base case (grey in the matrix).
-    WorseThanBase { sypd: f64, chsy: f64 },
-    /// Kept and scored.
-    Scored {
-        sypd: f64,
-        chsy: f64,
-        coupling_cost: f64,
-        fittingness: f64,
-    },
-}
-
-/// A 2-D slice: component `rows` down, component `cols` across, the others fixed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Grid {
-    pub rows: usize,
-    pub cols: usize,
-    pub row_nproc: Vec<u32>,
-    pub col_nproc: Vec<u32>,
-    /// Row-major cells, `row_nproc.len() * col_nproc.len()`.
-    pub cells: Vec<Cell>,
-}
-
-impl Grid {
-    pub fn cell(&self, row: usize, col: usize) -> Cell {
-        self.cells[row * self.col_nproc.len() + col]
-    }
-}
+use candidates::{candidates, validate};
+pub use types::{
+    Candidates, Cell, ComponentInput, Config, Grid, PredictError, Prediction, Settings,
+};
 
 /// Everything about a prediction that does not depend on TTS_w or top N.
 #[derive(Debug, Clone)]
@@ -689,11 +469,9 @@ impl Problem {
     }
 }
 
-/// The coupled SYPD of a configuration from its components' speeds (method.md step 4): the
-/// slowest sets the pace. Every model and the search use this one definition.
-pub fn coupled_sypd(speeds: &[f64]) -> f64 {
-    speeds.iter().copied().fold(f64::INFINITY, f64::min)
-}
+/// The coupled SYPD from the components' speeds; defined beside the other metrics, which the
+/// standalone model uses too.
+pub use crate::metrics::coupled_sypd;
 
 /// Validates, prepares and ranks in one call.
 pub fn predict(inputs: &[ComponentInput], settings: &Settings) -> Result<Prediction, PredictError> {
@@ -709,166 +487,6 @@ pub fn predict_billed(
 ) -> Result<Prediction, PredictError> {
     let problem = Problem::billed(inputs, settings, cost_model)?;
     Ok(problem.rank(settings.tts_w, settings.top))
-}
-
-fn validate(inputs: &[ComponentInput], settings: &Settings) -> Result<(), PredictError> {
-    if inputs.is_empty() {
-        return Err(PredictError::NoComponents);
-    }
-    if inputs.len() > MAX_COMPONENTS {
-        return Err(PredictError::TooManyComponents(inputs.len()));
-    }
-    for (i, c) in inputs.iter().enumerate() {
-        if inputs[..i].iter().any(|o| o.name() == c.name()) {
-            return Err(PredictError::DuplicateComponent(c.name().to_string()));
-        }
-    }
-    if settings.step == 0 {
-        return Err(PredictError::ZeroStep);
-    }
-    if !(0.0..=1.0).contains(&settings.tts_w) {
-        return Err(PredictError::TtsWOutOfRange(settings.tts_w));
-    }
-    if settings.top == 0 {
-        return Err(PredictError::ZeroTop);
-    }
-    if settings.top > MAX_TOP {
-        return Err(PredictError::TopTooLarge(settings.top));
-    }
-    // Every total (balanced sum + extra PEs) is at most this, so u32 arithmetic cannot wrap.
-    if settings
-        .max_nproc
-        .checked_add(settings.extra_pes)
-        .is_none_or(|t| t > MAX_TOTAL_PES)
-    {
-        return Err(PredictError::TotalTooLarge {
-            max_nproc: settings.max_nproc,
-            extra_pes: settings.extra_pes,
-            max: MAX_TOTAL_PES,
-        });
-    }
-    Ok(())
-}
-
-/// Most PEs a configuration may take in all (budget plus extra PEs): 100 million, ten times
-/// the largest machines, and a bound that keeps every sum of up to [`MAX_COMPONENTS`] PE
-/// counts within u32.
-pub const MAX_TOTAL_PES: u32 = 100_000_000;
-
-/// Candidates of one component (method.md step 1): its allowed list restricted to the measured
-/// range, or first, first+step, ... up to the last measured point; then the component's own
-/// limits (and the budget, when the curve reaches so far beyond it that the candidates would
-/// be too many). More than [`MAX_CANDIDATES`] within the budget is refused before any is built. A candidate whose interpolated SYPD is not a positive number (a quadratic spline can
-/// dip below zero between wild points) is dropped: no run goes at zero speed.
-fn candidates(input: &ComponentInput, settings: &Settings) -> Result<Candidates, PredictError> {
-    let curve = &input.curve;
-    let (first, last) = (curve.first_nproc(), curve.last_nproc());
-    let low = first.max(input.min_nproc.unwrap_or(0));
-    let own_high = last.min(input.max_nproc.unwrap_or(u32::MAX));
-    let high = own_high.min(settings.max_nproc);
-    // Candidates above the budget are never feasible; they are kept for display (the app
-    // greys them as over budget) unless there are too many of them, as with a typo in a curve.
-    let count_up_to = |top: u32| match &input.allowed {
-        Some(list) => list
-            .iter()
-            .filter(|&&p| p >= low && p <= top && p <= last)
-            .count() as u64,
-        None if top >= low => {
-            let step = u64::from(settings.step);
-            let start = u64::from(low - first).div_ceil(step) * step + u64::from(first);
-            u64::from(top).saturating_sub(start) / step + u64::from(start <= u64::from(top))
-        }
-        None => 0,
-    };
-    let high = if count_up_to(own_high) <= MAX_CANDIDATES {
-        own_high
-    } else {
-        high
-    };
-    let count = count_up_to(high);
-    if count > MAX_CANDIDATES {
-        return Err(PredictError::TooManyCandidates {
-            name: curve.name.clone(),
-            count,
-            low,
-            high,
-            step: settings.step,
-        });
-    }
-    let mut raw: Vec<u32> = match &input.allowed {
-        Some(list) => {
-            let mut v: Vec<u32> = list
-                .iter()
-                .copied()
-                .filter(|&p| p >= first && p <= last && p <= high)
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        }
-        None => {
-            // Grid points first + k*step from the first at or above `low`.
-            let step = u64::from(settings.step);
-            let start = u64::from(low - first).div_ceil(step) * step + u64::from(first);
-            match u32::try_from(start) {
-                Ok(start) => (start..=last.min(high))
-                    .step_by(settings.step as usize)
-                    .collect(),
-                Err(_) => Vec::new(),
-            }
-        }
-    };
-    if !raw.iter().any(|&p| p >= low) {
-        // Nothing within the budget: keep the smallest candidate so that the budget check
-        // says how far the budget is below the base case.
-        let smallest = match &input.allowed {
-            Some(list) => list
-                .iter()
-                .copied()
-                .filter(|&p| p >= low.max(first) && p <= own_high.min(last))
-                .min(),
-            None => {
-                let step = u64::from(settings.step);
-                let k = u64::from(low - first).div_ceil(step);
-                u32::try_from(u64::from(first) + k * step)
-                    .ok()
-                    .filter(|&p| p <= own_high)
-            }
-        };
-        raw = smallest.into_iter().collect();
-    }
-    let high = if raw.iter().any(|&p| p > high) {
-        own_high
-    } else {
-        high
-    };
-    let interpolant = Interpolant::new(settings.interp, &curve.xs(), &curve.ys());
-    let (mut nproc, mut sypd) = (Vec::new(), Vec::new());
-    for p in raw.into_iter().filter(|&p| p >= low && p <= high) {
-        let s = interpolant.eval(f64::from(p));
-        if s.is_finite() && s > 0.0 {
-            nproc.push(p);
-            sypd.push(s);
-        }
-    }
-    if nproc.is_empty() {
-        let why = if input.allowed.is_some() {
-            " in its allowed list"
-        } else {
-            ""
-        };
-        return Err(PredictError::NoCandidates {
-            name: curve.name.clone(),
-            low,
-            high,
-            why: why.to_string(),
-        });
-    }
-    Ok(Candidates {
-        name: curve.name.clone(),
-        nproc,
-        sypd,
-    })
 }
 
 /// The ranking order (method.md step 6): fittingness descending, then total PEs ascending, then

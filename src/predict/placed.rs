@@ -26,7 +26,7 @@
 //! per-component lower bound on the weight stays valid because a weight never falls when a
 //! component gets more PEs.
 
-use super::search::{allowed_indices, sweep_pair, Group, Summary};
+use super::sweep::{allowed_indices, sweep_pair, Group, Summary};
 use super::Problem;
 use crate::metrics;
 

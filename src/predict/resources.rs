@@ -21,7 +21,7 @@
 //! every other component but the last, which is counted by binary searches).
 
 use super::placed;
-use super::search::{faster_than_bottleneck, sweep_pair, Group, SumCounts, Summary};
+use super::sweep::{faster_than_bottleneck, sweep_pair, Group, SumCounts, Summary};
 use super::{Candidates, PredictError, Problem};
 use crate::machine::CostModel;
 use crate::metrics;

@@ -152,7 +152,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(err)?;
     }
-    crate::executor::write_atomically(path, bytes).map_err(err)?;
+    crate::fsutil::write_atomically(path, bytes).map_err(err)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -18,6 +18,7 @@
 
 mod model;
 pub mod synthetic;
+pub mod synthetic_check;
 mod writer;
 
 use std::collections::BTreeMap;

@@ -30,6 +30,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use crate::limits::MAX_FILE_BYTES;
 pub use measurement::{ComponentTiming, Measurement, StepSeries};
 pub use step_series::StepRow;
 
@@ -375,10 +376,6 @@ pub(crate) fn resolve_nproc(
         (given, in_file) => Ok(given.or(in_file)),
     }
 }
-
-/// The largest timing file autolb reads (64 MiB): the text reports are a few kilobytes, a raw
-/// LUCIA rank file of a century-long run a few megabytes.
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Reads a whole file, mapping errors to [`TimingError::Io`]. Only regular files are read (a
 /// FIFO would block forever, a device never end) and only up to [`MAX_FILE_BYTES`].

@@ -33,9 +33,9 @@ pub mod landscape;
 
 use std::path::Path;
 
-use super::algorithm;
-use super::state::{Decision, Outcome, RunMetrics, RunState, State};
-use super::strategy::{Plan, Strategy};
+use super::algorithm1;
+use super::{Plan, PlanError, Strategy};
+use crate::campaign::state::{Decision, Outcome, RunMetrics, RunState, State};
 use crate::curve::Curve;
 use landscape::Landscape;
 
@@ -61,9 +61,9 @@ pub mod tuning {
 pub struct Guided;
 
 impl Strategy for Guided {
-    fn plan(&self, state: &State, dir: Option<&Path>) -> Plan {
+    fn plan(&self, state: &State, dir: Option<&Path>) -> Result<Plan, PlanError> {
         let Some(last) = state.iterations.last() else {
-            return Plan::default();
+            return Ok(Plan::default());
         };
         let finish_all = |reason: String| Plan {
             decisions: last
@@ -78,19 +78,19 @@ impl Strategy for Guided {
                 .collect(),
             next: Vec::new(),
         };
-        let curves = match dir.map(|d| load_curves(state, d)) {
-            Some(Ok(c)) => c,
-            Some(Err(e)) => {
-                return finish_all(format!("the guided strategy cannot read the curves: {e}"))
-            }
-            None => return finish_all("the guided strategy needs the campaign directory".into()),
-        };
+        // An unreadable curve ends nothing: the caller may try again (the file system may
+        // be slow for a moment) or report it, and the campaign goes on once it can be read.
+        let dir = dir.ok_or(PlanError::NeedsDirectory { strategy: "guided" })?;
+        let curves = load_curves(state, dir).map_err(|reason| PlanError::Unreadable {
+            what: "the campaign's curves".into(),
+            reason,
+        })?;
         let view = match Landscape::new(state, &curves) {
             Ok(v) => v,
             Err(e) => {
-                return finish_all(format!(
+                return Ok(finish_all(format!(
                     "the guided strategy cannot score configurations: {e}"
-                ))
+                )))
             }
         };
         let max_tests = state
@@ -125,16 +125,16 @@ impl Strategy for Guided {
             });
         }
         plan.next = chosen.next;
-        plan
+        Ok(plan)
     }
 }
 
 /// A decision that ends a test, with the donor and recipient of its measurements for the record.
 fn finished<'a>(metrics: impl IntoIterator<Item = &'a RunMetrics>, reason: String) -> Decision {
-    let means = algorithm::mean_metrics(metrics);
+    let means = algorithm1::mean_metrics(metrics);
     let dr = means
         .as_ref()
-        .and_then(|m| algorithm::donor_and_recipient(&m.partial_coupling_cost));
+        .and_then(|m| algorithm1::donor_and_recipient(&m.partial_coupling_cost));
     Decision {
         donor: dr.map(|d| d.0),
         recipient: dr.map(|d| d.1),

@@ -25,7 +25,7 @@
 use crate::machine::CostModel;
 use crate::metrics::Bounds;
 
-use super::state::{FrozenSettings, RunMetrics};
+use crate::campaign::state::{FrozenSettings, RunMetrics};
 
 /// Every budget a configuration must fit and what each component's units cost: one budget per
 /// resource (without `[[resource]]` tables, one: `max_nproc` for the balanced PEs together).
@@ -329,7 +329,10 @@ pub struct DecisionInput<'a> {
 /// One test's decision (Algorithm 1): donor and recipient, halving on reversal, the move,
 /// halving while the configuration was already run (`seen`) or no move fits, and the end of
 /// the test once the step falls below `minimum_step`.
-pub fn decide(input: &DecisionInput, seen: &dyn Fn(&[u32]) -> bool) -> super::state::Decision {
+pub fn decide(
+    input: &DecisionInput,
+    seen: &dyn Fn(&[u32]) -> bool,
+) -> crate::campaign::state::Decision {
     decide_within(input, &Budgets::single(input.max_nproc), seen)
 }
 
@@ -338,8 +341,8 @@ pub fn decide_within(
     input: &DecisionInput,
     budgets: &Budgets,
     seen: &dyn Fn(&[u32]) -> bool,
-) -> super::state::Decision {
-    use super::state::{Decision, Outcome};
+) -> crate::campaign::state::Decision {
+    use crate::campaign::state::{Decision, Outcome};
     let Some(partial) = input.partial else {
         return Decision {
             donor: None,

@@ -2,8 +2,8 @@
 //! donor/recipient move from the best, the model's most promising configurations near the best,
 //! and repetitions of the configurations the noise leaves in contention with the best.
 
-use super::super::algorithm::{self, describe};
-use super::super::strategy::PlannedTest;
+use super::super::algorithm1::{self, describe};
+use super::super::PlannedTest;
 use super::landscape::{within_budget, Landscape, MeasuredConfig};
 use super::tuning::*;
 use crate::model::guide::{band_sds, expected_improvement, run_noise_sd};
@@ -16,13 +16,13 @@ pub struct Chosen {
 }
 
 /// Within `minimum_step` PEs of `b` in every component: the same configuration for the search.
-fn near(a: &[u32], b: &[u32], minimum_step: u32, budgets: &algorithm::Budgets) -> bool {
+fn near(a: &[u32], b: &[u32], minimum_step: u32, budgets: &algorithm1::Budgets) -> bool {
     within(a, b, minimum_step, budgets)
 }
 
 /// Closer than `radius` PEs in every component; on another resource than the first, closer
 /// than the units that cost `radius` PEs (at least one unit: only equal counts are that close).
-fn within(a: &[u32], b: &[u32], radius: u32, budgets: &algorithm::Budgets) -> bool {
+fn within(a: &[u32], b: &[u32], radius: u32, budgets: &algorithm1::Budgets) -> bool {
     a.iter()
         .zip(b)
         .enumerate()
@@ -65,7 +65,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         .measured
         .iter()
         .filter_map(|m| {
-            let means = algorithm::mean_metrics(&m.runs)?;
+            let means = algorithm1::mean_metrics(&m.runs)?;
             Some(Scored {
                 config: m,
                 fn_: view.fn_at(&m.nproc, means.sypd),
@@ -222,15 +222,15 @@ fn donor_move(
     taken: &dyn Fn(&[u32], &[PlannedTest]) -> bool,
 ) -> Option<(Vec<u32>, u32, usize, usize, f64)> {
     let s = view.settings();
-    let means = algorithm::mean_metrics(&best.runs)?;
-    let (donor, recipient) = algorithm::donor_and_recipient(&means.partial_coupling_cost)?;
+    let means = algorithm1::mean_metrics(&best.runs)?;
+    let (donor, recipient) = algorithm1::donor_and_recipient(&means.partial_coupling_cost)?;
     let budgets = s.budgets();
     let mut step = s.initial_step;
     while step >= s.minimum_step && step > 0 {
         // With `[[resource]]` tables the donor gives the units that cost `step` PEs and the
         // recipient gets those that cost the same on its resource, as in Algorithm 1.
         let target =
-            algorithm::move_units(&best.nproc, donor, recipient, step, &view.limits, &budgets)
+            algorithm1::move_units(&best.nproc, donor, recipient, step, &view.limits, &budgets)
                 .filter(|t| within_budget(&budgets, t) && !taken(t, &[]));
         if let Some(target) = target {
             let upper = view.upper_fn(&target);
@@ -246,8 +246,9 @@ fn donor_move(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::campaign::demo;
     use crate::campaign::state::{RunMetrics, RunState, State};
-    use crate::campaign::{demo, guided};
+    use crate::campaign::strategy::guided;
     use crate::interp::Interpolant;
 
     /// The demo campaign (IFS + NEMO, budget 672) with every run of its first iteration

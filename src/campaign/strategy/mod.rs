@@ -5,13 +5,16 @@
 //! iteration, each with the reason it was chosen. The driver, the executors, `next`/`record`,
 //! the state file and the app only ever see the plan, so they do not know which strategy ran.
 //!
-//! * [`Algorithm1`]: the paper's Algorithm 1 ([`super::algorithm`]), unchanged.
-//! * [`super::guided::Guided`]: the calibrated model chooses where to measure next.
+//! * [`Algorithm1`]: the paper's Algorithm 1 ([`algorithm1`]), unchanged.
+//! * [`guided::Guided`]: the calibrated model chooses where to measure next.
+
+pub mod algorithm1;
+pub mod guided;
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use super::algorithm::{self, DecisionInput, Limits};
+use self::algorithm1::{DecisionInput, Limits};
 use super::state::{Decision, Iteration, RunMetrics, State};
 use crate::config::Strategy as StrategyKind;
 
@@ -39,18 +42,39 @@ pub struct PlannedTest {
     pub reason: Option<String>,
 }
 
+/// Why a strategy could not plan the next iteration. Nothing is decided then: the campaign
+/// stays as it was, and planning again once the cause is gone carries on from there.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    /// A file the strategy reads could not be read. On a parallel file system this is often
+    /// momentary (a busy metadata server, a file being replaced), so trying again can help.
+    #[error("cannot read {what}: {reason}")]
+    Unreadable { what: String, reason: String },
+    /// The strategy reads the campaign directory and was given only the state.
+    #[error("the {strategy} strategy needs the campaign directory (it reads the curves there)")]
+    NeedsDirectory { strategy: &'static str },
+}
+
+impl PlanError {
+    /// Whether trying again shortly can succeed (a read that failed), as opposed to a call
+    /// that can never plan.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, PlanError::Unreadable { .. })
+    }
+}
+
 /// Chooses the next iteration's tests from the state after an iteration.
 pub trait Strategy {
     /// `dir` is the campaign directory (copies of the curves live there); `None` when the
     /// caller has only the state, which is enough for Algorithm 1.
-    fn plan(&self, state: &State, dir: Option<&Path>) -> Plan;
+    fn plan(&self, state: &State, dir: Option<&Path>) -> Result<Plan, PlanError>;
 }
 
 /// The strategy a campaign was created with.
 pub fn of(kind: StrategyKind) -> Box<dyn Strategy> {
     match kind {
         StrategyKind::Algorithm1 => Box::new(Algorithm1),
-        StrategyKind::Guided => Box::new(super::guided::Guided),
+        StrategyKind::Guided => Box::new(guided::Guided),
     }
 }
 
@@ -72,10 +96,10 @@ pub fn limits_of(state: &State) -> Vec<Limits> {
 pub struct Algorithm1;
 
 impl Strategy for Algorithm1 {
-    fn plan(&self, state: &State, _dir: Option<&Path>) -> Plan {
+    fn plan(&self, state: &State, _dir: Option<&Path>) -> Result<Plan, PlanError> {
         let mut plan = Plan::default();
         let Some(last) = state.iterations.len().checked_sub(1) else {
-            return plan;
+            return Ok(plan);
         };
         let names = state.component_names();
         let limits = limits_of(state);
@@ -92,8 +116,8 @@ impl Strategy for Algorithm1 {
                 .iter()
                 .filter_map(|r| r.metrics.as_ref())
                 .collect();
-            let means = algorithm::mean_metrics(metrics);
-            let decision = algorithm::decide_within(
+            let means = algorithm1::mean_metrics(metrics);
+            let decision = algorithm1::decide_within(
                 &DecisionInput {
                     nproc: &test.nproc,
                     step: test.step,
@@ -119,7 +143,7 @@ impl Strategy for Algorithm1 {
             }
             plan.decisions.push(decision);
         }
-        plan
+        Ok(plan)
     }
 }
 

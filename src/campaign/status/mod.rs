@@ -13,9 +13,12 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::algorithm::{self, describe, Measured};
 use super::measure;
 use super::state::{run_dir_relative, Outcome, RunMetrics, RunState, State};
+use super::strategy::algorithm1::{self, describe, Measured};
+
+mod table;
+pub use table::runs_summary;
 
 /// A map from component name to a value that keeps component order (JSON object).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -386,7 +389,7 @@ impl Status {
                 }
                 let metrics: Vec<RunMetrics> =
                     test.runs.iter().filter_map(|r| r.metrics(&names)).collect();
-                let means = algorithm::mean_metrics(&metrics);
+                let means = algorithm1::mean_metrics(&metrics);
                 test.sypd = means.as_ref().map(|m| m.sypd);
                 test.chsy = means.as_ref().map(|m| m.chsy);
                 test.coupling_cost = means.as_ref().map(|m| m.coupling_cost);
@@ -409,9 +412,9 @@ impl Status {
                 }
             }
         }
-        let pooled: Vec<algorithm::Means> = groups
+        let pooled: Vec<algorithm1::Means> = groups
             .iter()
-            .filter_map(|g| algorithm::mean_metrics(&g.2))
+            .filter_map(|g| algorithm1::mean_metrics(&g.2))
             .collect();
         let measured: Vec<Measured> = groups
             .iter()
@@ -429,7 +432,7 @@ impl Status {
                 },
             })
             .collect();
-        let (fns, best) = algorithm::fittingness_and_best(&measured, self.tts_w);
+        let (fns, best) = algorithm1::fittingness_and_best(&measured, self.tts_w);
         for (g, f) in groups.iter().zip(&fns) {
             for &(i, t) in &g.3 {
                 self.iterations[i].tests[t].fittingness = Some(*f);
@@ -521,100 +524,6 @@ impl Status {
             .flat_map(|it| it.tests.iter_mut())
             .flat_map(|t| t.runs.iter_mut())
             .find(|r| r.run == id)
-    }
-
-    /// The iteration table as plain text (the CLI prints it; the terminal app draws its own).
-    pub fn table(&self) -> String {
-        let mut out = String::new();
-        let comp = self.components.join("/");
-        out.push_str(&format!(
-            "{:>4} {:>4}  {:<width$}  {:>5}  {:>7} {:>8} {:>6}  {:<w2$}  {:>6}  {:<18} {}\n",
-            "iter",
-            "test",
-            format!("PEs {comp}"),
-            "step",
-            "SYPD",
-            "CHSY",
-            "cpl%",
-            format!("partial% {comp}"),
-            "FN",
-            "donor -> recipient",
-            "state",
-            width = 18,
-            w2 = 16,
-        ));
-        for it in &self.iterations {
-            for t in &it.tests {
-                let pes: Vec<String> = t.nproc.values().map(|p| p.to_string()).collect();
-                let partial: Vec<String> = t
-                    .partial_coupling_cost
-                    .values()
-                    .map(|v| format!("{:.1}", v * 100.0))
-                    .collect();
-                let opt = |v: Option<f64>, prec: usize| {
-                    v.map(|v| format!("{v:.prec$}"))
-                        .unwrap_or_else(|| "-".into())
-                };
-                let direction = match (&t.donor, &t.recipient, t.next_step) {
-                    (Some(d), Some(r), Some(moved)) => format!("{d} -> {r} ({moved})"),
-                    (Some(d), Some(r), None) => format!("{d} -> {r}"),
-                    _ => "-".into(),
-                };
-                out.push_str(&format!(
-                    "{:>4} {:>4}  {:<18}  {:>5}  {:>7} {:>8} {:>6}  {:<16}  {:>6}  {:<18} {}\n",
-                    it.iteration,
-                    t.test,
-                    pes.join("/"),
-                    t.step,
-                    opt(t.sypd, 2),
-                    opt(t.chsy, 0),
-                    opt(t.coupling_cost.map(|c| c * 100.0), 1),
-                    if partial.is_empty() {
-                        "-".into()
-                    } else {
-                        partial.join("/")
-                    },
-                    opt(t.fittingness, 3),
-                    direction,
-                    t.summary(),
-                ));
-                for r in t.runs.iter().filter(|r| r.state == RunState::Failed) {
-                    out.push_str(&format!(
-                        "{:>11}rep {} failed: {}\n",
-                        "",
-                        r.repetition,
-                        r.failure.as_deref().unwrap_or("no reason recorded")
-                    ));
-                }
-            }
-        }
-        let c = &self.counts;
-        out.push_str(&format!(
-            "\ncampaign {}: {} runs done, {} failed, {} running, {} pending\n",
-            self.state_label(),
-            c.done,
-            c.failed,
-            c.running,
-            c.pending
-        ));
-        match &self.best {
-            Some(b) => out.push_str(&format!(
-                "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {}{})\n",
-                describe(&self.components, &b.nproc.values().copied().collect::<Vec<_>>()),
-                b.total_nproc,
-                b.sypd,
-                b.chsy,
-                b.coupling_cost * 100.0,
-                b.fittingness,
-                b.iteration,
-                b.test,
-                self.best_caveat()
-                    .map(|c| format!("; {c}"))
-                    .unwrap_or_default()
-            )),
-            None => out.push_str("best so far: nothing measured yet\n"),
-        }
-        out
     }
 }
 
@@ -714,20 +623,6 @@ impl TestView {
     }
 }
 
-/// A test's state with its runs: `done` for one run that succeeded, else the state, the runs
-/// measured out of all (`done 2/2`), and `✗N` when N failed (`done 1/2 ✗1`, `failed 0/2 ✗2`),
-/// so a failed repetition is never hidden behind "done".
-pub fn runs_summary(state: &str, done: usize, failed: usize, total: usize) -> String {
-    let mut s = state.to_string();
-    if total > 1 || failed > 0 {
-        s.push_str(&format!(" {done}/{total}"));
-    }
-    if failed > 0 {
-        s.push_str(&format!(" ✗{failed}"));
-    }
-    s
-}
-
 /// A row's state from its runs and notes (the decision is reflected in `donor` / `notes`).
 fn test_state(test: &TestView) -> TestState {
     let all_terminal = test.runs.iter().all(|r| r.state.is_terminal());
@@ -745,20 +640,5 @@ fn test_state(test: &TestView) -> TestState {
         TestState::Finished
     } else {
         TestState::Done
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::runs_summary;
-
-    #[test]
-    fn a_failed_repetition_is_never_hidden_behind_done() {
-        assert_eq!(runs_summary("done", 1, 0, 1), "done");
-        assert_eq!(runs_summary("done", 2, 0, 2), "done 2/2");
-        assert_eq!(runs_summary("done", 1, 1, 2), "done 1/2 ✗1");
-        assert_eq!(runs_summary("failed", 0, 2, 2), "failed 0/2 ✗2");
-        assert_eq!(runs_summary("failed", 0, 1, 1), "failed 0/1 ✗1");
-        assert_eq!(runs_summary("running", 1, 0, 2), "running 1/2");
     }
 }

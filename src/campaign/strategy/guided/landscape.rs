@@ -2,9 +2,9 @@
 //! all its runs, the calibrated model ([`crate::model`]) fitted on them, and one fixed
 //! normalisation of FN to compare measured and predicted configurations on.
 
-use super::super::algorithm::{self, Budgets, Limits};
-use super::super::state::{FrozenSettings, RunMetrics, State};
-use super::super::strategy::limits_of;
+use super::super::algorithm1::{self, Budgets, Limits};
+use super::super::limits_of;
+use crate::campaign::state::{FrozenSettings, RunMetrics, State};
 use crate::curve::Curve;
 use crate::interp::Interpolant;
 use crate::metrics::Bounds;
@@ -278,7 +278,7 @@ impl Landscape {
 
     /// A measured configuration's FN at the mean SYPD of its runs (`None`: every run failed).
     pub fn measured_fn(&self, m: &MeasuredConfig) -> Option<f64> {
-        let means = algorithm::mean_metrics(&m.runs)?;
+        let means = algorithm1::mean_metrics(&m.runs)?;
         Some(self.fn_at(&m.nproc, means.sypd))
     }
 

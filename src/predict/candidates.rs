@@ -1,0 +1,162 @@
+//! Validating the prediction's inputs and building each component's candidate PE counts
+//! (method.md step 1), each with its interpolated speed, within the documented limits.
+
+use super::*;
+
+pub(super) fn validate(inputs: &[ComponentInput], settings: &Settings) -> Result<(), PredictError> {
+    if inputs.is_empty() {
+        return Err(PredictError::NoComponents);
+    }
+    if inputs.len() > MAX_COMPONENTS {
+        return Err(PredictError::TooManyComponents(inputs.len()));
+    }
+    for (i, c) in inputs.iter().enumerate() {
+        if inputs[..i].iter().any(|o| o.name() == c.name()) {
+            return Err(PredictError::DuplicateComponent(c.name().to_string()));
+        }
+    }
+    if settings.step == 0 {
+        return Err(PredictError::ZeroStep);
+    }
+    if !(0.0..=1.0).contains(&settings.tts_w) {
+        return Err(PredictError::TtsWOutOfRange(settings.tts_w));
+    }
+    if settings.top == 0 {
+        return Err(PredictError::ZeroTop);
+    }
+    if settings.top > MAX_TOP {
+        return Err(PredictError::TopTooLarge(settings.top));
+    }
+    // Every total (balanced sum + extra PEs) is at most this, so u32 arithmetic cannot wrap.
+    if settings
+        .max_nproc
+        .checked_add(settings.extra_pes)
+        .is_none_or(|t| t > MAX_TOTAL_PES)
+    {
+        return Err(PredictError::TotalTooLarge {
+            max_nproc: settings.max_nproc,
+            extra_pes: settings.extra_pes,
+            max: MAX_TOTAL_PES,
+        });
+    }
+    Ok(())
+}
+
+/// Candidates of one component (method.md step 1): its allowed list restricted to the measured
+/// range, or first, first+step, ... up to the last measured point; then the component's own
+/// limits (and the budget, when the curve reaches so far beyond it that the candidates would
+/// be too many). More than [`MAX_CANDIDATES`] within the budget is refused before any is built. A candidate whose interpolated SYPD is not a positive number (a quadratic spline can
+/// dip below zero between wild points) is dropped: no run goes at zero speed.
+pub(super) fn candidates(
+    input: &ComponentInput,
+    settings: &Settings,
+) -> Result<Candidates, PredictError> {
+    let curve = &input.curve;
+    let (first, last) = (curve.first_nproc(), curve.last_nproc());
+    let low = first.max(input.min_nproc.unwrap_or(0));
+    let own_high = last.min(input.max_nproc.unwrap_or(u32::MAX));
+    let high = own_high.min(settings.max_nproc);
+    // Candidates above the budget are never feasible; they are kept for display (the app
+    // greys them as over budget) unless there are too many of them, as with a typo in a curve.
+    let count_up_to = |top: u32| match &input.allowed {
+        Some(list) => list
+            .iter()
+            .filter(|&&p| p >= low && p <= top && p <= last)
+            .count() as u64,
+        None if top >= low => {
+            let step = u64::from(settings.step);
+            let start = u64::from(low - first).div_ceil(step) * step + u64::from(first);
+            u64::from(top).saturating_sub(start) / step + u64::from(start <= u64::from(top))
+        }
+        None => 0,
+    };
+    let high = if count_up_to(own_high) <= MAX_CANDIDATES {
+        own_high
+    } else {
+        high
+    };
+    let count = count_up_to(high);
+    if count > MAX_CANDIDATES {
+        return Err(PredictError::TooManyCandidates {
+            name: curve.name.clone(),
+            count,
+            low,
+            high,
+            step: settings.step,
+        });
+    }
+    let mut raw: Vec<u32> = match &input.allowed {
+        Some(list) => {
+            let mut v: Vec<u32> = list
+                .iter()
+                .copied()
+                .filter(|&p| p >= first && p <= last && p <= high)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        None => {
+            // Grid points first + k*step from the first at or above `low`.
+            let step = u64::from(settings.step);
+            let start = u64::from(low - first).div_ceil(step) * step + u64::from(first);
+            match u32::try_from(start) {
+                Ok(start) => (start..=last.min(high))
+                    .step_by(settings.step as usize)
+                    .collect(),
+                Err(_) => Vec::new(),
+            }
+        }
+    };
+    if !raw.iter().any(|&p| p >= low) {
+        // Nothing within the budget: keep the smallest candidate so that the budget check
+        // says how far the budget is below the base case.
+        let smallest = match &input.allowed {
+            Some(list) => list
+                .iter()
+                .copied()
+                .filter(|&p| p >= low.max(first) && p <= own_high.min(last))
+                .min(),
+            None => {
+                let step = u64::from(settings.step);
+                let k = u64::from(low - first).div_ceil(step);
+                u32::try_from(u64::from(first) + k * step)
+                    .ok()
+                    .filter(|&p| p <= own_high)
+            }
+        };
+        raw = smallest.into_iter().collect();
+    }
+    let high = if raw.iter().any(|&p| p > high) {
+        own_high
+    } else {
+        high
+    };
+    let interpolant = Interpolant::new(settings.interp, &curve.xs(), &curve.ys());
+    let (mut nproc, mut sypd) = (Vec::new(), Vec::new());
+    for p in raw.into_iter().filter(|&p| p >= low && p <= high) {
+        let s = interpolant.eval(f64::from(p));
+        if s.is_finite() && s > 0.0 {
+            nproc.push(p);
+            sypd.push(s);
+        }
+    }
+    if nproc.is_empty() {
+        let why = if input.allowed.is_some() {
+            " in its allowed list"
+        } else {
+            ""
+        };
+        return Err(PredictError::NoCandidates {
+            name: curve.name.clone(),
+            low,
+            high,
+            why: why.to_string(),
+        });
+    }
+    Ok(Candidates {
+        name: curve.name.clone(),
+        nproc,
+        sypd,
+    })
+}

@@ -1,0 +1,216 @@
+//! The prediction's data: what goes in (the components' curves and the settings), what comes
+//! out (scored configurations, the top N, a 2-D grid of cells) and why a prediction is
+//! refused. The problem that connects them is the parent module's.
+
+use super::*;
+
+/// One component to balance.
+#[derive(Debug, Clone)]
+pub struct ComponentInput {
+    pub curve: Curve,
+    /// PE counts the component can run on (e.g. NEMO's land-domain elimination list).
+    pub allowed: Option<Vec<u32>>,
+    /// Lower limit on this component's PEs, on top of the curve's first point.
+    pub min_nproc: Option<u32>,
+    /// Upper limit on this component's PEs, on top of the curve's last point.
+    pub max_nproc: Option<u32>,
+}
+
+impl ComponentInput {
+    pub fn new(curve: Curve) -> ComponentInput {
+        ComponentInput {
+            curve,
+            allowed: None,
+            min_nproc: None,
+            max_nproc: None,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.curve.name
+    }
+}
+
+/// The prediction's settings (method.md "Inputs").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Budget for the balanced components together.
+    pub max_nproc: u32,
+    /// Distance between candidate PE counts when no allowed list is given.
+    pub step: u32,
+    /// Weight of time to solution in fittingness, in [0, 1].
+    pub tts_w: f64,
+    /// How many configurations to propose.
+    pub top: usize,
+    pub interp: Method,
+    /// PEs that count in CHSY but are not balanced (XIOS, runoff mapper).
+    pub extra_pes: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            max_nproc: 0,
+            step: 1,
+            tts_w: 0.5,
+            top: 5,
+            interp: Method::default(),
+            extra_pes: 0,
+        }
+    }
+}
+
+/// Why a prediction cannot be made. Messages say what to change.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PredictError {
+    #[error("no curves given; pass at least one --curve NAME=PATH")]
+    NoComponents,
+    #[error("{0} curves given; at most {MAX_COMPONENTS} components can be balanced together")]
+    TooManyComponents(usize),
+    #[error("component {0:?} is given twice; each --curve needs its own name")]
+    DuplicateComponent(String),
+    #[error("the step is 0; use a positive number of PEs, e.g. --step 24")]
+    ZeroStep,
+    #[error("TTS_w {0} is outside [0, 1]; 1 weighs only speed, 0 only cost")]
+    TtsWOutOfRange(f64),
+    #[error("top is 0; ask for at least one configuration")]
+    ZeroTop,
+    #[error("top {0} is more than the {MAX_TOP} configurations autolb proposes at most")]
+    TopTooLarge(usize),
+    #[error("{name}: {count} candidate PE counts between {low} and {high} (step {step}); at most {MAX_CANDIDATES} are searched: check the curve's PE counts for a typo, or raise --step")]
+    TooManyCandidates {
+        name: String,
+        count: u64,
+        low: u32,
+        high: u32,
+        step: u32,
+    },
+    #[error("{components} components with {candidates} candidates in all and a budget of {budget} PEs (PE sums in units of {unit}) are too many to search exactly; raise --step or lower --max-nproc")]
+    SearchTooLarge {
+        components: usize,
+        candidates: u64,
+        budget: u32,
+        unit: u32,
+    },
+    #[error("the budget {max_nproc} plus --extra-pes {extra_pes} is more PEs than autolb counts ({max}); lower them")]
+    TotalTooLarge {
+        max_nproc: u32,
+        extra_pes: u32,
+        max: u32,
+    },
+    #[error("{name}: no candidate PE count between {low} and {high}{why}; check its allowed list and limits")]
+    NoCandidates {
+        name: String,
+        low: u32,
+        high: u32,
+        why: String,
+    },
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    #[error("no configuration within the budget fits queue {0:?}; choose a larger queue or lower the budget")]
+    NothingFitsQueue(String),
+    #[error("{components} components but {assigned} of them are placed on a [[resource]]; give every component a resource")]
+    ResourceCount { components: usize, assigned: usize },
+    #[error("the budget of resource {resource:?} ({budget} units) is below the base case ({base} units: {detail}); raise its max_units (or max_nproc) to at least {base}")]
+    ResourceBelowBase {
+        resource: String,
+        budget: u32,
+        base: u32,
+        detail: String,
+    },
+    #[error("the budget --max-nproc {budget} is below the base case ({base} PEs: {detail}); raise it to at least {base}")]
+    BudgetBelowBase {
+        budget: u32,
+        base: u32,
+        detail: String,
+    },
+}
+
+/// The candidate PE counts of one component with their interpolated SYPD.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidates {
+    pub name: String,
+    /// Ascending PE counts.
+    pub nproc: Vec<u32>,
+    /// Interpolated SYPD at each PE count.
+    pub sypd: Vec<f64>,
+}
+
+/// One scored configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Config {
+    /// PEs per component, in component order.
+    pub nproc: Vec<u32>,
+    /// All PEs the run takes: the balanced components plus the extra PEs.
+    pub total_nproc: u32,
+    /// Coupled SYPD: the slowest component's.
+    pub sypd: f64,
+    pub chsy: f64,
+    /// Fraction of core time spent waiting for the slowest component.
+    pub coupling_cost: f64,
+    pub fittingness: f64,
+    /// Nodes, billed and idle cores, the chosen cost and the queue; only with a `[machine]` or
+    /// `[[queue]]` tables (absent otherwise, so the output is as it always was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub billing: Option<Billing>,
+}
+
+impl Config {
+    /// The cost FN weighs: the billed cost when a machine is described, else CHSY.
+    pub fn cost(&self) -> f64 {
+        self.billing.as_ref().map_or(self.chsy, |b| b.cost)
+    }
+}
+
+/// The answer of a prediction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    pub components: Vec<String>,
+    /// Feasible configurations (sum of PEs within the budget).
+    pub candidates: u64,
+    /// Kept configurations (feasible and at least as good as the base case).
+    pub considered: u64,
+    pub baseline: Config,
+    pub sypd_bounds: Bounds,
+    /// Bounds of the chosen cost (CHSY by default) over the kept configurations.
+    pub chsy_bounds: Bounds,
+    pub tts_w: f64,
+    pub top: Vec<Config>,
+    /// The cost FN weighed, when a machine or queues are described (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostKind>,
+}
+
+/// One cell of a 2-D slice of the configuration space.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Cell {
+    /// The PEs add up to more than the budget.
+    OverBudget,
+    /// Feasible but worse than the base case (grey in the matrix).
+    WorseThanBase { sypd: f64, chsy: f64 },
+    /// Kept and scored.
+    Scored {
+        sypd: f64,
+        chsy: f64,
+        coupling_cost: f64,
+        fittingness: f64,
+    },
+}
+
+/// A 2-D slice: component `rows` down, component `cols` across, the others fixed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Grid {
+    pub rows: usize,
+    pub cols: usize,
+    pub row_nproc: Vec<u32>,
+    pub col_nproc: Vec<u32>,
+    /// Row-major cells, `row_nproc.len() * col_nproc.len()`.
+    pub cells: Vec<Cell>,
+}
+
+impl Grid {
+    pub fn cell(&self, row: usize, col: usize) -> Cell {
+        self.cells[row * self.col_nproc.len() + col]
+    }
+}
