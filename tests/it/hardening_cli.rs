@@ -217,7 +217,7 @@ fn timing_refuses_fifos_and_repeated_nproc() {
         &["ATMIFS", "240", "408"],
     );
     // Output to a full disk is the user's to fix too.
-    let out = autolb()
+    let out = common::autolb()
         .args(["timing", table])
         .stdout(std::fs::File::create("/dev/full").unwrap())
         .output()

@@ -23,6 +23,7 @@ pub fn autolb() -> TestCommand {
     TestCommand {
         cmd: Command::new(autolb_path()),
         timeout: None,
+        streams_set: false,
     }
 }
 
@@ -31,6 +32,8 @@ pub fn autolb() -> TestCommand {
 pub struct TestCommand {
     cmd: Command,
     timeout: Option<Duration>,
+    /// Whether stdin, stdout or stderr were redirected (then [`TestCommand::output`] keeps them).
+    streams_set: bool,
 }
 
 impl TestCommand {
@@ -58,21 +61,24 @@ impl TestCommand {
         self
     }
 
-    /// Where a spawned command's stdin comes from (run commands read an empty one).
+    /// Where the command's stdin comes from (else [`TestCommand::output`] gives an empty one).
     pub fn stdin(&mut self, from: impl Into<Stdio>) -> &mut Self {
         self.cmd.stdin(from);
+        self.streams_set = true;
         self
     }
 
-    /// Where a spawned command's stdout goes (run commands always capture it).
+    /// Where the command's stdout goes (else [`TestCommand::output`] captures it).
     pub fn stdout(&mut self, to: impl Into<Stdio>) -> &mut Self {
         self.cmd.stdout(to);
+        self.streams_set = true;
         self
     }
 
-    /// Where a spawned command's stderr goes (run commands always capture it).
+    /// Where the command's stderr goes (else [`TestCommand::output`] captures it).
     pub fn stderr(&mut self, to: impl Into<Stdio>) -> &mut Self {
         self.cmd.stderr(to);
+        self.streams_set = true;
         self
     }
 
@@ -103,8 +109,16 @@ impl TestCommand {
         runner
     }
 
-    /// Runs the command to its end, capturing stdout and stderr.
+    /// Runs the command to its end, capturing stdout and stderr unless they were redirected
+    /// (e.g. stdout to `/dev/full`), as std's `Command::output` does.
     pub fn output(&mut self) -> std::io::Result<Output> {
+        if self.streams_set {
+            assert!(
+                self.timeout.is_none(),
+                "a timeout needs the streams captured (assert_cmd runs it)"
+            );
+            return self.cmd.output();
+        }
         self.runner().output()
     }
 
