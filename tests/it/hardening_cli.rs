@@ -1,0 +1,374 @@
+//! Bad input from the adversarial trial (issue 14): every case is refused up front with one
+//! plain line on stderr (no colours when stderr is not a terminal) and exit code 2, never a
+//! panic, a hang, gigabytes of memory or a silently wrong value.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common;
+use crate::common::TestCommand;
+
+/// autolb, killed (and the test failed) past two minutes: bad input must never hang it.
+fn autolb() -> TestCommand {
+    let mut c = common::autolb();
+    c.timeout(Duration::from_secs(120));
+    c
+}
+
+/// Runs autolb with `args` and expects exit code 2 and one plain line holding every needle.
+fn refuses(args: &[&str], needles: &[&str]) {
+    let out = autolb().args(args).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: one line: {stderr}"
+    );
+    assert!(!stderr.contains('\x1b'), "{args:?}: no ANSI: {stderr:?}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for needle in needles {
+        assert!(
+            stderr.contains(needle),
+            "{args:?}: {stderr:?} lacks {needle:?}"
+        );
+    }
+}
+
+fn curve(name: &str) -> String {
+    let file = match name {
+        "IFS" => "mn4_sr_cmip6_ifs.csv",
+        _ => "mn4_sr_cmip6_nemo.csv",
+    };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/curves")
+        .join(file);
+    format!("{name}={}", path.display())
+}
+
+#[test]
+fn predict_sizes_are_bounded() {
+    let (ifs, nemo) = (curve("IFS"), curve("NEMO"));
+    let base = [
+        "predict",
+        "--curve",
+        &ifs,
+        "--curve",
+        &nemo,
+        "--max-nproc",
+        "672",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let run = |args: Vec<String>, needles: &[&str]| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refuses(&args, needles);
+    };
+    // The trial: a total of 95 PEs from a wrapped u32.
+    run(
+        with(&["--extra-pes", "4294967295"]),
+        &["--extra-pes 4294967295", "100000000"],
+    );
+    // The trial: an abort allocating the top list.
+    run(with(&["--top", "500000000"]), &["top 500000000", "10000"]);
+    // Repeated flags do not silently let the last win.
+    run(
+        with(&["--allowed", "NEMO=48,96", "--allowed", "NEMO=144"]),
+        &["--allowed NEMO", "twice"],
+    );
+    run(
+        vec![
+            "predict".into(),
+            "--curve".into(),
+            ifs.clone(),
+            "--curve".into(),
+            ifs.clone(),
+            "--max-nproc".into(),
+            "672".into(),
+        ],
+        &["--curve IFS", "twice"],
+    );
+    // A device is refused, not read for ever.
+    run(
+        vec![
+            "predict".into(),
+            "--curve".into(),
+            "IFS=/dev/zero".into(),
+            "--max-nproc".into(),
+            "672".into(),
+        ],
+        &["/dev/zero", "not a regular file"],
+    );
+}
+
+#[test]
+fn a_typo_in_a_curve_is_refused_or_fast() {
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo.csv");
+    std::fs::write(&typo, "nproc,SYPD\n48,2\n96,4\n480000000,20\n").unwrap();
+    let typo = format!("IFS={}", typo.display());
+    let nemo = curve("NEMO");
+    // A budget as large as the typo: refused at once.
+    refuses(
+        &[
+            "predict",
+            "--curve",
+            &typo,
+            "--curve",
+            &nemo,
+            "--max-nproc",
+            "480000000",
+        ],
+        &["--extra-pes 0", "100000000"],
+    );
+    refuses(
+        &[
+            "predict",
+            "--curve",
+            &typo,
+            "--curve",
+            &nemo,
+            "--max-nproc",
+            "90000000",
+        ],
+        &["IFS", "candidate PE counts", "typo"],
+    );
+    // A budget of 100,000 PEs at step 1: 100,000 candidates, answered in well under a minute
+    // (the trial: 5 minutes and 6-7 GB before it was killed).
+    let started = Instant::now();
+    autolb()
+        .args([
+            "predict",
+            "--curve",
+            &typo,
+            "--curve",
+            &nemo,
+            "--max-nproc",
+            "100000",
+        ])
+        .assert()
+        .success();
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn durations_and_steps_are_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let out = out.to_str().unwrap();
+    let sim = |extra: &[&str], needles: &[&str]| {
+        let mut args = vec![
+            "simulate", "--comp", "IFS=48", "--comp", "NEMO=48", "--out", out,
+        ];
+        args.extend(extra);
+        refuses(&args, needles);
+    };
+    sim(
+        &["--steps", "4294967295"],
+        &["--steps 4294967295", "100000"],
+    );
+    sim(&["--period", "1e308"], &["--period", "86400"]);
+    sim(&["--compress", "1e300"], &["--compress", "1000"]);
+    sim(&["--comp", "IFS=96"], &["--comp IFS", "twice"]);
+    // The app refuses before it needs a terminal.
+    for (flag, value) in [
+        ("--poll-interval", "1e308"),
+        ("--demo-compression", "1e308"),
+        ("--period", "1e308"),
+    ] {
+        let out = autolb().args(["tui", flag, value]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("limit"), "{flag}: {stderr}");
+    }
+    refuses(
+        &["tui", "--keys", "/missing.toml"],
+        &["--keys /missing.toml", "no such file"],
+    );
+}
+
+#[test]
+fn timing_refuses_fifos_and_repeated_nproc() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    refuses(&["timing", fifo.to_str().unwrap()], &["FIFO"]);
+    let table = common::fixtures().join("ecearth3/lucia_lite/240IFS_144NEMO/table.csv");
+    let table = table.to_str().unwrap();
+    refuses(
+        &[
+            "timing",
+            table,
+            "--nproc",
+            "ATMIFS=240",
+            "--nproc",
+            "ATMIFS=408",
+        ],
+        &["--nproc ATMIFS", "twice"],
+    );
+    refuses(
+        &["timing", table, "--nproc", "ATMIFS=408"],
+        &["ATMIFS", "240", "408"],
+    );
+    // Output to a full disk is the user's to fix too.
+    let out = common::autolb()
+        .args(["timing", table])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn campaign_commands_on_a_missing_or_unwritable_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("missing");
+    let missing = missing.to_str().unwrap();
+    for cmd in [
+        &["campaign", "run", missing][..],
+        &["campaign", "cancel", missing],
+        &[
+            "campaign",
+            "record",
+            missing,
+            "--run",
+            "i00-t00-r1",
+            "--failed",
+        ],
+    ] {
+        refuses(cmd, &["missing", "not a campaign directory"]);
+    }
+    // Under a file (the system refuses: ENOTDIR), and a 100,000-character name.
+    refuses(
+        &["campaign", "init", "/etc/passwd/c", "--demo"],
+        &["/etc/passwd/c", "Not a directory"],
+    );
+    let long = tmp.path().join("x".repeat(100_000));
+    refuses(
+        &["campaign", "init", long.to_str().unwrap(), "--demo"],
+        &["too long"],
+    );
+    refuses(
+        &["campaign", "run", missing, "--jobs", "0"],
+        &["--jobs", "at least 1"],
+    );
+}
+
+/// A demo campaign file with `edit` applied, in `dir`.
+fn demo_file(dir: &Path, edit: impl FnOnce(String) -> String) -> PathBuf {
+    let path = autolb::campaign::demo::write_demo_inputs(dir).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = edit(text.clone());
+    assert_ne!(edited, text, "the edit changed nothing");
+    std::fs::write(&path, edited).unwrap();
+    path
+}
+
+#[test]
+fn campaign_file_validation_gaps_name_the_key() {
+    // (text replaced in the demo campaign file, by what, what the error must say)
+    let cases: Vec<(&str, &str, Vec<&str>)> = vec![
+        (
+            "timing_name = \"ATMIFS\"",
+            "timing_name = \"\"",
+            vec!["timing_name", "empty"],
+        ),
+        (
+            "timing_name = \"ATMIFS\"",
+            "timing_name = \"ATM\\nIFS\"",
+            vec!["timing_name", "'\\n'"],
+        ),
+        (
+            "timing_name = \"oceanx\"",
+            "timing_name = \"ATMIFS\"",
+            vec!["timing_name", "ATMIFS", "IFS and NEMO"],
+        ),
+        (
+            "NEMO = 242",
+            "NEMO = 240",
+            vec!["[original]", "NEMO = 240", "allowed", "229 and 242"],
+        ),
+        (
+            "NEMO = 242",
+            "NEMO = 4294967295",
+            vec!["[original]", "NEMO = 4294967295", "limits"],
+        ),
+        (
+            "IFS = 384",
+            "IFS = 4000",
+            vec!["[original]", "IFS = 4000", "limits"],
+        ),
+        (
+            "repetitions = 2",
+            "repetitions = 4294967295",
+            vec!["repetitions", "100"],
+        ),
+        (
+            "repetitions = 2",
+            "repetitions = 1000000",
+            vec!["repetitions", "100"],
+        ),
+        (
+            "period_s = 2700",
+            "period_s = 1e308",
+            vec!["period_s", "86400"],
+        ),
+        ("jobs = 4", "jobs = 0", vec!["jobs", "0"]),
+        (
+            "compression = 0.01",
+            "compression = 1e300",
+            vec!["compression", "1000"],
+        ),
+    ];
+    for (k, (from, to, needles)) in cases.into_iter().enumerate() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = demo_file(tmp.path(), |t| t.replace(from, to));
+        let dir = tmp.path().join("c");
+        let (file, dir) = (file.to_str().unwrap(), dir.to_str().unwrap());
+        let out = autolb()
+            .args(["campaign", "init", dir, "--config", file])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "case {k}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "case {k}: {stderr}");
+        for needle in needles {
+            assert!(
+                stderr.contains(needle),
+                "case {k}: {stderr:?} lacks {needle:?}"
+            );
+        }
+        assert!(!Path::new(dir).join("campaign.json").exists(), "case {k}");
+    }
+}
+
+#[test]
+fn a_state_without_iterations_is_refused_not_idled_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    let dir_s = dir.to_str().unwrap();
+    autolb()
+        .args(["campaign", "init", dir_s, "--demo"])
+        .assert()
+        .success();
+    let state = dir.join("campaign.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    json["iterations"] = serde_json::json!([]);
+    std::fs::write(&state, serde_json::to_string(&json).unwrap()).unwrap();
+    let started = Instant::now();
+    refuses(&["campaign", "run", dir_s], &["iterations", "empty"]);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    refuses(&["campaign", "status", dir_s], &["iterations"]);
+}

@@ -1,0 +1,46 @@
+//! The integration tests, as one test binary: each topic is a module, and the fixtures they
+//! share are in [`common`] (and [`slurm_common`] for the tests that need a real Slurm). One
+//! binary links the library once instead of once per topic.
+//!
+//! Tests run on threads in parallel, so a test must not change process-wide state (PATH, the
+//! working directory, signal handlers); the one test that must is its own binary
+//! (`tests/slurm_fake_tools.rs`). Tests that share the one real Slurm take
+//! [`slurm_common::exclusive`] so they do not run at the same time.
+
+mod common;
+mod slurm_common;
+
+mod autosubmit_e2e;
+mod campaign_algorithm;
+mod campaign_cli;
+mod campaign_command;
+mod campaign_demo;
+mod campaign_guided;
+mod campaign_kill;
+mod campaign_outside;
+mod campaign_processes;
+mod campaign_resource;
+mod hardening_cli;
+mod interp_scipy;
+mod model_accuracy;
+mod model_cli;
+mod predict_cli;
+mod predict_exact;
+mod predict_front;
+mod predict_front_cli;
+mod predict_machine;
+mod predict_resource;
+mod readme_examples;
+mod report_browser;
+mod report_cli;
+mod report_scale;
+mod simulate_cli;
+mod simulate_model;
+mod slurm_campaign;
+mod slurm_ecearth3;
+mod slurm_executor;
+mod timing_cli;
+mod timing_fuzz;
+mod timing_robustness;
+mod timing_samples;
+mod tui_e2e;
