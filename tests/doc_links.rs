@@ -45,7 +45,10 @@ fn read(path: &Path) -> String {
 }
 
 fn name(path: &Path) -> String {
-    path.strip_prefix(root()).unwrap_or(path).display().to_string()
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// The text's lines outside fenced code blocks, with inline code spans blanked, as
@@ -226,7 +229,10 @@ fn every_summary_entry_exists_and_every_page_is_in_the_summary() {
 #[test]
 fn book_toml_points_at_the_pages() {
     let book = read(&root().join("docs/book.toml"));
-    assert!(book.contains("[book]"), "docs/book.toml has no [book] table");
+    assert!(
+        book.contains("[book]"),
+        "docs/book.toml has no [book] table"
+    );
     assert!(
         !book.contains("src =") || book.contains("src = \"src\""),
         "docs/book.toml must keep the pages in docs/src"
@@ -348,7 +354,11 @@ fn the_key_table_is_the_apps() {
                     .map(str::to_string)
                     .collect()
             };
-            (code(cells[0]).remove(0), code(cells[1]), cells[2].to_string())
+            (
+                code(cells[0]).remove(0),
+                code(cells[1]),
+                cells[2].to_string(),
+            )
         })
         .collect();
     assert_eq!(
@@ -363,9 +373,15 @@ fn the_link_checker_sees_links_anchors_and_code() {
     let text = "# The `autolb` tool\n[a](x.md#the-autolb-tool) `[no](link)`\n```\n[no](link)\n```\n![img](p.png)\n## The tool\n## The tool\n";
     assert_eq!(
         links(text),
-        vec![(2, "x.md#the-autolb-tool".to_string()), (6, "p.png".to_string())]
+        vec![
+            (2, "x.md#the-autolb-tool".to_string()),
+            (6, "p.png".to_string())
+        ]
     );
     let a = anchors(text);
     assert!(a.contains("the-autolb-tool") && a.contains("the-tool") && a.contains("the-tool-1"));
-    assert_eq!(slug("Exit codes (every command)"), "exit-codes-every-command");
+    assert_eq!(
+        slug("Exit codes (every command)"),
+        "exit-codes-every-command"
+    );
 }

@@ -110,7 +110,11 @@ fn every_documented_example_with_output_prints_that_output() {
     let mut failures = Vec::new();
     for file in documentation_files(root) {
         let text = std::fs::read_to_string(&file).unwrap();
-        let name = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for (line, command, expected) in examples(&text) {
             found += 1;
             if let Some(why) = check(root, &command, &expected) {
