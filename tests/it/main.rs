@@ -8,10 +8,12 @@
 //! [`slurm_common::exclusive`] so they do not run at the same time.
 
 mod common;
+mod doc_links;
 mod slurm_common;
 
 mod autosubmit_e2e;
 mod campaign_algorithm;
+mod cli_output;
 mod campaign_cli;
 mod campaign_command;
 mod campaign_demo;

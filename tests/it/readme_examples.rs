@@ -1,12 +1,12 @@
-//! The README's examples cannot go stale: every ```sh block followed at once by a plain ```
-//! block (the command's output) is run here and its output compared, line for line.
+//! The documentation's examples cannot go stale: in README.md and in every page of the user
+//! guide (`docs/src/**/*.md`), every ```sh block followed at once by a plain ``` block (the
+//! command's output) is run here and its output compared, line for line.
 //!
 //! Such a `sh` block holds one `autolb ...` command (`\` continues a line); it runs in the
-//! repository root. To regenerate an example, run its command and paste the output.
+//! repository root. To regenerate an example, run its command there and paste the output.
 
-use std::path::Path;
-
-use crate::common::autolb;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// `(line number, command, expected output)` of every example with output in `text`.
 fn examples(text: &str) -> Vec<(usize, String, String)> {
@@ -54,39 +54,87 @@ fn normalise(s: &str) -> String {
         .to_string()
 }
 
-#[test]
-fn every_readme_example_with_output_prints_that_output() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let found = examples(&readme);
-    assert!(
-        !found.is_empty(),
-        "no example with output found: the parser broke"
-    );
-    for (line, command, expected) in found {
-        let words: Vec<&str> = command.split_whitespace().collect();
-        assert_eq!(
-            words.first(),
-            Some(&"autolb"),
-            "README.md line {line}: an example with output runs one autolb command: {command}"
-        );
-        let out = autolb()
-            .args(&words[1..])
-            .current_dir(root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "README.md line {line}: {command}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let got = normalise(&String::from_utf8_lossy(&out.stdout));
-        assert_eq!(
-            got,
-            normalise(&expected),
-            "README.md line {line}: `{command}` prints something else now; paste its output"
-        );
+/// README.md, then every Markdown page under `docs/src`, in path order.
+fn documentation_files(root: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for p in paths {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "md") {
+                out.push(p);
+            }
+        }
     }
+    let mut files = vec![root.join("README.md")];
+    walk(&root.join("docs/src"), &mut files);
+    files
+}
+
+/// Runs one example; `None` when it printed what the page says, else why not.
+fn check(root: &Path, command: &str, expected: &str) -> Option<String> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    if words.first() != Some(&"autolb") {
+        return Some(format!(
+            "an example with output runs one autolb command: {command}"
+        ));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_autolb"))
+        .args(&words[1..])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Some(format!(
+            "`{command}` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    let got = normalise(&String::from_utf8_lossy(&out.stdout));
+    if got != normalise(expected) {
+        return Some(format!(
+            "`{command}` prints something else now; paste its output:\n{got}"
+        ));
+    }
+    None
+}
+
+#[test]
+fn every_documented_example_with_output_prints_that_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = 0;
+    let mut failures = Vec::new();
+    for file in documentation_files(root) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        for (line, command, expected) in examples(&text) {
+            found += 1;
+            if let Some(why) = check(root, &command, &expected) {
+                failures.push(format!("{name} line {line}: {why}"));
+            }
+        }
+    }
+    assert!(found > 0, "no example with output found: the parser broke");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn the_guide_is_searched_as_well_as_the_readme() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = documentation_files(root);
+    assert_eq!(files[0], root.join("README.md"));
+    assert!(
+        files.iter().any(|f| f.starts_with(root.join("docs/src"))),
+        "no page of the user guide found under docs/src"
+    );
 }
 
 #[test]

@@ -17,9 +17,9 @@ pub const READING: &[&str] = &[
     "TTS_w 1 weighs only time to solution (speed), 0 only cost (CHSY). Moving it re-ranks at once.",
     "Iterations: one row per lb-iteration and test (it/t); rows fill in as runs finish; d→r = donor→recipient on the narrowest screens. ★ = the campaign's best so far, also pinned on the line below the panes; ⚠ there = it rests on fewer runs than the repetitions asked.",
     "State: pending (no run started), running, done (measured; the test goes on with the next iteration), finished (measured; the step fell below minimum_step, so the test stopped there), failed (every run failed). done 1/2 ✗1 = 1 of 2 runs measured, 1 failed: enter on the row shows why. incoming = timing output still being written.",
-    "FN in the table is normalised over the prediction's SYPD and CHSY ranges, widened only when a measured value falls outside them, so a row's FN stays put as other rows land. The campaign chooses its best (★) over the measured runs alone (method.md), so ★ need not be the row with the highest FN shown.",
+    "FN in the table is normalised over the prediction's SYPD and CHSY ranges, widened only when a measured value falls outside them, so a row's FN stays put as other rows land. The campaign chooses its best (★) over the measured runs alone (user guide: docs/src/method/algorithm1.md), so ★ need not be the row with the highest FN shown.",
     "Status line: campaign state; 'no driver running' = no process holds the campaign (start one with autolb campaign run DIR); 'stalled' = a driver holds it and runs are queued, but for 15 minutes neither the driver nor any running run has written anything (a long batch queue, a hung driver, lost jobs).",
-    "Keys can be rebound in keys.toml in the autolb configuration directory (see README).",
+    "Keys can be rebound in keys.toml in the autolb configuration directory (user guide: docs/src/app/keys.md).",
 ];
 
 pub fn render(ui: &Ui, frame: &mut Frame, area: Rect) {
