@@ -438,6 +438,11 @@ impl App {
         let marked = &mut self.matrix.marked;
         if let Some(i) = marked.iter().position(|m| *m == nproc) {
             marked.remove(i);
+            let n = marked.len();
+            self.ui.message = Some(format!(
+                "unmarked {} ({n} marked)",
+                self.ranking.describe(&nproc)
+            ));
             return;
         }
         let r = &self.ranking;
@@ -452,7 +457,15 @@ impl App {
                     r.problem.settings.max_nproc
                 ))
             }
-            _ => marked.push(nproc),
+            _ => {
+                let said = format!(
+                    "marked {} ({} marked)",
+                    r.describe(&nproc),
+                    marked.len() + 1
+                );
+                marked.push(nproc);
+                self.ui.message = Some(said);
+            }
         }
     }
 

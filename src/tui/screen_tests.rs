@@ -449,3 +449,104 @@ fn a_long_note_is_kept_to_one_readable_line_in_the_row_view() {
         "{note}"
     );
 }
+
+/// Whether `line` ends with a whole item of `items` (full or short) or with the `…` of a lone
+/// item cut after a word: the sign of a line laid out by [`view::fit::fit`], never cut mid-word.
+fn ends_at_item(line: &str, items: &[view::fit::Item]) -> bool {
+    let line = line.trim_end();
+    let text = |spans: &[ratatui::text::Span]| -> String {
+        spans.iter().map(|s| s.content.as_ref()).collect()
+    };
+    line.ends_with('…')
+        || items.iter().any(|it| {
+            line.ends_with(text(&it.spans).trim_end())
+                || it
+                    .short
+                    .as_ref()
+                    .is_some_and(|s| line.ends_with(text(s).trim_end()))
+        })
+}
+
+/// Row `y` of the screen from `x0` to `x1` (exclusive).
+fn row_text(buf: &ratatui::buffer::Buffer, y: u16, x0: u16, x1: u16) -> String {
+    (x0..x1).map(|x| buf[(x, y)].symbol()).collect()
+}
+
+#[test]
+fn status_cursor_and_title_lines_end_at_an_item_at_80_100_and_160_columns() {
+    use crate::tui::keys::Action;
+    use autolb::watch::{ActiveMode, WatchEvent};
+    use ratatui::layout::Rect;
+    let t0 = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1000);
+    for (w, h) in [(80u16, 24u16), (100, 30), (160, 50)] {
+        let mut app = watching();
+        app.update(Event::Watch(
+            WatchEvent::Mode {
+                mode: ActiveMode::Poll,
+                reason: "gpfs: notifications miss remote writes".into(),
+            },
+            t0,
+        ));
+        app.ui.set_focus(Pane::Matrix);
+        // The cursor starts on the recommendation, rank 1: marking it must show and be said.
+        app.apply(Action::Mark);
+        let buf = draw(&app, w, h);
+        let status = row_text(&buf, h - 2, 0, w);
+        let mut items = Vec::new();
+        if let Some(e) = view::status::status_error(&app) {
+            items.push(view::fit::Item::new(format!("error: {e}"), 10));
+        }
+        items.extend(view::status::status_items(&app));
+        assert!(ends_at_item(&status, &items), "{w}x{h}: {status}");
+        assert!(status.starts_with("marked IFS"), "{w}x{h}: {status}");
+        if w >= 100 {
+            assert!(status.contains("W:P"), "{w}x{h}: {status}");
+            assert!(status.contains("1 marked"), "{w}x{h}: {status}");
+        }
+
+        let main = Rect::new(0, 0, w, h - 3);
+        let layout = view::layout(&app, main);
+        let (_, rect) = layout
+            .iter()
+            .find(|(p, _)| *p == Pane::Matrix)
+            .copied()
+            .unwrap();
+        let inner = Rect::new(rect.x + 1, rect.y + 1, rect.width - 2, rect.height - 2);
+        let g = view::matrix::geometry_for(&app.matrix, inner).unwrap();
+        let y = inner.y + 1 + g.rows.len() as u16;
+        let cursor = row_text(&buf, y, inner.x, inner.right());
+        let items = view::matrix::cursor_items(&app, &g);
+        assert!(ends_at_item(&cursor, &items), "{w}x{h}: {cursor}");
+        for essential in ["SYPD", "FN", "#1", "marked"] {
+            assert!(cursor.contains(essential), "{w}x{h}: {cursor}");
+        }
+        assert!(
+            cursor.contains(&app.ranking.describe(&app.cursor_nproc()))
+                || cursor.contains(
+                    &app.cursor_nproc()
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join("+")
+                ),
+            "{w}x{h}: the cursor's exact PEs: {cursor}"
+        );
+        // The mark shows on the ranked cell: `1*`.
+        let screen = text(&buf);
+        assert!(screen.contains("1*"), "{w}x{h}: {screen}");
+
+        let border = |c: char| "─━┌┐┏┓ ".contains(c);
+        let title = row_text(&buf, rect.y, rect.x, rect.right());
+        let title = title.trim_matches(border);
+        assert!(
+            ["→", "Z: 1 each", "Z: all"]
+                .iter()
+                .any(|end| title.ends_with(end)),
+            "{w}x{h}: matrix title {title}"
+        );
+        let (_, curves) = layout[0];
+        let title = row_text(&buf, curves.y, curves.x, curves.right());
+        let title = title.trim_matches(border);
+        assert!(title.ends_with("NEMO"), "{w}x{h}: curves title {title}");
+    }
+}

@@ -2,6 +2,7 @@
 
 pub mod curves;
 pub mod detail;
+pub mod fit;
 pub mod help;
 pub mod matrix;
 pub mod slider;
