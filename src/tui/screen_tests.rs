@@ -343,15 +343,48 @@ fn the_matrix_shows_every_top_n_configuration_and_the_cursors_exact_pes() {
         seen.sort_unstable();
         assert_eq!(seen, (1..=9).collect::<Vec<_>>(), "at {w}x{h}");
     }
-    // The cursor moves by configuration: its row label follows, even inside a block.
-    let before = text(&draw(&app, 80, 24));
+    // The cursor moves by configuration, inside a block too: the cursor line gives its exact
+    // PEs, the row label the range its line covers (never the cursor's PEs as if the whole
+    // line were at them).
+    let cursor_line = |app: &App| {
+        let screen = text(&draw(app, 80, 24));
+        let n = app.cursor_nproc();
+        let pes = format!("{}+{}", n[0], n[1]);
+        let exact = format!("IFS {} + NEMO {}", n[0], n[1]);
+        assert!(
+            screen.contains(&exact) || screen.contains(&pes),
+            "the cursor's exact PEs: {screen}"
+        );
+        screen
+    };
+    let before = cursor_line(&app);
     let row = app.cursor_nproc()[0];
-    assert!(before.contains(&format!("▸{row}")), "{before}");
+    let covering = |app: &App| {
+        let inner = ratatui::layout::Rect::new(0, 0, 50, 14);
+        let g = geometry_for(&app.matrix, inner).unwrap();
+        let span = g
+            .rows
+            .iter()
+            .find(|r| r.contains(&app.matrix.cursor[0]))
+            .unwrap()
+            .clone();
+        let nproc = &app.matrix.grid.row_nproc;
+        (nproc[span.start], nproc[span.end - 1])
+    };
+    let (lo, hi) = covering(&app);
+    assert!(lo < hi, "a line covers a range at 80x24");
+    assert!(
+        before.contains(&format!("▸{lo}-{hi}")) || before.contains(&format!("{lo}-{hi}")),
+        "{before}"
+    );
+    assert!(
+        !before.contains(&format!("▸{row}")) || row == lo,
+        "{before}"
+    );
     app.update(key('j'));
     let next = app.cursor_nproc()[0];
     assert_ne!(next, row);
-    let after = text(&draw(&app, 80, 24));
-    assert!(after.contains(&format!("▸{next}")), "{after}");
+    let after = cursor_line(&app);
     // Row labels give the range a line covers.
     assert!(after.lines().any(|l| l.contains("48-")), "{after}");
     // Z: one configuration per cell around the cursor.

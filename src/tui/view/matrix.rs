@@ -8,7 +8,8 @@
 //! (column) covers a run of candidates spread evenly over the whole pane, and its label gives
 //! the range it covers (`408-456`). A cell holding several top-N configurations shows the best
 //! rank with `+` (`1+`), so no top-N configuration is hidden. The cursor moves by
-//! configuration: its row and column labels show its exact PEs, and its cell takes the cursor
+//! configuration: its row and column labels (highlighted) show the range they cover, like every
+//! label, its exact PEs are in the cursor line below, and its cell takes the cursor
 //! configuration's colour. `Z` shows the region around the cursor, one configuration per cell.
 //!
 //! With `[[queue]]` tables (and no chosen queue), a configuration that fits no queue is drawn
@@ -350,10 +351,12 @@ impl Widget for MatrixView<'_> {
         let x0 = area.x + g.label_w;
         let col_x = |k: usize| x0 + k as u16 * g.cell_w;
 
-        // Column labels: the cursor's exact PEs first, then block starts where they fit.
+        // Column labels: the start of the cursor's column first, then block starts where they
+        // fit. Labels give what a line or column covers; the cursor's exact PEs are in the
+        // cursor line.
         let mut taken: Vec<(u16, u16)> = Vec::new();
         if let Some(k) = g.cols.iter().position(|c| c.contains(&cursor.1)) {
-            let label = grid.col_nproc[cursor.1].to_string();
+            let label = grid.col_nproc[g.cols[k].start].to_string();
             let x = col_x(k).min(area.right().saturating_sub(label.len() as u16));
             buf.set_string(x, area.y, &label, cursor_label);
             taken.push((x, x + label.len() as u16));
@@ -374,7 +377,13 @@ impl Widget for MatrixView<'_> {
             let y = area.y + 1 + line as u16;
             let w = usize::from(g.label_w) - 1;
             if rspan.contains(&cursor.0) {
-                let label = format!("▸{}", grid.row_nproc[cursor.0]);
+                let range = range_label(&grid.row_nproc, rspan);
+                let pointed = format!("▸{range}");
+                let label = if pointed.chars().count() <= w {
+                    pointed
+                } else {
+                    range
+                };
                 buf.set_string(area.x, y, format!("{label:>w$}"), cursor_label);
             } else {
                 let label = range_label(&grid.row_nproc, rspan);
