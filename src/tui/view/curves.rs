@@ -278,6 +278,14 @@ fn cursor_marker(theme: &Theme) -> Marker {
     }
 }
 
+/// The legend's sample of the cursor's verticals.
+pub fn cursor_glyph(theme: &Theme) -> &'static str {
+    match cursor_marker(theme) {
+        Marker::Bar => "▄",
+        _ => "•",
+    }
+}
+
 /// The calibrated curve's glyph (its own marker, so it differs from every standalone line).
 pub const CALIBRATED_GLYPH: &str = "▞";
 

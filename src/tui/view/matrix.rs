@@ -440,6 +440,21 @@ pub fn rank_label(ranks: &[usize]) -> Option<String> {
     })
 }
 
+/// Without colour, the shade standing for a fittingness: `░` (below 0.25) to `█` (0.75 up).
+pub fn shade(fittingness: f64) -> &'static str {
+    match (fittingness * 4.0) as u8 {
+        0 => "░",
+        1 => "▒",
+        2 => "▓",
+        _ => "█",
+    }
+}
+
+/// Without colour, a configuration worse than the base case.
+pub const WORSE_GLYPH: &str = "·";
+/// Without colour, a configuration no queue would accept.
+pub const NO_QUEUE_GLYPH: &str = "×";
+
 /// Text and style of one screen cell.
 fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
     let theme = &app.ui.theme;
@@ -500,14 +515,9 @@ fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
         format!("{:>w$}", "*")
     } else if mono {
         let g = match cell {
-            Some(_) if no_queue => "×",
-            Some(Cell::Scored { fittingness, .. }) => match (fittingness * 4.0) as u8 {
-                0 => "░",
-                1 => "▒",
-                2 => "▓",
-                _ => "█",
-            },
-            Some(Cell::WorseThanBase { .. }) => "·",
+            Some(_) if no_queue => NO_QUEUE_GLYPH,
+            Some(Cell::Scored { fittingness, .. }) => shade(fittingness),
+            Some(Cell::WorseThanBase { .. }) => WORSE_GLYPH,
             _ => " ",
         };
         g.repeat(w)
