@@ -532,6 +532,16 @@ fn status_cursor_and_title_lines_end_at_an_item_at_80_100_and_160_columns() {
         items.extend(view::status::status_items(&app));
         assert!(ends_at_item(&status, &items), "{w}x{h}: {status}");
         assert!(status.starts_with("marked IFS"), "{w}x{h}: {status}");
+        let best = row_text(&buf, h - 3, 0, w);
+        let parts: Vec<view::fit::Item> = view::status::best_text(&app)
+            .split(" · ")
+            .map(|p| view::fit::Item::new(p.to_string(), 1))
+            .collect();
+        assert!(ends_at_item(&best, &parts), "{w}x{h}: {best}");
+        assert!(
+            best.contains("SYPD") && best.contains("FN"),
+            "{w}x{h}: {best}"
+        );
         if w >= 100 {
             assert!(status.contains("W:P"), "{w}x{h}: {status}");
             assert!(status.contains("1 marked"), "{w}x{h}: {status}");

@@ -61,14 +61,35 @@ pub fn best_text(app: &App) -> String {
     text
 }
 
+/// The best-so-far line laid out into `width`: the configuration, SYPD, FN and a caveat stay
+/// longest; the cost and the row's label give way first.
+pub fn best_line(app: &App, width: usize) -> Line<'static> {
+    let items = best_text(app)
+        .split(" · ")
+        .enumerate()
+        .map(|(k, part)| {
+            let priority = match part {
+                _ if k == 0 => 10,
+                p if p.starts_with("SYPD") => 9,
+                p if p.starts_with("FN") => 8,
+                p if p.starts_with('⚠') => 7,
+                p if p.starts_with("it/t") => 3,
+                _ => 5,
+            };
+            Item::new(part.to_string(), priority)
+        })
+        .collect();
+    fit(items, " · ", width)
+}
+
 pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
-    let text = best_text(app);
+    let text = best_line(app, usize::from(area.width));
     let style = if app.table.campaign.best.is_some() {
         app.ui.theme.best().add_modifier(Modifier::BOLD)
     } else {
         Style::default().add_modifier(Modifier::BOLD)
     };
-    frame.render_widget(Paragraph::new(Line::styled(text, style)), area);
+    frame.render_widget(Paragraph::new(text.style(style)), area);
 }
 
 /// The campaign's state in words: `running (driver pid 12)`, `no driver running`, `stalled (no
