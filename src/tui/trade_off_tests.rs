@@ -181,3 +181,22 @@ fn one_cursor_for_the_matrix_the_front_and_the_detail_view() {
     };
     assert_eq!(app.ranking.nproc_of(&index), best);
 }
+
+#[test]
+fn at_80x24_with_a_campaign_the_trade_off_is_a_summary_in_words() {
+    let mut app = app();
+    app.update(super::event::Event::Campaign(Box::new(
+        super::screen_tests::watched(),
+    )));
+    to_front(&mut app);
+    let screen = text(&draw(&app, 80, 24));
+    let n = app.cursor_nproc();
+    assert!(screen.contains(&format!("@ {}+{}", n[0], n[1])), "{screen}");
+    assert!(screen.contains("front"), "{screen}");
+    assert!(screen.contains(": the plot"), "{screen}");
+    // Zoomed, the plot is back.
+    app.update(key('z'));
+    let zoomed = text(&draw(&app, 80, 24));
+    assert!(!zoomed.contains(": the plot"), "{zoomed}");
+    assert!(zoomed.contains("SYPD"), "{zoomed}");
+}

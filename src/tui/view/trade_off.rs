@@ -6,7 +6,8 @@
 //! `•` the front, letters the configurations that win some TTS_w (the same letters as the strip
 //! under the slider; upper case for the current recommendation), `@` the cursor, `*` marked,
 //! `M` measured runs. The cursor is the matrix's, one configuration everywhere: walking the front
-//! moves it in the matrix too, and a cursor off the front shows where it lies.
+//! moves it in the matrix too, and a cursor off the front shows where it lies. Too low for a
+//! readable plot (80x24 with a campaign), the pane says the same in words, one fact a line.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -35,7 +36,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let block = pane_block(&app.ui, Pane::Front, title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if inner.height < 4 || inner.width < 16 || t.front.is_empty() {
+    if t.front.is_empty() || inner.width < 16 {
+        return;
+    }
+    // Too low for a readable plot (80x24 with a campaign): the same facts in words.
+    if inner.height < SUMMARY_BELOW {
+        frame.render_widget(
+            Paragraph::new(summary(app, usize::from(inner.width))),
+            inner,
+        );
         return;
     }
     let [plot_row, x_labels, info] = Layout::vertical([
@@ -147,6 +156,44 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(info_line(app, usize::from(info.width))),
         info,
     );
+}
+
+/// Below this many inner lines the pane is a summary in words instead of a plot.
+pub const SUMMARY_BELOW: u16 = 8;
+
+/// The pane in words: the cursor, the front's span, who wins now, and the key that shows the
+/// plot.
+pub fn summary(app: &App, width: usize) -> Vec<Line<'static>> {
+    let t = &app.trade_off;
+    let cost = app.ranking.problem.cost_model.cost;
+    let (lo, hi) = (t.front.first(), t.front.last());
+    let mut lines = vec![info_line(app, width)];
+    // One fact a line: the pane is narrow at 80 columns. The strip under the slider says
+    // where the recommendation jumps.
+    let one = |text: String| fit(vec![Item::new(text, 1)], " ", width);
+    if let (Some(lo), Some(hi)) = (lo, hi) {
+        lines.push(one(format!("front: {} points", t.front.len())));
+        lines.push(one(format!("SYPD {:.1}-{:.1}", lo.sypd, hi.sypd)));
+        lines.push(one(format!(
+            "{} {}-{}",
+            cost.header(),
+            crate::tui::budget::cost_text(cost, lo.cost()),
+            crate::tui::budget::cost_text(cost, hi.cost())
+        )));
+    }
+    if let Some(k) = t.winner_at(app.ranking.tts_w()) {
+        let pes = t.winners[k]
+            .config
+            .nproc
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("+");
+        lines.push(one(format!("now {} {pes}", winner_label(k, true))));
+    }
+    let zoom = app.ui.keys.first(crate::tui::keys::Action::Zoom);
+    lines.push(one(format!("{zoom}: the plot")));
+    lines
 }
 
 /// The cursor configuration scored, unless it is over the budget (then it has no place on
