@@ -172,7 +172,10 @@ impl App {
             Action::TtsDown => self.set_tts_w(pct - 5),
             Action::TtsFineUp => self.set_tts_w(pct + 1),
             Action::TtsFineDown => self.set_tts_w(pct - 1),
-            Action::Up | Action::Down | Action::Left | Action::Right => self.navigate(action),
+            Action::Up | Action::Down | Action::Left | Action::Right => {
+                self.navigate(action);
+                self.follow_cursor();
+            }
             Action::Mark => self.toggle_mark(),
             Action::Detail => self.open_detail(),
             Action::Write => return self.write_selection(),
@@ -184,6 +187,7 @@ impl App {
                 {
                     self.matrix.cursor = index;
                     self.regrid();
+                    self.follow_cursor();
                 }
             }
             Action::TopMore => self.set_top(self.ranking.top + 1),
@@ -339,17 +343,25 @@ impl App {
         self.trade_off = TradeOffState::new(&self.ranking.problem, self.cloud_points());
         self.trade_off.measured = measured;
         self.trade_off.reprice_measured(&self.ranking.problem);
-        // The front's cursor stays on its configuration while it is on the new front, else
-        // goes to the recommendation.
+        // The front's cursor is the matrix cursor when that is on the new front; else it stays
+        // on its configuration, else goes to the recommendation.
         let on_front = |n: &Vec<u32>| self.trade_off.front.iter().any(|c| &c.nproc == n);
-        let target = front_nproc
+        let target = Some(self.cursor_nproc())
             .filter(on_front)
+            .or(front_nproc.filter(on_front))
             .or_else(|| self.ranking.recommended().map(|c| c.nproc.clone()));
         if let Some(n) = target {
             self.trade_off.select(&n);
         }
         self.rescore_table();
         old
+    }
+
+    /// The trade-off's cursor goes where the matrix cursor is, when it is on the front: one
+    /// configuration is the cursor everywhere (off the front, the pane draws `@` at its place).
+    fn follow_cursor(&mut self) {
+        let nproc = self.cursor_nproc();
+        self.trade_off.select(&nproc);
     }
 
     fn navigate(&mut self, action: Action) {
@@ -369,10 +381,34 @@ impl App {
                 Action::Up => self.ranking.walk_top(true),
                 _ => self.ranking.walk_top(false),
             },
-            Pane::Front => match action {
-                Action::Up | Action::Right => self.trade_off.walk(1),
-                _ => self.trade_off.walk(-1),
-            },
+            Pane::Front => {
+                // Along the front from the cursor; a cursor off the front goes first to the
+                // front point nearest its speed.
+                let cursor = self.cursor_nproc();
+                if self.trade_off.front.iter().any(|c| c.nproc == cursor) {
+                    self.trade_off.select(&cursor);
+                    match action {
+                        Action::Up | Action::Right => self.trade_off.walk(1),
+                        _ => self.trade_off.walk(-1),
+                    }
+                } else {
+                    let sypd = self
+                        .ranking
+                        .problem
+                        .score(&self.matrix.cursor, self.ranking.tts_w())
+                        .sypd;
+                    self.trade_off.select_nearest(sypd);
+                }
+                // The one cursor: the matrix, the curves and the detail view follow.
+                if let Some(index) = self
+                    .trade_off
+                    .selected_config()
+                    .and_then(|c| index_of(&self.ranking.problem, &c.nproc))
+                {
+                    self.matrix.cursor = index;
+                    self.regrid();
+                }
+            }
             Pane::Table => match action {
                 Action::Up => self.table.select_row(self.table.selected.saturating_sub(1)),
                 Action::Down => self.table.select_row(self.table.selected.saturating_add(1)),
@@ -412,7 +448,7 @@ impl App {
     }
 
     /// The configuration the selection keys act on: the slider pane's selected top-N entry,
-    /// the front's cursor, else the matrix cursor.
+    /// else the cursor (the matrix's and the front's are one).
     fn selected_config(&self) -> Option<Vec<u32>> {
         match self.ui.focus {
             Pane::Slider => self
@@ -421,7 +457,6 @@ impl App {
                 .top
                 .get(self.ranking.top_selected)
                 .map(|c| c.nproc.clone()),
-            Pane::Front => self.trade_off.selected_config().map(|c| c.nproc.clone()),
             _ => Some(self.cursor_nproc()),
         }
     }
@@ -438,6 +473,11 @@ impl App {
         let marked = &mut self.matrix.marked;
         if let Some(i) = marked.iter().position(|m| *m == nproc) {
             marked.remove(i);
+            let n = marked.len();
+            self.ui.message = Some(format!(
+                "unmarked {} ({n} marked)",
+                self.ranking.describe(&nproc)
+            ));
             return;
         }
         let r = &self.ranking;
@@ -452,7 +492,15 @@ impl App {
                     r.problem.settings.max_nproc
                 ))
             }
-            _ => marked.push(nproc),
+            _ => {
+                let said = format!(
+                    "marked {} ({} marked)",
+                    r.describe(&nproc),
+                    marked.len() + 1
+                );
+                marked.push(nproc);
+                self.ui.message = Some(said);
+            }
         }
     }
 

@@ -138,9 +138,11 @@ fn the_budget_moves_by_one_node_and_matches_predict_at_every_step() {
     // The status line and the message say the budget.
     let (status, _) = view::status::status_text(&app);
     assert!(
-        status.contains("budget 576 ({/}) · node-hours ($)"),
+        status.contains("budget 576 PEs (14 nodes with the extras) ({/}) · node-hours ($)"),
         "{status}"
     );
+    // The budget key's message takes the budget's place: the budget shows once.
+    assert_eq!(status.matches("budget").count(), 1, "{status}");
     assert!(
         app.ui
             .message

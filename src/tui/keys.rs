@@ -359,14 +359,14 @@ pub const BINDINGS: &[Binding] = &[
 /// A key as written in the table and in `keys.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Key {
-    pub code: KeyCode2,
+    pub code: BindableKey,
     pub ctrl: bool,
     pub alt: bool,
 }
 
 /// The key codes the table can name (crossterm's `KeyCode` is not `Ord`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum KeyCode2 {
+pub enum BindableKey {
     Char(char),
     Enter,
     Esc,
@@ -403,23 +403,23 @@ impl Key {
         }
         let mut chars = rest.chars();
         let code = match (chars.next(), chars.next()) {
-            (Some(c), None) => KeyCode2::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
+            (Some(c), None) => BindableKey::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
             _ => match rest.to_ascii_lowercase().as_str() {
-                "space" => KeyCode2::Char(' '),
-                "enter" | "return" => KeyCode2::Enter,
-                "esc" | "escape" => KeyCode2::Esc,
-                "tab" => KeyCode2::Tab,
-                "backtab" | "shift-tab" => KeyCode2::BackTab,
-                "up" => KeyCode2::Up,
-                "down" => KeyCode2::Down,
-                "left" => KeyCode2::Left,
-                "right" => KeyCode2::Right,
-                "pageup" => KeyCode2::PageUp,
-                "pagedown" => KeyCode2::PageDown,
-                "home" => KeyCode2::Home,
-                "end" => KeyCode2::End,
-                "backspace" => KeyCode2::Backspace,
-                other => KeyCode2::F(function_key(other).ok_or_else(|| {
+                "space" => BindableKey::Char(' '),
+                "enter" | "return" => BindableKey::Enter,
+                "esc" | "escape" => BindableKey::Esc,
+                "tab" => BindableKey::Tab,
+                "backtab" | "shift-tab" => BindableKey::BackTab,
+                "up" => BindableKey::Up,
+                "down" => BindableKey::Down,
+                "left" => BindableKey::Left,
+                "right" => BindableKey::Right,
+                "pageup" => BindableKey::PageUp,
+                "pagedown" => BindableKey::PageDown,
+                "home" => BindableKey::Home,
+                "end" => BindableKey::End,
+                "backspace" => BindableKey::Backspace,
+                other => BindableKey::F(function_key(other).ok_or_else(|| {
                     format!(
                         "unknown key {spec:?}; use a single character, space, enter, esc, tab, backtab, up, down, left, right, pageup, pagedown, home, end, backspace, f1..f12, with optional ctrl- or alt-"
                     )
@@ -435,21 +435,21 @@ impl Key {
         let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
         let alt = event.modifiers.contains(KeyModifiers::ALT);
         let code = match event.code {
-            KeyCode::Char(c) => KeyCode2::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
-            KeyCode::Enter => KeyCode2::Enter,
-            KeyCode::Esc => KeyCode2::Esc,
-            KeyCode::Tab => KeyCode2::Tab,
-            KeyCode::BackTab => KeyCode2::BackTab,
-            KeyCode::Up => KeyCode2::Up,
-            KeyCode::Down => KeyCode2::Down,
-            KeyCode::Left => KeyCode2::Left,
-            KeyCode::Right => KeyCode2::Right,
-            KeyCode::PageUp => KeyCode2::PageUp,
-            KeyCode::PageDown => KeyCode2::PageDown,
-            KeyCode::Home => KeyCode2::Home,
-            KeyCode::End => KeyCode2::End,
-            KeyCode::Backspace => KeyCode2::Backspace,
-            KeyCode::F(n) => KeyCode2::F(n),
+            KeyCode::Char(c) => BindableKey::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
+            KeyCode::Enter => BindableKey::Enter,
+            KeyCode::Esc => BindableKey::Esc,
+            KeyCode::Tab => BindableKey::Tab,
+            KeyCode::BackTab => BindableKey::BackTab,
+            KeyCode::Up => BindableKey::Up,
+            KeyCode::Down => BindableKey::Down,
+            KeyCode::Left => BindableKey::Left,
+            KeyCode::Right => BindableKey::Right,
+            KeyCode::PageUp => BindableKey::PageUp,
+            KeyCode::PageDown => BindableKey::PageDown,
+            KeyCode::Home => BindableKey::Home,
+            KeyCode::End => BindableKey::End,
+            KeyCode::Backspace => BindableKey::Backspace,
+            KeyCode::F(n) => BindableKey::F(n),
             _ => return None,
         };
         Some(Key { code, ctrl, alt })
@@ -458,22 +458,22 @@ impl Key {
     /// How the help and the hint bar write the key.
     pub fn label(&self) -> String {
         let base = match self.code {
-            KeyCode2::Char(' ') => "space".to_string(),
-            KeyCode2::Char(c) => c.to_string(),
-            KeyCode2::Enter => "enter".into(),
-            KeyCode2::Esc => "esc".into(),
-            KeyCode2::Tab => "tab".into(),
-            KeyCode2::BackTab => "shift-tab".into(),
-            KeyCode2::Up => "↑".into(),
-            KeyCode2::Down => "↓".into(),
-            KeyCode2::Left => "←".into(),
-            KeyCode2::Right => "→".into(),
-            KeyCode2::PageUp => "pageup".into(),
-            KeyCode2::PageDown => "pagedown".into(),
-            KeyCode2::Home => "home".into(),
-            KeyCode2::End => "end".into(),
-            KeyCode2::Backspace => "backspace".into(),
-            KeyCode2::F(n) => format!("f{n}"),
+            BindableKey::Char(' ') => "space".to_string(),
+            BindableKey::Char(c) => c.to_string(),
+            BindableKey::Enter => "enter".into(),
+            BindableKey::Esc => "esc".into(),
+            BindableKey::Tab => "tab".into(),
+            BindableKey::BackTab => "shift-tab".into(),
+            BindableKey::Up => "↑".into(),
+            BindableKey::Down => "↓".into(),
+            BindableKey::Left => "←".into(),
+            BindableKey::Right => "→".into(),
+            BindableKey::PageUp => "pageup".into(),
+            BindableKey::PageDown => "pagedown".into(),
+            BindableKey::Home => "home".into(),
+            BindableKey::End => "end".into(),
+            BindableKey::Backspace => "backspace".into(),
+            BindableKey::F(n) => format!("f{n}"),
         };
         let mut s = String::new();
         if self.ctrl {

@@ -343,15 +343,48 @@ fn the_matrix_shows_every_top_n_configuration_and_the_cursors_exact_pes() {
         seen.sort_unstable();
         assert_eq!(seen, (1..=9).collect::<Vec<_>>(), "at {w}x{h}");
     }
-    // The cursor moves by configuration: its row label follows, even inside a block.
-    let before = text(&draw(&app, 80, 24));
+    // The cursor moves by configuration, inside a block too: the cursor line gives its exact
+    // PEs, the row label the range its line covers (never the cursor's PEs as if the whole
+    // line were at them).
+    let cursor_line = |app: &App| {
+        let screen = text(&draw(app, 80, 24));
+        let n = app.cursor_nproc();
+        let pes = format!("{}+{}", n[0], n[1]);
+        let exact = format!("IFS {} + NEMO {}", n[0], n[1]);
+        assert!(
+            screen.contains(&exact) || screen.contains(&pes),
+            "the cursor's exact PEs: {screen}"
+        );
+        screen
+    };
+    let before = cursor_line(&app);
     let row = app.cursor_nproc()[0];
-    assert!(before.contains(&format!("▸{row}")), "{before}");
+    let covering = |app: &App| {
+        let inner = ratatui::layout::Rect::new(0, 0, 50, 14);
+        let g = geometry_for(&app.matrix, inner).unwrap();
+        let span = g
+            .rows
+            .iter()
+            .find(|r| r.contains(&app.matrix.cursor[0]))
+            .unwrap()
+            .clone();
+        let nproc = &app.matrix.grid.row_nproc;
+        (nproc[span.start], nproc[span.end - 1])
+    };
+    let (lo, hi) = covering(&app);
+    assert!(lo < hi, "a line covers a range at 80x24");
+    assert!(
+        before.contains(&format!("▸{lo}-{hi}")) || before.contains(&format!("{lo}-{hi}")),
+        "{before}"
+    );
+    assert!(
+        !before.contains(&format!("▸{row}")) || row == lo,
+        "{before}"
+    );
     app.update(key('j'));
     let next = app.cursor_nproc()[0];
     assert_ne!(next, row);
-    let after = text(&draw(&app, 80, 24));
-    assert!(after.contains(&format!("▸{next}")), "{after}");
+    let after = cursor_line(&app);
     // Row labels give the range a line covers.
     assert!(after.lines().any(|l| l.contains("48-")), "{after}");
     // Z: one configuration per cell around the cursor.
@@ -448,4 +481,115 @@ fn a_long_note_is_kept_to_one_readable_line_in_the_row_view() {
         note.ends_with(&format!("... ({left} more characters)")),
         "{note}"
     );
+}
+
+/// Whether `line` ends with a whole item of `items` (full or short) or with the `…` of a lone
+/// item cut after a word: the sign of a line laid out by [`view::fit::fit`], never cut mid-word.
+fn ends_at_item(line: &str, items: &[view::fit::Item]) -> bool {
+    let line = line.trim_end();
+    let text = |spans: &[ratatui::text::Span]| -> String {
+        spans.iter().map(|s| s.content.as_ref()).collect()
+    };
+    line.ends_with('…')
+        || items.iter().any(|it| {
+            line.ends_with(text(&it.spans).trim_end())
+                || it
+                    .short
+                    .as_ref()
+                    .is_some_and(|s| line.ends_with(text(s).trim_end()))
+        })
+}
+
+/// Row `y` of the screen from `x0` to `x1` (exclusive).
+fn row_text(buf: &ratatui::buffer::Buffer, y: u16, x0: u16, x1: u16) -> String {
+    (x0..x1).map(|x| buf[(x, y)].symbol()).collect()
+}
+
+#[test]
+fn status_cursor_and_title_lines_end_at_an_item_at_80_100_and_160_columns() {
+    use crate::tui::keys::Action;
+    use autolb::watch::{ActiveMode, WatchEvent};
+    use ratatui::layout::Rect;
+    let t0 = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1000);
+    for (w, h) in [(80u16, 24u16), (100, 30), (160, 50)] {
+        let mut app = watching();
+        app.update(Event::Watch(
+            WatchEvent::Mode {
+                mode: ActiveMode::Poll,
+                reason: "gpfs: notifications miss remote writes".into(),
+            },
+            t0,
+        ));
+        app.ui.set_focus(Pane::Matrix);
+        // The cursor starts on the recommendation, rank 1: marking it must show and be said.
+        app.apply(Action::Mark);
+        let buf = draw(&app, w, h);
+        let status = row_text(&buf, h - 2, 0, w);
+        let mut items = Vec::new();
+        if let Some(e) = view::status::status_error(&app) {
+            items.push(view::fit::Item::new(format!("error: {e}"), 10));
+        }
+        items.extend(view::status::status_items(&app));
+        assert!(ends_at_item(&status, &items), "{w}x{h}: {status}");
+        assert!(status.starts_with("marked IFS"), "{w}x{h}: {status}");
+        let best = row_text(&buf, h - 3, 0, w);
+        let parts: Vec<view::fit::Item> = view::status::best_text(&app)
+            .split(" · ")
+            .map(|p| view::fit::Item::new(p.to_string(), 1))
+            .collect();
+        assert!(ends_at_item(&best, &parts), "{w}x{h}: {best}");
+        assert!(
+            best.contains("SYPD") && best.contains("FN"),
+            "{w}x{h}: {best}"
+        );
+        if w >= 100 {
+            assert!(status.contains("W:P"), "{w}x{h}: {status}");
+            assert!(status.contains("1 marked"), "{w}x{h}: {status}");
+        }
+
+        let main = Rect::new(0, 0, w, h - 3);
+        let layout = view::layout(&app, main);
+        let (_, rect) = layout
+            .iter()
+            .find(|(p, _)| *p == Pane::Matrix)
+            .copied()
+            .unwrap();
+        let inner = Rect::new(rect.x + 1, rect.y + 1, rect.width - 2, rect.height - 2);
+        let g = view::matrix::geometry_for(&app.matrix, inner).unwrap();
+        let y = inner.y + 1 + g.rows.len() as u16;
+        let cursor = row_text(&buf, y, inner.x, inner.right());
+        let items = view::matrix::cursor_items(&app, &g);
+        assert!(ends_at_item(&cursor, &items), "{w}x{h}: {cursor}");
+        for essential in ["SYPD", "FN", "#1", "marked"] {
+            assert!(cursor.contains(essential), "{w}x{h}: {cursor}");
+        }
+        assert!(
+            cursor.contains(&app.ranking.describe(&app.cursor_nproc()))
+                || cursor.contains(
+                    &app.cursor_nproc()
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join("+")
+                ),
+            "{w}x{h}: the cursor's exact PEs: {cursor}"
+        );
+        // The mark shows on the ranked cell: `1*`.
+        let screen = text(&buf);
+        assert!(screen.contains("1*"), "{w}x{h}: {screen}");
+
+        let border = |c: char| "─━┌┐┏┓ ".contains(c);
+        let title = row_text(&buf, rect.y, rect.x, rect.right());
+        let title = title.trim_matches(border);
+        assert!(
+            ["→", "Z: 1 each", "Z: all"]
+                .iter()
+                .any(|end| title.ends_with(end)),
+            "{w}x{h}: matrix title {title}"
+        );
+        let (_, curves) = layout[0];
+        let title = row_text(&buf, curves.y, curves.x, curves.right());
+        let title = title.trim_matches(border);
+        assert!(title.ends_with("NEMO"), "{w}x{h}: curves title {title}");
+    }
 }

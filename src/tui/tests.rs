@@ -89,16 +89,17 @@ pub(super) fn text(buf: &Buffer) -> String {
 /// Position of the matrix cursor (`[]` in wide cells, `@` in narrow ones).
 /// On a ranked cell the cursor is the rank underlined in reverse.
 fn find_cursor(buf: &Buffer) -> Option<(u16, u16)> {
-    find(buf, "[]").or_else(|| find(buf, "@")).or_else(|| {
-        let a = buf.area;
-        (a.y..a.bottom())
-            .flat_map(|y| (a.x..a.right()).map(move |x| (x, y)))
-            .find(|&p| {
-                buf[p]
-                    .modifier
-                    .contains(ratatui::style::Modifier::UNDERLINED)
-            })
-    })
+    // A ranked cursor is underlined; look for it first, as the legend shows `[]` and `@` too.
+    let a = buf.area;
+    (a.y..a.bottom())
+        .flat_map(|y| (a.x..a.right()).map(move |x| (x, y)))
+        .find(|&p| {
+            buf[p]
+                .modifier
+                .contains(ratatui::style::Modifier::UNDERLINED)
+        })
+        .or_else(|| find(buf, "[]"))
+        .or_else(|| find(buf, "@"))
 }
 
 /// Position of the first occurrence of `needle` on screen.
@@ -388,10 +389,7 @@ fn campaign_and_watch_events_fill_the_table_and_status() {
     ));
     app.update(Event::Tick(t0 + Duration::from_secs(7)));
     let (status, error) = view::status::status_text(&app);
-    assert!(
-        status.contains("watch: poll, scan 7 s ago (gpfs"),
-        "{status}"
-    );
+    assert!(status.contains("W:P scan 7 s ago │ (gpfs"), "{status}");
     assert!(status.contains("campaign: running"), "{status}");
     assert!(error.is_none());
     app.update(Event::Watch(
@@ -673,9 +671,7 @@ fn m_switches_between_the_standalone_and_the_calibrated_model() {
     app.update(key('M'));
     assert_eq!(app.ranking.model, ModelKind::Calibrated);
     assert!(app.ranking.prediction.top[0].sypd < 0.9 * standalone_best);
-    assert!(view::status::status_text(&app)
-        .0
-        .contains("model: calibrated"));
+    assert!(view::status::status_text(&app).0.contains("M:C"));
     app.update(key('M'));
     assert_eq!(app.ranking.model, ModelKind::Standalone);
     assert_eq!(app.ranking.prediction.top[0].sypd, standalone_best);

@@ -83,6 +83,18 @@ impl TradeOffState {
         }
     }
 
+    /// Puts the cursor on the front point nearest `sypd` in speed.
+    pub fn select_nearest(&mut self, sypd: f64) {
+        if let Some((i, _)) = self
+            .front
+            .iter()
+            .enumerate()
+            .min_by(|a, b| (a.1.sypd - sypd).abs().total_cmp(&(b.1.sypd - sypd).abs()))
+        {
+            self.selected = i;
+        }
+    }
+
     /// Moves the cursor `by` points along the front (positive: faster and dearer).
     pub fn walk(&mut self, by: isize) {
         let last = self.front.len().saturating_sub(1) as isize;

@@ -137,3 +137,66 @@ fn trade_off_at_160x50_mono() {
     app.update(key(' '));
     insta::assert_snapshot!(text(&draw(&app, 160, 50)));
 }
+
+/// The trade-off line under the plot (`@ 408+240 ...`) on an 80x24 screen.
+fn at_line(app: &super::app::App) -> String {
+    let screen = text(&draw(app, 80, 24));
+    screen
+        .lines()
+        .find_map(|l| l.split_once("@ ").map(|(_, rest)| rest.to_string()))
+        .unwrap_or_else(|| panic!("no @ line: {screen}"))
+}
+
+#[test]
+fn one_cursor_for_the_matrix_the_front_and_the_detail_view() {
+    let mut app = app();
+    to_front(&mut app);
+    // Walking the front moves the matrix cursor: the same configuration.
+    app.update(special(KeyCode::Right, KeyModifiers::NONE));
+    let walked = app.trade_off.selected_config().unwrap().nproc.clone();
+    assert_eq!(app.cursor_nproc(), walked);
+    // The matrix arrows move the front's `@` with them, on the front or off it.
+    app.update(tab());
+    assert_eq!(app.ui.focus, Pane::Matrix);
+    for _ in 0..3 {
+        app.update(key('k'));
+        let n = app.cursor_nproc();
+        let pes = format!("{}+{}", n[0], n[1]);
+        assert!(at_line(&app).starts_with(&pes), "{pes}: {}", at_line(&app));
+        if app.trade_off.front.iter().any(|c| c.nproc == n) {
+            assert_eq!(app.trade_off.selected_config().unwrap().nproc, n);
+        }
+    }
+    // `g` goes to the recommendation in both.
+    app.update(key('g'));
+    let best = app.ranking.recommended().unwrap().nproc.clone();
+    assert_eq!(app.cursor_nproc(), best);
+    assert_eq!(app.trade_off.selected_config().unwrap().nproc, best);
+    assert!(at_line(&app).starts_with(&format!("{}+{}", best[0], best[1])));
+    // The detail view opened from the front shows the same configuration.
+    to_front(&mut app);
+    app.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    let Overlay::Config(index) = app.ui.overlay.clone() else {
+        panic!("no detail view: {:?}", app.ui.overlay)
+    };
+    assert_eq!(app.ranking.nproc_of(&index), best);
+}
+
+#[test]
+fn at_80x24_with_a_campaign_the_trade_off_is_a_summary_in_words() {
+    let mut app = app();
+    app.update(super::event::Event::Campaign(Box::new(
+        super::screen_tests::watched(),
+    )));
+    to_front(&mut app);
+    let screen = text(&draw(&app, 80, 24));
+    let n = app.cursor_nproc();
+    assert!(screen.contains(&format!("@ {}+{}", n[0], n[1])), "{screen}");
+    assert!(screen.contains("front"), "{screen}");
+    assert!(screen.contains(": the plot"), "{screen}");
+    // Zoomed, the plot is back.
+    app.update(key('z'));
+    let zoomed = text(&draw(&app, 80, 24));
+    assert!(!zoomed.contains(": the plot"), "{zoomed}");
+    assert!(zoomed.contains("SYPD"), "{zoomed}");
+}

@@ -227,7 +227,7 @@ fn panes_slider_watching_and_a_clean_quit() {
             && sc.contains("Fittingness: IFS")
             && sc.contains("TTS_w 0.50")
             && sc.contains("Iterations")
-            && sc.contains("watch: poll")
+            && sc.contains("W:P")
     });
     let at_half = recommended(&screen).expect("a recommendation");
 

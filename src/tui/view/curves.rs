@@ -11,6 +11,7 @@ use crate::tui::theme::{ColorDepth, Theme};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
 use ratatui::Frame;
 
+use super::fit::{fit, Item};
 use super::pane_block;
 use crate::tui::app::App;
 use crate::tui::calibration::BandPoint;
@@ -46,27 +47,32 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         Quantity::Sypd => "SYPD",
         Quantity::Chsy => "CHSY",
     };
-    // Narrow panes keep the legend and drop the words.
-    let name = match (q, area.width >= 48) {
-        (Quantity::Sypd, true) => format!(" Curves: {what} vs {scale} "),
-        (_, true) => format!(" {what} vs {scale} "),
-        (_, false) => format!(" {what} "),
+    // The legend sits in the title (a border cell before the corner), beside the plot, never
+    // on a curve; a narrow pane keeps the components' glyphs and drops the words first.
+    let long = match q {
+        Quantity::Sypd => format!("Curves: {what} vs {scale}"),
+        Quantity::Chsy => format!("{what} vs {scale}"),
     };
-    // The legend sits in the title, beside the plot, never on a curve.
-    let mut spans = vec![Span::raw(name)];
+    let mut items = vec![Item::new(long, 4).or_short(what)];
     for (i, c) in app.ranking.curves.iter().enumerate() {
-        spans.push(Span::styled(
-            format!("{} {} ", glyph(&app.ui.theme, i), c.name),
+        items.push(Item::styled(
+            format!("{} {}", glyph(&app.ui.theme, i), c.name),
             app.ui.theme.fg(app.ui.theme.component(i)),
+            9,
         ));
     }
     if app.ranking.calibration.is_some() {
-        spans.push(Span::raw(format!(
-            "{} coupled {} calibrated ",
-            coupled_glyph(&app.ui.theme),
-            CALIBRATED_GLYPH
-        )));
+        items.push(
+            Item::new(format!("{} coupled", coupled_glyph(&app.ui.theme)), 6)
+                .or_short(coupled_glyph(&app.ui.theme)),
+        );
+        items.push(
+            Item::new(format!("{CALIBRATED_GLYPH} calibrated"), 5).or_short(CALIBRATED_GLYPH),
+        );
     }
+    let mut spans = fit(items, " ", usize::from(area.width).saturating_sub(5)).spans;
+    spans.insert(0, Span::raw(" "));
+    spans.push(Span::raw(" "));
     let title = Line::from(spans);
     let block = pane_block(&app.ui, Pane::Curves, title);
     let x = |p: f64| {
@@ -269,6 +275,14 @@ fn cursor_marker(theme: &Theme) -> Marker {
         Marker::Bar
     } else {
         Marker::Dot
+    }
+}
+
+/// The legend's sample of the cursor's verticals.
+pub fn cursor_glyph(theme: &Theme) -> &'static str {
+    match cursor_marker(theme) {
+        Marker::Bar => "▄",
+        _ => "•",
     }
 }
 

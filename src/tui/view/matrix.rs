@@ -8,7 +8,8 @@
 //! (column) covers a run of candidates spread evenly over the whole pane, and its label gives
 //! the range it covers (`408-456`). A cell holding several top-N configurations shows the best
 //! rank with `+` (`1+`), so no top-N configuration is hidden. The cursor moves by
-//! configuration: its row and column labels show its exact PEs, and its cell takes the cursor
+//! configuration: its row and column labels (highlighted) show the range they cover, like every
+//! label, its exact PEs are in the cursor line below, and its cell takes the cursor
 //! configuration's colour. `Z` shows the region around the cursor, one configuration per cell.
 //!
 //! With `[[queue]]` tables (and no chosen queue), a configuration that fits no queue is drawn
@@ -30,6 +31,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::Frame;
 
+use super::fit::{fit, Item};
 use super::pane_block;
 use crate::tui::app::App;
 use crate::tui::matrix::MatrixState;
@@ -45,11 +47,22 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         &app.ranking.problem.components[r].name,
         &app.ranking.problem.components[c].name,
     );
-    let mut title = format!(" Fittingness: {} ↓ × {} → ", names.0, names.1);
+    let mut items = vec![
+        Item::new(format!("Fittingness: {} ↓ × {} →", names.0, names.1), 9)
+            .or_short_early(format!("FN: {} ↓ × {} →", names.0, names.1), 5),
+    ];
     let block = pane_block(&app.ui, Pane::Matrix, "");
     let inner = block.inner(area);
+    // The title sits between the corners, a space either side and a border cell at the end.
+    let title_w = usize::from(area.width).saturating_sub(5);
+    let title = |items: Vec<Item>| {
+        let mut line = fit(items, " · ", title_w);
+        line.spans.insert(0, Span::raw(" "));
+        line.spans.push(Span::raw(" "));
+        line
+    };
     if app.ranking.problem.components.len() < 2 {
-        frame.render_widget(block.title(title), area);
+        frame.render_widget(block.title(title(items)), area);
         frame.render_widget(
             Paragraph::new("one component: nothing to cross; see the top list"),
             inner,
@@ -59,15 +72,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(g) = geometry_for(&app.matrix, inner) {
         let per_cell = (max_len(&g.rows), max_len(&g.cols));
         if app.matrix.region {
-            title.push_str("· around the cursor, Z: all ");
+            items.push(Item::new("around the cursor", 6).or_short("region"));
+            items.push(Item::new("Z: all", 6));
         } else if per_cell != (1, 1) {
-            title.push_str(&format!(
-                "· ≤{}×{} per cell, Z: 1 each ",
-                per_cell.0, per_cell.1
-            ));
+            items.push(
+                Item::new(format!("≤{}×{} per cell", per_cell.0, per_cell.1), 5)
+                    .or_short(format!("≤{}×{}", per_cell.0, per_cell.1)),
+            );
+            items.push(Item::new("Z: 1 each", 6));
         }
     }
-    frame.render_widget(block.title(title), area);
+    frame.render_widget(block.title(title(items)), area);
     frame.render_widget(MatrixView { app }, inner);
 }
 
@@ -336,10 +351,12 @@ impl Widget for MatrixView<'_> {
         let x0 = area.x + g.label_w;
         let col_x = |k: usize| x0 + k as u16 * g.cell_w;
 
-        // Column labels: the cursor's exact PEs first, then block starts where they fit.
+        // Column labels: the start of the cursor's column first, then block starts where they
+        // fit. Labels give what a line or column covers; the cursor's exact PEs are in the
+        // cursor line.
         let mut taken: Vec<(u16, u16)> = Vec::new();
         if let Some(k) = g.cols.iter().position(|c| c.contains(&cursor.1)) {
-            let label = grid.col_nproc[cursor.1].to_string();
+            let label = grid.col_nproc[g.cols[k].start].to_string();
             let x = col_x(k).min(area.right().saturating_sub(label.len() as u16));
             buf.set_string(x, area.y, &label, cursor_label);
             taken.push((x, x + label.len() as u16));
@@ -360,7 +377,13 @@ impl Widget for MatrixView<'_> {
             let y = area.y + 1 + line as u16;
             let w = usize::from(g.label_w) - 1;
             if rspan.contains(&cursor.0) {
-                let label = format!("▸{}", grid.row_nproc[cursor.0]);
+                let range = range_label(&grid.row_nproc, rspan);
+                let pointed = format!("▸{range}");
+                let label = if pointed.chars().count() <= w {
+                    pointed
+                } else {
+                    range
+                };
                 buf.set_string(area.x, y, format!("{label:>w$}"), cursor_label);
             } else {
                 let label = range_label(&grid.row_nproc, rspan);
@@ -375,11 +398,12 @@ impl Widget for MatrixView<'_> {
         let text_y = area.y + 1 + g.rows.len() as u16;
         let bottom = area.bottom();
         if text_y < bottom {
-            Paragraph::new(cursor_line(app, &g))
+            Paragraph::new(cursor_line(app, &g, usize::from(area.width)))
                 .render(Rect::new(area.x, text_y, area.width, 1), buf);
         }
         if g.legend && text_y + 1 < bottom {
-            Paragraph::new(legend(app)).render(Rect::new(area.x, text_y + 1, area.width, 1), buf);
+            Paragraph::new(legend(app, usize::from(area.width)))
+                .render(Rect::new(area.x, text_y + 1, area.width, 1), buf);
         }
     }
 }
@@ -416,6 +440,21 @@ pub fn rank_label(ranks: &[usize]) -> Option<String> {
     })
 }
 
+/// Without colour, the shade standing for a fittingness: `░` (below 0.25) to `█` (0.75 up).
+pub fn shade(fittingness: f64) -> &'static str {
+    match (fittingness * 4.0) as u8 {
+        0 => "░",
+        1 => "▒",
+        2 => "▓",
+        _ => "█",
+    }
+}
+
+/// Without colour, a configuration worse than the base case.
+pub const WORSE_GLYPH: &str = "·";
+/// Without colour, a configuration no queue would accept.
+pub const NO_QUEUE_GLYPH: &str = "×";
+
 /// Text and style of one screen cell.
 fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
     let theme = &app.ui.theme;
@@ -435,6 +474,22 @@ fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
     }
     let w = usize::from(width);
     let rank = rank_label(&c.ranks);
+    // A mark shows on every cell: after the rank when there is room, else in its place.
+    let ranked = |r: &str| -> String {
+        if !c.marked {
+            return if r.len() <= w {
+                format!("{r:>w$}")
+            } else {
+                format!("{:>w$}", "+")
+            };
+        }
+        let best = r.trim_end_matches('+');
+        [format!("{r}*"), format!("{best}*"), "*".to_string()]
+            .into_iter()
+            .find(|t| t.len() <= w)
+            .map(|t| format!("{t:>w$}"))
+            .unwrap_or_else(|| "*".repeat(w.min(1)))
+    };
     let glyph = if c.cursor {
         style = style.add_modifier(Modifier::BOLD);
         if mono {
@@ -442,33 +497,27 @@ fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
         }
         match (&rank, w) {
             // A ranked cell keeps its rank in sight; the cursor shows as underlined reverse.
-            (Some(r), _) if r.len() <= w => {
+            (Some(r), _) if r.len() <= w || c.marked => {
                 style = style.add_modifier(Modifier::REVERSED | Modifier::UNDERLINED);
-                format!("{r:>w$}")
+                ranked(r)
             }
+            (_, 1) if c.marked => "*".to_string(),
             (_, 1) => "@".to_string(),
+            (_, 2) if c.marked => "@*".to_string(),
+            (_, w) if c.marked => format!("{:<w$}", "[*]"),
             (_, w) => format!("{:<w$}", "[]"),
         }
     } else if let Some(r) = rank {
         style = style.add_modifier(Modifier::BOLD);
-        if r.len() <= w {
-            format!("{r:>w$}")
-        } else {
-            format!("{:>w$}", "+")
-        }
+        ranked(&r)
     } else if c.marked {
         style = style.add_modifier(Modifier::BOLD);
         format!("{:>w$}", "*")
     } else if mono {
         let g = match cell {
-            Some(_) if no_queue => "×",
-            Some(Cell::Scored { fittingness, .. }) => match (fittingness * 4.0) as u8 {
-                0 => "░",
-                1 => "▒",
-                2 => "▓",
-                _ => "█",
-            },
-            Some(Cell::WorseThanBase { .. }) => "·",
+            Some(_) if no_queue => NO_QUEUE_GLYPH,
+            Some(Cell::Scored { fittingness, .. }) => shade(fittingness),
+            Some(Cell::WorseThanBase { .. }) => WORSE_GLYPH,
             _ => " ",
         };
         g.repeat(w)
@@ -478,50 +527,72 @@ fn cell_look(app: &App, c: &CellContent, width: u16) -> (String, Style) {
     (glyph, style)
 }
 
-/// The cursor cell's numbers as text (for colour-blind users and monochrome terminals).
-pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
+/// The cursor cell's numbers as items (for colour-blind users and monochrome terminals): its
+/// exact PEs, SYPD, FN and rank stay longest; CHSY, coupling, idle cores and the cell's range
+/// give way first on a narrow pane.
+pub fn cursor_items(app: &App, g: &Geometry) -> Vec<Item> {
     let nproc = app.cursor_nproc();
-    let mut text = app.ranking.describe(&nproc);
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let short_pes = nproc
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join("+");
+    // The names give way before the figures: `408+240` still says the exact PEs.
+    let mut items =
+        vec![Item::styled(app.ranking.describe(&nproc), bold, 10).or_short_early(short_pes, 6)];
     let cell = app.cursor_cell();
-    // The cost FN weighs: CHSY, or the bill with its idle cores and queue.
-    let bill = match cell {
-        Cell::OverBudget => String::new(),
-        _ => {
-            let c = app
-                .ranking
-                .problem
-                .score(&app.matrix.cursor, app.ranking.tts_w());
-            match &c.billing {
-                Some(b) if app.ranking.problem.cost_model.cost != CostKind::CoreHours => format!(
-                    " · {} {} · idle {}",
-                    app.ranking.problem.cost_model.cost.header(),
-                    crate::tui::budget::cost_text(app.ranking.problem.cost_model.cost, b.cost),
-                    b.idle_cores
-                ),
-                Some(b) if app.ranking.problem.cost_model.machine.is_some() => {
-                    format!(" · CHSY {:.0} · idle {}", c.chsy, b.idle_cores)
-                }
-                _ => format!(" · CHSY {:.0}", c.chsy),
-            }
-        }
-    };
     let no_queue = match cell {
         Cell::Scored { sypd, .. } | Cell::WorseThanBase { sypd, .. } => {
             app.ranking.fits_no_queue(&nproc, sypd)
         }
         Cell::OverBudget => false,
     };
-    // Before the figures: on a narrow pane the line is cut at the right.
     if no_queue {
-        text.push_str(" · fits no queue");
+        items.push(Item::styled("fits no queue", bold, 7));
     }
+    // The cost FN weighs: CHSY, or the bill with its idle cores and queue.
+    let bill = |items: &mut Vec<Item>| {
+        let c = app
+            .ranking
+            .problem
+            .score(&app.matrix.cursor, app.ranking.tts_w());
+        match &c.billing {
+            Some(b) if app.ranking.problem.cost_model.cost != CostKind::CoreHours => {
+                items.push(Item::styled(
+                    format!(
+                        "{} {}",
+                        app.ranking.problem.cost_model.cost.header(),
+                        crate::tui::budget::cost_text(app.ranking.problem.cost_model.cost, b.cost),
+                    ),
+                    bold,
+                    5,
+                ));
+                items.push(Item::styled(format!("idle {}", b.idle_cores), bold, 3));
+            }
+            Some(b) if app.ranking.problem.cost_model.machine.is_some() => {
+                items.push(Item::styled(format!("CHSY {:.0}", c.chsy), bold, 5));
+                items.push(Item::styled(format!("idle {}", b.idle_cores), bold, 3));
+            }
+            _ => items.push(Item::styled(format!("CHSY {:.0}", c.chsy), bold, 5)),
+        }
+    };
     match cell {
-        Cell::OverBudget => text.push_str(&format!(
-            " · over the budget of {}",
-            app.ranking.problem.settings.max_nproc
-        )),
+        Cell::OverBudget => items.push(
+            Item::styled(
+                format!(
+                    "over the budget of {}",
+                    app.ranking.problem.settings.max_nproc
+                ),
+                bold,
+                9,
+            )
+            .or_short("over budget"),
+        ),
         Cell::WorseThanBase { sypd, .. } => {
-            text.push_str(&format!(" · SYPD {sypd:.2}{bill} · worse than base case"))
+            items.push(Item::styled(format!("SYPD {sypd:.2}"), bold, 9));
+            bill(&mut items);
+            items.push(Item::styled("worse than base case", bold, 8).or_short("worse than base"));
         }
         Cell::Scored {
             sypd,
@@ -529,17 +600,21 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
             fittingness,
             ..
         } => {
-            text.push_str(&format!(
-                " · SYPD {sypd:.2}{bill} · cpl {:.1}% · FN {fittingness:.3}",
-                coupling_cost * 100.0
+            items.push(Item::styled(format!("SYPD {sypd:.2}"), bold, 9));
+            bill(&mut items);
+            items.push(Item::styled(
+                format!("cpl {:.1}%", coupling_cost * 100.0),
+                bold,
+                4,
             ));
+            items.push(Item::styled(format!("FN {fittingness:.3}"), bold, 9));
             if let Some(r) = app.ranking.rank_of(&nproc) {
-                text.push_str(&format!(" · #{r}"));
+                items.push(Item::styled(format!("#{r}"), bold, 8));
             }
         }
     }
     if app.matrix.is_marked(&nproc) {
-        text.push_str(" · marked");
+        items.push(Item::styled("marked", bold, 7).or_short("*"));
     }
     // The cursor's cell may hold more: say which range it covers.
     let (ra, ca) = app.matrix.axes;
@@ -550,54 +625,72 @@ pub fn cursor_line(app: &App, g: &Geometry) -> Line<'static> {
     ) {
         if r.len() > 1 || c.len() > 1 {
             let names = &app.ranking.problem.components;
-            text.push_str(&format!(
-                " · cell {} {} × {} {}",
-                names[ra].name,
-                range_label(&app.matrix.grid.row_nproc, &r),
-                names[ca].name,
-                range_label(&app.matrix.grid.col_nproc, &c)
+            items.push(Item::styled(
+                format!(
+                    "cell {} {} × {} {}",
+                    names[ra].name,
+                    range_label(&app.matrix.grid.row_nproc, &r),
+                    names[ca].name,
+                    range_label(&app.matrix.grid.col_nproc, &c)
+                ),
+                bold,
+                2,
             ));
         }
     }
-    Line::from(Span::styled(
-        text,
-        Style::default().add_modifier(Modifier::BOLD),
-    ))
+    items
 }
 
-fn legend(app: &App) -> Line<'static> {
+/// The cursor line laid out into `width` columns (see [`cursor_items`]).
+pub fn cursor_line(app: &App, g: &Geometry, width: usize) -> Line<'static> {
+    fit(cursor_items(app, g), " · ", width)
+}
+
+/// The matrix legend's items: the colours (or shades) first, then the glyphs.
+pub fn legend_items(app: &App) -> Vec<Item> {
     let theme = &app.ui.theme;
-    let mut spans = Vec::new();
+    let queues = !app.ranking.problem.cost_model.queues.is_empty();
+    let mut items = Vec::new();
     if theme.depth == ColorDepth::Mono {
-        spans.push(Span::raw("░▒▓█ FN  · worse than base  "));
-        if !app.ranking.problem.cost_model.queues.is_empty() {
-            spans.push(Span::raw("× no queue  "));
+        items.push(Item::new("░▒▓█ FN", 9));
+        items.push(Item::new("· worse than base", 6).or_short("· worse"));
+        if queues {
+            items.push(Item::new("× no queue", 8));
         }
     } else {
-        for f in [0.0, 0.25, 0.5, 0.75, 1.0] {
-            spans.push(Span::styled(
-                " ",
-                Style::default().bg(theme.fittingness(f).unwrap_or(Color::Reset)),
-            ));
-        }
-        spans.push(Span::raw(" FN  "));
-        spans.push(Span::styled(
-            " ",
-            Style::default().bg(theme.worse().unwrap_or(Color::Reset)),
+        let mut swatch: Vec<Span<'static>> = [0.0, 0.25, 0.5, 0.75, 1.0]
+            .into_iter()
+            .map(|f| {
+                Span::styled(
+                    " ",
+                    Style::default().bg(theme.fittingness(f).unwrap_or(Color::Reset)),
+                )
+            })
+            .collect();
+        swatch.push(Span::raw(" FN"));
+        items.push(Item::spans(swatch, 9));
+        let worse = Style::default().bg(theme.worse().unwrap_or(Color::Reset));
+        items.push(Item::spans(
+            vec![Span::styled(" ", worse), Span::raw(" worse than base")],
+            6,
         ));
-        spans.push(Span::raw(" worse than base  "));
-        if !app.ranking.problem.cost_model.queues.is_empty() {
-            spans.push(Span::styled(
-                " ",
-                Style::default().bg(theme.no_queue().unwrap_or(Color::Reset)),
+        if queues {
+            let none = Style::default().bg(theme.no_queue().unwrap_or(Color::Reset));
+            items.push(Item::spans(
+                vec![Span::styled(" ", none), Span::raw(" no queue")],
+                8,
             ));
-            spans.push(Span::raw(" no queue  "));
         }
     }
-    spans.push(Span::raw(
-        "blank over budget  1-9 top N (1+ and more)  * marked  []/@/reverse cursor",
-    ));
-    Line::from(spans)
+    items.push(Item::new("blank over budget", 3).or_short("blank over"));
+    items.push(Item::new("1-9 top N (1+ and more)", 8).or_short("1-9 top N"));
+    items.push(Item::new("* marked", 7));
+    items.push(Item::new("[]/@/reverse cursor", 5).or_short("[] cursor"));
+    items
+}
+
+fn legend(app: &App, width: usize) -> Line<'static> {
+    fit(legend_items(app), "  ", width)
 }
 
 #[cfg(test)]

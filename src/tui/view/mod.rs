@@ -2,7 +2,9 @@
 
 pub mod curves;
 pub mod detail;
+pub mod fit;
 pub mod help;
+pub mod legend;
 pub mod matrix;
 pub mod slider;
 pub mod status;

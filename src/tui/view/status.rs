@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::fit::{fit, Item};
 use super::opt;
 use crate::tui::app::App;
 use crate::tui::campaign_view::Driver;
@@ -60,14 +61,35 @@ pub fn best_text(app: &App) -> String {
     text
 }
 
+/// The best-so-far line laid out into `width`: the configuration, SYPD, FN and a caveat stay
+/// longest; the cost and the row's label give way first.
+pub fn best_line(app: &App, width: usize) -> Line<'static> {
+    let items = best_text(app)
+        .split(" · ")
+        .enumerate()
+        .map(|(k, part)| {
+            let priority = match part {
+                _ if k == 0 => 10,
+                p if p.starts_with("SYPD") => 9,
+                p if p.starts_with("FN") => 8,
+                p if p.starts_with('⚠') => 7,
+                p if p.starts_with("it/t") => 3,
+                _ => 5,
+            };
+            Item::new(part.to_string(), priority)
+        })
+        .collect();
+    fit(items, " · ", width)
+}
+
 pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
-    let text = best_text(app);
+    let text = best_line(app, usize::from(area.width));
     let style = if app.table.campaign.best.is_some() {
         app.ui.theme.best().add_modifier(Modifier::BOLD)
     } else {
         Style::default().add_modifier(Modifier::BOLD)
     };
-    frame.render_widget(Paragraph::new(Line::styled(text, style)), area);
+    frame.render_widget(Paragraph::new(text.style(style)), area);
 }
 
 /// The campaign's state in words: `running (driver pid 12)`, `no driver running`, `stalled (no
@@ -88,19 +110,43 @@ pub fn campaign_text(table: &TableState) -> String {
     }
 }
 
-/// The status line's text parts (tested without a terminal).
-pub fn status_text(app: &App) -> (String, Option<String>) {
-    // The latest message first: it answers the last key pressed and must not be cut off.
-    let mut parts: Vec<String> = app.ui.message.iter().cloned().collect();
+/// The model badge: `M:S` standalone, `M:C` calibrated (shown when `M` can switch).
+pub fn model_badge(kind: crate::tui::ranking::ModelKind) -> &'static str {
+    match kind {
+        crate::tui::ranking::ModelKind::Standalone => "M:S",
+        crate::tui::ranking::ModelKind::Calibrated => "M:C",
+    }
+}
+
+/// The watch badge: `W:N` native notifications, `W:P` polling.
+pub fn watch_badge(mode: autolb::watch::ActiveMode) -> &'static str {
+    match mode {
+        autolb::watch::ActiveMode::Native => "W:N",
+        autolb::watch::ActiveMode::Poll => "W:P",
+    }
+}
+
+/// The status line's items, most important first in weight (not in place): the latest
+/// message, the budget, the marks, the model and watch badges, the campaign, then the rest.
+pub fn status_items(app: &App) -> Vec<Item> {
+    let mut items = Vec::new();
     let p = &app.ranking.problem;
     // The keys too: at 80x24 the slider pane is one line and this is where the budget shows.
     let keys = &app.ui.keys;
-    let mut budget = format!(
-        "budget {} ({}/{})",
-        p.settings.max_nproc,
+    let budget_keys = format!(
+        "({}/{})",
         keys.first(Action::BudgetDown),
         keys.first(Action::BudgetUp)
     );
+    // A budget key's message already says the budget: it takes the budget's place, so the
+    // budget shows once.
+    let message = app.ui.message.clone();
+    let budget_said = message.as_deref().is_some_and(|m| m.starts_with("budget "));
+    let mut budget = match (&message, budget_said) {
+        (Some(m), true) => format!("{m} {budget_keys}"),
+        _ => format!("budget {} {budget_keys}", p.settings.max_nproc),
+    };
+    let short_budget = format!("budget {}", p.settings.max_nproc);
     if !p.cost_model.is_plain() {
         budget.push_str(&format!(
             " · {} ({})",
@@ -108,16 +154,25 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
             keys.first(Action::CycleCost)
         ));
     }
-    parts.push(budget);
-    parts.push(format!("campaign: {}", campaign_text(&app.table)));
+    // The latest message: it answers the last key pressed.
+    if let Some(m) = message.filter(|_| !budget_said) {
+        items.push(Item::new(m, 9));
+    }
+    items.push(Item::new(budget, 8).or_short(short_budget));
+    let campaign = campaign_text(&app.table);
+    items.push(Item::new(format!("campaign: {campaign}"), 5).or_short(campaign));
     if app.table.campaign.pending_runs > 0 {
-        parts.push(format!("{} incoming", app.table.campaign.pending_runs));
+        items.push(Item::new(
+            format!("{} incoming", app.table.campaign.pending_runs),
+            4,
+        ));
     }
     if app.ranking.other_model.is_some() {
-        parts.push(format!("model: {} (M switches)", app.ranking.model.label()));
+        items.push(Item::new(model_badge(app.ranking.model), 7));
     }
     if let Some(mode) = app.table.watch.mode {
-        let mut w = format!("watch: {}", mode.name());
+        let badge = watch_badge(mode);
+        let mut w = badge.to_string();
         if let Some(at) = app.table.watch.last_scan {
             let ago = app
                 .ui
@@ -125,30 +180,57 @@ pub fn status_text(app: &App) -> (String, Option<String>) {
                 .duration_since(at)
                 .map(|d| d.as_secs())
                 .unwrap_or(0);
-            w.push_str(&format!(", scan {ago} s ago"));
+            w.push_str(&format!(" scan {ago} s ago"));
         }
-        w.push_str(&format!(" ({})", app.table.watch.reason));
-        parts.push(w);
+        items.push(Item::new(w, 6).or_short(badge));
+        items.push(Item::new(format!("({})", app.table.watch.reason), 2));
     }
-    parts.push(format!("{} marked", app.matrix.marked.len()));
-    parts.push(app.ui.title.clone());
-    let error = app
-        .ui
+    let marked = app.matrix.marked.len();
+    items.push(Item::new(
+        format!("{marked} marked"),
+        if marked > 0 { 7 } else { 3 },
+    ));
+    items.push(Item::new(app.ui.title.clone(), 1));
+    items
+}
+
+/// The error the status line leads with, if any.
+pub fn status_error(app: &App) -> Option<String> {
+    app.ui
         .error
         .clone()
         .or_else(|| app.table.watch.error.clone())
-        .or_else(|| app.table.campaign.error.clone());
-    (parts.join(" │ "), error)
+        .or_else(|| app.table.campaign.error.clone())
+}
+
+/// The status line's text with room for everything, and the error (tested without a
+/// terminal).
+#[cfg(test)]
+pub fn status_text(app: &App) -> (String, Option<String>) {
+    let line = fit(status_items(app), SEP, usize::MAX);
+    (super::fit::text_of(&line), status_error(app))
+}
+
+/// Between the status line's items.
+const SEP: &str = " │ ";
+
+/// The status line laid out into `width` columns: the error first, never dropped.
+pub fn status_line(app: &App, width: usize) -> Line<'static> {
+    let mut items = Vec::new();
+    if let Some(e) = status_error(app) {
+        items.push(Item::styled(
+            format!("error: {e}"),
+            app.ui.theme.error(),
+            10,
+        ));
+    }
+    items.extend(status_items(app));
+    fit(items, SEP, width)
 }
 
 pub fn render_status(app: &App, frame: &mut Frame, area: Rect) {
-    let (text, error) = status_text(app);
-    let mut spans = Vec::new();
-    if let Some(e) = error {
-        spans.push(Span::styled(format!("error: {e} │ "), app.ui.theme.error()));
-    }
-    spans.push(Span::raw(text));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    let line = status_line(app, usize::from(area.width));
+    frame.render_widget(Paragraph::new(line), area);
 }
 
 /// The hint bar: whole hints only, as many as fit, the focused pane's keys first.

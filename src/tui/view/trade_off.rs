@@ -5,7 +5,9 @@
 //! Glyphs carry the meaning, so it reads without colour: braille dots are kept configurations,
 //! `•` the front, letters the configurations that win some TTS_w (the same letters as the strip
 //! under the slider; upper case for the current recommendation), `@` the cursor, `*` marked,
-//! `M` measured runs.
+//! `M` measured runs. The cursor is the matrix's, one configuration everywhere: walking the front
+//! moves it in the matrix too, and a cursor off the front shows where it lies. Too low for a
+//! readable plot (80x24 with a campaign), the pane says the same in words, one fact a line.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -15,10 +17,12 @@ use ratatui::widgets::canvas::{Canvas, Line as Segment, Points};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::fit::{fit, Item};
 use super::pane_block;
 use crate::tui::app::App;
 use crate::tui::pane::Pane;
 use crate::tui::trade_off::winner_label;
+use autolb::predict::{Cell, Config};
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.trade_off;
@@ -32,7 +36,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let block = pane_block(&app.ui, Pane::Front, title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if inner.height < 4 || inner.width < 16 || t.front.is_empty() {
+    if t.front.is_empty() || inner.width < 16 {
+        return;
+    }
+    // Too low for a readable plot (80x24 with a campaign): the same facts in words.
+    if inner.height < SUMMARY_BELOW {
+        frame.render_widget(
+            Paragraph::new(summary(app, usize::from(inner.width))),
+            inner,
+        );
         return;
     }
     let [plot_row, x_labels, info] = Layout::vertical([
@@ -63,6 +75,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     };
     let ((x0, x1), (y0, y1)) = (pad(x0, x1), pad(y0, y1));
 
+    let cursor = cursor_config(app);
     let faint = app.ui.theme.worse().unwrap_or(Color::Reset);
     let current = t.winner_at(app.ranking.tts_w());
     let front_xy: Vec<(f64, f64)> = t.front.iter().map(|c| (c.cost(), c.sypd)).collect();
@@ -104,10 +117,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 let label = winner_label(k, now).to_string();
                 ctx.print(w.config.cost(), w.config.sypd, Span::styled(label, style));
             }
-            if app.ui.focus == Pane::Front {
-                if let Some(c) = t.selected_config() {
-                    ctx.print(c.cost(), c.sypd, Span::styled("@", app.ui.theme.focused()));
-                }
+            // The cursor is the matrix's: `@` wherever it is, on the front or off it.
+            if let Some(c) = &cursor {
+                let style = if app.ui.focus == Pane::Front {
+                    app.ui.theme.focused()
+                } else {
+                    Style::new().bold()
+                };
+                ctx.print(c.cost(), c.sypd, Span::styled("@", style));
             }
         });
     frame.render_widget(canvas, plot);
@@ -135,14 +152,68 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         " ".repeat(gap - gap / 2)
     );
     frame.render_widget(Paragraph::new(Line::styled(x_line, dim)), x_labels);
-    frame.render_widget(Paragraph::new(info_line(app)), info);
+    frame.render_widget(
+        Paragraph::new(info_line(app, usize::from(info.width))),
+        info,
+    );
 }
 
-/// The cursor's configuration and, when it wins some TTS_w, where.
-fn info_line(app: &App) -> Line<'static> {
+/// Below this many inner lines the pane is a summary in words instead of a plot.
+pub const SUMMARY_BELOW: u16 = 8;
+
+/// The pane in words: the cursor, the front's span, who wins now, and the key that shows the
+/// plot.
+pub fn summary(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = &app.trade_off;
-    let Some(c) = t.selected_config() else {
-        return Line::raw("");
+    let cost = app.ranking.problem.cost_model.cost;
+    let (lo, hi) = (t.front.first(), t.front.last());
+    let mut lines = vec![info_line(app, width)];
+    // One fact a line: the pane is narrow at 80 columns. The strip under the slider says
+    // where the recommendation jumps.
+    let one = |text: String| fit(vec![Item::new(text, 1)], " ", width);
+    if let (Some(lo), Some(hi)) = (lo, hi) {
+        lines.push(one(format!("front: {} points", t.front.len())));
+        lines.push(one(format!("SYPD {:.1}-{:.1}", lo.sypd, hi.sypd)));
+        lines.push(one(format!(
+            "{} {}-{}",
+            cost.header(),
+            crate::tui::budget::cost_text(cost, lo.cost()),
+            crate::tui::budget::cost_text(cost, hi.cost())
+        )));
+    }
+    if let Some(k) = t.winner_at(app.ranking.tts_w()) {
+        let pes = t.winners[k]
+            .config
+            .nproc
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("+");
+        lines.push(one(format!("now {} {pes}", winner_label(k, true))));
+    }
+    let zoom = app.ui.keys.first(crate::tui::keys::Action::Zoom);
+    lines.push(one(format!("{zoom}: the plot")));
+    lines
+}
+
+/// The cursor configuration scored, unless it is over the budget (then it has no place on
+/// the pane).
+fn cursor_config(app: &App) -> Option<Config> {
+    match app.cursor_cell() {
+        Cell::OverBudget => None,
+        _ => Some(
+            app.ranking
+                .problem
+                .score(&app.matrix.cursor, app.ranking.tts_w()),
+        ),
+    }
+}
+
+/// The cursor's configuration and, when it wins some TTS_w, where; laid out into `width`.
+fn info_line(app: &App, width: usize) -> Line<'static> {
+    let t = &app.trade_off;
+    let Some(c) = cursor_config(app) else {
+        return Line::raw("@ over the budget");
     };
     let pes = c
         .nproc
@@ -150,30 +221,39 @@ fn info_line(app: &App) -> Line<'static> {
         .map(u32::to_string)
         .collect::<Vec<_>>()
         .join("+");
-    let wins = match t.winner_of(&c.nproc) {
-        Some(k) => format!(
-            " {} wins {}{:.2},{:.2}]",
-            winner_label(k, false),
-            if k == 0 { '[' } else { '(' },
-            t.winners[k].tts_w_from,
-            t.winners[k].tts_w_to
+    let mut items = vec![
+        Item::styled(format!("@ {pes}"), Style::new().bold(), 10),
+        Item::new(format!("{:.2} SYPD", c.sypd), 9),
+        Item::new(
+            format!(
+                "{} {}",
+                crate::tui::budget::cost_text(app.ranking.problem.cost_model.cost, c.cost()),
+                app.ranking.problem.cost_model.cost.header()
+            ),
+            7,
         ),
-        None => String::new(),
-    };
-    let marked = if app.matrix.is_marked(&c.nproc) {
-        " *"
-    } else {
-        ""
-    };
-    Line::from(vec![
-        Span::styled("@ ", Style::new().bold()),
-        Span::raw(format!(
-            "{pes} {:.2} SYPD {} {}{wins}{marked}",
-            c.sypd,
-            crate::tui::budget::cost_text(app.ranking.problem.cost_model.cost, c.cost()),
-            app.ranking.problem.cost_model.cost.header()
-        )),
-    ])
+    ];
+    if let Some(k) = t.winner_of(&c.nproc) {
+        items.push(
+            Item::new(
+                format!(
+                    "{} wins {}{:.2},{:.2}]",
+                    winner_label(k, false),
+                    if k == 0 { '[' } else { '(' },
+                    t.winners[k].tts_w_from,
+                    t.winners[k].tts_w_to
+                ),
+                6,
+            )
+            .or_short(format!("{} wins", winner_label(k, false))),
+        );
+    } else if !t.front.iter().any(|f| f.nproc == c.nproc) {
+        items.push(Item::new("off the front", 5));
+    }
+    if app.matrix.is_marked(&c.nproc) {
+        items.push(Item::new("*", 8));
+    }
+    fit(items, " ", width)
 }
 
 /// The strip of TTS_w intervals under the slider's bar of `width` cells: at each cell the letter
