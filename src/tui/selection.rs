@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use autolb::config::{AllowedEntry, CampaignFile, ComponentEntry};
-use autolb::executor::write_atomically;
+use autolb::fsutil::write_atomically;
 use autolb::predict::{Config, Settings};
 
 /// Where a component's curve comes from.

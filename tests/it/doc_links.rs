@@ -4,7 +4,7 @@
 //! - every entry of `docs/src/SUMMARY.md` exists, and every page under `docs/src` is in it;
 //! - a text picture of the app marked `<!-- screen: SNAPSHOT -->` is exactly the screen that
 //!   insta snapshot holds (`cargo test --bin autolb tui::screen_tests` keeps the snapshot true);
-//! - the key table of `docs/src/app/keys.md` is the one `BINDINGS` in `src/tui/keys.rs` defines.
+//! - (the key page `docs/src/app/keys.md` is generated from the key table; the binary's `keys_page` test keeps it so).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -299,73 +299,6 @@ fn the_pictures_of_the_app_are_its_snapshots() {
             );
         }
     }
-}
-
-/// `(name in keys.toml, default keys, description)` of every binding in `src/tui/keys.rs`.
-fn bindings() -> Vec<(String, Vec<String>, String)> {
-    let text = read(&root().join("src/tui/keys.rs"));
-    let table = text
-        .split_once("pub const BINDINGS: &[Binding] = &[")
-        .expect("BINDINGS in src/tui/keys.rs")
-        .1
-        .split_once("\n];")
-        .unwrap()
-        .0;
-    let quoted = |s: &str| -> Vec<String> {
-        s.split('"')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_string)
-            .collect()
-    };
-    let field = |entry: &str, key: &str| -> String {
-        entry
-            .lines()
-            .find_map(|l| l.trim().strip_prefix(key))
-            .unwrap_or_else(|| panic!("a binding without {key}"))
-            .to_string()
-    };
-    table
-        .split("Binding {")
-        .skip(1)
-        .map(|entry| {
-            let name = quoted(&field(entry, "name:")).remove(0);
-            let defaults = quoted(&field(entry, "defaults:"));
-            let description = quoted(&field(entry, "description:")).remove(0);
-            (name, defaults, description)
-        })
-        .collect()
-}
-
-#[test]
-fn the_key_table_is_the_apps() {
-    let expected = bindings();
-    assert!(expected.len() > 20, "the parser of BINDINGS broke");
-    let page = read(&root().join("docs/src/app/keys.md"));
-    let rows: Vec<(String, Vec<String>, String)> = page
-        .lines()
-        .filter(|l| l.starts_with("| `") && l.matches('|').count() == 4)
-        .map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
-            let code = |s: &str| -> Vec<String> {
-                s.split('`')
-                    .skip(1)
-                    .step_by(2)
-                    .map(str::to_string)
-                    .collect()
-            };
-            (
-                code(cells[0]).remove(0),
-                code(cells[1]),
-                cells[2].to_string(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        rows, expected,
-        "docs/src/app/keys.md: the key table must list BINDINGS of src/tui/keys.rs row for row \
-         (| `name` | `key` `key` | description |)"
-    );
 }
 
 #[test]
