@@ -13,7 +13,6 @@ mod slurm_common;
 
 mod autosubmit_e2e;
 mod campaign_algorithm;
-mod cli_output;
 mod campaign_cli;
 mod campaign_command;
 mod campaign_demo;
@@ -22,6 +21,7 @@ mod campaign_kill;
 mod campaign_outside;
 mod campaign_processes;
 mod campaign_resource;
+mod cli_output;
 mod hardening_cli;
 mod interp_scipy;
 mod model_accuracy;
