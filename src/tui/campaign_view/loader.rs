@@ -16,7 +16,7 @@ use autolb::campaign::state::{Lock, STATE_FILE};
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
 use autolb::timing::{self, ReadOptions, Reading};
 
-use super::{best_row, driver_of, score_rows, summarise_row, CampaignView, IterRow, RunRow};
+use super::{driver_of, score_rows, summarise_row, CampaignView, IterRow, RunRow};
 use crate::tui::calibration::Calibration;
 
 /// Time since `path` (a file, or the newest file directly in a directory) last changed.
@@ -331,7 +331,6 @@ impl Loader {
                         .iter()
                         .filter(|r| r.state == RunState::Failed)
                         .count(),
-                    shown_fittingness: None,
                     job: t.runs.iter().rev().find_map(|r| r.job.clone()),
                     runs: t
                         .runs
@@ -442,8 +441,7 @@ impl Loader {
             summarise_row(&mut row);
             view.rows.push(row);
         }
-        score_rows(&mut view.rows, self.tts_w);
-        view.best = best_row(&view.rows);
+        view.best = score_rows(&mut view.rows, self.tts_w);
         view.state = if view.rows.is_empty() {
             "waiting for runs".into()
         } else if view.pending_runs > 0 {
