@@ -7,12 +7,17 @@ use clap::Args;
 use color_eyre::eyre::Result;
 
 use autolb::config::CampaignFile;
+use autolb::model::Model;
+use autolb::predict::ComponentInput;
 use autolb::predict::Problem;
+use autolb::report::source::FittedModel;
 use autolb::report::{self, source, ReportRequest, DEFAULT_YEARS};
 
 use crate::shared::error::user;
-use crate::shared::output::{outln, write_out};
-use crate::shared::prediction_flags::{load_config, resolve_with, PredictionFlags};
+use crate::shared::output::{errln, outln, write_out};
+use crate::shared::prediction_flags::{
+    load_config, resolve_with, ModelFlags, PredictionFlags, ResolvedModel,
+};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -21,6 +26,10 @@ pub struct ReportArgs {
     pub dir: Option<PathBuf>,
     #[command(flatten)]
     pub prediction: PredictionFlags,
+    /// With --measured or --model, the calibrated model ranks the prediction views (a campaign
+    /// directory's report uses the model fitted on its own runs without them).
+    #[command(flatten)]
+    pub model: ModelFlags,
     /// Where to write [default: DIR/report.html for a campaign, ./report.html otherwise;
     /// .md with --markdown]; `-` writes the HTML page to stdout (not with --markdown, whose
     /// figures are files beside it).
@@ -103,14 +112,82 @@ fn campaign_report(dir: &Path, args: &ReportArgs) -> Result<report::Report> {
     s.top = flags.top.unwrap_or(s.top);
     s.interp = flags.interp.unwrap_or(s.interp);
     s.extra_pes = flags.extra_pes.unwrap_or(s.extra_pes);
-    source::campaign_report_from(&src, dir, args.years).map_err(user)
+    let fitted = if args.model.wants_model() {
+        let period_s = src.status.period_s;
+        flagged_model(args, &src.inputs, None, period_s, src.settings.interp)?
+    } else {
+        let own = source::campaign_model(&src, dir);
+        if !own.model.is_calibrated() {
+            errln!(
+                "autolb: note: no measured run of the campaign calibrates a model yet; the standalone model ranks the prediction views"
+            );
+        }
+        own
+    };
+    source::campaign_report_from(&src, dir, args.years, &fitted.view()).map_err(user)
+}
+
+/// The model `--measured` or `--model` asks for, loaded, with its notes printed.
+fn flagged_model(
+    args: &ReportArgs,
+    inputs: &[ComponentInput],
+    file: Option<&(CampaignFile, PathBuf)>,
+    period_s: Option<f64>,
+    interp: autolb::interp::Method,
+) -> Result<FittedModel> {
+    if !args.model.steps.is_empty() {
+        return Err(user(
+            "report does not take --steps; use `autolb predict --steps` for per-step series",
+        ));
+    }
+    let request = args.model.request(inputs, file, period_s)?;
+    for n in &request.notes {
+        errln!("autolb: note: {n}");
+    }
+    let ResolvedModel {
+        model, runs, notes, ..
+    } = request.load(inputs, interp)?;
+    for n in &notes {
+        errln!("autolb: note: {n}");
+    }
+    if !model.is_calibrated() {
+        errln!("autolb: note: no usable measured run; the standalone model ranks");
+    }
+    let source = match &args.model.model {
+        Some(path) => format!("from {}", path.display()),
+        None => format!(
+            "fitted on the measured runs in {}",
+            args.model
+                .measured
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Ok(FittedModel {
+        model,
+        source,
+        runs,
+        notes,
+    })
 }
 
 fn prediction_report(args: &ReportArgs) -> Result<report::Report> {
     let flags = &args.prediction;
     let file = load_config(flags)?;
     let (inputs, settings) = resolve_with(flags, file.as_ref())?;
-    let problem = Problem::new(&inputs, &settings).map_err(user)?;
+    let fitted = if args.model.wants_model() {
+        flagged_model(args, &inputs, file.as_ref(), None, settings.interp)?
+    } else {
+        FittedModel {
+            model: Model::Standalone,
+            source: "the curves alone".into(),
+            runs: Vec::new(),
+            notes: Vec::new(),
+        }
+    };
+    let problem = Problem::with_model(&inputs, &settings, &fitted.model).map_err(user)?;
     let original = match (&file, &flags.config) {
         (Some((file, _)), Some(path)) => original_from_file(file, path, &inputs)?,
         _ => None,
@@ -139,6 +216,7 @@ fn prediction_report(args: &ReportArgs) -> Result<report::Report> {
         original,
         campaign: None,
         years: args.years,
+        model: args.model.wants_model().then(|| fitted.view()),
     }))
 }
 

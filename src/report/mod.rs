@@ -16,6 +16,7 @@
 //! section variant and one function that turns it into blocks.
 
 pub mod figures;
+pub mod model_view;
 pub mod recommend;
 pub mod render;
 pub mod source;
@@ -28,6 +29,7 @@ use crate::interp::{Interpolant, Method};
 use crate::metrics;
 use crate::predict::front::Winner;
 use crate::predict::{ComponentInput, Config, Grid, Prediction, Problem};
+pub use model_view::{ModelSection, ReportModel};
 pub use recommend::{Basis, Figures, Recommendation};
 
 /// Default length of the production experiment the savings are counted over: a CMIP-style
@@ -168,6 +170,8 @@ pub enum Section {
     Curves(CurvesSection),
     Matrix(MatrixSection),
     Front(FrontSection),
+    /// Which model ranked, its bands and its predictions against the measured runs.
+    Model(ModelSection),
     Prediction(Prediction),
     Campaign(Status),
 }
@@ -221,6 +225,9 @@ pub struct ReportRequest<'a> {
     pub campaign: Option<&'a Status>,
     /// Simulated years the savings are counted over.
     pub years: f64,
+    /// The model `problem` was ranked with (`None`: the standalone model) and the runs to
+    /// check it on.
+    pub model: Option<ReportModel<'a>>,
 }
 
 /// Builds the report from what is known.
@@ -230,7 +237,16 @@ pub fn build(req: &ReportRequest) -> Report {
         (None, Some(s)) => s.components.clone(),
         _ => req.inputs.iter().map(|c| c.name().to_string()).collect(),
     };
-    let prediction = req.problem.map(|p| p.rank(req.tts_w, req.top.max(1)));
+    // A calibrated model's top N re-scored with its full estimate (the coupling overhead
+    // included), as `predict --measured` ranks them.
+    let prediction = req
+        .problem
+        .map(|p| match req.model.filter(|m| m.model.is_calibrated()) {
+            Some(m) => {
+                crate::predict::full_model::rank(p, m.model, req.inputs, req.tts_w, req.top.max(1))
+            }
+            None => p.rank(req.tts_w, req.top.max(1)),
+        });
     let best = req.campaign.and_then(|s| s.best.as_ref()).map(|b| Mark {
         kind: MarkKind::Best,
         nproc: b.nproc.values().copied().collect(),
@@ -261,7 +277,13 @@ pub fn build(req: &ReportRequest) -> Report {
             curves: req
                 .inputs
                 .iter()
-                .map(|c| CurveData::sample(c, method))
+                .map(|c| {
+                    let mut data = CurveData::sample(c, method);
+                    if let Some(m) = req.model.filter(|m| m.model.is_calibrated()) {
+                        data.calibrated = Some(calibrated_curve(m.model, &data));
+                    }
+                    data
+                })
                 .collect(),
             marks: marks.clone(),
         }));
@@ -280,6 +302,12 @@ pub fn build(req: &ReportRequest) -> Report {
                 tts_w: req.tts_w,
             }));
         }
+        sections.push(Section::Model(model_view::section(
+            req.model.as_ref(),
+            req.inputs,
+            problem.settings.interp,
+            Some(p),
+        )));
         sections.push(Section::Prediction(p.clone()));
     }
     if let Some(status) = req.campaign {
@@ -290,6 +318,17 @@ pub fn build(req: &ReportRequest) -> Report {
         source: req.source.clone(),
         sections,
     }
+}
+
+/// A component's coupled-mode curve under a calibrated model, on the interpolation's points.
+fn calibrated_curve(model: &crate::model::Model, data: &CurveData) -> (String, Vec<(f64, f64)>) {
+    let points = data
+        .line
+        .iter()
+        .map(|&(p, s)| (p, model.adjust(&data.name, p.round() as u32, s)))
+        .filter(|(_, s)| s.is_finite() && *s > 0.0)
+        .collect();
+    ("calibrated (coupled mode)".into(), points)
 }
 
 /// `IFS 408 + NEMO 240`.
@@ -313,6 +352,13 @@ fn settings(req: &ReportRequest) -> Settings {
         push("top N", req.top.to_string());
         push("interpolation", s.interp.name().to_string());
         push("extra PEs (not balanced)", s.extra_pes.to_string());
+        push(
+            "ranked by",
+            match req.model.filter(|m| m.model.is_calibrated()) {
+                Some(m) => format!("the calibrated model ({})", m.source),
+                None => "the standalone model (the curves alone)".into(),
+            },
+        );
     }
     if let Some(st) = req.campaign {
         if req.problem.is_none() {
@@ -451,7 +497,10 @@ fn predicted_figures(req: &ReportRequest, names: &[String], nproc: &[u32]) -> Op
                 .eval(f64::from(p))
         })
         .collect();
-    let sypd = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+    let sypd = match req.model.filter(|m| m.model.is_calibrated()) {
+        Some(m) => m.model.estimate(names, nproc, &speeds).sypd,
+        None => speeds.iter().copied().fold(f64::INFINITY, f64::min),
+    };
     if !(sypd.is_finite() && sypd > 0.0) {
         return None;
     }
@@ -462,7 +511,10 @@ fn predicted_figures(req: &ReportRequest, names: &[String], nproc: &[u32]) -> Op
         .map(|(&p, &s)| (f64::from(p), s))
         .collect();
     Some(Figures {
-        label: "predicted from the curves".into(),
+        label: match req.model.filter(|m| m.model.is_calibrated()) {
+            Some(_) => "predicted by the calibrated model".into(),
+            None => "predicted from the curves".into(),
+        },
         config: describe(names, nproc),
         sypd,
         chsy: metrics::chsy(f64::from(total), sypd),

@@ -9,7 +9,8 @@ use std::fmt::Write;
 use super::figures;
 use super::svg::escape;
 use super::{
-    describe, Block, CurvesSection, FrontSection, MatrixSection, Report, Section, Settings,
+    describe, Block, CurvesSection, FrontSection, MatrixSection, ModelSection, Report, Section,
+    Settings,
 };
 use crate::campaign::{Status, TestState};
 use crate::predict::Prediction;
@@ -36,6 +37,7 @@ impl Report {
                 Section::Curves(c) => curves_blocks(c, &mut out),
                 Section::Matrix(m) => matrix_blocks(m, &mut out),
                 Section::Front(f) => front_blocks(f, &mut out),
+                Section::Model(m) => model_blocks(m, &mut out),
                 Section::Prediction(p) => prediction_blocks(p, &mut out),
                 Section::Campaign(s) => campaign_blocks(s, &mut out),
             }
@@ -329,9 +331,91 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
     rows.push(row("base case".into(), &p.baseline));
     out.push(Block::Table { header, rows });
     out.push(Block::Paragraph(format!(
-        "{} feasible configurations within the budget, {} at least as good as the base case; TTS_w {:.2}. Predicted from the curves: the coupled speed is the slowest component's.",
+        "{} feasible configurations within the budget, {} at least as good as the base case; TTS_w {:.2}. The model that predicted them is named under \"The model\".",
         p.candidates, p.considered, p.tts_w
     )));
+}
+
+fn model_blocks(m: &ModelSection, out: &mut Vec<Block>) {
+    out.push(Block::Heading("The model".into()));
+    out.push(Block::Paragraph(m.ranked_by.clone()));
+    if !m.bands.is_empty() {
+        out.push(Block::Table {
+            header: ["rank", "configuration", "SYPD", "band (90 %)"]
+                .map(String::from)
+                .into(),
+            rows: m
+                .bands
+                .iter()
+                .map(|b| {
+                    vec![
+                        format!("#{}", b.rank),
+                        b.nproc
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" + "),
+                        format!("{:.2}", b.sypd),
+                        format!("{:.2} .. {:.2}", b.low, b.high),
+                    ]
+                })
+                .collect(),
+        });
+    }
+    if m.checks.is_empty() {
+        return;
+    }
+    let own = if m.kind == "calibrated" {
+        "calibrated"
+    } else {
+        "this model"
+    };
+    out.push(Block::Table {
+        header: vec![
+            "run".into(),
+            "configuration".into(),
+            "measured SYPD".into(),
+            own.to_string(),
+            format!("{own} error"),
+            "band".into(),
+            "standalone".into(),
+            "standalone error".into(),
+        ],
+        rows: m
+            .checks
+            .iter()
+            .map(|c| {
+                vec![
+                    c.run.clone(),
+                    c.nproc
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" + "),
+                    format!("{:.2}", c.measured_sypd),
+                    format!("{:.2}", c.predicted_sypd),
+                    format!("{:+.1} %", c.error_pct(c.predicted_sypd)),
+                    format!(
+                        "{:.2} .. {:.2}{}",
+                        c.low,
+                        c.high,
+                        if c.inside() { "" } else { " (outside)" }
+                    ),
+                    format!("{:.2}", c.standalone_sypd),
+                    format!("{:+.1} %", c.error_pct(c.standalone_sypd)),
+                ]
+            })
+            .collect(),
+    });
+    if let Some((own_median, alone_median)) = m.median_errors() {
+        out.push(Block::Paragraph(format!(
+            "Predicted against measured on {} runs: median absolute error {:.1} % for the {} model, {:.1} % for the standalone model (a calibrated model is checked here on the runs it was fitted on; autolb model check gives its leave-one-out errors).",
+            m.checks.len(),
+            own_median,
+            m.kind,
+            alone_median
+        )));
+    }
 }
 
 fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {

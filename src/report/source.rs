@@ -7,7 +7,8 @@ use crate::campaign::{CampaignError, State, Status};
 use crate::curve::{Curve, CurveError};
 use crate::predict::{ComponentInput, PredictError, Problem, Settings};
 
-use super::{build, Report, ReportRequest};
+use super::{build, Report, ReportModel, ReportRequest};
+use crate::model::{MeasuredRun, Model};
 
 /// Why a report could not be made. Messages say what to do.
 #[derive(Debug, thiserror::Error)]
@@ -80,19 +81,62 @@ pub fn original_of(status: &Status) -> Option<Vec<u32>> {
         .map(|t| t.nproc.values().copied().collect())
 }
 
-/// The report of a campaign directory with its own settings.
+/// The report of a campaign directory with its own settings, ranked by the model fitted on
+/// its own measured runs.
 pub fn campaign_report(dir: &Path, years: f64) -> Result<Report, ReportError> {
-    campaign_report_from(&load_campaign(dir)?, dir, years)
+    let src = load_campaign(dir)?;
+    let own = campaign_model(&src, dir);
+    campaign_report_from(&src, dir, years, &own.view())
 }
 
-/// The report of a loaded campaign; its `settings` may have been changed (e.g. another TTS_w
-/// for the prediction views; the campaign's own FN and best keep the TTS_w it ran with).
+/// A fitted model with the runs it was fitted on, and the notes on runs left out.
+pub struct FittedModel {
+    pub model: Model,
+    pub source: String,
+    pub runs: Vec<MeasuredRun>,
+    pub notes: Vec<String>,
+}
+
+impl FittedModel {
+    pub fn view(&self) -> ReportModel<'_> {
+        ReportModel {
+            model: &self.model,
+            source: &self.source,
+            runs: &self.runs,
+        }
+    }
+}
+
+/// The calibrated model fitted on a campaign's own measured runs (the standalone model while
+/// none is usable), as the app and the guided strategy fit it.
+pub fn campaign_model(src: &CampaignSource, dir: &Path) -> FittedModel {
+    let (runs, mut notes) = crate::campaign::measured::campaign_runs(dir).unwrap_or_else(|e| {
+        (
+            Vec::new(),
+            vec![format!("{}: cannot read the runs: {e}", dir.display())],
+        )
+    });
+    let curves: Vec<Curve> = src.inputs.iter().map(|c| c.curve.clone()).collect();
+    let (model, fit_notes) = Model::fit(&curves, src.settings.interp, &runs);
+    notes.extend(fit_notes);
+    FittedModel {
+        source: "fitted on the campaign's measured runs".into(),
+        model,
+        runs,
+        notes,
+    }
+}
+
+/// The report of a loaded campaign, ranked by `model`; its `settings` may have been changed
+/// (e.g. another TTS_w for the prediction views; the campaign's own FN and best keep the TTS_w
+/// it ran with).
 pub fn campaign_report_from(
     src: &CampaignSource,
     dir: &Path,
     years: f64,
+    model: &ReportModel,
 ) -> Result<Report, ReportError> {
-    let problem = Problem::new(&src.inputs, &src.settings)?;
+    let problem = Problem::with_model(&src.inputs, &src.settings, model.model)?;
     Ok(build(&ReportRequest {
         title: format!("Load-balance campaign {}", campaign_name(dir)),
         source: format!("Campaign directory {}", dir.display()),
@@ -105,6 +149,7 @@ pub fn campaign_report_from(
         original: src.original.clone(),
         campaign: Some(&src.status),
         years,
+        model: Some(*model),
     }))
 }
 

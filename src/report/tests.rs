@@ -22,6 +22,7 @@ fn report_of(problem: &Problem, original: Option<Vec<u32>>) -> Report {
         original,
         campaign: None,
         years: 14_020.0,
+        model: None,
     })
 }
 
@@ -41,6 +42,7 @@ fn a_prediction_report_has_settings_curves_matrix_and_top_n_but_no_campaign() {
             Section::Curves(_) => "curves",
             Section::Matrix(_) => "matrix",
             Section::Front(_) => "front",
+            Section::Model(_) => "model",
             Section::Prediction(_) => "prediction",
             Section::Campaign(_) => "campaign",
         })
@@ -53,6 +55,7 @@ fn a_prediction_report_has_settings_curves_matrix_and_top_n_but_no_campaign() {
             "curves",
             "matrix",
             "front",
+            "model",
             "prediction"
         ]
     );

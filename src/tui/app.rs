@@ -593,6 +593,11 @@ impl App {
             top: r.top,
             axes: self.matrix.axes,
             cursor: self.matrix.cursor.clone(),
+            calibrated: r
+                .calibration
+                .as_ref()
+                .filter(|_| r.model == ModelKind::Calibrated)
+                .map(|c| (c.model.clone(), c.runs.clone())),
             file_original,
             out_dir: self.output.out_dir.clone(),
         }

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use autolb::campaign;
+use autolb::model::{MeasuredRun, Model};
 use autolb::predict::{ComponentInput, Problem};
-use autolb::report::{self, source, ReportRequest, DEFAULT_YEARS};
+use autolb::report::{self, source, ReportModel, ReportRequest, DEFAULT_YEARS};
 
 /// The file `R` writes, in the app's output directory.
 pub const REPORT_FILE: &str = "autolb-report.html";
@@ -29,6 +30,9 @@ pub struct ReportJob {
     pub file_original: Option<Vec<u32>>,
     /// The directory the report goes into.
     pub out_dir: PathBuf,
+    /// The calibrated model that ranks the app's views now, with the runs it was fitted on
+    /// (`None`: the standalone model ranks).
+    pub calibrated: Option<(Model, Vec<MeasuredRun>)>,
 }
 
 /// Writes the report; returns its path, or a message saying what went wrong.
@@ -61,6 +65,11 @@ pub fn write(job: &ReportJob) -> Result<PathBuf, String> {
         original,
         campaign: status.as_ref(),
         years: DEFAULT_YEARS,
+        model: job.calibrated.as_ref().map(|(model, runs)| ReportModel {
+            model,
+            source: "fitted on the runs the app watches",
+            runs,
+        }),
     });
     let path = job.out_dir.join(REPORT_FILE);
     source::write_html(&r, &path).map_err(|e| e.to_string())?;

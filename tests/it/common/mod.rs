@@ -118,6 +118,7 @@ pub fn synthetic_report(
         original: autolb::report::source::original_of(status),
         campaign: Some(status),
         years: 250.0,
+        model: None,
     })
 }
 
