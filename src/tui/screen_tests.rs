@@ -620,3 +620,67 @@ fn status_cursor_and_title_lines_end_at_an_item_at_80_100_and_160_columns() {
         assert!(title.ends_with("NEMO"), "{w}x{h}: curves title {title}");
     }
 }
+
+#[test]
+fn the_table_filters_sorts_and_pages_a_rows_logs_by_keyboard() {
+    let mut app = watching();
+    // `/failed` + enter: the rows with a failed repetition, said in the title.
+    app.update(key('/'));
+    assert_eq!(app.ui.focus, Pane::Table);
+    for c in "failed".chars() {
+        app.update(key(c));
+    }
+    let typing = text(&draw(&app, 80, 24));
+    assert!(
+        typing.contains("filter: failed▏ · enter applies, esc cancels"),
+        "{typing}"
+    );
+    app.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.table.visible, [2, 5]);
+    let screen = text(&draw(&app, 80, 24));
+    assert!(screen.contains("· 2 of 12 match \"failed\""), "{screen}");
+    assert_eq!(table_rows(&screen), 2, "{screen}");
+    // `q` while typing is text, not quit; esc keeps the filter as it was.
+    app.update(key('/'));
+    app.update(key('q'));
+    assert!(!app.ui.quit);
+    app.update(special(KeyCode::Esc, KeyModifiers::NONE));
+    assert_eq!(app.table.visible, [2, 5]);
+    // An empty query lists every row again.
+    app.update(key('/'));
+    for _ in 0..10 {
+        app.update(special(KeyCode::Backspace, KeyModifiers::NONE));
+    }
+    app.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.table.visible.len(), 12);
+
+    // `s`: by FN, the best first; the selection stays on its row.
+    app.update(key('s'));
+    assert_eq!(app.table.order, super::table::RowOrder::Fn);
+    assert_eq!(app.table.visible[0], 2, "the best has the highest FN");
+    let screen = text(&draw(&app, 80, 24));
+    assert!(screen.contains("· by FN "), "{screen}");
+
+    // `l`: the selected row's runs, read by the event loop, paged in an overlay.
+    app.update(special(KeyCode::Home, KeyModifiers::NONE));
+    assert_eq!(app.table.selected_row(), Some(2));
+    let effect = app.update(key('l')).expect("l reads the logs");
+    let outcome = effect.run();
+    app.update(Event::Done(outcome));
+    let Overlay::Logs(title, lines) = &app.ui.overlay else {
+        panic!("{:?}", app.ui.overlay);
+    };
+    assert_eq!(title, "Logs of iteration 0 test 2");
+    assert!(
+        lines[0].starts_with("rep 1  /scratch/camp/iter-00/test-00/rep-1"),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.contains("rep 2")), "{lines:?}");
+    let screen = text(&draw(&app, 80, 24));
+    assert!(
+        screen.contains("Logs of iteration 0 test 2 (esc closes"),
+        "{screen}"
+    );
+    app.update(special(KeyCode::Esc, KeyModifiers::NONE));
+    assert_eq!(app.ui.overlay, Overlay::None);
+}

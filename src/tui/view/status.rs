@@ -243,6 +243,22 @@ pub fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 
 /// The hint bar: whole hints only, as many as fit, the focused pane's keys first.
 pub fn render_hints(ui: &Ui, frame: &mut Frame, area: Rect) {
+    if let Some(text) = &ui.filter_input {
+        // Typing a `/` query: the query and how to end it, the examples as room allows.
+        let items = vec![
+            Item::new(format!("filter: {text}▏"), 10),
+            Item::new("enter applies, esc cancels".to_string(), 8),
+            Item::new(
+                "words a row must all have: failed running it2 408 IFS=408".to_string(),
+                4,
+            ),
+        ];
+        frame.render_widget(
+            Paragraph::new(fit(items, " · ", usize::from(area.width))),
+            area,
+        );
+        return;
+    }
     let mut spans = Vec::new();
     let mut used = 0;
     for (keys, what) in ui.keys.hints(ui.focus) {
