@@ -131,6 +131,10 @@ pub struct Status {
     /// How the campaign chooses its tests (`algorithm1` or `guided`).
     #[serde(default)]
     pub strategy: crate::config::Strategy,
+    /// Who drives the campaign, from its heartbeat: filled by [`super::status()`], which
+    /// reads the directory; `None` from [`Status::from_state`], which reads only the state.
+    #[serde(default)]
+    pub driver: Option<super::DriverView>,
 }
 
 /// Runs per state over the whole campaign.
@@ -362,6 +366,7 @@ impl Status {
             period_s: state.settings.period_s,
             cost_model: state.settings.cost_model.clone(),
             strategy: state.settings.strategy,
+            driver: None,
         };
         status.recompute();
         status
