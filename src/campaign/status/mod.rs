@@ -17,6 +17,7 @@ use super::measure;
 use super::state::{run_dir_relative, Outcome, RunMetrics, RunState, State};
 use super::strategy::algorithm1::{self, describe, Measured};
 
+mod narrow;
 mod table;
 pub use table::runs_summary;
 
