@@ -29,7 +29,8 @@ pub enum CampaignCommand {
     Init(InitArgs),
     /// Drive the campaign to the end with its executor (Ctrl-C stops; run again to resume).
     Run(RunArgs),
-    /// The iteration table and the best configuration so far.
+    /// Where the campaign stands: a summary line, its driver, the iteration table and the best
+    /// so far, fitted to the terminal's width (`--watch` redraws it).
     Status(StatusArgs),
     /// The runs waiting to be run, for an external workflow manager (or one run's settings).
     Next(NextArgs),
@@ -82,7 +83,8 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// The campaign directory (made by `autolb campaign init`).
-    pub dir: PathBuf,
+    #[arg(required_unless_present = "watch")]
+    pub dir: Option<PathBuf>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -92,10 +94,27 @@ pub struct StatusArgs {
         value_name = "SECONDS",
         num_args = 0..=1,
         default_missing_value = "2",
-        conflicts_with = "json",
-        value_parser = parse_watch_seconds
+        conflicts_with = "json"
     )]
-    pub watch: Option<f64>,
+    pub watch: Option<String>,
+}
+
+impl StatusArgs {
+    /// The directory and, with `--watch`, the redraw period. `--watch DIR` (DIR right after
+    /// the flag, taken for its value) watches DIR every 2 s, as it reads.
+    fn resolve(&self) -> Result<(PathBuf, Option<Duration>)> {
+        let Some(watch) = &self.watch else {
+            return Ok((self.dir.clone().unwrap_or_default(), None));
+        };
+        match (parse_watch_seconds(watch), &self.dir) {
+            (Ok(s), Some(dir)) => Ok((dir.clone(), Some(Duration::from_secs_f64(s)))),
+            (Ok(_), None) => Err(user(
+                "campaign status --watch: no campaign directory; give one, e.g. `autolb campaign status DIR --watch 5`",
+            )),
+            (Err(_), None) => Ok((PathBuf::from(watch), Some(Duration::from_secs(2)))),
+            (Err(e), Some(_)) => Err(user(format!("--watch {e}"))),
+        }
+    }
 }
 
 /// A redraw period: a positive number of seconds, at most a day.
@@ -392,14 +411,15 @@ impl Progress {
 }
 
 fn status(a: &StatusArgs) -> Result<()> {
-    if let Some(seconds) = a.watch {
-        return watch_status(&a.dir, Duration::from_secs_f64(seconds));
+    let (dir, watch) = a.resolve()?;
+    if let Some(period) = watch {
+        return watch_status(&dir, period);
     }
-    let (status, driver) = campaign::status_with_driver(&a.dir).map_err(report)?;
+    let (status, driver) = campaign::status_with_driver(&dir).map_err(report)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&status)?)?;
     } else {
-        out!("{}", status.render(&driver, &a.dir, output_width()))?;
+        out!("{}", status.render(&driver, &dir, output_width()))?;
     }
     Ok(())
 }

@@ -248,6 +248,7 @@ pub fn synthetic_campaign(
         period_s: Some(2700.0),
         cost_model: None,
         strategy: Default::default(),
+        driver: None,
     };
     status.recompute();
     (inputs, settings, status)
