@@ -683,6 +683,16 @@ mod tests {
     }
 
     #[test]
+    fn a_campaign_made_again_with_force_forgets_the_last_ones_driver() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, _) = demo(tmp.path());
+        beat_at(&dir, 4242, "some-other-node", 60, false);
+        let file = tmp.path().join("demo-campaign.toml");
+        crate::campaign::demo::init_demo_at(&dir, &file, Some(0.0), true).unwrap();
+        assert_eq!(driver_state(&dir).unwrap(), DriverState::None);
+    }
+
+    #[test]
     fn the_json_view_names_state_pid_alive_and_last_seen() {
         let s = DriverState::Lost {
             pid: 9,
