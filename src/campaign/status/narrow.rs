@@ -160,13 +160,12 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::campaign::state::State;
 
     #[test]
     fn the_summary_comes_first_and_nothing_is_wider_than_the_width() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = crate::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
-        let status = Status::from_state(&State::load(&dir).unwrap(), &dir);
+        let (dir, state) = super::super::demo_state(tmp.path());
+        let status = Status::from_state(&state, &dir);
         let lost = DriverState::Lost {
             pid: 4242,
             host: crate::campaign::heartbeat::host_name(),

@@ -259,8 +259,7 @@ mod tests {
     #[test]
     fn columns_give_way_least_important_first_and_no_line_is_wider_than_asked() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = crate::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
-        let mut state = State::load(&dir).unwrap();
+        let (dir, mut state) = super::super::demo_state(tmp.path());
         let failed = (0, 0, 0);
         state.run_mut(failed).state = RunState::Failed;
         state.run_mut(failed).failure = Some(format!("exit status 1: {}", "x".repeat(200)));
