@@ -159,7 +159,9 @@ impl DriverState {
     /// [`LOST_AFTER`], it is lost. A viewer that reads the heartbeat only when the directory
     /// changes (a killed driver changes nothing) still reports it lost in time.
     pub fn aged(&self, by: Duration) -> DriverState {
-        let by = by.as_secs();
+        // Rounded up: the beat's age in whole seconds is never less than a fresh reading's
+        // would be, so the aged state turns lost no later than a new reading would.
+        let by = by.as_secs() + u64::from(by.subsec_nanos() > 0);
         match self.clone() {
             DriverState::Running { pid, host, seen_s }
             | DriverState::Stalled {
@@ -191,6 +193,23 @@ impl DriverState {
                 gone_s: gone_s + by,
             },
             other => other,
+        }
+    }
+
+    /// The state with the driver's pid asked again: a driver on this host whose pid is gone
+    /// is lost now, without waiting for its beat to age (a viewer can ask this every second;
+    /// it is one system call).
+    pub fn rechecked(&self) -> DriverState {
+        match self {
+            DriverState::Running { pid, host, seen_s }
+            | DriverState::Stalled {
+                pid, host, seen_s, ..
+            } if *host == host_name() && !process_exists(*pid) => DriverState::Lost {
+                pid: *pid,
+                host: host.clone(),
+                gone_s: *seen_s,
+            },
+            other => other.clone(),
         }
     }
 
@@ -296,8 +315,7 @@ pub fn driver_state_of(state: &State, dir: &Path, now: SystemTime) -> DriverStat
     }
     let now_s = unix_seconds(now);
     let seen_s = now_s.saturating_sub(beat.beat);
-    let pid_gone = beat.host == host_name() && !process_exists(beat.pid);
-    if pid_gone || seen_s >= LOST_AFTER.as_secs() {
+    if seen_s >= LOST_AFTER.as_secs() {
         return DriverState::Lost {
             pid: beat.pid,
             host: beat.host,
@@ -305,7 +323,7 @@ pub fn driver_state_of(state: &State, dir: &Path, now: SystemTime) -> DriverStat
         };
     }
     let idle = idle_for(state, dir, now);
-    match idle {
+    let beating = match idle {
         Some(idle) if idle >= STALL_AFTER => DriverState::Stalled {
             pid: beat.pid,
             host: beat.host,
@@ -317,7 +335,8 @@ pub fn driver_state_of(state: &State, dir: &Path, now: SystemTime) -> DriverStat
             host: beat.host,
             seen_s,
         },
-    }
+    };
+    beating.rechecked()
 }
 
 /// Time since the campaign last moved, while runs are queued (`None` when none is): since the
@@ -659,6 +678,32 @@ mod tests {
             DriverState::Done.aged(Duration::from_secs(60)),
             DriverState::Done
         );
+        // A part of a second counts as one: never younger than a new reading would say.
+        assert_eq!(s.aged(Duration::from_millis(7_100)).name(), "lost");
+    }
+
+    #[test]
+    fn rechecking_a_live_state_finds_a_dead_pid_on_this_host_only() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let running = |pid: u32, host: String| DriverState::Running {
+            pid,
+            host,
+            seen_s: 3,
+        };
+        assert_eq!(
+            running(dead, host_name()).rechecked(),
+            DriverState::Lost {
+                pid: dead,
+                host: host_name(),
+                gone_s: 3
+            }
+        );
+        let alive = running(std::process::id(), host_name());
+        assert_eq!(alive.rechecked(), alive);
+        let afar = running(dead, "some-other-node".into());
+        assert_eq!(afar.rechecked(), afar, "another host's pid cannot be asked");
     }
 
     #[test]

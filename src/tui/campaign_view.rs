@@ -103,6 +103,17 @@ impl DriverReading {
         self.state
             .aged(now.duration_since(self.at).unwrap_or_default())
     }
+
+    /// At a tick: asks the driver's pid again ([`DriverState::rechecked`]), so a driver killed
+    /// on this host shows as lost at the next tick, not only once its beat is old.
+    pub fn recheck(&mut self, now: SystemTime) {
+        let aged = self.at(now);
+        let checked = aged.rechecked();
+        if checked != aged {
+            self.state = checked;
+            self.at = now;
+        }
+    }
 }
 
 /// Means over the measured runs; the row's state from its runs.

@@ -363,12 +363,44 @@ fn the_status_line_tells_no_driver_from_running_lost_and_stalled() {
 fn a_running_driver_that_stops_beating_shows_lost_as_the_clock_moves_on() {
     let mut app = watching();
     let status = |app: &App| view::status::status_text(app).0;
+    // This process: alive, so only the beat's age can make it lost.
+    let pid = std::process::id();
+    let mut v = watched();
+    v.driver = Some(driver(DriverState::Running {
+        pid,
+        host: autolb::campaign::heartbeat::host_name(),
+        seen_s: 2,
+    }));
+    app.update(Event::Campaign(Box::new(v.clone())));
     let read_at = app.table.campaign.driver.as_ref().unwrap().at;
     app.update(Event::Tick(read_at + std::time::Duration::from_secs(5)));
     assert!(status(&app).contains("seen 7 s ago"), "{}", status(&app));
     app.update(Event::Tick(read_at + std::time::Duration::from_secs(9)));
     assert!(
-        status(&app).contains("campaign: driver lost (pid 4242 gone 11 s ago;"),
+        status(&app).contains(&format!("campaign: driver lost (pid {pid} gone 11 s ago;")),
+        "{}",
+        status(&app)
+    );
+    // A driver on this host whose pid is gone is lost at the next tick, its beat still fresh.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    v.driver = Some(driver(DriverState::Running {
+        pid: dead,
+        host: autolb::campaign::heartbeat::host_name(),
+        seen_s: 1,
+    }));
+    let mut app = watching();
+    app.update(Event::Campaign(Box::new(v)));
+    let read_at = app.table.campaign.driver.as_ref().unwrap().at;
+    assert!(
+        status(&app).contains("campaign: running"),
+        "{}",
+        status(&app)
+    );
+    app.update(Event::Tick(read_at + std::time::Duration::from_millis(500)));
+    assert!(
+        status(&app).contains(&format!("campaign: driver lost (pid {dead} gone 2 s ago;")),
         "{}",
         status(&app)
     );
