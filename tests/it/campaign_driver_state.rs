@@ -9,23 +9,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{self, autolb, CampaignToml};
+use crate::common::{self, autolb};
 
-/// A campaign whose runs take a minute (`sleep 60`): the driver is mid-campaign whenever the
-/// test looks.
 fn slow_campaign(tmp: &Path) -> PathBuf {
-    common::init_demo_campaign(
-        tmp,
-        "camp",
-        &CampaignToml::default().table(
-            r#"
-[executor]
-kind = "command"
-jobs = 2
-command = ["sh", "-c", "sleep 60"]
-"#,
-        ),
-    )
+    common::slow_command_campaign(tmp)
 }
 
 fn start_driver(dir: &Path) -> Child {
@@ -98,6 +85,13 @@ fn a_sigkilled_driver_is_reported_lost_within_ten_seconds() {
     let driver = status_json(&dir)["driver"].clone();
     assert_eq!(driver["state"], "running", "{driver}");
     assert!(driver["last_seen_s"].as_u64().unwrap() <= 3, "{driver}");
+
+    // `next` leaves the runs to the live driver and says who it is.
+    let next = autolb().args(["campaign", "next"]).arg(&dir).stdout_ok();
+    assert!(
+        next.contains(&format!("running (driver pid {}, seen", child.id())),
+        "{next}"
+    );
 
     child.kill().unwrap(); // SIGKILL: no chance to say goodbye
     let killed = Instant::now();
