@@ -133,7 +133,7 @@ pub struct TestIteration {
     pub runs: Vec<Run>,
     /// Taken once every run of the iteration has ended.
     pub decision: Option<Decision>,
-    /// Why the strategy chose this test (`model: upper FN 0.93 > best 0.91`). Algorithm 1
+    /// Why the strategy chose this test (`model: upper band 0.930 > best 0.910 on the model's FN scale`). Algorithm 1
     /// leaves it out: its reasons follow from the decisions (see [`super::status()`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,

@@ -113,7 +113,6 @@ impl App {
                     self.set_calibration(fit);
                 }
                 self.table.show(*view);
-                self.rescore_table();
             }
             Event::Done(outcome) => self.on_outcome(outcome),
             Event::Signal(sig) => {
@@ -142,12 +141,6 @@ impl App {
             }
             Outcome::Failed(e) => self.ui.error = Some(e),
         }
-    }
-
-    /// The table's FN (see `IterRow::shown_fittingness`), at the campaign's TTS_w.
-    pub(super) fn rescore_table(&mut self) {
-        self.table
-            .rescore(&self.ranking.problem, self.ranking.tts_w());
     }
 
     /// Performs an action (public so tests and the demo can drive it by name); returns the
@@ -358,7 +351,6 @@ impl App {
         if let Some(n) = target {
             self.trade_off.select(&n);
         }
-        self.rescore_table();
         old
     }
 

@@ -1,5 +1,8 @@
-//! The iteration table's view model: rows, the best one, who drives the campaign, and the
-//! fittingness the table shows. The [`loader`] fills it from a watched directory.
+//! The iteration table's view model: rows, the best one, who drives the campaign, and each
+//! row's fittingness. A measured row has one FN, the one the campaign chooses its best by
+//! (normalised over every measured configuration, at the campaign's TTS_w), on every screen:
+//! table, best line, detail view, `campaign status` and the report. The [`loader`] fills it
+//! from a watched directory.
 
 mod loader;
 
@@ -9,8 +12,8 @@ use std::time::SystemTime;
 use super::calibration::Calibration;
 
 use autolb::campaign::status::runs_summary;
+use autolb::campaign::strategy::algorithm1::{fittingness_and_best, Measured};
 use autolb::campaign::DriverState;
-use autolb::metrics::{self, Bounds};
 
 pub use loader::{Loader, LoaderComponent};
 
@@ -42,13 +45,9 @@ pub struct IterRow {
     /// Fraction.
     pub coupling_cost: Option<f64>,
     pub partial_coupling_cost: Vec<Option<f64>>,
-    /// The campaign's own fittingness (normalised over the measured configurations; it
-    /// chooses the best, method.md).
+    /// The campaign's fittingness: normalised over its measured configurations, at its
+    /// TTS_w; it chooses the best. Every view shows this one.
     pub fittingness: Option<f64>,
-    /// The fittingness the table shows: normalised over the prediction's bounds, widened
-    /// only by measured values outside them, so it stays put as other rows land. Set by the
-    /// app ([`stable_fittingness`]); `None` until then.
-    pub shown_fittingness: Option<f64>,
     pub donor: Option<String>,
     pub recipient: Option<String>,
     pub step: Option<u32>,
@@ -135,88 +134,36 @@ pub fn summarise_row(row: &mut IterRow) {
     row.state = runs_summary(word, done, 0, row.runs.len());
 }
 
-/// Fittingness of every measured row, normalised over the measured rows (method.md: the best
-/// configuration is chosen over all measured configurations).
-pub fn score_rows(rows: &mut [IterRow], tts_w: f64) {
-    let measured: Vec<(f64, f64)> = rows
+/// Scores the measured rows of plain run directories the way a campaign scores its
+/// configurations, with the library's own rule (normalised over every measured row; ties go
+/// to fewer PEs, then to the PE counts in order): sets each row's FN and returns the best.
+pub fn score_rows(rows: &mut [IterRow], tts_w: f64) -> Option<usize> {
+    let measured: Vec<(usize, Measured)> = rows
         .iter()
-        .filter_map(|r| Some((r.sypd?, r.chsy?)))
-        .collect();
-    let (Some(sb), Some(cb)) = (
-        Bounds::of(measured.iter().map(|m| m.0)),
-        Bounds::of(measured.iter().map(|m| m.1)),
-    ) else {
-        return;
-    };
-    for row in rows.iter_mut() {
-        if row.fittingness.is_none() {
-            if let (Some(s), Some(c)) = (row.sypd, row.chsy) {
-                row.fittingness = Some(metrics::fittingness_in(tts_w, s, c, &sb, &cb));
-            }
-        }
-    }
-}
-
-/// The fittingness the table shows (see [`IterRow::shown_fittingness`]): normalised over the
-/// prediction's bounds, each widened only when a measured value falls outside it.
-pub fn stable_fittingness(rows: &mut [IterRow], tts_w: f64, sypd: Bounds, chsy: Bounds) {
-    let (mut sb, mut cb) = (sypd, chsy);
-    for r in rows.iter() {
-        if let (Some(s), Some(c)) = (r.sypd, r.chsy) {
-            sb = sb.include(s);
-            cb = cb.include(c);
-        }
-    }
-    for r in rows.iter_mut() {
-        r.shown_fittingness = match (r.sypd, r.chsy) {
-            (Some(s), Some(c)) => Some(metrics::fittingness_in(tts_w, s, c, &sb, &cb)),
-            _ => None,
-        };
-    }
-}
-
-/// The row with the highest fittingness (ties: fewer PEs).
-pub fn best_row(rows: &[IterRow]) -> Option<usize> {
-    rows.iter()
         .enumerate()
-        .filter_map(|(i, r)| Some((i, r.fittingness?, r.nproc.iter().sum::<u32>())))
-        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.2.cmp(&a.2)))
-        .map(|(i, _, _)| i)
+        .filter_map(|(i, r)| {
+            Some((
+                i,
+                Measured {
+                    nproc: r.nproc.clone(),
+                    total_nproc: r.nproc.iter().sum(),
+                    sypd: r.sypd?,
+                    chsy: r.chsy?,
+                },
+            ))
+        })
+        .collect();
+    let configs: Vec<Measured> = measured.iter().map(|(_, m)| m.clone()).collect();
+    let (fns, best) = fittingness_and_best(&configs, tts_w);
+    for ((i, _), f) in measured.iter().zip(fns) {
+        rows[*i].fittingness = Some(f);
+    }
+    best.map(|b| measured[b].0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_shown_fittingness_does_not_move_when_another_row_lands_inside_the_bounds() {
-        let row = |s: f64, c: f64| IterRow {
-            sypd: Some(s),
-            chsy: Some(c),
-            ..IterRow::default()
-        };
-        let sb = Bounds {
-            min: 10.0,
-            max: 20.0,
-        };
-        let cb = Bounds {
-            min: 800.0,
-            max: 1000.0,
-        };
-        let mut rows = vec![row(15.0, 900.0)];
-        stable_fittingness(&mut rows, 0.5, sb, cb);
-        assert_eq!(rows[0].shown_fittingness, Some(0.5));
-        rows.push(row(19.0, 810.0));
-        rows.push(IterRow::default());
-        stable_fittingness(&mut rows, 0.5, sb, cb);
-        assert_eq!(rows[0].shown_fittingness, Some(0.5), "unchanged");
-        assert_eq!(rows[2].shown_fittingness, None, "not measured");
-        // A measured value outside the prediction's bounds widens them.
-        rows.push(row(30.0, 900.0));
-        stable_fittingness(&mut rows, 0.5, sb, cb);
-        assert_eq!(rows[0].shown_fittingness, Some(0.5 * 0.25 + 0.5 * 0.5));
-        assert_eq!(rows[3].shown_fittingness, Some(0.5 + 0.25));
-    }
 
     #[test]
     fn a_driver_read_running_ages_into_lost_without_a_new_reading() {
@@ -241,21 +188,25 @@ mod tests {
     }
 
     #[test]
-    fn best_is_highest_fittingness() {
-        let row = |f: Option<f64>, p: u32| IterRow {
+    fn rows_are_scored_over_the_measured_ones_and_ties_go_to_fewer_pes() {
+        let row = |m: Option<(f64, f64)>, p: u32| IterRow {
             iteration: 1,
             test: 1,
             nproc: vec![p],
-            fittingness: f,
+            sypd: m.map(|m| m.0),
+            chsy: m.map(|m| m.1),
             ..IterRow::default()
         };
-        let rows = vec![
-            row(Some(0.5), 10),
+        let mut rows = vec![
+            row(Some((10.0, 100.0)), 10),
             row(None, 1),
-            row(Some(0.9), 20),
-            row(Some(0.9), 15),
+            row(Some((20.0, 100.0)), 20),
+            row(Some((20.0, 100.0)), 15),
         ];
-        assert_eq!(best_row(&rows), Some(3));
-        assert_eq!(best_row(&rows[..2]), Some(0));
+        assert_eq!(score_rows(&mut rows, 1.0), Some(3));
+        assert_eq!(rows[0].fittingness, Some(0.0));
+        assert_eq!(rows[1].fittingness, None, "not measured");
+        assert_eq!(rows[2].fittingness, Some(1.0));
+        assert_eq!(score_rows(&mut rows[..2], 0.5), Some(0));
     }
 }

@@ -51,7 +51,12 @@ pub(super) fn watched() -> CampaignView {
     for it in 0..2u32 {
         for (t, pes) in nproc.iter().enumerate() {
             let t = t as u32;
-            let sypd = 16.0 + f64::from(t) * 0.4 + f64::from(it) * 0.3;
+            // The best (iteration 0, test 2) is the fastest and cheapest.
+            let sypd = if (it, t) == (0, 2) {
+                18.4
+            } else {
+                16.0 + f64::from(t) * 0.4 + f64::from(it) * 0.3
+            };
             let (state, runs, failed) = match (it, t) {
                 (1, 4) => ("running 1/2".to_string(), vec![run(1, true, sypd)], 0),
                 (1, 5) => ("pending 0/2".to_string(), vec![], 0),
@@ -86,8 +91,7 @@ pub(super) fn watched() -> CampaignView {
                 chsy: measured.then_some(24.0 * f64::from(pes[0] + pes[1]) / sypd),
                 coupling_cost: measured.then_some(0.02 + 0.01 * f64::from(t)),
                 partial_coupling_cost: vec![Some(0.01), Some(0.02)],
-                fittingness: measured.then_some(0.5),
-                shown_fittingness: None,
+                fittingness: None,
                 donor: measured.then(|| "IFS".into()),
                 recipient: measured.then(|| "NEMO".into()),
                 step: Some(48 >> it),
@@ -99,6 +103,9 @@ pub(super) fn watched() -> CampaignView {
             });
         }
     }
+    // Scored as a campaign scores its measured configurations.
+    let best = super::campaign_view::score_rows(&mut rows, 0.5);
+    assert_eq!(best, Some(2));
     CampaignView {
         dir: Some(PathBuf::from("/scratch/camp")),
         state: "running".into(),
@@ -111,7 +118,7 @@ pub(super) fn watched() -> CampaignView {
         best_caveat: Some("1 of 2 runs".into()),
         components: vec!["IFS".into(), "NEMO".into()],
         rows,
-        best: Some(2),
+        best,
         pending_runs: 1,
         error: None,
         fitted: None,
@@ -153,7 +160,7 @@ fn at_80x24_a_watcher_sees_state_best_eight_rows_and_the_slider() {
         "{screen}"
     );
     assert!(
-        screen.contains("★ best IFS 432 + NEMO 216 · SYPD 16.80 · CHSY 926 · FN 0.851"),
+        screen.contains("★ best IFS 432 + NEMO 216 · SYPD 18.40 · CHSY 845 · FN 1.000"),
         "{screen}"
     );
     assert!(screen.contains("⚠ on 1 of 2 runs"), "{screen}");
@@ -232,7 +239,7 @@ fn help_and_popups_scroll_to_their_last_line() {
     let help = view::help::READING.join(" ");
     assert!(help.contains("finished (measured; the step fell below minimum_step"));
     assert!(help.contains("done (measured; the test goes on"));
-    assert!(help.contains("FN in the table is normalised over the prediction's"));
+    assert!(help.contains("FN of a measured row is the campaign's"));
     app.update(key('?'));
     assert_eq!(app.ui.overlay, Overlay::None);
 
@@ -291,18 +298,38 @@ fn the_table_pages_and_follows_new_rows_only_while_at_the_end() {
 }
 
 #[test]
-fn the_tables_fn_stays_put_when_another_row_lands() {
+fn measured_fns_are_the_campaigns_and_the_what_if_budget_only_flags_the_best() {
     let mut app = app();
     let mut view = watched();
-    view.rows.truncate(2);
-    view.rows[1].sypd = None;
-    view.rows[1].chsy = None;
-    app.update(Event::Campaign(Box::new(view.clone())));
-    let first = app.table.campaign.rows[0].shown_fittingness.unwrap();
-    view.rows[1] = watched().rows[1].clone();
+    view.rows[2].fittingness = Some(0.963);
     app.update(Event::Campaign(Box::new(view)));
-    assert_eq!(app.table.campaign.rows[0].shown_fittingness, Some(first));
-    assert!(app.table.campaign.rows[1].shown_fittingness.is_some());
+    let best = |app: &App| view::status::best_text(app);
+    let row_fn = |app: &App| app.table.campaign.rows[2].fittingness;
+    assert!(best(&app).contains("FN 0.963"), "{}", best(&app));
+    assert!(!best(&app).contains("what-if"), "{}", best(&app));
+    // Down the budget until the best (432 + 216 PEs) no longer fits: its FN stays, and the
+    // best line says it is over the budget.
+    for _ in 0..200 {
+        if app.ranking.problem.settings.max_nproc < 648 {
+            break;
+        }
+        app.apply(crate::tui::keys::Action::BudgetDown);
+    }
+    let budget = app.ranking.problem.settings.max_nproc;
+    assert!(budget < 648, "the budget went down to {budget}");
+    assert_eq!(row_fn(&app), Some(0.963), "the slider moves no measured FN");
+    assert!(best(&app).contains("FN 0.963"), "{}", best(&app));
+    assert!(
+        best(&app).contains(&format!("648 PEs: over the what-if budget {budget}")),
+        "{}",
+        best(&app)
+    );
+    let detail = view::detail::row_lines(&app, 2).join("\n");
+    assert!(detail.contains("FN 0.963"), "{detail}");
+    assert!(
+        detail.contains("normalised over the 5 measured configurations at TTS_w 0.50"),
+        "{detail}"
+    );
 }
 
 #[test]

@@ -3,10 +3,9 @@
 
 use std::time::SystemTime;
 
-use autolb::predict::Problem;
 use autolb::watch::{ActiveMode, WatchEvent};
 
-use super::campaign_view::{stable_fittingness, CampaignView};
+use super::campaign_view::CampaignView;
 
 /// What the status line says about watching.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -60,18 +59,6 @@ impl TableState {
 
     fn last(&self) -> usize {
         self.campaign.rows.len().saturating_sub(1)
-    }
-
-    /// The table's FN (see `IterRow::shown_fittingness`), at the campaign's TTS_w or else the
-    /// app's, normalised with the problem's bounds.
-    pub fn rescore(&mut self, problem: &Problem, app_tts_w: f64) {
-        let tts_w = self.campaign.tts_w.unwrap_or(app_tts_w);
-        stable_fittingness(
-            &mut self.campaign.rows,
-            tts_w,
-            problem.sypd_bounds,
-            problem.chsy_bounds,
-        );
     }
 
     pub fn on_watch(&mut self, event: WatchEvent, at: SystemTime) {

@@ -331,7 +331,6 @@ fn sample_view() -> CampaignView {
                 coupling_cost: sypd.map(|_| 0.031),
                 partial_coupling_cost: vec![Some(0.02), Some(0.011)],
                 fittingness: fnv,
-                shown_fittingness: None,
                 failed: 0,
                 donor: fnv.map(|_| "IFS".into()),
                 recipient: fnv.map(|_| "NEMO".into()),
@@ -415,11 +414,12 @@ fn campaign_and_watch_events_fill_the_table_and_status() {
     );
     // The strategy's reason for a test shows in its detail.
     let mut guided = sample_view();
-    guided.rows[2].reason = Some("model: upper FN 0.930 > best 0.910".into());
+    guided.rows[2].reason =
+        Some("model: upper band 0.930 > best 0.910 on the model's FN scale".into());
     app.update(Event::Campaign(Box::new(guided)));
     let lines = view::detail::row_lines(&app, 2).join("\n");
     assert!(
-        lines.contains("why: model: upper FN 0.930 > best 0.910"),
+        lines.contains("why: model: upper band 0.930 > best 0.910 on the model's FN scale"),
         "{lines}"
     );
     // A shorter table clamps the selection.

@@ -200,7 +200,7 @@ pub struct TestView {
     /// Why the step was halved, why the test stopped.
     pub notes: Vec<String>,
     /// Why this test runs in this iteration: the guided strategy's choice
-    /// (`model: upper FN 0.93 > best 0.91`, `donor/recipient: ...`, `repetition: ...`), or
+    /// (`model: upper band 0.930 > best 0.910 on the model's FN scale`, `donor/recipient: ...`, `repetition: ...`), or
     /// for Algorithm 1 its origin (iteration 0) or the move that led here.
     #[serde(default)]
     pub reason: Option<String>,

@@ -17,7 +17,7 @@ use autolb::campaign::state::STATE_FILE;
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
 use autolb::timing::{self, ReadOptions, Reading};
 
-use super::{best_row, score_rows, summarise_row, CampaignView, DriverReading, IterRow, RunRow};
+use super::{score_rows, summarise_row, CampaignView, DriverReading, IterRow, RunRow};
 use crate::tui::calibration::Calibration;
 
 /// A component as the loader needs it.
@@ -303,7 +303,6 @@ impl Loader {
                         .iter()
                         .filter(|r| r.state == RunState::Failed)
                         .count(),
-                    shown_fittingness: None,
                     job: t.runs.iter().rev().find_map(|r| r.job.clone()),
                     runs: t
                         .runs
@@ -414,8 +413,7 @@ impl Loader {
             summarise_row(&mut row);
             view.rows.push(row);
         }
-        score_rows(&mut view.rows, self.tts_w);
-        view.best = best_row(&view.rows);
+        view.best = score_rows(&mut view.rows, self.tts_w);
         view.state = if view.rows.is_empty() {
             "waiting for runs".into()
         } else if view.pending_runs > 0 {

@@ -213,7 +213,7 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
             opt(r.sypd, 2),
             opt(r.chsy, 0),
             opt(r.coupling_cost.map(|c| c * 100.0), 2),
-            opt(r.shown_fittingness.or(r.fittingness), 3)
+            opt(r.fittingness, 3)
         ),
     ];
     for (n, c) in names.iter().zip(&r.partial_coupling_cost) {
@@ -222,20 +222,27 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
             opt(c.map(|v| v * 100.0), 2)
         ));
     }
-    if let (Some(d), Some(t)) = (&r.donor, &r.recipient) {
-        out.push(format!(
-            "next: move {} PEs from {d} to {t}",
-            r.step.map_or("-".into(), |s| s.to_string())
-        ));
+    // A guided test has no step of its own (0): its next configuration is the model's choice.
+    if let (Some(d), Some(t), Some(step)) = (&r.donor, &r.recipient, r.step.filter(|&s| s > 0)) {
+        out.push(format!("next: move {step} PEs from {d} to {t}"));
     }
     if let Some(reason) = &r.reason {
         out.push(format!("why: {reason}"));
     }
+    let view = &app.table.campaign;
+    let mut measured: Vec<&[u32]> = view
+        .rows
+        .iter()
+        .filter(|r| r.fittingness.is_some())
+        .map(|r| r.nproc.as_slice())
+        .collect();
+    measured.sort();
+    measured.dedup();
+    let measured = measured.len();
+    out.push(format!("state {}", r.state));
     out.push(format!(
-        "state {}   FN {} (the campaign's own, normalised over its measured runs: {})",
-        r.state,
-        opt(r.shown_fittingness, 3),
-        opt(r.fittingness, 3)
+        "FN: normalised over the {measured} measured configurations at TTS_w {}, as the campaign chooses its best",
+        view.tts_w.map_or("-".into(), |w| format!("{w:.2}"))
     ));
     out.push(String::new());
     for run in &r.runs {

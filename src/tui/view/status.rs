@@ -48,10 +48,18 @@ pub fn best_text(app: &App) -> String {
         pes.join(" + "),
         opt(r.sypd, 2),
         opt(r.chsy, 0),
-        opt(r.shown_fittingness.or(r.fittingness), 3),
+        opt(r.fittingness, 3),
     );
     if let Some(c) = &view.best_caveat {
         text.push_str(&format!(" · ⚠ on {c}"));
+    }
+    // The budget slider asks "what if"; the measured best keeps its FN but may not fit.
+    let budget = app.ranking.problem.settings.max_nproc;
+    let balanced: u32 = r.nproc.iter().sum();
+    if balanced > budget {
+        text.push_str(&format!(
+            " · ⚠ {balanced} PEs: over the what-if budget {budget}"
+        ));
     }
     match &r.label {
         Some(label) => text.push_str(&format!(" · {label}")),

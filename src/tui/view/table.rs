@@ -98,7 +98,7 @@ fn columns<'a>(app: &'a App, names: &[String]) -> Vec<Column<'a>> {
         },
         Column {
             header: "FN".into(),
-            cell: Box::new(|_, r| opt(r.shown_fittingness.or(r.fittingness), 3)),
+            cell: Box::new(|_, r| opt(r.fittingness, 3)),
             drop_order: 0,
         },
         Column {
@@ -111,7 +111,12 @@ fn columns<'a>(app: &'a App, names: &[String]) -> Vec<Column<'a>> {
         },
         Column {
             header: "step".into(),
-            cell: Box::new(|_, r| r.step.map_or("-".into(), |s| s.to_string())),
+            // A guided test has no step (0): a dash, like a row without one.
+            cell: Box::new(|_, r| {
+                r.step
+                    .filter(|&s| s > 0)
+                    .map_or("-".into(), |s| s.to_string())
+            }),
             drop_order: 3,
         },
         Column {
@@ -220,13 +225,7 @@ fn fingerprint(app: &App, names: &[String], width: u16) -> u64 {
         for &p in &r.nproc {
             h.write_u32(p);
         }
-        for v in [
-            r.sypd,
-            r.chsy,
-            r.coupling_cost,
-            r.shown_fittingness,
-            r.fittingness,
-        ] {
+        for v in [r.sypd, r.chsy, r.coupling_cost, r.fittingness] {
             h.write_u64(u64::from(v.is_some()));
             h.write_u64(v.map_or(0, f64::to_bits));
         }

@@ -117,11 +117,12 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
                 step,
                 runs: 1,
                 reason: Some(format!(
-                    "donor/recipient: {} PEs {} -> {} from the best ({}); model: upper FN {upper:.3} > best {best_fn:.3}",
+                    "donor/recipient: {} PEs {} -> {} from the best ({}); model: {}",
                     step,
                     view.names[donor],
                     view.names[recipient],
-                    describe(&view.names, &best.config.nproc)
+                    describe(&view.names, &best.config.nproc),
+                    on_the_model_scale(upper, best_fn)
                 )),
             });
         }
@@ -169,7 +170,8 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
             step: 0,
             runs: 1,
             reason: Some(format!(
-                "model: upper FN {upper:.3} > best {best_fn:.3} (expected gain {ei:.4})"
+                "model: {} (expected gain {ei:.4})",
+                on_the_model_scale(*upper, best_fn)
             )),
         });
     }
@@ -191,7 +193,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
                 step: 0,
                 runs: 1,
                 reason: Some(format!(
-                    "repetition: FN {:.3} is within {margin:.3} of the best {best_fn:.3} ({} of at most {} runs)",
+                    "repetition: model-scale FN {:.3} is within {margin:.3} of the best {best_fn:.3} ({} of at most {} runs)",
                     k.fn_,
                     m.attempts + 1,
                     s.repetitions
@@ -241,6 +243,18 @@ fn donor_move(
         step /= 2;
     }
     None
+}
+
+/// A model's comparison in words. Its FN is on the landscape's scale (normalised over the
+/// predicted range, see [`Landscape::fn_at`]), not the campaign's FN over its measured runs,
+/// so it says so, and says why a value above 1 is possible.
+fn on_the_model_scale(upper: f64, best_fn: f64) -> String {
+    let above = if upper > 1.0 {
+        "; above 1: beyond the predicted range"
+    } else {
+        ""
+    };
+    format!("upper band {upper:.3} > best {best_fn:.3} on the model's FN scale{above}")
 }
 
 #[cfg(test)]
@@ -302,7 +316,7 @@ mod tests {
         for (k, t) in chosen.next.iter().enumerate() {
             let reason = t.reason.clone().unwrap();
             assert!(
-                reason.starts_with("model: upper FN ") || reason.starts_with("donor/recipient: "),
+                reason.starts_with("model: upper band ") || reason.starts_with("donor/recipient: "),
                 "{reason}"
             );
             assert!(t.test.is_none() && t.runs == 1);
