@@ -105,7 +105,12 @@ impl App {
                 }
             }
             Event::Resize => {}
-            Event::Tick(now) => self.ui.now = now,
+            Event::Tick(now) => {
+                self.ui.now = now;
+                if let Some(driver) = &mut self.table.campaign.driver {
+                    driver.recheck(now);
+                }
+            }
             Event::Watch(e, at) => self.table.on_watch(e, at),
             Event::Campaign(mut view) => {
                 if let Some(fit) = view.fitted.take() {
