@@ -339,6 +339,7 @@ impl Driver {
                             run.state = RunState::Done;
                             run.metrics = Some(m);
                             run.failure = None;
+                            run.ended_at = Some(super::state::unix_now());
                             self.emit(DriveEvent::RunEnded {
                                 run: req.id.clone(),
                                 state: RunState::Done,
@@ -390,6 +391,7 @@ impl Driver {
             });
         } else {
             run.state = RunState::Failed;
+            run.ended_at = Some(super::state::unix_now());
             self.emit(DriveEvent::RunEnded {
                 run: req.id.clone(),
                 state: RunState::Failed,
@@ -479,6 +481,8 @@ impl Driver {
             run.state = RunState::Running;
             run.ticket = Some(ticket.clone());
             run.attempts = attempt;
+            run.started_at = Some(super::state::unix_now());
+            run.ended_at = None;
             self.save()?;
             self.emit(DriveEvent::RunStarted {
                 run: req.id.clone(),

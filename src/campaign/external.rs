@@ -365,6 +365,7 @@ pub fn record(
     }
     let run = &mut state.iterations[i].tests[t].runs[r];
     run.attempts = run.attempts.max(1);
+    run.ended_at = Some(super::state::unix_now());
     match &metrics {
         Some(m) => {
             run.state = RunState::Done;

@@ -175,6 +175,8 @@ fn new_test_iteration(
                 attempts: 0,
                 metrics: None,
                 failure: None,
+                started_at: None,
+                ended_at: None,
             })
             .collect(),
         decision: None,

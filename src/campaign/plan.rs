@@ -18,7 +18,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::state::{FrozenComponent, State};
+use super::state::{bound_is_proven, iteration_bound, State};
 use super::status::NameMap;
 use super::CampaignError;
 use crate::config::CampaignFile;
@@ -97,10 +97,7 @@ pub fn plan_of(state: &State) -> Plan {
         tests,
         repetitions: s.repetitions,
         max_iterations: iteration_bound(&state.components, s.initial_step, s.minimum_step),
-        // The bound follows Algorithm 1's moves; a guided campaign usually takes fewer
-        // iterations, but nothing proves it.
-        bound_proven: state.components.len() <= 2
-            && state.settings.strategy == crate::config::Strategy::Algorithm1,
+        bound_proven: bound_is_proven(state),
         job_nproc: s.max_nproc.max(largest_start).saturating_add(s.extra_pes),
         max_nproc: s.max_nproc,
         extra_pes: s.extra_pes,
@@ -109,38 +106,10 @@ pub fn plan_of(state: &State) -> Plan {
     }
 }
 
-/// Most moves a component can receive at one step value: one per PE count it can grow to.
-fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
-    let range = u64::from(c.high.saturating_sub(c.low));
-    match &c.allowed {
-        Some(list) => list.iter().filter(|&&p| p > c.low && p <= c.high).count() as u64,
-        None => range.div_ceil(u64::from(step.max(1))),
-    }
-}
-
-/// An upper bound on the lb-iterations of any test (see the module doc).
-pub fn iteration_bound(
-    components: &[FrozenComponent],
-    initial_step: u32,
-    minimum_step: u32,
-) -> u32 {
-    let mut total: u64 = 1;
-    let mut step = initial_step;
-    while step >= minimum_step.max(1) {
-        let counts = components.iter().map(|c| moves_at(c, step));
-        total += if components.len() <= 2 {
-            counts.max().unwrap_or(0)
-        } else {
-            counts.sum()
-        };
-        step /= 2;
-    }
-    u32::try_from(total).unwrap_or(u32::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::campaign::state::FrozenComponent;
     use std::path::PathBuf;
 
     fn comp(low: u32, high: u32, allowed: Option<Vec<u32>>) -> FrozenComponent {

@@ -155,6 +155,20 @@ pub struct Run {
     pub metrics: Option<RunMetrics>,
     /// Why the run failed.
     pub failure: Option<String>,
+    /// When its last attempt started and when it ended (unix seconds; absent for runs run
+    /// outside a driver, and in states written before they were kept): the wall times a
+    /// progress line's ETA comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<f64>,
+}
+
+/// Now, in unix seconds (0 before 1970).
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// A run's state.
@@ -509,6 +523,46 @@ fn holder_text(dir: &Path) -> String {
         let _ = f.read_to_string(&mut text);
     }
     text.trim().to_string()
+}
+
+// How many lb-iterations a campaign can take at most: Algorithm 1 moves each test by `step`
+// until it reaches its limit, halving the step down to `minimum_step` (the reasoning is in
+// `campaign::plan`'s module docs). Here, below both the plan and the status that show it.
+
+/// Whether [`iteration_bound`] is proven for this campaign. The bound follows Algorithm 1's
+/// moves; a guided campaign usually takes fewer iterations, but nothing proves it, and with
+/// more than two components the donor and recipient change.
+pub fn bound_is_proven(state: &State) -> bool {
+    state.components.len() <= 2 && state.settings.strategy == crate::config::Strategy::Algorithm1
+}
+
+/// Most moves a component can receive at one step value: one per PE count it can grow to.
+fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
+    let range = u64::from(c.high.saturating_sub(c.low));
+    match &c.allowed {
+        Some(list) => list.iter().filter(|&&p| p > c.low && p <= c.high).count() as u64,
+        None => range.div_ceil(u64::from(step.max(1))),
+    }
+}
+
+/// An upper bound on the lb-iterations of any test (see the module doc).
+pub fn iteration_bound(
+    components: &[FrozenComponent],
+    initial_step: u32,
+    minimum_step: u32,
+) -> u32 {
+    let mut total: u64 = 1;
+    let mut step = initial_step;
+    while step >= minimum_step.max(1) {
+        let counts = components.iter().map(|c| moves_at(c, step));
+        total += if components.len() <= 2 {
+            counts.max().unwrap_or(0)
+        } else {
+            counts.sum()
+        };
+        step /= 2;
+    }
+    u32::try_from(total).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]

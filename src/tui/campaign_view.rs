@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use super::calibration::Calibration;
 
+use autolb::campaign::status::progress::Progress;
 use autolb::campaign::status::runs_summary;
 use autolb::campaign::strategy::algorithm1::{fittingness_and_best, Measured};
 use autolb::campaign::DriverState;
@@ -81,6 +82,8 @@ pub struct CampaignView {
     /// Runs whose output is still being written ("incoming").
     pub pending_runs: usize,
     pub error: Option<String>,
+    /// Where the campaign stands (campaign directories only).
+    pub progress: Option<Progress>,
     /// The calibrated model refitted on the campaign's measured runs (campaign directories
     /// only; `None` until a run is usable or when nothing changed since the last fit).
     pub fitted: Option<Calibration>,

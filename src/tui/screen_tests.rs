@@ -122,6 +122,7 @@ pub(super) fn watched() -> CampaignView {
         pending_runs: 1,
         error: None,
         fitted: None,
+        progress: None,
     }
 }
 
@@ -771,4 +772,48 @@ fn the_table_filters_sorts_and_pages_a_rows_logs_by_keyboard() {
     );
     app.update(special(KeyCode::Esc, KeyModifiers::NONE));
     assert_eq!(app.ui.overlay, Overlay::None);
+}
+
+#[test]
+fn the_progress_line_sits_on_the_tables_border_and_gives_way_at_80_columns() {
+    let mut app = watching();
+    let mut view = watched();
+    let started = app
+        .ui
+        .now
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        - 190.0;
+    view.progress = Some(autolb::campaign::status::progress::Progress {
+        iteration: Some(1),
+        iterations_at_most: Some(9),
+        bound_proven: true,
+        done: 9,
+        running: 1,
+        queued: 1,
+        failed: 3,
+        first_start: Some(started),
+        last_end: None,
+        mean_run_s: Some(40.0),
+        iteration_left: 2,
+        best_fn_by_iteration: vec![0.61, 1.0],
+        finished: false,
+    });
+    app.update(Event::Campaign(Box::new(view)));
+    let wide = text(&draw(&app, 160, 50));
+    assert!(
+        wide.contains(
+            "iteration 1 (at most 9 in all) · runs 9 done, 1 running, 1 queued, 3 failed · 3 min 10 s elapsed · iteration ETA 1 min 00 s · best FN ▅█"
+        ),
+        "{wide}"
+    );
+    let narrow = text(&draw(&app, 80, 24));
+    let line = narrow
+        .lines()
+        .find(|l| l.starts_with('└') && l.contains("runs"))
+        .unwrap_or_else(|| panic!("{narrow}"));
+    assert!(line.contains("iteration 1 (at most 9 in all)"), "{line}");
+    assert!(line.contains("ETA 1 min 00 s"), "{line}");
+    assert_eq!(line.chars().count(), 80, "{line}");
 }

@@ -44,6 +44,8 @@ fn pending_test(iteration: u32, test: u32, nproc: [u32; 2], step: u32) -> TestIt
                 attempts: 0,
                 metrics: None,
                 failure: None,
+                started_at: None,
+                ended_at: None,
             })
             .collect(),
         decision: None,

@@ -18,6 +18,7 @@ use super::state::{run_dir_relative, Outcome, RunMetrics, RunState, State};
 use super::strategy::algorithm1::{self, describe, Measured};
 
 mod narrow;
+pub mod progress;
 mod table;
 pub use table::runs_summary;
 
@@ -156,6 +157,12 @@ pub struct Status {
     /// Boxed: a status is carried whole in reports, where it should stay small.
     #[serde(default)]
     pub driver: Option<Box<super::DriverView>>,
+    /// An upper bound on the lb-iterations ([`crate::campaign::plan`]), and whether it is
+    /// proven (Algorithm 1 with two components) or an estimate.
+    #[serde(default)]
+    pub iterations_at_most: Option<u32>,
+    #[serde(default)]
+    pub bound_proven: bool,
 }
 
 /// Runs per state over the whole campaign.
@@ -222,6 +229,11 @@ pub struct RunView {
     pub job: Option<String>,
     pub attempts: u32,
     pub failure: Option<String>,
+    /// When its last attempt started and ended (unix seconds), when a driver ran it.
+    #[serde(default)]
+    pub started_at: Option<f64>,
+    #[serde(default)]
+    pub ended_at: Option<f64>,
 }
 
 impl RunView {
@@ -301,6 +313,8 @@ impl Status {
                             job: run.ticket.as_ref().map(|t| t.0.clone()),
                             attempts: run.attempts,
                             failure: run.failure.clone(),
+                            started_at: run.started_at,
+                            ended_at: run.ended_at,
                         }
                     })
                     .collect();
@@ -388,6 +402,12 @@ impl Status {
             cost_model: state.settings.cost_model.clone(),
             strategy: state.settings.strategy,
             driver: None,
+            iterations_at_most: Some(super::state::iteration_bound(
+                &state.components,
+                state.settings.initial_step,
+                state.settings.minimum_step,
+            )),
+            bound_proven: super::state::bound_is_proven(state),
         };
         status.recompute();
         status

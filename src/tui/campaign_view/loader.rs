@@ -17,6 +17,8 @@ use autolb::campaign::state::STATE_FILE;
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
 use autolb::timing::{self, ReadOptions, Reading};
 
+use autolb::campaign::status::progress::Progress;
+
 use super::{score_rows, summarise_row, CampaignView, DriverReading, IterRow, RunRow};
 use crate::tui::calibration::Calibration;
 
@@ -277,6 +279,7 @@ impl Loader {
                 .map(|b| format!("{} of {} runs", b.runs, status.repetitions)),
             components: names.clone(),
             pending_runs,
+            progress: Some(Progress::of(&status)),
             ..CampaignView::default()
         };
         for it in &status.iterations {

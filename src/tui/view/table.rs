@@ -7,6 +7,11 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
+use autolb::campaign::status::progress::duration_text;
+use ratatui::text::Line;
+
+use super::fit::{fit as fit_line, Item};
+
 use super::{opt, pane_block};
 use crate::tui::app::App;
 use crate::tui::calibration::error_pct;
@@ -353,6 +358,65 @@ fn shown_rows(len: usize, selected: usize, height: usize) -> std::ops::Range<usi
     start..(start + height).min(len)
 }
 
+/// The progress line on the table's lower border: the iteration of at most N, the runs, the
+/// time since the first run started, the iteration's ETA and the best FN per iteration, the
+/// least needed giving way first (see `autolb::campaign::status::progress`).
+pub fn progress_line(app: &App, width: usize) -> Option<Line<'static>> {
+    let p = app.table.campaign.progress.as_ref()?;
+    let now = app
+        .ui
+        .now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let mut items = Vec::new();
+    if let Some(text) = p.iteration_text() {
+        let short = format!("it {}", p.iteration.unwrap_or(0));
+        items.push(Item::new(text, 10).or_short_early(short, 8));
+    }
+    let failed = if p.failed > 0 {
+        format!(", {} failed", p.failed)
+    } else {
+        String::new()
+    };
+    items.push(
+        Item::new(
+            format!(
+                "runs {} done, {} running, {} queued{failed}",
+                p.done, p.running, p.queued
+            ),
+            9,
+        )
+        .or_short_early(
+            format!(
+                "runs {}/{}/{}{}",
+                p.done,
+                p.running,
+                p.queued,
+                if p.failed > 0 {
+                    format!(" ✗{}", p.failed)
+                } else {
+                    String::new()
+                }
+            ),
+            5,
+        ),
+    );
+    if let Some(e) = p.elapsed_s(now) {
+        items
+            .push(Item::new(format!("{} elapsed", duration_text(e)), 6).or_short(duration_text(e)));
+    }
+    if let Some(eta) = p.iteration_eta_s() {
+        items.push(
+            Item::new(format!("iteration ETA {}", duration_text(eta)), 7)
+                .or_short(format!("ETA {}", duration_text(eta))),
+        );
+    }
+    if p.best_fn_by_iteration.len() > 1 {
+        items.push(Item::new(format!("best FN {}", p.sparkline()), 4));
+    }
+    Some(fit_line(items, " · ", width))
+}
+
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let view = &app.table.campaign;
     let mut title = match &view.dir {
@@ -407,6 +471,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             row
         }
     });
+    let block = match progress_line(app, usize::from(area.width.saturating_sub(4))) {
+        Some(line) => block.title_bottom(line),
+        None => block,
+    };
     let mut table = Table::new(rows, fit.widths.into_iter().map(Constraint::Length))
         .header(Row::new(fit.header).style(app.ui.theme.dim()))
         .block(block);

@@ -215,6 +215,8 @@ pub fn synthetic_campaign(
                         job: None,
                         attempts: 1,
                         failure: failed.then(|| "exit status 1".to_string()),
+                        started_at: None,
+                        ended_at: None,
                     }
                 })
                 .collect();
@@ -267,6 +269,8 @@ pub fn synthetic_campaign(
         cost_model: None,
         strategy: Default::default(),
         driver: None,
+        iterations_at_most: None,
+        bound_proven: false,
     };
     status.recompute();
     (inputs, settings, status)
