@@ -12,6 +12,7 @@
 //!   decides.
 //! * [`cancel`] stops every queued or running run.
 
+pub mod claim;
 pub mod demo;
 pub mod driver;
 pub mod external;
@@ -28,8 +29,9 @@ use std::time::{Duration, Instant};
 
 pub use driver::{drive, DriveEvent, DriveOptions, DriveOutcome};
 pub use external::{
-    barrier, driven_by, lock_waiting, next, next_as_bash, next_as_env, next_run, record, run_env,
-    stand_in_run, wait_for_iteration, Barrier, NextRun, Recorded, RunLookup, DEFAULT_LOCK_WAIT,
+    barrier, claim_run, driven_by, lock_waiting, next, next_as_bash, next_as_env, next_run, record,
+    record_claimed, run_env, stand_in_run, wait_for_iteration, Barrier, ClaimResult, NextRun,
+    Recorded, RunLookup, DEFAULT_LOCK_WAIT,
 };
 pub use init::{init, init_file, InitMode, Initialised};
 pub use state::{RunMetrics, RunState, State};
@@ -60,6 +62,12 @@ pub enum CampaignError {
         holder_text(holder)
     )]
     Locked { dir: PathBuf, holder: String },
+    /// A run another process claimed and is running (`campaign exec`); busy like a lock.
+    #[error("run {run} is being run by {holder}; it records the result itself: wait for it (a claim whose holder died is recovered by the next exec)")]
+    Claimed { run: String, holder: String },
+    /// `exec` of a campaign whose runs a live `campaign run` starts itself.
+    #[error("{}: `autolb campaign run` ({holder}) runs this campaign's runs itself; running one with `exec` as well would run it twice", dir.display())]
+    Driven { dir: PathBuf, holder: String },
     #[error("{dir} holds a campaign with other {what} than this campaign file; use a new directory, or --force to replace it")]
     Different { dir: PathBuf, what: String },
     #[error("{0}")]
