@@ -69,12 +69,19 @@ pub const MAX_SMALL_FILE_BYTES: u64 = 4 << 20;
 /// A number for an error message: as written for everyday sizes, in exponent form
 /// (`1e308`, `2.5e-12`) when plain digits would run long.
 pub fn display_number(value: f64) -> String {
-    let plain = value.to_string();
-    if plain.len() <= 16 || !value.is_finite() {
-        plain
-    } else {
-        format!("{value:e}")
+    let magnitude = value.abs();
+    if !value.is_finite() || value == 0.0 {
+        return value.to_string();
     }
+    if !(1e-4..1e15).contains(&magnitude) {
+        return format!("{value:e}");
+    }
+    // Six decimals at most: binary noise (`198.06799999999998`) is not the user's value.
+    let fixed = format!("{value:.6}");
+    fixed
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
 }
 
 /// A user's value for an error message, cut to its first 60 characters with `...` when it is
@@ -136,6 +143,9 @@ mod tests {
         assert_eq!(display_number(2700.0), "2700");
         assert_eq!(display_number(-0.092), "-0.092");
         assert_eq!(display_number(1e308), "1e308");
+        assert_eq!(display_number(103.033 + 95.035), "198.068");
+        assert_eq!(display_number(2.5e-12), "2.5e-12");
+        assert_eq!(display_number(0.0), "0");
         assert_eq!(display_number(f64::INFINITY), "inf");
         assert_eq!(display_value("IFS"), "IFS");
         let long = "x".repeat(100_000);

@@ -43,6 +43,7 @@ mod slurm_campaign;
 mod slurm_ecearth3;
 mod slurm_executor;
 mod timing_cli;
+mod timing_consistency;
 mod timing_fuzz;
 mod timing_robustness;
 mod timing_samples;
