@@ -590,11 +590,18 @@ fn try_lock(file: &File, path: &Path) -> Result<bool, CampaignError> {
     }
 }
 
-/// Who holds the lock, as written in `campaign.lock` (empty when unknown).
+/// Who holds the lock, as written in `campaign.lock` (empty when unknown; a note when the
+/// file was deleted under its holder, which then cannot say who it is).
 fn holder_text(dir: &Path) -> String {
     let mut text = String::new();
-    if let Ok(mut f) = File::open(dir.join(LOCK_FILE)) {
-        let _ = f.read_to_string(&mut text);
+    match File::open(dir.join(LOCK_FILE)) {
+        Ok(mut f) => {
+            let _ = f.read_to_string(&mut text);
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return format!("pid unknown: {LOCK_FILE} was deleted while it held the lock");
+        }
+        Err(_) => {}
     }
     text.trim().to_string()
 }
@@ -653,7 +660,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = Lock::acquire(dir.path()).unwrap();
         std::fs::remove_file(dir.path().join(LOCK_FILE)).unwrap();
-        assert!(Lock::acquire(dir.path()).is_err());
+        let e = Lock::acquire(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("campaign.lock was deleted") && !e.contains("has not written its pid"),
+            "{e}"
+        );
         drop(first);
         Lock::acquire(dir.path()).unwrap();
     }

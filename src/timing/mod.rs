@@ -245,7 +245,8 @@ pub(crate) fn validate_options(opts: &ReadOptions) -> Result<(), TimingError> {
     if let Some(p) = opts.period_s {
         if !(p.is_finite() && p > 0.0) {
             return Err(TimingError::Option(format!(
-                "coupling period {p} s is not a positive number of seconds; EC-Earth3 SR uses 2700"
+                "coupling period {} s is not a positive number of seconds; EC-Earth3 SR uses 2700",
+                crate::limits::display_number(p)
             )));
         }
     }

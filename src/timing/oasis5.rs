@@ -13,7 +13,7 @@
 //! `Total mapping/interpolation : 12.3`, `Partial coupling cost (%) : 3.2`). Only the
 //! measured seconds, PEs and steps are used: SYPD, CHPSY and the costs are recomputed (the
 //! file's own SYPD/CHPSY lines are unreliable). Computing times can be slightly negative (clock
-//! noise, kept with a note by [`super::consistency`], but no SYPD comes from them); values
+//! noise, kept with a note by the reader's consistency check, but no SYPD comes from them); values
 //! past 9999.999 s print as `********` and are unknown.
 //! The coupled wall time is the `Total elapsed time` line when there is one, else the largest
 //! computing + waiting + interpolation + put time of a model.

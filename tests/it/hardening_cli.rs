@@ -448,3 +448,36 @@ fn a_hand_edited_state_is_checked_against_the_limits() {
         assert!(started.elapsed() < Duration::from_secs(60), "{pointer}");
     }
 }
+
+/// A 100,000-character name or path is cut in the error line (start, `...`, its length), and
+/// a huge number reads as `1e308`.
+#[test]
+fn huge_values_in_errors_are_shortened() {
+    let name = "x".repeat(100_000);
+    let huge = format!("{name}=3");
+    for args in [
+        vec!["timing", "/tmp", "--nproc", huge.as_str()],
+        vec!["campaign", "status", name.as_str()],
+    ] {
+        let out = autolb().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}",
+            &stderr[..200.min(stderr.len())]
+        );
+        assert!(
+            stderr.len() < 600,
+            "{} bytes: {}",
+            stderr.len(),
+            &stderr[..300]
+        );
+        assert!(stderr.contains("... (100"), "{stderr}");
+    }
+    let log = common::fixtures().join("lucia.log");
+    refuses(
+        &["timing", log.to_str().unwrap(), "--period", "1e308"],
+        &["--period 1e308 is more than the limit of 86400"],
+    );
+}
