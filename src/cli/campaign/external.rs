@@ -342,6 +342,8 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
             },
         },
     );
+    // The record may wait for the lock: the claim must not look abandoned meanwhile.
+    claim.heartbeat();
     let recorded = match failure {
         None => match campaign::record_claimed(&a.dir, &claim, None, None, wait) {
             Err(CampaignError::Unmeasurable(why)) => {
