@@ -263,6 +263,39 @@ pub fn check_before_driving(dir: &Path, state: &State) -> Result<Vec<String>, Ca
     Ok(notes)
 }
 
+/// For `campaign cancel`, holding the lock: ends the commands of the live claims on this
+/// host's unfinished runs (through [`CLAIM_VAR`]). Returns what it did, and the claims of
+/// other hosts it cannot reach, as warnings.
+pub(crate) fn end_claimed_commands(dir: &Path, state: &State) -> Vec<String> {
+    let mut out = Vec::new();
+    let here = hostname();
+    for pos in state.run_positions() {
+        let run = state.run(pos);
+        if run.state.is_terminal() {
+            continue;
+        }
+        let Some(holder) = live_claim(dir, &run.id) else {
+            continue;
+        };
+        if holder.host == here {
+            let ended = reap::kill_by_env(CLAIM_VAR, &holder.token);
+            out.push(format!(
+                "ended the command of run {} that {} ran ({} process(es))",
+                run.id,
+                holder.describe(),
+                ended.len()
+            ));
+        } else {
+            out.push(format!(
+                "run {} is being run by {}: cancel that job too",
+                run.id,
+                holder.describe()
+            ));
+        }
+    }
+    out
+}
+
 fn now_s() -> f64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)

@@ -366,7 +366,11 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
                 return Ok(Cancelled::AlreadyDone);
             }
             let mut exec = build_executor(&state, dir)?;
-            let (runs, warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
+            // Runs `campaign exec` is running are stopped too; each exec then records its run
+            // as the failure the cancel already recorded.
+            let ended = claim::end_claimed_commands(dir, &state);
+            let (runs, mut warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
+            warnings.extend(ended);
             state.save(dir)?;
             let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
             Ok(Cancelled::Done { runs, warnings })

@@ -261,3 +261,34 @@ fn a_claim_left_by_a_sigkilled_exec_is_recovered_and_its_processes_ended() {
     assert_eq!(first_run_state(&dir), RunState::Done);
     assert_eq!(claims_left(&dir), 0);
 }
+
+#[test]
+fn cancel_ends_the_command_an_exec_runs_and_the_exec_ends_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = one_run_campaign(tmp.path(), "camp");
+    let counter = tmp.path().join("counter");
+    let exec = spawn_exec(&dir, &counter, r#"echo "$$" >> "$1"; sleep 300"#);
+    assert!(eventually(Duration::from_secs(30), &mut || lines(&counter) == 1));
+    let out = autolb()
+        .args(["campaign", "cancel"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("ended the command of run i00-t00-r1"),
+        "{stderr}"
+    );
+    let t = std::time::Instant::now();
+    let out = exec.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(30), "exec did not end");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(first_run_state(&dir), RunState::Failed);
+    assert_eq!(claims_left(&dir), 0);
+    assert_eq!(lines(&counter), 1);
+}
