@@ -105,7 +105,7 @@ fn eight_concurrent_execs_of_one_run_start_its_command_once_and_record_it() {
     assert_eq!(lines(&counter), 1);
 }
 
-/// The long variant, 200 rounds of 8 concurrent `exec` (about 2 minutes):
+/// The long variant, 200 rounds of 8 concurrent `exec` (2 to 4 minutes on 2 cores):
 /// `cargo test --test it campaign_claims::two_hundred -- --ignored`.
 /// Last result: 200 of 200 rounds started the command exactly once and recorded it done.
 #[test]
