@@ -13,6 +13,13 @@ pub const MAX_PERIOD_S: f64 = 86_400.0;
 /// Runs per test and iteration (`repetitions`): a measurement is repeated a few times.
 pub const MAX_REPETITIONS: u32 = 100;
 
+/// Extra attempts of a failed run (`[executor] retries`): a run that failed this often will
+/// not succeed on its own, and each attempt keeps its directory.
+pub const MAX_RETRIES: u32 = 100;
+
+/// Most runs a driver starts at a time (`--jobs`, `[executor] jobs`).
+pub const MAX_JOBS: usize = 4096;
+
 /// Coupling steps of one stand-in run (`steps`, `simulate --steps`): 100,000 steps are
 /// about 8.6 simulated years at 2700 s and rank files of some ten megabytes each.
 pub const MAX_SIM_STEPS: u32 = 100_000;
@@ -59,6 +66,38 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// The largest curve, configuration or key file autolb reads (4 MiB): each is a few kilobytes.
 pub const MAX_SMALL_FILE_BYTES: u64 = 4 << 20;
 
+/// A number for an error message: as written for everyday sizes, in exponent form
+/// (`1e308`, `2.5e-12`) when plain digits would run long.
+pub fn display_number(value: f64) -> String {
+    let magnitude = value.abs();
+    if !value.is_finite() || value == 0.0 {
+        return value.to_string();
+    }
+    if !(1e-4..1e15).contains(&magnitude) {
+        return format!("{value:e}");
+    }
+    // Six decimals at most: binary noise (`198.06799999999998`) is not the user's value.
+    let fixed = format!("{value:.6}");
+    fixed
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
+}
+
+/// A user's value for an error message, cut to its first 60 characters with `...` when it is
+/// longer, so a huge name does not flood the terminal.
+pub fn display_value(value: &str) -> String {
+    const SHOWN: usize = 60;
+    match value.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!(
+            "{}... ({} characters)",
+            &value[..cut],
+            value.chars().count()
+        ),
+        None => value.to_string(),
+    }
+}
+
 /// Checks a number of seconds (or a factor): finite, positive (or zero when `zero_ok`) and at
 /// most `max`, so it can become a `Duration` and be added to an `Instant` without a panic.
 /// The error names `what` and says the limit.
@@ -66,10 +105,16 @@ pub fn check_seconds(what: &str, value: f64, max: f64, zero_ok: bool) -> Result<
     let low_ok = if zero_ok { value >= 0.0 } else { value > 0.0 };
     if !(value.is_finite() && low_ok) {
         let kind = if zero_ok { ">= 0" } else { "positive" };
-        return Err(format!("{what} {value} is not a {kind} finite number"));
+        return Err(format!(
+            "{what} {} is not a {kind} finite number",
+            display_number(value)
+        ));
     }
     if value > max {
-        return Err(format!("{what} {value} is more than the limit of {max}"));
+        return Err(format!(
+            "{what} {} is more than the limit of {max}",
+            display_number(value)
+        ));
     }
     Ok(value)
 }
@@ -86,9 +131,33 @@ mod tests {
         );
         let e = check_seconds("period_s", 1e308, MAX_PERIOD_S, false).unwrap_err();
         assert!(e.contains("period_s") && e.contains("86400"), "{e}");
+        assert!(e.contains(" 1e308 ") && e.len() < 100, "{e}");
         assert!(check_seconds("x", f64::NAN, 1.0, true).is_err());
         assert!(check_seconds("x", 0.0, 1.0, false).is_err());
         assert_eq!(check_seconds("x", 0.0, 1.0, true), Ok(0.0));
         assert!(check_seconds("x", -1.0, 1.0, true).is_err());
+    }
+
+    #[test]
+    fn long_numbers_and_values_are_shortened_for_messages() {
+        assert_eq!(display_number(2700.0), "2700");
+        assert_eq!(display_number(-0.092), "-0.092");
+        assert_eq!(display_number(1e308), "1e308");
+        assert_eq!(display_number(103.033 + 95.035), "198.068");
+        assert_eq!(display_number(2.5e-12), "2.5e-12");
+        assert_eq!(display_number(0.0), "0");
+        assert_eq!(display_number(f64::INFINITY), "inf");
+        assert_eq!(display_value("IFS"), "IFS");
+        let long = "x".repeat(100_000);
+        let shown = display_value(&long);
+        assert!(shown.starts_with(&"x".repeat(60)) && shown.contains("... (100000 characters)"));
+        assert!(shown.len() < 90, "{shown}");
+        assert_eq!(
+            display_value(&"é".repeat(61))
+                .chars()
+                .filter(|&c| c == 'é')
+                .count(),
+            60
+        );
     }
 }

@@ -141,6 +141,8 @@ fn drive_locked(
     if state.cancelled {
         return Ok(DriveOutcome::Cancelled);
     }
+    // A run `campaign exec` is running must not be started a second time.
+    let recovered = super::claim::check_before_driving(dir, &state)?;
     let exec = build_executor(&state, dir)?.ok_or(CampaignError::NoExecutor)?;
     let interval = opts.poll_interval.unwrap_or_else(|| exec.poll_interval());
     let configured_jobs = state.executor.as_ref().and_then(|cfg| cfg.jobs);
@@ -151,6 +153,9 @@ fn drive_locked(
         jobs: opts.jobs.or(configured_jobs).unwrap_or(1).max(1),
         observer: opts.observer.clone(),
     };
+    for message in recovered {
+        driver.emit(DriveEvent::Warning { message });
+    }
     driver.resume()?;
     let mut poll_errors = 0;
     loop {

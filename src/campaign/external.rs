@@ -71,7 +71,8 @@ pub fn next(dir: &Path) -> Result<Vec<NextRun>, CampaignError> {
     };
     for (t, test) in state.iterations[last].tests.iter().enumerate() {
         for (r, run) in test.runs.iter().enumerate() {
-            if !run.state.is_terminal() {
+            // A run an `exec` has claimed is being run: listing it would invite a second run.
+            if !run.state.is_terminal() && super::claim::live_claim(&dir, &run.id).is_none() {
                 out.push(next_run_at(&state, &dir, (last, t, r)));
             }
         }
@@ -121,6 +122,8 @@ pub enum RunLookup {
     Done { cancelled: bool },
     /// The iteration has not started: an earlier one still has runs to record.
     NotReady { reason: String },
+    /// Waiting, but claimed by a live `campaign exec` that is running it ([`super::claim`]).
+    Claimed { run: String, holder: String },
 }
 
 /// Looks up run `(iteration, test, repetition)`. A test or repetition the campaign cannot have
@@ -133,11 +136,90 @@ pub fn next_run(
 ) -> Result<RunLookup, CampaignError> {
     let dir = absolute_dir(dir)?;
     let state = State::load(&dir)?;
-    check_run_exists(&state, test, repetition)?;
+    let lookup = lookup_run(&state, &dir, iteration, test, repetition)?;
+    if let RunLookup::Waiting(run) = &lookup {
+        if let Some(holder) = super::claim::live_claim(&dir, &run.run) {
+            return Ok(RunLookup::Claimed {
+                run: run.run.clone(),
+                holder: holder.describe(),
+            });
+        }
+    }
+    Ok(lookup)
+}
+
+/// What [`claim_run`] found.
+#[derive(Debug)]
+pub enum ClaimResult {
+    /// The run was waiting; this process now holds its claim and must run it, then record it
+    /// with [`record_claimed`]. `recovered` tells of a dead holder's claim that was removed.
+    Claimed {
+        run: NextRun,
+        claim: super::claim::Claim,
+        recovered: Option<String>,
+    },
+    /// Not waiting (never [`RunLookup::Waiting`] or [`RunLookup::Claimed`]).
+    Not(RunLookup),
+}
+
+/// Claims run `(iteration, test, repetition)` to run it (`campaign exec`): under the campaign
+/// lock (waiting up to `wait` for a short holder such as `record`), checks that it is waiting
+/// and that no live process claimed it, recovers a dead holder's claim, and takes it. A live
+/// claim is [`CampaignError::Claimed`]; a `campaign run` driving the campaign (it holds the
+/// lock and starts the runs itself) is [`CampaignError::Driven`].
+pub fn claim_run(
+    dir: &Path,
+    iteration: u32,
+    test: u32,
+    repetition: u32,
+    wait: Duration,
+) -> Result<ClaimResult, CampaignError> {
+    let dir = absolute_dir(dir)?;
+    let _lock = match Lock::acquire(&dir) {
+        Ok(lock) => lock,
+        Err(CampaignError::Locked { holder, .. }) => {
+            // Held past the linger by a campaign with an executor: its driver. Record and
+            // exec hold the lock for milliseconds only.
+            if State::load(&dir)?.executor.is_some() {
+                return Err(CampaignError::Driven { dir, holder });
+            }
+            lock_waiting(&dir, wait)?
+        }
+        Err(e) => return Err(e),
+    };
+    let state = State::load(&dir)?;
+    let run = match lookup_run(&state, &dir, iteration, test, repetition)? {
+        RunLookup::Waiting(run) => run,
+        other => return Ok(ClaimResult::Not(other)),
+    };
+    let (live, recovered) = super::claim::recover_claim(&dir, &run.run)?;
+    if let Some(holder) = live {
+        return Err(CampaignError::Claimed {
+            run: run.run,
+            holder: holder.describe(),
+        });
+    }
+    let claim = super::claim::create_claim(&dir, &run.run)?;
+    Ok(ClaimResult::Claimed {
+        run,
+        claim,
+        recovered,
+    })
+}
+
+/// [`next_run`] on a loaded state, claims not looked at.
+fn lookup_run(
+    state: &State,
+    dir: &Path,
+    iteration: u32,
+    test: u32,
+    repetition: u32,
+) -> Result<RunLookup, CampaignError> {
+    check_run_exists(state, test, repetition)?;
     let id = super::state::run_id(iteration, test, repetition);
     if let Some(pos) = state.find_run(&id) {
         if !state.run(pos).state.is_terminal() && !state.cancelled {
-            return Ok(RunLookup::Waiting(next_run_at(&state, &dir, pos)));
+            return Ok(RunLookup::Waiting(next_run_at(state, dir, pos)));
         }
     }
     if state.is_done() {
@@ -173,7 +255,7 @@ pub fn next_run(
     Ok(RunLookup::NotReady {
         reason: format!(
             "iteration {iteration} has not started: iteration {current} still has runs to record ({})",
-            missing_runs(&state, current).join(", ")
+            missing_runs(state, current).join(", ")
         ),
     })
 }
@@ -317,12 +399,37 @@ pub struct Recorded {
 /// Recording a run again with the outcome it has (failed again, or the same metrics from its
 /// timing output) changes nothing and succeeds with `again` set: a retried job must not fail.
 /// A different outcome is refused ([`CampaignError::Conflict`]).
+///
+/// A run that a live `campaign exec` claimed is refused ([`CampaignError::Claimed`]): that
+/// exec records it; a dead holder's claim is recovered.
 pub fn record(
     dir: &Path,
     run_id: &str,
     timing: Option<&Path>,
     failed: Option<&str>,
     wait: Duration,
+) -> Result<Recorded, CampaignError> {
+    record_as(dir, run_id, timing, failed, wait, None)
+}
+
+/// [`record`] by the holder of the run's claim ([`claim_run`]), which it releases.
+pub fn record_claimed(
+    dir: &Path,
+    claim: &super::claim::Claim,
+    timing: Option<&Path>,
+    failed: Option<&str>,
+    wait: Duration,
+) -> Result<Recorded, CampaignError> {
+    record_as(dir, claim.run(), timing, failed, wait, Some(claim.token()))
+}
+
+fn record_as(
+    dir: &Path,
+    run_id: &str,
+    timing: Option<&Path>,
+    failed: Option<&str>,
+    wait: Duration,
+    token: Option<&str>,
 ) -> Result<Recorded, CampaignError> {
     let dir = &absolute_dir(dir)?;
     // Measure on a snapshot, before taking the lock: what a measurement needs (components,
@@ -358,10 +465,18 @@ pub fn record(
     }
     let run = &state.iterations[i].tests[t].runs[r];
     if run.state.is_terminal() {
+        super::claim::release_recorded(dir, run_id, token);
         return again(&state, run_id, run, metrics);
     }
     if state.cancelled {
         return Err(CampaignError::Cancelled);
+    }
+    let (live, _recovered) = super::claim::recover_claim(dir, run_id)?;
+    if let Some(holder) = live.filter(|h| Some(h.token.as_str()) != token) {
+        return Err(CampaignError::Claimed {
+            run: run_id.to_string(),
+            holder: holder.describe(),
+        });
     }
     let run = &mut state.iterations[i].tests[t].runs[r];
     run.attempts = run.attempts.max(1);
@@ -381,6 +496,7 @@ pub fn record(
     // The run stays recorded when the next iteration cannot be planned yet.
     let advance = advance_in(&mut state, dir);
     state.save(dir)?;
+    super::claim::release_recorded(dir, run_id, token);
     let advance = advance.map_err(|source| CampaignError::Plan {
         dir: dir.to_path_buf(),
         attempts: 1,

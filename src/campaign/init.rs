@@ -450,16 +450,15 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
     if let Some(p) = file.period_s {
         if !(p.is_finite() && p > 0.0 && p <= crate::limits::MAX_PERIOD_S) {
             return Err(invalid(format!(
-                "`period_s` {p} is not a positive number of seconds up to {} (a day); e.g. \
+                "`period_s` {} is not a positive number of seconds up to {} (a day); e.g. \
                  period_s = 2700 for EC-Earth3 SR",
+                crate::limits::display_number(p),
                 crate::limits::MAX_PERIOD_S
             )));
         }
     }
-    if file.executor.as_ref().and_then(|e| e.jobs) == Some(0) {
-        return Err(invalid(
-            "[executor] `jobs` is 0; at least one run must go at a time, e.g. jobs = 4".into(),
-        ));
+    if let Some(executor) = &file.executor {
+        super::state::check_executor_limits(executor).map_err(invalid)?;
     }
     if let Some(sim) = file.executor.as_ref().and_then(|e| e.sim.as_ref()) {
         sim.validate().map_err(|e| invalid(e.to_string()))?;

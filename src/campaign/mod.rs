@@ -14,6 +14,7 @@
 //!   decides.
 //! * [`cancel`] stops every queued or running run.
 
+pub mod claim;
 pub mod demo;
 pub mod driver;
 pub mod external;
@@ -31,8 +32,9 @@ use std::time::{Duration, Instant};
 
 pub use driver::{drive, DriveEvent, DriveOptions, DriveOutcome};
 pub use external::{
-    barrier, driven_by, lock_waiting, next, next_as_bash, next_as_env, next_run, record, run_env,
-    stand_in_run, wait_for_iteration, Barrier, NextRun, Recorded, RunLookup, DEFAULT_LOCK_WAIT,
+    barrier, claim_run, driven_by, lock_waiting, next, next_as_bash, next_as_env, next_run, record,
+    record_claimed, run_env, stand_in_run, wait_for_iteration, Barrier, ClaimResult, NextRun,
+    Recorded, RunLookup, DEFAULT_LOCK_WAIT,
 };
 pub use heartbeat::{driver_state, driver_state_of, DriverState, DriverView};
 pub use init::{init, init_file, InitMode, Initialised};
@@ -64,6 +66,12 @@ pub enum CampaignError {
         holder_text(holder)
     )]
     Locked { dir: PathBuf, holder: String },
+    /// A run another process claimed and is running (`campaign exec`); busy like a lock.
+    #[error("run {run} is being run by {holder}; it records the result itself: wait for it (a claim whose holder died is recovered by the next exec)")]
+    Claimed { run: String, holder: String },
+    /// `exec` of a campaign whose runs a live `campaign run` starts itself.
+    #[error("{}: `autolb campaign run` ({holder}) runs this campaign's runs itself; running one with `exec` as well would run it twice", dir.display())]
+    Driven { dir: PathBuf, holder: String },
     #[error("{dir} holds a campaign with other {what} than this campaign file; use a new directory, or --force to replace it")]
     Different { dir: PathBuf, what: String },
     #[error("{0}")]
@@ -372,7 +380,11 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
                 return Ok(Cancelled::AlreadyDone);
             }
             let mut exec = build_executor(&state, dir)?;
-            let (runs, warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
+            // Runs `campaign exec` is running are stopped too; each exec then records its run
+            // as the failure the cancel already recorded.
+            let ended = claim::end_claimed_commands(dir, &state);
+            let (runs, mut warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
+            warnings.extend(ended);
             state.save(dir)?;
             let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
             Ok(Cancelled::Done { runs, warnings })

@@ -242,8 +242,71 @@ impl State {
         }
         state
             .check_shape()
+            .and_then(|()| state.check_limits())
             .map_err(|reason| CampaignError::BadState { file: path, reason })?;
         Ok(state)
+    }
+
+    /// Checks the settings against the limits the campaign file is held to ([`crate::limits`]),
+    /// so that a hand-edited state is one error naming the key, not an allocation abort or a
+    /// run retried forever.
+    fn check_limits(&self) -> Result<(), String> {
+        use crate::limits::{MAX_PERIOD_S, MAX_REPETITIONS, MAX_RETRIES, MAX_TOP, MAX_TOTAL_PES};
+        let s = &self.settings;
+        let range = |key: &str, value: u64, low: u64, high: u64| {
+            if (low..=high).contains(&value) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "`settings.{key}` = {value} is outside the limits {low} to {high}; fix it in the file or make the campaign again with `autolb campaign init --force`"
+                ))
+            }
+        };
+        range("max_nproc", s.max_nproc.into(), 1, MAX_TOTAL_PES.into())?;
+        range(
+            "extra_pes",
+            s.extra_pes.into(),
+            0,
+            u64::from(MAX_TOTAL_PES) - u64::from(s.max_nproc),
+        )?;
+        range(
+            "repetitions",
+            s.repetitions.into(),
+            1,
+            MAX_REPETITIONS.into(),
+        )?;
+        range("retries", s.retries.into(), 0, MAX_RETRIES.into())?;
+        range(
+            "initial_step",
+            s.initial_step.into(),
+            1,
+            MAX_TOTAL_PES.into(),
+        )?;
+        range(
+            "minimum_step",
+            s.minimum_step.into(),
+            1,
+            s.initial_step.into(),
+        )?;
+        if let Some(step) = s.step {
+            range("step", step.into(), 1, MAX_TOTAL_PES.into())?;
+        }
+        if let Some(top) = s.top {
+            range("top", top as u64, 1, MAX_TOP as u64)?;
+        }
+        if !(0.0..=1.0).contains(&s.tts_w) {
+            return Err(format!(
+                "`settings.tts_w` = {} is outside 0 to 1",
+                crate::limits::display_number(s.tts_w)
+            ));
+        }
+        if let Some(p) = s.period_s {
+            crate::limits::check_seconds("`settings.period_s`", p, MAX_PERIOD_S, false)?;
+        }
+        if let Some(executor) = &self.executor {
+            check_executor_limits(executor).map_err(|e| format!("`executor`: {e}"))?;
+        }
+        Ok(())
     }
 
     /// Checks that every per-component list has one entry per component and every decision
@@ -389,6 +452,31 @@ impl State {
     }
 }
 
+/// Checks `[executor]` `jobs`, `retries` and `timeout_s` against their limits (campaign file
+/// and state alike).
+pub(crate) fn check_executor_limits(executor: &ExecutorConfig) -> Result<(), String> {
+    use crate::limits::{MAX_JOBS, MAX_RETRIES};
+    match executor.jobs {
+        Some(0) => {
+            return Err(
+                "[executor] `jobs` is 0; at least one run must go at a time, e.g. jobs = 4".into(),
+            )
+        }
+        Some(n) if n > MAX_JOBS => {
+            return Err(format!(
+                "[executor] `jobs` = {n} is more than the limit of {MAX_JOBS} runs at a time"
+            ))
+        }
+        _ => {}
+    }
+    if let Some(r) = executor.retries.filter(|&r| r > MAX_RETRIES) {
+        return Err(format!(
+            "[executor] `retries` = {r} is more than the limit of {MAX_RETRIES}; a run that failed that often will not succeed by itself"
+        ));
+    }
+    Ok(())
+}
+
 /// A run's id: `i00-t03-r1`.
 pub fn run_id(iteration: u32, test: u32, repetition: u32) -> String {
     format!("i{iteration:02}-t{test:02}-r{repetition}")
@@ -516,11 +604,18 @@ fn try_lock(file: &File, path: &Path) -> Result<bool, CampaignError> {
     }
 }
 
-/// Who holds the lock, as written in `campaign.lock` (empty when unknown).
+/// Who holds the lock, as written in `campaign.lock` (empty when unknown; a note when the
+/// file was deleted under its holder, which then cannot say who it is).
 fn holder_text(dir: &Path) -> String {
     let mut text = String::new();
-    if let Ok(mut f) = File::open(dir.join(LOCK_FILE)) {
-        let _ = f.read_to_string(&mut text);
+    match File::open(dir.join(LOCK_FILE)) {
+        Ok(mut f) => {
+            let _ = f.read_to_string(&mut text);
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return format!("pid unknown: {LOCK_FILE} was deleted while it held the lock");
+        }
+        Err(_) => {}
     }
     text.trim().to_string()
 }
@@ -619,7 +714,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = Lock::acquire(dir.path()).unwrap();
         std::fs::remove_file(dir.path().join(LOCK_FILE)).unwrap();
-        assert!(Lock::acquire(dir.path()).is_err());
+        let e = Lock::acquire(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("campaign.lock was deleted") && !e.contains("has not written its pid"),
+            "{e}"
+        );
         drop(first);
         Lock::acquire(dir.path()).unwrap();
     }

@@ -70,7 +70,7 @@ pub fn main() -> ExitCode {
             let _ = writeln!(
                 std::io::stderr().lock(),
                 "autolb: {}",
-                one_line_usage_error(&e)
+                tame(&one_line_usage_error(&e))
             );
             return ExitCode::from(2);
         }
@@ -107,11 +107,11 @@ pub fn main() -> ExitCode {
                 ExitCode::from(2)
             } else if let Some(user_error) = report.downcast_ref::<UserError>() {
                 // One line, whatever the message holds.
-                let line = user_error.to_string().replace(['\n', '\r'], " ");
+                let line = tame(&user_error.to_string().replace(['\n', '\r'], " "));
                 let _ = writeln!(stderr, "autolb: error: {line}");
                 ExitCode::from(2)
             } else if let Some(coded) = report.downcast_ref::<Coded>() {
-                let _ = writeln!(stderr, "autolb: {coded}");
+                let _ = writeln!(stderr, "autolb: {}", tame(&coded.to_string()));
                 ExitCode::from(coded.code)
             } else if std::io::stderr().is_terminal() {
                 let _ = writeln!(stderr, "autolb: error: {report:?}");
@@ -124,6 +124,24 @@ pub fn main() -> ExitCode {
         }
     }
 }
+
+/// A message with every word longer than [`LONG_WORD`] characters (a 100,000-character name
+/// or path) cut to its start, `...` and its length, so one line stays one readable line.
+fn tame(line: &str) -> String {
+    line.split(' ')
+        .map(|word| {
+            if word.chars().count() > LONG_WORD {
+                autolb::limits::display_value(word)
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Longest word an error message shows whole.
+const LONG_WORD: usize = 200;
 
 /// The exit code of a command whose reader closed the pipe: 128 + SIGPIPE, what a shell shows
 /// for a program the signal ended.

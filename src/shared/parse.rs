@@ -61,8 +61,8 @@ pub fn parse_jobs(s: &str) -> Result<usize, String> {
     }
 }
 
-/// Most runs a driver starts at a time (`--jobs`, `[executor] jobs`).
-pub const MAX_JOBS: usize = 4096;
+/// Most runs a driver starts at a time (the library checks `[executor] jobs` against it too).
+pub use autolb::limits::MAX_JOBS;
 
 /// Parses `NAME=VALUE` (for `--curve`, `--allowed`, `--nproc`, `--comp`).
 pub fn parse_key_value(s: &str) -> Result<(String, String), String> {

@@ -18,6 +18,7 @@
 //! complete part and say so in [`Measurement::partial`], or return [`Reading::Incomplete`].
 //! They never panic on any input and never pass a number off as complete when it is not.
 
+mod consistency;
 pub mod lucia_log;
 pub mod lucia_raw;
 mod measurement;
@@ -31,6 +32,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use crate::limits::MAX_FILE_BYTES;
+pub use consistency::CLOCK_NOISE;
 pub use measurement::{ComponentTiming, Measurement, StepSeries};
 pub use step_series::StepRow;
 
@@ -225,7 +227,7 @@ pub fn read(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
         },
         None => (detect_file(path)?, path.to_path_buf()),
     };
-    let reading = match format {
+    let mut reading = match format {
         Format::LuciaRaw => lucia_raw::read(&target, opts)?,
         Format::LuciaLog => lucia_log::read_file(&target, opts)?,
         Format::Oasis5 => oasis5::read_file(&target, opts)?,
@@ -233,6 +235,9 @@ pub fn read(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
         Format::Summary => table::read_summary_file(&target, opts)?,
         Format::Steps => step_series::read_file(&target, opts)?,
     };
+    if let Reading::Measured(m) = &mut reading {
+        consistency::check(m, &target)?;
+    }
     Ok(reading)
 }
 
@@ -240,7 +245,8 @@ pub(crate) fn validate_options(opts: &ReadOptions) -> Result<(), TimingError> {
     if let Some(p) = opts.period_s {
         if !(p.is_finite() && p > 0.0) {
             return Err(TimingError::Option(format!(
-                "coupling period {p} s is not a positive number of seconds; EC-Earth3 SR uses 2700"
+                "coupling period {} s is not a positive number of seconds; EC-Earth3 SR uses 2700",
+                crate::limits::display_number(p)
             )));
         }
     }

@@ -12,8 +12,9 @@
 //! `Number of processes : 288`, `Number of coupling steps : 4377`, `Total put time : 0.5`,
 //! `Total mapping/interpolation : 12.3`, `Partial coupling cost (%) : 3.2`). Only the
 //! measured seconds, PEs and steps are used: SYPD, CHPSY and the costs are recomputed (the
-//! file's own SYPD/CHPSY lines are unreliable). Computing times can be negative (kept, but no
-//! SYPD comes from them); values past 9999.999 s print as `********` and are unknown.
+//! file's own SYPD/CHPSY lines are unreliable). Computing times can be slightly negative (clock
+//! noise, kept with a note by the reader's consistency check, but no SYPD comes from them); values
+//! past 9999.999 s print as `********` and are unknown.
 //! The coupled wall time is the `Total elapsed time` line when there is one, else the largest
 //! computing + waiting + interpolation + put time of a model.
 //!
@@ -166,12 +167,6 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             c.steps = global_steps.unwrap_or(0);
         }
         c.nproc = super::resolve_nproc(path, &c.name, c.nproc, opts)?;
-        if c.compute_s < 0.0 {
-            m.notes.push(format!(
-                "computing time of {} is negative ({:.3} s), as OASIS 5 can report; no SYPD from it",
-                c.name, c.compute_s
-            ));
-        }
     }
     m.wall_s = elapsed.or_else(|| {
         comps

@@ -385,6 +385,9 @@ pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Rea
         }
     }
     let wall = walls.first().map(|(_, w)| *w);
+    if partial.is_none() && totals.sypd.is_some() {
+        partial = missing_label(&rows, &walls, path);
+    }
     if partial.is_none() {
         match totals.sypd {
             None => {
@@ -407,6 +410,29 @@ pub fn read_summary(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Rea
         .try_fold(0u32, |total, r| total.checked_add(r.nproc?));
     rows.push(coupled);
     build(Format::Summary, rows, partial, path, opts)
+}
+
+/// Every block of a whole summary has these lines; one lost or with a damaged label (the
+/// reader matches labels exactly) makes the reading partial, naming it.
+fn missing_label(rows: &[Row], walls: &[(String, f64)], path: &Path) -> Option<String> {
+    rows.iter().find_map(|r| {
+        let label = if r.nproc.is_none() {
+            "Number of processes"
+        } else if !walls.iter().any(|(name, _)| *name == r.name) {
+            "Coupled execution time"
+        } else if r.exec_s.is_none() {
+            "Component execution time"
+        } else if r.wait_s.is_none() {
+            "Waiting time"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "{}: the block of {} has no readable `{label}:` line (lost or damaged)",
+            path.display(),
+            r.name
+        ))
+    })
 }
 
 /// The run's PEs that the totals imply must be the blocks' sum (within what the printed
@@ -488,6 +514,16 @@ fn build(
         let mut c = ComponentTiming::new(r.name.clone(), steps, exec, wait);
         c.nproc = super::resolve_nproc(path, &r.name, r.nproc, opts)?;
         c.interp_s = r.interp_s;
+        if c.nproc.is_none() {
+            // Both tables print every component's PEs: a missing one is a damaged line.
+            partial.get_or_insert_with(|| {
+                format!(
+                    "{}: {} has no readable number of processes",
+                    path.display(),
+                    r.name
+                )
+            });
+        }
         m.components.push(c);
     }
     if m.components.is_empty() {
@@ -499,10 +535,21 @@ fn build(
     match coupled.number_ts.map(|n| n.saturating_sub(1)) {
         Some(steps) => {
             m.period_s = opts.period_s.or_else(|| {
-                let p = infer_period(&comps, &coupled, steps)?;
-                m.notes.push(format!(
-                    "coupling period not given; {p} s recovered from the file's own SYPD (pass --period to set it)"
-                ));
+                let (p, snapped) = infer_period(&comps, &coupled, steps)?;
+                if snapped {
+                    m.notes.push(format!(
+                        "coupling period not given; {p} s recovered from the file's own SYPD (pass --period to set it)"
+                    ));
+                } else {
+                    // Coupling periods divide a day: a period that does not is a guess from a
+                    // damaged or imprecise SYPD, and SYPD from it must not pass for measured.
+                    partial.get_or_insert_with(|| {
+                        format!(
+                            "{}: coupling period not given, and the {p} s the file's own SYPD implies is no divisor of a day: a guess; pass --period",
+                            path.display()
+                        )
+                    });
+                }
                 Some(p)
             });
             m.sim_s = m.period_s.map(|p| steps as f64 * p);
@@ -536,6 +583,7 @@ fn build(
         });
     }
     m.partial = partial;
+    super::consistency::check(&mut m, path)?;
     Ok(Reading::Measured(m))
 }
 
@@ -558,8 +606,9 @@ fn implied_sim_s(comps: &[Row], coupled: &Row) -> Option<f64> {
 }
 
 /// The coupling period that makes the file's own SYPD come out over `steps` steps, snapped to a
-/// divisor of a day when one is within 0.5 % (coupling periods are), else to a whole second.
-fn infer_period(comps: &[Row], coupled: &Row, steps: u64) -> Option<f64> {
+/// divisor of a day when one is within 0.5 % (coupling periods are; then `true`), else rounded
+/// to a whole second (`false`: a guess).
+fn infer_period(comps: &[Row], coupled: &Row, steps: u64) -> Option<(f64, bool)> {
     if steps == 0 {
         return None;
     }
@@ -569,8 +618,8 @@ fn infer_period(comps: &[Row], coupled: &Row, steps: u64) -> Option<f64> {
         .map(f64::from)
         .min_by(|a, b| (a - period).abs().total_cmp(&(b - period).abs()))?;
     Some(if (divisor - period).abs() <= 0.005 * period {
-        divisor
+        (divisor, true)
     } else {
-        period.round().max(1.0)
+        (period.round().max(1.0), false)
     })
 }

@@ -128,8 +128,16 @@ pub fn summarise_row(row: &mut IterRow) {
     row.chsy = mean(&|r| r.chsy);
     row.coupling_cost = mean(&|r| r.coupling_cost);
     let done = row.runs.iter().filter(|r| r.state == "done").count();
+    let unreadable = row.runs.iter().any(|r| r.state == "unreadable");
+    let incoming = row
+        .runs
+        .iter()
+        .any(|r| r.state != "done" && r.state != "unreadable");
     let word = if done == row.runs.len() && done > 0 {
         "done"
+    } else if unreadable && !incoming {
+        // Settled output the reader refuses: it will not complete by waiting.
+        "unreadable"
     } else {
         // Output still being written (no campaign state says more).
         "incoming"

@@ -441,3 +441,151 @@ fn next_lists_nothing_while_a_driver_runs_the_campaign() {
     );
     assert_eq!(waiting(&next(&["--json"])), before);
 }
+
+/// The shell behind every wrapper autolb sees through gets its placeholders quoted: with a
+/// hostile campaign directory name, `campaign exec` of `WRAPPER... bash [OPTIONS] -c "cd
+/// {run_dir} && ..."` runs in the right directory and plants nothing. `srun`, `mpirun`,
+/// `command` and `exec` are stand-ins here (a script that drops the options and runs the
+/// shell), as a launcher would.
+#[test]
+fn every_known_wrapper_of_a_shell_gets_its_script_quoted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let stand_in =
+        "#!/bin/sh\nwhile [ $# -gt 0 ] && [ \"$1\" != bash ]; do shift; done\nexec \"$@\"\n";
+    for name in ["srun", "mpirun", "command", "exec"] {
+        let path = bin.join(name);
+        std::fs::write(&path, stand_in).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+    }
+    let fake = |name: &str| bin.join(name).display().to_string();
+    let (srun, mpirun, command, exec) =
+        (fake("srun"), fake("mpirun"), fake("command"), fake("exec"));
+    let wrappers: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (vec!["env"], vec![]),
+        (vec!["/usr/bin/env"], vec![]),
+        (vec!["env", "-i", "PATH=/usr/bin:/bin", "A=1"], vec![]),
+        (vec!["env", "-u", "HOME", "--"], vec![]),
+        (vec!["nice"], vec![]),
+        (vec!["nice", "-n", "5"], vec![]),
+        (vec!["timeout", "3600"], vec![]),
+        (vec!["timeout", "-k", "5", "--signal=TERM", "1h"], vec![]),
+        (vec!["nohup"], vec![]),
+        (vec!["setsid", "-w"], vec![]),
+        (vec!["stdbuf", "-oL", "-e", "0"], vec![]),
+        (vec!["/usr/bin/time", "-p"], vec![]),
+        (vec![&command, "-p"], vec![]),
+        (vec![&exec, "-a", "model"], vec![]),
+        (vec![&srun, "-n", "1", "--exclusive"], vec![]),
+        (vec![&mpirun, "-np", "1"], vec![]),
+        (vec![], vec!["--norc", "--noprofile"]),
+        (vec![], vec!["-o", "pipefail"]),
+        (
+            vec!["nohup", "env", "A=1", "timeout", "60"],
+            vec!["--norc", "-e"],
+        ),
+    ];
+    let file = crate::common::campaign_file(tmp.path(), "IFS", "NEMO", 1, wrappers.len() as u32);
+    let work = tmp.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let dir = work.join("x$(touch PWNED)`touch PWNED2`'\"; touch PWNED3");
+    crate::common::init(&dir, &file);
+    let state = State::load(&dir).unwrap();
+    for (r, (wrapper, options)) in wrappers.iter().enumerate() {
+        let mut argv: Vec<String> = wrapper.iter().map(|s| s.to_string()).collect();
+        argv.push("bash".into());
+        argv.extend(options.iter().map(|s| s.to_string()));
+        argv.push("-c".into());
+        argv.push("cd {run_dir} && echo {run_dir} \"{run_dir}\" '{run_dir}' > ran".into());
+        let repetition = (r + 1).to_string();
+        let out = autolb()
+            .args(["campaign", "exec"])
+            .arg(&dir)
+            .args([
+                "--iteration",
+                "0",
+                "--test",
+                "0",
+                "--repetition",
+                &repetition,
+                "--",
+            ])
+            .args(&argv)
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{argv:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run_dir = state.request(&dir, 0, 0, r).run_dir;
+        let d = run_dir.display();
+        assert_eq!(
+            std::fs::read_to_string(run_dir.join("ran")).unwrap_or_default(),
+            format!("{d} {d} {d}\n"),
+            "{argv:?}"
+        );
+        for planted in ["PWNED", "PWNED2", "PWNED3"] {
+            for place in [&work, &run_dir, &tmp.path().to_path_buf(), &dir] {
+                assert!(
+                    !place.join(planted).exists(),
+                    "{argv:?}: {planted} in {}",
+                    place.display()
+                );
+            }
+        }
+    }
+}
+
+/// Where autolb cannot prove which argument a shell takes as its script (an unknown wrapper),
+/// a placeholder there is refused before anything runs, pointing at the environment variables.
+#[test]
+fn a_shell_behind_an_unknown_wrapper_is_refused_with_a_placeholder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = crate::common::campaign_file(tmp.path(), "IFS", "NEMO", 1, 1);
+    let work = tmp.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let dir = work.join("x$(touch PWNED)");
+    crate::common::init(&dir, &file);
+    let out = autolb()
+        .args(["campaign", "exec"])
+        .arg(&dir)
+        .args(["--iteration", "0", "--test", "0", "--repetition", "1", "--"])
+        .args(["sudo", "-E", "bash", "-c", "cd {run_dir} && touch ran"])
+        .current_dir(&work)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("through `sudo`") && stderr.contains("\"$AUTOLB_RUN_DIR\""),
+        "{stderr}"
+    );
+    let run_dir = State::load(&dir).unwrap().request(&dir, 0, 0, 0).run_dir;
+    assert!(!run_dir.join("ran").exists());
+    assert!(!work.join("PWNED").exists() && !run_dir.join("PWNED").exists());
+    // The same template in `[executor] command` is refused when the campaign is made.
+    let campaign = CampaignToml::default().table(
+        "[executor]\nkind = \"command\"\ncommand = [\"./launch.sh\", \"bash\", \"-c\", \"cd {run_dir} && ./run.sh\"]\n",
+    );
+    let file = campaign.write(tmp.path(), "c.toml");
+    let out = autolb()
+        .args(["campaign", "init"])
+        .arg(tmp.path().join("c"))
+        .arg("--config")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("[executor] command") && stderr.contains("through `./launch.sh`"),
+        "{stderr}"
+    );
+}

@@ -322,9 +322,15 @@ fn campaign_file_validation_gaps_name_the_key() {
         (
             "period_s = 2700",
             "period_s = 1e308",
-            vec!["period_s", "86400"],
+            vec!["period_s", "86400", " 1e308 "],
         ),
         ("jobs = 4", "jobs = 0", vec!["jobs", "0"]),
+        ("jobs = 4", "jobs = 100000", vec!["`jobs` = 100000", "4096"]),
+        (
+            "jobs = 4",
+            "jobs = 4\nretries = 4294967295",
+            vec!["`retries` = 4294967295", "limit of 100"],
+        ),
         (
             "compression = 0.01",
             "compression = 1e300",
@@ -371,4 +377,107 @@ fn a_state_without_iterations_is_refused_not_idled_on() {
     refuses(&["campaign", "run", dir_s], &["iterations", "empty"]);
     assert!(started.elapsed() < Duration::from_secs(60));
     refuses(&["campaign", "status", dir_s], &["iterations"]);
+}
+
+/// A hand-edited `campaign.json` is held to the campaign file's limits when it is read: one
+/// line naming the key and the limit, never an allocation abort or endless retries.
+#[test]
+fn a_hand_edited_state_is_checked_against_the_limits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    let dir_s = dir.to_str().unwrap();
+    autolb()
+        .args(["campaign", "init", dir_s, "--demo"])
+        .assert()
+        .success();
+    let state = dir.join("campaign.json");
+    let original = std::fs::read_to_string(&state).unwrap();
+    let cases: Vec<(&str, serde_json::Value, Vec<&str>)> = vec![
+        (
+            "/settings/repetitions",
+            1_000_000_000.into(),
+            vec!["`settings.repetitions` = 1000000000", "1 to 100"],
+        ),
+        (
+            "/settings/retries",
+            4_294_967_295u32.into(),
+            vec!["`settings.retries` = 4294967295", "0 to 100"],
+        ),
+        (
+            "/settings/max_nproc",
+            0.into(),
+            vec!["`settings.max_nproc` = 0"],
+        ),
+        (
+            "/settings/minimum_step",
+            100_000.into(),
+            vec!["`settings.minimum_step`"],
+        ),
+        (
+            "/settings/tts_w",
+            7.5.into(),
+            vec!["`settings.tts_w` = 7.5"],
+        ),
+        (
+            "/settings/period_s",
+            1e308.into(),
+            vec!["`settings.period_s` 1e308", "86400"],
+        ),
+        (
+            "/executor/jobs",
+            100_000.into(),
+            vec!["`jobs` = 100000", "4096"],
+        ),
+        (
+            "/executor/retries",
+            1000.into(),
+            vec!["`retries` = 1000", "limit of 100"],
+        ),
+    ];
+    for (pointer, value, needles) in cases {
+        let mut json: serde_json::Value = serde_json::from_str(&original).unwrap();
+        *json
+            .pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{pointer}")) = value;
+        std::fs::write(&state, serde_json::to_string(&json).unwrap()).unwrap();
+        let mut all = vec!["campaign.json"];
+        all.extend(needles);
+        let started = Instant::now();
+        refuses(&["campaign", "run", dir_s], &all);
+        refuses(&["campaign", "status", dir_s], &all);
+        assert!(started.elapsed() < Duration::from_secs(60), "{pointer}");
+    }
+}
+
+/// A 100,000-character name or path is cut in the error line (start, `...`, its length), and
+/// a huge number reads as `1e308`.
+#[test]
+fn huge_values_in_errors_are_shortened() {
+    let name = "x".repeat(100_000);
+    let huge = format!("{name}=3");
+    for args in [
+        vec!["timing", "/tmp", "--nproc", huge.as_str()],
+        vec!["campaign", "status", name.as_str()],
+    ] {
+        let out = autolb().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}",
+            &stderr[..200.min(stderr.len())]
+        );
+        assert!(
+            stderr.len() < 600,
+            "{} bytes: {}",
+            stderr.len(),
+            &stderr[..300]
+        );
+        assert!(stderr.contains("... (100"), "{stderr}");
+    }
+    let log = common::fixtures().join("lucia.log");
+    refuses(
+        &["timing", log.to_str().unwrap(), "--period", "1e308"],
+        &["--period 1e308 is more than the limit of 86400"],
+    );
 }

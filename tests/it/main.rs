@@ -13,6 +13,7 @@ mod slurm_common;
 
 mod autosubmit_e2e;
 mod campaign_algorithm;
+mod campaign_claims;
 mod campaign_cli;
 mod campaign_command;
 mod campaign_demo;
@@ -43,6 +44,7 @@ mod slurm_campaign;
 mod slurm_ecearth3;
 mod slurm_executor;
 mod timing_cli;
+mod timing_consistency;
 mod timing_fuzz;
 mod timing_robustness;
 mod timing_samples;

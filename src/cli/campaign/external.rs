@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use color_eyre::eyre::Result;
+use color_eyre::eyre::{eyre, Result};
 
-use autolb::campaign::{self, Barrier, CampaignError, NextRun, RunLookup};
+use autolb::campaign::{self, Barrier, CampaignError, ClaimResult, NextRun, RunLookup};
 use autolb::executor::command::{expand_argv, placeholder_values};
 use autolb::executor::slurm::script::shell_quote;
 
@@ -181,8 +181,14 @@ fn print_runs(runs: &[NextRun]) -> Result<()> {
 /// The run (iteration, test, repetition) if it is waiting; else the coded outcome that says
 /// why not (exit 4, 5 or 6).
 fn waiting_run(dir: &Path, iteration: u32, test: u32, repetition: u32) -> Result<NextRun> {
-    match campaign::next_run(dir, iteration, test, repetition).map_err(report)? {
+    waiting_or_why(campaign::next_run(dir, iteration, test, repetition).map_err(report)?)
+}
+
+/// The run of a lookup if it is waiting; else the coded outcome that says why not.
+fn waiting_or_why(lookup: RunLookup) -> Result<NextRun> {
+    match lookup {
         RunLookup::Waiting(run) => Ok(run),
+        RunLookup::Claimed { run, holder } => Err(report(CampaignError::Claimed { run, holder })),
         RunLookup::NotWaiting { reason } => {
             Err(coded(exit::NOT_WAITING, format!("not waiting: {reason}")))
         }
@@ -269,15 +275,34 @@ pub fn wait(a: &WaitArgs) -> Result<()> {
 }
 
 pub fn exec(a: &ExecArgs) -> Result<()> {
-    let run = match waiting_run(&a.dir, a.iteration, a.test, a.repetition) {
-        Ok(run) => run,
-        Err(e) => match e.downcast_ref::<crate::shared::error::Coded>() {
-            Some(c) if c.code == exit::NOT_WAITING || c.code == exit::DONE => {
-                outln!("nothing to do: {}", c.message)?;
-                return Ok(());
+    let wait = Duration::from_secs(a.wait);
+    // The claim is taken under the campaign lock before anything starts: of many `exec` of one
+    // run (a retried or duplicated job), one runs it and the others exit busy.
+    let claimed = campaign::claim_run(&a.dir, a.iteration, a.test, a.repetition, wait);
+    let (run, claim) = match claimed.map_err(report)? {
+        ClaimResult::Claimed {
+            run,
+            claim,
+            recovered,
+        } => {
+            if let Some(note) = recovered {
+                errln!("autolb: {note}");
             }
-            _ => return Err(e),
-        },
+            (run, claim)
+        }
+        ClaimResult::Not(lookup) => {
+            let e = match waiting_or_why(lookup) {
+                Ok(run) => return Err(eyre!("run {} is waiting but was not claimed", run.run)),
+                Err(e) => e,
+            };
+            match e.downcast_ref::<crate::shared::error::Coded>() {
+                Some(c) if c.code == exit::NOT_WAITING || c.code == exit::DONE => {
+                    outln!("nothing to do: {}", c.message)?;
+                    return Ok(());
+                }
+                _ => return Err(e),
+            }
+        }
     };
     let argv = command_line(&a.command, &run)?;
     autolb::campaign::driver::prepare_run_dir(&run.run_dir).map_err(report)?;
@@ -293,8 +318,10 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
         .args(&argv[1..])
         .current_dir(&run.run_dir)
         .stdin(Stdio::null())
-        .envs(env);
-    let status = match run_forwarding_signals(&mut command) {
+        .envs(env)
+        .env(campaign::claim::CLAIM_VAR, claim.token());
+    die_with_parent(&mut command);
+    let status = match run_forwarding_signals(&mut command, &claim) {
         Ok(Some(status)) => status,
         Ok(None) => {
             // Stopped from outside (job cancelled): record nothing, a retry runs it again.
@@ -310,7 +337,6 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
             )))
         }
     };
-    let wait = Duration::from_secs(a.wait);
     let failure = match status.code() {
         Some(0) => None,
         Some(code) => Some(format!("exit status {code}")),
@@ -325,18 +351,20 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
             },
         },
     );
+    // The record may wait for the lock: the claim must not look abandoned meanwhile.
+    claim.heartbeat();
     let recorded = match failure {
-        None => match campaign::record(&a.dir, &run.run, None, None, wait) {
+        None => match campaign::record_claimed(&a.dir, &claim, None, None, wait) {
             Err(CampaignError::Unmeasurable(why)) => {
                 let reason = format!("exit status 0, but {why}");
                 errln!("autolb: {reason}");
-                campaign::record(&a.dir, &run.run, None, Some(&reason), wait)
+                campaign::record_claimed(&a.dir, &claim, None, Some(&reason), wait)
             }
             other => other,
         },
         Some(reason) => {
             errln!("autolb: the command failed ({reason}); recording the run as failed");
-            campaign::record(&a.dir, &run.run, None, Some(&reason), wait)
+            campaign::record_claimed(&a.dir, &claim, None, Some(&reason), wait)
         }
     };
     print_recorded(&recorded.map_err(report)?, &a.dir)
@@ -360,7 +388,11 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// Runs the command to its end. SIGINT/SIGTERM/SIGHUP to autolb are passed on to it, and then
 /// `Ok(None)` says it was stopped from outside.
-fn run_forwarding_signals(command: &mut Command) -> std::io::Result<Option<ExitStatus>> {
+fn run_forwarding_signals(
+    command: &mut Command,
+    claim: &campaign::claim::Claim,
+) -> std::io::Result<Option<ExitStatus>> {
+    let mut beat = std::time::Instant::now();
     let stop = Arc::new(AtomicUsize::new(0));
     let mut ids = Vec::new();
     for signal in [
@@ -396,12 +428,39 @@ fn run_forwarding_signals(command: &mut Command) -> std::io::Result<Option<ExitS
             let _ = child.wait();
             break None;
         }
+        if beat.elapsed() >= campaign::claim::CLAIM_HEARTBEAT {
+            claim.heartbeat();
+            beat = std::time::Instant::now();
+        }
         std::thread::sleep(Duration::from_millis(50));
     };
     for id in ids {
         signal_hook::low_level::unregister(id);
     }
     Ok(result)
+}
+
+/// The command gets SIGKILL if `exec` dies (SIGKILL, node loss of the job): it must not run on
+/// unwatched while its claim is recovered and the run started again. What it forked is ended
+/// by the recovery, through the claim's environment marker.
+fn die_with_parent(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: prctl and getppid are async-signal-safe and touch no memory of ours.
+        unsafe {
+            command.pre_exec(move || {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if libc::getppid() != parent {
+                    libc::_exit(137);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
 }
 
 #[cfg(unix)]

@@ -152,7 +152,9 @@ pub fn run(cmd: CampaignCommand) -> Result<()> {
 /// A campaign held by another process is busy (exit 3). A bug shows as another error type.
 pub(crate) fn report(e: CampaignError) -> eyre::Report {
     match e {
-        CampaignError::Locked { .. } => coded(exit::BUSY, format!("busy: {e}")),
+        CampaignError::Locked { .. }
+        | CampaignError::Claimed { .. }
+        | CampaignError::Driven { .. } => coded(exit::BUSY, format!("busy: {e}")),
         other => user(other),
     }
 }

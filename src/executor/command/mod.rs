@@ -17,6 +17,7 @@
 pub mod reap;
 pub mod supervisor;
 pub mod template;
+pub mod wrappers;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -79,7 +80,8 @@ impl CommandExecutor {
             ));
         }
         let sample = placeholder_values(&sample_request(ctx));
-        let script = template::shell_script_index(&template);
+        let script = template::shell_script_index(&template)
+            .map_err(|e| ExecutorError::Config(format!("[executor] command: {e}")))?;
         for (k, arg) in template.iter().enumerate() {
             let expanded = if Some(k) == script {
                 template::expand_shell(arg, &sample)

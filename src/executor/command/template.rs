@@ -4,8 +4,10 @@
 //! `{nproc.NAME}`, `{total_nproc}`, `{iteration}`, `{test}`, `{repetition}` and `{run}`;
 //! `{{` and `}}` are literal braces. It runs without a shell, so most values need no quoting.
 //! But in the script argument of a shell (`["bash", "-c", "cd {run_dir} && ./run"]`: the
-//! program is sh, bash, dash, ksh, mksh, ash or zsh and the argument is the script after a
-//! `-c` option) a value is shell code unless quoted, and a campaign directory named
+//! program is sh, bash, dash, ksh, mksh, ash or zsh, also behind wrappers such as `env`,
+//! `timeout` or `srun` ([`super::wrappers`], which refuses a template where it cannot prove
+//! where the script is), and the argument is the script after a `-c` option) a value is shell
+//! code unless quoted, and a campaign directory named
 //! `x$(touch PWNED)` would run the `touch`. There each value is quoted for where it stands in
 //! the script: outside quotes it becomes one single-quoted word, inside `'...'` its single
 //! quotes are closed and reopened (`'\''`), inside `"..."` the characters `\`, `"`, `$` and
@@ -38,7 +40,7 @@ pub fn expand_argv(
     template: &[String],
     values: &HashMap<String, String>,
 ) -> Result<Vec<String>, String> {
-    let script = shell_script_index(template);
+    let script = shell_script_index(template)?;
     template
         .iter()
         .enumerate()
@@ -52,40 +54,7 @@ pub fn expand_argv(
         .collect()
 }
 
-/// Programs whose `-c` argument is shell code that we know how to quote for.
-const SHELLS: &[&str] = &["sh", "bash", "dash", "ksh", "mksh", "ash", "zsh"];
-
-/// The index of the script argument when the template runs a shell with `-c`.
-pub fn shell_script_index(template: &[String]) -> Option<usize> {
-    let program = template.first()?;
-    let base = program.rsplit('/').next().unwrap_or(program);
-    if !SHELLS.contains(&base) {
-        return None;
-    }
-    let mut seen_c = false;
-    let mut k = 1;
-    while k < template.len() {
-        let arg = &template[k];
-        let is_option = (arg.starts_with('-') || arg.starts_with('+'))
-            && arg.len() > 1
-            && arg != "--"
-            && arg[1..].chars().all(|c| c.is_ascii_alphabetic());
-        if arg == "--" {
-            return seen_c.then_some(k + 1).filter(|&i| i < template.len());
-        }
-        if is_option {
-            seen_c |= arg[1..].contains('c');
-            // `-o NAME` takes the next argument.
-            if arg.ends_with('o') {
-                k += 1;
-            }
-        } else {
-            return seen_c.then_some(k);
-        }
-        k += 1;
-    }
-    None
-}
+pub use super::wrappers::shell_script_index;
 
 /// One piece of a template argument.
 enum Piece {
@@ -237,24 +206,22 @@ mod tests {
         a.iter().map(|s| s.to_string()).collect()
     }
 
+    fn script_at(template: &[String]) -> Option<usize> {
+        shell_script_index(template).unwrap()
+    }
+
     #[test]
     fn the_script_of_a_shell_is_found() {
-        assert_eq!(shell_script_index(&argv(&["bash", "-c", "x"])), Some(2));
-        assert_eq!(shell_script_index(&argv(&["/bin/sh", "-ec", "x"])), Some(2));
+        assert_eq!(script_at(&argv(&["bash", "-c", "x"])), Some(2));
+        assert_eq!(script_at(&argv(&["/bin/sh", "-ec", "x"])), Some(2));
         assert_eq!(
-            shell_script_index(&argv(&["bash", "-o", "pipefail", "-c", "x", "a0"])),
+            script_at(&argv(&["bash", "-o", "pipefail", "-c", "x", "a0"])),
             Some(4)
         );
-        assert_eq!(
-            shell_script_index(&argv(&["zsh", "-c", "--", "x"])),
-            Some(3)
-        );
-        assert_eq!(
-            shell_script_index(&argv(&["bash", "script.sh", "-c"])),
-            None
-        );
-        assert_eq!(shell_script_index(&argv(&["python3", "-c", "x"])), None);
-        assert_eq!(shell_script_index(&argv(&["sh", "-e", "x"])), None);
+        assert_eq!(script_at(&argv(&["zsh", "-c", "--", "x"])), Some(3));
+        assert_eq!(script_at(&argv(&["bash", "script.sh", "-c"])), None);
+        assert_eq!(script_at(&argv(&["python3", "-c", "x"])), None);
+        assert_eq!(script_at(&argv(&["sh", "-e", "x"])), None);
     }
 
     /// What `sh` makes of `script` (prints its arguments one a line).

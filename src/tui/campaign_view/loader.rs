@@ -47,6 +47,11 @@ pub struct Loader {
     /// nothing they hold counts yet, and reading thousands of them on every reload is what
     /// made the idle app expensive.
     notes: BTreeMap<PathBuf, String>,
+    /// Settled run directories the reader refuses (a damaged file, not a half-written one: the
+    /// files stayed unchanged for the watcher's settling polls), with the reader's reason:
+    /// shown as "unreadable: REASON" instead of "incoming" for ever. A file that changes is
+    /// read again.
+    unreadable: BTreeMap<PathBuf, String>,
     /// Campaign runs measured here before the driver recorded them.
     unrecorded: BTreeMap<PathBuf, RunMetrics>,
     /// PEs of each campaign run directory (from the campaign state), so the completeness test
@@ -84,6 +89,7 @@ impl Loader {
             tts_w,
             complete: BTreeMap::new(),
             notes: BTreeMap::new(),
+            unreadable: BTreeMap::new(),
             unrecorded: BTreeMap::new(),
             run_nproc: BTreeMap::new(),
             fitted_on: None,
@@ -102,10 +108,17 @@ impl Loader {
         match self.read_run(dir, &[]) {
             RunRead::Complete(_) => {
                 self.notes.remove(dir);
+                self.unreadable.remove(dir);
                 true
             }
             RunRead::Pending(reason) => {
+                self.unreadable.remove(dir);
                 self.notes.insert(dir.to_path_buf(), reason);
+                false
+            }
+            RunRead::Unreadable(reason) => {
+                self.notes.remove(dir);
+                self.unreadable.insert(dir.to_path_buf(), reason);
                 false
             }
         }
@@ -114,6 +127,13 @@ impl Loader {
     /// What the view shows of a run directory: complete once the watcher confirmed it
     /// ([`Loader::is_complete`]), else pending with the reader's reason or "being written".
     fn run_read(&self, dir: &Path) -> RunRead {
+        if let Some(reason) = self
+            .unreadable
+            .get(dir)
+            .filter(|_| !self.complete.contains_key(dir))
+        {
+            return RunRead::Unreadable(reason.clone());
+        }
         match (self.complete.get(dir), self.notes.get(dir)) {
             (Some(f), _) => RunRead::Complete(*f),
             (None, Some(note)) => RunRead::Pending(note.clone()),
@@ -165,8 +185,8 @@ impl Loader {
                 RunRead::Pending(m.partial.unwrap_or_else(|| "partial".into()))
             }
             Ok(Reading::Incomplete { reason }) => RunRead::Pending(reason),
-            // A file mid-write can look malformed: pending, not an error.
-            Err(e) => RunRead::Pending(e.to_string()),
+            // Asked only once the files settled: a file that still does not parse is damaged.
+            Err(e) => RunRead::Unreadable(e.to_string()),
         }
     }
 
@@ -397,6 +417,16 @@ impl Loader {
                         job: None,
                         note: None,
                     },
+                    RunRead::Unreadable(reason) => RunRow {
+                        repetition: rep,
+                        state: "unreadable".into(),
+                        sypd: None,
+                        chsy: None,
+                        coupling_cost: None,
+                        run_dir: dir,
+                        job: None,
+                        note: Some(format!("unreadable: {reason}")),
+                    },
                     RunRead::Pending(reason) => {
                         view.pending_runs += 1;
                         RunRow {
@@ -431,6 +461,8 @@ impl Loader {
 enum RunRead {
     Complete(RunFigures),
     Pending(String),
+    /// Settled and refused by the reader (see `Loader::unreadable`).
+    Unreadable(String),
 }
 
 /// PEs by component name, in the order of `names` (0 when a component has none).
@@ -669,6 +701,46 @@ mod tests {
         assert_eq!(by_pos.state, "done 2/2");
         assert!(view.best.is_some());
         assert_eq!(view.state, "idle");
+    }
+
+    #[test]
+    fn a_settled_run_directory_the_reader_refuses_is_unreadable_not_incoming_for_ever() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("240IFS_144NEMO");
+        std::fs::create_dir_all(&run).unwrap();
+        let table = ",nproc,number_ts,exec_time,waiting_time,interpo_time,SYPD,CHPSY,cpl_cost\n\
+                     ATMIFS,240,225,103.0,35.0,2.2,16.0,573.0,19.3\n\
+                     oceanx,144,225,126.5,13.6,0.1,13.0,263.9,2.6\n\
+                     Coupled,384,225,140.4,185.2,5.4,11.8,1075.7,0.2\n";
+        std::fs::write(
+            run.join("table.csv"),
+            table.replace("nproc,number_ts", "nproc,numbr_ts"),
+        )
+        .unwrap();
+        let mut loader = Loader::new(tmp.path().to_path_buf(), comps(), Some(2700.0), 0.5);
+        let unsettled = loader.load();
+        assert_eq!(unsettled.pending_runs, 1, "before it settled: incoming");
+        assert_eq!(unsettled.rows[0].runs[0].state, "incoming");
+        // The watcher asks once the files stayed unchanged for its settling polls.
+        assert!(!loader.is_complete(&run));
+        let view = loader.load();
+        let r = &view.rows[0].runs[0];
+        assert_eq!(r.state, "unreadable");
+        let note = r.note.as_deref().unwrap();
+        assert!(
+            note.starts_with("unreadable: ") && note.contains("header"),
+            "{note}"
+        );
+        assert_eq!(view.pending_runs, 0);
+        assert!(
+            view.rows[0].state.starts_with("unreadable"),
+            "{}",
+            view.rows[0].state
+        );
+        // Repaired: read again once it settles, and complete.
+        std::fs::write(run.join("table.csv"), table).unwrap();
+        assert!(loader.is_complete(&run));
+        assert_eq!(loader.load().rows[0].runs[0].state, "done");
     }
 
     #[test]
