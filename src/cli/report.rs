@@ -117,7 +117,8 @@ fn campaign_report(dir: &Path, args: &ReportArgs) -> Result<report::Report> {
         flagged_model(args, &src.inputs, None, period_s, src.settings.interp)?
     } else {
         let own = source::campaign_model(&src, dir);
-        if !own.model.is_calibrated() {
+        // Said only when runs were measured: a campaign that has none yet has nothing to say.
+        if !own.model.is_calibrated() && src.status.counts.done > 0 {
             errln!(
                 "autolb: note: no measured run of the campaign calibrates a model yet; the standalone model ranks the prediction views"
             );

@@ -168,7 +168,11 @@ fn exec_against_a_live_driver_is_refused_and_never_starts_the_command() {
     assert_eq!(lines(&counter), 0, "the command never started");
     assert_eq!(claims_left(&dir), 0);
     sigterm(&driver);
-    assert!(wait_with_timeout(&mut driver, Duration::from_secs(60)).success());
+    // Stopped by SIGTERM: 128 + 15, as docs/src/reference/exit-codes.md says.
+    assert_eq!(
+        wait_with_timeout(&mut driver, Duration::from_secs(60)).code(),
+        Some(143)
+    );
 }
 
 #[test]
