@@ -126,6 +126,12 @@ pub fn load_run(
 /// PE counts from a directory name like `240IFS_144NEMO_t2`: every `_`-separated token that is
 /// digits followed by a component's name or timing name. `None` unless every component is named.
 pub fn nproc_from_name(dir_name: &str, components: &[Naming]) -> Option<BTreeMap<String, u32>> {
+    let out = nproc_named(dir_name, components);
+    (out.len() == components.len()).then_some(out)
+}
+
+/// The PE counts a directory name gives, for whichever of `components` it names (by model name).
+pub fn nproc_named(dir_name: &str, components: &[Naming]) -> BTreeMap<String, u32> {
     let mut out = BTreeMap::new();
     for token in dir_name.split('_') {
         let digits: String = token.chars().take_while(char::is_ascii_digit).collect();
@@ -140,7 +146,29 @@ pub fn nproc_from_name(dir_name: &str, components: &[Naming]) -> Option<BTreeMap
             out.insert(c.name.clone(), n);
         }
     }
-    (out.len() == components.len()).then_some(out)
+    out
+}
+
+/// One note per component whose PEs in the directory name (`named`, by model name) differ from
+/// those its timing files give (`measured`, model name and PEs): the files win (see the module
+/// doc), and the note says so, because the name is what a user reads.
+pub fn name_disagreements<'a>(
+    dir: &Path,
+    named: &BTreeMap<String, u32>,
+    measured: impl IntoIterator<Item = (&'a str, u32)>,
+) -> Vec<String> {
+    measured
+        .into_iter()
+        .filter_map(|(name, in_files)| {
+            let &p = named.get(name)?;
+            (p != in_files).then(|| {
+                format!(
+                    "{}: the name says {name} {p} PEs, its timing files {in_files}; using {in_files}",
+                    dir.display()
+                )
+            })
+        })
+        .collect()
 }
 
 /// Reads every run directory inside `dir` (sorted by name). Sub-directories whose name does not
@@ -162,19 +190,11 @@ pub fn load_runs_dir(
         let nproc = nproc_from_name(&name, components).unwrap_or_default();
         match load_run(&e.path(), components, &nproc, period_s) {
             Ok(run) => {
-                for c in &run.components {
-                    if let Some(&p) = nproc.get(&c.name) {
-                        if p != c.nproc {
-                            notes.push(format!(
-                                "{}: the name says {} {p} PEs, its timing files {}; using {}",
-                                e.path().display(),
-                                c.name,
-                                c.nproc,
-                                c.nproc
-                            ));
-                        }
-                    }
-                }
+                notes.extend(name_disagreements(
+                    &e.path(),
+                    &nproc,
+                    run.components.iter().map(|c| (c.name.as_str(), c.nproc)),
+                ));
                 runs.push(run);
             }
             Err(why) => notes.push(format!("{}: skipped: {why}", e.path().display())),
@@ -196,5 +216,21 @@ mod tests {
         assert!(nproc_from_name("384IFS_t1", &comps).is_none());
         let by_timing = nproc_from_name("96ATMIFS_48oceanx_1RNF", &comps).unwrap();
         assert_eq!(by_timing["NEMO"], 48);
+        // A name may give some components only (a timing file lists the runoff mapper too).
+        assert_eq!(nproc_named("384IFS_t1", &comps).len(), 1);
+    }
+
+    #[test]
+    fn a_note_for_each_component_the_name_gets_wrong() {
+        let named = BTreeMap::from([("IFS".to_string(), 1008), ("NEMO".to_string(), 411)]);
+        let notes = name_disagreements(
+            Path::new("runs/1008IFS_411NEMO"),
+            &named,
+            [("IFS", 1008), ("NEMO", 144), ("RNF", 1)],
+        );
+        assert_eq!(
+            notes,
+            ["runs/1008IFS_411NEMO: the name says NEMO 411 PEs, its timing files 144; using 144"]
+        );
     }
 }
