@@ -33,6 +33,9 @@ pub struct Plan {
     pub max_iterations: u32,
     /// Whether `max_iterations` is proven (two components) or an estimate (more).
     pub bound_proven: bool,
+    /// Which settings give `max_iterations`: the step values and the range that takes the most
+    /// moves, so a user who finds the bound too high knows what to change.
+    pub bound_by: String,
     /// PEs to request for any run: the largest total a configuration can reach (the budget, or
     /// a starting configuration's total if larger) plus `extra_pes`.
     pub job_nproc: u32,
@@ -97,6 +100,7 @@ pub fn plan_of(state: &State) -> Plan {
         tests,
         repetitions: s.repetitions,
         max_iterations: iteration_bound(&state.components, s.initial_step, s.minimum_step),
+        bound_by: bound_by(&state.components, s.initial_step, s.minimum_step),
         // The bound follows Algorithm 1's moves; a guided campaign usually takes fewer
         // iterations, but nothing proves it.
         bound_proven: state.components.len() <= 2
@@ -118,6 +122,53 @@ fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
     }
 }
 
+/// The step values of a test: `initial_step`, halved, down to `minimum_step`.
+fn step_values(initial_step: u32, minimum_step: u32) -> Vec<u32> {
+    let mut steps = Vec::new();
+    let mut step = initial_step;
+    while step >= minimum_step.max(1) {
+        steps.push(step);
+        step /= 2;
+    }
+    steps
+}
+
+/// What [`iteration_bound`] follows from, in words: the step values and the component whose
+/// range takes the most moves (with three or more components, all of them).
+pub fn bound_by(components: &[FrozenComponent], initial_step: u32, minimum_step: u32) -> String {
+    let steps = step_values(initial_step, minimum_step);
+    if steps.is_empty() {
+        return format!(
+            "initial_step {initial_step} is below minimum_step {minimum_step}: only the start"
+        );
+    }
+    let moves = |c: &FrozenComponent| steps.iter().map(|&s| moves_at(c, s)).sum::<u64>();
+    let range = |c: &FrozenComponent| match &c.allowed {
+        Some(list) => {
+            let above = list.iter().filter(|&&p| p > c.low && p <= c.high).count();
+            format!("{} ({above} allowed counts above {})", c.name, c.low)
+        }
+        None => format!("{} {}..{} PEs", c.name, c.low, c.high),
+    };
+    let over = if components.len() <= 2 {
+        components
+            .iter()
+            .rev()
+            .max_by_key(|c| moves(c))
+            .map(range)
+            .unwrap_or_default()
+    } else {
+        let all: Vec<String> = components.iter().map(range).collect();
+        format!("{}, summed", all.join(", "))
+    };
+    let list: Vec<String> = steps.iter().map(u32::to_string).collect();
+    format!(
+        "set by initial_step {initial_step} halving to minimum_step {minimum_step} (steps {}) \
+         over {over}",
+        list.join(", ")
+    )
+}
+
 /// An upper bound on the lb-iterations of any test (see the module doc).
 pub fn iteration_bound(
     components: &[FrozenComponent],
@@ -125,15 +176,13 @@ pub fn iteration_bound(
     minimum_step: u32,
 ) -> u32 {
     let mut total: u64 = 1;
-    let mut step = initial_step;
-    while step >= minimum_step.max(1) {
+    for step in step_values(initial_step, minimum_step) {
         let counts = components.iter().map(|c| moves_at(c, step));
         total += if components.len() <= 2 {
             counts.max().unwrap_or(0)
         } else {
             counts.sum()
         };
-        step /= 2;
     }
     u32::try_from(total).unwrap_or(u32::MAX)
 }
@@ -144,8 +193,12 @@ mod tests {
     use std::path::PathBuf;
 
     fn comp(low: u32, high: u32, allowed: Option<Vec<u32>>) -> FrozenComponent {
+        named("c", low, high, allowed)
+    }
+
+    fn named(name: &str, low: u32, high: u32, allowed: Option<Vec<u32>>) -> FrozenComponent {
         FrozenComponent {
-            name: "c".into(),
+            name: name.into(),
             timing_name: "c".into(),
             curve: PathBuf::new(),
             low,
@@ -167,6 +220,37 @@ mod tests {
         assert_eq!(iteration_bound(&c, 96, 48), 1 + 2 + 3);
         let c = [comp(0, 10, Some(vec![2, 4])), comp(0, 10, Some(vec![5]))];
         assert_eq!(iteration_bound(&c, 8, 1), 1 + 2 * 4);
+    }
+
+    #[test]
+    fn the_bound_names_the_steps_and_the_range_that_set_it() {
+        let c = [named("IFS", 288, 1200, None), named("NEMO", 96, 192, None)];
+        assert_eq!(
+            bound_by(&c, 96, 6),
+            "set by initial_step 96 halving to minimum_step 6 (steps 96, 48, 24, 12, 6) over \
+             IFS 288..1200 PEs"
+        );
+        let c = [
+            named("IFS", 288, 300, None),
+            named("NEMO", 96, 192, Some(vec![96, 128, 192])),
+        ];
+        assert_eq!(
+            bound_by(&c, 96, 48),
+            "set by initial_step 96 halving to minimum_step 48 (steps 96, 48) over NEMO (2 \
+             allowed counts above 96)"
+        );
+        let three = [
+            named("A", 1, 10, None),
+            named("B", 1, 20, None),
+            named("C", 1, 30, None),
+        ];
+        assert!(
+            bound_by(&three, 8, 8).ends_with("over A 1..10 PEs, B 1..20 PEs, C 1..30 PEs, summed")
+        );
+        assert_eq!(
+            bound_by(&c, 4, 8),
+            "initial_step 4 is below minimum_step 8: only the start"
+        );
     }
 
     /// The bound holds against Algorithm 1 itself: every test of campaigns with random
