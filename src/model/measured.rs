@@ -185,6 +185,7 @@ pub fn load_runs_dir(
         .collect();
     entries.sort_by_key(|e| e.file_name());
     let (mut runs, mut notes) = (Vec::new(), Vec::new());
+    let mut skipped = Vec::new();
     for e in entries {
         let name = e.file_name().to_string_lossy().to_string();
         let nproc = nproc_from_name(&name, components).unwrap_or_default();
@@ -197,10 +198,39 @@ pub fn load_runs_dir(
                 ));
                 runs.push(run);
             }
-            Err(why) => notes.push(format!("{}: skipped: {why}", e.path().display())),
+            Err(why) => skipped.push((name, why)),
         }
     }
+    notes.extend(skip_notes(dir, skipped));
     Ok((runs, notes))
+}
+
+/// One note per reason a run directory of `dir` was skipped: a reason shared by several (a
+/// missing `--timing-name` skips all of them) is said once, with their count.
+fn skip_notes(dir: &Path, skipped: Vec<(String, String)>) -> Vec<String> {
+    let mut by_reason: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, why) in skipped {
+        match by_reason.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, names)) => names.push(name),
+            None => by_reason.push((why, vec![name])),
+        }
+    }
+    by_reason
+        .into_iter()
+        .map(|(why, names)| match names.as_slice() {
+            [first, second] => format!(
+                "{}: 2 run directories skipped ({first}, {second}): {why}",
+                dir.display()
+            ),
+            [first, second, rest @ ..] => format!(
+                "{}: {} run directories skipped ({first}, {second} and {} more): {why}",
+                dir.display(),
+                names.len(),
+                rest.len()
+            ),
+            one => format!("{}: skipped: {why}", dir.join(one.concat()).display()),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -218,6 +248,28 @@ mod tests {
         assert_eq!(by_timing["NEMO"], 48);
         // A name may give some components only (a timing file lists the runoff mapper too).
         assert_eq!(nproc_named("384IFS_t1", &comps).len(), 1);
+    }
+
+    #[test]
+    fn a_reason_shared_by_several_runs_is_one_note_with_their_count() {
+        let why = "no component \"IFS\"; map names with --timing-name IFS=NAME";
+        let skipped = ["a", "b", "c", "d"]
+            .iter()
+            .map(|n| (n.to_string(), why.to_string()))
+            .chain([("e".to_string(), "partial: cut".to_string())])
+            .collect();
+        assert_eq!(
+            skip_notes(Path::new("runs"), skipped),
+            [
+                format!("runs: 4 run directories skipped (a, b and 2 more): {why}"),
+                format!("{}: skipped: partial: cut", Path::new("runs/e").display()),
+            ]
+        );
+        let two = vec![("a".into(), "x".into()), ("b".into(), "x".into())];
+        assert_eq!(
+            skip_notes(Path::new("runs"), two),
+            ["runs: 2 run directories skipped (a, b): x"]
+        );
     }
 
     #[test]
