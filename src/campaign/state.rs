@@ -208,7 +208,7 @@ impl State {
         let path = dir.join(STATE_FILE);
         let text = std::fs::read_to_string(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
-                CampaignError::NotACampaign(dir.to_path_buf())
+                CampaignError::missing_state(dir)
             } else {
                 CampaignError::io(format!("cannot read {}", path.display()), e)
             }
