@@ -43,8 +43,9 @@ pub fn run(args: &TimingArgs) -> Result<()> {
         Reading::Measured(m) => m,
         Reading::Incomplete { reason } => {
             return Err(user(format!(
-                "{}: nothing complete to measure yet: {reason}",
-                args.path.display()
+                "{}: nothing complete to measure yet: {}",
+                args.path.display(),
+                timing::reason_without_path(&reason, &args.path)
             )))
         }
     };

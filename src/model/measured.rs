@@ -116,7 +116,11 @@ pub fn load_run(
         reading = timing::read(path, &opts).map_err(|e| e.to_string())?;
     }
     match reading {
-        Reading::Incomplete { reason } => Err(format!("incomplete: {reason}")),
+        // The caller names the path.
+        Reading::Incomplete { reason } => Err(format!(
+            "incomplete: {}",
+            timing::reason_without_path(&reason, path)
+        )),
         Reading::Measured(m) => {
             from_measurement(&path.display().to_string(), &m, components, nproc)
         }
@@ -270,6 +274,24 @@ mod tests {
             skip_notes(Path::new("runs"), two),
             ["runs: 2 run directories skipped (a, b): x"]
         );
+    }
+
+    #[test]
+    fn an_empty_run_directory_is_named_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("240IFS_144NEMO");
+        std::fs::create_dir(&run).unwrap();
+        let comps = [Naming::new("IFS", "ATMIFS"), Naming::new("NEMO", "oceanx")];
+        let (runs, notes) = load_runs_dir(tmp.path(), &comps, None).unwrap();
+        assert!(runs.is_empty());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(
+            notes[0].matches("240IFS_144NEMO").count(),
+            1,
+            "{}",
+            notes[0]
+        );
+        assert!(notes[0].contains("skipped: incomplete: no timing output yet"));
     }
 
     #[test]

@@ -158,7 +158,16 @@ fn bad_input_is_one_line_exit_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing complete"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let path = empty.path().display().to_string();
+    assert_eq!(
+        err.trim(),
+        format!(
+            "autolb: error: {path}: nothing complete to measure yet: no timing output yet (no \
+             lucia.* files, table.csv, summary, lucia.log or load_balancing_info.txt)"
+        )
+    );
+    assert_eq!(err.matches(&path).count(), 1, "the path once: {err}");
 }
 
 #[test]
