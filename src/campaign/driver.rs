@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::heartbeat::Beating;
 use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
 use super::strategy::algorithm1;
@@ -110,7 +111,7 @@ pub enum DriveOutcome {
 }
 
 /// Runs the campaign in `dir` to the end, or until `stop` is set. Holds the campaign lock
-/// throughout; resumable at any point.
+/// throughout and beats its heartbeat ([`super::heartbeat`]); resumable at any point.
 pub fn drive(
     dir: &Path,
     opts: &DriveOptions,
@@ -118,6 +119,24 @@ pub fn drive(
 ) -> Result<DriveOutcome, CampaignError> {
     let dir = &super::absolute_dir(dir)?;
     let _lock = Lock::acquire(dir)?;
+    // Declared after the lock, so it is marked ended before the lock lets another driver in.
+    let beating = Beating::start(dir)?;
+    let outcome = drive_locked(dir, opts, stop);
+    beating.end(match &outcome {
+        Ok(DriveOutcome::Done { .. }) => "done",
+        Ok(DriveOutcome::Stopped) => "stopped",
+        Ok(DriveOutcome::Cancelled) => "cancelled",
+        Err(_) => "failed",
+    });
+    outcome
+}
+
+/// [`drive`] once the lock is held and the heartbeat beats.
+fn drive_locked(
+    dir: &Path,
+    opts: &DriveOptions,
+    stop: &AtomicBool,
+) -> Result<DriveOutcome, CampaignError> {
     let state = State::load(dir)?;
     if state.cancelled {
         return Ok(DriveOutcome::Cancelled);

@@ -79,13 +79,15 @@ pub fn next(dir: &Path) -> Result<Vec<NextRun>, CampaignError> {
     Ok(out)
 }
 
-/// The `campaign run` that drives a campaign with an `[executor]`, when one holds its lock
-/// (`pid 1234`): it starts every waiting run itself, so [`next`] lists none of them (an outside
-/// workflow manager running them too would run each twice). A campaign without an executor
-/// only has short-lived lock holders (`record`), which do not hide its runs.
+/// The `campaign run` that drives a campaign with an `[executor]`, when one is alive (its
+/// heartbeat is fresh, [`super::heartbeat`]), in words (`running (driver pid 1234, seen 2 s
+/// ago)`): it starts every waiting run itself, so [`next`] lists none of them (an outside
+/// workflow manager running them too would run each twice). A lost driver hides nothing. A
+/// campaign without an executor has no driver, only short-lived lock holders (`record`).
 pub fn driver_of(state: &State, dir: &Path) -> Option<String> {
     state.executor.as_ref()?;
-    Lock::holder(dir)
+    let driver = super::driver_state_of(state, dir, std::time::SystemTime::now());
+    driver.alive().then(|| driver.text(dir))
 }
 
 /// [`driver_of`] for the campaign in `dir`.

@@ -270,6 +270,8 @@ fn only_campaign_files(dir: &Path) -> bool {
 fn is_campaign_file(name: &str) -> bool {
     name == STATE_FILE
         || name == CANCEL_REQUEST_FILE
+        // A new campaign's viewers must not see the last one's lost driver.
+        || name == super::heartbeat::HEARTBEAT_FILE
         || name == "curves"
         || name.starts_with("iter-")
 }

@@ -8,6 +8,8 @@
 //! * [`init`] runs the prediction and creates the first iteration's tests (module `init`).
 //! * [`drive`] runs the campaign to the end with its executor (resumable after a crash).
 //! * [`status()`] is the iteration table and the best configuration so far.
+//! * [`driver_state`] says whether a driver runs the campaign, from its heartbeat
+//!   (`driver.json`, module `heartbeat`).
 //! * [`next`] and [`record`] let an outside workflow manager run the model while autolb only
 //!   decides.
 //! * [`cancel`] stops every queued or running run.
@@ -15,6 +17,7 @@
 pub mod demo;
 pub mod driver;
 pub mod external;
+pub mod heartbeat;
 mod init;
 pub mod measure;
 pub mod measured;
@@ -31,6 +34,7 @@ pub use external::{
     barrier, driven_by, lock_waiting, next, next_as_bash, next_as_env, next_run, record, run_env,
     stand_in_run, wait_for_iteration, Barrier, NextRun, Recorded, RunLookup, DEFAULT_LOCK_WAIT,
 };
+pub use heartbeat::{driver_state, driver_state_of, DriverState, DriverView};
 pub use init::{init, init_file, InitMode, Initialised};
 pub use state::{RunMetrics, RunState, State};
 pub use status::{BestView, NameMap, Phase, RunView, Status, TestState, TestView};
@@ -329,13 +333,21 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
     Ok(out)
 }
 
-/// The iteration table and the best configuration so far (`campaign status`). Reads the state
-/// without taking the lock: the state file is replaced atomically, so this is always a
-/// consistent snapshot, even while a driver runs.
+/// The iteration table, the best configuration so far and who drives the campaign
+/// (`campaign status`). Reads the state without taking the lock: the state file is replaced
+/// atomically, so this is always a consistent snapshot, even while a driver runs.
 pub fn status(dir: &Path) -> Result<Status, CampaignError> {
+    Ok(status_with_driver(dir)?.0)
+}
+
+/// [`status()`] with the driver's state it shows.
+pub fn status_with_driver(dir: &Path) -> Result<(Status, DriverState), CampaignError> {
     let dir = absolute_dir(dir)?;
     let state = State::load(&dir)?;
-    Ok(Status::from_state(&state, &dir))
+    let driver = driver_state_of(&state, &dir, std::time::SystemTime::now());
+    let mut status = Status::from_state(&state, &dir);
+    status.driver = Some(Box::new(driver.view()));
+    Ok((status, driver))
 }
 
 /// What [`cancel`] did.

@@ -465,10 +465,10 @@ impl Lock {
         }))
     }
 
-    /// Who holds the campaign's lock (`pid 1234`), or `None` when no driver does: a viewer's
-    /// way to tell "running" from "no driver running". Takes a shared lock on the directory for
-    /// an instant (drivers retry briefly, see [`Lock::acquire`]), so a deleted `campaign.lock`
-    /// does not hide a running driver.
+    /// Who holds the campaign's lock (`pid 1234`), or `None` when nobody does. Takes a shared
+    /// lock on the directory for an instant (drivers retry briefly, see [`Lock::acquire`]), so
+    /// a deleted `campaign.lock` does not hide a holder. Viewers ask the heartbeat instead
+    /// ([`super::driver_state`]): a killed driver's children can hold the lock after it died.
     pub fn holder(dir: &Path) -> Option<String> {
         let dir_file = File::open(dir).ok()?;
         match fs4::FileExt::try_lock_shared(&dir_file) {

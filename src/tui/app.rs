@@ -14,12 +14,13 @@ use super::calibration::Calibration;
 use super::effect::{Effect, Outcome, Output};
 use super::event::Event;
 use super::keys::{Action, KeyTable};
+use super::logs::RunLogs;
 use super::matrix::MatrixState;
 use super::pane::Pane;
 use super::ranking::{index_of, ModelKind, Ranking};
 use super::report::ReportJob;
 use super::selection::{Selection, SelectionSource};
-use super::table::TableState;
+use super::table::{RowFilter, TableState};
 use super::theme::Theme;
 use super::trade_off::TradeOffState;
 use super::ui::{Overlay, Ui, PAGE};
@@ -96,12 +97,20 @@ impl App {
     pub fn update(&mut self, event: Event) -> Option<Effect> {
         match event {
             Event::Key(key) => {
+                if self.ui.filter_input.is_some() {
+                    return self.type_filter(key);
+                }
                 if let Some(action) = self.ui.keys.action(&key) {
                     return self.apply(action);
                 }
             }
             Event::Resize => {}
-            Event::Tick(now) => self.ui.now = now,
+            Event::Tick(now) => {
+                self.ui.now = now;
+                if let Some(driver) = &mut self.table.campaign.driver {
+                    driver.recheck(now);
+                }
+            }
             Event::Watch(e, at) => self.table.on_watch(e, at),
             Event::Campaign(mut view) => {
                 if let Some(fit) = view.fitted.take() {
@@ -131,6 +140,10 @@ impl App {
                 written.toml.display(),
                 written.json.display()
             )),
+            Outcome::Logs { title, lines } => {
+                self.ui.overlay = Overlay::Logs(title, lines);
+                self.ui.overlay_scroll = 0;
+            }
             Outcome::ReportWritten(path) => {
                 self.ui.say(format!("wrote the report {}", path.display()))
             }
@@ -189,6 +202,22 @@ impl App {
             Action::CycleRows => self.cycle_axis(true),
             Action::CycleCols => self.cycle_axis(false),
             Action::Report => return Some(Effect::WriteReport(Box::new(self.report_job()))),
+            Action::Logs => return self.logs(),
+            Action::Filter => {
+                self.ui.set_focus(Pane::Table);
+                self.ui.filter_input = Some(
+                    self.table
+                        .filter
+                        .as_ref()
+                        .map_or(String::new(), |f| f.text.clone()),
+                );
+            }
+            Action::Sort => {
+                self.ui.set_focus(Pane::Table);
+                self.table.cycle_order();
+                self.ui
+                    .say(format!("table sorted by {}", self.table.order.label()));
+            }
             Action::ToggleModel => self.toggle_model(),
             Action::BudgetUp => self.take_change(self.ranking.step_budget(true)),
             Action::BudgetDown => self.take_change(self.ranking.step_budget(false)),
@@ -496,12 +525,68 @@ impl App {
         }
     }
 
+    /// A key while the `/` query is typed: text edits it, enter applies it (an empty query
+    /// lists every row), esc leaves the filter as it was; ctrl-c still quits.
+    fn type_filter(&mut self, key: crossterm::event::KeyEvent) -> Option<Effect> {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let text = self.ui.filter_input.as_mut()?;
+        match key.code {
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.ui.quit = true
+            }
+            KeyCode::Char(c) => text.push(c),
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Enter => {
+                let filter = RowFilter::new(text);
+                self.ui.filter_input = None;
+                self.table.set_filter(filter);
+                let said = match &self.table.filter {
+                    Some(f) => format!(
+                        "filter {:?}: {} of {} rows",
+                        f.text,
+                        self.table.visible.len(),
+                        self.table.campaign.rows.len()
+                    ),
+                    None => "filter cleared: every row".into(),
+                };
+                self.ui.say(said);
+            }
+            KeyCode::Esc => self.ui.filter_input = None,
+            _ => {}
+        }
+        None
+    }
+
+    /// `l`: the selected row's runs' logs, read by the event loop.
+    fn logs(&mut self) -> Option<Effect> {
+        let Some(i) = self.table.selected_row() else {
+            self.ui.message = Some("no row selected: the table is empty".into());
+            return None;
+        };
+        let row = &self.table.campaign.rows[i];
+        let title = match &row.label {
+            Some(label) => format!("Logs of {label}"),
+            None => format!("Logs of iteration {} test {}", row.iteration, row.test),
+        };
+        let runs = row
+            .runs
+            .iter()
+            .map(|r| RunLogs {
+                repetition: r.repetition,
+                run_dir: r.run_dir.clone(),
+            })
+            .collect();
+        Some(Effect::ReadLogs { title, runs })
+    }
+
     fn open_detail(&mut self) {
         self.ui.overlay = match self.ui.focus {
-            Pane::Table if !self.table.campaign.rows.is_empty() => {
-                Overlay::Row(self.table.selected)
-            }
-            Pane::Table => return,
+            Pane::Table => match self.table.selected_row() {
+                Some(i) => Overlay::Row(i),
+                None => return,
+            },
             _ => match self
                 .selected_config()
                 .and_then(|n| index_of(&self.ranking.problem, &n))

@@ -7,12 +7,13 @@
 mod loader;
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::SystemTime;
 
 use super::calibration::Calibration;
 
 use autolb::campaign::status::runs_summary;
 use autolb::campaign::strategy::algorithm1::{fittingness_and_best, Measured};
+use autolb::campaign::DriverState;
 
 pub use loader::{Loader, LoaderComponent};
 
@@ -67,8 +68,8 @@ pub struct CampaignView {
     pub dir: Option<PathBuf>,
     /// `running`, `done`, `done: no successful run`, `waiting for runs`, ...
     pub state: String,
-    /// Whether a driver holds the campaign (campaign directories only).
-    pub driver: Driver,
+    /// Who drives the campaign (campaign directories only).
+    pub driver: Option<DriverReading>,
     /// The fittingness weight of the campaign (or of the app, for plain run directories).
     pub tts_w: Option<f64>,
     /// When the best rests on fewer runs than asked: `1 of 2 runs`.
@@ -85,37 +86,32 @@ pub struct CampaignView {
     pub fitted: Option<Calibration>,
 }
 
-/// Who drives a watched campaign, from its lock.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub enum Driver {
-    /// Not a campaign directory (or not read yet).
-    #[default]
-    Unknown,
-    /// No process holds the lock: nothing starts or records runs until `campaign run`
-    /// (or `next` / `record`) is used.
-    None,
-    /// A driver holds the lock (`pid 1234`).
-    Running(String),
-    /// A driver holds the lock, runs are queued, and nothing has moved for `minutes`.
-    Stalled { holder: String, minutes: u64 },
+/// Who drives a watched campaign, as the loader read it from the heartbeat
+/// ([`autolb::campaign::driver_state`]), and when.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriverReading {
+    pub state: DriverState,
+    pub at: SystemTime,
 }
 
-/// How long a campaign with queued runs may show no progress before the app says so. Progress
-/// is the driver saving the state (it does whenever it starts, records or retries a run) or a
-/// running run writing its output. A quarter of an hour of neither deserves a look (a Slurm
-/// queue that long, a driver stuck on a hung `sacct`, jobs lost to a node failure).
-pub const STALL_AFTER: Duration = Duration::from_secs(15 * 60);
+impl DriverReading {
+    /// The state at `now`: the beat aged by the time since it was read, so a killed driver
+    /// (which changes nothing in the directory, so nothing is read again) shows as lost in
+    /// time.
+    pub fn at(&self, now: SystemTime) -> DriverState {
+        self.state
+            .aged(now.duration_since(self.at).unwrap_or_default())
+    }
 
-/// What the lock and the time since the last progress say about the driver; `queued` when
-/// runs are pending or running.
-pub fn driver_of(holder: Option<String>, queued: bool, idle_for: Duration) -> Driver {
-    match holder {
-        None => Driver::None,
-        Some(holder) if queued && idle_for >= STALL_AFTER => Driver::Stalled {
-            holder,
-            minutes: idle_for.as_secs() / 60,
-        },
-        Some(holder) => Driver::Running(holder),
+    /// At a tick: asks the driver's pid again ([`DriverState::rechecked`]), so a driver killed
+    /// on this host shows as lost at the next tick, not only once its beat is old.
+    pub fn recheck(&mut self, now: SystemTime) {
+        let aged = self.at(now);
+        let checked = aged.rechecked();
+        if checked != aged {
+            self.state = checked;
+            self.at = now;
+        }
     }
 }
 
@@ -170,23 +166,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_driver_is_none_running_or_stalled() {
-        let minute = Duration::from_secs(60);
-        assert_eq!(driver_of(None, true, 60 * minute), Driver::None);
+    fn a_driver_read_running_ages_into_lost_without_a_new_reading() {
+        let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000);
+        let reading = DriverReading {
+            state: DriverState::Running {
+                pid: 7,
+                host: "h".into(),
+                seen_s: 1,
+            },
+            at,
+        };
+        assert!(reading.at(at + std::time::Duration::from_secs(4)).alive());
         assert_eq!(
-            driver_of(Some("pid 7".into()), false, 60 * minute),
-            Driver::Running("pid 7".into()),
-            "nothing queued: nothing to wait for"
-        );
-        assert_eq!(
-            driver_of(Some("pid 7".into()), true, 3 * minute),
-            Driver::Running("pid 7".into())
-        );
-        assert_eq!(
-            driver_of(Some("pid 7".into()), true, 20 * minute),
-            Driver::Stalled {
-                holder: "pid 7".into(),
-                minutes: 20
+            reading.at(at + std::time::Duration::from_secs(30)),
+            DriverState::Lost {
+                pid: 7,
+                host: "h".into(),
+                gone_s: 31
             }
         );
     }

@@ -1,10 +1,11 @@
 //! What the app asks the event loop to do outside itself. `App::apply` never touches the file
-//! system: a key that writes files (`w`, `R`) returns an [`Effect`] carrying a copy of what to
+//! system: a key that writes or reads files (`w`, `R`, `l`) returns an [`Effect`] carrying a copy of what to
 //! write; the loop runs it and hands the [`Outcome`] back as an event, which the app turns into
 //! its status line. Tests of the keys look at the returned effect; running it is separate.
 
 use std::path::PathBuf;
 
+use super::logs::{self, RunLogs};
 use super::report::{self, ReportJob};
 use super::selection::{self, Selection, SelectionSource, Written};
 
@@ -26,6 +27,8 @@ pub enum Effect {
     },
     /// `R`: the report of what is shown.
     WriteReport(Box<ReportJob>),
+    /// `l`: what a row's runs wrote, to page (`title` names the row).
+    ReadLogs { title: String, runs: Vec<RunLogs> },
 }
 
 /// What running an effect came to.
@@ -36,6 +39,11 @@ pub enum Outcome {
         written: Written,
     },
     ReportWritten(PathBuf),
+    /// The pager's title and lines.
+    Logs {
+        title: String,
+        lines: Vec<String>,
+    },
     /// The effect failed; the text says what and why, for the status line.
     Failed(String),
 }
@@ -51,6 +59,10 @@ impl Effect {
             Effect::WriteReport(job) => match report::write(&job) {
                 Ok(path) => Outcome::ReportWritten(path),
                 Err(e) => Outcome::Failed(format!("report failed: {e}")),
+            },
+            Effect::ReadLogs { title, runs } => Outcome::Logs {
+                title,
+                lines: logs::read(&runs),
             },
         }
     }

@@ -55,6 +55,9 @@ pub enum Action {
     BudgetUp,
     BudgetDown,
     CycleCost,
+    Logs,
+    Filter,
+    Sort,
 }
 
 /// One row of the table: the action, its name in `keys.toml`, default keys, what it does,
@@ -157,7 +160,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         action: Action::Left,
         name: "left",
-        defaults: &["left", "h"],
+        defaults: &["left"],
         description: "move left (matrix cursor; TTS_w -0.01 on the slider)",
         hint: None,
         panes: Panes::Only(&[Pane::Matrix, Pane::Slider, Pane::Curves, Pane::Front]),
@@ -165,7 +168,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         action: Action::Right,
         name: "right",
-        defaults: &["right", "l"],
+        defaults: &["right"],
         description: "move right (matrix cursor; TTS_w +0.01 on the slider)",
         hint: None,
         panes: Panes::Only(&[Pane::Matrix, Pane::Slider, Pane::Curves, Pane::Front]),
@@ -337,6 +340,30 @@ pub const BINDINGS: &[Binding] = &[
         description: "to the last row; the table then follows new rows",
         hint: None,
         panes: Panes::Only(&[Pane::Table, Pane::Slider]),
+    },
+    Binding {
+        action: Action::Logs,
+        name: "logs",
+        defaults: &["l"],
+        description: "page the selected row's runs: stdout, stderr and timing files, with their paths",
+        hint: Some("logs"),
+        panes: Panes::Only(&[Pane::Table]),
+    },
+    Binding {
+        action: Action::Filter,
+        name: "filter",
+        defaults: &["/"],
+        description: "filter the table: words a row must all have (failed, running, it2, 408, IFS=408); enter applies, esc clears",
+        hint: Some("filter"),
+        panes: Panes::Only(&[Pane::Table]),
+    },
+    Binding {
+        action: Action::Sort,
+        name: "sort",
+        defaults: &["s"],
+        description: "sort the table: run order, FN, SYPD, cost",
+        hint: Some("sort"),
+        panes: Panes::Only(&[Pane::Table]),
     },
     Binding {
         action: Action::Report,

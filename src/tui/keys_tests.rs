@@ -91,18 +91,32 @@ fn the_hint_bar_puts_the_focused_panes_keys_first() {
     let t = KeyTable::default();
     let labels = |focus| -> Vec<&str> { t.hints(focus).into_iter().map(|(_, h)| h).collect() };
     let table_order = [
-        "quit", "help", "zoom", "pane", "TTS_w", "mark", "detail", "write",
+        "quit", "help", "zoom", "pane", "TTS_w", "mark", "detail", "write", "logs", "filter",
+        "sort",
     ];
-    // No hinted key is about the table or the curves in particular: the table's order.
-    assert_eq!(labels(Pane::Table), table_order);
+    // No hinted key is about the curves in particular: the table's order.
     assert_eq!(labels(Pane::Curves), table_order);
+    // The table's own keys first where the table has the focus.
+    assert_eq!(
+        labels(Pane::Table),
+        [
+            "logs", "filter", "sort", "quit", "help", "zoom", "pane", "TTS_w", "mark", "detail",
+            "write"
+        ]
+    );
     assert_eq!(
         labels(Pane::Matrix),
-        ["mark", "quit", "help", "zoom", "pane", "TTS_w", "detail", "write"]
+        [
+            "mark", "quit", "help", "zoom", "pane", "TTS_w", "detail", "write", "logs", "filter",
+            "sort"
+        ]
     );
     assert_eq!(
         labels(Pane::Slider),
-        ["TTS_w", "mark", "quit", "help", "zoom", "pane", "detail", "write"]
+        [
+            "TTS_w", "mark", "quit", "help", "zoom", "pane", "detail", "write", "logs", "filter",
+            "sort"
+        ]
     );
     assert_eq!(t.hints(Pane::Slider)[0].0, "+/-");
     // The help lists every binding whatever the focus.

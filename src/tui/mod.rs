@@ -17,6 +17,7 @@ pub mod demo;
 pub mod effect;
 pub mod event;
 pub mod keys;
+pub mod logs;
 pub mod matrix;
 pub mod pane;
 pub mod ranking;

@@ -7,12 +7,13 @@ use std::path::PathBuf;
 use crossterm::event::{KeyCode, KeyModifiers};
 
 use super::app::App;
-use super::campaign_view::{CampaignView, Driver, IterRow, RunRow};
+use super::campaign_view::{CampaignView, DriverReading, IterRow, RunRow};
 use super::event::Event;
 use super::pane::Pane;
 use super::tests::{app, draw, key, special, text};
 use super::ui::Overlay;
 use super::view;
+use autolb::campaign::DriverState;
 
 /// A run of a test: `ok` measured, else failed with a reason.
 fn run(rep: u32, ok: bool, sypd: f64) -> RunRow {
@@ -25,6 +26,14 @@ fn run(rep: u32, ok: bool, sypd: f64) -> RunRow {
         run_dir: PathBuf::from(format!("/scratch/camp/iter-00/test-00/rep-{rep}")),
         job: Some(format!("2059{rep}12")),
         note: (!ok).then(|| "exit status 1 (see stderr): NEMO blew up at step 1212".into()),
+    }
+}
+
+/// The driver as just read (after the app's clock, so it has not aged when drawn).
+fn driver(state: DriverState) -> DriverReading {
+    DriverReading {
+        state,
+        at: std::time::SystemTime::now(),
     }
 }
 
@@ -100,7 +109,11 @@ pub(super) fn watched() -> CampaignView {
     CampaignView {
         dir: Some(PathBuf::from("/scratch/camp")),
         state: "running".into(),
-        driver: Driver::Running("pid 4242".into()),
+        driver: Some(driver(DriverState::Running {
+            pid: 4242,
+            host: autolb::campaign::heartbeat::host_name(),
+            seen_s: 2,
+        })),
         tts_w: Some(0.5),
         best_caveat: Some("1 of 2 runs".into()),
         components: vec!["IFS".into(), "NEMO".into()],
@@ -143,7 +156,7 @@ fn at_80x24_a_watcher_sees_state_best_eight_rows_and_the_slider() {
     let app = watching();
     let screen = text(&draw(&app, 80, 24));
     assert!(
-        screen.contains("campaign: running (driver pid 4242)"),
+        screen.contains("campaign: running (driver pid 4242, seen 2 s ago)"),
         "{screen}"
     );
     assert!(
@@ -320,29 +333,104 @@ fn measured_fns_are_the_campaigns_and_the_what_if_budget_only_flags_the_best() {
 }
 
 #[test]
-fn the_status_line_tells_no_driver_from_running_and_stalled() {
+fn the_status_line_tells_no_driver_from_running_lost_and_stalled() {
     let mut app = watching();
     let status = |app: &App| view::status::status_text(app).0;
-    assert!(status(&app).contains("campaign: running (driver pid 4242)"));
+    assert!(status(&app).contains("campaign: running (driver pid 4242, seen 2 s ago)"));
     assert!(status(&app).contains("1 incoming"), "{}", status(&app));
     let mut v = watched();
-    v.driver = Driver::None;
+    v.driver = Some(driver(DriverState::None));
     app.update(Event::Campaign(Box::new(v.clone())));
     assert!(status(&app).contains("campaign: no driver running │"));
-    v.driver = Driver::Stalled {
-        holder: "pid 4242".into(),
-        minutes: 22,
-    };
+    let host = autolb::campaign::heartbeat::host_name();
+    v.driver = Some(driver(DriverState::Stalled {
+        pid: 4242,
+        host: host.clone(),
+        seen_s: 1,
+        idle_s: 22 * 60,
+    }));
     app.update(Event::Campaign(Box::new(v.clone())));
     assert!(
-        status(&app).contains("campaign: stalled (no progress for 22 min while runs are queued)")
+        status(&app).contains(
+            "campaign: stalled (driver pid 4242; no progress for 22 min while runs are queued)"
+        ),
+        "{}",
+        status(&app)
     );
-    v.driver = Driver::None;
+    v.driver = Some(driver(DriverState::Lost {
+        pid: 4242,
+        host: host.clone(),
+        gone_s: 40,
+    }));
+    app.update(Event::Campaign(Box::new(v.clone())));
+    assert!(
+        status(&app).contains(
+            "campaign: driver lost (pid 4242 gone 40 s ago; runs may still be queued; \
+             resume with autolb campaign run /scratch/camp)"
+        ),
+        "{}",
+        status(&app)
+    );
+    // At 80 columns the short form keeps the news: lost, and which pid.
+    let line = view::fit::text_of(&view::status::status_line(&app, 80));
+    assert!(
+        line.contains("driver lost (pid 4242 gone 40 s ago)"),
+        "{line}"
+    );
+    assert!(line.chars().count() <= 80, "{line}");
+    v.driver = Some(driver(DriverState::None));
     v.state = "done: no successful run".into();
     v.best = None;
     app.update(Event::Campaign(Box::new(v)));
     assert!(status(&app).contains("campaign: done: no successful run │"));
     assert!(view::status::best_text(&app).contains("nothing measured yet"));
+}
+
+#[test]
+fn a_running_driver_that_stops_beating_shows_lost_as_the_clock_moves_on() {
+    let mut app = watching();
+    let status = |app: &App| view::status::status_text(app).0;
+    // This process: alive, so only the beat's age can make it lost.
+    let pid = std::process::id();
+    let mut v = watched();
+    v.driver = Some(driver(DriverState::Running {
+        pid,
+        host: autolb::campaign::heartbeat::host_name(),
+        seen_s: 2,
+    }));
+    app.update(Event::Campaign(Box::new(v.clone())));
+    let read_at = app.table.campaign.driver.as_ref().unwrap().at;
+    app.update(Event::Tick(read_at + std::time::Duration::from_secs(5)));
+    assert!(status(&app).contains("seen 7 s ago"), "{}", status(&app));
+    app.update(Event::Tick(read_at + std::time::Duration::from_secs(9)));
+    assert!(
+        status(&app).contains(&format!("campaign: driver lost (pid {pid} gone 11 s ago;")),
+        "{}",
+        status(&app)
+    );
+    // A driver on this host whose pid is gone is lost at the next tick, its beat still fresh.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    v.driver = Some(driver(DriverState::Running {
+        pid: dead,
+        host: autolb::campaign::heartbeat::host_name(),
+        seen_s: 1,
+    }));
+    let mut app = watching();
+    app.update(Event::Campaign(Box::new(v)));
+    let read_at = app.table.campaign.driver.as_ref().unwrap().at;
+    assert!(
+        status(&app).contains("campaign: running"),
+        "{}",
+        status(&app)
+    );
+    app.update(Event::Tick(read_at + std::time::Duration::from_millis(500)));
+    assert!(
+        status(&app).contains(&format!("campaign: driver lost (pid {dead} gone 2 s ago;")),
+        "{}",
+        status(&app)
+    );
 }
 
 #[test]
@@ -619,4 +707,68 @@ fn status_cursor_and_title_lines_end_at_an_item_at_80_100_and_160_columns() {
         let title = title.trim_matches(border);
         assert!(title.ends_with("NEMO"), "{w}x{h}: curves title {title}");
     }
+}
+
+#[test]
+fn the_table_filters_sorts_and_pages_a_rows_logs_by_keyboard() {
+    let mut app = watching();
+    // `/failed` + enter: the rows with a failed repetition, said in the title.
+    app.update(key('/'));
+    assert_eq!(app.ui.focus, Pane::Table);
+    for c in "failed".chars() {
+        app.update(key(c));
+    }
+    let typing = text(&draw(&app, 80, 24));
+    assert!(
+        typing.contains("filter: failed▏ · enter applies, esc cancels"),
+        "{typing}"
+    );
+    app.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.table.visible, [2, 5]);
+    let screen = text(&draw(&app, 80, 24));
+    assert!(screen.contains("· 2 of 12 match \"failed\""), "{screen}");
+    assert_eq!(table_rows(&screen), 2, "{screen}");
+    // `q` while typing is text, not quit; esc keeps the filter as it was.
+    app.update(key('/'));
+    app.update(key('q'));
+    assert!(!app.ui.quit);
+    app.update(special(KeyCode::Esc, KeyModifiers::NONE));
+    assert_eq!(app.table.visible, [2, 5]);
+    // An empty query lists every row again.
+    app.update(key('/'));
+    for _ in 0..10 {
+        app.update(special(KeyCode::Backspace, KeyModifiers::NONE));
+    }
+    app.update(special(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.table.visible.len(), 12);
+
+    // `s`: by FN, the best first; the selection stays on its row.
+    app.update(key('s'));
+    assert_eq!(app.table.order, super::table::RowOrder::Fn);
+    assert_eq!(app.table.visible[0], 2, "the best has the highest FN");
+    let screen = text(&draw(&app, 80, 24));
+    assert!(screen.contains("· by FN "), "{screen}");
+
+    // `l`: the selected row's runs, read by the event loop, paged in an overlay.
+    app.update(special(KeyCode::Home, KeyModifiers::NONE));
+    assert_eq!(app.table.selected_row(), Some(2));
+    let effect = app.update(key('l')).expect("l reads the logs");
+    let outcome = effect.run();
+    app.update(Event::Done(outcome));
+    let Overlay::Logs(title, lines) = &app.ui.overlay else {
+        panic!("{:?}", app.ui.overlay);
+    };
+    assert_eq!(title, "Logs of iteration 0 test 2");
+    assert!(
+        lines[0].starts_with("rep 1  /scratch/camp/iter-00/test-00/rep-1"),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.contains("rep 2")), "{lines:?}");
+    let screen = text(&draw(&app, 80, 24));
+    assert!(
+        screen.contains("Logs of iteration 0 test 2 (esc closes"),
+        "{screen}"
+    );
+    app.update(special(KeyCode::Esc, KeyModifiers::NONE));
+    assert_eq!(app.ui.overlay, Overlay::None);
 }

@@ -179,7 +179,7 @@ fn the_cursor_starts_on_the_recommendation_and_stays_inside_the_matrix() {
     assert_eq!(app.matrix.cursor, vec![0, 0]);
     for _ in 0..200 {
         app.update(key('j'));
-        app.update(key('l'));
+        app.update(special(KeyCode::Right, KeyModifiers::NONE));
     }
     let last = |i: usize| app.ranking.problem.components[i].nproc.len() - 1;
     assert_eq!(app.matrix.cursor, vec![last(0), last(1)]);
@@ -223,7 +223,7 @@ fn marking_toggles_and_refuses_configurations_over_the_budget() {
     // The largest IFS and NEMO together are far over 672 PEs.
     for _ in 0..100 {
         app.update(key('j'));
-        app.update(key('l'));
+        app.update(special(KeyCode::Right, KeyModifiers::NONE));
     }
     assert_eq!(app.cursor_cell(), Cell::OverBudget);
     app.update(key(' '));

@@ -133,7 +133,7 @@ fn trade_off_at_80x24_mono() {
 fn trade_off_at_160x50_mono() {
     let mut app = app();
     to_front(&mut app);
-    app.update(key('l'));
+    app.update(special(KeyCode::Right, KeyModifiers::NONE));
     app.update(key(' '));
     insta::assert_snapshot!(text(&draw(&app, 160, 50)));
 }

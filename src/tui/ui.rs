@@ -26,6 +26,8 @@ pub enum Overlay {
     Config(Vec<usize>),
     /// Details of an iteration-table row.
     Row(usize),
+    /// `l`: a row's runs' logs (title, lines).
+    Logs(String, Vec<String>),
 }
 
 pub struct Ui {
@@ -34,6 +36,8 @@ pub struct Ui {
     pub overlay: Overlay,
     /// First line shown of the help or detail overlay.
     pub overlay_scroll: u16,
+    /// The `/` query being typed (`None`: not typing).
+    pub filter_input: Option<String>,
     /// The focused pane fills the screen (`z`).
     pub zoomed: bool,
     pub log_scale: bool,
@@ -55,6 +59,7 @@ impl Ui {
             shared: Shared::Curves,
             overlay: Overlay::None,
             overlay_scroll: 0,
+            filter_input: None,
             zoomed: false,
             log_scale: false,
             message: None,

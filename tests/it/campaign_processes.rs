@@ -250,7 +250,8 @@ fn sighup_stops_the_driver_like_sigterm() {
             libc::kill(child.id() as i32, libc::SIGHUP);
         }
         let status = wait_with_timeout(&mut child, Duration::from_secs(30));
-        assert!(status.success(), "{status:?}");
+        // Stopped by a hangup: 128 + SIGHUP, not the 0 of a finished campaign.
+        assert_eq!(status.code(), Some(129), "{status:?}");
         let left = run_processes_under(&dir);
         assert!(left.is_empty(), "cgroup {cgroup}: {left:?}");
         let state = State::load(&dir).unwrap();
@@ -433,6 +434,10 @@ fn next_lists_nothing_while_a_driver_runs_the_campaign() {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGTERM);
     }
-    assert!(wait_with_timeout(&mut child, Duration::from_secs(60)).success());
+    assert_eq!(
+        wait_with_timeout(&mut child, Duration::from_secs(60)).code(),
+        Some(143),
+        "SIGTERM: 128 + 15"
+    );
     assert_eq!(waiting(&next(&["--json"])), before);
 }

@@ -374,3 +374,11 @@ fn report_to_stdout_is_the_html_page() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--out -"));
 }
+
+#[test]
+fn the_top_level_help_says_how_long_the_demo_lasts_and_how_to_speed_it_up() {
+    let out = autolb().arg("--help").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("about 2 minutes"), "{text}");
+    assert!(text.contains("--demo-compression 0.2"), "{text}");
+}

@@ -16,6 +16,7 @@ mod campaign_algorithm;
 mod campaign_cli;
 mod campaign_command;
 mod campaign_demo;
+mod campaign_driver_state;
 mod campaign_guided;
 mod campaign_kill;
 mod campaign_outside;

@@ -702,3 +702,46 @@ fn a_table_rewritten_faster_than_two_polls_is_never_frozen_at_an_intermediate_va
     s.send("q");
     s.wait_exit();
 }
+
+/// The newcomer's case: the app watches a campaign, its `campaign run` is killed with SIGKILL,
+/// and within 10 s the status line says the driver is lost (here at once: its pid is gone).
+#[test]
+fn the_app_reports_a_sigkilled_driver_lost_within_ten_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = crate::common::slow_command_campaign(tmp.path());
+    let mut driver = autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = driver.id();
+    let mut s = Session::start(
+        &[
+            "tui",
+            "--campaign",
+            dir.to_str().unwrap(),
+            "--watch",
+            "poll",
+        ],
+        tmp.path(),
+        tmp.path(),
+    );
+    s.wait_for("the running driver", |sc| {
+        sc.contains(&format!("running (driver pid {pid}, seen"))
+    });
+    driver.kill().unwrap(); // SIGKILL
+    let killed = Instant::now();
+    driver.wait().unwrap();
+    s.wait_for("the lost driver", |sc| {
+        sc.contains(&format!("driver lost (pid {pid} gone"))
+    });
+    assert!(
+        killed.elapsed() <= Duration::from_secs(10),
+        "lost only after {:?}",
+        killed.elapsed()
+    );
+    s.send("q");
+    s.wait_exit();
+}

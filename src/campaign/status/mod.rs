@@ -17,8 +17,28 @@ use super::measure;
 use super::state::{run_dir_relative, Outcome, RunMetrics, RunState, State};
 use super::strategy::algorithm1::{self, describe, Measured};
 
+mod narrow;
 mod table;
 pub use table::runs_summary;
+
+/// The demo campaign made in `tmp/campaign` from the bundled inputs, for the tests of the
+/// text forms (made here, not through `campaign::demo`, which reads statuses itself).
+#[cfg(test)]
+fn demo_state(tmp: &Path) -> (PathBuf, State) {
+    crate::example::write_curves(&tmp.join("curves")).unwrap();
+    std::fs::write(
+        tmp.join("nemo_orca1_allowed_nproc.txt"),
+        crate::example::NEMO_ALLOWED,
+    )
+    .unwrap();
+    let file = tmp.join("demo-campaign.toml");
+    std::fs::write(&file, include_str!("../../../assets/demo-campaign.toml")).unwrap();
+    let dir = tmp.join("campaign");
+    let file = crate::config::CampaignFile::load(&file).unwrap();
+    crate::campaign::init(&dir, &file, tmp, false).unwrap();
+    let state = State::load(&dir).unwrap();
+    (dir, state)
+}
 
 /// A map from component name to a value that keeps component order (JSON object).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -131,6 +151,11 @@ pub struct Status {
     /// How the campaign chooses its tests (`algorithm1` or `guided`).
     #[serde(default)]
     pub strategy: crate::config::Strategy,
+    /// Who drives the campaign, from its heartbeat: filled by [`super::status()`], which
+    /// reads the directory; `None` from [`Status::from_state`], which reads only the state.
+    /// Boxed: a status is carried whole in reports, where it should stay small.
+    #[serde(default)]
+    pub driver: Option<Box<super::DriverView>>,
 }
 
 /// Runs per state over the whole campaign.
@@ -362,6 +387,7 @@ impl Status {
             period_s: state.settings.period_s,
             cost_model: state.settings.cost_model.clone(),
             strategy: state.settings.strategy,
+            driver: None,
         };
         status.recompute();
         status

@@ -5,26 +5,45 @@
 use super::*;
 
 impl Status {
-    /// The iteration table as plain text (the CLI prints it; the terminal app draws its own).
+    /// The iteration table as plain text with every column, then the run counts and the best
+    /// (`campaign init` and `campaign run` print it; the terminal app draws its own).
     pub fn table(&self) -> String {
-        let mut out = String::new();
-        let comp = self.components.join("/");
+        let mut out = self.table_lines(usize::MAX).join("\n");
+        out.push('\n');
+        let c = &self.counts;
         out.push_str(&format!(
-            "{:>4} {:>4}  {:<width$}  {:>5}  {:>7} {:>8} {:>6}  {:<w2$}  {:>6}  {:<18} {}\n",
-            "iter",
-            "test",
-            format!("PEs {comp}"),
-            "step",
-            "SYPD",
-            "CHSY",
-            "cpl%",
-            format!("partial% {comp}"),
-            "FN",
-            "donor -> recipient",
-            "state",
-            width = 18,
-            w2 = 16,
+            "\ncampaign {}: {} runs done, {} failed, {} running, {} pending\n",
+            self.state_label(),
+            c.done,
+            c.failed,
+            c.running,
+            c.pending
         ));
+        out.push_str(&self.best_text());
+        out.push('\n');
+        out
+    }
+
+    /// The iteration table in at most `width` columns: the least important columns (the
+    /// partial coupling costs, the step, the move, the coupling cost, CHSY) give way first,
+    /// and a failed run's reason is cut at the width.
+    pub fn table_lines(&self, width: usize) -> Vec<String> {
+        let comp = self.components.join("/");
+        let mut columns = vec![
+            Column::new("iter", 10, Align::Right),
+            Column::new("test", 10, Align::Right),
+            Column::new(&format!("PEs {comp}"), 10, Align::Left),
+            Column::new("step", 2, Align::Right),
+            Column::new("SYPD", 7, Align::Right),
+            Column::new("CHSY", 6, Align::Right),
+            Column::new("cpl%", 5, Align::Right),
+            Column::new(&format!("partial% {comp}"), 1, Align::Left),
+            Column::new("FN", 8, Align::Right),
+            Column::new("donor -> recipient", 4, Align::Left).or_short("d -> r", 3),
+            Column::new("state", 9, Align::Left),
+        ];
+        // Under each row, the reasons of its failed runs (not columns: they are long).
+        let mut notes: Vec<Vec<String>> = Vec::new();
         for it in &self.iterations {
             for t in &it.tests {
                 let pes: Vec<String> = t.nproc.values().map(|p| p.to_string()).collect();
@@ -37,17 +56,18 @@ impl Status {
                     v.map(|v| format!("{v:.prec$}"))
                         .unwrap_or_else(|| "-".into())
                 };
-                let direction = match (&t.donor, &t.recipient, t.next_step) {
-                    (Some(d), Some(r), Some(moved)) => format!("{d} -> {r} ({moved})"),
-                    (Some(d), Some(r), None) => format!("{d} -> {r}"),
-                    _ => "-".into(),
+                let (direction, short_direction) = match (&t.donor, &t.recipient, t.next_step) {
+                    (Some(d), Some(r), Some(moved)) => {
+                        (format!("{d} -> {r} ({moved})"), format!("{d}>{r}"))
+                    }
+                    (Some(d), Some(r), None) => (format!("{d} -> {r}"), format!("{d}>{r}")),
+                    _ => ("-".into(), "-".into()),
                 };
-                out.push_str(&format!(
-                    "{:>4} {:>4}  {:<18}  {:>5}  {:>7} {:>8} {:>6}  {:<16}  {:>6}  {:<18} {}\n",
-                    it.iteration,
-                    t.test,
+                let cells = [
+                    it.iteration.to_string(),
+                    t.test.to_string(),
                     pes.join("/"),
-                    t.step,
+                    t.step.to_string(),
                     opt(t.sypd, 2),
                     opt(t.chsy, 0),
                     opt(t.coupling_cost.map(|c| c * 100.0), 1),
@@ -59,29 +79,40 @@ impl Status {
                     opt(t.fittingness, 3),
                     direction,
                     t.summary(),
-                ));
-                for r in t.runs.iter().filter(|r| r.state == RunState::Failed) {
-                    out.push_str(&format!(
-                        "{:>11}rep {} failed: {}\n",
-                        "",
-                        r.repetition,
-                        r.failure.as_deref().unwrap_or("no reason recorded")
-                    ));
+                ];
+                for (column, cell) in columns.iter_mut().zip(cells) {
+                    column.cells.push(cell);
                 }
+                columns[9].short_cells.push(short_direction);
+                notes.push(
+                    t.runs
+                        .iter()
+                        .filter(|r| r.state == RunState::Failed)
+                        .map(|r| {
+                            format!(
+                                "    rep {} failed: {}",
+                                r.repetition,
+                                r.failure.as_deref().unwrap_or("no reason recorded")
+                            )
+                        })
+                        .collect(),
+                );
             }
         }
-        let c = &self.counts;
-        out.push_str(&format!(
-            "\ncampaign {}: {} runs done, {} failed, {} running, {} pending\n",
-            self.state_label(),
-            c.done,
-            c.failed,
-            c.running,
-            c.pending
-        ));
+        let columns = fit_columns(columns, width);
+        let mut lines = vec![row_line(&columns, None, width)];
+        for (row, row_notes) in notes.iter().enumerate() {
+            lines.push(row_line(&columns, Some(row), width));
+            lines.extend(row_notes.iter().map(|n| cut(n, width)));
+        }
+        lines
+    }
+
+    /// `best so far: IFS 432 + NEMO 216 (654 PEs with extras) -- 16.80 SYPD, ...`.
+    pub fn best_text(&self) -> String {
         match &self.best {
-            Some(b) => out.push_str(&format!(
-                "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {}{})\n",
+            Some(b) => format!(
+                "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {}{})",
                 describe(&self.components, &b.nproc.values().copied().collect::<Vec<_>>()),
                 b.total_nproc,
                 b.sypd,
@@ -93,11 +124,118 @@ impl Status {
                 self.best_caveat()
                     .map(|c| format!("; {c}"))
                     .unwrap_or_default()
-            )),
-            None => out.push_str("best so far: nothing measured yet\n"),
+            ),
+            None => "best so far: nothing measured yet".into(),
         }
-        out
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// One column of the table, with how long it stays when the width is short (higher stays
+/// longer) and an optional shorter form it gives way to first.
+#[derive(Debug, Clone)]
+struct Column {
+    header: String,
+    cells: Vec<String>,
+    align: Align,
+    priority: u8,
+    short: Option<(String, u8)>,
+    short_cells: Vec<String>,
+}
+
+impl Column {
+    fn new(header: &str, priority: u8, align: Align) -> Column {
+        Column {
+            header: header.to_string(),
+            cells: Vec::new(),
+            align,
+            priority,
+            short: None,
+            short_cells: Vec::new(),
+        }
+    }
+
+    /// A shorter header (its cells come in `short_cells`) taken at `priority`.
+    fn or_short(mut self, header: &str, priority: u8) -> Column {
+        self.short = Some((header.to_string(), priority));
+        self
+    }
+
+    fn width(&self) -> usize {
+        self.cells
+            .iter()
+            .chain(std::iter::once(&self.header))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Where the column stands now: its short form's turn while it has one.
+    fn standing(&self) -> u8 {
+        self.short.as_ref().map_or(self.priority, |(_, p)| *p)
+    }
+}
+
+/// Between two columns.
+const GAP: &str = "  ";
+
+/// The columns that fit in `width`: while the table is too wide, the least important column
+/// left (the rightmost of equals) takes its short form when it has one, else goes. The
+/// last column standing is kept (its lines are cut).
+fn fit_columns(mut columns: Vec<Column>, width: usize) -> Vec<Column> {
+    let total = |cols: &[Column]| {
+        cols.iter().map(Column::width).sum::<usize>() + GAP.len() * cols.len().saturating_sub(1)
+    };
+    while total(&columns) > width && columns.len() > 1 {
+        let Some(k) = (0..columns.len())
+            .rev()
+            .min_by_key(|&k| columns[k].standing())
+        else {
+            break;
+        };
+        let column = &mut columns[k];
+        match column.short.take() {
+            Some((header, _)) => {
+                column.header = header;
+                column.cells = std::mem::take(&mut column.short_cells);
+            }
+            None => {
+                columns.remove(k);
+            }
+        }
+    }
+    columns
+}
+
+/// The header (`row` None) or one row, padded into its columns, cut at `width`.
+fn row_line(columns: &[Column], row: Option<usize>, width: usize) -> String {
+    let cells: Vec<String> = columns
+        .iter()
+        .map(|c| {
+            let text = row.map_or(c.header.as_str(), |r| c.cells[r].as_str());
+            let pad = c.width().saturating_sub(text.chars().count());
+            match c.align {
+                Align::Left => format!("{text}{}", " ".repeat(pad)),
+                Align::Right => format!("{}{text}", " ".repeat(pad)),
+            }
+        })
+        .collect();
+    cut(cells.join(GAP).trim_end(), width)
+}
+
+/// `text` in at most `width` columns: cut, with `…` for what is left out.
+pub(crate) fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
 }
 
 /// A test's state with its runs: `done` for one run that succeeded, else the state, the runs
@@ -116,7 +254,43 @@ pub fn runs_summary(state: &str, done: usize, failed: usize, total: usize) -> St
 
 #[cfg(test)]
 mod tests {
-    use super::runs_summary;
+    use super::*;
+
+    #[test]
+    fn columns_give_way_least_important_first_and_no_line_is_wider_than_asked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, mut state) = super::super::demo_state(tmp.path());
+        let failed = (0, 0, 0);
+        state.run_mut(failed).state = RunState::Failed;
+        state.run_mut(failed).failure = Some(format!("exit status 1: {}", "x".repeat(200)));
+        let status = Status::from_state(&state, &dir);
+        let wide = status.table_lines(usize::MAX);
+        assert!(wide[0].contains("partial% IFS/NEMO"), "{}", wide[0]);
+        assert!(wide[0].contains("donor -> recipient"), "{}", wide[0]);
+        for width in [100, 80, 60, 40] {
+            let lines = status.table_lines(width);
+            for line in &lines {
+                assert!(line.chars().count() <= width, "{width}: {line:?}");
+            }
+            let header = &lines[0];
+            assert!(!header.contains("partial%"), "{width}: {header}");
+            assert!(lines
+                .iter()
+                .any(|l| l.contains("rep 1 failed: exit status 1")));
+            if width < 60 {
+                continue;
+            }
+            for kept in ["iter", "test", "PEs IFS/NEMO", "FN", "state"] {
+                assert!(header.contains(kept), "{width}: {kept} dropped: {header}");
+            }
+        }
+        // At 80 the move is shortened before the coupling cost goes.
+        let header = &status.table_lines(80)[0];
+        assert!(
+            header.contains("d -> r") && header.contains("cpl%"),
+            "{header}"
+        );
+    }
 
     #[test]
     fn a_failed_repetition_is_never_hidden_behind_done() {

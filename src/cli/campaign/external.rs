@@ -134,6 +134,7 @@ pub fn next(a: &NextArgs) -> Result<()> {
         return Ok(());
     }
     let runs = campaign::next(&a.dir).map_err(report)?;
+    note_lost_driver(&a.dir);
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&runs)?)?;
     } else if a.bash {
@@ -143,7 +144,7 @@ pub fn next(a: &NextArgs) -> Result<()> {
     } else if runs.is_empty() {
         if let Some(holder) = campaign::driven_by(&a.dir).map_err(report)? {
             outln!(
-                "nothing to run here: `autolb campaign run` ({holder}) runs this campaign's runs itself"
+                "nothing to run here: `autolb campaign run` runs this campaign's runs itself; {holder}"
             )?;
             return Ok(());
         }
@@ -159,6 +160,14 @@ pub fn next(a: &NextArgs) -> Result<()> {
         print_runs(&runs)?;
     }
     Ok(())
+}
+
+/// A driver that died without a word is said on stderr (the listing on stdout stays
+/// parseable): its runs are listed, but `campaign run` would resume them.
+fn note_lost_driver(dir: &Path) {
+    if let Ok(driver @ campaign::DriverState::Lost { .. }) = campaign::driver_state(dir) {
+        errln!("note: {}", driver.text(dir));
+    }
 }
 
 fn print_runs(runs: &[NextRun]) -> Result<()> {

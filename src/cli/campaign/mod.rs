@@ -7,7 +7,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,7 +29,8 @@ pub enum CampaignCommand {
     Init(InitArgs),
     /// Drive the campaign to the end with its executor (Ctrl-C stops; run again to resume).
     Run(RunArgs),
-    /// The iteration table and the best configuration so far.
+    /// Where the campaign stands: a summary line, its driver, the iteration table and the best
+    /// so far, fitted to the terminal's width (`--watch` redraws it).
     Status(StatusArgs),
     /// The runs waiting to be run, for an external workflow manager (or one run's settings).
     Next(NextArgs),
@@ -72,6 +73,7 @@ pub struct InitArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// The campaign directory (made by `autolb campaign init`).
     pub dir: PathBuf,
     /// Most runs at a time [default: `jobs` in [executor], else 1].
     #[arg(long, value_name = "N", value_parser = crate::shared::parse::parse_jobs)]
@@ -80,14 +82,54 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct StatusArgs {
-    pub dir: PathBuf,
+    /// The campaign directory (made by `autolb campaign init`).
+    #[arg(required_unless_present = "watch")]
+    pub dir: Option<PathBuf>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Redraw every SECONDS [default: 2] until the campaign is done or Ctrl-C.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        num_args = 0..=1,
+        default_missing_value = "2",
+        conflicts_with = "json"
+    )]
+    pub watch: Option<String>,
+}
+
+impl StatusArgs {
+    /// The directory and, with `--watch`, the redraw period. `--watch DIR` (DIR right after
+    /// the flag, taken for its value) watches DIR every 2 s, as it reads.
+    fn resolve(&self) -> Result<(PathBuf, Option<Duration>)> {
+        let Some(watch) = &self.watch else {
+            return Ok((self.dir.clone().unwrap_or_default(), None));
+        };
+        match (parse_watch_seconds(watch), &self.dir) {
+            (Ok(s), Some(dir)) => Ok((dir.clone(), Some(Duration::from_secs_f64(s)))),
+            (Ok(_), None) => Err(user(
+                "campaign status --watch: no campaign directory; give one, e.g. `autolb campaign status DIR --watch 5`",
+            )),
+            (Err(_), None) => Ok((PathBuf::from(watch), Some(Duration::from_secs(2)))),
+            (Err(e), Some(_)) => Err(user(format!("--watch {e}"))),
+        }
+    }
+}
+
+/// A redraw period: a positive number of seconds, at most a day.
+fn parse_watch_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err(format!(
+            "{text:?} is not a number of seconds between redraws (e.g. 2, or 0.5; at most 86400)"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct DirArg {
+    /// The campaign directory (made by `autolb campaign init`).
     pub dir: PathBuf,
 }
 
@@ -173,14 +215,27 @@ fn dir_has_entries(dir: &Path) -> bool {
 
 fn drive(a: &RunArgs) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
+    // Which signal stopped the drive: the exit code says it (128 + its number), so a wrapper
+    // script tells an interrupted campaign from a finished one.
+    let signalled = Arc::new(AtomicUsize::new(0));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second Ctrl-C while stopping exits at once.
-        signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&stop))?;
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            signal_exit_code(signal),
+            Arc::clone(&stop),
+        )?;
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
+        signal_hook::flag::register_usize(signal, Arc::clone(&signalled), signal as usize)?;
     }
     // A closed terminal or tmux session (SIGHUP) stops like SIGTERM: runs cancelled, state
     // saved. No "second signal exits at once" here: a hangup may come twice.
     signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&stop))?;
+    signal_hook::flag::register_usize(
+        signal_hook::consts::SIGHUP,
+        Arc::clone(&signalled),
+        signal_hook::consts::SIGHUP as usize,
+    )?;
     let progress = Progress::new(std::io::stderr().is_terminal());
     let observer = {
         let progress = Arc::clone(&progress);
@@ -200,17 +255,39 @@ fn drive(a: &RunArgs) -> Result<()> {
             out!("{}", status.table())?;
         }
         DriveOutcome::Stopped => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "stopped; resume with: autolb campaign run {}",
-                a.dir.display()
-            );
+            let signal = signalled.load(Ordering::SeqCst) as i32;
+            return Err(coded(
+                signal_exit_code(signal) as u8,
+                format!(
+                    "interrupted ({}): running runs cancelled, state saved; resume with: autolb campaign run {}",
+                    signal_name(signal),
+                    a.dir.display()
+                ),
+            ));
         }
         DriveOutcome::Cancelled => {
             let _ = writeln!(std::io::stderr(), "the campaign was cancelled");
         }
     }
     Ok(())
+}
+
+/// The exit code of a drive stopped by `signal`: 128 + its number, as a shell shows a program
+/// the signal ended (130 Ctrl-C, 143 SIGTERM, 129 hangup); 130 when none is known.
+fn signal_exit_code(signal: i32) -> i32 {
+    if signal > 0 {
+        128 + signal
+    } else {
+        130
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        signal_hook::consts::SIGTERM => "SIGTERM",
+        signal_hook::consts::SIGHUP => "SIGHUP",
+        _ => "Ctrl-C",
+    }
 }
 
 /// Progress: a bar per iteration on a terminal, plain lines otherwise.
@@ -334,13 +411,81 @@ impl Progress {
 }
 
 fn status(a: &StatusArgs) -> Result<()> {
-    let status = campaign::status(&a.dir).map_err(report)?;
+    let (dir, watch) = a.resolve()?;
+    if let Some(period) = watch {
+        return watch_status(&dir, period);
+    }
+    let (status, driver) = campaign::status_with_driver(&dir).map_err(report)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&status)?)?;
     } else {
-        out!("{}", status.table())?;
+        out!("{}", status.render(&driver, &dir, output_width()))?;
     }
     Ok(())
+}
+
+/// `campaign status --watch`: a frame every `period` until the campaign is done (that frame
+/// is the last) or Ctrl-C (exit 0: stopping a watch is how it ends). On a terminal each
+/// frame replaces the last; in a file or a pipe frames follow each other under a separator.
+fn watch_status(dir: &Path, period: Duration) -> Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let terminal = std::io::stdout().is_terminal();
+    let mut first = true;
+    loop {
+        let width = output_width();
+        let (status, driver) = campaign::status_with_driver(dir).map_err(report)?;
+        let frame = status.render(&driver, dir, width);
+        if terminal {
+            // Home and clear, then the frame: no flicker of an empty screen in between.
+            out!("\x1b[H\x1b[2J{frame}")?;
+        } else {
+            if !first {
+                outln!("{}", "-".repeat(width.min(40)))?;
+            }
+            out!("{frame}")?;
+        }
+        first = false;
+        if status.done {
+            return Ok(());
+        }
+        let deadline = std::time::Instant::now() + period;
+        while std::time::Instant::now() < deadline {
+            if stop.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50).min(period));
+        }
+        if stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+    }
+}
+
+/// The width `campaign status` fits: `COLUMNS` when set to a number, else the terminal's,
+/// else (a file, a pipe, a batch job's log) 80.
+fn output_width() -> usize {
+    if let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+    {
+        return columns;
+    }
+    if std::io::stdout().is_terminal() {
+        if let Ok((w, _)) = crossterm::terminal::size() {
+            if w > 0 {
+                return usize::from(w);
+            }
+        }
+    }
+    80
 }
 
 fn cancel(dir: &Path) -> Result<()> {

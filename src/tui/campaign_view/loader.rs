@@ -9,30 +9,16 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
+use autolb::campaign::driver_state_of;
 use autolb::campaign::measured::{campaign_model, campaign_runs_of};
-use autolb::campaign::state::{Lock, STATE_FILE};
+use autolb::campaign::state::STATE_FILE;
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
 use autolb::timing::{self, ReadOptions, Reading};
 
-use super::{driver_of, score_rows, summarise_row, CampaignView, IterRow, RunRow};
+use super::{score_rows, summarise_row, CampaignView, DriverReading, IterRow, RunRow};
 use crate::tui::calibration::Calibration;
-
-/// Time since `path` (a file, or the newest file directly in a directory) last changed.
-fn age_of(path: &Path, now: SystemTime) -> Option<Duration> {
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let newest = if path.is_dir() {
-        std::fs::read_dir(path)
-            .ok()?
-            .flatten()
-            .filter_map(|e| modified(&e.path()))
-            .max()
-    } else {
-        modified(path)
-    }?;
-    Some(now.duration_since(newest).unwrap_or_default())
-}
 
 /// A component as the loader needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -274,29 +260,15 @@ impl Loader {
             }
         }
         status.recompute();
-        let queued = status.counts.pending + status.counts.running > 0;
-        // Only worth the stats while runs are queued and a driver holds the lock.
-        let holder = Lock::holder(&self.dir);
-        let idle_for = if queued && holder.is_some() {
-            let now = SystemTime::now();
-            let running = status
-                .iterations
-                .iter()
-                .flat_map(|it| &it.tests)
-                .flat_map(|t| &t.runs)
-                .filter(|r| r.state == RunState::Running)
-                .filter_map(|r| age_of(&r.run_dir, now));
-            std::iter::once(age_of(&self.dir.join(STATE_FILE), now).unwrap_or_default())
-                .chain(running)
-                .min()
-                .unwrap_or_default()
-        } else {
-            Duration::ZERO
+        let now = SystemTime::now();
+        let driver = DriverReading {
+            state: driver_state_of(state, &self.dir, now),
+            at: now,
         };
         let mut view = CampaignView {
             dir: Some(self.dir.clone()),
             state: status.state_label(),
-            driver: driver_of(holder, queued, idle_for),
+            driver: Some(driver),
             tts_w: Some(status.tts_w),
             best_caveat: status
                 .best
@@ -541,7 +513,6 @@ pub fn nproc_from_dir_name(dir: &Path, components: &[LoaderComponent]) -> Vec<u3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::campaign_view::Driver;
 
     fn comps() -> Vec<LoaderComponent> {
         vec![
@@ -698,21 +669,34 @@ mod tests {
     }
 
     #[test]
-    fn a_held_lock_with_queued_runs_and_an_old_state_is_stalled() {
+    fn the_driver_is_read_from_the_heartbeat_and_stalls_on_an_old_state() {
+        use autolb::campaign::heartbeat::Heartbeat;
+        use autolb::campaign::DriverState;
+        use std::time::Duration;
         let tmp = tempfile::tempdir().unwrap();
         let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
         let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
-        assert_eq!(loader.load().driver, Driver::None, "right after init");
-        let _lock = Lock::acquire(&dir).unwrap();
-        assert!(matches!(loader.load().driver, Driver::Running(_)));
+        let driver = |l: &mut Loader| l.load().driver.map(|d| d.state);
+        assert_eq!(
+            driver(&mut loader),
+            Some(DriverState::None),
+            "right after init"
+        );
+        Heartbeat::of_this_process().save(&dir).unwrap();
+        assert!(matches!(
+            driver(&mut loader),
+            Some(DriverState::Running { .. })
+        ));
         let old = SystemTime::now() - Duration::from_secs(40 * 60);
         let state = std::fs::File::options()
             .write(true)
             .open(dir.join(STATE_FILE))
             .unwrap();
         state.set_modified(old).unwrap();
-        match loader.load().driver {
-            Driver::Stalled { minutes, .. } => assert!((39..=41).contains(&minutes), "{minutes}"),
+        match driver(&mut loader) {
+            Some(DriverState::Stalled { idle_s, .. }) => {
+                assert!((39 * 60..=41 * 60).contains(&idle_s), "{idle_s}")
+            }
             other => panic!("{other:?}"),
         }
     }

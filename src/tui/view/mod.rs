@@ -56,6 +56,14 @@ pub fn render(app: &App, frame: &mut Frame) {
         Overlay::Help => help::render(&app.ui, frame, area),
         Overlay::Config(index) => detail::render_config(app, index, frame, area),
         Overlay::Row(i) => detail::render_row(app, *i, frame, area),
+        Overlay::Logs(title, lines) => scrolled_popup(
+            frame,
+            area,
+            96,
+            &format!(" {title} (esc closes, ↑/↓ PgUp/PgDn Home/End) "),
+            lines.iter().map(|l| Line::raw(l.clone())).collect(),
+            app.ui.overlay_scroll,
+        ),
     }
 }
 

@@ -11,7 +11,6 @@ use ratatui::Frame;
 use super::fit::{fit, Item};
 use super::opt;
 use crate::tui::app::App;
-use crate::tui::campaign_view::Driver;
 use crate::tui::keys::Action;
 use crate::tui::table::TableState;
 use crate::tui::ui::Ui;
@@ -100,21 +99,20 @@ pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(text.style(style)), area);
 }
 
-/// The campaign's state in words: `running (driver pid 12)`, `no driver running`, `stalled (no
-/// progress for 20 min while runs are queued)`, `done: no successful run`, ...
-pub fn campaign_text(table: &TableState) -> String {
+/// The campaign's state in words, as `campaign status` says it
+/// ([`autolb::campaign::DriverState::text`]): `running (driver pid 12, seen 2 s ago)`, `driver
+/// lost (...)`, `no driver running`, `stalled (...)`; once it is over, the state (`done`, `done:
+/// no successful run`, `cancelled`). The short form keeps the state and the pid.
+pub fn campaign_texts(table: &TableState, now: std::time::SystemTime) -> (String, String) {
     let view = &table.campaign;
     let state = &view.state;
     let finished = state.starts_with("done") || state == "cancelled";
-    match &view.driver {
-        Driver::Unknown => state.clone(),
-        Driver::None if finished => state.clone(),
-        // Nothing starts or records runs until one is started.
-        Driver::None => "no driver running".into(),
-        Driver::Running(holder) => format!("{state} (driver {holder})"),
-        Driver::Stalled { minutes, .. } => {
-            format!("stalled (no progress for {minutes} min while runs are queued)")
+    match (&view.driver, &view.dir) {
+        (Some(driver), Some(dir)) if !finished => {
+            let driver = driver.at(now);
+            (driver.text(dir), driver.short_text())
         }
+        _ => (state.clone(), state.clone()),
     }
 }
 
@@ -167,8 +165,8 @@ pub fn status_items(app: &App) -> Vec<Item> {
         items.push(Item::new(m, 9));
     }
     items.push(Item::new(budget, 8).or_short(short_budget));
-    let campaign = campaign_text(&app.table);
-    items.push(Item::new(format!("campaign: {campaign}"), 5).or_short(campaign));
+    let (campaign, short) = campaign_texts(&app.table, app.ui.now);
+    items.push(Item::new(format!("campaign: {campaign}"), 5).or_short(short));
     if app.table.campaign.pending_runs > 0 {
         items.push(Item::new(
             format!("{} incoming", app.table.campaign.pending_runs),
@@ -243,6 +241,22 @@ pub fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 
 /// The hint bar: whole hints only, as many as fit, the focused pane's keys first.
 pub fn render_hints(ui: &Ui, frame: &mut Frame, area: Rect) {
+    if let Some(text) = &ui.filter_input {
+        // Typing a `/` query: the query and how to end it, the examples as room allows.
+        let items = vec![
+            Item::new(format!("filter: {text}▏"), 10),
+            Item::new("enter applies, esc cancels".to_string(), 8),
+            Item::new(
+                "words a row must all have: failed running it2 408 IFS=408".to_string(),
+                4,
+            ),
+        ];
+        frame.render_widget(
+            Paragraph::new(fit(items, " · ", usize::from(area.width))),
+            area,
+        );
+        return;
+    }
     let mut spans = Vec::new();
     let mut used = 0;
     for (keys, what) in ui.keys.hints(ui.focus) {

@@ -311,14 +311,14 @@ fn fitted_columns<'a>(app: &'a App, width: u16) -> (Vec<Column<'a>>, Fit) {
     (cols, fit)
 }
 
-/// The cells of rows `range` in the fitted columns.
+/// The cells of rows `indices` in the fitted columns.
 fn cells(
     cols: &[Column],
     fit: &Fit,
     rows: &[IterRow],
-    range: std::ops::Range<usize>,
+    indices: impl Iterator<Item = usize>,
 ) -> Vec<Vec<String>> {
-    range
+    indices
         .map(|i| {
             fit.keep
                 .iter()
@@ -355,10 +355,13 @@ fn shown_rows(len: usize, selected: usize, height: usize) -> std::ops::Range<usi
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let view = &app.table.campaign;
-    let title = match &view.dir {
+    let mut title = match &view.dir {
         Some(d) => format!(" Iterations: {} ", d.display()),
         None => " Iterations ".to_string(),
     };
+    if let Some(listing) = app.table.listing() {
+        title.push_str(&format!("· {listing} "));
+    }
     let block = pane_block(&app.ui, Pane::Table, title);
     if view.rows.is_empty() {
         let text = match &view.dir {
@@ -368,14 +371,33 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(text).block(block), area);
         return;
     }
+    if app.table.visible.is_empty() {
+        let text = format!(
+            "no row matches the filter {:?}: / to change it (an empty query lists every row)",
+            app.table.filter.as_ref().map_or("", |f| f.text.as_str())
+        );
+        frame.render_widget(
+            Paragraph::new(text)
+                .wrap(ratatui::widgets::Wrap { trim: true })
+                .block(block),
+            area,
+        );
+        return;
+    }
     let (cols, fit) = fitted_columns(app, area.width.saturating_sub(2));
     // Below the borders and the header line.
     let height = block.inner(area).height.saturating_sub(1) as usize;
-    let shown = shown_rows(view.rows.len(), app.table.selected, height);
+    let visible = &app.table.visible;
+    let shown = shown_rows(visible.len(), app.table.selected, height);
     let first = shown.start;
-    let rows = cells(&cols, &fit, &view.rows, shown);
+    let rows = cells(
+        &cols,
+        &fit,
+        &view.rows,
+        visible[shown.clone()].iter().copied(),
+    );
     let rows = rows.into_iter().enumerate().map(|(at, cells)| {
-        let i = first + at;
+        let i = visible[first + at];
         let row = Row::new(cells);
         if view.best == Some(i) {
             row.style(app.ui.theme.best())

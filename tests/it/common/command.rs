@@ -56,6 +56,12 @@ impl TestCommand {
         self
     }
 
+    /// Runs without `key` in the environment, whatever the test's own holds.
+    pub fn env_remove(&mut self, key: impl AsRef<OsStr>) -> &mut Self {
+        self.cmd.env_remove(key);
+        self
+    }
+
     pub fn current_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.cmd.current_dir(dir);
         self

@@ -52,6 +52,23 @@ pub fn init_demo_campaign(tmp: &Path, name: &str, campaign: &CampaignToml) -> Pa
     dir
 }
 
+/// A command-executor campaign in `tmp/camp` whose runs take a minute (`sleep 60`, two at a
+/// time): its driver is mid-campaign whenever a test looks.
+pub fn slow_command_campaign(tmp: &Path) -> PathBuf {
+    init_demo_campaign(
+        tmp,
+        "camp",
+        &CampaignToml::default().table(
+            r#"
+[executor]
+kind = "command"
+jobs = 2
+command = ["sh", "-c", "sleep 60"]
+"#,
+        ),
+    )
+}
+
 /// Runs `autolb campaign init DIR --config FILE` and checks it succeeded.
 pub fn init(dir: &Path, file: &Path) {
     autolb()
@@ -249,6 +266,7 @@ pub fn synthetic_campaign(
         period_s: Some(2700.0),
         cost_model: None,
         strategy: Default::default(),
+        driver: None,
     };
     status.recompute();
     (inputs, settings, status)

@@ -1,0 +1,753 @@
+//! The driver's heartbeat, and the one answer every view gives to "is a driver running?".
+//!
+//! The campaign lock cannot answer it: the OS keeps a `flock` as long as any process holds the
+//! descriptor, and a killed driver's half-started children can hold it for a while, so a dead
+//! driver looked alive. A lock also says nothing to a viewer on another host of a shared file
+//! system. So the driver writes `DIR/driver.json` (pid, host, start time, last beat) every
+//! [`BEAT_INTERVAL`] while it lives and marks it ended when it stops cleanly. A beat older than
+//! [`LOST_AFTER`] means the driver died without a word (SIGKILL, a node crash); on the driver's
+//! own host `kill(pid, 0)` says so at once.
+//!
+//! [`driver_state`] reads it, with the campaign's state for "done" and for the stall rule
+//! ([`STALL_AFTER`]); the terminal app, `campaign status` and `campaign next` all show its
+//! [`DriverState::text`], so they never disagree.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::state::{write_atomically, RunState, State, STATE_FILE};
+use super::CampaignError;
+
+/// Name of the heartbeat file inside a campaign directory.
+pub const HEARTBEAT_FILE: &str = "driver.json";
+
+/// How often a live driver beats.
+pub const BEAT_INTERVAL: Duration = Duration::from_secs(2);
+
+/// A beat older than this means the driver is gone: five missed beats, so a busy login node or
+/// a slow parallel file system does not make a live driver look lost.
+pub const LOST_AFTER: Duration = Duration::from_secs(10);
+
+/// How long a campaign with queued runs may show no progress before its driver counts as
+/// stalled. Progress is the driver saving the state (it does whenever it starts, records or
+/// retries a run) or a running run writing its output. A quarter of an hour of neither deserves
+/// a look (a Slurm queue that long, a driver stuck on a hung `sacct`, jobs lost to a node
+/// failure).
+pub const STALL_AFTER: Duration = Duration::from_secs(15 * 60);
+
+/// What `driver.json` holds. Times are unix seconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Heartbeat {
+    pub pid: u32,
+    pub host: String,
+    pub started: u64,
+    /// The last beat.
+    pub beat: u64,
+    /// Set when the driver stopped cleanly: when and how (`done`, `stopped`, `cancelled`,
+    /// `failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<Ended>,
+}
+
+/// How a driver ended cleanly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ended {
+    pub at: u64,
+    pub how: String,
+}
+
+impl Heartbeat {
+    /// A first beat of this process on this host, now.
+    pub fn of_this_process() -> Heartbeat {
+        let now = unix_now();
+        Heartbeat {
+            pid: std::process::id(),
+            host: host_name(),
+            started: now,
+            beat: now,
+            ended: None,
+        }
+    }
+
+    /// Reads `DIR/driver.json`; `None` when there is none (no driver ever ran here) or it is
+    /// not a heartbeat (it is written atomically, so only a hand edit makes it so).
+    pub fn load(dir: &Path) -> Option<Heartbeat> {
+        let text = crate::fsutil::read_small_text(&dir.join(HEARTBEAT_FILE)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Writes `DIR/driver.json` atomically.
+    pub fn save(&self, dir: &Path) -> Result<(), CampaignError> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| {
+            CampaignError::io(
+                format!("cannot write {}", dir.join(HEARTBEAT_FILE).display()),
+                std::io::Error::other(e),
+            )
+        })?;
+        write_atomically(&dir.join(HEARTBEAT_FILE), text.as_bytes())
+    }
+}
+
+/// Who drives a campaign, as every view shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DriverState {
+    /// No driver: none ever ran, or the last one stopped cleanly before the end. Nothing
+    /// starts or records runs until `campaign run` (or `next` / `record`) is used.
+    None,
+    /// A driver beats; its last beat was `seen_s` seconds ago.
+    Running { pid: u32, host: String, seen_s: u64 },
+    /// A driver beats, runs are queued, and for `idle_s` seconds (at least [`STALL_AFTER`])
+    /// neither it nor any running run wrote anything.
+    Stalled {
+        pid: u32,
+        host: String,
+        seen_s: u64,
+        idle_s: u64,
+    },
+    /// The driver died without ending cleanly; its last beat was `gone_s` seconds ago.
+    Lost { pid: u32, host: String, gone_s: u64 },
+    /// The campaign is over (done or cancelled): no driver is needed.
+    Done,
+}
+
+impl DriverState {
+    /// A driver is alive (running or stalled).
+    pub fn alive(&self) -> bool {
+        matches!(
+            self,
+            DriverState::Running { .. } | DriverState::Stalled { .. }
+        )
+    }
+
+    /// Seconds since the driver's last beat, when there is a driver to speak of.
+    pub fn last_seen_s(&self) -> Option<u64> {
+        match self {
+            DriverState::Running { seen_s, .. } | DriverState::Stalled { seen_s, .. } => {
+                Some(*seen_s)
+            }
+            DriverState::Lost { gone_s, .. } => Some(*gone_s),
+            DriverState::None | DriverState::Done => None,
+        }
+    }
+
+    /// The driver's pid, when there is a driver to speak of.
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            DriverState::Running { pid, .. }
+            | DriverState::Stalled { pid, .. }
+            | DriverState::Lost { pid, .. } => Some(*pid),
+            DriverState::None | DriverState::Done => None,
+        }
+    }
+
+    /// One word: `none`, `running`, `stalled`, `lost`, `done`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DriverState::None => "none",
+            DriverState::Running { .. } => "running",
+            DriverState::Stalled { .. } => "stalled",
+            DriverState::Lost { .. } => "lost",
+            DriverState::Done => "done",
+        }
+    }
+
+    /// The state `by` later, with no new beat read: a running driver's beat ages and, past
+    /// [`LOST_AFTER`], it is lost. A viewer that reads the heartbeat only when the directory
+    /// changes (a killed driver changes nothing) still reports it lost in time.
+    pub fn aged(&self, by: Duration) -> DriverState {
+        // Rounded up: the beat's age in whole seconds is never less than a fresh reading's
+        // would be, so the aged state turns lost no later than a new reading would.
+        let by = by.as_secs() + u64::from(by.subsec_nanos() > 0);
+        match self.clone() {
+            DriverState::Running { pid, host, seen_s }
+            | DriverState::Stalled {
+                pid, host, seen_s, ..
+            } if seen_s + by >= LOST_AFTER.as_secs() => DriverState::Lost {
+                pid,
+                host,
+                gone_s: seen_s + by,
+            },
+            DriverState::Running { pid, host, seen_s } => DriverState::Running {
+                pid,
+                host,
+                seen_s: seen_s + by,
+            },
+            DriverState::Stalled {
+                pid,
+                host,
+                seen_s,
+                idle_s,
+            } => DriverState::Stalled {
+                pid,
+                host,
+                seen_s: seen_s + by,
+                idle_s: idle_s + by,
+            },
+            DriverState::Lost { pid, host, gone_s } => DriverState::Lost {
+                pid,
+                host,
+                gone_s: gone_s + by,
+            },
+            other => other,
+        }
+    }
+
+    /// The state with the driver's pid asked again: a driver on this host whose pid is gone
+    /// is lost now, without waiting for its beat to age (a viewer can ask this every second;
+    /// it is one system call).
+    pub fn rechecked(&self) -> DriverState {
+        match self {
+            DriverState::Running { pid, host, seen_s }
+            | DriverState::Stalled {
+                pid, host, seen_s, ..
+            } if *host == host_name() && !process_exists(*pid) => DriverState::Lost {
+                pid: *pid,
+                host: host.clone(),
+                gone_s: *seen_s,
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// The state in words, as every view shows it: `running (driver pid 12, seen 2 s ago)`,
+    /// `driver lost (pid 12 gone 40 s ago; runs may still be queued; resume with autolb
+    /// campaign run DIR)`, `no driver running`, `stalled (...)`, `done`. A driver on another
+    /// host is named with its host.
+    pub fn text(&self, dir: &Path) -> String {
+        match self {
+            DriverState::None => "no driver running".into(),
+            DriverState::Running { pid, host, seen_s } => format!(
+                "running (driver pid {pid}{}, seen {seen_s} s ago)",
+                on_host(host)
+            ),
+            DriverState::Stalled {
+                pid, host, idle_s, ..
+            } => format!(
+                "stalled (driver pid {pid}{}; no progress for {} min while runs are queued)",
+                on_host(host),
+                idle_s / 60
+            ),
+            DriverState::Lost { pid, host, gone_s } => format!(
+                "driver lost (pid {pid}{} gone {gone_s} s ago; runs may still be queued; \
+                 resume with autolb campaign run {})",
+                on_host(host),
+                dir.display()
+            ),
+            DriverState::Done => "done".into(),
+        }
+    }
+
+    /// [`DriverState::text`] for a narrow line: the state and the pid only.
+    pub fn short_text(&self) -> String {
+        match self {
+            DriverState::Running { pid, .. } => format!("running (pid {pid})"),
+            DriverState::Stalled { pid, .. } => format!("stalled (pid {pid})"),
+            DriverState::Lost { pid, gone_s, .. } => {
+                format!("driver lost (pid {pid} gone {gone_s} s ago)")
+            }
+            DriverState::None => "no driver".into(),
+            DriverState::Done => "done".into(),
+        }
+    }
+
+    /// The form `campaign status --json` gives.
+    pub fn view(&self) -> DriverView {
+        DriverView {
+            state: self.name().to_string(),
+            pid: self.pid(),
+            host: match self {
+                DriverState::Running { host, .. }
+                | DriverState::Stalled { host, .. }
+                | DriverState::Lost { host, .. } => Some(host.clone()),
+                DriverState::None | DriverState::Done => None,
+            },
+            alive: self.alive(),
+            last_seen_s: self.last_seen_s(),
+        }
+    }
+}
+
+/// `campaign status --json`'s `"driver"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriverView {
+    /// `none`, `running`, `stalled`, `lost` or `done`.
+    pub state: String,
+    pub pid: Option<u32>,
+    pub host: Option<String>,
+    pub alive: bool,
+    /// Seconds since the driver's last beat.
+    pub last_seen_s: Option<u64>,
+}
+
+/// ` on HOST` for a driver on another host than this one, else nothing.
+fn on_host(host: &str) -> String {
+    if host == host_name() {
+        String::new()
+    } else {
+        format!(" on {host}")
+    }
+}
+
+/// Who drives the campaign in `dir` now.
+pub fn driver_state(dir: &Path) -> Result<DriverState, CampaignError> {
+    let dir = super::absolute_dir(dir)?;
+    let state = State::load(&dir)?;
+    Ok(driver_state_of(&state, &dir, SystemTime::now()))
+}
+
+/// Who drives the campaign in `dir` (whose state is `state`) at `now`: done when nothing more
+/// will run; else from the heartbeat: none without one or after a clean end, lost when its
+/// beat is older than [`LOST_AFTER`] or its pid is gone from this host, stalled when runs are
+/// queued and nothing moved for [`STALL_AFTER`], else running.
+pub fn driver_state_of(state: &State, dir: &Path, now: SystemTime) -> DriverState {
+    if state.is_done() {
+        return DriverState::Done;
+    }
+    let Some(beat) = Heartbeat::load(dir) else {
+        return DriverState::None;
+    };
+    if beat.ended.is_some() {
+        return DriverState::None;
+    }
+    let now_s = unix_seconds(now);
+    let seen_s = now_s.saturating_sub(beat.beat);
+    if seen_s >= LOST_AFTER.as_secs() {
+        return DriverState::Lost {
+            pid: beat.pid,
+            host: beat.host,
+            gone_s: seen_s,
+        };
+    }
+    let idle = idle_for(state, dir, now);
+    let beating = match idle {
+        Some(idle) if idle >= STALL_AFTER => DriverState::Stalled {
+            pid: beat.pid,
+            host: beat.host,
+            seen_s,
+            idle_s: idle.as_secs(),
+        },
+        _ => DriverState::Running {
+            pid: beat.pid,
+            host: beat.host,
+            seen_s,
+        },
+    };
+    beating.rechecked()
+}
+
+/// Time since the campaign last moved, while runs are queued (`None` when none is): since the
+/// state was saved or a running run's directory last changed, whichever is later.
+fn idle_for(state: &State, dir: &Path, now: SystemTime) -> Option<Duration> {
+    let queued = state
+        .run_positions()
+        .any(|pos| !state.run(pos).state.is_terminal());
+    if !queued {
+        return None;
+    }
+    let running = state
+        .run_positions()
+        .filter(|&pos| state.run(pos).state == RunState::Running)
+        .filter_map(|(i, t, r)| age_of(&state.request(dir, i, t, r).run_dir, now));
+    std::iter::once(age_of(&dir.join(STATE_FILE), now).unwrap_or_default())
+        .chain(running)
+        .min()
+}
+
+/// Time since `path` (a file, or the newest file directly in a directory) last changed.
+fn age_of(path: &Path, now: SystemTime) -> Option<Duration> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let newest = if path.is_dir() {
+        std::fs::read_dir(path)
+            .ok()?
+            .flatten()
+            .filter_map(|e| modified(&e.path()))
+            .max()
+    } else {
+        modified(path)
+    }?;
+    Some(now.duration_since(newest).unwrap_or_default())
+}
+
+/// Whether a process with this pid exists on this host (`kill(pid, 0)`; a process of another
+/// user exists too).
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// This host's name (`gethostname`), `localhost` when the system gives none.
+pub fn host_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most that many bytes.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if r != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
+    if name.is_empty() {
+        "localhost".into()
+    } else {
+        name
+    }
+}
+
+fn unix_seconds(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn unix_now() -> u64 {
+    unix_seconds(SystemTime::now())
+}
+
+/// A running heartbeat: a thread that beats every [`BEAT_INTERVAL`] until [`Beating::end`]
+/// (or drop, which records `ended`), so a driver busy starting runs or waiting on a slow
+/// scheduler still beats.
+#[derive(Debug)]
+pub struct Beating {
+    dir: PathBuf,
+    beat: Arc<Mutex<Heartbeat>>,
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Beating {
+    /// Writes the first beat now (an error if it cannot be written: the driver could not save
+    /// its state either) and starts beating.
+    pub fn start(dir: &Path) -> Result<Beating, CampaignError> {
+        let first = Heartbeat::of_this_process();
+        first.save(dir)?;
+        let beat = Arc::new(Mutex::new(first));
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let thread = {
+            let (dir, beat, stop) = (dir.to_path_buf(), Arc::clone(&beat), Arc::clone(&stop));
+            std::thread::Builder::new()
+                .name("autolb-heartbeat".into())
+                .spawn(move || beat_until_stopped(&dir, &beat, &stop))
+                .map_err(|e| CampaignError::io("cannot start the heartbeat thread", e))?
+        };
+        Ok(Beating {
+            dir: dir.to_path_buf(),
+            beat,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops beating and marks the heartbeat ended (`how`: `done`, `stopped`, ...).
+    pub fn end(mut self, how: &str) {
+        self.finish(how);
+    }
+
+    fn finish(&mut self, how: &str) {
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
+        {
+            let (flag, wake) = &*self.stop;
+            if let Ok(mut stopped) = flag.lock() {
+                *stopped = true;
+            }
+            wake.notify_all();
+        }
+        let _ = thread.join();
+        if let Ok(mut beat) = self.beat.lock() {
+            let now = unix_now();
+            beat.beat = now;
+            beat.ended = Some(Ended {
+                at: now,
+                how: how.to_string(),
+            });
+            // A heartbeat that cannot be written now shows as lost in ten seconds: the truth
+            // an unwritable directory allows.
+            let _ = beat.save(&self.dir);
+        }
+    }
+}
+
+impl Drop for Beating {
+    fn drop(&mut self) {
+        self.finish("ended");
+    }
+}
+
+fn beat_until_stopped(dir: &Path, beat: &Mutex<Heartbeat>, stop: &(Mutex<bool>, Condvar)) {
+    let (flag, wake) = stop;
+    let Ok(mut stopped) = flag.lock() else {
+        return;
+    };
+    loop {
+        let Ok((guard, _)) = wake.wait_timeout_while(stopped, BEAT_INTERVAL, |s| !*s) else {
+            return;
+        };
+        stopped = guard;
+        if *stopped {
+            return;
+        }
+        if let Ok(mut b) = beat.lock() {
+            b.beat = unix_now();
+            // A beat that fails (a file system refusing a write for a moment) is retried at
+            // the next; only a long silence makes the driver look lost.
+            let _ = b.save(dir);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo(tmp: &Path) -> (PathBuf, State) {
+        let dir = crate::campaign::demo::init_demo(tmp, Some(0.0)).unwrap();
+        let state = State::load(&dir).unwrap();
+        (dir, state)
+    }
+
+    fn beat_at(dir: &Path, pid: u32, host: &str, beat_ago: u64, ended: bool) -> SystemTime {
+        let now = SystemTime::now();
+        let now_s = unix_seconds(now);
+        Heartbeat {
+            pid,
+            host: host.into(),
+            started: now_s - beat_ago - 100,
+            beat: now_s - beat_ago,
+            ended: ended.then(|| Ended {
+                at: now_s - beat_ago,
+                how: "stopped".into(),
+            }),
+        }
+        .save(dir)
+        .unwrap();
+        now
+    }
+
+    #[test]
+    fn no_heartbeat_is_no_driver() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = demo(tmp.path());
+        let s = driver_state_of(&state, &dir, SystemTime::now());
+        assert_eq!(s, DriverState::None);
+        assert!(!s.alive());
+        assert_eq!(s.text(&dir), "no driver running");
+    }
+
+    #[test]
+    fn a_fresh_beat_of_a_live_process_is_running() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = demo(tmp.path());
+        let now = beat_at(&dir, std::process::id(), &host_name(), 2, false);
+        let s = driver_state_of(&state, &dir, now);
+        assert_eq!(
+            s,
+            DriverState::Running {
+                pid: std::process::id(),
+                host: host_name(),
+                seen_s: 2
+            }
+        );
+        assert!(s.alive());
+        assert_eq!(s.last_seen_s(), Some(2));
+        assert_eq!(
+            s.text(&dir),
+            format!("running (driver pid {}, seen 2 s ago)", std::process::id())
+        );
+    }
+
+    #[test]
+    fn an_old_beat_is_lost_even_from_another_host() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = demo(tmp.path());
+        // Another host: the pid cannot be asked, only the beat's age tells.
+        let now = beat_at(&dir, 4242, "some-other-node", 40, false);
+        let s = driver_state_of(&state, &dir, now);
+        assert_eq!(
+            s,
+            DriverState::Lost {
+                pid: 4242,
+                host: "some-other-node".into(),
+                gone_s: 40
+            }
+        );
+        assert!(!s.alive());
+        assert_eq!(s.last_seen_s(), Some(40));
+        let text = s.text(&dir);
+        assert!(
+            text.starts_with("driver lost (pid 4242 on some-other-node gone 40 s ago; runs may still be queued; resume with autolb campaign run "),
+            "{text}"
+        );
+        // A fresh beat from another host is believed.
+        let now = beat_at(&dir, 4242, "some-other-node", 3, false);
+        assert!(driver_state_of(&state, &dir, now).alive());
+    }
+
+    #[test]
+    fn a_fresh_beat_of_a_dead_pid_on_this_host_is_lost_at_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = demo(tmp.path());
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let now = beat_at(&dir, pid, &host_name(), 1, false);
+        let s = driver_state_of(&state, &dir, now);
+        assert!(matches!(s, DriverState::Lost { gone_s: 1, .. }), "{s:?}");
+    }
+
+    #[test]
+    fn an_ended_heartbeat_is_no_driver_and_a_finished_campaign_is_done() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, mut state) = demo(tmp.path());
+        let now = beat_at(&dir, std::process::id(), &host_name(), 1, true);
+        assert_eq!(driver_state_of(&state, &dir, now), DriverState::None);
+        state.cancelled = true;
+        let s = driver_state_of(&state, &dir, now);
+        assert_eq!(s, DriverState::Done);
+        assert_eq!(s.view().state, "done");
+    }
+
+    #[test]
+    fn queued_runs_and_nothing_moving_for_a_quarter_hour_is_stalled() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = demo(tmp.path());
+        // The state was saved 40 minutes ago as seen from `now`; the driver still beats.
+        let later = SystemTime::now() + Duration::from_secs(40 * 60);
+        Heartbeat {
+            beat: unix_seconds(later) - 1,
+            ..Heartbeat::of_this_process()
+        }
+        .save(&dir)
+        .unwrap();
+        let s = driver_state_of(&state, &dir, later);
+        match &s {
+            DriverState::Stalled { idle_s, seen_s, .. } => {
+                assert!((39 * 60..=41 * 60).contains(idle_s), "{idle_s}");
+                assert_eq!(*seen_s, 1);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(s.alive());
+        assert!(
+            s.text(&dir).contains("no progress for 40 min"),
+            "{}",
+            s.text(&dir)
+        );
+        // Ten minutes is not a stall.
+        let sooner = SystemTime::now() + Duration::from_secs(10 * 60);
+        Heartbeat {
+            beat: unix_seconds(sooner),
+            ..Heartbeat::of_this_process()
+        }
+        .save(&dir)
+        .unwrap();
+        assert!(matches!(
+            driver_state_of(&state, &dir, sooner),
+            DriverState::Running { .. }
+        ));
+    }
+
+    #[test]
+    fn a_running_state_ages_into_lost() {
+        let s = DriverState::Running {
+            pid: 7,
+            host: "h".into(),
+            seen_s: 2,
+        };
+        assert_eq!(s.aged(Duration::from_secs(3)).last_seen_s(), Some(5));
+        assert!(s.aged(Duration::from_secs(3)).alive());
+        assert_eq!(
+            s.aged(Duration::from_secs(8)),
+            DriverState::Lost {
+                pid: 7,
+                host: "h".into(),
+                gone_s: 10
+            }
+        );
+        assert_eq!(
+            DriverState::Done.aged(Duration::from_secs(60)),
+            DriverState::Done
+        );
+        // A part of a second counts as one: never younger than a new reading would say.
+        assert_eq!(s.aged(Duration::from_millis(7_100)).name(), "lost");
+    }
+
+    #[test]
+    fn rechecking_a_live_state_finds_a_dead_pid_on_this_host_only() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let running = |pid: u32, host: String| DriverState::Running {
+            pid,
+            host,
+            seen_s: 3,
+        };
+        assert_eq!(
+            running(dead, host_name()).rechecked(),
+            DriverState::Lost {
+                pid: dead,
+                host: host_name(),
+                gone_s: 3
+            }
+        );
+        let alive = running(std::process::id(), host_name());
+        assert_eq!(alive.rechecked(), alive);
+        let afar = running(dead, "some-other-node".into());
+        assert_eq!(afar.rechecked(), afar, "another host's pid cannot be asked");
+    }
+
+    #[test]
+    fn beating_writes_beats_and_marks_the_end() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = demo(tmp.path());
+        let beating = Beating::start(&dir).unwrap();
+        let first = Heartbeat::load(&dir).unwrap();
+        assert_eq!(first.pid, std::process::id());
+        assert_eq!(first.ended, None);
+        assert!(driver_state_of(&state, &dir, SystemTime::now()).alive());
+        std::thread::sleep(BEAT_INTERVAL + Duration::from_millis(1200));
+        let later = Heartbeat::load(&dir).unwrap();
+        assert!(later.beat > first.beat, "{first:?} then {later:?}");
+        beating.end("stopped");
+        let end = Heartbeat::load(&dir).unwrap();
+        assert_eq!(end.ended.as_ref().map(|e| e.how.as_str()), Some("stopped"));
+        assert_eq!(
+            driver_state_of(&state, &dir, SystemTime::now()),
+            DriverState::None
+        );
+    }
+
+    #[test]
+    fn a_campaign_made_again_with_force_forgets_the_last_ones_driver() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, _) = demo(tmp.path());
+        beat_at(&dir, 4242, "some-other-node", 60, false);
+        let file = tmp.path().join("demo-campaign.toml");
+        crate::campaign::demo::init_demo_at(&dir, &file, Some(0.0), true).unwrap();
+        assert_eq!(driver_state(&dir).unwrap(), DriverState::None);
+    }
+
+    #[test]
+    fn the_json_view_names_state_pid_alive_and_last_seen() {
+        let s = DriverState::Lost {
+            pid: 9,
+            host: "n1".into(),
+            gone_s: 12,
+        };
+        let v = serde_json::to_value(s.view()).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"state": "lost", "pid": 9, "host": "n1", "alive": false, "last_seen_s": 12})
+        );
+    }
+}

@@ -1,0 +1,223 @@
+//! `campaign status` for a terminal of a given width (a login node's 80 columns): a one-line
+//! summary first, so the one line a watcher glances at says where the campaign stands; then
+//! who drives it, the iteration table with its least important columns given way, and the
+//! best. No line is wider than the width.
+
+use std::path::Path;
+
+use super::table::cut;
+use super::Status;
+use crate::campaign::DriverState;
+
+impl Status {
+    /// Everything `campaign status` prints, in at most `width` columns.
+    pub fn render(&self, driver: &DriverState, dir: &Path, width: usize) -> String {
+        let mut lines = vec![self.summary_line(driver, width)];
+        if !matches!(driver, DriverState::Done) {
+            lines.extend(wrap(&format!("driver: {}", driver.text(dir)), width));
+        }
+        lines.push(String::new());
+        lines.extend(self.table_lines(width));
+        lines.push(String::new());
+        lines.extend(wrap(&self.best_text(), width));
+        let mut out = lines.join("\n");
+        out.push('\n');
+        out
+    }
+
+    /// `campaign: running (pid 12) · iteration 2 · runs 5 done, 1 running, 2 queued · best
+    /// IFS 408 + NEMO 258 FN 0.963`, its least important parts shortened or dropped to fit
+    /// `width`.
+    pub fn summary_line(&self, driver: &DriverState, width: usize) -> String {
+        let mut parts = Vec::new();
+        let state = match driver {
+            DriverState::Done => format!("campaign {}", self.state_label()),
+            other => format!("campaign: {}", other.short_text()),
+        };
+        parts.push(Part::new(state, 10));
+        if let Some(i) = self.iteration {
+            parts.push(Part::new(format!("iteration {i}"), 7).or_short(format!("it {i}"), 6));
+        }
+        let c = &self.counts;
+        let failed = if c.failed > 0 {
+            format!(", {} failed", c.failed)
+        } else {
+            String::new()
+        };
+        parts.push(
+            Part::new(
+                format!(
+                    "runs {} done, {} running, {} queued{failed}",
+                    c.done, c.running, c.pending
+                ),
+                9,
+            )
+            .or_short(
+                format!(
+                    "runs {}/{}/{}{}",
+                    c.done,
+                    c.running,
+                    c.pending,
+                    if c.failed > 0 {
+                        format!(" ✗{}", c.failed)
+                    } else {
+                        String::new()
+                    }
+                ),
+                8,
+            ),
+        );
+        if let Some(b) = &self.best {
+            let pes: Vec<String> = b.nproc.0.iter().map(|(n, p)| format!("{n} {p}")).collect();
+            parts.push(
+                Part::new(
+                    format!("best {} FN {:.3}", pes.join(" + "), b.fittingness),
+                    5,
+                )
+                .or_short(format!("best FN {:.3}", b.fittingness), 4),
+            );
+        }
+        fit_parts(parts, " · ", width)
+    }
+}
+
+/// One part of a line: its text, an optional shorter form, and how long it stays (higher
+/// stays longer; the short form is taken at its own priority).
+struct Part {
+    text: String,
+    short: Option<(String, u8)>,
+    priority: u8,
+}
+
+impl Part {
+    fn new(text: String, priority: u8) -> Part {
+        Part {
+            text,
+            short: None,
+            priority,
+        }
+    }
+
+    fn or_short(mut self, text: String, priority: u8) -> Part {
+        self.short = Some((text, priority.min(self.priority)));
+        self
+    }
+
+    fn standing(&self) -> u8 {
+        self.short.as_ref().map_or(self.priority, |(_, p)| *p)
+    }
+}
+
+/// The parts that fit in `width`, joined by `sep`: while too wide, the least important part
+/// left (the rightmost of equals) takes its short form, else goes; the last one is cut.
+fn fit_parts(mut parts: Vec<Part>, sep: &str, width: usize) -> String {
+    let line = |parts: &[Part]| {
+        parts
+            .iter()
+            .map(|p| p.text.as_str())
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    while line(&parts).chars().count() > width && parts.len() > 1 {
+        let Some(k) = (0..parts.len()).rev().min_by_key(|&k| parts[k].standing()) else {
+            break;
+        };
+        match parts[k].short.take() {
+            Some((short, _)) => parts[k].text = short,
+            None => {
+                parts.remove(k);
+            }
+        }
+    }
+    cut(&line(&parts), width)
+}
+
+/// `text` wrapped at spaces into lines of at most `width` columns, the lines after the first
+/// indented by two; a word longer than a line (a long path) is cut.
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let indent = if lines.is_empty() { "" } else { "  " };
+        let candidate = if line.is_empty() {
+            format!("{indent}{word}")
+        } else {
+            format!("{line} {word}")
+        };
+        if candidate.chars().count() <= width || line.is_empty() {
+            line = candidate;
+        } else {
+            lines.push(cut(&line, width));
+            line = format!("  {word}");
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(cut(&line, width));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_comes_first_and_nothing_is_wider_than_the_width() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = super::super::demo_state(tmp.path());
+        let status = Status::from_state(&state, &dir);
+        let lost = DriverState::Lost {
+            pid: 4242,
+            host: crate::campaign::heartbeat::host_name(),
+            gone_s: 40,
+        };
+        for width in [160, 80, 50] {
+            let text = status.render(&lost, &dir, width);
+            for line in text.lines() {
+                assert!(line.chars().count() <= width, "{width}: {line:?}");
+            }
+            let first = text.lines().next().unwrap();
+            assert!(
+                first.starts_with("campaign: driver lost (pid 4242 gone 40 s ago)"),
+                "{width}: {first}"
+            );
+            let all = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                all.contains("runs may still be queued; resume with autolb campaign run"),
+                "{width}: {text}"
+            );
+        }
+        let wide = status.summary_line(&lost, 200);
+        assert!(
+            wide.contains("iteration 0") && wide.contains("runs 0 done, 0 running, 4 queued"),
+            "{wide}"
+        );
+        let narrow = status.summary_line(&lost, 60);
+        assert!(narrow.contains("runs 0/0/4"), "{narrow}");
+    }
+
+    #[test]
+    fn wrapping_keeps_every_word_and_cuts_only_what_cannot_fit() {
+        assert_eq!(wrap("a bb ccc", 5), vec!["a bb", "  ccc"]);
+        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "  c…"]);
+        assert_eq!(wrap("short", 80), vec!["short"]);
+        assert_eq!(wrap("abcdefgh", 4), vec!["abc…"]);
+        assert_eq!(wrap("", 4), vec![""]);
+    }
+
+    #[test]
+    fn parts_shorten_then_drop_least_important_first() {
+        let parts = || {
+            vec![
+                Part::new("aaaa".into(), 10),
+                Part::new("bbbbbbbb".into(), 5).or_short("bb".into(), 4),
+                Part::new("cccc".into(), 3),
+            ]
+        };
+        assert_eq!(fit_parts(parts(), " ", 100), "aaaa bbbbbbbb cccc");
+        assert_eq!(fit_parts(parts(), " ", 13), "aaaa bbbbbbbb");
+        assert_eq!(fit_parts(parts(), " ", 8), "aaaa bb");
+        assert_eq!(fit_parts(parts(), " ", 5), "aaaa");
+        assert_eq!(fit_parts(parts(), " ", 3), "aa…");
+    }
+}

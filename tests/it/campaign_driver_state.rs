@@ -1,0 +1,267 @@
+//! Who drives a campaign, as `campaign status`, `--json` and `next` say it: a running driver is
+//! seen beating, a SIGKILLed one is reported lost within 10 s (on this host at once, from
+//! another host by its heartbeat's age), and a clean stop says so and exits with 128 + the
+//! signal. `campaign status` fits 80 columns and `--watch` redraws until done.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{self, autolb};
+
+fn slow_campaign(tmp: &Path) -> PathBuf {
+    common::slow_command_campaign(tmp)
+}
+
+fn start_driver(dir: &Path) -> Child {
+    autolb()
+        .args(["campaign", "run"])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn status_json(dir: &Path) -> Value {
+    let out = autolb()
+        .args(["campaign", "status", "--json"])
+        .arg(dir)
+        .timeout(Duration::from_secs(30))
+        .stdout_ok();
+    serde_json::from_str(&out).unwrap()
+}
+
+/// Polls `campaign status --json` until the driver's state is `want`; how long it took.
+fn wait_for_driver(dir: &Path, want: &str, limit: Duration) -> (Duration, Value) {
+    let start = Instant::now();
+    loop {
+        let driver = status_json(dir)["driver"].clone();
+        if driver["state"] == want {
+            return (start.elapsed(), driver);
+        }
+        assert!(
+            start.elapsed() < limit,
+            "the driver is not {want} after {limit:?}: {driver}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn wait_with_timeout(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the driver did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, sig);
+    }
+}
+
+#[test]
+fn a_sigkilled_driver_is_reported_lost_within_ten_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = slow_campaign(tmp.path());
+    let mut child = start_driver(&dir);
+    let (_, driver) = wait_for_driver(&dir, "running", Duration::from_secs(20));
+    assert_eq!(driver["pid"], child.id());
+    assert_eq!(driver["alive"], true);
+    assert!(driver["last_seen_s"].as_u64().unwrap() <= 3, "{driver}");
+    // It keeps beating while its runs sleep.
+    std::thread::sleep(Duration::from_secs(3));
+    let driver = status_json(&dir)["driver"].clone();
+    assert_eq!(driver["state"], "running", "{driver}");
+    assert!(driver["last_seen_s"].as_u64().unwrap() <= 3, "{driver}");
+
+    // `next` leaves the runs to the live driver and says who it is.
+    let next = autolb().args(["campaign", "next"]).arg(&dir).stdout_ok();
+    assert!(
+        next.contains(&format!("running (driver pid {}, seen", child.id())),
+        "{next}"
+    );
+
+    child.kill().unwrap(); // SIGKILL: no chance to say goodbye
+    let killed = Instant::now();
+    child.wait().unwrap();
+    let (_, driver) = wait_for_driver(&dir, "lost", Duration::from_secs(10));
+    assert!(killed.elapsed() <= Duration::from_secs(10));
+    assert_eq!(driver["pid"], child.id());
+    assert_eq!(driver["alive"], false);
+
+    // Every view says the same: the summary line, the advice, and `next`'s note.
+    let text = autolb()
+        .args(["campaign", "status"])
+        .arg(&dir)
+        .env("COLUMNS", "80")
+        .stdout_ok();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!("campaign: driver lost (pid {} gone", child.id())),
+        "{text}"
+    );
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("runs may still be queued; resume with autolb campaign run"),
+        "{text}"
+    );
+    let next = autolb()
+        .args(["campaign", "next"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(
+        stderr.contains(&format!("note: driver lost (pid {}", child.id())),
+        "{stderr}"
+    );
+
+    // Seen from another host sharing the file system, only the beat's age tells: the same
+    // heartbeat, named for another host, is lost once it is 10 s old.
+    let path = dir.join("driver.json");
+    let mut beat: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    beat["host"] = "another-login-node".into();
+    std::fs::write(&path, serde_json::to_string(&beat).unwrap()).unwrap();
+    if killed.elapsed() < Duration::from_secs(7) {
+        let driver = status_json(&dir)["driver"].clone();
+        assert_eq!(
+            driver["state"], "running",
+            "a fresh beat from afar: {driver}"
+        );
+    }
+    let (_, driver) = wait_for_driver(&dir, "lost", Duration::from_secs(11));
+    assert!(
+        killed.elapsed() <= Duration::from_millis(10_500),
+        "lost only {:?} after the kill",
+        killed.elapsed()
+    );
+    assert_eq!(driver["host"], "another-login-node");
+    assert!(driver["last_seen_s"].as_u64().unwrap() >= 10, "{driver}");
+}
+
+#[test]
+fn ctrl_c_exits_130_and_sigterm_143_and_the_driver_is_then_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = slow_campaign(tmp.path());
+    for (sig, code, said) in [
+        (libc::SIGINT, 130, "Ctrl-C"),
+        (libc::SIGTERM, 143, "SIGTERM"),
+    ] {
+        let mut child = start_driver(&dir);
+        wait_for_driver(&dir, "running", Duration::from_secs(20));
+        signal(&child, sig);
+        let status = wait_with_timeout(&mut child, Duration::from_secs(30));
+        assert_eq!(status.code(), Some(code), "{said}: {status:?}");
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert!(
+            stderr.contains(&format!("interrupted ({said})"))
+                && stderr.contains("resume with: autolb campaign run"),
+            "{stderr}"
+        );
+        // A clean stop is no driver at once, not a lost one.
+        let driver = status_json(&dir)["driver"].clone();
+        assert_eq!(driver["state"], "none", "{driver}");
+        assert_eq!(driver["alive"], false);
+    }
+}
+
+#[test]
+fn status_fits_80_columns_and_watch_on_a_finished_campaign_prints_one_frame() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    autolb()
+        .args(["campaign", "init", "--demo"])
+        .arg(&dir)
+        .stdout_ok();
+    autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .timeout(Duration::from_secs(120))
+        .stdout_ok();
+    let wide = autolb()
+        .args(["campaign", "status"])
+        .arg(&dir)
+        .env("COLUMNS", "200")
+        .stdout_ok();
+    assert!(wide.contains("partial% IFS/NEMO"), "{wide}");
+    // COLUMNS=80, and no COLUMNS in a pipe: both 80.
+    let at_80 = autolb()
+        .args(["campaign", "status"])
+        .arg(&dir)
+        .env("COLUMNS", "80")
+        .stdout_ok();
+    let piped = autolb()
+        .args(["campaign", "status"])
+        .arg(&dir)
+        .env_remove("COLUMNS")
+        .stdout_ok();
+    assert_eq!(at_80, piped);
+    for line in at_80.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line:?}",
+            line.chars().count()
+        );
+    }
+    let first = at_80.lines().next().unwrap();
+    assert!(
+        first.starts_with("campaign done · iteration ") && first.contains(" runs 13 done"),
+        "{first}"
+    );
+    assert!(at_80.contains("best so far: IFS"), "{at_80}");
+    assert!(!at_80.contains("partial%"), "{at_80}");
+
+    let out = autolb()
+        .args(["campaign", "status", "--watch"])
+        .arg(&dir)
+        .env("COLUMNS", "80")
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let frames = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(frames, at_80, "one frame, no clearing in a pipe");
+}
+
+#[test]
+fn watch_redraws_a_running_campaign_until_ctrl_c() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = slow_campaign(tmp.path());
+    let mut driver = start_driver(&dir);
+    wait_for_driver(&dir, "running", Duration::from_secs(20));
+    let mut watch = autolb()
+        .args(["campaign", "status", "--watch", "0.2"])
+        .arg(&dir)
+        .env("COLUMNS", "80")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&watch, libc::SIGINT);
+    let status = wait_with_timeout(&mut watch, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0), "Ctrl-C ends a watch: {status:?}");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut watch.stdout.take().unwrap(), &mut out).unwrap();
+    let frames = out
+        .lines()
+        .filter(|l| l.starts_with("campaign: running (pid "))
+        .count();
+    assert!(frames >= 3, "{frames} frames:\n{out}");
+    assert!(out.lines().any(|l| l == "-".repeat(40)), "{out}");
+    assert!(!out.contains('\u{1b}'), "no escape sequences in a pipe");
+    signal(&driver, libc::SIGINT);
+    wait_with_timeout(&mut driver, Duration::from_secs(30));
+}
