@@ -469,9 +469,10 @@ fn component_list(file: &CampaignFile) -> String {
         .join(", ")
 }
 
-/// toml's errors are multi-line with a source excerpt; keep the first line and the position.
+/// toml's errors are multi-line with a source excerpt; keep the first line and the position,
+/// in the words of the file (keys, numbers) rather than serde's (fields, u32).
 fn one_line_toml_error(e: &toml::de::Error, text: &str) -> String {
-    let message = e.message().trim().replace('\n', " ");
+    let message = plain_words(&e.message().trim().replace('\n', " "));
     match e.span() {
         Some(span) => {
             let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
@@ -480,6 +481,54 @@ fn one_line_toml_error(e: &toml::de::Error, text: &str) -> String {
         }
         None => message,
     }
+}
+
+/// serde's message about a value or a key, for someone who writes TOML: "unknown field `x`,
+/// expected one of ..." becomes "unknown key `x`; did you mean `y`? (valid here: ...)", and type
+/// names become what to write ("expected u32" -> "expected a whole number >= 0").
+fn plain_words(message: &str) -> String {
+    if let Some(unknown) = unknown_name(message) {
+        return unknown;
+    }
+    const WORDS: [(&str, &str); 8] = [
+        ("expected u8", "expected a whole number >= 0"),
+        ("expected u16", "expected a whole number >= 0"),
+        ("expected u32", "expected a whole number >= 0"),
+        ("expected u64", "expected a whole number >= 0"),
+        ("expected f32", "expected a number"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        ("expected a sequence", "expected a list ([...])"),
+    ];
+    let mut out = message.replace("floating point `", "decimal number `");
+    for (jargon, plain) in WORDS {
+        out = out.replace(jargon, plain);
+    }
+    out
+}
+
+/// "unknown field `repetitons`, expected one of `a`, `b`" (or a variant) with the nearest valid
+/// name, when one is near enough to be the one meant.
+fn unknown_name(message: &str) -> Option<String> {
+    let (what, rest) = [("unknown field `", "key"), ("unknown variant `", "value")]
+        .iter()
+        .find_map(|(prefix, what)| message.strip_prefix(prefix).map(|r| (*what, r)))?;
+    let (given, rest) = rest.split_once('`')?;
+    let (_, expected) = rest.split_once("expected")?;
+    // The names are the back-quoted pieces: `a`, `b` or `c`.
+    let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let nearest = valid
+        .iter()
+        .map(|v| (strsim::jaro_winkler(given, v), *v))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, v)| format!("; did you mean `{v}`?"))
+        .unwrap_or_default();
+    let list: Vec<String> = valid.iter().map(|v| format!("`{v}`")).collect();
+    Some(format!(
+        "unknown {what} `{given}`{nearest} (valid here: {})",
+        list.join(", ")
+    ))
 }
 
 /// Reads an allowed-PE list file: whole numbers separated by whitespace or commas, `#` comments.
@@ -686,6 +735,51 @@ command = ["run.sh", "{run_dir}"]
             .unwrap_err()
             .to_string();
         assert!(e.contains("FOO"), "{e}");
+    }
+
+    #[test]
+    fn a_misspelt_key_gets_the_nearest_name_and_types_are_plain_words() {
+        let err = |text: &str| CampaignFile::parse(text, "c.toml").unwrap_err().to_string();
+        let e = err("max_nproc = 1\nrepetitons = 2\n");
+        assert!(
+            e.starts_with(
+                "c.toml: line 2: unknown key `repetitons`; did you mean `repetitions`? (valid \
+                 here: `max_nproc`, `step`,"
+            ),
+            "{e}"
+        );
+        assert!(e.ends_with("`resource`) (at `repetitons = 2`)"), "{e}");
+        // Nothing near: the list alone.
+        let e = err("max_nproc = 1\nzzzzqq = 2\n");
+        assert!(
+            e.contains("unknown key `zzzzqq` (valid here: `max_nproc`"),
+            "{e}"
+        );
+        assert!(!e.contains("did you mean"), "{e}");
+        // In a table, and for a value of a fixed set.
+        let e = err("[[component]]\nname = \"A\"\ncurve = \"a.csv\"\ntiming_nam = \"X\"\n");
+        assert!(e.contains("did you mean `timing_name`?"), "{e}");
+        let e = err("interp = \"quadratc\"\n");
+        assert!(
+            e.contains("unknown value `quadratc`; did you mean `quadratic`? (valid here: `linear`, `quadratic`, `pchip`)"),
+            "{e}"
+        );
+        for (text, plain) in [
+            (
+                "max_nproc = 672.5\n",
+                "decimal number `672.5`, expected a whole number >= 0",
+            ),
+            ("repetitions = -1\n", "expected a whole number >= 0"),
+            ("tts_w = \"a\"\n", "expected a number"),
+            (
+                "[executor]\nkind = \"slurm\"\n[executor.slurm]\nexclusive = 1\n",
+                "expected true or false",
+            ),
+        ] {
+            let e = err(text);
+            assert!(e.contains(plain), "{e}");
+            assert!(!e.contains("u32") && !e.contains("f64"), "{e}");
+        }
     }
 
     #[test]

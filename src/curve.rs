@@ -45,7 +45,7 @@ pub enum CurveError {
     Unreadable { file: String, reason: String },
     #[error("{file}: the curve is empty; expected a header `nproc,SYPD` and at least two rows")]
     Empty { file: String },
-    #[error("{file}: line {line}: the header {header:?} must name the columns `nproc` and `SYPD`")]
+    #[error("{file}: line {line}: the header {header:?} must name the columns `nproc` and `SYPD`; write `nproc,SYPD`")]
     BadHeader {
         file: String,
         line: u64,
@@ -305,16 +305,12 @@ fn parse_nproc(text: &str) -> Option<u32> {
     (x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX)).then_some(x as u32)
 }
 
+/// The `nproc` and `SYPD` columns, by those names only (case-insensitive), as the curve-files
+/// page promises: a `cores` or `PEs` column might count something else (threads, nodes), so it is
+/// refused rather than guessed.
 fn header_columns(record: &csv::StringRecord) -> Option<(usize, usize)> {
-    let find = |names: &[&str]| {
-        record
-            .iter()
-            .position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
-    };
-    Some((
-        find(&["nproc", "nprocs", "pes", "cores"])?,
-        find(&["sypd"])?,
-    ))
+    let find = |name: &str| record.iter().position(|h| h.eq_ignore_ascii_case(name));
+    Some((find("nproc")?, find("sypd")?))
 }
 
 fn build(name: String, file: &str, mut rows: Vec<(u64, Point)>) -> Result<Curve, CurveError> {
@@ -435,6 +431,21 @@ mod tests {
             csv("48,1\n96,2\n"),
             Err(CurveError::BadHeader { line: 1, .. })
         ));
+    }
+
+    #[test]
+    fn a_header_must_name_nproc_not_a_look_alike() {
+        for header in ["nprocs,SYPD", "cores,SYPD", "PEs,SYPD"] {
+            let e = csv(&format!("{header}\n48,1\n96,2\n")).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "t.csv: line 1: the header {header:?} must name the columns `nproc` and \
+                     `SYPD`; write `nproc,SYPD`"
+                )
+            );
+        }
+        assert!(csv("NPROC,sypd,extra\n48,1,x\n96,2,y\n").is_ok());
     }
 
     #[test]

@@ -57,6 +57,8 @@ use state::{
 pub enum CampaignError {
     #[error("{0}: not a campaign directory (no campaign.json); create one with `autolb campaign init DIR --config FILE`")]
     NotACampaign(PathBuf),
+    #[error("{0}: no such directory; check the path (`autolb campaign init DIR --config FILE` creates a campaign)")]
+    NoSuchDirectory(PathBuf),
     #[error(
         "{0} is not empty; choose a new directory or pass --force to replace the campaign in it"
     )]
@@ -127,6 +129,16 @@ fn holder_text(holder: &str) -> String {
 }
 
 impl CampaignError {
+    /// A directory without `campaign.json`: a mistyped path (no such directory) is told apart
+    /// from a directory that holds no campaign.
+    pub(crate) fn missing_state(dir: &Path) -> CampaignError {
+        if dir.is_dir() {
+            CampaignError::NotACampaign(dir.to_path_buf())
+        } else {
+            CampaignError::NoSuchDirectory(dir.to_path_buf())
+        }
+    }
+
     pub(crate) fn io(what: impl Into<String>, source: std::io::Error) -> CampaignError {
         CampaignError::Io {
             what: what.into(),
@@ -141,7 +153,7 @@ pub fn require_campaign(dir: &Path) -> Result<(), CampaignError> {
     if dir.join(STATE_FILE).is_file() {
         Ok(())
     } else {
-        Err(CampaignError::NotACampaign(dir.to_path_buf()))
+        Err(CampaignError::missing_state(dir))
     }
 }
 

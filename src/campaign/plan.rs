@@ -18,7 +18,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::state::{bound_is_proven, iteration_bound, State};
+use super::state::{
+    bound_is_proven, iteration_bound, moves_at, step_values, FrozenComponent, State,
+};
 use super::status::NameMap;
 use super::CampaignError;
 use crate::config::CampaignFile;
@@ -33,6 +35,9 @@ pub struct Plan {
     pub max_iterations: u32,
     /// Whether `max_iterations` is proven (two components) or an estimate (more).
     pub bound_proven: bool,
+    /// Which settings give `max_iterations`: the step values and the range that takes the most
+    /// moves, so a user who finds the bound too high knows what to change.
+    pub bound_by: String,
     /// PEs to request for any run: the largest total a configuration can reach (the budget, or
     /// a starting configuration's total if larger) plus `extra_pes`.
     pub job_nproc: u32,
@@ -97,6 +102,7 @@ pub fn plan_of(state: &State) -> Plan {
         tests,
         repetitions: s.repetitions,
         max_iterations: iteration_bound(&state.components, s.initial_step, s.minimum_step),
+        bound_by: bound_by(&state.components, s.initial_step, s.minimum_step),
         bound_proven: bound_is_proven(state),
         job_nproc: s.max_nproc.max(largest_start).saturating_add(s.extra_pes),
         max_nproc: s.max_nproc,
@@ -106,6 +112,42 @@ pub fn plan_of(state: &State) -> Plan {
     }
 }
 
+/// What [`iteration_bound`] follows from, in words: the step values and the component whose
+/// range takes the most moves (with three or more components, all of them).
+pub fn bound_by(components: &[FrozenComponent], initial_step: u32, minimum_step: u32) -> String {
+    let steps = step_values(initial_step, minimum_step);
+    if steps.is_empty() {
+        return format!(
+            "initial_step {initial_step} is below minimum_step {minimum_step}: only the start"
+        );
+    }
+    let moves = |c: &FrozenComponent| steps.iter().map(|&s| moves_at(c, s)).sum::<u64>();
+    let range = |c: &FrozenComponent| match &c.allowed {
+        Some(list) => {
+            let above = list.iter().filter(|&&p| p > c.low && p <= c.high).count();
+            format!("{} ({above} allowed counts above {})", c.name, c.low)
+        }
+        None => format!("{} {}..{} PEs", c.name, c.low, c.high),
+    };
+    let over = if components.len() <= 2 {
+        components
+            .iter()
+            .rev()
+            .max_by_key(|c| moves(c))
+            .map(range)
+            .unwrap_or_default()
+    } else {
+        let all: Vec<String> = components.iter().map(range).collect();
+        format!("{}, summed", all.join(", "))
+    };
+    let list: Vec<String> = steps.iter().map(u32::to_string).collect();
+    format!(
+        "set by initial_step {initial_step} halving to minimum_step {minimum_step} (steps {}) \
+         over {over}",
+        list.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,8 +155,12 @@ mod tests {
     use std::path::PathBuf;
 
     fn comp(low: u32, high: u32, allowed: Option<Vec<u32>>) -> FrozenComponent {
+        named("c", low, high, allowed)
+    }
+
+    fn named(name: &str, low: u32, high: u32, allowed: Option<Vec<u32>>) -> FrozenComponent {
         FrozenComponent {
-            name: "c".into(),
+            name: name.into(),
             timing_name: "c".into(),
             curve: PathBuf::new(),
             low,
@@ -136,6 +182,37 @@ mod tests {
         assert_eq!(iteration_bound(&c, 96, 48), 1 + 2 + 3);
         let c = [comp(0, 10, Some(vec![2, 4])), comp(0, 10, Some(vec![5]))];
         assert_eq!(iteration_bound(&c, 8, 1), 1 + 2 * 4);
+    }
+
+    #[test]
+    fn the_bound_names_the_steps_and_the_range_that_set_it() {
+        let c = [named("IFS", 288, 1200, None), named("NEMO", 96, 192, None)];
+        assert_eq!(
+            bound_by(&c, 96, 6),
+            "set by initial_step 96 halving to minimum_step 6 (steps 96, 48, 24, 12, 6) over \
+             IFS 288..1200 PEs"
+        );
+        let c = [
+            named("IFS", 288, 300, None),
+            named("NEMO", 96, 192, Some(vec![96, 128, 192])),
+        ];
+        assert_eq!(
+            bound_by(&c, 96, 48),
+            "set by initial_step 96 halving to minimum_step 48 (steps 96, 48) over NEMO (2 \
+             allowed counts above 96)"
+        );
+        let three = [
+            named("A", 1, 10, None),
+            named("B", 1, 20, None),
+            named("C", 1, 30, None),
+        ];
+        assert!(
+            bound_by(&three, 8, 8).ends_with("over A 1..10 PEs, B 1..20 PEs, C 1..30 PEs, summed")
+        );
+        assert_eq!(
+            bound_by(&c, 4, 8),
+            "initial_step 4 is below minimum_step 8: only the start"
+        );
     }
 
     /// The bound holds against Algorithm 1 itself: every test of campaigns with random

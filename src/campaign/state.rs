@@ -222,7 +222,7 @@ impl State {
         let path = dir.join(STATE_FILE);
         let text = std::fs::read_to_string(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
-                CampaignError::NotACampaign(dir.to_path_buf())
+                CampaignError::missing_state(dir)
             } else {
                 CampaignError::io(format!("cannot read {}", path.display()), e)
             }
@@ -632,7 +632,7 @@ pub fn bound_is_proven(state: &State) -> bool {
 }
 
 /// Most moves a component can receive at one step value: one per PE count it can grow to.
-fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
+pub fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
     let range = u64::from(c.high.saturating_sub(c.low));
     match &c.allowed {
         Some(list) => list.iter().filter(|&&p| p > c.low && p <= c.high).count() as u64,
@@ -640,22 +640,31 @@ fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
     }
 }
 
-/// An upper bound on the lb-iterations of any test (see the module doc).
+/// The step values of a test: `initial_step`, halved, down to `minimum_step`.
+pub fn step_values(initial_step: u32, minimum_step: u32) -> Vec<u32> {
+    let mut steps = Vec::new();
+    let mut step = initial_step;
+    while step >= minimum_step.max(1) {
+        steps.push(step);
+        step /= 2;
+    }
+    steps
+}
+
+/// An upper bound on the lb-iterations of any test (see [`crate::campaign::plan`]).
 pub fn iteration_bound(
     components: &[FrozenComponent],
     initial_step: u32,
     minimum_step: u32,
 ) -> u32 {
     let mut total: u64 = 1;
-    let mut step = initial_step;
-    while step >= minimum_step.max(1) {
+    for step in step_values(initial_step, minimum_step) {
         let counts = components.iter().map(|c| moves_at(c, step));
         total += if components.len() <= 2 {
             counts.max().unwrap_or(0)
         } else {
             counts.sum()
         };
-        step /= 2;
     }
     u32::try_from(total).unwrap_or(u32::MAX)
 }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use color_eyre::eyre::Result;
@@ -11,7 +11,7 @@ use serde::Serialize;
 use autolb::timing::{self, Format, Measurement, ReadOptions, Reading};
 
 use crate::shared::error::user;
-use crate::shared::output::write_out;
+use crate::shared::output::{errln, write_out};
 use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names};
 
 #[derive(Debug, Args)]
@@ -43,11 +43,15 @@ pub fn run(args: &TimingArgs) -> Result<()> {
         Reading::Measured(m) => m,
         Reading::Incomplete { reason } => {
             return Err(user(format!(
-                "{}: nothing complete to measure yet: {reason}",
-                args.path.display()
+                "{}: nothing complete to measure yet: {}",
+                args.path.display(),
+                timing::reason_without_path(&reason, &args.path)
             )))
         }
     };
+    for note in name_disagreements(&args.path, &measurement) {
+        errln!("autolb: note: {note}");
+    }
     let text = if args.json {
         let mut t =
             serde_json::to_string_pretty(&MeasurementJson::new(&measurement)).map_err(user)?;
@@ -57,6 +61,39 @@ pub fn run(args: &TimingArgs) -> Result<()> {
         table(&measurement)
     };
     write_out(&text)
+}
+
+/// Where the run directory's name (`1008IFS_411NEMO`, as lucia_lite collections are named) and
+/// the timing files disagree on a component's PEs, as `model check` notes it. The name uses model
+/// names; the files, the names OASIS gives (EC-Earth3's ATMIFS and oceanx are known, other
+/// components are matched by their timing name).
+fn name_disagreements(path: &Path, m: &Measurement) -> Vec<String> {
+    use autolb::model::measured::{self, Naming};
+    let dir = if path.is_dir() {
+        path
+    } else {
+        path.parent().unwrap_or(path)
+    };
+    let Some(dir_name) = dir.file_name() else {
+        return Vec::new();
+    };
+    let namings: Vec<Naming> = m
+        .components
+        .iter()
+        .map(|c| {
+            let model = autolb::example::COMPONENTS
+                .iter()
+                .find(|(_, timing)| timing.eq_ignore_ascii_case(&c.name))
+                .map_or(c.name.as_str(), |(model, _)| model);
+            Naming::new(model, c.name.clone())
+        })
+        .collect();
+    let named = measured::nproc_named(&dir_name.to_string_lossy(), &namings);
+    let in_files = namings
+        .iter()
+        .zip(&m.components)
+        .filter_map(|(n, c)| Some((n.name.as_str(), c.nproc?)));
+    measured::name_disagreements(dir, &named, in_files)
 }
 
 fn options(args: &TimingArgs) -> Result<ReadOptions> {

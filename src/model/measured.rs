@@ -116,7 +116,11 @@ pub fn load_run(
         reading = timing::read(path, &opts).map_err(|e| e.to_string())?;
     }
     match reading {
-        Reading::Incomplete { reason } => Err(format!("incomplete: {reason}")),
+        // The caller names the path.
+        Reading::Incomplete { reason } => Err(format!(
+            "incomplete: {}",
+            timing::reason_without_path(&reason, path)
+        )),
         Reading::Measured(m) => {
             from_measurement(&path.display().to_string(), &m, components, nproc)
         }
@@ -126,6 +130,12 @@ pub fn load_run(
 /// PE counts from a directory name like `240IFS_144NEMO_t2`: every `_`-separated token that is
 /// digits followed by a component's name or timing name. `None` unless every component is named.
 pub fn nproc_from_name(dir_name: &str, components: &[Naming]) -> Option<BTreeMap<String, u32>> {
+    let out = nproc_named(dir_name, components);
+    (out.len() == components.len()).then_some(out)
+}
+
+/// The PE counts a directory name gives, for whichever of `components` it names (by model name).
+pub fn nproc_named(dir_name: &str, components: &[Naming]) -> BTreeMap<String, u32> {
     let mut out = BTreeMap::new();
     for token in dir_name.split('_') {
         let digits: String = token.chars().take_while(char::is_ascii_digit).collect();
@@ -140,7 +150,29 @@ pub fn nproc_from_name(dir_name: &str, components: &[Naming]) -> Option<BTreeMap
             out.insert(c.name.clone(), n);
         }
     }
-    (out.len() == components.len()).then_some(out)
+    out
+}
+
+/// One note per component whose PEs in the directory name (`named`, by model name) differ from
+/// those its timing files give (`measured`, model name and PEs): the files win (see the module
+/// doc), and the note says so, because the name is what a user reads.
+pub fn name_disagreements<'a>(
+    dir: &Path,
+    named: &BTreeMap<String, u32>,
+    measured: impl IntoIterator<Item = (&'a str, u32)>,
+) -> Vec<String> {
+    measured
+        .into_iter()
+        .filter_map(|(name, in_files)| {
+            let &p = named.get(name)?;
+            (p != in_files).then(|| {
+                format!(
+                    "{}: the name says {name} {p} PEs, its timing files {in_files}; using {in_files}",
+                    dir.display()
+                )
+            })
+        })
+        .collect()
 }
 
 /// Reads every run directory inside `dir` (sorted by name). Sub-directories whose name does not
@@ -157,30 +189,52 @@ pub fn load_runs_dir(
         .collect();
     entries.sort_by_key(|e| e.file_name());
     let (mut runs, mut notes) = (Vec::new(), Vec::new());
+    let mut skipped = Vec::new();
     for e in entries {
         let name = e.file_name().to_string_lossy().to_string();
         let nproc = nproc_from_name(&name, components).unwrap_or_default();
         match load_run(&e.path(), components, &nproc, period_s) {
             Ok(run) => {
-                for c in &run.components {
-                    if let Some(&p) = nproc.get(&c.name) {
-                        if p != c.nproc {
-                            notes.push(format!(
-                                "{}: the name says {} {p} PEs, its timing files {}; using {}",
-                                e.path().display(),
-                                c.name,
-                                c.nproc,
-                                c.nproc
-                            ));
-                        }
-                    }
-                }
+                notes.extend(name_disagreements(
+                    &e.path(),
+                    &nproc,
+                    run.components.iter().map(|c| (c.name.as_str(), c.nproc)),
+                ));
                 runs.push(run);
             }
-            Err(why) => notes.push(format!("{}: skipped: {why}", e.path().display())),
+            Err(why) => skipped.push((name, why)),
         }
     }
+    notes.extend(skip_notes(dir, skipped));
     Ok((runs, notes))
+}
+
+/// One note per reason a run directory of `dir` was skipped: a reason shared by several (a
+/// missing `--timing-name` skips all of them) is said once, with their count.
+fn skip_notes(dir: &Path, skipped: Vec<(String, String)>) -> Vec<String> {
+    let mut by_reason: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, why) in skipped {
+        match by_reason.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, names)) => names.push(name),
+            None => by_reason.push((why, vec![name])),
+        }
+    }
+    by_reason
+        .into_iter()
+        .map(|(why, names)| match names.as_slice() {
+            [first, second] => format!(
+                "{}: 2 run directories skipped ({first}, {second}): {why}",
+                dir.display()
+            ),
+            [first, second, rest @ ..] => format!(
+                "{}: {} run directories skipped ({first}, {second} and {} more): {why}",
+                dir.display(),
+                names.len(),
+                rest.len()
+            ),
+            one => format!("{}: skipped: {why}", dir.join(one.concat()).display()),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -196,5 +250,61 @@ mod tests {
         assert!(nproc_from_name("384IFS_t1", &comps).is_none());
         let by_timing = nproc_from_name("96ATMIFS_48oceanx_1RNF", &comps).unwrap();
         assert_eq!(by_timing["NEMO"], 48);
+        // A name may give some components only (a timing file lists the runoff mapper too).
+        assert_eq!(nproc_named("384IFS_t1", &comps).len(), 1);
+    }
+
+    #[test]
+    fn a_reason_shared_by_several_runs_is_one_note_with_their_count() {
+        let why = "no component \"IFS\"; map names with --timing-name IFS=NAME";
+        let skipped = ["a", "b", "c", "d"]
+            .iter()
+            .map(|n| (n.to_string(), why.to_string()))
+            .chain([("e".to_string(), "partial: cut".to_string())])
+            .collect();
+        assert_eq!(
+            skip_notes(Path::new("runs"), skipped),
+            [
+                format!("runs: 4 run directories skipped (a, b and 2 more): {why}"),
+                format!("{}: skipped: partial: cut", Path::new("runs/e").display()),
+            ]
+        );
+        let two = vec![("a".into(), "x".into()), ("b".into(), "x".into())];
+        assert_eq!(
+            skip_notes(Path::new("runs"), two),
+            ["runs: 2 run directories skipped (a, b): x"]
+        );
+    }
+
+    #[test]
+    fn an_empty_run_directory_is_named_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("240IFS_144NEMO");
+        std::fs::create_dir(&run).unwrap();
+        let comps = [Naming::new("IFS", "ATMIFS"), Naming::new("NEMO", "oceanx")];
+        let (runs, notes) = load_runs_dir(tmp.path(), &comps, None).unwrap();
+        assert!(runs.is_empty());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(
+            notes[0].matches("240IFS_144NEMO").count(),
+            1,
+            "{}",
+            notes[0]
+        );
+        assert!(notes[0].contains("skipped: incomplete: no timing output yet"));
+    }
+
+    #[test]
+    fn a_note_for_each_component_the_name_gets_wrong() {
+        let named = BTreeMap::from([("IFS".to_string(), 1008), ("NEMO".to_string(), 411)]);
+        let notes = name_disagreements(
+            Path::new("runs/1008IFS_411NEMO"),
+            &named,
+            [("IFS", 1008), ("NEMO", 144), ("RNF", 1)],
+        );
+        assert_eq!(
+            notes,
+            ["runs/1008IFS_411NEMO: the name says NEMO 411 PEs, its timing files 144; using 144"]
+        );
     }
 }

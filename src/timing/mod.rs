@@ -139,6 +139,14 @@ impl Reading {
     }
 }
 
+/// `reason` (of a [`Reading::Incomplete`] of `path`) without its leading `PATH: `, for a caller
+/// that names the path itself; a reason about a file inside `path` keeps that file's name.
+pub fn reason_without_path<'a>(reason: &'a str, path: &Path) -> &'a str {
+    reason
+        .strip_prefix(&format!("{}: ", path.display()))
+        .unwrap_or(reason)
+}
+
 /// Why a path could not be read at all. Half-written files are not errors (see [`Reading`]);
 /// these are: a missing path, a file that is not what its format says, an unusable option.
 #[derive(Debug, thiserror::Error)]

@@ -194,6 +194,27 @@ fn detail_of_a_run_configuration_sets_both_predictions_against_the_measurement()
 }
 
 #[test]
+fn the_detail_view_names_the_component_speeds_of_the_model_that_ranks() {
+    let mut app = calibrated_app();
+    let index = vec![0; app.ranking.problem.components.len()];
+    let speeds = |app: &App| {
+        view::detail::config_lines(app, &index)
+            .into_iter()
+            .find(|l| l.starts_with("IFS ") && l.contains(" PEs "))
+            .unwrap()
+    };
+    assert!(speeds(&app).contains("SYPD alone"), "{}", speeds(&app));
+    app.update(key('M'));
+    assert_eq!(app.ranking.model, ModelKind::Calibrated);
+    let line = speeds(&app);
+    assert!(
+        line.contains("coupled-mode SYPD") && line.contains("coupled-mode CHSY"),
+        "{line}"
+    );
+    assert!(!line.contains("alone"), "{line}");
+}
+
+#[test]
 fn table_shows_the_active_models_error_and_drops_it_first() {
     let mut app = calibrated_app();
     app.table.campaign = watched();

@@ -474,10 +474,11 @@ pub fn example_components() -> Vec<SourceComponent> {
 
 /// `--campaign DIR` alone: curves and settings from the campaign's own state.
 fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
-    let state = autolb::campaign::State::load(dir).map_err(|e| {
-        user(format!(
+    let state = autolb::campaign::State::load(dir).map_err(|e| match e {
+        autolb::campaign::CampaignError::NotACampaign(_) => user(format!(
             "{e}; to watch a directory of runs without campaign state, also pass --config FILE or --curve NAME=PATH"
-        ))
+        )),
+        e => user(e),
     })?;
     let mut inputs = Vec::new();
     let mut source = Vec::new();

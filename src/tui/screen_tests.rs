@@ -231,10 +231,10 @@ fn help_and_popups_scroll_to_their_last_line() {
     app.update(key('?'));
     let top = text(&draw(&app, 80, 24));
     assert!(top.contains("↓ more"), "{top}");
-    assert!(!top.contains("Colours:"), "{top}");
+    assert!(!top.contains("NO_COLOR for none"), "{top}");
     app.update(special(KeyCode::End, KeyModifiers::NONE));
     let end = text(&draw(&app, 80, 24));
-    assert!(end.contains("Colours:"), "{end}");
+    assert!(end.contains("NO_COLOR for none"), "{end}");
     assert!(end.contains("↑ more"), "{end}");
     // The help says what done and finished mean, and which FN the table shows.
     let help = view::help::READING.join(" ");

@@ -594,6 +594,25 @@ fn plan_sizes_a_workflow_before_init() {
         iterations += 1;
     }
     assert!(iterations <= 7, "{iterations} iterations");
+    // The human plan says which settings give the bound.
+    let out = autolb()
+        .args(["campaign", "plan", "--config"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "lb-iterations: at most 7\n  set by initial_step 96 halving to minimum_step 48 \
+             (steps 96, 48) over "
+        ),
+        "{text}"
+    );
+    let bound_by = plan["bound_by"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("  {bound_by}; a larger minimum_step")),
+        "{text}"
+    );
 }
 
 #[test]

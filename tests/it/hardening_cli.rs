@@ -247,7 +247,17 @@ fn campaign_commands_on_a_missing_or_unwritable_directory() {
             "--failed",
         ],
     ] {
-        refuses(cmd, &["missing", "not a campaign directory"]);
+        refuses(cmd, &["missing: no such directory; check the path"]);
+    }
+    // A mistyped path is "no such directory"; a directory without campaign state is "no
+    // campaign.json".
+    let empty = tmp.path().to_str().unwrap();
+    for (dir, says) in [
+        (missing, "missing: no such directory; check the path"),
+        (empty, "not a campaign directory (no campaign.json)"),
+    ] {
+        refuses(&["tui", "--campaign", dir], &[says]);
+        refuses(&["campaign", "status", dir], &[says]);
     }
     // Under a file (the system refuses: ENOTDIR), and a 100,000-character name.
     refuses(

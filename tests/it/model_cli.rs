@@ -270,3 +270,29 @@ fn a_campaign_directory_feeds_the_model() {
     let v = json_of(&out);
     assert_eq!(v["runs"].as_array().unwrap().len(), runs.len());
 }
+
+#[test]
+fn a_missing_timing_name_is_said_once_with_the_count_of_runs() {
+    let c = |n: &str, f: &str| format!("{n}={}", root().join("assets/curves").join(f).display());
+    let out = autolb()
+        .args(["model", "check", "--curve"])
+        .arg(c("IFS", "mn4_sr_reduced_ifs.csv"))
+        .arg("--curve")
+        .arg(c("NEMO", "mn4_sr_reduced_nemo.csv"))
+        .args(["--measured", &measured()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let hints: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("--timing-name IFS=NAME"))
+        .collect();
+    assert_eq!(hints.len(), 1, "{err}");
+    assert!(
+        hints[0].starts_with(&format!(
+            "autolb: note: {}: 29 run directories skipped (1008IFS_411NEMO, 1008IFS_521NEMO_t2 and 27 more): no component \"IFS\"",
+            measured()
+        )),
+        "{err}"
+    );
+}

@@ -158,5 +158,42 @@ fn bad_input_is_one_line_exit_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing complete"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let path = empty.path().display().to_string();
+    assert_eq!(
+        err.trim(),
+        format!(
+            "autolb: error: {path}: nothing complete to measure yet: no timing output yet (no \
+             lucia.* files, table.csv, summary, lucia.log or load_balancing_info.txt)"
+        )
+    );
+    assert_eq!(err.matches(&path).count(), 1, "the path once: {err}");
+}
+
+#[test]
+fn a_note_when_the_directory_name_and_the_table_disagree_on_pes() {
+    // 1008IFS_411NEMO holds a table of NEMO on 144 PEs (as `model check` also notes).
+    for path in [
+        fixtures().join("lucia_lite/1008IFS_411NEMO"),
+        fixtures().join("lucia_lite/1008IFS_411NEMO/table.csv"),
+    ] {
+        let out = autolb().arg("timing").arg(&path).output().unwrap();
+        assert!(out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err.trim(),
+            format!(
+                "autolb: note: {}: the name says NEMO 411 PEs, its timing files 144; using 144",
+                fixtures().join("lucia_lite/1008IFS_411NEMO").display()
+            )
+        );
+    }
+    // Where the name agrees, nothing is said.
+    let out = autolb()
+        .arg("timing")
+        .arg(fixtures().join("lucia_lite/240IFS_144NEMO"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

@@ -508,13 +508,15 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
         )?;
     }
     outln!(
-        "lb-iterations: at most {}{}",
+        "lb-iterations: at most {}{}\n  {}; a larger minimum_step or a narrower range lowers it",
         plan.max_iterations,
-        if plan.bound_proven {
-            ""
-        } else {
-            " (an estimate with more than two components)"
-        }
+        match (plan.bound_proven, plan.components.len() > 2) {
+            (true, _) => "",
+            (false, true) => " (an estimate with more than two components)",
+            // The bound follows Algorithm 1's moves; nothing proves a guided campaign keeps to it.
+            (false, false) => " (an estimate for the guided strategy)",
+        },
+        plan.bound_by
     )?;
     outln!(
         "PEs per run: at most {} ({} balanced + {} extra)",

@@ -7,6 +7,7 @@ use ratatui::Frame;
 use super::{opt, scrolled_popup};
 use crate::tui::app::App;
 use crate::tui::calibration::estimate;
+use crate::tui::ranking::ModelKind;
 use autolb::model::check::rel_error;
 use autolb::model::Model;
 use autolb::predict::Cell;
@@ -16,9 +17,15 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
     let p = &app.ranking.problem;
     let nproc = app.ranking.nproc_of(index);
     let mut out = vec![app.ranking.describe(&nproc), String::new()];
+    // The problem's speeds are the ranking model's: the curves' (the component alone), or the
+    // calibrated model's, learned from coupled runs.
+    let (sypd, chsy) = match app.ranking.model {
+        ModelKind::Standalone => ("SYPD alone", "CHSY alone"),
+        ModelKind::Calibrated => ("coupled-mode SYPD", "coupled-mode CHSY"),
+    };
     for (c, &i) in p.components.iter().zip(index) {
         out.push(format!(
-            "{:<8} {:>6} PEs   SYPD alone {:>7.2}   CHSY alone {:>8.0}",
+            "{:<8} {:>6} PEs   {sypd} {:>7.2}   {chsy} {:>8.0}",
             c.name,
             c.nproc[i],
             c.sypd[i],

@@ -30,6 +30,15 @@ const HELP_W: u16 = 92;
 /// `key  description` rows, the description wrapped at whole words into `width` columns and
 /// its wrapped lines indented under the description column, not under the key.
 pub fn two_columns(rows: Vec<(String, String)>, width: usize) -> Vec<Line<'static>> {
+    two_columns_spaced(rows, width, false)
+}
+
+/// [`two_columns`], with a blank line between rows when `spaced` (paragraphs, not key rows).
+fn two_columns_spaced(
+    rows: Vec<(String, String)>,
+    width: usize,
+    spaced: bool,
+) -> Vec<Line<'static>> {
     let key_w = rows
         .iter()
         .map(|(k, _)| k.chars().count())
@@ -38,7 +47,10 @@ pub fn two_columns(rows: Vec<(String, String)>, width: usize) -> Vec<Line<'stati
         + 2;
     let text_w = width.saturating_sub(key_w + 2).max(10);
     let mut lines = Vec::new();
-    for (k, d) in rows {
+    for (n, (k, d)) in rows.into_iter().enumerate() {
+        if spaced && n > 0 {
+            lines.push(Line::raw(""));
+        }
         let mut first = true;
         for part in wrap_words(&d, text_w) {
             let lead = if first {
@@ -54,6 +66,18 @@ pub fn two_columns(rows: Vec<(String, String)>, width: usize) -> Vec<Line<'stati
         }
     }
     lines
+}
+
+/// A paragraph of [`READING`] as a help row: a short lead-in (`Curves: ...`) in the key column,
+/// the rest under the descriptions, so that a wrapped line never starts under the keys; a
+/// paragraph without one sits whole under the descriptions.
+fn labelled(text: &str) -> (String, String) {
+    match text.split_once(": ") {
+        Some((head, rest)) if head.chars().count() <= 12 && !head.contains('(') => {
+            (head.to_string(), rest.to_string())
+        }
+        _ => (String::new(), text.to_string()),
+    }
 }
 
 /// `text` in lines of at most `width` columns, broken between words (a word longer than a line
@@ -93,13 +117,17 @@ pub fn render(ui: &Ui, frame: &mut Frame, area: Rect) {
         .collect();
     lines.extend(two_columns(glyphs, width));
     lines.push(Line::raw(""));
-    for text in READING {
-        lines.push(Line::raw(*text));
-    }
-    lines.push(Line::raw(format!(
+    let colours = format!(
         "Colours: {} (--no-color or NO_COLOR for none).",
         ui.theme.depth.name()
-    )));
+    );
+    let reading = READING
+        .iter()
+        .copied()
+        .chain([colours.as_str()])
+        .map(labelled)
+        .collect();
+    lines.extend(two_columns_spaced(reading, width, true));
     scrolled_popup(
         frame,
         area,
@@ -112,7 +140,39 @@ pub fn render(ui: &Ui, frame: &mut Frame, area: Rect) {
 
 #[cfg(test)]
 mod tests {
-    use super::two_columns;
+    use super::{labelled, two_columns, two_columns_spaced, READING};
+
+    #[test]
+    fn reading_paragraphs_wrap_under_the_description_column() {
+        assert_eq!(
+            labelled("Curves: each component's SYPD"),
+            ("Curves".to_string(), "each component's SYPD".to_string())
+        );
+        // A long lead-in, or none, leaves the paragraph whole under the descriptions.
+        let whole = "TTS_w 1 weighs only time to solution (speed), 0 only cost (CHSY).";
+        assert_eq!(labelled(whole), (String::new(), whole.to_string()));
+        let rows: Vec<(String, String)> = READING.iter().map(|t| labelled(t)).collect();
+        let lines: Vec<String> = two_columns_spaced(rows, 78, true)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert!(lines.len() > 2 * READING.len(), "some paragraphs wrap");
+        let column = lines[0].find("each component").unwrap();
+        // Paragraphs are apart.
+        assert_eq!(
+            lines.iter().filter(|l| l.is_empty()).count(),
+            READING.len() - 1
+        );
+        for l in lines.iter().filter(|l| !l.is_empty()) {
+            let starts = l.find(|c: char| c != ' ').unwrap();
+            // Either a label right-aligned before the column, or text starting at it.
+            assert!(
+                starts == column || l[..column].trim_end().len() == column - 2,
+                "{l:?}"
+            );
+            assert!(l.chars().count() <= 78, "{l:?}");
+        }
+    }
 
     #[test]
     fn wrapped_descriptions_sit_under_the_description_column() {
