@@ -24,6 +24,7 @@ mod campaign_outside;
 mod campaign_processes;
 mod campaign_resource;
 mod cli_output;
+mod example_cli;
 mod hardening_cli;
 mod interp_scipy;
 mod model_accuracy;
