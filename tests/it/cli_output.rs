@@ -112,10 +112,6 @@ fn commands(dir: &Path, fresh: &Path) -> Vec<(&'static str, Vec<String>)> {
             ],
         ),
         (
-            "report --out -",
-            vec!["report".into(), d, "--out".into(), "-".into()],
-        ),
-        (
             "example --out --force",
             vec![
                 "example".into(),
@@ -129,6 +125,10 @@ fn commands(dir: &Path, fresh: &Path) -> Vec<(&'static str, Vec<String>)> {
             vec!["completions".into(), "bash".into()],
         ),
         ("man", vec!["man".into()]),
+        (
+            "report --out -",
+            vec!["report".into(), d, "--out".into(), "-".into()],
+        ),
     ]
 }
 
