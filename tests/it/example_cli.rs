@@ -136,6 +136,95 @@ fn every_documented_example_that_names_assets_prints_the_same_from_the_written_d
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// Every `autolb ...` command in a ```sh block of `text` (`\\` continues a line, `#` starts a
+/// comment), with its line number.
+fn documented_commands(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut in_sh = false;
+    let mut pending: Option<(usize, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_end();
+        if !in_sh {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if line == "```" {
+            in_sh = false;
+            continue;
+        }
+        let code = line.split(" #").next().unwrap_or("").trim();
+        let (continues, code) = match code.strip_suffix('\\') {
+            Some(head) => (true, head.trim()),
+            None => (false, code),
+        };
+        let (start, mut command) = pending.take().unwrap_or((i + 1, String::new()));
+        if !command.is_empty() {
+            command.push(' ');
+        }
+        command.push_str(code);
+        if continues {
+            pending = Some((start, command));
+        } else if command.starts_with("autolb ") {
+            out.push((start, command));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_documented_command_that_names_assets_succeeds_from_the_written_directory() {
+    let (_tmp, dir) = written_example();
+    let mut ran = Vec::new();
+    let mut failures = Vec::new();
+    for file in documentation_files(repository()) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (line, command) in documented_commands(&text) {
+            if !command.contains("assets/") || command.contains("tests/") {
+                continue;
+            }
+            let words: Vec<&str> = command.split_whitespace().collect();
+            let out = autolb()
+                .args(&words[1..])
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            if !out.status.success() {
+                failures.push(format!(
+                    "{} line {line}: `{command}` failed from an `autolb example` directory: {}",
+                    file.display(),
+                    String::from_utf8_lossy(&out.stderr).trim_end()
+                ));
+            }
+            ran.push(command);
+        }
+    }
+    // The guide's campaign examples are among them, not only the predictions.
+    for needle in [
+        "campaign init",
+        "assets/slurm/campaign.toml",
+        "report --config",
+    ] {
+        assert!(
+            ran.iter().any(|c| c.contains(needle)),
+            "no documented command with {needle:?} found: {ran:#?}"
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn documented_commands_are_read_across_continuations_without_comments() {
+    let text = "```sh\nautolb a --x assets/f  # note\nautolb b \\\n  --y 1\ncargo test\n```\n\
+                ```toml\nautolb = 1\n```\n";
+    assert_eq!(
+        documented_commands(text),
+        vec![
+            (2, "autolb a --x assets/f".to_string()),
+            (3, "autolb b --y 1".to_string())
+        ]
+    );
+}
+
 #[test]
 fn a_second_run_refuses_to_overwrite_and_names_the_file_until_forced() {
     let (_tmp, dir) = written_example();
