@@ -136,7 +136,7 @@ fn every_documented_example_that_names_assets_prints_the_same_from_the_written_d
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// Every `autolb ...` command in a ```sh block of `text` (`\\` continues a line, `#` starts a
+/// Every `autolb ...` command in a ```sh block of `text` (`\` continues a line, `#` starts a
 /// comment), with its line number.
 fn documented_commands(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
@@ -367,4 +367,74 @@ fn man_out_writes_a_page_per_command_that_the_parent_pages_name() {
     );
     let init = std::fs::read_to_string(tmp.path().join("autolb-campaign-init.1")).unwrap();
     assert!(init.contains("\\-\\-config"), "{init}");
+}
+
+/// Whether `program` runs here (`program --version` succeeds).
+fn available(program: &str) -> bool {
+    std::process::Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn bash_completes_a_subcommand_and_a_flag_with_the_generated_script() {
+    if !available("bash") {
+        eprintln!("no bash here; skipped");
+        return;
+    }
+    let script = autolb().args(["completions", "bash"]).stdout_ok();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("autolb.bash");
+    std::fs::write(&file, script).unwrap();
+    // What bash does on a Tab: set the words and the cursor's word, then call the function.
+    let complete = |words: &str, current: usize| {
+        let program = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD={current}; \
+             _autolb autolb \"${{COMP_WORDS[$COMP_CWORD]}}\" \"${{COMP_WORDS[$COMP_CWORD-1]}}\"; \
+             echo \"${{COMPREPLY[@]}}\"",
+            file.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &program])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(complete("autolb camp", 1), "campaign");
+    assert_eq!(complete("autolb campaign init x --con", 4), "--config");
+    assert_eq!(complete("autolb exa", 1), "example");
+}
+
+#[test]
+fn every_man_page_renders_without_a_warning() {
+    if !available("man") {
+        eprintln!("no man here; skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    autolb()
+        .args(["man", "--out"])
+        .arg(tmp.path())
+        .assert()
+        .success();
+    for page in files_below(tmp.path()) {
+        let out = std::process::Command::new("man")
+            .args(["--warnings", "-l"])
+            .arg(tmp.path().join(&page))
+            .env("MANPAGER", "cat")
+            .env("MANWIDTH", "100")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {stderr}", page.display());
+        assert!(stderr.trim().is_empty(), "{}: {stderr}", page.display());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("SYNOPSIS"), "{}: {text}", page.display());
+    }
 }
