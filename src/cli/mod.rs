@@ -10,6 +10,8 @@
 //! full disk) is one line and exit code 2.
 
 pub mod campaign;
+pub mod completions;
+pub mod example;
 pub mod model;
 pub mod predict;
 pub mod report;
@@ -58,6 +60,13 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Open the terminal app on your own curves, campaign file or campaign directory.
     Tui(TuiArgs),
+    /// Write the bundled curves and example campaign files into DIR/assets/, so the guide's
+    /// examples run from DIR.
+    Example(example::ExampleArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command with --out.
+    Man(completions::ManArgs),
 }
 
 /// Parses, runs, and maps the outcome to an exit code.
@@ -169,6 +178,9 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Model(cmd)) => model::run(cmd),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Tui(args)) => crate::tui::run(&args),
+        Some(Command::Example(args)) => example::run(&args),
+        Some(Command::Completions(args)) => completions::completions(&args),
+        Some(Command::Man(args)) => completions::man(&args),
     }
 }
 

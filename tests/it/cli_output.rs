@@ -112,6 +112,20 @@ fn commands(dir: &Path, fresh: &Path) -> Vec<(&'static str, Vec<String>)> {
             ],
         ),
         (
+            "example --out --force",
+            vec![
+                "example".into(),
+                "--out".into(),
+                fresh.with_extension("example").display().to_string(),
+                "--force".into(),
+            ],
+        ),
+        (
+            "completions bash",
+            vec!["completions".into(), "bash".into()],
+        ),
+        ("man", vec!["man".into()]),
+        (
             "report --out -",
             vec!["report".into(), d, "--out".into(), "-".into()],
         ),

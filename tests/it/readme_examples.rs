@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `(line number, command, expected output)` of every example with output in `text`.
-fn examples(text: &str) -> Vec<(usize, String, String)> {
+pub(crate) fn examples(text: &str) -> Vec<(usize, String, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -45,7 +45,7 @@ fn examples(text: &str) -> Vec<(usize, String, String)> {
     out
 }
 
-fn normalise(s: &str) -> String {
+pub(crate) fn normalise(s: &str) -> String {
     s.lines()
         .map(str::trim_end)
         .collect::<Vec<_>>()
@@ -55,7 +55,7 @@ fn normalise(s: &str) -> String {
 }
 
 /// README.md, then every Markdown page under `docs/src`, in path order.
-fn documentation_files(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn documentation_files(root: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
