@@ -263,7 +263,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
 }
 
 /// The note of an OASIS 5 file read on its own: it counts no coupling steps.
-pub(crate) const NO_SIMULATED_TIME: &str =
+pub const NO_SIMULATED_TIME: &str =
     "load_balancing_info.txt counts no coupling steps, so simulated time and SYPD are unknown; \
      read the EC-Earth4 run directory, whose log/NNN/timing.log gives them";
 
