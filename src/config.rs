@@ -531,7 +531,8 @@ fn unknown_name(message: &str) -> Option<String> {
     ))
 }
 
-/// Reads an allowed-PE list file: whole numbers separated by whitespace or commas, `#` comments.
+/// Reads an allowed-PE list file: whole numbers separated by whitespace or commas, `#` comments;
+/// or NEMO's output with `ln_listonly = .true.` (see [`parse_allowed`]).
 pub fn load_allowed(path: &Path) -> Result<Vec<u32>, ConfigError> {
     let file = path.display().to_string();
     let text = crate::fsutil::read_small_text(path).map_err(|e| ConfigError::Unreadable {
@@ -542,7 +543,14 @@ pub fn load_allowed(path: &Path) -> Result<Vec<u32>, ConfigError> {
 }
 
 /// Parses an allowed-PE list (see [`load_allowed`]); an empty list is an error.
+///
+/// A text with `nb_cores oce: N, land domains excluded: ...` lines is the `ocean.output` NEMO
+/// writes with `ln_listonly = .true.`: the core counts it lists are the list, and every other
+/// line of that output is skipped, so the file can be given as NEMO wrote it.
 pub fn parse_allowed(text: &str, file: &str) -> Result<Vec<u32>, ConfigError> {
+    if text.contains(NEMO_LISTONLY_LABEL) {
+        return parse_nemo_listonly(text, file);
+    }
     let mut values = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let content = line.split('#').next().unwrap_or("");
@@ -572,9 +580,53 @@ pub fn parse_allowed(text: &str, file: &str) -> Result<Vec<u32>, ConfigError> {
     Ok(values)
 }
 
+/// The label of a core count in NEMO's `ln_listonly` output.
+const NEMO_LISTONLY_LABEL: &str = "nb_cores oce:";
+
+/// The core counts of NEMO's `ln_listonly` output (see [`parse_allowed`]).
+fn parse_nemo_listonly(text: &str, file: &str) -> Result<Vec<u32>, ConfigError> {
+    let mut values = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some((_, rest)) = line.split_once(NEMO_LISTONLY_LABEL) else {
+            continue;
+        };
+        let token = rest
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .find(|t| !t.is_empty())
+            .unwrap_or("");
+        match token.parse::<u32>() {
+            Ok(v) if v > 0 => {
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+            _ => {
+                return Err(ConfigError::BadAllowed {
+                    file: file.to_string(),
+                    line: i + 1,
+                    value: token.to_string(),
+                })
+            }
+        }
+    }
+    values.sort_unstable();
+    Ok(values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nemo_listonly_output_is_an_allowed_list() {
+        let text = "    jpni = 0\n   nb_cores oce:    29, land domains excluded:     7 ( 19.4%)\n\
+                    \x20  nb_cores oce:    16, land domains excluded:     4 ( 20.0%)\n STOP\n";
+        assert_eq!(parse_allowed(text, "ocean.output").unwrap(), vec![16, 29]);
+        let e = parse_allowed("nb_cores oce: many\n", "o")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("many"), "{e}");
+    }
 
     /// The built-in example's NEMO list ([`crate::example::NEMO_ALLOWED`]) is a valid
     /// `allowed` file (it is read here, where the parser lives, since the example sits below).

@@ -84,16 +84,18 @@ pub fn load_measured(
     load_runs_dir(path, components, period_s)
 }
 
-/// Does the directory hold timing output itself (not in sub-directories)?
+/// Does the directory hold timing output itself (not in sub-directories, but for the
+/// `log/NNN/` legs of an EC-Earth4 run directory)?
 fn holds_timing_output(dir: &Path) -> bool {
-    [
-        "table.csv",
-        "summary",
-        "lucia.log",
-        "load_balancing_info.txt",
-    ]
-    .iter()
-    .any(|f| dir.join(f).is_file())
+    crate::timing::ecearth4::is_run_dir(dir)
+        || [
+            "table.csv",
+            "summary",
+            "lucia.log",
+            "load_balancing_info.txt",
+        ]
+        .iter()
+        .any(|f| dir.join(f).is_file())
         || std::fs::read_dir(dir).is_ok_and(|rd| {
             rd.filter_map(Result::ok)
                 .any(|e| e.file_name().to_string_lossy().starts_with("lucia."))

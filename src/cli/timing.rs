@@ -18,11 +18,11 @@ use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names};
 pub struct TimingArgs {
     /// A run's timing output: a directory of raw `lucia.CC.RRRRRR` files, or a `table.csv`,
     /// `summary`, `lucia.log`, `load_balancing_info.txt` or per-step CSV (or a directory
-    /// holding one of them).
+    /// holding one of them), or an EC-Earth4 run directory (`log/NNN/` legs).
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
     /// Read as this format instead of detecting it: lucia-raw, lucia-log, oasis5, table,
-    /// summary, steps.
+    /// summary, steps, ecearth4.
     #[arg(long, value_name = "F")]
     pub format: Option<Format>,
     /// Coupling period in seconds (simulated time per coupling step; EC-Earth3 SR: 2700).

@@ -98,14 +98,23 @@ impl Measurement {
         }
     }
 
-    /// The component called `name` (as in the timing output).
+    /// The component called `name`: as in the timing output, or cut there to the format's width
+    /// ([`Format::same_name`]).
     pub fn component(&self, name: &str) -> Option<&ComponentTiming> {
-        self.components.iter().find(|c| c.name == name)
+        self.component_index(name).map(|i| &self.components[i])
     }
 
-    /// Index of the component called `name`.
+    /// Index of the component called `name` (see [`Measurement::component`]); an exact name wins
+    /// over a cut one.
     pub fn component_index(&self, name: &str) -> Option<usize> {
-        self.components.iter().position(|c| c.name == name)
+        self.components
+            .iter()
+            .position(|c| c.name == name)
+            .or_else(|| {
+                self.components
+                    .iter()
+                    .position(|c| self.format.same_name(&c.name, name))
+            })
     }
 
     /// PEs of all components together (P_M), when every component's is known (and the sum

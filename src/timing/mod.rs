@@ -12,13 +12,16 @@
 //! * [`Format::LuciaLog`]: the `lucia.log` text of the CERFACS post-processor ([`lucia_log`]);
 //! * [`Format::Oasis5`]: OASIS3-MCT 5 `load_balancing_info.txt` ([`oasis5`]);
 //! * [`Format::Table`] / [`Format::Summary`]: BSC lucia_lite `table.csv` / `summary` ([`table`]);
-//! * [`Format::Steps`]: the per-coupling-step CSV, kept as a per-step series ([`step_series`]).
+//! * [`Format::Steps`]: the per-coupling-step CSV, kept as a per-step series ([`step_series`]);
+//! * [`Format::Ecearth4`]: an EC-Earth4 run directory, `log/NNN/` beside the OASIS 5 file: the
+//!   OASIS file's components with the leg's wall time and SYPD from `timing.log` ([`ecearth4`]).
 //!
 //! Files of running jobs are half-written as a rule, not an exception: readers measure the
 //! complete part and say so in [`Measurement::partial`], or return [`Reading::Incomplete`].
 //! They never panic on any input and never pass a number off as complete when it is not.
 
 mod consistency;
+pub mod ecearth4;
 pub mod lucia_log;
 pub mod lucia_raw;
 mod measurement;
@@ -52,17 +55,20 @@ pub enum Format {
     Summary,
     /// Per-coupling-step CSV `,Component,Waiting,Interpolation,Sending`.
     Steps,
+    /// An EC-Earth4 run directory: `load_balancing_info.txt` and `log/NNN/timing.log`.
+    Ecearth4,
 }
 
 impl Format {
     /// Every format, in the order `--format` lists them.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::LuciaRaw,
         Format::LuciaLog,
         Format::Oasis5,
         Format::Table,
         Format::Summary,
         Format::Steps,
+        Format::Ecearth4,
     ];
 
     /// The name used on the command line and in JSON.
@@ -74,6 +80,33 @@ impl Format {
             Format::Table => "table",
             Format::Summary => "summary",
             Format::Steps => "steps",
+            Format::Ecearth4 => "ecearth4",
+        }
+    }
+
+    /// The width the format cuts component names to: `lucia.log` prints 6 characters, OASIS 5
+    /// (Fortran `A10`) 10. A longer timing name matches its cut.
+    pub fn name_width(self) -> Option<usize> {
+        match self {
+            Format::LuciaLog => Some(6),
+            Format::Oasis5 | Format::Ecearth4 => Some(10),
+            _ => None,
+        }
+    }
+
+    /// Whether `in_file`, a name as this format writes it, is the component called `wanted`:
+    /// the same name, or `wanted` cut to the format's width.
+    pub fn same_name(self, in_file: &str, wanted: &str) -> bool {
+        if in_file == wanted {
+            return true;
+        }
+        match self.name_width() {
+            Some(width) => {
+                in_file.chars().count() == width
+                    && wanted.chars().count() > width
+                    && wanted.chars().take(width).eq(in_file.chars())
+            }
+            None => false,
         }
     }
 }
@@ -94,6 +127,7 @@ impl std::str::FromStr for Format {
             "oasis-5" | "load-balancing-info" => Some(Format::Oasis5),
             "table.csv" | "lucia-lite" => Some(Format::Table),
             "step-series" | "timesteps" | "series" => Some(Format::Steps),
+            "ec-earth4" | "ece4" => Some(Format::Ecearth4),
             _ => None,
         };
         alias
@@ -227,7 +261,7 @@ pub fn read(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
                 return Ok(Reading::Incomplete {
                     reason: format!(
                         "{}: no timing output yet (no lucia.* files, table.csv, summary, \
-                         lucia.log or load_balancing_info.txt)",
+                         lucia.log, load_balancing_info.txt or EC-Earth4 log/NNN/)",
                         path.display()
                     ),
                 })
@@ -242,6 +276,7 @@ pub fn read(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
         Format::Table => table::read_table_file(&target, opts)?,
         Format::Summary => table::read_summary_file(&target, opts)?,
         Format::Steps => step_series::read_file(&target, opts)?,
+        Format::Ecearth4 => ecearth4::read_run_dir(&target, opts)?,
     };
     if let Reading::Measured(m) = &mut reading {
         consistency::check(m, &target)?;
@@ -279,6 +314,9 @@ fn detect_in_dir(dir: &Path) -> Result<Option<(Format, PathBuf)>, TimingError> {
     if lucia_raw::has_rank_files(dir)? {
         return Ok(Some((Format::LuciaRaw, dir.to_path_buf())));
     }
+    if ecearth4::is_run_dir(dir) {
+        return Ok(Some((Format::Ecearth4, dir.to_path_buf())));
+    }
     for (name, format) in DIR_FILES {
         let candidate = dir.join(name);
         if candidate.is_file() {
@@ -289,7 +327,14 @@ fn detect_in_dir(dir: &Path) -> Result<Option<(Format, PathBuf)>, TimingError> {
 }
 
 fn resolve_for_format(path: &Path, is_dir: bool, format: Format) -> Result<PathBuf, TimingError> {
-    if !is_dir || format == Format::LuciaRaw {
+    if format == Format::Ecearth4 && !is_dir {
+        return Err(TimingError::Option(format!(
+            "{}: --format ecearth4 reads an EC-Earth4 run directory (log/NNN/ and \
+             load_balancing_info.txt); give the directory",
+            path.display()
+        )));
+    }
+    if !is_dir || matches!(format, Format::LuciaRaw | Format::Ecearth4) {
         return Ok(path.to_path_buf());
     }
     if let Some((name, _)) = DIR_FILES.iter().find(|(_, f)| *f == format) {

@@ -1,26 +1,42 @@
 //! OASIS3-MCT 5 `load_balancing_info.txt`.
 //!
-//! The file opens with a block
+//! OASIS 5 writes this file once, from global rank 0, at the end of a run (EC-Earth4 switches it
+//! on with `model_config.oasis.load_balancing: 1`). Two layouts are read.
+//!
+//! The one OASIS 5 writes: a header (`Coupled model simulation time (s):`, `Speed (SYPD) :`,
+//! `Cost (CHPSY) :`, then per model `Model <name> simulation time :` and `cost (CHPSY):`); a line
+//! `Load balance analysis` and the block
 //!
 //! ```text
 //!      Model /  Computing time /  Waiting time
-//!      fesom /  806.519 /   89.604
-//!       oifs /  702.113 /  193.010
+//!    OpenIFS /  6543.210 /   123.456
+//!     RNFMAP /   -13.561 /  6679.000
 //! ```
 //!
-//! followed by one section per model (a line naming it, then `key : value` lines such as
-//! `Number of processes : 288`, `Number of coupling steps : 4377`, `Total put time : 0.5`,
-//! `Total mapping/interpolation : 12.3`, `Partial coupling cost (%) : 3.2`). Only the
-//! measured seconds, PEs and steps are used: SYPD, CHPSY and the costs are recomputed (the
-//! file's own SYPD/CHPSY lines are unreliable). Computing times can be slightly negative (clock
-//! noise, kept with a note by the reader's consistency check, but no SYPD comes from them); values
-//! past 9999.999 s print as `********` and are unknown.
-//! The coupled wall time is the `Total elapsed time` line when there is one, else the largest
-//! computing + waiting + interpolation + put time of a model.
+//! then `Additional information` with a section per model (its name alone on a line, then
+//! `Specific oasis_get time from model <name> :`, `Total jitter :`, the two `Partial coupling
+//! cost` lines, `Total mapping/interpolation :` and `... with spread :`, the NetCDF output lines,
+//! whose restart label differs between versions, `Total time of this load balancing analysis:`
+//! and `Clock spread after synchronise ... :`). The coupled wall time is the header's `Coupled
+//! model simulation time`. The file counts no coupling steps, so it gives no simulated time on
+//! its own: an EC-Earth4 run directory adds it from the leg's `timing.log` ([`super::ecearth4`]).
+//!
+//! An older layout (`Number of coupling steps analysed :`, `Total elapsed time (s) :`, the
+//! block, then sections with `Number of processes :` and `Total put time :`) is read too.
+//!
+//! Only the measured seconds, PEs and steps are used: the file's own SYPD and CHPSY are never
+//! trusted (the unit of the simulated time OASIS is given is not documented, and CHPSY counts MPI
+//! ranks, not cores, so it undercounts a threaded OpenIFS). Names are Fortran `A10`:
+//! right-justified and cut to 10 characters, so a component whose timing name is longer is
+//! matched on its first 10 characters ([`Format::name_width`]). A computing time can be
+//! slightly negative for a component that computes almost nothing (clock noise, kept with a note
+//! by the reader's consistency check, but no SYPD comes from it). Values from 10,000 s up print as
+//! `********`: that value is unknown and the reading is partial, never a number.
 //!
 //! What a whole file holds: the model block closed by what follows it, at least two models,
 //! no model twice, a section per model with the same kinds of lines as the others (PEs at
-//! least), and `Total elapsed time` when the header gives the number of coupling steps. Less is partial: a file still being written never passes for a complete one.
+//! least, in the older layout), and `Total elapsed time` when the header gives the number of
+//! coupling steps. Less is partial: a file still being written never passes for a complete one.
 
 use std::path::Path;
 
@@ -43,6 +59,10 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     let mut elapsed: Option<f64> = None;
     let mut global_steps: Option<u64> = None;
     let mut block_closed = false;
+    // The layout OASIS 5 writes (a `Load balance analysis` line) has no PEs in its sections.
+    let mut analysis_layout = false;
+    // Models the header names (`Model <name> simulation time :`), with their line.
+    let mut header_models: Vec<(usize, String)> = Vec::new();
     // Per component (as in `comps`): the kinds of lines its section gave, once it has one.
     let mut sections: Vec<Option<Vec<&'static str>>> = Vec::new();
     let (lines, cut) = text::complete_trimmed_lines(bytes, path);
@@ -86,16 +106,45 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             block_closed = true;
         }
         in_block = false;
+        if t.eq_ignore_ascii_case("Load balance analysis") {
+            analysis_layout = true;
+            current = None;
+            continue;
+        }
         if let Some((key, value)) = t.split_once(':') {
             let key = key.trim().to_ascii_lowercase();
             let first = text::tokens(value.trim().as_bytes()).next().unwrap_or(b"");
-            let value = match text::number(first) {
+            let field = text::number(first);
+            let value = match field {
                 Field::Value(v) => Some(v),
                 _ => None,
             };
+            if let Some(name) = header_model(&key, t) {
+                header_models.push((number, name));
+                continue;
+            }
+            if key.starts_with("coupled model simulation time") {
+                elapsed = value;
+                if field == Field::Overflow {
+                    partial.push(format!(
+                        "{}: the coupled model simulation time overflowed (********, 10,000 s \
+                         or more); the coupled wall time is unknown",
+                        path.display()
+                    ));
+                }
+                continue;
+            }
             match current.and_then(|i| comps.get_mut(i).zip(sections.get_mut(i))) {
                 Some((c, kinds)) => {
                     if let Some(kind) = apply(c, &key, value) {
+                        if field == Field::Overflow {
+                            partial.push(format!(
+                                "{}: line {number}: the {kind} of {} overflowed (********); it \
+                                 is unknown",
+                                path.display(),
+                                c.name
+                            ));
+                        }
                         let kinds = kinds.get_or_insert_with(Vec::new);
                         if !kinds.contains(&kind) {
                             kinds.push(kind);
@@ -122,7 +171,7 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
             sections[i].get_or_insert_with(Vec::new);
         } else if !word.is_empty() && !word.contains(' ') {
             let decorated = word.len() < t.len();
-            if decorated && !overflowed.iter().any(|o| o == word) {
+            if (decorated || analysis_layout) && !overflowed.iter().any(|o| o == word) {
                 return Err(TimingError::parse(
                     path,
                     number,
@@ -133,11 +182,27 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
                 ));
             }
             current = None;
+        } else {
+            current = None;
+        }
+    }
+    if block_closed {
+        let known =
+            |n: &str| comps.iter().any(|c| c.name == n) || overflowed.iter().any(|o| o == n);
+        if let Some((line, name)) = header_models.iter().find(|(_, n)| !known(n)) {
+            return Err(TimingError::parse(
+                path,
+                *line,
+                format!(
+                    "the header names model {name}, which the model block lacks; a line of that \
+                     block is missing"
+                ),
+            ));
         }
     }
     for name in &overflowed {
         partial.push(format!(
-            "{}: the times of {name} overflowed (********); it is left out",
+            "{}: the times of {name} overflowed (********, 10,000 s or more); it is left out",
             path.display()
         ));
     }
@@ -157,7 +222,8 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     }
     if partial.is_empty() {
         let models = comps.len() + overflowed.len();
-        if let Some(missing) = incompleteness(&comps, &sections, block_closed, models) {
+        let first_kind = (!analysis_layout).then_some("processes");
+        if let Some(missing) = incompleteness(&comps, &sections, block_closed, models, first_kind) {
             partial.push(format!("{}: {missing}", path.display()));
         }
     }
@@ -165,6 +231,9 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     for c in &mut comps {
         if c.steps == 0 {
             c.steps = global_steps.unwrap_or(0);
+        }
+        if let Some(full) = full_name(&c.name, opts) {
+            c.name = full;
         }
         c.nproc = super::resolve_nproc(path, &c.name, c.nproc, opts)?;
     }
@@ -180,7 +249,9 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
         .period_s
         .filter(|_| steps > 0)
         .map(|p| p * steps as f64);
-    if opts.period_s.is_none() {
+    if analysis_layout && steps == 0 {
+        m.notes.push(NO_SIMULATED_TIME.into());
+    } else if opts.period_s.is_none() {
         m.notes.push(super::PERIOD_UNKNOWN.into());
     } else if steps == 0 {
         m.notes
@@ -189,6 +260,38 @@ pub fn read(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Reading, Ti
     m.components = comps;
     m.partial = (!partial.is_empty()).then(|| partial.join("; "));
     Ok(Reading::Measured(m))
+}
+
+/// The note of an OASIS 5 file read on its own: it counts no coupling steps.
+pub const NO_SIMULATED_TIME: &str =
+    "load_balancing_info.txt counts no coupling steps, so simulated time and SYPD are unknown; \
+     read the EC-Earth4 run directory, whose log/NNN/timing.log gives them";
+
+/// The model a header line `Model <name> simulation time : ...` names (`key` lowercased, `line`
+/// as written, so the name keeps its case).
+fn header_model(key: &str, line: &str) -> Option<String> {
+    if !(key.starts_with("model ") && key.ends_with("simulation time")) {
+        return None;
+    }
+    let label = line.split_once(':')?.0.trim();
+    let inner = label.get(6..label.len() - "simulation time".len())?.trim();
+    (!inner.is_empty() && !inner.contains(' ')).then(|| inner.to_string())
+}
+
+/// The timing name a (possibly cut) model name stands for: the `--nproc` name it is the 10-character
+/// cut of, when exactly one is.
+fn full_name(name: &str, opts: &ReadOptions) -> Option<String> {
+    if opts.nproc.contains_key(name) {
+        return None;
+    }
+    let mut cut_of = opts
+        .nproc
+        .keys()
+        .filter(|k| Format::Oasis5.same_name(name, k) && k.as_str() != name);
+    match (cut_of.next(), cut_of.next()) {
+        (Some(k), None) => Some(k.clone()),
+        _ => None,
+    }
 }
 
 /// Applies one `key : value` line of a model's section; returns the kind of line it was when
@@ -200,10 +303,16 @@ fn apply(c: &mut ComponentTiming, key: &str, value: Option<f64>) -> Option<&'sta
     } else if key.contains("coupling steps") || key.contains("time steps") {
         c.steps = value.filter(|v| *v >= 0.0).map_or(0, |v| v as u64);
         Some("steps")
+    } else if key.contains("with spread") || key.contains("coupling cost") {
+        // The interpolation time with the ranks' spread, and percentages autolb recomputes.
+        None
     } else if key.contains("mapping") || key.contains("interpolation") {
         c.interp_s = value;
         Some("interpolation")
-    } else if key.contains("put") || key.contains("send") {
+    } else if key.contains("jitter") {
+        c.jitter_s = value;
+        Some("jitter")
+    } else if key.contains("put time") || key.contains("send") {
         c.send_s = value;
         Some("put")
     } else {
@@ -214,12 +323,13 @@ fn apply(c: &mut ComponentTiming, key: &str, value: Option<f64>) -> Option<&'sta
 /// What a `load_balancing_info.txt` still lacks to be whole, if anything: the model block must
 /// be closed by what follows it and name at least two models (a coupled run), and every model
 /// needs its section with every kind of line any section has (the number of processes at
-/// least), so that a section still being written is not read as one without put time.
+/// least in the older layout, `first_kind`), so that a section still being written is not read as one without put time.
 fn incompleteness(
     comps: &[ComponentTiming],
     sections: &[Option<Vec<&'static str>>],
     block_closed: bool,
     models: usize,
+    first_kind: Option<&'static str>,
 ) -> Option<String> {
     if !block_closed {
         return Some("nothing follows the model block yet; another model may come".into());
@@ -227,7 +337,7 @@ fn incompleteness(
     if models < 2 {
         return Some("only one model; a coupled run has at least two".into());
     }
-    let mut wanted: Vec<&str> = vec!["processes"];
+    let mut wanted: Vec<&str> = first_kind.into_iter().collect();
     for kind in sections.iter().flatten().flatten() {
         if !wanted.contains(kind) {
             wanted.push(kind);

@@ -47,6 +47,7 @@ mod slurm_ecearth3;
 mod slurm_executor;
 mod timing_cli;
 mod timing_consistency;
+mod timing_ecearth4;
 mod timing_fuzz;
 mod timing_robustness;
 mod timing_samples;

@@ -473,8 +473,13 @@ fn in_order(names: &[String], nproc: &NameMap<u32>) -> Vec<u32> {
         .collect()
 }
 
-/// Directories below `dir` (and `dir` itself) that hold timing output.
+/// Directories below `dir` (and `dir` itself) that hold timing output. An EC-Earth4 run
+/// directory is one run: its `log/NNN/` legs are not runs of their own.
 fn find_run_dirs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if autolb::timing::ecearth4::is_run_dir(dir) {
+        out.push(dir.to_path_buf());
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -560,6 +565,20 @@ mod tests {
                 timing_name: "oceanx".into(),
             },
         ]
+    }
+
+    #[test]
+    fn an_ecearth4_run_directory_is_one_run_not_one_per_leg() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("run1");
+        for leg in ["log/001", "log/002"] {
+            std::fs::create_dir_all(run.join(leg)).unwrap();
+            std::fs::write(run.join(leg).join("load_balancing_info.txt"), "").unwrap();
+            std::fs::write(run.join(leg).join("timing.log"), "").unwrap();
+        }
+        let mut found = Vec::new();
+        find_run_dirs(tmp.path(), 0, &mut found);
+        assert_eq!(found, vec![run]);
     }
 
     #[test]
