@@ -56,7 +56,9 @@ impl Status {
                     v.map(|v| format!("{v:.prec$}"))
                         .unwrap_or_else(|| "-".into())
                 };
-                let (direction, short_direction) = match (&t.donor, &t.recipient, t.next_step) {
+                // A guided test has no step (0): no step and no "PEs moved" to show.
+                let next_step = t.next_step.filter(|&s| s > 0);
+                let (direction, short_direction) = match (&t.donor, &t.recipient, next_step) {
                     (Some(d), Some(r), Some(moved)) => {
                         (format!("{d} -> {r} ({moved})"), format!("{d}>{r}"))
                     }
@@ -67,7 +69,11 @@ impl Status {
                     it.iteration.to_string(),
                     t.test.to_string(),
                     pes.join("/"),
-                    t.step.to_string(),
+                    if t.step > 0 {
+                        t.step.to_string()
+                    } else {
+                        "-".into()
+                    },
                     opt(t.sypd, 2),
                     opt(t.chsy, 0),
                     opt(t.coupling_cost.map(|c| c * 100.0), 1),
@@ -255,6 +261,24 @@ pub fn runs_summary(state: &str, done: usize, failed: usize, total: usize) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_guided_test_shows_no_step_and_no_pes_moved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = super::super::demo_state(tmp.path());
+        let mut status = Status::from_state(&state, &dir);
+        let t = &mut status.iterations[0].tests[0];
+        t.step = 0;
+        t.next_step = Some(0);
+        t.donor = Some("NEMO".into());
+        t.recipient = Some("IFS".into());
+        let lines = status.table_lines(usize::MAX);
+        let header = &lines[0];
+        let row = &lines[1];
+        let step_at = header.find("step").unwrap();
+        assert_eq!(row[step_at..].split_whitespace().next(), Some("-"), "{row}");
+        assert!(row.contains("NEMO -> IFS") && !row.contains("(0)"), "{row}");
+    }
 
     #[test]
     fn columns_give_way_least_important_first_and_no_line_is_wider_than_asked() {
