@@ -244,7 +244,7 @@ fn main() {
     println!(
         "speed: fit on {} runs + rank 2 components at step 1 ({} feasible configurations): {:.1} ms (best of 5)",
         runs100.len(),
-        Problem::with_model(&inputs, &settings, &Model::Standalone).unwrap().candidates,
+        Problem::with_model(&inputs, &settings, &Model::Standalone).unwrap().configurations,
         1000.0 * best
     );
     let t = Instant::now();

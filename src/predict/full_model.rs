@@ -55,7 +55,7 @@ pub fn rank(
                 .collect();
             c.coupling_cost = metrics::predicted_coupling_cost(c.sypd, &pairs);
             c.fittingness =
-                metrics::fittingness_in(tts_w, c.sypd, c.cost(), &p.sypd_bounds, &p.chsy_bounds);
+                metrics::fittingness_in(tts_w, c.sypd, c.cost(), &p.sypd_bounds, &p.cost_bounds);
         }
         p.top.sort_by(rank_order);
         let exact = complete

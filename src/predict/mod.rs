@@ -34,7 +34,7 @@ use crate::metrics::{self, Bounds};
 use crate::model::Model;
 use candidates::{candidates, validate};
 pub use types::{
-    Candidates, Cell, ComponentInput, Config, Grid, PredictError, Prediction, Settings,
+    Candidates, Cell, ComponentInput, Grid, PredictError, Prediction, Scored, Settings,
 };
 
 /// Everything about a prediction that does not depend on TTS_w or top N.
@@ -46,11 +46,13 @@ pub struct Problem {
     pub components: Vec<Candidates>,
     pub baseline_nproc: Vec<u32>,
     pub baseline_sypd: f64,
-    pub candidates: u64,
+    /// Feasible configurations (PE sum within the budget).
+    pub configurations: u64,
+    /// Kept configurations (feasible and at least as good as the base case).
     pub considered: u64,
     pub sypd_bounds: Bounds,
     /// Bounds of the chosen cost over the kept configurations (CHSY without a machine).
-    pub chsy_bounds: Bounds,
+    pub cost_bounds: Bounds,
     /// Bottleneck groups with kept configurations (see [`search`]), computed once.
     pub(crate) groups: Vec<search::Group>,
 }
@@ -144,13 +146,13 @@ impl Problem {
             components,
             baseline_nproc,
             baseline_sypd,
-            candidates: 0,
+            configurations: 0,
             considered: 0,
             sypd_bounds: Bounds {
                 min: baseline_sypd,
                 max: baseline_sypd,
             },
-            chsy_bounds: Bounds { min: 0.0, max: 0.0 },
+            cost_bounds: Bounds { min: 0.0, max: 0.0 },
             groups: Vec::new(),
         };
         search::check_work(&problem)?;
@@ -159,10 +161,10 @@ impl Problem {
             let queue = cost_model.queue.clone().unwrap_or_default();
             return Err(PredictError::NothingFitsQueue(queue));
         }
-        problem.candidates = summary.feasible;
+        problem.configurations = summary.feasible;
         problem.considered = summary.kept;
         problem.sypd_bounds = summary.sypd_bounds;
-        problem.chsy_bounds = summary.chsy_bounds;
+        problem.cost_bounds = summary.cost_bounds;
         problem.groups = summary.groups;
         Ok(problem)
     }
@@ -252,7 +254,7 @@ impl Problem {
     }
 
     /// Scores one configuration (given by candidate indices) against this problem's bounds.
-    pub fn score(&self, index: &[usize], tts_w: f64) -> Config {
+    pub fn score(&self, index: &[usize], tts_w: f64) -> Scored {
         let nproc: Vec<u32> = index
             .iter()
             .zip(&self.components)
@@ -266,7 +268,7 @@ impl Problem {
         self.score_values(&nproc, &speeds, tts_w)
     }
 
-    fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Config {
+    fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Scored {
         let sypd = coupled_sypd(speeds);
         let total = self.total_nproc(nproc.iter().sum());
         let resources = self.cost_model.has_resources();
@@ -294,7 +296,7 @@ impl Problem {
                 .map(|(&p, &s)| (f64::from(p), s))
                 .collect()
         };
-        Config {
+        Scored {
             nproc: nproc.to_vec(),
             total_nproc: total,
             sypd,
@@ -305,7 +307,7 @@ impl Problem {
                 sypd,
                 cost,
                 &self.sypd_bounds,
-                &self.chsy_bounds,
+                &self.cost_bounds,
             ),
             billing,
         }
@@ -351,7 +353,7 @@ impl Problem {
     }
 
     /// The base case, scored.
-    pub fn baseline(&self, tts_w: f64) -> Config {
+    pub fn baseline(&self, tts_w: f64) -> Scored {
         self.score(&vec![0; self.components.len()], tts_w)
     }
 
@@ -363,11 +365,11 @@ impl Problem {
             .collect();
         Prediction {
             components: self.names(),
-            candidates: self.candidates,
+            configurations: self.configurations,
             considered: self.considered,
             baseline: self.baseline(tts_w),
             sypd_bounds: self.sypd_bounds,
-            chsy_bounds: self.chsy_bounds,
+            cost_bounds: self.cost_bounds,
             tts_w,
             top,
             cost: (!self.cost_model.is_plain()).then_some(self.cost_model.cost),
@@ -491,7 +493,7 @@ pub fn predict_billed(
 
 /// The ranking order (method.md step 6): fittingness descending, then total PEs ascending, then
 /// the PE counts in component order ascending.
-pub fn rank_order(a: &Config, b: &Config) -> std::cmp::Ordering {
+pub fn rank_order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
     b.fittingness
         .total_cmp(&a.fittingness)
         .then(a.total_nproc.cmp(&b.total_nproc))
@@ -552,5 +554,20 @@ mod tests {
             Problem::new(&three, &settings(100_000, 0, 5)),
             Err(PredictError::SearchTooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn prediction_json_keeps_its_keys_under_the_new_field_names() {
+        let inputs = [input("A", 100), input("B", 100)];
+        let settings = Settings {
+            max_nproc: 150,
+            ..Settings::default()
+        };
+        let problem = Problem::new(&inputs, &settings).unwrap();
+        let prediction = problem.rank(0.5, 3);
+        let json = serde_json::to_value(&prediction).unwrap();
+        assert_eq!(json["candidates"].as_u64(), Some(prediction.configurations));
+        assert_eq!(json["chsy_bounds"]["max"], prediction.cost_bounds.max);
+        assert!(json.get("configurations").is_none() && json.get("cost_bounds").is_none());
     }
 }

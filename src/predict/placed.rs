@@ -68,7 +68,7 @@ pub(crate) fn summarise_pair(problem: &Problem) -> Summary {
         summary.kept += kept;
         summary.sypd_bounds = summary.sypd_bounds.include(s);
         for w in [lo_w, hi_w] {
-            summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+            summary.cost_bounds = summary.cost_bounds.include(metrics::chsy(w, s));
         }
         summary
             .groups
@@ -136,7 +136,7 @@ fn summarise_group_by(
     summary.kept += tally.kept;
     summary.sypd_bounds = summary.sypd_bounds.include(s);
     for w in [lo_w, hi_w] {
-        summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+        summary.cost_bounds = summary.cost_bounds.include(metrics::chsy(w, s));
     }
     summary
         .groups

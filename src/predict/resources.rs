@@ -223,7 +223,7 @@ fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary)
     summary.kept += kept;
     summary.sypd_bounds = summary.sypd_bounds.include(s);
     for w in [min_weight, highest] {
-        summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+        summary.cost_bounds = summary.cost_bounds.include(metrics::chsy(w, s));
     }
     summary.groups.push(Group::new(
         c,
@@ -295,7 +295,7 @@ fn summarise_pair(problem: &Problem) -> Summary {
             min_weight,
         ));
         for w in [min_weight, problem.weight_of(&hi)] {
-            summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+            summary.cost_bounds = summary.cost_bounds.include(metrics::chsy(w, s));
         }
     });
     summary.groups.sort_by_key(|g| (g.component(), g.index()));

@@ -28,7 +28,7 @@ use crate::campaign::{Status, TestState};
 use crate::interp::{Interpolant, Method};
 use crate::metrics;
 use crate::predict::front::Winner;
-use crate::predict::{ComponentInput, Config, Grid, Prediction, Problem};
+use crate::predict::{ComponentInput, Grid, Prediction, Problem, Scored};
 pub use model_view::{ModelSection, ReportModel};
 pub use recommend::{Basis, Figures, Recommendation};
 
@@ -128,7 +128,7 @@ pub struct MatrixSection {
 pub struct FrontSection {
     pub components: Vec<String>,
     /// In ascending SYPD (and CHSY).
-    pub front: Vec<Config>,
+    pub front: Vec<Scored>,
     /// In ascending TTS_w.
     pub winners: Vec<Winner>,
     /// The TTS_w of the report (its winner is the recommendation).
@@ -149,8 +149,8 @@ impl FrontSection {
 }
 
 /// The cost the front's configurations carry: the machine's bill when they have one
-/// ([`crate::predict::Config::cost`]), else CHSY.
-fn front_cost(problem: &Problem, front: &[Config]) -> &'static str {
+/// ([`crate::predict::Scored::cost`]), else CHSY.
+fn front_cost(problem: &Problem, front: &[Scored]) -> &'static str {
     match front.first().and_then(|c| c.billing.as_ref()) {
         Some(_) => problem.cost_model.cost.header(),
         None => "CHSY",
@@ -470,7 +470,7 @@ fn recommendation(
     })
 }
 
-fn config_figures(label: &str, names: &[String], c: &Config) -> Figures {
+fn config_figures(label: &str, names: &[String], c: &Scored) -> Figures {
     Figures {
         label: label.into(),
         config: describe(names, &c.nproc),

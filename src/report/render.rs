@@ -310,7 +310,7 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
     let mut header = vec!["rank".to_string()];
     header.extend(p.components.iter().cloned());
     header.extend(["total PEs", "SYPD", "CHSY", "coupling cost", "FN"].map(String::from));
-    let row = |label: String, c: &crate::predict::Config| {
+    let row = |label: String, c: &crate::predict::Scored| {
         let mut r = vec![label];
         r.extend(c.nproc.iter().map(|n| n.to_string()));
         r.extend([
@@ -332,7 +332,7 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
     out.push(Block::Table { header, rows });
     out.push(Block::Paragraph(format!(
         "{} feasible configurations within the budget, {} at least as good as the base case; TTS_w {:.2}. The model that predicted them is named under \"The model\".",
-        p.candidates, p.considered, p.tts_w
+        p.configurations, p.considered, p.tts_w
     )));
 }
 

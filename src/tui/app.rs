@@ -7,7 +7,7 @@
 //! front ([`TradeOffState`]), the iteration table ([`TableState`]) and the screen ([`Ui`]).
 //! `App` keeps what coordinates them: a new problem or a new ranking moves the others.
 
-use autolb::predict::{Cell, ComponentInput, Config, Problem};
+use autolb::predict::{Cell, ComponentInput, Problem, Scored};
 
 use super::budget::Change;
 use super::calibration::Calibration;
@@ -601,7 +601,7 @@ impl App {
     ///
     /// Marks stay when the budget moves (`{`/`}`), but a marked configuration the budget (or the
     /// chosen queue) now leaves out is not written: the campaign file carries that budget.
-    pub fn selection(&self) -> Vec<Config> {
+    pub fn selection(&self) -> Vec<Scored> {
         let r = &self.ranking;
         if self.matrix.marked.is_empty() {
             return r.prediction.top.clone();

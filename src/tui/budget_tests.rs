@@ -85,7 +85,7 @@ fn assert_same_as_predict(app: &App, config: &Path) {
     let b = app.ranking.problem.settings.max_nproc;
     let want = predicted(flags(config), b, app.ranking.problem.cost_model.cost);
     assert_eq!(
-        app.ranking.prediction.candidates, want.candidates,
+        app.ranking.prediction.configurations, want.configurations,
         "budget {b}"
     );
     assert_eq!(
@@ -100,7 +100,7 @@ fn assert_same_as_predict(app: &App, config: &Path) {
         line.contains(&format!("budget {b} PEs"))
             && line.contains(&format!(
                 "{} feasible, {} kept",
-                want.candidates, want.considered
+                want.configurations, want.considered
             )),
         "{line}"
     );
@@ -172,7 +172,7 @@ fn without_a_machine_the_budget_moves_by_the_step_and_stops_at_the_base_case() {
         app.ui.message
     );
     // At the base case only the base case is feasible, and the matrix says so.
-    assert_eq!(app.ranking.prediction.candidates, 1);
+    assert_eq!(app.ranking.prediction.configurations, 1);
     assert!(matches!(
         app.ranking.problem.cell(&[1, 0], app.ranking.tts_w()),
         Cell::OverBudget

@@ -114,7 +114,7 @@ pub fn quick(problem: &Problem, index: &[usize], tts_w: f64) -> Quick {
                 sypd,
                 cost,
                 &problem.sypd_bounds,
-                &problem.chsy_bounds,
+                &problem.cost_bounds,
             ),
         }
     } else {

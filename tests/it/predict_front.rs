@@ -159,7 +159,7 @@ fn check_problem(problem: &Problem) -> Result<(), TestCaseError> {
     let cb = Bounds::of(kept.iter().map(|k| k.cost)).unwrap();
     // The problem normalises over the same kept set.
     prop_assert_eq!(problem.sypd_bounds, sb);
-    prop_assert_eq!(problem.chsy_bounds, cb);
+    prop_assert_eq!(problem.cost_bounds, cb);
     let winners = problem.winners();
     check_tiling(&winners);
     let breakpoints: Vec<f64> = winners.iter().map(|w| w.tts_w_to).collect();

@@ -107,7 +107,7 @@ fn one_cpu_resource_at_unit_cost_one_is_the_plain_model() {
     let one = Problem::billed(&inputs, &settings, &model)
         .unwrap()
         .rank(0.5, 10);
-    assert_eq!(one.candidates, plain.candidates);
+    assert_eq!(one.configurations, plain.configurations);
     assert_eq!(one.considered, plain.considered);
     let strip = |p: &autolb::predict::Prediction| -> Vec<(Vec<u32>, f64, f64)> {
         p.top
@@ -231,7 +231,7 @@ proptest! {
         }
         let Ok(problem) = Problem::billed(&inputs, &settings, &model) else { return Ok(()) };
         let all = naive::enumerate(&problem, settings.tts_w, usize::MAX).top;
-        let dominated = |a: &autolb::predict::Config| {
+        let dominated = |a: &autolb::predict::Scored| {
             all.iter().any(|b| {
                 b.sypd >= a.sypd && b.cost() <= a.cost() && (b.sypd > a.sypd || b.cost() < a.cost())
             })

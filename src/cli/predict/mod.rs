@@ -13,7 +13,7 @@ use color_eyre::eyre::Result;
 
 use autolb::machine::{CostModel, Placement};
 use autolb::model::Model;
-use autolb::predict::{self, Config, Prediction, Problem};
+use autolb::predict::{self, Prediction, Problem, Scored};
 
 use crate::shared::error::user;
 use crate::shared::output::errln;
@@ -274,15 +274,15 @@ fn rank_with_steps(
         baseline.sypd,
         base_cost,
         &r.sypd_bounds,
-        &r.chsy_bounds,
+        &r.cost_bounds,
     );
     Ok(Prediction {
         components: names,
-        candidates: r.candidates,
+        configurations: r.configurations,
         considered: r.considered,
         baseline,
         sypd_bounds: r.sypd_bounds,
-        chsy_bounds: r.chsy_bounds,
+        cost_bounds: r.cost_bounds,
         tts_w: settings.tts_w,
         top: r.top,
         cost: (!problem.cost_model.is_plain()).then_some(problem.cost_model.cost),
@@ -423,7 +423,7 @@ pub fn table(p: &Prediction) -> String {
     };
     out.push_str(&header);
     out.push('\n');
-    let row = |label: String, c: &Config| {
+    let row = |label: String, c: &Scored| {
         let mut line = format!("{label:>4}");
         for n in &c.nproc {
             line.push_str(&format!(" {n:>8}"));
@@ -462,7 +462,7 @@ pub fn table(p: &Prediction) -> String {
     out.push_str(&row("base".into(), &p.baseline));
     out.push_str(&format!(
         "{} feasible configurations, {} at least as good as the base case; TTS_w {:.2}\n",
-        p.candidates, p.considered, p.tts_w
+        p.configurations, p.considered, p.tts_w
     ));
     out.push_str(&resource_table(p));
     out

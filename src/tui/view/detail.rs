@@ -75,7 +75,7 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
     ));
     out.push(format!(
         "normalisation over {} kept configurations: SYPD {:.2}..{:.2}, CHSY {:.0}..{:.0}",
-        p.considered, p.sypd_bounds.min, p.sypd_bounds.max, p.chsy_bounds.min, p.chsy_bounds.max
+        p.considered, p.sypd_bounds.min, p.sypd_bounds.max, p.cost_bounds.min, p.cost_bounds.max
     ));
     out
 }

@@ -211,7 +211,7 @@ impl Landscape {
                 .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
                 .collect(),
             sypd: problem.sypd_bounds,
-            cost: problem.chsy_bounds,
+            cost: problem.cost_bounds,
             model,
             names,
             measured,
