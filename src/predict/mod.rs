@@ -20,6 +20,7 @@ mod placed;
 mod resources;
 pub mod search;
 mod sweep;
+mod text;
 mod types;
 
 use serde::Serialize;
@@ -33,6 +34,7 @@ use crate::machine::{Billing, CostKind, CostModel, MachineError};
 use crate::metrics::{self, Bounds};
 use crate::model::Model;
 use candidates::{candidates, validate};
+pub use text::ConfigurationText;
 pub use types::{
     Candidates, Cell, ComponentInput, Grid, PredictError, Prediction, Scored, Settings,
 };
@@ -125,11 +127,8 @@ impl Problem {
         if cost_model.has_resources() {
             resources::check_base(&components, cost_model, settings.max_nproc)?;
         } else if base_sum64 > u64::from(settings.max_nproc) {
-            let detail = components
-                .iter()
-                .map(|c| format!("{} {}", c.name, c.nproc[0]))
-                .collect::<Vec<_>>()
-                .join(" + ");
+            let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
+            let detail = ConfigurationText::new(&names, &baseline_nproc).to_string();
             return Err(PredictError::BudgetBelowBase {
                 budget: settings.max_nproc,
                 base: base_sum,

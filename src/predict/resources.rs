@@ -36,13 +36,13 @@ pub(super) fn check_base(
     let units = model.units_per_resource(&base);
     for (r, (&u, budget)) in units.iter().zip(model.budgets(max_nproc)).enumerate() {
         if u > budget {
-            let detail = components
+            let (names, nproc): (Vec<String>, Vec<u32>) = components
                 .iter()
                 .enumerate()
                 .filter(|&(c, _)| model.resource_of(c) == r)
-                .map(|(_, c)| format!("{} {}", c.name, c.nproc[0]))
-                .collect::<Vec<_>>()
-                .join(" + ");
+                .map(|(_, c)| (c.name.clone(), c.nproc[0]))
+                .unzip();
+            let detail = super::ConfigurationText::new(&names, &nproc).to_string();
             return Err(PredictError::ResourceBelowBase {
                 resource: model.resources[r].name.clone(),
                 budget,

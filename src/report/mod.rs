@@ -28,7 +28,7 @@ use crate::campaign::{Status, TestState};
 use crate::interp::{Interpolant, Method};
 use crate::metrics;
 use crate::predict::front::Winner;
-use crate::predict::{ComponentInput, Grid, Prediction, Problem, Scored};
+use crate::predict::{ComponentInput, ConfigurationText, Grid, Prediction, Problem, Scored};
 pub use model_view::{ModelSection, ReportModel};
 pub use recommend::{Basis, Figures, Recommendation};
 
@@ -331,16 +331,6 @@ fn calibrated_curve(model: &crate::model::Model, data: &CurveData) -> (String, V
     ("calibrated (coupled mode)".into(), points)
 }
 
-/// `IFS 408 + NEMO 240`.
-pub fn describe(names: &[String], nproc: &[u32]) -> String {
-    names
-        .iter()
-        .zip(nproc)
-        .map(|(n, p)| format!("{n} {p}"))
-        .collect::<Vec<_>>()
-        .join(" + ")
-}
-
 fn settings(req: &ReportRequest) -> Settings {
     let mut rows: Vec<(String, String)> = Vec::new();
     let mut push = |k: &str, v: String| rows.push((k.to_string(), v));
@@ -404,7 +394,10 @@ fn settings(req: &ReportRequest) -> Settings {
     }
     if let Some(o) = &req.original {
         let names: Vec<String> = req.inputs.iter().map(|c| c.name().to_string()).collect();
-        push("original configuration", describe(&names, o));
+        push(
+            "original configuration",
+            ConfigurationText::new(&names, o).to_string(),
+        );
     }
     push(
         "savings counted over",
@@ -428,7 +421,11 @@ fn recommendation(
                 .find(|(_, t)| t.origin == "original" && t.sypd.is_some() && t.chsy.is_some())
                 .map(|(i, t)| Figures {
                     label: format!("measured in lb-iteration {i}, test {}", t.test),
-                    config: describe(names, &t.nproc.values().copied().collect::<Vec<_>>()),
+                    config: ConfigurationText::new(
+                        names,
+                        &t.nproc.values().copied().collect::<Vec<_>>(),
+                    )
+                    .to_string(),
                     sypd: t.sypd.unwrap_or(f64::NAN),
                     chsy: t.chsy.unwrap_or(f64::NAN),
                     coupling_cost: t.coupling_cost,
@@ -438,7 +435,7 @@ fn recommendation(
                 basis: Basis::Measured,
                 chosen: Figures {
                     label: format!("lb-iteration {}, test {}", b.iteration, b.test),
-                    config: describe(names, &nproc),
+                    config: ConfigurationText::new(names, &nproc).to_string(),
                     sypd: b.sypd,
                     chsy: b.chsy,
                     coupling_cost: Some(b.coupling_cost),
@@ -473,7 +470,7 @@ fn recommendation(
 fn config_figures(label: &str, names: &[String], c: &Scored) -> Figures {
     Figures {
         label: label.into(),
-        config: describe(names, &c.nproc),
+        config: ConfigurationText::new(names, &c.nproc).to_string(),
         sypd: c.sypd,
         chsy: c.chsy,
         coupling_cost: Some(c.coupling_cost),
@@ -515,7 +512,7 @@ fn predicted_figures(req: &ReportRequest, names: &[String], nproc: &[u32]) -> Op
             Some(_) => "predicted by the calibrated model".into(),
             None => "predicted from the curves".into(),
         },
-        config: describe(names, nproc),
+        config: ConfigurationText::new(names, nproc).to_string(),
         sypd,
         chsy: metrics::chsy(f64::from(total), sypd),
         coupling_cost: Some(metrics::predicted_coupling_cost(sypd, &pairs)),
@@ -577,7 +574,7 @@ fn matrix(
         fixed: fixed_desc,
         tts_w: req.tts_w,
         marks: slice_marks,
-        base_case: describe(&names, &problem.baseline_nproc),
+        base_case: ConfigurationText::new(&names, &problem.baseline_nproc).to_string(),
     })
 }
 

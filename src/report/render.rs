@@ -9,11 +9,10 @@ use std::fmt::Write;
 use super::figures;
 use super::svg::escape;
 use super::{
-    describe, Block, CurvesSection, FrontSection, MatrixSection, ModelSection, Report, Section,
-    Settings,
+    Block, CurvesSection, FrontSection, MatrixSection, ModelSection, Report, Section, Settings,
 };
 use crate::campaign::{Status, TestState};
-use crate::predict::Prediction;
+use crate::predict::{ConfigurationText, Prediction};
 
 impl Report {
     /// The report as neutral blocks, in order.
@@ -479,7 +478,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
         let nproc: Vec<u32> = b.nproc.values().copied().collect();
         out.push(Block::Paragraph(format!(
             "Best: {} ({} PEs with the extras), {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3}, measured in lb-iteration {}, test {}.",
-            describe(&s.components, &nproc),
+            ConfigurationText::new(&s.components, &nproc),
             b.total_nproc,
             b.sypd,
             b.chsy,

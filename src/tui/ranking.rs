@@ -4,7 +4,7 @@
 
 use autolb::interp::Interpolant;
 use autolb::model::Model;
-use autolb::predict::{ComponentInput, Prediction, Problem, Scored};
+use autolb::predict::{ComponentInput, ConfigurationText, Prediction, Problem, Scored};
 
 use super::calibration::Calibration;
 
@@ -142,13 +142,7 @@ impl Ranking {
 
     /// `IFS 408 + NEMO 240`.
     pub fn describe(&self, nproc: &[u32]) -> String {
-        self.problem
-            .components
-            .iter()
-            .zip(nproc)
-            .map(|(c, p)| format!("{} {p}", c.name))
-            .collect::<Vec<_>>()
-            .join(" + ")
+        ConfigurationText::new(&self.problem.names(), nproc).to_string()
     }
 
     /// The model that colours the matrix and ranks the top N now.
