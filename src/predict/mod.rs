@@ -39,6 +39,17 @@ pub use types::{
     Candidates, Cell, ComponentInput, Grid, PredictError, Prediction, Scored, Settings,
 };
 
+/// What [`Problem::build`] takes beside the inputs and settings; each part left `None` is the
+/// plain case.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProblemOptions<'a> {
+    /// Where each candidate's speed comes from; `None`: the standalone curves.
+    pub model: Option<&'a Model>,
+    /// How configurations are billed and which queue they must fit ([`crate::machine`]);
+    /// `None`: CHSY over the used PEs, no queue.
+    pub cost_model: Option<&'a CostModel>,
+}
+
 /// Everything about a prediction that does not depend on TTS_w or top N.
 #[derive(Debug, Clone)]
 pub struct Problem {
@@ -60,38 +71,25 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// Validates the inputs and prepares the search (the expensive, TTS_w-independent part).
+    /// Validates the inputs and prepares the search (the expensive, TTS_w-independent part):
+    /// standalone speeds, CHSY, no queue. [`Problem::build`] takes a model and a cost model.
     pub fn new(inputs: &[ComponentInput], settings: &Settings) -> Result<Problem, PredictError> {
-        Problem::with_model(inputs, settings, &Model::Standalone)
+        Problem::build(inputs, settings, ProblemOptions::default())
     }
 
-    /// Like [`Problem::new`], with each candidate's speed taken from `model` (its adjusted
-    /// curve): the search is the same, only the candidate speeds differ.
-    pub fn with_model(
+    /// [`Problem::new`] with `options`: each candidate's speed from a model (its adjusted
+    /// curve: the search is the same, only the candidate speeds differ), and a machine, a cost
+    /// and queues (FN weighs the chosen cost, and with a chosen queue only the configurations
+    /// that fit it are feasible).
+    pub fn build(
         inputs: &[ComponentInput],
         settings: &Settings,
-        model: &Model,
+        options: ProblemOptions,
     ) -> Result<Problem, PredictError> {
-        Problem::billed_with_model(inputs, settings, model, &CostModel::default())
-    }
-
-    /// [`Problem::new`] with a machine, a cost and queues: FN weighs the chosen cost, and with
-    /// a chosen queue only the configurations that fit it are feasible.
-    pub fn billed(
-        inputs: &[ComponentInput],
-        settings: &Settings,
-        cost_model: &CostModel,
-    ) -> Result<Problem, PredictError> {
-        Problem::billed_with_model(inputs, settings, &Model::Standalone, cost_model)
-    }
-
-    /// Both at once: candidate speeds from `model`, FN weighing `cost_model`'s cost.
-    pub fn billed_with_model(
-        inputs: &[ComponentInput],
-        settings: &Settings,
-        model: &Model,
-        cost_model: &CostModel,
-    ) -> Result<Problem, PredictError> {
+        let standalone = Model::Standalone;
+        let plain = CostModel::default();
+        let model = options.model.unwrap_or(&standalone);
+        let cost_model = options.cost_model.unwrap_or(&plain);
         validate(inputs, settings)?;
         cost_model.validate()?;
         if cost_model.has_resources() && cost_model.component_resource.len() != inputs.len() {
@@ -480,13 +478,20 @@ pub fn predict(inputs: &[ComponentInput], settings: &Settings) -> Result<Predict
     Ok(problem.rank(settings.tts_w, settings.top))
 }
 
-/// [`predict`] with a machine, a cost and queues ([`Problem::billed`]).
+/// [`predict`] with a machine, a cost and queues ([`Problem::build`]).
 pub fn predict_billed(
     inputs: &[ComponentInput],
     settings: &Settings,
     cost_model: &CostModel,
 ) -> Result<Prediction, PredictError> {
-    let problem = Problem::billed(inputs, settings, cost_model)?;
+    let problem = Problem::build(
+        inputs,
+        settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(cost_model),
+        },
+    )?;
     Ok(problem.rank(settings.tts_w, settings.top))
 }
 
@@ -569,4 +574,21 @@ mod tests {
         assert_eq!(json["chsy_bounds"]["max"], prediction.cost_bounds.max);
         assert!(json.get("configurations").is_none() && json.get("cost_bounds").is_none());
     }
+
+    #[test]
+    fn options_left_out_are_the_standalone_model_and_the_plain_cost() {
+        let inputs = [input("A", 100), input("B", 100)];
+        let settings = Settings {
+            max_nproc: 150,
+            ..Settings::default()
+        };
+        let plain = Problem::new(&inputs, &settings).unwrap().rank(0.5, 3);
+        let spelled_out = ProblemOptions {
+            model: Some(&Model::Standalone),
+            cost_model: Some(&CostModel::default()),
+        };
+        let built = Problem::build(&inputs, &settings, spelled_out).unwrap();
+        assert_eq!(built.rank(0.5, 3), plain);
+    }
+
 }

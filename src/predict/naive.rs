@@ -66,7 +66,7 @@ pub fn enumerate_with(
             break;
         }
     }
-    // Without a queue the base case is always kept; with one, Problem::billed refuses a problem
+    // Without a queue the base case is always kept; with one, Problem::build refuses a problem
     // where nothing fits, so the set is never empty here.
     let sypd_bounds = Bounds::of(kept.iter().map(|k| k.1)).expect("a kept configuration");
     let cost_bounds = Bounds::of(kept.iter().map(|k| k.2)).expect("a kept configuration");

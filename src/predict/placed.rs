@@ -272,7 +272,7 @@ mod tests {
     use super::*;
     use crate::curve::{Curve, Point};
     use crate::machine::{CostKind, CostModel, Machine, Placement, Queue, Resource};
-    use crate::predict::{ComponentInput, Settings};
+    use crate::predict::{ComponentInput, ProblemOptions, Settings};
 
     /// A small deterministic generator (xorshift64): enough variety, no dependency.
     struct Rng(u64);
@@ -367,7 +367,15 @@ mod tests {
                 ..CostModel::default()
             }
         };
-        Problem::billed(&inputs, &settings, &model).ok()
+        Problem::build(
+            &inputs,
+            &settings,
+            ProblemOptions {
+                model: None,
+                cost_model: Some(&model),
+            },
+        )
+        .ok()
     }
 
     /// Every group of `problem` counted by [`summarise_group_by`], as the general loops of

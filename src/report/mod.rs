@@ -27,6 +27,7 @@ use serde::Serialize;
 use crate::campaign::{Status, TestState};
 use crate::interp::{Interpolant, Method};
 use crate::metrics;
+use crate::model::EstimateRequest;
 use crate::predict::front::Winner;
 use crate::predict::{ComponentInput, ConfigurationText, Grid, Prediction, Problem, Scored};
 pub use model_view::{ModelSection, ReportModel};
@@ -495,7 +496,11 @@ fn predicted_figures(req: &ReportRequest, names: &[String], nproc: &[u32]) -> Op
         })
         .collect();
     let sypd = match req.model.filter(|m| m.model.is_calibrated()) {
-        Some(m) => m.model.estimate(names, nproc, &speeds).sypd,
+        Some(m) => {
+            m.model
+                .estimate(&EstimateRequest::known(names, nproc, &speeds))
+                .sypd
+        }
         None => speeds.iter().copied().fold(f64::INFINITY, f64::min),
     };
     if !(sypd.is_finite() && sypd > 0.0) {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use autolb::machine::CostKind;
-use autolb::predict::{predict_billed, Cell, Problem};
+use autolb::predict::{predict_billed, Cell, Problem, ProblemOptions};
 
 use super::app::App;
 use super::args::TuiArgs;
@@ -55,7 +55,15 @@ fn app_from(flags: PredictionFlags, keys: KeyTable) -> App {
     };
     let setup = super::resolve(&args).unwrap();
     let cost_model = prediction_flags::resolve_cost_model(&args.prediction).unwrap();
-    let problem = Problem::billed(&setup.inputs, &setup.settings, &cost_model).unwrap();
+    let problem = Problem::build(
+        &setup.inputs,
+        &setup.settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(&cost_model),
+        },
+    )
+    .unwrap();
     App::new(
         problem,
         &setup.inputs,
@@ -299,8 +307,15 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
     assert_eq!(app.ranking.model, ModelKind::Calibrated);
     assert_eq!(app.ranking.problem.settings.max_nproc, budget);
     let model = app.ranking.calibration.as_ref().unwrap().model.clone();
-    let want =
-        Problem::with_model(&app.ranking.inputs, &app.ranking.problem.settings, &model).unwrap();
+    let want = Problem::build(
+        &app.ranking.inputs,
+        &app.ranking.problem.settings,
+        ProblemOptions {
+            model: Some(&model),
+            cost_model: None,
+        },
+    )
+    .unwrap();
     assert_eq!(
         app.ranking.prediction.top,
         want.rank(app.ranking.tts_w(), app.ranking.top).top
@@ -314,7 +329,15 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
     app.update(key('}'));
     let settings = app.ranking.problem.settings.clone();
     assert_eq!(settings.max_nproc, budget + settings.step);
-    let want = Problem::with_model(&app.ranking.inputs, &settings, &model).unwrap();
+    let want = Problem::build(
+        &app.ranking.inputs,
+        &settings,
+        ProblemOptions {
+            model: Some(&model),
+            cost_model: None,
+        },
+    )
+    .unwrap();
     assert_eq!(
         app.ranking.prediction.top,
         want.rank(app.ranking.tts_w(), app.ranking.top).top

@@ -12,8 +12,8 @@ use clap::Args;
 use color_eyre::eyre::Result;
 
 use autolb::machine::{CostModel, Placement};
-use autolb::model::Model;
-use autolb::predict::{self, Prediction, Problem, Scored};
+use autolb::model::{EstimateRequest, Model};
+use autolb::predict::{self, Prediction, Problem, ProblemOptions, Scored};
 
 use crate::shared::error::user;
 use crate::shared::output::errln;
@@ -134,11 +134,13 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             if run.model.is_some() && !model.is_calibrated() {
                 errln!("autolb: note: no usable measured run; the front is the standalone model's");
             }
-            let problem = Problem::billed_with_model(
+            let problem = Problem::build(
                 &setup.inputs,
                 &setup.settings,
-                &model,
-                &setup.cost_model,
+                ProblemOptions {
+                    model: Some(&model),
+                    cost_model: Some(&setup.cost_model),
+                },
             )
             .map_err(user)?;
             let trade_off = front::TradeOff::of(&problem);
@@ -179,7 +181,15 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         ..
     } = &run.setup;
     let model = &resolved.model;
-    let problem = Problem::billed_with_model(inputs, settings, model, cost_model).map_err(user)?;
+    let problem = Problem::build(
+        inputs,
+        settings,
+        ProblemOptions {
+            model: Some(model),
+            cost_model: Some(cost_model),
+        },
+    )
+    .map_err(user)?;
     let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
     let prediction = if resolved.steps.is_empty() {
         predict::full_model::rank(&problem, model, inputs, settings.tts_w, settings.top)
@@ -190,7 +200,12 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         .top
         .iter()
         .map(|c| {
-            let e = model.estimate_with_steps(&curves, settings.interp, &c.nproc, &resolved.steps);
+            let e = model.estimate(&EstimateRequest::stepped(
+                &curves,
+                settings.interp,
+                &c.nproc,
+                &resolved.steps,
+            ));
             (e.low, e.high)
         })
         .collect();
