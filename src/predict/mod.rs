@@ -590,5 +590,4 @@ mod tests {
         let built = Problem::build(&inputs, &settings, spelled_out).unwrap();
         assert_eq!(built.rank(0.5, 3), plain);
     }
-
 }
