@@ -76,7 +76,8 @@ pub struct ExtraProgram {
 impl SlurmSettings {
     /// Makes relative paths absolute against the campaign file's directory (as the curve
     /// paths are), so a campaign directory keeps working from any current directory.
-    /// [`SlurmExecutor::from_context`](super::SlurmExecutor::from_context) calls it with the campaign's `base_dir`.
+    /// [`SlurmExecutor::from_context`](super::SlurmExecutor::from_context) calls it with the
+    /// campaign's `base_dir`.
     pub fn resolve_paths(&mut self, base_dir: &Path) {
         for path in [&mut self.template, &mut self.autolb].into_iter().flatten() {
             if path.is_relative() {
