@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use autolb::predict::{naive, Problem};
+use autolb::predict::{naive, Problem, ProblemOptions};
 
 #[path = "support/scenarios.rs"]
 mod scenarios;
@@ -60,8 +60,15 @@ fn prediction(c: &mut Criterion) {
         "2 components on 2 resources, step 1, 2000 units each",
         |b| {
             b.iter(|| {
-                let problem =
-                    Problem::billed(&two.inputs, &two.settings, &resources).expect("valid");
+                let problem = Problem::build(
+                    &two.inputs,
+                    &two.settings,
+                    ProblemOptions {
+                        model: None,
+                        cost_model: Some(&resources),
+                    },
+                )
+                .expect("valid");
                 problem.rank(two.settings.tts_w, two.settings.top)
             })
         },
@@ -82,8 +89,15 @@ fn prediction(c: &mut Criterion) {
         "2 components step 1, node-hours, per-component nodes",
         |b| {
             b.iter(|| {
-                let problem =
-                    Problem::billed(&two.inputs, &two.settings, &per_component).expect("valid");
+                let problem = Problem::build(
+                    &two.inputs,
+                    &two.settings,
+                    ProblemOptions {
+                        model: None,
+                        cost_model: Some(&per_component),
+                    },
+                )
+                .expect("valid");
                 problem.rank(two.settings.tts_w, two.settings.top)
             })
         },
@@ -95,8 +109,15 @@ fn prediction(c: &mut Criterion) {
         "3 components step 6, node-hours, per-component nodes",
         |b| {
             b.iter(|| {
-                let problem =
-                    Problem::billed(&three.inputs, &three.settings, &per_component).expect("valid");
+                let problem = Problem::build(
+                    &three.inputs,
+                    &three.settings,
+                    ProblemOptions {
+                        model: None,
+                        cost_model: Some(&per_component),
+                    },
+                )
+                .expect("valid");
                 problem.rank(three.settings.tts_w, three.settings.top)
             })
         },

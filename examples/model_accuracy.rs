@@ -21,7 +21,7 @@ use autolb::model::check::{
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
 use autolb::model::Model;
-use autolb::predict::{ComponentInput, Problem, Settings};
+use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 use autolb::sim::synthetic::SyntheticCase;
 use autolb::sim::synthetic_check::{
     synthetic_coupling_time_leave_one_out, synthetic_leave_one_out,
@@ -236,7 +236,15 @@ fn main() {
     for _ in 0..5 {
         let t = Instant::now();
         let (model, _) = Model::fit(&curves, interp, &runs100);
-        let problem = Problem::with_model(&inputs, &settings, &model).unwrap();
+        let problem = Problem::build(
+            &inputs,
+            &settings,
+            ProblemOptions {
+                model: Some(&model),
+                cost_model: None,
+            },
+        )
+        .unwrap();
         let p = problem.rank(0.5, 5);
         assert!(!p.top.is_empty());
         best = best.min(t.elapsed().as_secs_f64());
@@ -244,13 +252,20 @@ fn main() {
     println!(
         "speed: fit on {} runs + rank 2 components at step 1 ({} feasible configurations): {:.1} ms (best of 5)",
         runs100.len(),
-        Problem::with_model(&inputs, &settings, &Model::Standalone).unwrap().candidates,
+        Problem::build(&inputs, &settings, ProblemOptions { model: Some(&Model::Standalone), cost_model: None }).unwrap().configurations,
         1000.0 * best
     );
     let t = Instant::now();
-    let _ = Problem::with_model(&inputs, &settings, &Model::Standalone)
-        .unwrap()
-        .rank(0.5, 5);
+    let _ = Problem::build(
+        &inputs,
+        &settings,
+        ProblemOptions {
+            model: Some(&Model::Standalone),
+            cost_model: None,
+        },
+    )
+    .unwrap()
+    .rank(0.5, 5);
     let standalone_ms = 1000.0 * t.elapsed().as_secs_f64();
     let t = Instant::now();
     let (model, _) = Model::fit(&curves, interp, &runs100);
@@ -276,7 +291,15 @@ fn main() {
     for _ in 0..5 {
         let t = Instant::now();
         let (model, _) = Model::fit(&curves, interp, &mixed);
-        let problem = Problem::with_model(&inputs, &settings, &model).unwrap();
+        let problem = Problem::build(
+            &inputs,
+            &settings,
+            ProblemOptions {
+                model: Some(&model),
+                cost_model: None,
+            },
+        )
+        .unwrap();
         assert!(!problem.rank(0.5, 5).top.is_empty());
         best = best.min(t.elapsed().as_secs_f64());
     }

@@ -23,7 +23,7 @@ use autolb::model::check::CheckRow;
 use autolb::model::check::ErrorStats;
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::run_length::{penalty, steady};
-use autolb::model::{MeasuredRun, Model};
+use autolb::model::{EstimateRequest, MeasuredRun, Model};
 
 type Point = [f64; 2];
 
@@ -110,8 +110,11 @@ fn main() {
         .filter(|r| check.runs.iter().any(|c| c.path == r.path))
         .collect();
     let predict = |m: &Model, r: &MeasuredRun| {
-        m.estimate_curves_for(&curves, interp, &r.nproc_of(&nm).unwrap(), r.simulated_s)
-            .sypd
+        m.estimate(
+            &EstimateRequest::curves(&curves, interp, &r.nproc_of(&nm).unwrap())
+                .for_run(r.simulated_s),
+        )
+        .sypd
     };
     let at = |r: &MeasuredRun| {
         let p = r.nproc_of(&nm).unwrap();
@@ -413,7 +416,7 @@ fn explain_worst(curves: &[Curve], interp: Method, runs: &[MeasuredRun], row: &C
         .cloned()
         .collect();
     let (m, _) = Model::fit(curves, interp, &blind);
-    let e = m.estimate_curves_for(curves, interp, &p, run.simulated_s);
+    let e = m.estimate(&EstimateRequest::curves(curves, interp, &p).for_run(run.simulated_s));
     println!(
         "  fitted without every run with {} on {} PEs ({} runs left): predicted {:.2} ({:+.1} %), {} ratio {:.3}",
         nm[k],

@@ -41,7 +41,7 @@ fn main() {
                 elapsed.as_secs_f64() * 1e3,
                 peak_rss_mib(),
                 base,
-                prediction.candidates,
+                prediction.configurations,
                 prediction.considered,
                 best.nproc
             );

@@ -111,12 +111,12 @@ pub fn fittingness_in(
     sypd: f64,
     chsy: f64,
     sypd_bounds: &Bounds,
-    chsy_bounds: &Bounds,
+    cost_bounds: &Bounds,
 ) -> f64 {
     fittingness(
         tts_w,
         sypd_bounds.normalise(sypd),
-        chsy_bounds.normalise(chsy),
+        cost_bounds.normalise(chsy),
     )
 }
 

@@ -18,9 +18,9 @@ use std::time::Duration;
 use super::heartbeat::Beating;
 use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
-use super::strategy::algorithm1;
 use super::{build_executor, cancel_all, CampaignError};
 use crate::executor::{read_exit_status, Executor, RunRequest, RunStatus, Ticket};
+use crate::predict::ConfigurationText;
 
 /// How many times the driver asks the strategy to plan when a file it reads is unreadable (a
 /// parallel file system can refuse a read for a moment) before it fails the campaign.
@@ -448,7 +448,7 @@ impl Driver {
                     names[donor],
                     names[recipient],
                     d.step,
-                    algorithm1::describe(&names, next)
+                    ConfigurationText::new(&names, next).slashed()
                 ),
                 _ => match &d.outcome {
                     super::state::Outcome::Finished { reason } => format!("finished: {reason}"),

@@ -9,7 +9,7 @@ use color_eyre::eyre::Result;
 use autolb::config::CampaignFile;
 use autolb::model::Model;
 use autolb::predict::ComponentInput;
-use autolb::predict::Problem;
+use autolb::predict::{Problem, ProblemOptions};
 use autolb::report::source::FittedModel;
 use autolb::report::{self, source, ReportRequest, DEFAULT_YEARS};
 
@@ -188,7 +188,15 @@ fn prediction_report(args: &ReportArgs) -> Result<report::Report> {
             notes: Vec::new(),
         }
     };
-    let problem = Problem::with_model(&inputs, &settings, &fitted.model).map_err(user)?;
+    let problem = Problem::build(
+        &inputs,
+        &settings,
+        ProblemOptions {
+            model: Some(&fitted.model),
+            cost_model: None,
+        },
+    )
+    .map_err(user)?;
     let original = match (&file, &flags.config) {
         (Some((file, _)), Some(path)) => original_from_file(file, path, &inputs)?,
         _ => None,

@@ -12,7 +12,7 @@ use rand::SeedableRng;
 use serde::Serialize;
 
 use super::steps::Steps;
-use super::{MeasuredRun, Model};
+use super::{EstimateRequest, MeasuredRun, Model};
 use crate::curve::Curve;
 use crate::interp::Method;
 
@@ -164,9 +164,12 @@ fn row_with_steps(
     steps: &Steps,
 ) -> CheckRow {
     let nproc = run.nproc_of(names).unwrap_or_default();
-    let standalone = Model::Standalone.estimate_with_steps(curves, interp, &nproc, steps);
+    let standalone =
+        Model::Standalone.estimate(&EstimateRequest::stepped(curves, interp, &nproc, steps));
     // The run's length is known before it runs: the prediction is for that length.
-    let calibrated = model.estimate_with_steps_for(curves, interp, &nproc, steps, run.simulated_s);
+    let calibrated = model.estimate(
+        &EstimateRequest::stepped(curves, interp, &nproc, steps).for_run(run.simulated_s),
+    );
     CheckRow {
         path: run.path.clone(),
         nproc: names.iter().cloned().zip(nproc.iter().copied()).collect(),

@@ -23,7 +23,7 @@
 //!     ([`coupling_time`]);
 //!   - a fixed cost per run that weighs more in short runs, when the runs differ in length
 //!     ([`run_length`]); predictions are for a run of the typical measured length unless one
-//!     is given ([`Model::estimate_for`]).
+//!     is given ([`EstimateRequest::for_run`]).
 //!
 //! Ratios measured in a run where the component did not set the pace count with extra noise
 //! ([`NOT_PACE_SETTING_SD`]): only the pace-setter decides the coupled speed.
@@ -37,6 +37,7 @@
 
 pub mod check;
 pub mod coupling_time;
+mod estimate;
 mod fit;
 pub mod gp;
 pub mod guide;
@@ -48,7 +49,8 @@ pub mod steps;
 use serde::{Deserialize, Serialize};
 
 use crate::curve::Curve;
-use crate::interp::{Interpolant, Method};
+use crate::interp::Method;
+pub use estimate::{EstimateRequest, Speeds};
 use gp::Gp;
 
 /// Width of the band in standard deviations (a 90 % two-sided interval of a normal in ln SYPD).
@@ -339,114 +341,6 @@ impl Model {
         }
     }
 
-    /// Predicts a configuration: `standalone` holds each component's standalone speed at its
-    /// PE count, `names` and `nproc` say which component and how many PEs. For a run as long as
-    /// the typical measured one ([`Model::estimate_for`] takes the length).
-    pub fn estimate(&self, names: &[String], nproc: &[u32], standalone: &[f64]) -> Estimate {
-        self.estimate_for(names, nproc, standalone, None)
-    }
-
-    /// [`Model::estimate`] for a run of `simulated_s` simulated seconds (`None`: typical).
-    pub fn estimate_for(
-        &self,
-        names: &[String],
-        nproc: &[u32],
-        standalone: &[f64],
-        simulated_s: Option<f64>,
-    ) -> Estimate {
-        let speeds: Vec<Factor> = names
-            .iter()
-            .zip(nproc)
-            .zip(standalone)
-            .map(|((n, &p), &s)| self.speed(n, p, s))
-            .collect();
-        let pick = |f: fn(&Factor) -> f64| -> Vec<f64> { speeds.iter().map(f).collect() };
-        let (adjusted, low, high) = (pick(|f| f.mid), pick(|f| f.low), pick(|f| f.high));
-        let slow = self.slowdown(&adjusted);
-        let phi = self.penalty(simulated_s);
-        let run =
-            |speeds: &[f64]| run_length::lengthen(crate::metrics::coupled_sypd(speeds) / slow, phi);
-        Estimate {
-            sypd: run(&adjusted),
-            low: run(&low),
-            high: run(&high),
-            components: adjusted
-                .iter()
-                .map(|&x| run_length::lengthen(x, phi))
-                .collect(),
-        }
-    }
-
-    /// Predicts a configuration from the curves (interpolated with `interp`).
-    pub fn estimate_curves(&self, curves: &[Curve], interp: Method, nproc: &[u32]) -> Estimate {
-        self.estimate_curves_for(curves, interp, nproc, None)
-    }
-
-    /// [`Model::estimate_curves`] for a run of `simulated_s` simulated seconds.
-    pub fn estimate_curves_for(
-        &self,
-        curves: &[Curve],
-        interp: Method,
-        nproc: &[u32],
-        simulated_s: Option<f64>,
-    ) -> Estimate {
-        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
-        let standalone: Vec<f64> = curves
-            .iter()
-            .zip(nproc)
-            .map(|(c, &p)| Interpolant::new(interp, &c.xs(), &c.ys()).eval(f64::from(p)))
-            .collect();
-        self.estimate_for(&names, nproc, &standalone, simulated_s)
-    }
-
-    /// [`Model::estimate_curves`] with irregular steps: the coupled SYPD is the step-sum of
-    /// [`steps::Steps::coupled_sypd`] over the model's speeds, the band scaled alike.
-    pub fn estimate_with_steps(
-        &self,
-        curves: &[Curve],
-        interp: Method,
-        nproc: &[u32],
-        steps: &steps::Steps,
-    ) -> Estimate {
-        self.estimate_with_steps_for(curves, interp, nproc, steps, None)
-    }
-
-    /// [`Model::estimate_with_steps`] for a run of `simulated_s` simulated seconds.
-    pub fn estimate_with_steps_for(
-        &self,
-        curves: &[Curve],
-        interp: Method,
-        nproc: &[u32],
-        steps: &steps::Steps,
-        simulated_s: Option<f64>,
-    ) -> Estimate {
-        let mut e = self.estimate_curves_for(curves, interp, nproc, simulated_s);
-        if steps.is_empty() {
-            return e;
-        }
-        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
-        let interpolants: Vec<Interpolant> = curves
-            .iter()
-            .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
-            .collect();
-        let speed =
-            |c: usize, p: u32| self.steady_adjust(&names[c], p, interpolants[c].eval(f64::from(p)));
-        let at_nproc: Vec<f64> = nproc
-            .iter()
-            .enumerate()
-            .map(|(c, &p)| speed(c, p))
-            .collect();
-        let sypd = run_length::lengthen(
-            steps.coupled_sypd(&names, nproc, speed) / self.slowdown(&at_nproc),
-            self.penalty(simulated_s),
-        );
-        let scale = sypd / e.sypd;
-        e.sypd = sypd;
-        e.low *= scale;
-        e.high *= scale;
-        e
-    }
-
     /// The balance slowdown ([`overhead::slowdown`]) for components going at `speeds`: 1 for
     /// the standalone model.
     pub fn slowdown(&self, speeds: &[f64]) -> f64 {
@@ -576,7 +470,7 @@ mod tests {
         let (m, notes) = Model::fit(&[curve("A", &[(10, 1.0), (100, 8.0)])], Method::Linear, &[]);
         assert_eq!(m, Model::Standalone);
         assert!(notes.is_empty());
-        let e = m.estimate(&["A".into()], &[50], &[4.0]);
+        let e = m.estimate(&EstimateRequest::known(&["A".into()], &[50], &[4.0]));
         assert_eq!((e.sypd, e.low, e.high), (4.0, 4.0, 4.0));
     }
 
@@ -596,7 +490,7 @@ mod tests {
         let (m, notes) = Model::fit(&[a.clone(), b.clone()], Method::Linear, &runs);
         assert!(notes.is_empty(), "{notes:?}");
         assert!(m.is_calibrated());
-        let e = m.estimate_curves(&[a, b], Method::Linear, &[50, 50]);
+        let e = m.estimate(&EstimateRequest::curves(&[a, b], Method::Linear, &[50, 50]));
         let truth = 0.95 * (0.8 * 5.0f64).min(0.6 * 10.0);
         assert!((e.sypd / truth - 1.0).abs() < 0.01, "{} vs {truth}", e.sypd);
         assert!(e.low < e.sypd && e.sypd < e.high);
@@ -639,13 +533,24 @@ mod tests {
         };
         assert!((c.fixed_s / fixed - 1.0).abs() < 0.3, "{}", c.fixed_s);
         for s in [short, long] {
-            let e = m.estimate_curves_for(&curves, Method::Linear, &[50, 50], Some(s));
+            let e = m.estimate(
+                &EstimateRequest::curves(&curves, Method::Linear, &[50, 50]).for_run(Some(s)),
+            );
             let truth =
                 run_length::lengthen(0.95 * 4.0f64.min(6.0), run_length::penalty(fixed, Some(s)));
             assert!((e.sypd / truth - 1.0).abs() < 0.03, "{} vs {truth}", e.sypd);
+            // The request's other forms agree: speeds given (the curves' values at 50 PEs), and
+            // curves with no step profiles.
+            let names = ["A".to_string(), "B".to_string()];
+            let known = EstimateRequest::known(&names, &[50, 50], &[5.0, 10.0]).for_run(Some(s));
+            assert_eq!(m.estimate(&known), e);
+            let no_steps = steps::Steps::default();
+            let stepped = EstimateRequest::stepped(&curves, Method::Linear, &[50, 50], &no_steps);
+            assert_eq!(m.estimate(&stepped.for_run(Some(s))), e);
+            assert_ne!(m.estimate(&stepped), e, "the run's length is taken");
         }
         // The search's speed (typical length) is an upper bound of the estimate there.
-        let e = m.estimate_curves(&curves, Method::Linear, &[50, 50]);
+        let e = m.estimate(&EstimateRequest::curves(&curves, Method::Linear, &[50, 50]));
         assert!(m.adjust("A", 50, 5.0).min(m.adjust("B", 50, 10.0)) >= e.sypd * (1.0 - 1e-12));
         // An older file: no fixed cost, no length, no trend.
         let mut v: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap();
@@ -662,7 +567,11 @@ mod tests {
         let Model::Calibrated(o) = &old else { panic!() };
         assert_eq!((o.fixed_s, o.typical_simulated_s), (0.0, None));
         assert!(o.components.iter().all(|c| c.coupling_s_per_day == 0.0));
-        assert!(old.estimate_curves(&curves, Method::Linear, &[50, 50]).sypd > 0.0);
+        assert!(
+            old.estimate(&EstimateRequest::curves(&curves, Method::Linear, &[50, 50]))
+                .sypd
+                > 0.0
+        );
     }
 
     /// Coupled runs where A, the pace-setter, spends a fixed time per coupling step outside its
@@ -695,7 +604,7 @@ mod tests {
         assert!((learned / tau - 1.0).abs() < 0.2, "{learned}");
         assert_eq!(c.coupling_time("B"), 0.0);
         let (pa, pb) = (50, 50);
-        let e = m.estimate_curves(&curves, Method::Linear, &[pa, pb]);
+        let e = m.estimate(&EstimateRequest::curves(&curves, Method::Linear, &[pa, pb]));
         assert!((e.sypd / truth(pa, pb).2 - 1.0).abs() < 0.02, "{e:?}");
         assert!(m.adjust("A", pa, 5.0).min(m.adjust("B", pb, 20.0)) >= e.sypd * (1.0 - 1e-12));
         let speed = m.speed("A", pa, 5.0);
@@ -705,7 +614,7 @@ mod tests {
             panic!()
         };
         assert_eq!(b.coupling_time("A"), learned);
-        let again = back.estimate_curves(&curves, Method::Linear, &[pa, pb]);
+        let again = back.estimate(&EstimateRequest::curves(&curves, Method::Linear, &[pa, pb]));
         assert!((again.sypd / e.sypd - 1.0).abs() < 1e-9);
     }
 

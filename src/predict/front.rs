@@ -36,7 +36,7 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 
-use super::{Config, Problem};
+use super::{Problem, Scored};
 use crate::metrics;
 
 /// A configuration that is the top-1 for every TTS_w in its interval.
@@ -47,7 +47,7 @@ pub struct Winner {
     /// Upper end, inclusive; the last winner's is 1.
     pub tts_w_to: f64,
     /// Scored at [`Settings::tts_w`](super::Settings::tts_w) of the problem.
-    pub config: Config,
+    pub config: Scored,
 }
 
 impl Winner {
@@ -77,7 +77,7 @@ impl Problem {
     /// The Pareto front of the kept configurations by SYPD (higher is better) and cost (CHSY or
     /// the billed cost; lower is better), in ascending SYPD (and so ascending cost), scored at
     /// `tts_w`.
-    pub fn front(&self, tts_w: f64) -> Vec<Config> {
+    pub fn front(&self, tts_w: f64) -> Vec<Scored> {
         front_leaders(&self.leaders())
             .into_iter()
             .map(|l| self.score(&l.index, tts_w))
@@ -91,7 +91,7 @@ impl Problem {
     }
 
     /// [`Problem::front`] (scored at `tts_w`) and [`Problem::winners`] in one pass.
-    pub fn trade_off(&self, tts_w: f64) -> (Vec<Config>, Vec<Winner>) {
+    pub fn trade_off(&self, tts_w: f64) -> (Vec<Scored>, Vec<Winner>) {
         let leaders = self.leaders();
         let front = front_leaders(&leaders);
         let winners = self.winners_of(&leaders, &front);
@@ -137,7 +137,7 @@ impl Problem {
     /// Fittingness of a leader as a line in w, through the same normalisation as the ranking.
     fn line(&self, l: &Leader) -> Line {
         let at = |w: f64| {
-            metrics::fittingness_in(w, l.sypd, l.cost, &self.sypd_bounds, &self.chsy_bounds)
+            metrics::fittingness_in(w, l.sypd, l.cost, &self.sypd_bounds, &self.cost_bounds)
         };
         let (at0, at1) = (at(0.0), at(1.0));
         Line {

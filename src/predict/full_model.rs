@@ -8,11 +8,11 @@
 use super::{rank_order, ComponentInput, Prediction, Problem};
 use crate::curve::Curve;
 use crate::metrics;
-use crate::model::Model;
+use crate::model::{EstimateRequest, Model};
 
 /// The top N by the full calibrated model. The search ranks with the balance-free bound
 /// ([`Model::adjust`], at least the full estimate: the balance slowdown is >= 1), so a
-/// shortlist by the bound is re-scored with [`Model::estimate_curves`] (same normalisation
+/// shortlist by the bound is re-scored with [`Model::estimate`] (same normalisation
 /// bounds, cost scaled with 1 / SYPD) and widened until the N-th re-scored fittingness is at
 /// least the last shortlisted bound fittingness: nothing outside the shortlist can then beat
 /// it, since a configuration's full score is at most its bound score. The standalone model's
@@ -40,7 +40,7 @@ pub fn rank(
         // Every kept configuration is in the shortlist.
         let complete = p.top.len() < shortlist || p.top.len() as u64 >= p.considered;
         for c in &mut p.top {
-            let e = model.estimate_curves(&curves, settings.interp, &c.nproc);
+            let e = model.estimate(&EstimateRequest::curves(&curves, settings.interp, &c.nproc));
             let slower = c.sypd / e.sypd;
             c.sypd = e.sypd;
             c.chsy *= slower;
@@ -55,7 +55,7 @@ pub fn rank(
                 .collect();
             c.coupling_cost = metrics::predicted_coupling_cost(c.sypd, &pairs);
             c.fittingness =
-                metrics::fittingness_in(tts_w, c.sypd, c.cost(), &p.sypd_bounds, &p.chsy_bounds);
+                metrics::fittingness_in(tts_w, c.sypd, c.cost(), &p.sypd_bounds, &p.cost_bounds);
         }
         p.top.sort_by(rank_order);
         let exact = complete

@@ -20,6 +20,7 @@ mod placed;
 mod resources;
 pub mod search;
 mod sweep;
+mod text;
 mod types;
 
 use serde::Serialize;
@@ -33,9 +34,21 @@ use crate::machine::{Billing, CostKind, CostModel, MachineError};
 use crate::metrics::{self, Bounds};
 use crate::model::Model;
 use candidates::{candidates, validate};
+pub use text::ConfigurationText;
 pub use types::{
-    Candidates, Cell, ComponentInput, Config, Grid, PredictError, Prediction, Settings,
+    Candidates, Cell, ComponentInput, Grid, PredictError, Prediction, Scored, Settings,
 };
+
+/// What [`Problem::build`] takes beside the inputs and settings; each part left `None` is the
+/// plain case.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProblemOptions<'a> {
+    /// Where each candidate's speed comes from; `None`: the standalone curves.
+    pub model: Option<&'a Model>,
+    /// How configurations are billed and which queue they must fit ([`crate::machine`]);
+    /// `None`: CHSY over the used PEs, no queue.
+    pub cost_model: Option<&'a CostModel>,
+}
 
 /// Everything about a prediction that does not depend on TTS_w or top N.
 #[derive(Debug, Clone)]
@@ -46,48 +59,37 @@ pub struct Problem {
     pub components: Vec<Candidates>,
     pub baseline_nproc: Vec<u32>,
     pub baseline_sypd: f64,
-    pub candidates: u64,
+    /// Feasible configurations (PE sum within the budget).
+    pub configurations: u64,
+    /// Kept configurations (feasible and at least as good as the base case).
     pub considered: u64,
     pub sypd_bounds: Bounds,
     /// Bounds of the chosen cost over the kept configurations (CHSY without a machine).
-    pub chsy_bounds: Bounds,
+    pub cost_bounds: Bounds,
     /// Bottleneck groups with kept configurations (see [`search`]), computed once.
     pub(crate) groups: Vec<search::Group>,
 }
 
 impl Problem {
-    /// Validates the inputs and prepares the search (the expensive, TTS_w-independent part).
+    /// Validates the inputs and prepares the search (the expensive, TTS_w-independent part):
+    /// standalone speeds, CHSY, no queue. [`Problem::build`] takes a model and a cost model.
     pub fn new(inputs: &[ComponentInput], settings: &Settings) -> Result<Problem, PredictError> {
-        Problem::with_model(inputs, settings, &Model::Standalone)
+        Problem::build(inputs, settings, ProblemOptions::default())
     }
 
-    /// Like [`Problem::new`], with each candidate's speed taken from `model` (its adjusted
-    /// curve): the search is the same, only the candidate speeds differ.
-    pub fn with_model(
+    /// [`Problem::new`] with `options`: each candidate's speed from a model (its adjusted
+    /// curve: the search is the same, only the candidate speeds differ), and a machine, a cost
+    /// and queues (FN weighs the chosen cost, and with a chosen queue only the configurations
+    /// that fit it are feasible).
+    pub fn build(
         inputs: &[ComponentInput],
         settings: &Settings,
-        model: &Model,
+        options: ProblemOptions,
     ) -> Result<Problem, PredictError> {
-        Problem::billed_with_model(inputs, settings, model, &CostModel::default())
-    }
-
-    /// [`Problem::new`] with a machine, a cost and queues: FN weighs the chosen cost, and with
-    /// a chosen queue only the configurations that fit it are feasible.
-    pub fn billed(
-        inputs: &[ComponentInput],
-        settings: &Settings,
-        cost_model: &CostModel,
-    ) -> Result<Problem, PredictError> {
-        Problem::billed_with_model(inputs, settings, &Model::Standalone, cost_model)
-    }
-
-    /// Both at once: candidate speeds from `model`, FN weighing `cost_model`'s cost.
-    pub fn billed_with_model(
-        inputs: &[ComponentInput],
-        settings: &Settings,
-        model: &Model,
-        cost_model: &CostModel,
-    ) -> Result<Problem, PredictError> {
+        let standalone = Model::Standalone;
+        let plain = CostModel::default();
+        let model = options.model.unwrap_or(&standalone);
+        let cost_model = options.cost_model.unwrap_or(&plain);
         validate(inputs, settings)?;
         cost_model.validate()?;
         if cost_model.has_resources() && cost_model.component_resource.len() != inputs.len() {
@@ -123,11 +125,8 @@ impl Problem {
         if cost_model.has_resources() {
             resources::check_base(&components, cost_model, settings.max_nproc)?;
         } else if base_sum64 > u64::from(settings.max_nproc) {
-            let detail = components
-                .iter()
-                .map(|c| format!("{} {}", c.name, c.nproc[0]))
-                .collect::<Vec<_>>()
-                .join(" + ");
+            let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
+            let detail = ConfigurationText::new(&names, &baseline_nproc).to_string();
             return Err(PredictError::BudgetBelowBase {
                 budget: settings.max_nproc,
                 base: base_sum,
@@ -144,13 +143,13 @@ impl Problem {
             components,
             baseline_nproc,
             baseline_sypd,
-            candidates: 0,
+            configurations: 0,
             considered: 0,
             sypd_bounds: Bounds {
                 min: baseline_sypd,
                 max: baseline_sypd,
             },
-            chsy_bounds: Bounds { min: 0.0, max: 0.0 },
+            cost_bounds: Bounds { min: 0.0, max: 0.0 },
             groups: Vec::new(),
         };
         search::check_work(&problem)?;
@@ -159,10 +158,10 @@ impl Problem {
             let queue = cost_model.queue.clone().unwrap_or_default();
             return Err(PredictError::NothingFitsQueue(queue));
         }
-        problem.candidates = summary.feasible;
+        problem.configurations = summary.feasible;
         problem.considered = summary.kept;
         problem.sypd_bounds = summary.sypd_bounds;
-        problem.chsy_bounds = summary.chsy_bounds;
+        problem.cost_bounds = summary.cost_bounds;
         problem.groups = summary.groups;
         Ok(problem)
     }
@@ -252,7 +251,7 @@ impl Problem {
     }
 
     /// Scores one configuration (given by candidate indices) against this problem's bounds.
-    pub fn score(&self, index: &[usize], tts_w: f64) -> Config {
+    pub fn score(&self, index: &[usize], tts_w: f64) -> Scored {
         let nproc: Vec<u32> = index
             .iter()
             .zip(&self.components)
@@ -266,7 +265,7 @@ impl Problem {
         self.score_values(&nproc, &speeds, tts_w)
     }
 
-    fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Config {
+    fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Scored {
         let sypd = coupled_sypd(speeds);
         let total = self.total_nproc(nproc.iter().sum());
         let resources = self.cost_model.has_resources();
@@ -294,7 +293,7 @@ impl Problem {
                 .map(|(&p, &s)| (f64::from(p), s))
                 .collect()
         };
-        Config {
+        Scored {
             nproc: nproc.to_vec(),
             total_nproc: total,
             sypd,
@@ -305,7 +304,7 @@ impl Problem {
                 sypd,
                 cost,
                 &self.sypd_bounds,
-                &self.chsy_bounds,
+                &self.cost_bounds,
             ),
             billing,
         }
@@ -351,7 +350,7 @@ impl Problem {
     }
 
     /// The base case, scored.
-    pub fn baseline(&self, tts_w: f64) -> Config {
+    pub fn baseline(&self, tts_w: f64) -> Scored {
         self.score(&vec![0; self.components.len()], tts_w)
     }
 
@@ -363,11 +362,11 @@ impl Problem {
             .collect();
         Prediction {
             components: self.names(),
-            candidates: self.candidates,
+            configurations: self.configurations,
             considered: self.considered,
             baseline: self.baseline(tts_w),
             sypd_bounds: self.sypd_bounds,
-            chsy_bounds: self.chsy_bounds,
+            cost_bounds: self.cost_bounds,
             tts_w,
             top,
             cost: (!self.cost_model.is_plain()).then_some(self.cost_model.cost),
@@ -479,19 +478,26 @@ pub fn predict(inputs: &[ComponentInput], settings: &Settings) -> Result<Predict
     Ok(problem.rank(settings.tts_w, settings.top))
 }
 
-/// [`predict`] with a machine, a cost and queues ([`Problem::billed`]).
+/// [`predict`] with a machine, a cost and queues ([`Problem::build`]).
 pub fn predict_billed(
     inputs: &[ComponentInput],
     settings: &Settings,
     cost_model: &CostModel,
 ) -> Result<Prediction, PredictError> {
-    let problem = Problem::billed(inputs, settings, cost_model)?;
+    let problem = Problem::build(
+        inputs,
+        settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(cost_model),
+        },
+    )?;
     Ok(problem.rank(settings.tts_w, settings.top))
 }
 
 /// The ranking order (method.md step 6): fittingness descending, then total PEs ascending, then
 /// the PE counts in component order ascending.
-pub fn rank_order(a: &Config, b: &Config) -> std::cmp::Ordering {
+pub fn rank_order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
     b.fittingness
         .total_cmp(&a.fittingness)
         .then(a.total_nproc.cmp(&b.total_nproc))
@@ -552,5 +558,36 @@ mod tests {
             Problem::new(&three, &settings(100_000, 0, 5)),
             Err(PredictError::SearchTooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn prediction_json_keeps_its_keys_under_the_new_field_names() {
+        let inputs = [input("A", 100), input("B", 100)];
+        let settings = Settings {
+            max_nproc: 150,
+            ..Settings::default()
+        };
+        let problem = Problem::new(&inputs, &settings).unwrap();
+        let prediction = problem.rank(0.5, 3);
+        let json = serde_json::to_value(&prediction).unwrap();
+        assert_eq!(json["candidates"].as_u64(), Some(prediction.configurations));
+        assert_eq!(json["chsy_bounds"]["max"], prediction.cost_bounds.max);
+        assert!(json.get("configurations").is_none() && json.get("cost_bounds").is_none());
+    }
+
+    #[test]
+    fn options_left_out_are_the_standalone_model_and_the_plain_cost() {
+        let inputs = [input("A", 100), input("B", 100)];
+        let settings = Settings {
+            max_nproc: 150,
+            ..Settings::default()
+        };
+        let plain = Problem::new(&inputs, &settings).unwrap().rank(0.5, 3);
+        let spelled_out = ProblemOptions {
+            model: Some(&Model::Standalone),
+            cost_model: Some(&CostModel::default()),
+        };
+        let built = Problem::build(&inputs, &settings, spelled_out).unwrap();
+        assert_eq!(built.rank(0.5, 3), plain);
     }
 }

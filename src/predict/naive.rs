@@ -3,17 +3,17 @@
 //! This is the reference the fast search is held to (property tests) and the baseline of the
 //! benchmark. It is what the public reference script does, without the meshgrid memory.
 
-use super::{rank_order, Config, Problem};
+use super::{rank_order, Problem, Scored};
 use crate::metrics::{self, Bounds};
 
 /// What the naive enumeration finds; compare with [`Problem`]'s figures and [`Problem::rank`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct NaiveResult {
-    pub candidates: u64,
+    pub configurations: u64,
     pub considered: u64,
     pub sypd_bounds: Bounds,
-    pub chsy_bounds: Bounds,
-    pub top: Vec<Config>,
+    pub cost_bounds: Bounds,
+    pub top: Vec<Scored>,
 }
 
 /// Enumerates every configuration of `problem`'s candidates. Cost: the product of the candidate
@@ -66,11 +66,11 @@ pub fn enumerate_with(
             break;
         }
     }
-    // Without a queue the base case is always kept; with one, Problem::billed refuses a problem
+    // Without a queue the base case is always kept; with one, Problem::build refuses a problem
     // where nothing fits, so the set is never empty here.
     let sypd_bounds = Bounds::of(kept.iter().map(|k| k.1)).expect("a kept configuration");
-    let chsy_bounds = Bounds::of(kept.iter().map(|k| k.2)).expect("a kept configuration");
-    let mut scored: Vec<Config> = kept
+    let cost_bounds = Bounds::of(kept.iter().map(|k| k.2)).expect("a kept configuration");
+    let mut scored: Vec<Scored> = kept
         .iter()
         .map(|(index, sypd, cost)| {
             let mut c = problem.score(index, tts_w);
@@ -82,17 +82,17 @@ pub fn enumerate_with(
                 .cost_model
                 .billing(&c.nproc, problem.settings.extra_pes, *sypd);
             c.fittingness =
-                metrics::fittingness_in(tts_w, *sypd, *cost, &sypd_bounds, &chsy_bounds);
+                metrics::fittingness_in(tts_w, *sypd, *cost, &sypd_bounds, &cost_bounds);
             c
         })
         .collect();
     scored.sort_by(rank_order);
     scored.truncate(top);
     NaiveResult {
-        candidates: feasible,
+        configurations: feasible,
         considered: kept.len() as u64,
         sypd_bounds,
-        chsy_bounds,
+        cost_bounds,
         top: scored,
     }
 }

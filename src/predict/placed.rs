@@ -68,7 +68,7 @@ pub(crate) fn summarise_pair(problem: &Problem) -> Summary {
         summary.kept += kept;
         summary.sypd_bounds = summary.sypd_bounds.include(s);
         for w in [lo_w, hi_w] {
-            summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+            summary.cost_bounds = summary.cost_bounds.include(metrics::chsy(w, s));
         }
         summary
             .groups
@@ -136,7 +136,7 @@ fn summarise_group_by(
     summary.kept += tally.kept;
     summary.sypd_bounds = summary.sypd_bounds.include(s);
     for w in [lo_w, hi_w] {
-        summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+        summary.cost_bounds = summary.cost_bounds.include(metrics::chsy(w, s));
     }
     summary
         .groups
@@ -272,7 +272,7 @@ mod tests {
     use super::*;
     use crate::curve::{Curve, Point};
     use crate::machine::{CostKind, CostModel, Machine, Placement, Queue, Resource};
-    use crate::predict::{ComponentInput, Settings};
+    use crate::predict::{ComponentInput, ProblemOptions, Settings};
 
     /// A small deterministic generator (xorshift64): enough variety, no dependency.
     struct Rng(u64);
@@ -367,7 +367,15 @@ mod tests {
                 ..CostModel::default()
             }
         };
-        Problem::billed(&inputs, &settings, &model).ok()
+        Problem::build(
+            &inputs,
+            &settings,
+            ProblemOptions {
+                model: None,
+                cost_model: Some(&model),
+            },
+        )
+        .ok()
     }
 
     /// Every group of `problem` counted by [`summarise_group_by`], as the general loops of

@@ -36,13 +36,13 @@ pub(super) fn check_base(
     let units = model.units_per_resource(&base);
     for (r, (&u, budget)) in units.iter().zip(model.budgets(max_nproc)).enumerate() {
         if u > budget {
-            let detail = components
+            let (names, nproc): (Vec<String>, Vec<u32>) = components
                 .iter()
                 .enumerate()
                 .filter(|&(c, _)| model.resource_of(c) == r)
-                .map(|(_, c)| format!("{} {}", c.name, c.nproc[0]))
-                .collect::<Vec<_>>()
-                .join(" + ");
+                .map(|(_, c)| (c.name.clone(), c.nproc[0]))
+                .unzip();
+            let detail = super::ConfigurationText::new(&names, &nproc).to_string();
             return Err(PredictError::ResourceBelowBase {
                 resource: model.resources[r].name.clone(),
                 budget,
@@ -223,7 +223,7 @@ fn summarise_group(problem: &Problem, c: usize, i: usize, summary: &mut Summary)
     summary.kept += kept;
     summary.sypd_bounds = summary.sypd_bounds.include(s);
     for w in [min_weight, highest] {
-        summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+        summary.cost_bounds = summary.cost_bounds.include(metrics::chsy(w, s));
     }
     summary.groups.push(Group::new(
         c,
@@ -295,7 +295,7 @@ fn summarise_pair(problem: &Problem) -> Summary {
             min_weight,
         ));
         for w in [min_weight, problem.weight_of(&hi)] {
-            summary.chsy_bounds = summary.chsy_bounds.include(metrics::chsy(w, s));
+            summary.cost_bounds = summary.cost_bounds.include(metrics::chsy(w, s));
         }
     });
     summary.groups.sort_by_key(|g| (g.component(), g.index()));

@@ -35,7 +35,7 @@ use std::cmp::Ordering;
 
 use super::sweep::{allowed_indices, faster_than_bottleneck, sweep_pair, SumCounts};
 pub use super::sweep::{Group, Summary};
-use super::{placed, rank_order, resources, Config, Problem};
+use super::{placed, rank_order, resources, Problem, Scored};
 use crate::metrics;
 
 /// Refuses a problem of three or more components whose convolutions would take too long.
@@ -129,7 +129,7 @@ pub fn summarise(problem: &Problem) -> Summary {
             });
             for sum in [p + lo, p + hi] {
                 let cost = metrics::chsy(problem.weight_at_sum(sum), s);
-                summary.chsy_bounds = summary.chsy_bounds.include(cost);
+                summary.cost_bounds = summary.cost_bounds.include(cost);
             }
         }
     }
@@ -140,7 +140,7 @@ pub fn summarise(problem: &Problem) -> Summary {
 pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
     let fn_at = |s: f64, weight: f64| {
         let cost = metrics::chsy(weight, s);
-        metrics::fittingness_in(tts_w, s, cost, &problem.sypd_bounds, &problem.chsy_bounds)
+        metrics::fittingness_in(tts_w, s, cost, &problem.sypd_bounds, &problem.cost_bounds)
     };
     let mut groups: Vec<(f64, Group)> = problem
         .groups
@@ -149,7 +149,7 @@ pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
         .collect();
     groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.min_sum.cmp(&b.1.min_sum)));
 
-    let mut best: Vec<Config> = Vec::with_capacity(top + 1);
+    let mut best: Vec<Scored> = Vec::with_capacity(top + 1);
     for (fn_max, group) in groups {
         if best.len() == top {
             let worst = &best[top - 1];
@@ -179,7 +179,7 @@ fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
 /// Depth-first enumeration of a group's kept configurations in ascending PE order per
 /// component, inserting into `best` and cutting every branch whose smallest possible PE sum
 /// already ranks after the current N-th best.
-fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &mut Vec<Config>) {
+fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &mut Vec<Scored>) {
     let others: Vec<usize> = (0..problem.components.len())
         .filter(|&d| d != group.component)
         .collect();
@@ -246,7 +246,7 @@ impl Walk<'_> {
         self.problem.weight_of(&self.lowest_completion(k, index))
     }
 
-    fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Config>) {
+    fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Scored>) {
         let resources = self.resources;
         if k == self.others.len() {
             let config = self.problem.score(index, self.tts_w);
@@ -282,7 +282,7 @@ impl Walk<'_> {
                     self.group.sypd,
                     cost,
                     &self.problem.sypd_bounds,
-                    &self.problem.chsy_bounds,
+                    &self.problem.cost_bounds,
                 );
                 let worst = &best[self.top - 1];
                 let key = (fn_best, self.problem.total_nproc(lowest));
@@ -301,7 +301,7 @@ impl Walk<'_> {
     }
 }
 
-fn insert_ranked(best: &mut Vec<Config>, config: Config, top: usize) {
+fn insert_ranked(best: &mut Vec<Scored>, config: Scored, top: usize) {
     let at = best.partition_point(|b| rank_order(b, &config) == Ordering::Less);
     if at < top {
         best.insert(at, config);
@@ -464,7 +464,7 @@ fn summarise_pair(problem: &Problem) -> Summary {
         });
         for sum in [lo, hi] {
             let cost = metrics::chsy(problem.weight_at_sum(sum), s);
-            summary.chsy_bounds = summary.chsy_bounds.include(cost);
+            summary.cost_bounds = summary.cost_bounds.include(cost);
         }
     });
     // The general path lists groups by (component, index); ties in the best-first walk keep

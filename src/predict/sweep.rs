@@ -15,7 +15,7 @@ pub struct Summary {
     pub feasible: u64,
     pub kept: u64,
     pub sypd_bounds: Bounds,
-    pub chsy_bounds: Bounds,
+    pub cost_bounds: Bounds,
 }
 
 impl Summary {
@@ -29,7 +29,7 @@ impl Summary {
                 min: f64::INFINITY,
                 max: f64::NEG_INFINITY,
             },
-            chsy_bounds: Bounds {
+            cost_bounds: Bounds {
                 min: f64::INFINITY,
                 max: f64::NEG_INFINITY,
             },

@@ -138,7 +138,7 @@ pub struct Candidates {
 
 /// One scored configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Config {
+pub struct Scored {
     /// PEs per component, in component order.
     pub nproc: Vec<u32>,
     /// All PEs the run takes: the balanced components plus the extra PEs.
@@ -155,7 +155,7 @@ pub struct Config {
     pub billing: Option<Billing>,
 }
 
-impl Config {
+impl Scored {
     /// The cost FN weighs: the billed cost when a machine is described, else CHSY.
     pub fn cost(&self) -> f64 {
         self.billing.as_ref().map_or(self.chsy, |b| b.cost)
@@ -166,16 +166,20 @@ impl Config {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Prediction {
     pub components: Vec<String>,
-    /// Feasible configurations (sum of PEs within the budget).
-    pub candidates: u64,
+    /// Feasible configurations (sum of PEs within the budget); serialised under its older
+    /// name, which the report's JSON carries.
+    #[serde(rename = "candidates")]
+    pub configurations: u64,
     /// Kept configurations (feasible and at least as good as the base case).
     pub considered: u64,
-    pub baseline: Config,
+    pub baseline: Scored,
     pub sypd_bounds: Bounds,
-    /// Bounds of the chosen cost (CHSY by default) over the kept configurations.
-    pub chsy_bounds: Bounds,
+    /// Bounds of the chosen cost (CHSY by default) over the kept configurations; serialised
+    /// under its older name, which the report's JSON carries.
+    #[serde(rename = "chsy_bounds")]
+    pub cost_bounds: Bounds,
     pub tts_w: f64,
-    pub top: Vec<Config>,
+    pub top: Vec<Scored>,
     /// The cost FN weighed, when a machine or queues are described (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<CostKind>,

@@ -27,8 +27,9 @@ use serde::Serialize;
 use crate::campaign::{Status, TestState};
 use crate::interp::{Interpolant, Method};
 use crate::metrics;
+use crate::model::EstimateRequest;
 use crate::predict::front::Winner;
-use crate::predict::{ComponentInput, Config, Grid, Prediction, Problem};
+use crate::predict::{ComponentInput, ConfigurationText, Grid, Prediction, Problem, Scored};
 pub use model_view::{ModelSection, ReportModel};
 pub use recommend::{Basis, Figures, Recommendation};
 
@@ -128,7 +129,7 @@ pub struct MatrixSection {
 pub struct FrontSection {
     pub components: Vec<String>,
     /// In ascending SYPD (and CHSY).
-    pub front: Vec<Config>,
+    pub front: Vec<Scored>,
     /// In ascending TTS_w.
     pub winners: Vec<Winner>,
     /// The TTS_w of the report (its winner is the recommendation).
@@ -149,8 +150,8 @@ impl FrontSection {
 }
 
 /// The cost the front's configurations carry: the machine's bill when they have one
-/// ([`crate::predict::Config::cost`]), else CHSY.
-fn front_cost(problem: &Problem, front: &[Config]) -> &'static str {
+/// ([`crate::predict::Scored::cost`]), else CHSY.
+fn front_cost(problem: &Problem, front: &[Scored]) -> &'static str {
     match front.first().and_then(|c| c.billing.as_ref()) {
         Some(_) => problem.cost_model.cost.header(),
         None => "CHSY",
@@ -331,16 +332,6 @@ fn calibrated_curve(model: &crate::model::Model, data: &CurveData) -> (String, V
     ("calibrated (coupled mode)".into(), points)
 }
 
-/// `IFS 408 + NEMO 240`.
-pub fn describe(names: &[String], nproc: &[u32]) -> String {
-    names
-        .iter()
-        .zip(nproc)
-        .map(|(n, p)| format!("{n} {p}"))
-        .collect::<Vec<_>>()
-        .join(" + ")
-}
-
 fn settings(req: &ReportRequest) -> Settings {
     let mut rows: Vec<(String, String)> = Vec::new();
     let mut push = |k: &str, v: String| rows.push((k.to_string(), v));
@@ -404,7 +395,10 @@ fn settings(req: &ReportRequest) -> Settings {
     }
     if let Some(o) = &req.original {
         let names: Vec<String> = req.inputs.iter().map(|c| c.name().to_string()).collect();
-        push("original configuration", describe(&names, o));
+        push(
+            "original configuration",
+            ConfigurationText::new(&names, o).to_string(),
+        );
     }
     push(
         "savings counted over",
@@ -428,7 +422,11 @@ fn recommendation(
                 .find(|(_, t)| t.origin == "original" && t.sypd.is_some() && t.chsy.is_some())
                 .map(|(i, t)| Figures {
                     label: format!("measured in lb-iteration {i}, test {}", t.test),
-                    config: describe(names, &t.nproc.values().copied().collect::<Vec<_>>()),
+                    config: ConfigurationText::new(
+                        names,
+                        &t.nproc.values().copied().collect::<Vec<_>>(),
+                    )
+                    .to_string(),
                     sypd: t.sypd.unwrap_or(f64::NAN),
                     chsy: t.chsy.unwrap_or(f64::NAN),
                     coupling_cost: t.coupling_cost,
@@ -438,7 +436,7 @@ fn recommendation(
                 basis: Basis::Measured,
                 chosen: Figures {
                     label: format!("lb-iteration {}, test {}", b.iteration, b.test),
-                    config: describe(names, &nproc),
+                    config: ConfigurationText::new(names, &nproc).to_string(),
                     sypd: b.sypd,
                     chsy: b.chsy,
                     coupling_cost: Some(b.coupling_cost),
@@ -470,10 +468,10 @@ fn recommendation(
     })
 }
 
-fn config_figures(label: &str, names: &[String], c: &Config) -> Figures {
+fn config_figures(label: &str, names: &[String], c: &Scored) -> Figures {
     Figures {
         label: label.into(),
-        config: describe(names, &c.nproc),
+        config: ConfigurationText::new(names, &c.nproc).to_string(),
         sypd: c.sypd,
         chsy: c.chsy,
         coupling_cost: Some(c.coupling_cost),
@@ -498,7 +496,11 @@ fn predicted_figures(req: &ReportRequest, names: &[String], nproc: &[u32]) -> Op
         })
         .collect();
     let sypd = match req.model.filter(|m| m.model.is_calibrated()) {
-        Some(m) => m.model.estimate(names, nproc, &speeds).sypd,
+        Some(m) => {
+            m.model
+                .estimate(&EstimateRequest::known(names, nproc, &speeds))
+                .sypd
+        }
         None => speeds.iter().copied().fold(f64::INFINITY, f64::min),
     };
     if !(sypd.is_finite() && sypd > 0.0) {
@@ -515,7 +517,7 @@ fn predicted_figures(req: &ReportRequest, names: &[String], nproc: &[u32]) -> Op
             Some(_) => "predicted by the calibrated model".into(),
             None => "predicted from the curves".into(),
         },
-        config: describe(names, nproc),
+        config: ConfigurationText::new(names, nproc).to_string(),
         sypd,
         chsy: metrics::chsy(f64::from(total), sypd),
         coupling_cost: Some(metrics::predicted_coupling_cost(sypd, &pairs)),
@@ -577,7 +579,7 @@ fn matrix(
         fixed: fixed_desc,
         tts_w: req.tts_w,
         marks: slice_marks,
-        base_case: describe(&names, &problem.baseline_nproc),
+        base_case: ConfigurationText::new(&names, &problem.baseline_nproc).to_string(),
     })
 }
 

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::interp::Method;
-use crate::model::{MeasuredRun, Model};
+use crate::model::{EstimateRequest, MeasuredRun, Model};
 use crate::predict::{ComponentInput, Prediction};
 
 /// The model behind a report's prediction views: the model, where it came from, and the
@@ -131,7 +131,7 @@ pub fn section(
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let e = chosen.estimate_curves(&curves, interp, &c.nproc);
+                let e = chosen.estimate(&EstimateRequest::curves(&curves, interp, &c.nproc));
                 Band {
                     rank: i + 1,
                     nproc: c.nproc.clone(),
@@ -156,8 +156,10 @@ pub fn section(
             if !(on_curves(&nproc) && run.coupled_sypd.is_finite() && run.coupled_sypd > 0.0) {
                 return None;
             }
-            let own = chosen.estimate_curves_for(&curves, interp, &nproc, run.simulated_s);
-            let alone = standalone.estimate_curves(&curves, interp, &nproc);
+            let own = chosen.estimate(
+                &EstimateRequest::curves(&curves, interp, &nproc).for_run(run.simulated_s),
+            );
+            let alone = standalone.estimate(&EstimateRequest::curves(&curves, interp, &nproc));
             Some(Check {
                 run: run.path.clone(),
                 nproc,

@@ -9,11 +9,10 @@ use std::fmt::Write;
 use super::figures;
 use super::svg::escape;
 use super::{
-    describe, Block, CurvesSection, FrontSection, MatrixSection, ModelSection, Report, Section,
-    Settings,
+    Block, CurvesSection, FrontSection, MatrixSection, ModelSection, Report, Section, Settings,
 };
 use crate::campaign::{Status, TestState};
-use crate::predict::Prediction;
+use crate::predict::{ConfigurationText, Prediction};
 
 impl Report {
     /// The report as neutral blocks, in order.
@@ -310,7 +309,7 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
     let mut header = vec!["rank".to_string()];
     header.extend(p.components.iter().cloned());
     header.extend(["total PEs", "SYPD", "CHSY", "coupling cost", "FN"].map(String::from));
-    let row = |label: String, c: &crate::predict::Config| {
+    let row = |label: String, c: &crate::predict::Scored| {
         let mut r = vec![label];
         r.extend(c.nproc.iter().map(|n| n.to_string()));
         r.extend([
@@ -332,7 +331,7 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
     out.push(Block::Table { header, rows });
     out.push(Block::Paragraph(format!(
         "{} feasible configurations within the budget, {} at least as good as the base case; TTS_w {:.2}. The model that predicted them is named under \"The model\".",
-        p.candidates, p.considered, p.tts_w
+        p.configurations, p.considered, p.tts_w
     )));
 }
 
@@ -479,7 +478,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
         let nproc: Vec<u32> = b.nproc.values().copied().collect();
         out.push(Block::Paragraph(format!(
             "Best: {} ({} PEs with the extras), {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3}, measured in lb-iteration {}, test {}.",
-            describe(&s.components, &nproc),
+            ConfigurationText::new(&s.components, &nproc),
             b.total_nproc,
             b.sypd,
             b.chsy,

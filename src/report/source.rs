@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::campaign::{CampaignError, State, Status};
 use crate::curve::{Curve, CurveError};
-use crate::predict::{ComponentInput, PredictError, Problem, Settings};
+use crate::predict::{ComponentInput, PredictError, Problem, ProblemOptions, Settings};
 
 use super::{build, Report, ReportModel, ReportRequest};
 use crate::model::{MeasuredRun, Model};
@@ -136,7 +136,14 @@ pub fn campaign_report_from(
     years: f64,
     model: &ReportModel,
 ) -> Result<Report, ReportError> {
-    let problem = Problem::with_model(&src.inputs, &src.settings, model.model)?;
+    let problem = Problem::build(
+        &src.inputs,
+        &src.settings,
+        ProblemOptions {
+            model: Some(model.model),
+            cost_model: None,
+        },
+    )?;
     Ok(build(&ReportRequest {
         title: format!("Load-balance campaign {}", campaign_name(dir)),
         source: format!("Campaign directory {}", dir.display()),

@@ -1,5 +1,6 @@
 use super::*;
 use crate::example;
+use crate::predict::ProblemOptions;
 
 fn example_report(original: Option<Vec<u32>>) -> Report {
     let problem = Problem::new(&example::inputs(), &example::settings()).unwrap();
@@ -210,7 +211,15 @@ fn the_front_is_drawn_on_the_bill_it_was_computed_on() {
         cost: CostKind::NodeHours,
         ..CostModel::default()
     };
-    let problem = Problem::billed(&example::inputs(), &example::settings(), &cost_model).unwrap();
+    let problem = Problem::build(
+        &example::inputs(),
+        &example::settings(),
+        ProblemOptions {
+            model: None,
+            cost_model: Some(&cost_model),
+        },
+    )
+    .unwrap();
     let r = report_of(&problem, None);
     let Some(Section::Front(f)) = r.sections.iter().find(|s| matches!(s, Section::Front(_))) else {
         panic!("no front section");

@@ -7,7 +7,7 @@
 //! front ([`TradeOffState`]), the iteration table ([`TableState`]) and the screen ([`Ui`]).
 //! `App` keeps what coordinates them: a new problem or a new ranking moves the others.
 
-use autolb::predict::{Cell, ComponentInput, Config, Problem};
+use autolb::predict::{Cell, ComponentInput, Problem, ProblemOptions, Scored};
 
 use super::budget::Change;
 use super::calibration::Calibration;
@@ -262,11 +262,13 @@ impl App {
             return;
         };
         let fresh = if self.ranking.is_stale(&other) {
-            Problem::billed_with_model(
+            Problem::build(
                 &self.ranking.inputs,
                 &self.ranking.problem.settings,
-                &self.ranking.model_of(kind),
-                &self.ranking.problem.cost_model,
+                ProblemOptions {
+                    model: Some(&self.ranking.model_of(kind)),
+                    cost_model: Some(&self.ranking.problem.cost_model),
+                },
             )
         } else {
             Ok(other)
@@ -293,11 +295,13 @@ impl App {
             return;
         }
         let r = &self.ranking;
-        let problem = match Problem::billed_with_model(
+        let problem = match Problem::build(
             &r.inputs,
             &r.problem.settings,
-            &fit.model,
-            &r.problem.cost_model,
+            ProblemOptions {
+                model: Some(&fit.model),
+                cost_model: Some(&r.problem.cost_model),
+            },
         ) {
             Ok(p) => p,
             Err(e) => {
@@ -601,7 +605,7 @@ impl App {
     ///
     /// Marks stay when the budget moves (`{`/`}`), but a marked configuration the budget (or the
     /// chosen queue) now leaves out is not written: the campaign file carries that budget.
-    pub fn selection(&self) -> Vec<Config> {
+    pub fn selection(&self) -> Vec<Scored> {
         let r = &self.ranking;
         if self.matrix.marked.is_empty() {
             return r.prediction.top.clone();

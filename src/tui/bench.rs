@@ -1,6 +1,6 @@
 //! The redraw budgets: a TTS_w change on a 100x100 matrix, re-ranked, rescored and drawn, and a
 //! budget change (`{`/`}`) at 2 components, step 1, max_nproc 2000, re-predicted from scratch
-//! ([`Problem::billed`] on the new budget, as `predict` does) and drawn; each under 16 ms (one
+//! ([`Problem::build`] on the new budget, as `predict` does) and drawn; each under 16 ms (one
 //! frame at 60 Hz). Timing tests are ignored by default (a loaded CI machine says nothing about
 //! the code); run in release and read the figures:
 //!
@@ -15,7 +15,7 @@ use ratatui::Terminal;
 
 use autolb::curve::{Curve, Point};
 use autolb::machine::{CostKind, CostModel, Machine, Placement};
-use autolb::predict::{ComponentInput, Problem, Settings};
+use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 
 use super::app::App;
 use super::keys::KeyTable;
@@ -149,7 +149,15 @@ pub fn problem_step1_2000(cost_model: &CostModel) -> (Problem, Vec<ComponentInpu
         extra_pes: 96,
         ..Settings::default()
     };
-    let problem = Problem::billed(&inputs, &settings, cost_model).expect("valid synthetic problem");
+    let problem = Problem::build(
+        &inputs,
+        &settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(cost_model),
+        },
+    )
+    .expect("valid synthetic problem");
     (problem, inputs)
 }
 
@@ -269,8 +277,18 @@ fn budget_change_breakdown() {
         );
     };
     let mut p2 = None;
-    t("Problem::billed", &mut || {
-        p2 = Some(Problem::billed(&inputs, &settings, &model).unwrap())
+    t("Problem::build", &mut || {
+        p2 = Some(
+            Problem::build(
+                &inputs,
+                &settings,
+                ProblemOptions {
+                    model: None,
+                    cost_model: Some(&model),
+                },
+            )
+            .unwrap(),
+        )
     });
     let p2 = p2.unwrap();
     t("rank", &mut || {
@@ -302,7 +320,15 @@ fn budget_change_breakdown() {
     let mut k = 0;
     t("replace_problem", &mut || {
         k += 1;
-        let p = Problem::billed(&inputs, &settings, &model).unwrap();
+        let p = Problem::build(
+            &inputs,
+            &settings,
+            ProblemOptions {
+                model: None,
+                cost_model: Some(&model),
+            },
+        )
+        .unwrap();
         app.replace_problem(p);
     });
 }

@@ -2,7 +2,7 @@
 //! The budget and the cost are settings of the problem, so these are [`Ranking`] methods; each
 //! answers a [`Change`] that the app shows (the matrix, the front and the table follow).
 //!
-//! Both rebuild the prediction the way `autolb predict` builds it ([`Problem::billed_with_model`]
+//! Both rebuild the prediction the way `autolb predict` builds it ([`Problem::build`]
 //! on the same inputs, with only `max_nproc` or the cost changed), so the app at budget B shows
 //! the same feasible and kept counts and the same top N as `predict --max-nproc B`. A change
 //! that the prediction refuses (below the base case, nothing fits the chosen queue) leaves the
@@ -15,7 +15,7 @@
 //! switched to, not on every key.
 
 use autolb::machine::{CostKind, CostModel};
-use autolb::predict::{ComponentInput, Problem, Settings};
+use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 
 use super::ranking::{index_of, Ranking};
 
@@ -138,7 +138,14 @@ impl Ranking {
         settings: &Settings,
         cost_model: &CostModel,
     ) -> Result<Problem, autolb::predict::PredictError> {
-        Problem::billed_with_model(&self.inputs, settings, self.active_model(), cost_model)
+        Problem::build(
+            &self.inputs,
+            settings,
+            ProblemOptions {
+                model: Some(self.active_model()),
+                cost_model: Some(cost_model),
+            },
+        )
     }
 
     /// Whether `other` was built at another budget or cost than the problem shown.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use autolb::machine::CostKind;
-use autolb::predict::{predict_billed, Cell, Problem};
+use autolb::predict::{predict_billed, Cell, Problem, ProblemOptions};
 
 use super::app::App;
 use super::args::TuiArgs;
@@ -55,7 +55,15 @@ fn app_from(flags: PredictionFlags, keys: KeyTable) -> App {
     };
     let setup = super::resolve(&args).unwrap();
     let cost_model = prediction_flags::resolve_cost_model(&args.prediction).unwrap();
-    let problem = Problem::billed(&setup.inputs, &setup.settings, &cost_model).unwrap();
+    let problem = Problem::build(
+        &setup.inputs,
+        &setup.settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(&cost_model),
+        },
+    )
+    .unwrap();
     App::new(
         problem,
         &setup.inputs,
@@ -85,7 +93,7 @@ fn assert_same_as_predict(app: &App, config: &Path) {
     let b = app.ranking.problem.settings.max_nproc;
     let want = predicted(flags(config), b, app.ranking.problem.cost_model.cost);
     assert_eq!(
-        app.ranking.prediction.candidates, want.candidates,
+        app.ranking.prediction.configurations, want.configurations,
         "budget {b}"
     );
     assert_eq!(
@@ -100,7 +108,7 @@ fn assert_same_as_predict(app: &App, config: &Path) {
         line.contains(&format!("budget {b} PEs"))
             && line.contains(&format!(
                 "{} feasible, {} kept",
-                want.candidates, want.considered
+                want.configurations, want.considered
             )),
         "{line}"
     );
@@ -172,7 +180,7 @@ fn without_a_machine_the_budget_moves_by_the_step_and_stops_at_the_base_case() {
         app.ui.message
     );
     // At the base case only the base case is feasible, and the matrix says so.
-    assert_eq!(app.ranking.prediction.candidates, 1);
+    assert_eq!(app.ranking.prediction.configurations, 1);
     assert!(matches!(
         app.ranking.problem.cell(&[1, 0], app.ranking.tts_w()),
         Cell::OverBudget
@@ -299,8 +307,15 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
     assert_eq!(app.ranking.model, ModelKind::Calibrated);
     assert_eq!(app.ranking.problem.settings.max_nproc, budget);
     let model = app.ranking.calibration.as_ref().unwrap().model.clone();
-    let want =
-        Problem::with_model(&app.ranking.inputs, &app.ranking.problem.settings, &model).unwrap();
+    let want = Problem::build(
+        &app.ranking.inputs,
+        &app.ranking.problem.settings,
+        ProblemOptions {
+            model: Some(&model),
+            cost_model: None,
+        },
+    )
+    .unwrap();
     assert_eq!(
         app.ranking.prediction.top,
         want.rank(app.ranking.tts_w(), app.ranking.top).top
@@ -314,7 +329,15 @@ fn m_after_a_budget_change_switches_to_the_other_model_at_that_budget_and_the_fr
     app.update(key('}'));
     let settings = app.ranking.problem.settings.clone();
     assert_eq!(settings.max_nproc, budget + settings.step);
-    let want = Problem::with_model(&app.ranking.inputs, &settings, &model).unwrap();
+    let want = Problem::build(
+        &app.ranking.inputs,
+        &settings,
+        ProblemOptions {
+            model: Some(&model),
+            cost_model: None,
+        },
+    )
+    .unwrap();
     assert_eq!(
         app.ranking.prediction.top,
         want.rank(app.ranking.tts_w(), app.ranking.top).top

@@ -4,7 +4,7 @@
 
 use autolb::interp::Method;
 use autolb::model::check::rel_error;
-use autolb::model::{Estimate, MeasuredRun, Model};
+use autolb::model::{Estimate, EstimateRequest, MeasuredRun, Model};
 use autolb::predict::ComponentInput;
 
 /// The calibrated model and its training runs (empty when it came from `--model FILE`).
@@ -73,7 +73,7 @@ pub fn estimate(
         return None;
     }
     let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
-    let e = model.estimate_curves(&curves, interp, nproc);
+    let e = model.estimate(&EstimateRequest::curves(&curves, interp, nproc));
     (e.sypd.is_finite() && e.sypd > 0.0).then_some(e)
 }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use autolb::curve::Curve;
 use autolb::interp::{Interpolant, Method};
-use autolb::model::{MeasuredComponent, MeasuredRun, Model};
+use autolb::model::{EstimateRequest, MeasuredComponent, MeasuredRun, Model};
 
 use super::app::App;
 use super::calibration::Calibration;
@@ -381,11 +381,14 @@ fn the_calibrated_top_n_shows_the_full_models_numbers() {
         app.rerank();
         let bound = app.ranking.problem.rank(app.ranking.tts_w(), 10_000);
         for c in &app.ranking.prediction.top {
-            let full = app.ranking.active_model().estimate_curves(
-                &curves,
-                app.ranking.problem.settings.interp,
-                &c.nproc,
-            );
+            let full = app
+                .ranking
+                .active_model()
+                .estimate(&EstimateRequest::curves(
+                    &curves,
+                    app.ranking.problem.settings.interp,
+                    &c.nproc,
+                ));
             assert!(
                 (c.sypd - full.sypd).abs() <= 1e-9 * full.sypd,
                 "{c:?} vs {full:?}"

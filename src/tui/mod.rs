@@ -61,7 +61,7 @@ use ratatui::Terminal;
 use autolb::config::CampaignFile;
 use autolb::curve::Curve;
 use autolb::example;
-use autolb::predict::{ComponentInput, Problem, Settings};
+use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 use autolb::watch::{self, WatchOptions};
 
 use crate::shared::error::user;
@@ -132,7 +132,15 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
     // The machine, cost and queue flags (or the file's [machine]) bill the matrix's FN.
     let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
-    let problem = Problem::billed(&setup.inputs, &setup.settings, &cost_model).map_err(user)?;
+    let problem = Problem::build(
+        &setup.inputs,
+        &setup.settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(&cost_model),
+        },
+    )
+    .map_err(user)?;
     problem.check_grid_size().map_err(user)?;
     let calibrated = match early_model {
         Some(p) => Some(p),
@@ -208,9 +216,15 @@ fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<(Problem, 
         )));
     }
     let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
-    let problem =
-        Problem::billed_with_model(&setup.inputs, &setup.settings, &resolved.model, &cost_model)
-            .map_err(user)?;
+    let problem = Problem::build(
+        &setup.inputs,
+        &setup.settings,
+        ProblemOptions {
+            model: Some(&resolved.model),
+            cost_model: Some(&cost_model),
+        },
+    )
+    .map_err(user)?;
     Ok(Some((
         problem,
         Calibration {

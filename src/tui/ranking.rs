@@ -4,7 +4,7 @@
 
 use autolb::interp::Interpolant;
 use autolb::model::Model;
-use autolb::predict::{ComponentInput, Config, Prediction, Problem};
+use autolb::predict::{ComponentInput, ConfigurationText, Prediction, Problem, Scored};
 
 use super::calibration::Calibration;
 
@@ -90,7 +90,7 @@ impl Ranking {
     }
 
     /// The recommended configuration: the top of the ranking.
-    pub fn recommended(&self) -> Option<&Config> {
+    pub fn recommended(&self) -> Option<&Scored> {
         self.prediction.top.first()
     }
 
@@ -126,7 +126,7 @@ impl Ranking {
 
     /// Each configuration's rank among all at the current TTS_w (`None` beyond the first
     /// [`RANK_LIMIT`], which is not worth the search).
-    pub fn global_ranks(&self, configs: &[Config]) -> Vec<Option<usize>> {
+    pub fn global_ranks(&self, configs: &[Scored]) -> Vec<Option<usize>> {
         let mut ranks: Vec<Option<usize>> =
             configs.iter().map(|c| self.rank_of(&c.nproc)).collect();
         if ranks.iter().any(Option::is_none) {
@@ -142,13 +142,7 @@ impl Ranking {
 
     /// `IFS 408 + NEMO 240`.
     pub fn describe(&self, nproc: &[u32]) -> String {
-        self.problem
-            .components
-            .iter()
-            .zip(nproc)
-            .map(|(c, p)| format!("{} {p}", c.name))
-            .collect::<Vec<_>>()
-            .join(" + ")
+        ConfigurationText::new(&self.problem.names(), nproc).to_string()
     }
 
     /// The model that colours the matrix and ranks the top N now.

@@ -817,3 +817,26 @@ fn the_progress_line_sits_on_the_tables_border_and_gives_way_at_80_columns() {
     assert!(line.contains("ETA 1 min 00 s"), "{line}");
     assert_eq!(line.chars().count(), 80, "{line}");
 }
+
+/// The fit is kept between frames, but a changed cell (here a longer state in one row, with
+/// nothing else changed) refits it.
+#[test]
+fn a_changed_cell_refits_the_columns() {
+    let mut app = app();
+    app.table.campaign = watched();
+    let (header, _, before) = view::table::fitted(&app, 200);
+    let k = header.iter().position(|h| h == "state").unwrap();
+    assert_eq!(
+        view::table::fitted(&app, 200).2,
+        before,
+        "the same fit again"
+    );
+    let longer = usize::from(before[k]) + 5;
+    app.table.campaign.rows[0].state = "x".repeat(longer);
+    let (_, rows, after) = view::table::fitted(&app, 200);
+    assert_eq!(usize::from(after[k]), longer);
+    assert_eq!(rows[0][k], "x".repeat(longer));
+    // Too narrow for the wider table: a column goes.
+    let total: u16 = after.iter().sum::<u16>() + after.len() as u16 - 1;
+    assert!(view::table::fitted(&app, total - 1).0.len() < header.len());
+}

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use autolb::config::{AllowedEntry, CampaignFile, ComponentEntry};
 use autolb::fsutil::write_atomically;
-use autolb::predict::{Config, Settings};
+use autolb::predict::{Scored, Settings};
 
 /// Where a component's curve comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,7 +63,7 @@ pub struct Selection {
     /// The components' names, in the order of each configuration's PEs.
     pub names: Vec<String>,
     pub source: SelectionSource,
-    pub configs: Vec<Config>,
+    pub configs: Vec<Scored>,
     /// Each configuration's rank among all at `tts_w` (`None` when far down).
     pub ranks: Vec<Option<usize>>,
     pub tts_w: f64,

@@ -114,7 +114,7 @@ pub fn quick(problem: &Problem, index: &[usize], tts_w: f64) -> Quick {
                 sypd,
                 cost,
                 &problem.sypd_bounds,
-                &problem.chsy_bounds,
+                &problem.cost_bounds,
             ),
         }
     } else {
@@ -136,7 +136,7 @@ pub fn spread(n: usize, k: usize) -> Vec<usize> {
 mod tests {
     use super::*;
     use autolb::machine::{CostKind, CostModel, Machine, Placement, Queue};
-    use autolb::predict::Cell;
+    use autolb::predict::{Cell, ProblemOptions};
 
     /// `quick` says what `Problem::cell` says of every configuration, on the example with and
     /// without a machine, both placements, the three costs and a chosen or open queue table.
@@ -209,7 +209,14 @@ mod tests {
         }
         let mut kinds = [0usize; 3];
         for model in &models {
-            let Ok(p) = Problem::billed(&inputs, &settings, model) else {
+            let Ok(p) = Problem::build(
+                &inputs,
+                &settings,
+                ProblemOptions {
+                    model: None,
+                    cost_model: Some(model),
+                },
+            ) else {
                 continue;
             };
             for tts_w in [0.0, 0.3, 1.0] {

@@ -12,7 +12,7 @@ use ratatui::Terminal;
 
 use autolb::curve::Curve;
 use autolb::example;
-use autolb::predict::{Cell, ComponentInput, Problem, Settings};
+use autolb::predict::{Cell, ComponentInput, Problem, ProblemOptions, Settings};
 use autolb::watch::{ActiveMode, WatchEvent};
 
 use super::app::App;
@@ -657,7 +657,15 @@ fn m_switches_between_the_standalone_and_the_calibrated_model() {
         })
         .collect();
     let (model, _) = Model::fit(&curves, autolb::interp::Method::default(), &runs);
-    let calibrated = Problem::with_model(&inputs, &example::settings(), &model).unwrap();
+    let calibrated = Problem::build(
+        &inputs,
+        &example::settings(),
+        ProblemOptions {
+            model: Some(&model),
+            cost_model: None,
+        },
+    )
+    .unwrap();
     let mut app = app();
     let standalone_best = app.ranking.prediction.top[0].sypd;
     app.update(key('M'));

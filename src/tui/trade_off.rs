@@ -9,7 +9,7 @@
 use autolb::metrics;
 use autolb::model::MeasuredRun;
 use autolb::predict::front::Winner;
-use autolb::predict::{Config, Problem};
+use autolb::predict::{Problem, Scored};
 
 /// A configuration measured by a campaign, as a point of the scatter.
 ///
@@ -51,7 +51,7 @@ const CLOUD_CELLS: usize = 160;
 #[derive(Debug, Clone, Default)]
 pub struct TradeOffState {
     /// The front in ascending SYPD (and CHSY).
-    pub front: Vec<Config>,
+    pub front: Vec<Scored>,
     /// Contiguous TTS_w intervals from 0 to 1 and their top-1.
     pub winners: Vec<Winner>,
     /// Index into `front` of the cursor.
@@ -101,7 +101,7 @@ impl TradeOffState {
         self.selected = (self.selected as isize + by).clamp(0, last) as usize;
     }
 
-    pub fn selected_config(&self) -> Option<&Config> {
+    pub fn selected_config(&self) -> Option<&Scored> {
         self.front.get(self.selected)
     }
 
@@ -145,7 +145,7 @@ pub fn winner_label(k: usize, current: bool) -> char {
 
 /// The kept cells of the slice, one per cell of a `CLOUD_CELLS` x `CLOUD_CELLS` lattice over
 /// the slice's (cost, SYPD) range, so drawing costs the same whatever the step.
-fn cloud(kept: Vec<(f64, f64)>, front: &[Config]) -> Vec<(f64, f64)> {
+fn cloud(kept: Vec<(f64, f64)>, front: &[Scored]) -> Vec<(f64, f64)> {
     let all = kept
         .iter()
         .copied()

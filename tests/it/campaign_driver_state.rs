@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::processes::wait_with_timeout;
 use crate::common::{self, autolb};
 
 fn slow_campaign(tmp: &Path) -> PathBuf {
@@ -47,20 +48,6 @@ fn wait_for_driver(dir: &Path, want: &str, limit: Duration) -> (Duration, Value)
             "the driver is not {want} after {limit:?}: {driver}"
         );
         std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn wait_with_timeout(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("the driver did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

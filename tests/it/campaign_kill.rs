@@ -5,12 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use autolb::campaign::{RunMetrics, RunState, State};
 use rand::Rng;
 
 use crate::common::autolb;
+use crate::common::processes::wait_with_timeout;
 
 /// The demo campaign with a slower stand-in model, so kills land mid-run, choosing its tests
 /// with `strategy`.
@@ -62,20 +63,6 @@ fn done_runs(dir: &Path) -> BTreeMap<String, RunMetrics> {
         }
     }
     out
-}
-
-fn wait_with_timeout(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("the driver did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Every directory under `dir` (recursively) whose name matches `pred`.

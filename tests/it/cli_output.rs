@@ -8,19 +8,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use assert_cmd::Command;
+use crate::common::{autolb, autolb_path};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn autolb() -> Command {
-    Command::cargo_bin("autolb").expect("binary")
-}
-
-/// The binary, for runs whose stdout is a file or a pipe of the test's own.
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_autolb")
 }
 
 fn asset(path: &str) -> String {
@@ -145,7 +136,7 @@ fn a_full_disk_is_one_line_and_exit_code_2() {
             .write(true)
             .open("/dev/full")
             .unwrap();
-        let out = std::process::Command::new(bin())
+        let out = std::process::Command::new(autolb_path())
             .args(&args)
             .stdout(full)
             .output()
@@ -172,7 +163,7 @@ fn a_reader_that_goes_away_never_makes_a_panic() {
             if round >= 3 && !quick(label) {
                 continue;
             }
-            let mut child = std::process::Command::new(bin())
+            let mut child = std::process::Command::new(autolb_path())
                 .args(&args)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -209,7 +200,7 @@ fn a_closed_pipe_ends_quietly_with_141() {
         // The read end is closed before the command starts: its first write fails.
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = std::process::Command::new(bin())
+        let out = std::process::Command::new(autolb_path())
             .args(&args)
             .stdout(writer)
             .output()

@@ -1,4 +1,4 @@
-//! Bad input from the adversarial trial (issue 14): every case is refused up front with one
+//! Bad input from an adversarial trial of the CLI: every case is refused up front with one
 //! plain line on stderr (no colours when stderr is not a terminal) and exit code 2, never a
 //! panic, a hang, gigabytes of memory or a silently wrong value.
 
@@ -6,18 +6,18 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common;
-use crate::common::TestCommand;
 
-/// autolb, killed (and the test failed) past two minutes: bad input must never hang it.
-fn autolb() -> TestCommand {
-    let mut c = common::autolb();
-    c.timeout(Duration::from_secs(120));
-    c
-}
+/// How long autolb may take before it is killed and the test failed: bad input must never
+/// hang it.
+const HANG_LIMIT: Duration = Duration::from_secs(120);
 
 /// Runs autolb with `args` and expects exit code 2 and one plain line holding every needle.
 fn refuses(args: &[&str], needles: &[&str]) {
-    let out = autolb().args(args).output().expect("runs");
+    let out = common::autolb()
+        .timeout(HANG_LIMIT)
+        .args(args)
+        .output()
+        .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     assert_eq!(
@@ -137,7 +137,8 @@ fn a_typo_in_a_curve_is_refused_or_fast() {
     // A budget of 100,000 PEs at step 1: 100,000 candidates, answered in well under a minute
     // (the trial: 5 minutes and 6-7 GB before it was killed).
     let started = Instant::now();
-    autolb()
+    common::autolb()
+        .timeout(HANG_LIMIT)
         .args([
             "predict",
             "--curve",
@@ -181,7 +182,11 @@ fn durations_and_steps_are_bounded() {
         ("--demo-compression", "1e308"),
         ("--period", "1e308"),
     ] {
-        let out = autolb().args(["tui", flag, value]).output().unwrap();
+        let out = common::autolb()
+            .timeout(HANG_LIMIT)
+            .args(["tui", flag, value])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{flag}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("limit"), "{flag}: {stderr}");
@@ -352,7 +357,8 @@ fn campaign_file_validation_gaps_name_the_key() {
         let file = demo_file(tmp.path(), |t| t.replace(from, to));
         let dir = tmp.path().join("c");
         let (file, dir) = (file.to_str().unwrap(), dir.to_str().unwrap());
-        let out = autolb()
+        let out = common::autolb()
+            .timeout(HANG_LIMIT)
             .args(["campaign", "init", dir, "--config", file])
             .output()
             .unwrap();
@@ -374,7 +380,8 @@ fn a_state_without_iterations_is_refused_not_idled_on() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("c");
     let dir_s = dir.to_str().unwrap();
-    autolb()
+    common::autolb()
+        .timeout(HANG_LIMIT)
         .args(["campaign", "init", dir_s, "--demo"])
         .assert()
         .success();
@@ -396,7 +403,8 @@ fn a_hand_edited_state_is_checked_against_the_limits() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("c");
     let dir_s = dir.to_str().unwrap();
-    autolb()
+    common::autolb()
+        .timeout(HANG_LIMIT)
         .args(["campaign", "init", dir_s, "--demo"])
         .assert()
         .success();
@@ -469,7 +477,11 @@ fn huge_values_in_errors_are_shortened() {
         vec!["timing", "/tmp", "--nproc", huge.as_str()],
         vec!["campaign", "status", name.as_str()],
     ] {
-        let out = autolb().args(&args).output().unwrap();
+        let out = common::autolb()
+            .timeout(HANG_LIMIT)
+            .args(&args)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
             out.status.code(),

@@ -8,7 +8,7 @@ use autolb::interp::Method;
 use autolb::model::check::{few_runs, leave_one_out, leave_one_out_with_steps, ErrorStats};
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
-use autolb::model::MeasuredRun;
+use autolb::model::{EstimateRequest, MeasuredRun};
 use autolb::sim::synthetic_check::{
     synthetic_coupling_time_leave_one_out, synthetic_leave_one_out,
     synthetic_run_length_leave_one_out, CouplingTimeCase,
@@ -136,17 +136,13 @@ fn real_runs_fixed_cost_per_run() {
     assert!((8.0..20.0).contains(&m.fixed_s), "{}", m.fixed_s);
     assert_eq!(m.typical_simulated_s, Some(992.0 * 2700.0));
     // The same configuration is predicted slower for a week than for two months.
-    let week = model.estimate_curves_for(
-        &curves,
-        Method::default(),
-        &[576, 144],
-        Some(224.0 * 2700.0),
+    let week = model.estimate(
+        &EstimateRequest::curves(&curves, Method::default(), &[576, 144])
+            .for_run(Some(224.0 * 2700.0)),
     );
-    let months = model.estimate_curves_for(
-        &curves,
-        Method::default(),
-        &[576, 144],
-        Some(1888.0 * 2700.0),
+    let months = model.estimate(
+        &EstimateRequest::curves(&curves, Method::default(), &[576, 144])
+            .for_run(Some(1888.0 * 2700.0)),
     );
     assert!(
         week.sypd < 0.95 * months.sypd,

@@ -7,7 +7,7 @@ use crate::common::predict::{
     cost_model, cost_model_strategy, machine_strategy, queue_strategy, Speeds,
 };
 use autolb::machine::{CostKind, CostModel, Placement};
-use autolb::predict::{naive, ComponentInput, PredictError, Problem, Settings};
+use autolb::predict::{naive, ComponentInput, PredictError, Problem, ProblemOptions, Settings};
 use proptest::prelude::*;
 
 fn problem_strategy() -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
@@ -35,14 +35,28 @@ fn billed_equals_naive(
     settings: &Settings,
     model: &CostModel,
 ) -> Result<(), TestCaseError> {
-    let problem = match Problem::billed(inputs, settings, model) {
+    let problem = match Problem::build(
+        inputs,
+        settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(model),
+        },
+    ) {
         Ok(p) => p,
         Err(PredictError::NothingFitsQueue(_)) => {
             let open = CostModel {
                 queue: None,
                 ..model.clone()
             };
-            let Ok(all) = Problem::billed(inputs, settings, &open) else {
+            let Ok(all) = Problem::build(
+                inputs,
+                settings,
+                ProblemOptions {
+                    model: None,
+                    cost_model: Some(&open),
+                },
+            ) else {
                 return Ok(());
             };
             let queue = model

@@ -10,7 +10,7 @@ use autolb::metrics::{self, Bounds};
 use autolb::model::{MeasuredComponent, MeasuredRun, Model};
 use autolb::predict::front::Winner;
 use autolb::predict::ComponentInput;
-use autolb::predict::{Problem, Settings};
+use autolb::predict::{Problem, ProblemOptions, Settings};
 use proptest::prelude::*;
 
 /// One kept configuration, found the obvious way.
@@ -159,7 +159,7 @@ fn check_problem(problem: &Problem) -> Result<(), TestCaseError> {
     let cb = Bounds::of(kept.iter().map(|k| k.cost)).unwrap();
     // The problem normalises over the same kept set.
     prop_assert_eq!(problem.sypd_bounds, sb);
-    prop_assert_eq!(problem.chsy_bounds, cb);
+    prop_assert_eq!(problem.cost_bounds, cb);
     let winners = problem.winners();
     check_tiling(&winners);
     let breakpoints: Vec<f64> = winners.iter().map(|w| w.tts_w_to).collect();
@@ -225,7 +225,7 @@ proptest! {
         (inputs, settings) in problem_strategy(1..=3, Speeds::Coarse),
         model in cost_model_strategy(),
     ) {
-        let Ok(problem) = Problem::billed(&inputs, &settings, &model) else { return Ok(()) };
+        let Ok(problem) = Problem::build(&inputs, &settings, ProblemOptions { model: None, cost_model: Some(&model) }) else { return Ok(()) };
         check_problem(&problem)?;
     }
 
@@ -238,7 +238,7 @@ proptest! {
         model in cost_model_strategy(),
     ) {
         let Some(calibrated) = fitted(&inputs, &settings, &picks) else { return Ok(()) };
-        let Ok(problem) = Problem::billed_with_model(&inputs, &settings, &calibrated, &model)
+        let Ok(problem) = Problem::build(&inputs, &settings, ProblemOptions { model: Some(&calibrated), cost_model: Some(&model) })
         else {
             return Ok(());
         };

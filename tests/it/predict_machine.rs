@@ -171,7 +171,7 @@ fn queues_filter_and_name_the_smallest_fit() {
 fn budget_change_at_step_1_and_2000_pes_is_fast() {
     use autolb::curve::{Curve, Point};
     use autolb::machine::{CostModel, Machine, Placement};
-    use autolb::predict::{ComponentInput, Problem, Settings};
+    use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
     use std::time::Instant;
 
     let curve = |name: &str, scale: f64| {
@@ -223,7 +223,15 @@ fn budget_change_at_step_1_and_2000_pes_is_fast() {
                 ..Settings::default()
             };
             let start = Instant::now();
-            let problem = Problem::billed(&inputs, &settings, &model).unwrap();
+            let problem = Problem::build(
+                &inputs,
+                &settings,
+                ProblemOptions {
+                    model: None,
+                    cost_model: Some(&model),
+                },
+            )
+            .unwrap();
             let p = problem.rank(0.5, 5);
             times.push(start.elapsed());
             assert_eq!(p.top.len(), 5);

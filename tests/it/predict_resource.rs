@@ -5,7 +5,7 @@ use crate::common;
 use crate::common::autolb;
 
 use crate::common::predict::{problem_strategy, resource_model_strategy, Speeds};
-use autolb::predict::{naive, PredictError, Problem};
+use autolb::predict::{naive, PredictError, Problem, ProblemOptions};
 use proptest::prelude::*;
 
 fn check(
@@ -13,7 +13,14 @@ fn check(
     settings: &autolb::predict::Settings,
     model: &autolb::machine::CostModel,
 ) -> Result<(), TestCaseError> {
-    let problem = match Problem::billed(inputs, settings, model) {
+    let problem = match Problem::build(
+        inputs,
+        settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(model),
+        },
+    ) {
         Ok(p) => p,
         // A base case over some resource's budget, or an allowed list with nothing in range:
         // refused up front, as the input is unusable.
@@ -104,10 +111,17 @@ fn one_cpu_resource_at_unit_cost_one_is_the_plain_model() {
         component_resource: vec![0, 0],
         ..CostModel::default()
     };
-    let one = Problem::billed(&inputs, &settings, &model)
-        .unwrap()
-        .rank(0.5, 10);
-    assert_eq!(one.candidates, plain.candidates);
+    let one = Problem::build(
+        &inputs,
+        &settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(&model),
+        },
+    )
+    .unwrap()
+    .rank(0.5, 10);
+    assert_eq!(one.configurations, plain.configurations);
     assert_eq!(one.considered, plain.considered);
     let strip = |p: &autolb::predict::Prediction| -> Vec<(Vec<u32>, f64, f64)> {
         p.top
@@ -229,9 +243,9 @@ proptest! {
         if model.component_resource.len() != inputs.len() {
             return Ok(());
         }
-        let Ok(problem) = Problem::billed(&inputs, &settings, &model) else { return Ok(()) };
+        let Ok(problem) = Problem::build(&inputs, &settings, ProblemOptions { model: None, cost_model: Some(&model) }) else { return Ok(()) };
         let all = naive::enumerate(&problem, settings.tts_w, usize::MAX).top;
-        let dominated = |a: &autolb::predict::Config| {
+        let dominated = |a: &autolb::predict::Scored| {
             all.iter().any(|b| {
                 b.sypd >= a.sypd && b.cost() <= a.cost() && (b.sypd > a.sypd || b.cost() < a.cost())
             })

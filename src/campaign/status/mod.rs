@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::measure;
 use super::state::{run_dir_relative, Outcome, RunMetrics, RunState, State};
-use super::strategy::algorithm1::{self, describe, Measured};
+use super::strategy::algorithm1::{self, Measured};
 
 mod narrow;
 pub mod progress;

@@ -68,10 +68,13 @@ impl Status {
             ),
         );
         if let Some(b) = &self.best {
-            let pes: Vec<String> = b.nproc.0.iter().map(|(n, p)| format!("{n} {p}")).collect();
             parts.push(
                 Part::new(
-                    format!("best {} FN {:.3}", pes.join(" + "), b.fittingness),
+                    format!(
+                        "best {} FN {:.3}",
+                        crate::predict::ConfigurationText::pairs(&b.nproc.0),
+                        b.fittingness
+                    ),
                     5,
                 )
                 .or_short(format!("best FN {:.3}", b.fittingness), 4),

@@ -3,6 +3,7 @@
 //! types and how they are derived from the state are the parent module's.
 
 use super::*;
+use crate::predict::ConfigurationText;
 
 impl Status {
     /// The iteration table as plain text with every column, then the run counts and the best
@@ -114,12 +115,16 @@ impl Status {
         lines
     }
 
-    /// `best so far: IFS 432 + NEMO 216 (654 PEs with extras) -- 16.80 SYPD, ...`.
+    /// `best so far: IFS 432 / NEMO 216 (654 PEs with extras) -- 16.80 SYPD, ...`.
     pub fn best_text(&self) -> String {
         match &self.best {
             Some(b) => format!(
                 "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {}{})",
-                describe(&self.components, &b.nproc.values().copied().collect::<Vec<_>>()),
+                ConfigurationText::new(
+                    &self.components,
+                    &b.nproc.values().copied().collect::<Vec<_>>()
+                )
+                .slashed(),
                 b.total_nproc,
                 b.sypd,
                 b.chsy,

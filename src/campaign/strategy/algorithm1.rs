@@ -24,6 +24,7 @@
 
 use crate::machine::CostModel;
 use crate::metrics::Bounds;
+use crate::predict::ConfigurationText;
 
 use crate::campaign::state::{FrozenSettings, RunMetrics};
 
@@ -392,7 +393,7 @@ pub fn decide_within(
             }
             Some(next) => notes.push(format!(
                 "{} already run: step {step} -> {}",
-                describe(input.names, &next),
+                ConfigurationText::new(input.names, &next).slashed(),
                 step / 2
             )),
             None => notes.push(format!(
@@ -414,16 +415,6 @@ pub fn decide_within(
         },
         notes,
     }
-}
-
-/// `IFS 408 / NEMO 240`.
-pub fn describe(names: &[String], nproc: &[u32]) -> String {
-    names
-        .iter()
-        .zip(nproc)
-        .map(|(n, p)| format!("{n} {p}"))
-        .collect::<Vec<_>>()
-        .join(" / ")
 }
 
 /// One measured configuration, for choosing the best.

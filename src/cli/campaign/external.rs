@@ -14,6 +14,7 @@ use color_eyre::eyre::{eyre, Result};
 use autolb::campaign::{self, Barrier, CampaignError, ClaimResult, NextRun, RunLookup};
 use autolb::executor::command::{expand_argv, placeholder_values};
 use autolb::executor::slurm::script::shell_quote;
+use autolb::predict::ConfigurationText;
 
 use super::report;
 use crate::shared::error::{coded, exit, user};
@@ -498,11 +499,10 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
         plan.components.join(", ")
     )?;
     for t in &plan.tests {
-        let pes: Vec<String> = t.nproc.0.iter().map(|(n, p)| format!("{n} {p}")).collect();
         outln!(
             "  test {:>2}  {}  ({} PEs with extras)  {}",
             t.test,
-            pes.join(" / "),
+            ConfigurationText::pairs(&t.nproc.0).slashed(),
             t.total_nproc,
             t.origin
         )?;

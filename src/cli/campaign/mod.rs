@@ -16,6 +16,7 @@ use color_eyre::eyre::{self, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use autolb::campaign::{self, CampaignError, DriveEvent, DriveOptions, DriveOutcome, RunState};
+use autolb::predict::ConfigurationText;
 
 pub mod external;
 
@@ -357,10 +358,9 @@ impl Progress {
                 attempt,
                 ..
             } => {
-                let pes: Vec<String> = nproc.iter().map(|(n, p)| format!("{n} {p}")).collect();
                 let text = format!(
                     "start {run}: {}{}",
-                    pes.join(" / "),
+                    ConfigurationText::pairs(nproc).slashed(),
                     if *attempt > 1 { format!(" (attempt {attempt})") } else { String::new() }
                 );
                 match &p.bar {

@@ -16,7 +16,7 @@ use color_eyre::eyre::Result;
 
 use autolb::machine::CostKind;
 use autolb::predict::front::Winner;
-use autolb::predict::{Config, Problem};
+use autolb::predict::{Problem, Scored};
 
 use super::json::{ConfigJson, FrontJson, WinnerJson};
 use crate::shared::error::user;
@@ -24,7 +24,7 @@ use crate::shared::error::user;
 /// The front and the winners of `problem`, computed once.
 pub struct TradeOff {
     pub names: Vec<String>,
-    pub front: Vec<Config>,
+    pub front: Vec<Scored>,
     pub winners: Vec<Winner>,
     /// The cost on the cost axis when a machine or queues are described (`None`: CHSY only).
     pub cost: Option<CostKind>,
@@ -43,7 +43,7 @@ impl TradeOff {
 
     /// The interval in which `config` is the top-1, if it is one, with whether it is the first
     /// (closed at 0) interval.
-    fn interval_of(&self, config: &Config) -> Option<(bool, &Winner)> {
+    fn interval_of(&self, config: &Scored) -> Option<(bool, &Winner)> {
         self.winners
             .iter()
             .enumerate()
@@ -52,8 +52,8 @@ impl TradeOff {
     }
 
     /// The front and the winners, in ascending SYPD, each configuration once.
-    fn rows(&self) -> Vec<&Config> {
-        let mut rows: Vec<&Config> = self.front.iter().collect();
+    fn rows(&self) -> Vec<&Scored> {
+        let mut rows: Vec<&Scored> = self.front.iter().collect();
         for w in &self.winners {
             if !rows.iter().any(|c| c.nproc == w.config.nproc) {
                 rows.push(&w.config);

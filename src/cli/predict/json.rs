@@ -6,7 +6,7 @@ use serde::Serialize as DeriveSerialize;
 
 use autolb::interp::Method;
 use autolb::machine::ResourceUse;
-use autolb::predict::{Config, Prediction, Settings};
+use autolb::predict::{Prediction, Scored, Settings};
 
 /// PEs keyed by component name, in component order.
 pub struct NamedPes<'a> {
@@ -81,7 +81,7 @@ pub struct ConfigJson<'a> {
 }
 
 impl<'a> ConfigJson<'a> {
-    pub fn new(names: &'a [String], c: &'a Config) -> Self {
+    pub fn new(names: &'a [String], c: &'a Scored) -> Self {
         ConfigJson {
             nproc: NamedPes {
                 names,
@@ -104,7 +104,7 @@ impl<'a> ConfigJson<'a> {
     }
 
     /// Without fittingness (a point of the front).
-    pub fn unranked(names: &'a [String], c: &'a Config) -> Self {
+    pub fn unranked(names: &'a [String], c: &'a Scored) -> Self {
         ConfigJson {
             fittingness: None,
             ..ConfigJson::new(names, c)
@@ -172,7 +172,7 @@ impl<'a> PredictionJson<'a> {
             .collect();
         PredictionJson {
             components: &p.components,
-            candidates: p.candidates,
+            candidates: p.configurations,
             considered: p.considered,
             baseline: ConfigJson::new(&p.components, &p.baseline),
             top,

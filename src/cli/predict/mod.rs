@@ -12,8 +12,8 @@ use clap::Args;
 use color_eyre::eyre::Result;
 
 use autolb::machine::{CostModel, Placement};
-use autolb::model::Model;
-use autolb::predict::{self, Config, Prediction, Problem};
+use autolb::model::{EstimateRequest, Model};
+use autolb::predict::{self, Prediction, Problem, ProblemOptions, Scored};
 
 use crate::shared::error::user;
 use crate::shared::output::errln;
@@ -134,11 +134,13 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             if run.model.is_some() && !model.is_calibrated() {
                 errln!("autolb: note: no usable measured run; the front is the standalone model's");
             }
-            let problem = Problem::billed_with_model(
+            let problem = Problem::build(
                 &setup.inputs,
                 &setup.settings,
-                &model,
-                &setup.cost_model,
+                ProblemOptions {
+                    model: Some(&model),
+                    cost_model: Some(&setup.cost_model),
+                },
             )
             .map_err(user)?;
             let trade_off = front::TradeOff::of(&problem);
@@ -179,7 +181,15 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         ..
     } = &run.setup;
     let model = &resolved.model;
-    let problem = Problem::billed_with_model(inputs, settings, model, cost_model).map_err(user)?;
+    let problem = Problem::build(
+        inputs,
+        settings,
+        ProblemOptions {
+            model: Some(model),
+            cost_model: Some(cost_model),
+        },
+    )
+    .map_err(user)?;
     let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
     let prediction = if resolved.steps.is_empty() {
         predict::full_model::rank(&problem, model, inputs, settings.tts_w, settings.top)
@@ -190,7 +200,12 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         .top
         .iter()
         .map(|c| {
-            let e = model.estimate_with_steps(&curves, settings.interp, &c.nproc, &resolved.steps);
+            let e = model.estimate(&EstimateRequest::stepped(
+                &curves,
+                settings.interp,
+                &c.nproc,
+                &resolved.steps,
+            ));
             (e.low, e.high)
         })
         .collect();
@@ -274,15 +289,15 @@ fn rank_with_steps(
         baseline.sypd,
         base_cost,
         &r.sypd_bounds,
-        &r.chsy_bounds,
+        &r.cost_bounds,
     );
     Ok(Prediction {
         components: names,
-        candidates: r.candidates,
+        configurations: r.configurations,
         considered: r.considered,
         baseline,
         sypd_bounds: r.sypd_bounds,
-        chsy_bounds: r.chsy_bounds,
+        cost_bounds: r.cost_bounds,
         tts_w: settings.tts_w,
         top: r.top,
         cost: (!problem.cost_model.is_plain()).then_some(problem.cost_model.cost),
@@ -423,7 +438,7 @@ pub fn table(p: &Prediction) -> String {
     };
     out.push_str(&header);
     out.push('\n');
-    let row = |label: String, c: &Config| {
+    let row = |label: String, c: &Scored| {
         let mut line = format!("{label:>4}");
         for n in &c.nproc {
             line.push_str(&format!(" {n:>8}"));
@@ -462,7 +477,7 @@ pub fn table(p: &Prediction) -> String {
     out.push_str(&row("base".into(), &p.baseline));
     out.push_str(&format!(
         "{} feasible configurations, {} at least as good as the base case; TTS_w {:.2}\n",
-        p.candidates, p.considered, p.tts_w
+        p.configurations, p.considered, p.tts_w
     ));
     out.push_str(&resource_table(p));
     out

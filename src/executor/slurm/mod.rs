@@ -16,13 +16,14 @@
 
 pub mod client;
 pub mod script;
+mod settings;
 pub mod states;
+
+pub use settings::{ExtraProgram, MultiProgSettings, SlurmSettings};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
 
 use self::client::{JobRecord, SlurmClient};
 use self::script::{Mode, RankGroup, Template, Value};
@@ -31,87 +32,6 @@ use super::{
     RunRequest, RunStatus, Ticket,
 };
 use crate::executor::ExecutorConfig;
-
-/// `[executor.slurm]` settings.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SlurmSettings {
-    /// Job script template file. A relative path is relative to the campaign file (see
-    /// [`SlurmSettings::resolve_paths`]); when still relative at run time, to the campaign
-    /// directory.
-    pub template: Option<PathBuf>,
-    /// The job script template inline, instead of `template`. Without either, the job runs
-    /// `[executor] command` in the run directory.
-    pub script: Option<String>,
-    pub partition: Option<String>,
-    pub account: Option<String>,
-    pub qos: Option<String>,
-    /// Slurm time limit per job (`MM`, `HH:MM:SS`, `D-HH:MM:SS`); default: `[executor]
-    /// timeout_s` rounded up to whole minutes, else the partition's default.
-    pub time_limit: Option<String>,
-    /// Ask for whole nodes (`--exclusive`).
-    pub exclusive: Option<bool>,
-    /// Cores per node of the partition: sets `--nodes` and `{nodes}`.
-    pub cores_per_node: Option<u32>,
-    /// At most this many tasks per job, whatever the run's PEs: for testing a campaign with a
-    /// stand-in model on a small machine. `{nproc.NAME}` and `{total_nproc}` keep the model's
-    /// PE counts; `{ntasks}` and `--ntasks` are capped. Cannot be combined with `multi_prog`.
-    pub max_ntasks: Option<u32>,
-    /// More sbatch options, one per item (e.g. `["--mem=0", "--constraint=highmem"]`).
-    pub sbatch_args: Option<Vec<String>>,
-    /// Seconds between two polls of the queue (default 10: one `squeue` call each time).
-    pub poll_interval_s: Option<f64>,
-    /// First part of the job names (default `autolb`).
-    pub job_name_prefix: Option<String>,
-    /// The autolb binary jobs call as `{autolb}` (default: the running binary).
-    pub autolb: Option<PathBuf>,
-    /// Writes an `srun --multi-prog` file per run (`{multi_prog}`), from the PE counts.
-    pub multi_prog: Option<MultiProgSettings>,
-}
-
-/// `[executor.slurm.multi_prog]`: the program of each component for an MPMD launch.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MultiProgSettings {
-    /// `NAME = ["program", "arg", ...]` per component (the campaign's component names).
-    /// Components take ranks in the campaign's component order.
-    pub programs: BTreeMap<String, Vec<String>>,
-    /// Unbalanced extra programs (XIOS, the runoff mapper) after the components; their PEs
-    /// must add up to the campaign's `extra_pes`.
-    #[serde(default)]
-    pub extras: Vec<ExtraProgram>,
-}
-
-/// `[[executor.slurm.multi_prog.extras]]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExtraProgram {
-    pub name: String,
-    pub nproc: u32,
-    pub command: Vec<String>,
-}
-
-impl SlurmSettings {
-    /// Makes relative paths absolute against the campaign file's directory (as the curve
-    /// paths are), so a campaign directory keeps working from any current directory.
-    /// [`SlurmExecutor::from_context`] calls it with the campaign's `base_dir`.
-    pub fn resolve_paths(&mut self, base_dir: &Path) {
-        for path in [&mut self.template, &mut self.autolb].into_iter().flatten() {
-            if path.is_relative() {
-                *path = base_dir.join(&*path);
-            }
-        }
-    }
-}
-
-/// Default seconds between polls: gentle on a shared slurmctld.
-const DEFAULT_POLL_INTERVAL_S: f64 = 10.0;
-
-/// The job script used without a template: run the `[executor] command` in the run directory.
-const COMMAND_SCRIPT: &str = "#!/bin/bash\n\
-# Job script written by autolb from [executor] command, for run {run_id}.\n\
-cd {run_dir} || exit 1\n\
-{command}\n";
 
 /// Runs each campaign run as a Slurm batch job.
 #[derive(Debug)]
@@ -159,234 +79,18 @@ impl SlurmExecutor {
         campaign_dir: &Path,
         ctx: Option<&ExecutorContext>,
     ) -> Result<SlurmExecutor, ExecutorError> {
-        let mut settings = cfg.slurm.clone().unwrap_or_default();
-        if let Some(ctx) = ctx {
-            settings.resolve_paths(&ctx.base_dir);
-        }
-        let config = |m: String| ExecutorError::Config(format!("[executor.slurm] {m}"));
-        let campaign_dir = std::path::absolute(campaign_dir).map_err(|e| ExecutorError::Io {
-            what: format!("resolving {}", campaign_dir.display()),
-            source: e,
-        })?;
-
-        let command = match &cfg.command {
-            Some(words) if words.is_empty() => {
-                return Err(ExecutorError::Config(
-                    "[executor] command is empty; give the program and its arguments".into(),
-                ))
-            }
-            Some(words) => Some(
-                words
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| Template::parse(w, &format!("[executor] command[{i}]")))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(ExecutorError::Config)?,
-            ),
-            None => None,
-        };
-
-        let job_script = match (&settings.template, &settings.script) {
-            (Some(_), Some(_)) => {
-                return Err(config(
-                    "has both template and script; keep one (a file, or the text inline)".into(),
-                ))
-            }
-            (Some(path), None) => {
-                let path = if path.is_relative() {
-                    campaign_dir.join(path)
-                } else {
-                    path.clone()
-                };
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    config(format!(
-                        "template {}: cannot read it: {e}; give the job script template's path \
-                         (relative to the campaign file)",
-                        path.display()
-                    ))
-                })?;
-                Template::parse(&text, &path.display().to_string())
-            }
-            (None, Some(text)) => Template::parse(text, "[executor.slurm] script"),
-            (None, None) if command.is_some() => Template::parse(COMMAND_SCRIPT, "built-in script"),
-            (None, None) => {
-                return Err(config(
-                    "needs a job script: set template = \"job.tmpl\" (or script = \"...\"), or \
-                     an [executor] command to run in each run's directory"
-                        .into(),
-                ))
-            }
-        }
-        .map_err(ExecutorError::Config)?;
-
-        let mut known: Vec<&str> = script::RUN_PLACEHOLDERS.to_vec();
-        if settings.cores_per_node.is_some() {
-            known.push("nodes");
-        }
-        if settings.multi_prog.is_some() {
-            known.push("multi_prog");
-        }
-        let word_known = known.clone();
-        if command.is_some() {
-            known.push("command");
-        }
-        // Placeholders that exist only with a setting: say which setting.
-        for (placeholder, missing) in [
-            (
-                "nodes",
-                settings
-                    .cores_per_node
-                    .is_none()
-                    .then_some("cores_per_node = N in [executor.slurm]"),
-            ),
-            (
-                "multi_prog",
-                settings
-                    .multi_prog
-                    .is_none()
-                    .then_some("an [executor.slurm.multi_prog] table"),
-            ),
-            (
-                "command",
-                cfg.command.is_none().then_some("a command in [executor]"),
-            ),
-        ] {
-            if let (true, Some(setting)) = (job_script.uses(placeholder), missing) {
-                return Err(config(format!(
-                    "the job script uses {{{placeholder}}}, which needs {setting}"
-                )));
-            }
-        }
-        job_script
-            .check_names(&known)
-            .map_err(ExecutorError::Config)?;
-        for word in command.iter().flatten() {
-            word.check_names(&word_known)
-                .map_err(ExecutorError::Config)?;
-        }
-
-        let (programs, extras) = match &settings.multi_prog {
-            None => (BTreeMap::new(), Vec::new()),
-            Some(mp) => {
-                if settings.max_ntasks.is_some() {
-                    return Err(config(
-                        "max_ntasks cannot be combined with multi_prog: the MPMD file needs \
-                         every rank of the run; remove one of them"
-                            .into(),
-                    ));
-                }
-                let parse_words = |owner: &str, words: &[String]| {
-                    if words.is_empty() {
-                        return Err(config(format!(
-                            "multi_prog: {owner} has an empty command; give the program and its \
-                             arguments"
-                        )));
-                    }
-                    words
-                        .iter()
-                        .map(|w| {
-                            let t = Template::parse(w, &format!("multi_prog {owner}"))?;
-                            t.check_names(&word_known)?;
-                            Ok(t)
-                        })
-                        .collect::<Result<Vec<_>, String>>()
-                        .map_err(ExecutorError::Config)
-                };
-                let mut programs = BTreeMap::new();
-                for (name, words) in &mp.programs {
-                    crate::curve::validate_component_name(name)
-                        .map_err(|e| config(format!("multi_prog.programs: {e}")))?;
-                    programs.insert(name.clone(), parse_words(name, words)?);
-                }
-                if let Some(ctx) = ctx {
-                    let names: Vec<&str> = ctx.components.iter().map(|c| c.name.as_str()).collect();
-                    if let Some(missing) = names.iter().find(|n| !programs.contains_key(**n)) {
-                        return Err(config(format!(
-                            "multi_prog.programs has no program for component {missing}; add \
-                             {missing} = [\"path/to/binary\", ...]"
-                        )));
-                    }
-                    if let Some(unknown) = programs.keys().find(|k| !names.contains(&k.as_str())) {
-                        return Err(config(format!(
-                            "multi_prog.programs names {unknown}, which is not a component of \
-                             this campaign ({})",
-                            names.join(", ")
-                        )));
-                    }
-                }
-                let mut extras = Vec::new();
-                for extra in &mp.extras {
-                    crate::curve::validate_component_name(&extra.name)
-                        .map_err(|e| config(format!("multi_prog.extras: {e}")))?;
-                    extras.push((extra.clone(), parse_words(&extra.name, &extra.command)?));
-                }
-                (programs, extras)
-            }
-        };
-
-        let time_limit = match (&settings.time_limit, cfg.timeout_s) {
-            (Some(limit), _) => {
-                script::validate_time_limit(limit).map_err(config)?;
-                Some(limit.clone())
-            }
-            (None, Some(t)) if t > 0.0 && t.is_finite() => Some(script::time_limit_from_seconds(t)),
-            (None, Some(t)) => {
-                return Err(ExecutorError::Config(format!(
-                    "[executor] timeout_s = {t} is not a positive number of seconds"
-                )))
-            }
-            (None, None) => None,
-        };
-        for (key, value) in [
-            ("partition", &settings.partition),
-            ("account", &settings.account),
-            ("qos", &settings.qos),
-        ] {
-            if let Some(v) = value {
-                if v.is_empty() || v.chars().any(|c| c.is_whitespace() || c.is_control()) {
-                    return Err(config(format!(
-                        "{key} = {v:?} is not a Slurm name (no spaces, not empty)"
-                    )));
-                }
-            }
-        }
-        for arg in settings.sbatch_args.iter().flatten() {
-            if !arg.starts_with('-') || arg.contains(['\n', '\r']) {
-                return Err(config(format!(
-                    "sbatch_args: {arg:?} is not an sbatch option; write each as \"--name=value\""
-                )));
-            }
-        }
-        if settings.cores_per_node == Some(0) || settings.max_ntasks == Some(0) {
-            return Err(config(
-                "cores_per_node and max_ntasks must be at least 1".into(),
-            ));
-        }
-        let poll_s = settings.poll_interval_s.unwrap_or(DEFAULT_POLL_INTERVAL_S);
-        let poll_interval = Duration::try_from_secs_f64(poll_s)
-            .ok()
-            .filter(|_| poll_s >= 0.1)
-            .ok_or_else(|| {
-                config(format!(
-                    "poll_interval_s = {poll_s} must be at least 0.1 (seconds between squeue calls)"
-                ))
-            })?;
-        let prefix = settings.job_name_prefix.as_deref().unwrap_or("autolb");
-        crate::curve::validate_component_name(prefix).map_err(|_| {
-            config(format!(
-                "job_name_prefix = {prefix:?}: use only letters, digits, '_' and '-'"
-            ))
-        })?;
-        let autolb = match &settings.autolb {
-            Some(p) if p.is_relative() => campaign_dir.join(p),
-            Some(p) => p.clone(),
-            None => std::env::current_exe().map_err(|e| ExecutorError::Io {
-                what: "finding the autolb binary for {autolb}".into(),
-                source: e,
-            })?,
-        };
-        let name_prefix = format!("{prefix}-{}", campaign_hash(&campaign_dir));
-
+        let settings::Validated {
+            settings,
+            campaign_dir,
+            job_script,
+            command,
+            programs,
+            extras,
+            name_prefix,
+            time_limit,
+            autolb,
+            poll_interval,
+        } = settings::validate(cfg, campaign_dir, ctx)?;
         Ok(SlurmExecutor {
             poll_interval,
             settings,

@@ -10,7 +10,7 @@ use crate::tui::calibration::estimate;
 use crate::tui::ranking::ModelKind;
 use autolb::model::check::rel_error;
 use autolb::model::Model;
-use autolb::predict::Cell;
+use autolb::predict::{Cell, ConfigurationText};
 
 /// Lines describing a configuration (public for tests).
 pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
@@ -75,7 +75,7 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
     ));
     out.push(format!(
         "normalisation over {} kept configurations: SYPD {:.2}..{:.2}, CHSY {:.0}..{:.0}",
-        p.considered, p.sypd_bounds.min, p.sypd_bounds.max, p.chsy_bounds.min, p.chsy_bounds.max
+        p.considered, p.sypd_bounds.min, p.sypd_bounds.max, p.cost_bounds.min, p.cost_bounds.max
     ));
     out
 }
@@ -204,17 +204,12 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         return vec!["no such row".into()];
     };
     let names = &app.table.campaign.components;
-    let pes: Vec<String> = names
-        .iter()
-        .zip(&r.nproc)
-        .map(|(n, p)| format!("{n} {p}"))
-        .collect();
     let place = match &r.label {
         Some(label) => label.clone(),
         None => format!("iteration {} test {}", r.iteration, r.test),
     };
     let mut out = vec![
-        format!("{place}: {}", pes.join(" + ")),
+        format!("{place}: {}", ConfigurationText::new(names, &r.nproc)),
         format!(
             "SYPD {}   CHSY {}   coupling cost {} %   FN {}",
             opt(r.sypd, 2),

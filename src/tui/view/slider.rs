@@ -186,7 +186,7 @@ pub fn budget_line(app: &App, width: usize) -> Line<'static> {
         keys.first(Action::BudgetDown),
         keys.first(Action::BudgetUp)
     );
-    let counts = format!(" · {} feasible, {} kept", p.candidates, p.considered);
+    let counts = format!(" · {} feasible, {} kept", p.configurations, p.considered);
     let cost = if p.cost_model.available_costs().len() > 1 {
         format!(
             " · cost {} {}",

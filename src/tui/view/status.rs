@@ -14,6 +14,7 @@ use crate::tui::app::App;
 use crate::tui::keys::Action;
 use crate::tui::table::TableState;
 use crate::tui::ui::Ui;
+use autolb::predict::ConfigurationText;
 
 /// The best-so-far line: the campaign's best with its PEs, SYPD, CHSY and FN (the table's
 /// FN), flagged when it rests on fewer runs than asked; without a campaign, the prediction's
@@ -37,15 +38,9 @@ pub fn best_text(app: &App) -> String {
     let Some(r) = view.best.and_then(|i| view.rows.get(i)) else {
         return "★ best: nothing measured yet".into();
     };
-    let pes: Vec<String> = view
-        .components
-        .iter()
-        .zip(&r.nproc)
-        .map(|(n, p)| format!("{n} {p}"))
-        .collect();
     let mut text = format!(
         "★ best {} · SYPD {} · CHSY {} · FN {}",
-        pes.join(" + "),
+        ConfigurationText::new(&view.components, &r.nproc),
         opt(r.sypd, 2),
         opt(r.chsy, 0),
         opt(r.fittingness, 3),

@@ -22,7 +22,7 @@ use super::pane_block;
 use crate::tui::app::App;
 use crate::tui::pane::Pane;
 use crate::tui::trade_off::winner_label;
-use autolb::predict::{Cell, Config};
+use autolb::predict::{Cell, Scored};
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.trade_off;
@@ -198,7 +198,7 @@ pub fn summary(app: &App, width: usize) -> Vec<Line<'static>> {
 
 /// The cursor configuration scored, unless it is over the budget (then it has no place on
 /// the pane).
-fn cursor_config(app: &App) -> Option<Config> {
+fn cursor_config(app: &App) -> Option<Scored> {
     match app.cursor_cell() {
         Cell::OverBudget => None,
         _ => Some(

@@ -261,12 +261,12 @@ pub fn cost_model(
 pub fn same_as_naive(
     problem: &autolb::predict::Problem,
     settings: &Settings,
-) -> Result<Vec<autolb::predict::Config>, TestCaseError> {
+) -> Result<Vec<autolb::predict::Scored>, TestCaseError> {
     let reference = autolb::predict::naive::enumerate(problem, settings.tts_w, settings.top);
-    prop_assert_eq!(problem.candidates, reference.candidates);
+    prop_assert_eq!(problem.configurations, reference.configurations);
     prop_assert_eq!(problem.considered, reference.considered);
     prop_assert_eq!(problem.sypd_bounds, reference.sypd_bounds);
-    prop_assert_eq!(problem.chsy_bounds, reference.chsy_bounds);
+    prop_assert_eq!(problem.cost_bounds, reference.cost_bounds);
     let fast = problem.rank(settings.tts_w, settings.top);
     prop_assert_eq!(&fast.top, &reference.top);
     Ok(fast.top)

@@ -2,11 +2,12 @@
 //! donor/recipient move from the best, the model's most promising configurations near the best,
 //! and repetitions of the configurations the noise leaves in contention with the best.
 
-use super::super::algorithm1::{self, describe};
+use super::super::algorithm1;
 use super::super::PlannedTest;
 use super::landscape::{within_budget, Landscape, MeasuredConfig};
 use super::tuning::*;
 use crate::model::guide::{band_sds, expected_improvement, run_noise_sd};
+use crate::predict::ConfigurationText;
 
 /// What [`choose`] decided.
 pub struct Chosen {
@@ -121,7 +122,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
                     step,
                     view.names[donor],
                     view.names[recipient],
-                    describe(&view.names, &best.config.nproc),
+                    ConfigurationText::new(&view.names, &best.config.nproc).slashed(),
                     on_the_model_scale(upper, best_fn)
                 )),
             });

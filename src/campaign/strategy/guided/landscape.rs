@@ -8,8 +8,8 @@ use crate::campaign::state::{FrozenSettings, RunMetrics, State};
 use crate::curve::Curve;
 use crate::interp::Interpolant;
 use crate::metrics::Bounds;
-use crate::model::{guide, Estimate, MeasuredComponent, MeasuredRun, Model};
-use crate::predict::{self, ComponentInput};
+use crate::model::{guide, Estimate, EstimateRequest, MeasuredComponent, MeasuredRun, Model};
+use crate::predict::{self, ComponentInput, ProblemOptions};
 
 /// Every run of one configuration, over all iterations.
 #[derive(Debug, Clone)]
@@ -202,8 +202,15 @@ impl Landscape {
             extra_pes: s.extra_pes,
         };
         let cost_model = s.cost_model.clone().unwrap_or_default();
-        let problem = predict::Problem::billed_with_model(&inputs, &settings, &model, &cost_model)
-            .map_err(|e| e.to_string())?;
+        let problem = predict::Problem::build(
+            &inputs,
+            &settings,
+            ProblemOptions {
+                model: Some(&model),
+                cost_model: Some(&cost_model),
+            },
+        )
+        .map_err(|e| e.to_string())?;
         let lists = problem.components.iter().map(|c| c.nproc.clone()).collect();
         Ok(Landscape {
             standalone: curves
@@ -211,7 +218,7 @@ impl Landscape {
                 .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
                 .collect(),
             sypd: problem.sypd_bounds,
-            cost: problem.chsy_bounds,
+            cost: problem.cost_bounds,
             model,
             names,
             measured,
@@ -233,7 +240,8 @@ impl Landscape {
             .zip(nproc)
             .map(|(i, &p)| i.eval(f64::from(p)))
             .collect();
-        self.model.estimate(&self.names, nproc, &standalone)
+        self.model
+            .estimate(&EstimateRequest::known(&self.names, nproc, &standalone))
     }
 
     /// What the model says about a configuration's FN at its mean speed: the mean, one
