@@ -20,6 +20,7 @@ pub mod driver;
 pub mod external;
 pub mod heartbeat;
 mod init;
+pub mod lock;
 pub mod measure;
 pub mod measured;
 pub mod plan;

@@ -9,6 +9,7 @@
 //! * [`guided::Guided`]: the calibrated model chooses where to measure next.
 
 pub mod algorithm1;
+pub mod budgets;
 pub mod guided;
 
 use std::collections::HashSet;

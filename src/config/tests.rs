@@ -1,0 +1,263 @@
+use super::*;
+
+#[test]
+fn nemo_listonly_output_is_an_allowed_list() {
+    let text = "    jpni = 0\n   nb_cores oce:    29, land domains excluded:     7 ( 19.4%)\n\
+                \x20  nb_cores oce:    16, land domains excluded:     4 ( 20.0%)\n STOP\n";
+    assert_eq!(parse_allowed(text, "ocean.output").unwrap(), vec![16, 29]);
+    let e = parse_allowed("nb_cores oce: many\n", "o")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("many"), "{e}");
+}
+
+/// The built-in example's NEMO list ([`crate::example::NEMO_ALLOWED`]) is a valid
+/// `allowed` file (it is read here, where the parser lives, since the example sits below).
+#[test]
+fn the_bundled_nemo_allowed_list_parses() {
+    assert!(
+        parse_allowed(crate::example::NEMO_ALLOWED, "allowed")
+            .unwrap()
+            .len()
+            > 50
+    );
+}
+
+/// The bundled EC-Earth3 Slurm example (assets/slurm) loads and renders into a valid job script and MPMD
+/// file for a real configuration.
+#[test]
+fn the_bundled_ecearth3_example_renders() {
+    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/slurm");
+    let file = CampaignFile::load(&assets.join("campaign.toml")).unwrap();
+    let components = file
+        .components
+        .iter()
+        .map(|c| crate::executor::ComponentContext {
+            name: c.name.clone(),
+            timing_name: c.timing_name().to_string(),
+            curve: crate::curve::Curve::load(c.name.clone(), &assets.join(&c.curve)).unwrap(),
+        })
+        .collect();
+    let ctx = crate::executor::ExecutorContext {
+        base_dir: assets.clone(),
+        components,
+        period_s: file.period_s,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = file.executor.clone().unwrap();
+    let ex = crate::executor::slurm::SlurmExecutor::from_context(&cfg, dir.path(), &ctx).unwrap();
+    let mut r = crate::executor::RunRequest {
+        id: "i01-t02-r1".into(),
+        iteration: 1,
+        test: 2,
+        repetition: 1,
+        nproc: Vec::new(),
+        extra_pes: 0,
+        run_dir: dir.path().join("iter-01/test-02/rep-1"),
+    };
+    r.nproc = vec![("IFS".into(), 384), ("NEMO".into(), 242)];
+    r.extra_pes = 2;
+    let args = ex.prepare(&r).unwrap();
+    for expected in [
+        "--ntasks=628",
+        "--nodes=14",
+        "--partition=main",
+        "--account=myproject",
+        "--qos=normal",
+        "--time=01:00:00",
+        "--exclusive",
+        "--mem=0",
+    ] {
+        assert!(
+            args.contains(&expected.to_string()),
+            "{expected} in {args:?}"
+        );
+    }
+    let mp = std::fs::read_to_string(r.run_dir.join("multi-prog.conf")).unwrap();
+    let lines: Vec<&str> = mp.lines().skip(1).collect();
+    assert_eq!(
+        lines,
+        [
+            "0-383 './ifsmaster-ecconf' '-v' 'ecmwf' '-e' 'a0b1'",
+            "384-625 './nemo.exe'",
+            "626 './runoff-mapper.exe'",
+            "627 './xios_server.exe'"
+        ]
+    );
+    let job = r.run_dir.join("job.sh");
+    let script = std::fs::read_to_string(&job).unwrap();
+    assert!(
+        script.contains("NPROC_IFS=384\nNPROC_NEMO=242\n"),
+        "{script}"
+    );
+    assert!(script.contains("--ntasks=628 --multi-prog '"), "{script}");
+    assert!(script.contains("628 tasks on 14 nodes"), "{script}");
+    let syntax = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(
+        syntax.status.success(),
+        "{}",
+        String::from_utf8_lossy(&syntax.stderr)
+    );
+
+    // A component without a program is reported before anything is submitted.
+    let mut partial = cfg.clone();
+    if let Some(mp) = partial.slurm.as_mut().and_then(|s| s.multi_prog.as_mut()) {
+        mp.programs.remove("NEMO");
+    }
+    let e = crate::executor::slurm::SlurmExecutor::from_context(&partial, dir.path(), &ctx)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("NEMO"), "{e}");
+}
+
+const EXAMPLE: &str = r#"
+max_nproc = 672
+step = 24
+tts_w = 0.5
+interp = "quadratic"
+
+[[component]]
+name = "IFS"
+curve = "ifs.csv"
+timing_name = "ATMIFS"
+
+[[component]]
+name = "NEMO"
+curve = "nemo.csv"
+allowed = [48, 96]
+
+[original]
+IFS = 480
+
+[executor]
+kind = "command"
+command = ["run.sh", "{run_dir}"]
+"#;
+
+#[test]
+fn parses_the_documented_keys() {
+    let f = CampaignFile::parse(EXAMPLE, "c.toml").unwrap();
+    assert_eq!(f.components.len(), 2);
+    assert_eq!(f.components[0].timing_name(), "ATMIFS");
+    assert_eq!(f.components[1].timing_name(), "NEMO");
+    assert_eq!(
+        f.components[1].allowed,
+        Some(AllowedEntry::List(vec![48, 96]))
+    );
+    assert_eq!(f.settings().interp, Method::Quadratic);
+    assert_eq!(
+        f.executor.unwrap().kind,
+        crate::executor::ExecutorKind::Command
+    );
+}
+
+#[test]
+fn unknown_keys_and_wrong_types_name_key_and_line() {
+    let e = CampaignFile::parse("max_nproc = 1\nstepp = 3\n", "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 2") && e.contains("stepp"), "{e}");
+    let e = CampaignFile::parse("max_nproc = \"lots\"\n", "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 1") && e.contains("max_nproc"), "{e}");
+    let e = CampaignFile::parse("[original]\nFOO = 3\n", "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("FOO"), "{e}");
+}
+
+#[test]
+fn a_misspelt_key_gets_the_nearest_name_and_types_are_plain_words() {
+    let err = |text: &str| CampaignFile::parse(text, "c.toml").unwrap_err().to_string();
+    let e = err("max_nproc = 1\nrepetitons = 2\n");
+    assert!(
+        e.starts_with(
+            "c.toml: line 2: unknown key `repetitons`; did you mean `repetitions`? (valid \
+             here: `max_nproc`, `step`,"
+        ),
+        "{e}"
+    );
+    assert!(e.ends_with("`resource`) (at `repetitons = 2`)"), "{e}");
+    // Nothing near: the list alone.
+    let e = err("max_nproc = 1\nzzzzqq = 2\n");
+    assert!(
+        e.contains("unknown key `zzzzqq` (valid here: `max_nproc`"),
+        "{e}"
+    );
+    assert!(!e.contains("did you mean"), "{e}");
+    // In a table, and for a value of a fixed set.
+    let e = err("[[component]]\nname = \"A\"\ncurve = \"a.csv\"\ntiming_nam = \"X\"\n");
+    assert!(e.contains("did you mean `timing_name`?"), "{e}");
+    let e = err("interp = \"quadratc\"\n");
+    assert!(
+        e.contains("unknown value `quadratc`; did you mean `quadratic`? (valid here: `linear`, `quadratic`, `pchip`)"),
+        "{e}"
+    );
+    for (text, plain) in [
+        (
+            "max_nproc = 672.5\n",
+            "decimal number `672.5`, expected a whole number >= 0",
+        ),
+        ("repetitions = -1\n", "expected a whole number >= 0"),
+        ("tts_w = \"a\"\n", "expected a number"),
+        (
+            "[executor]\nkind = \"slurm\"\n[executor.slurm]\nexclusive = 1\n",
+            "expected true or false",
+        ),
+    ] {
+        let e = err(text);
+        assert!(e.contains(plain), "{e}");
+        assert!(!e.contains("u32") && !e.contains("f64"), "{e}");
+    }
+}
+
+#[test]
+fn strategy_key_defaults_to_algorithm1_and_names_a_bad_value() {
+    assert_eq!(
+        CampaignFile::parse("max_nproc = 1\n", "c.toml")
+            .unwrap()
+            .strategy,
+        None
+    );
+    let f = CampaignFile::parse("strategy = \"guided\"\n", "c.toml").unwrap();
+    assert_eq!(f.strategy, Some(Strategy::Guided));
+    let e = CampaignFile::parse("max_nproc = 1\nstrategy = \"greedy\"\n", "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 2") && e.contains("greedy"), "{e}");
+}
+
+#[test]
+fn start_configurations_must_name_every_component() {
+    let base = "[[component]]\nname = \"A\"\ncurve = \"a.csv\"\n[[component]]\nname = \"B\"\ncurve = \"b.csv\"\n";
+    let ok = format!("start = [{{A = 48, B = 96}}, {{A = 96, B = 48}}]\n{base}");
+    let f = CampaignFile::parse(&ok, "c.toml").unwrap();
+    assert_eq!(f.start.unwrap()[1]["A"], 96);
+    let e = CampaignFile::parse(&format!("start = [{{A = 48}}]\n{base}"), "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("start entry 1") && e.contains("\"B\""), "{e}");
+    let e = CampaignFile::parse(
+        &format!("start = [{{A = 1, B = 2, C = 3}}]\n{base}"),
+        "c.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("\"C\""), "{e}");
+}
+
+#[test]
+fn allowed_lists() {
+    assert_eq!(
+        parse_allowed("48\n57, 68 # x\n", "a").unwrap(),
+        vec![48, 57, 68]
+    );
+    let e = parse_allowed("48\n5x\n", "a").unwrap_err().to_string();
+    assert!(e.contains("line 2") && e.contains("5x"), "{e}");
+    assert!(parse_allowed("# none\n", "a").is_err());
+}
