@@ -43,6 +43,10 @@ mod fuzz_tests;
 #[cfg(test)]
 mod keys_tests;
 #[cfg(test)]
+mod picture_tests;
+#[cfg(test)]
+mod screen_html;
+#[cfg(test)]
 mod screen_tests;
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 //! - every entry of `docs/src/SUMMARY.md` exists, and every page under `docs/src` is in it;
 //! - a text picture of the app marked `<!-- screen: SNAPSHOT -->` is exactly the screen that
 //!   insta snapshot holds (`cargo test --bin autolb tui::screen_tests` keeps the snapshot true);
+//!   the README shows the app's PNG picture, which `tui::picture_tests` and `pictures` keep true;
 //! - (the key page `docs/src/app/keys.md` is generated from the key table; the binary's `keys_page` test keeps it so).
 
 use std::collections::BTreeSet;
@@ -283,10 +284,18 @@ fn screens(text: &str) -> Vec<(usize, String, String)> {
 fn the_pictures_of_the_app_are_its_snapshots() {
     let readme = read(&root().join("README.md"));
     assert!(
-        screens(&readme)
+        links(&readme)
+            .iter()
+            .any(|(_, target)| target == "docs/src/images/watch-80x24.png"),
+        "README.md lost its picture of the app (![...](docs/src/images/watch-80x24.png))"
+    );
+    let overview = read(&root().join("docs/src/app/overview.md"));
+    assert!(
+        screens(&overview)
             .iter()
             .any(|(_, p, _)| p.ends_with("screen_tests__watch_80x24.snap")),
-        "README.md lost its picture of the app (<!-- screen: ...watch_80x24.snap -->)"
+        "docs/src/app/overview.md lost its text picture of the app \
+         (<!-- screen: ...watch_80x24.snap -->)"
     );
     for file in documentation_files() {
         for (line, snapshot, block) in screens(&read(&file)) {

@@ -30,6 +30,7 @@ mod hardening_cli;
 mod interp_scipy;
 mod model_accuracy;
 mod model_cli;
+mod pictures;
 mod predict_cli;
 mod predict_exact;
 mod predict_front;

@@ -88,13 +88,6 @@ fn screenshot(chromium: &Path, report: &Path, height: u32, png: &Path) -> (Vec<u
     (bytes, common::console_lines(&r.stderr))
 }
 
-/// PNG width and height from the IHDR chunk.
-fn png_size(png: &[u8]) -> (u32, u32) {
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
-    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    (be(&png[16..20]), be(&png[20..24]))
-}
-
 /// The checks every report must pass in the browser.
 fn check_report(chromium: &Path, report: &Path, expect: &[&str]) -> (Vec<u8>, Probe) {
     let html = std::fs::read_to_string(report).unwrap();
@@ -122,7 +115,7 @@ fn check_report(chromium: &Path, report: &Path, expect: &[&str]) -> (Vec<u8>, Pr
     let height = p.page_height.clamp(600, 12_000);
     let (png, console) = screenshot(chromium, report, height, &png_path);
     assert!(console.is_empty(), "console messages: {console:#?}");
-    assert_eq!(png_size(&png), (1000, height));
+    assert_eq!(common::png_size(&png), (1000, height));
     // A blank page compresses to a few kB; figures and text take far more.
     assert!(png.len() > 40_000, "screenshot is only {} bytes", png.len());
     (png, p)

@@ -358,6 +358,13 @@ pub fn run_chromium(chromium: &Path, page: &Path, extra: &[String]) -> Rendered 
     }
 }
 
+/// PNG width and height from the IHDR chunk.
+pub fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&png[16..20]), be(&png[20..24]))
+}
+
 /// Console messages Chromium logged (`CONSOLE` lines of `--enable-logging=stderr`) and
 /// uncaught page errors.
 pub fn console_lines(stderr: &str) -> Vec<String> {
