@@ -152,7 +152,9 @@ pub enum WriteAssetsError {
     /// A directory or file could not be made.
     #[error("cannot write {}: {source}", path.display())]
     Io {
+        /// The directory or file that could not be made (files written before it stay).
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },

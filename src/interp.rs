@@ -19,8 +19,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
+    /// Piecewise linear between measured points.
     Linear,
+    /// SciPy's quadratic interpolating B-spline (may overshoot between noisy points).
     Quadratic,
+    /// Monotone piecewise cubic Hermite (Fritsch-Carlson), the default: never overshoots.
     #[default]
     Pchip,
 }
@@ -29,6 +32,7 @@ impl Method {
     /// Names accepted on the command line and in config files.
     pub const NAMES: [&'static str; 3] = ["linear", "quadratic", "pchip"];
 
+    /// The method's name as [`Method::NAMES`] lists it (`linear`, `quadratic`, `pchip`).
     pub fn name(self) -> &'static str {
         match self {
             Method::Linear => "linear",
@@ -62,19 +66,28 @@ impl std::fmt::Display for Method {
 /// A ready-to-evaluate interpolant over sorted, distinct abscissae.
 #[derive(Debug, Clone)]
 pub enum Interpolant {
+    /// Piecewise linear through the nodes ([`Method::Linear`], and a quadratic of two points).
     Linear {
+        /// The nodes' abscissae (PE counts), strictly increasing.
         xs: Vec<f64>,
+        /// The values at the nodes (SYPD), one per abscissa.
         ys: Vec<f64>,
     },
     /// Quadratic B-spline: knot vector and coefficients.
     Quadratic {
+        /// The knot vector: the first and last node three times each, the midpoints of the
+        /// inner nodes between them (`coefs.len() + 3` knots, SciPy's choice).
         knots: Vec<f64>,
+        /// One B-spline coefficient per node, solved so the spline passes through every node.
         coefs: Vec<f64>,
     },
     /// Cubic Hermite: values and slopes at the nodes.
     Hermite {
+        /// The nodes' abscissae (PE counts), strictly increasing.
         xs: Vec<f64>,
+        /// The values at the nodes (SYPD), one per abscissa.
         ys: Vec<f64>,
+        /// The derivative at each node (PCHIP's monotone slopes), in y per unit of x.
         slopes: Vec<f64>,
     },
 }

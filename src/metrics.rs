@@ -66,7 +66,9 @@ pub fn predicted_coupling_cost(coupled_sypd: f64, components: &[(f64, f64)]) -> 
 /// Min-max bounds of one quantity over the set of configurations being compared.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Bounds {
+    /// The smallest value (normalised to 0).
     pub min: f64,
+    /// The largest value (normalised to 1).
     pub max: f64,
 }
 

@@ -43,10 +43,13 @@ pub const CLAIM_STALE: Duration = Duration::from_secs(600);
 /// What a claim file holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimRecord {
+    /// The claimed run's id (`iII-tTT-rR`).
     pub run: String,
     /// Unique to this claim: releasing checks it, so nobody removes another's claim.
     pub token: String,
+    /// The holder's process id on `host`.
     pub pid: u32,
+    /// The host name of the holder's machine: only there can its pid be checked.
     pub host: String,
     /// The holder's start time in clock ticks since boot (Linux), to tell a reused pid.
     #[serde(default)]
@@ -56,7 +59,7 @@ pub struct ClaimRecord {
 }
 
 impl ClaimRecord {
-    /// `pid 1234 on host node7, claimed 12 s ago`.
+    /// For messages: `` `autolb campaign exec`, pid 1234 on host node7, claimed 12 s ago ``.
     pub fn describe(&self) -> String {
         let ago = now_s() - self.started;
         format!(
@@ -77,10 +80,14 @@ pub struct Claim {
 }
 
 impl Claim {
+    /// The claim's unique token: a record that carries it may record the claimed run while the
+    /// claim lives, and the command's environment carries it in [`CLAIM_VAR`] so that what the
+    /// command leaves running can be ended.
     pub fn token(&self) -> &str {
         &self.record.token
     }
 
+    /// The id of the claimed run.
     pub fn run(&self) -> &str {
         &self.record.run
     }

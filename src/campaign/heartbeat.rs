@@ -42,8 +42,11 @@ pub const STALL_AFTER: Duration = Duration::from_secs(15 * 60);
 /// What `driver.json` holds. Times are unix seconds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Heartbeat {
+    /// The driver's process id on `host`.
     pub pid: u32,
+    /// The host name of the driver's machine: only there can its pid be checked.
     pub host: String,
+    /// When the driver started.
     pub started: u64,
     /// The last beat.
     pub beat: u64,
@@ -56,7 +59,9 @@ pub struct Heartbeat {
 /// How a driver ended cleanly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ended {
+    /// When it ended, unix seconds.
     pub at: u64,
+    /// `done`, `stopped`, `cancelled` or `failed`.
     pub how: String,
 }
 
@@ -99,17 +104,35 @@ pub enum DriverState {
     /// starts or records runs until `campaign run` (or `next` / `record`) is used.
     None,
     /// A driver beats; its last beat was `seen_s` seconds ago.
-    Running { pid: u32, host: String, seen_s: u64 },
+    Running {
+        /// The driver's process id.
+        pid: u32,
+        /// The driver's host.
+        host: String,
+        /// Seconds since its last beat.
+        seen_s: u64,
+    },
     /// A driver beats, runs are queued, and for `idle_s` seconds (at least [`STALL_AFTER`])
     /// neither it nor any running run wrote anything.
     Stalled {
+        /// The driver's process id.
         pid: u32,
+        /// The driver's host.
         host: String,
+        /// Seconds since its last beat.
         seen_s: u64,
+        /// Seconds since the driver last saved the state or a running run last wrote output.
         idle_s: u64,
     },
     /// The driver died without ending cleanly; its last beat was `gone_s` seconds ago.
-    Lost { pid: u32, host: String, gone_s: u64 },
+    Lost {
+        /// The dead driver's process id.
+        pid: u32,
+        /// The dead driver's host.
+        host: String,
+        /// Seconds since its last beat.
+        gone_s: u64,
+    },
     /// The campaign is over (done or cancelled): no driver is needed.
     Done,
 }
@@ -276,8 +299,11 @@ impl DriverState {
 pub struct DriverView {
     /// `none`, `running`, `stalled`, `lost` or `done`.
     pub state: String,
+    /// The driver's process id, when there is a driver to speak of (running, stalled, lost).
     pub pid: Option<u32>,
+    /// The driver's host, likewise.
     pub host: Option<String>,
+    /// Whether a driver is alive (running or stalled).
     pub alive: bool,
     /// Seconds since the driver's last beat.
     pub last_seen_s: Option<u64>,

@@ -28,8 +28,11 @@ use crate::config::CampaignFile;
 /// `campaign plan --json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
+    /// The balanced components' names, in order.
     pub components: Vec<String>,
+    /// The tests of the first lb-iteration (the predictions and the original configuration).
     pub tests: Vec<PlannedTest>,
+    /// Runs per test and iteration (guided: the most runs of one configuration).
     pub repetitions: u32,
     /// An upper bound on the lb-iterations the campaign can take (see the module doc).
     pub max_iterations: u32,
@@ -41,19 +44,26 @@ pub struct Plan {
     /// PEs to request for any run: the largest total a configuration can reach (the budget, or
     /// a starting configuration's total if larger) plus `extra_pes`.
     pub job_nproc: u32,
+    /// The PE budget of the balanced components together.
     pub max_nproc: u32,
+    /// PEs every run takes besides the balanced components (XIOS, runoff mapper).
     pub extra_pes: u32,
+    /// PEs moved in the first lb-iteration.
     pub initial_step: u32,
+    /// A test finishes once its step falls below this many PEs.
     pub minimum_step: u32,
 }
 
 /// One test of the first iteration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlannedTest {
+    /// The test's stable id, 0-based.
     pub test: u32,
+    /// Where it came from: `prediction #k` or `original`.
     pub origin: String,
+    /// PEs per balanced component.
     pub nproc: NameMap<u32>,
-    /// With the extras.
+    /// All PEs of its runs, `extra_pes` included.
     pub total_nproc: u32,
 }
 

@@ -22,6 +22,7 @@ use crate::curve::Curve;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExecutorConfig {
+    /// Which executor (`kind = "sim" | "command" | "slurm"`).
     pub kind: ExecutorKind,
     /// Program and arguments (for `command`), with placeholders.
     pub command: Option<Vec<String>>,
@@ -37,11 +38,15 @@ pub struct ExecutorConfig {
     pub slurm: Option<slurm::SlurmSettings>,
 }
 
+/// The executors autolb has, as `[executor] kind` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExecutorKind {
+    /// The built-in stand-in coupled model, in-process ([`sim`]).
     Sim,
+    /// A user command run locally, one supervised process per run ([`command`]).
     Command,
+    /// A Slurm batch job per run ([`slurm`]).
     Slurm,
 }
 
@@ -50,8 +55,11 @@ pub enum ExecutorKind {
 pub struct RunRequest {
     /// Stable id of the run within its campaign (also used in job names).
     pub id: String,
+    /// The lb-iteration the run belongs to, 0-based.
     pub iteration: u32,
+    /// The test's stable id, 0-based, in the order the campaign created its tests.
     pub test: u32,
+    /// Which repetition of the test in this iteration, 1-based.
     pub repetition: u32,
     /// `(component name, PEs)` in component order.
     pub nproc: Vec<(String, u32)>,
@@ -82,14 +90,17 @@ pub struct Ticket(pub String);
 pub enum RunStatus {
     /// Waiting for resources (e.g. a pending Slurm job).
     Queued,
+    /// Started and not ended yet.
     Running,
     /// Ended with this exit code; the campaign reads the timing output from the run directory
     /// (exit code 0) or records a failure (anything else).
     Finished {
+        /// The command's (or job's) exit code.
         exit_code: i32,
     },
     /// Ended without a usable result (timeout, cancelled, node failure, out of memory).
     Failed {
+        /// Why, as the executor or scheduler tells it (kept in the run's record).
         reason: String,
     },
     /// The executor no longer knows the run (e.g. a local process from a driver that died);
@@ -100,14 +111,23 @@ pub enum RunStatus {
 /// Why an executor could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecutorError {
+    /// The `[executor]` settings cannot work (a bad command template, timeout, truth curve or
+    /// Slurm option), or a run's values cannot be put into the command template. The message
+    /// names the key and the value.
     #[error("{0}")]
     Config(String),
+    /// A file or process operation failed (creating a run directory, starting a process,
+    /// writing a job script).
     #[error("{what}: {source}")]
     Io {
+        /// What autolb was doing, naming the file or program.
         what: String,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
+    /// The batch scheduler refused or failed (an `sbatch` that printed no job id, a Slurm
+    /// command missing from `PATH` or ending with an error, with its own message).
     #[error("{0}")]
     Scheduler(String),
 }
@@ -174,6 +194,7 @@ pub struct ExecutorContext {
 /// One balanced component, as an executor sees it.
 #[derive(Debug, Clone)]
 pub struct ComponentContext {
+    /// Its name in the campaign file (the key of [`RunRequest::nproc`]).
     pub name: String,
     /// Its name in the timing output (what the stand-in model writes).
     pub timing_name: String,

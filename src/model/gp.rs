@@ -19,12 +19,21 @@ const SF_GRID: [f64; 3] = [0.05, 0.1, 0.2];
 /// The data and hyperparameters of a fitted process; what is serialised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GpData {
+    /// Training inputs (the model uses ln nproc).
     pub xs: Vec<f64>,
+    /// Training targets, one per input (the model uses ln of a component's SYPD in a coupled
+    /// run over its standalone curve's SYPD at those PEs).
     pub ys: Vec<f64>,
+    /// The level the mean returns to far from the data (the model: the mean ln ratio over all
+    /// components).
     pub prior_mean: f64,
+    /// Prior standard deviation of that level (the kernel's constant term).
     pub prior_sd: f64,
+    /// Length scale of the squared-exponential term, in units of x.
     pub ell: f64,
+    /// Signal standard deviation of the squared-exponential term, in units of y.
     pub sf: f64,
+    /// Measurement noise standard deviation, in units of y.
     pub sn: f64,
     /// Extra noise variance per point, on top of `sn^2` (empty: none).
     #[serde(default)]
@@ -223,6 +232,8 @@ impl Gp {
         self.nll
     }
 
+    /// The training data and hyperparameters it was built from (what is saved; reused to refit
+    /// with the same `ell` and `sf`).
     pub fn data(&self) -> &GpData {
         &self.data
     }

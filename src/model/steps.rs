@@ -26,7 +26,10 @@ use crate::timing::{self, Format, ReadOptions, Reading, StepRow};
 pub struct StepProfile {
     /// The model's (curve's) name.
     pub name: String,
+    /// PEs the series was measured on.
     pub nproc: u32,
+    /// Compute seconds of each coupling step, in order; only their shape (each over the mean)
+    /// is used, the model gives the mean.
     pub step_s: Vec<f64>,
     /// Simulated seconds per coupling step, from the series' own time index.
     pub period_s: f64,
@@ -107,14 +110,18 @@ impl StepProfile {
 /// The step series of some of a prediction's components.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Steps {
+    /// The series of the components that have one (the first of a name counts; the first
+    /// profile's coupling period is the prediction's).
     pub profiles: Vec<StepProfile>,
 }
 
 impl Steps {
+    /// Whether no component has a series (then the coupled SYPD is the slowest mean speed).
     pub fn is_empty(&self) -> bool {
         self.profiles.is_empty()
     }
 
+    /// The series of the component (curve) called `name`, if it has one.
     pub fn profile(&self, name: &str) -> Option<&StepProfile> {
         self.profiles.iter().find(|p| p.name == name)
     }

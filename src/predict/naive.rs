@@ -9,10 +9,15 @@ use crate::metrics::{self, Bounds};
 /// What the naive enumeration finds; compare with [`Problem`]'s figures and [`Problem::rank`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct NaiveResult {
+    /// Feasible configurations (within the budget, and the queue when there is one).
     pub configurations: u64,
+    /// Kept configurations: feasible and at least as good as the base case.
     pub considered: u64,
+    /// Min and max coupled SYPD over the kept configurations (FN's normalisation).
     pub sypd_bounds: Bounds,
+    /// Min and max of the chosen cost over the kept configurations (CHSY without a machine).
     pub cost_bounds: Bounds,
+    /// The best kept configurations by FN, in rank order, at most `top` of them.
     pub top: Vec<Scored>,
 }
 

@@ -12,9 +12,13 @@ use crate::metrics::Bounds;
 pub struct Summary {
     /// The bottleneck groups that hold kept configurations, for [`super::search::top_n`].
     pub groups: Vec<Group>,
+    /// Feasible configurations (within the budget, and the queue when there is one).
     pub feasible: u64,
+    /// Kept configurations: feasible and at least as good as the base case.
     pub kept: u64,
+    /// Min and max coupled SYPD over the kept configurations (FN's normalisation).
     pub sypd_bounds: Bounds,
+    /// Min and max of the chosen cost over the kept configurations (CHSY without a machine).
     pub cost_bounds: Bounds,
 }
 

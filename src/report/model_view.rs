@@ -16,19 +16,27 @@ use crate::predict::{ComponentInput, Prediction};
 /// measured runs to set its predictions against.
 #[derive(Debug, Clone, Copy)]
 pub struct ReportModel<'a> {
+    /// The model that ranks the prediction views (calibrated or standalone).
     pub model: &'a Model,
     /// Where the model came from: `fitted on the campaign's measured runs`, `from model.json`.
     pub source: &'a str,
+    /// The measured runs to check its predictions against (those it was fitted on, if any).
     pub runs: &'a [MeasuredRun],
 }
 
 /// One proposal with the calibrated model's band.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Band {
+    /// The proposal's rank in the top N, 1-based.
     pub rank: usize,
+    /// PEs per balanced component, in component order.
     pub nproc: Vec<u32>,
+    /// The calibrated model's coupled SYPD.
     pub sypd: f64,
+    /// Lower end of the band: a new run's SYPD lies in `[low, high]` with about 90 %
+    /// probability.
     pub low: f64,
+    /// Upper end of the band.
     pub high: f64,
 }
 
@@ -37,13 +45,17 @@ pub struct Band {
 pub struct Check {
     /// The run's directory.
     pub run: String,
+    /// The run's PEs per balanced component, in component order.
     pub nproc: Vec<u32>,
+    /// The coupled SYPD the run measured.
     pub measured_sypd: f64,
     /// The standalone model: the slowest component's curve speed.
     pub standalone_sypd: f64,
     /// The report's model (calibrated, or standalone again), with its band.
     pub predicted_sypd: f64,
+    /// Lower end of the report's model's band for this run (its length taken into account).
     pub low: f64,
+    /// Upper end of that band.
     pub high: f64,
 }
 

@@ -8,13 +8,18 @@ use serde::Serialize;
 /// One configuration with the figures the comparison needs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Figures {
-    /// Where it comes from, e.g. `best measured (lb-iteration 2, test 1)` or `predicted #1`.
+    /// Where it comes from, e.g. `lb-iteration 2, test 1` (the best measured) or `predicted #1`.
     pub label: String,
     /// `IFS 408 + NEMO 240`.
     pub config: String,
+    /// Coupled speed, simulated years per wall-clock day (measured or predicted, see [`Basis`]).
     pub sypd: f64,
+    /// Core hours per simulated year over all the run's PEs.
     pub chsy: f64,
+    /// Share of the run's core time not spent computing, 0 to 1 (eq. 4; predicted: the
+    /// faster components' waiting); `None` when the measurement cannot tell.
     pub coupling_cost: Option<f64>,
+    /// All PEs the run takes, extra PEs included.
     pub total_nproc: u32,
 }
 
@@ -22,15 +27,21 @@ pub struct Figures {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Basis {
+    /// From the campaign's runs: the best measured configuration.
     Measured,
+    /// From the prediction (the curves, or the calibrated model): no run measured it.
     Predicted,
 }
 
 /// The recommendation and, when an original configuration is known, the comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Recommendation {
+    /// Whether the chosen configuration's figures were measured or predicted.
     pub basis: Basis,
+    /// The recommended configuration.
     pub chosen: Figures,
+    /// The configuration the user ran before balancing, when known: the baseline of the
+    /// savings.
     pub original: Option<Figures>,
     /// Length of the production experiment the savings are counted over.
     pub years: f64,
@@ -65,6 +76,7 @@ pub fn savings(chosen: &Figures, original: &Figures, years: f64) -> Savings {
 }
 
 impl Recommendation {
+    /// The savings of the chosen configuration against the original; `None` without one.
     pub fn savings(&self) -> Option<Savings> {
         self.original
             .as_ref()

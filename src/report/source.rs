@@ -13,15 +13,22 @@ use crate::model::{MeasuredRun, Model};
 /// Why a report could not be made. Messages say what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
+    /// The campaign directory cannot be read (no campaign there, a damaged state file).
     #[error(transparent)]
     Campaign(#[from] CampaignError),
+    /// A curve copy in the campaign directory is missing or no longer a valid curve.
     #[error("{0}; the campaign directory keeps a copy of each curve; restore it or re-create the campaign")]
     Curve(#[from] CurveError),
+    /// The prediction behind the report's views cannot be set up from the campaign's curves and
+    /// settings (e.g. too many candidate PE counts to search exactly).
     #[error(transparent)]
     Predict(#[from] PredictError),
+    /// The report (or one of its SVG files) could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
+        /// The file being written (also when its directory could not be created).
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
@@ -29,8 +36,11 @@ pub enum ReportError {
 
 /// A campaign's prediction inputs, settings, status and original configuration.
 pub struct CampaignSource {
+    /// Per balanced component: its curve (the campaign's copy) and the PE limits of the campaign.
     pub inputs: Vec<ComponentInput>,
+    /// The prediction settings frozen at `init` (budget, step, TTS_w, top N, interpolation).
     pub settings: Settings,
+    /// The campaign's status, from its state alone (no driver: the report does not look for one).
     pub status: Status,
     /// The test whose origin is `original`: its first configuration.
     pub original: Option<Vec<u32>>,
@@ -91,13 +101,18 @@ pub fn campaign_report(dir: &Path, years: f64) -> Result<Report, ReportError> {
 
 /// A fitted model with the runs it was fitted on, and the notes on runs left out.
 pub struct FittedModel {
+    /// The model: calibrated, or standalone while no run is usable.
     pub model: Model,
+    /// Where it came from, in words (`fitted on the campaign's measured runs`).
     pub source: String,
+    /// The measured runs it was fitted on.
     pub runs: Vec<MeasuredRun>,
+    /// Why runs were left out, and what the fit noticed, for the user.
     pub notes: Vec<String>,
 }
 
 impl FittedModel {
+    /// The model as a report takes it (borrowed, no copy).
     pub fn view(&self) -> ReportModel<'_> {
         ReportModel {
             model: &self.model,

@@ -34,11 +34,14 @@ fn n(v: f64) -> String {
     }
 }
 
-/// Text anchors.
+/// Text anchors: which point of a text its `x` is (SVG's `text-anchor`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Anchor {
+    /// `x` is where the text begins (left-aligned).
     Start,
+    /// `x` is the text's centre.
     Middle,
+    /// `x` is where the text ends (right-aligned, as tick labels left of an axis).
     End,
 }
 
@@ -60,6 +63,7 @@ pub struct Svg {
 }
 
 impl Svg {
+    /// An empty document of `width` x `height` pixels.
     pub fn new(width: f64, height: f64) -> Svg {
         Svg {
             width,
@@ -73,6 +77,7 @@ impl Svg {
         self.body.push_str(markup);
     }
 
+    /// A line from `(x1, y1)` to `(x2, y2)`; `style` is raw attributes (`stroke="#ddd"`).
     pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, style: &str) {
         let _ = writeln!(
             self.body,
@@ -84,6 +89,8 @@ impl Svg {
         );
     }
 
+    /// A rectangle with top-left corner `(x, y)`, `w` wide and `h` high (negative sizes
+    /// drawn as 0); `style` is raw attributes.
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, style: &str) {
         let _ = writeln!(
             self.body,
@@ -95,6 +102,7 @@ impl Svg {
         );
     }
 
+    /// A circle of radius `r` centred on `(x, y)`; `style` is raw attributes.
     pub fn circle(&mut self, x: f64, y: f64, r: f64, style: &str) {
         let _ = writeln!(
             self.body,
@@ -121,6 +129,7 @@ impl Svg {
         );
     }
 
+    /// `text` (escaped here) at `(x, y)`, `y` being its baseline; `style` is raw attributes.
     pub fn text(&mut self, x: f64, y: f64, anchor: Anchor, style: &str, text: &str) {
         let _ = writeln!(
             self.body,
@@ -164,9 +173,13 @@ impl Svg {
 /// A linear map from data to pixels.
 #[derive(Debug, Clone, Copy)]
 pub struct Scale {
+    /// The data value mapped to `p0`.
     pub d0: f64,
+    /// The data value mapped to `p1`.
     pub d1: f64,
+    /// The pixel `d0` lands on.
     pub p0: f64,
+    /// The pixel `d1` lands on (smaller than `p0` on a y axis, whose pixels grow downwards).
     pub p1: f64,
 }
 
@@ -181,6 +194,7 @@ impl Scale {
         Scale { d0, d1, p0, p1 }
     }
 
+    /// The pixel of data value `v` (outside the domain it extrapolates; nothing clamps).
     pub fn at(&self, v: f64) -> f64 {
         self.p0 + (v - self.d0) / (self.d1 - self.d0) * (self.p1 - self.p0)
     }
@@ -305,7 +319,9 @@ pub fn category(i: usize, n: usize) -> String {
 
 /// Axis frame with ticks and labels for a plot area `[x0, x1] x [y0, y1]` (pixels, y0 top).
 pub struct Axes {
+    /// The horizontal scale: `p0` is the plot area's left edge, `p1` its right.
     pub x: Scale,
+    /// The vertical scale: `p0` is the plot area's bottom edge, `p1` its top.
     pub y: Scale,
 }
 

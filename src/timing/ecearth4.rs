@@ -157,7 +157,9 @@ pub fn timedelta_s(text: &str) -> Option<f64> {
 /// NEMO's domain decomposition as `ocean.output` reports it after `defines mpp subdomains`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct NemoDecomposition {
+    /// `jpni`: subdomains along the i (west-east) axis.
     pub jpni: Option<u32>,
+    /// `jpnj`: subdomains along the j (south-north) axis.
     pub jpnj: Option<u32>,
     /// NEMO's MPI size with land domains removed.
     pub jpnij: Option<u32>,

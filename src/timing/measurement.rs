@@ -57,8 +57,11 @@ impl ComponentTiming {
 /// A component's per-step timings, kept step by step (the `steps` format).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepSeries {
+    /// The component's name, from the file name (the file itself does not name it).
     pub component: String,
+    /// PEs, from the file name or `--nproc`; `None` when neither says.
     pub nproc: Option<u32>,
+    /// The coupling steps in file order (the final exchange, which has no values, left out).
     pub rows: Vec<StepRow>,
 }
 
@@ -67,6 +70,7 @@ pub struct StepSeries {
 pub struct Measurement {
     /// The format it was read from.
     pub format: Format,
+    /// Per component, what it did in the analysed window, in the order the output lists them.
     pub components: Vec<ComponentTiming>,
     /// Coupled wall-clock seconds of the analysed window (T_M).
     pub wall_s: Option<f64>,

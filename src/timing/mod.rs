@@ -160,7 +160,11 @@ pub enum Reading {
     /// A measurement (possibly of the complete part only: see [`Measurement::partial`]).
     Measured(Measurement),
     /// The run has not written enough to measure anything yet (a running job): not an error.
-    Incomplete { reason: String },
+    Incomplete {
+        /// What is missing, for the user (usually starting with the path; see
+        /// [`reason_without_path`]).
+        reason: String,
+    },
 }
 
 impl Reading {
@@ -185,19 +189,41 @@ pub fn reason_without_path<'a>(reason: &'a str, path: &Path) -> &'a str {
 /// these are: a missing path, a file that is not what its format says, an unusable option.
 #[derive(Debug, thiserror::Error)]
 pub enum TimingError {
+    /// The path cannot be read: missing, unreadable, too large, or not a regular file or
+    /// directory.
     #[error("{path}: {reason}")]
-    Io { path: PathBuf, reason: String },
+    Io {
+        /// The file or directory that could not be read.
+        path: PathBuf,
+        /// The operating system's error, or why autolb refuses the path.
+        reason: String,
+    },
+    /// No `--format` was given and neither the file's name nor its first line tells the format.
     #[error("{path}: cannot tell which timing format this is; {hint}")]
-    UnknownFormat { path: PathBuf, hint: String },
+    UnknownFormat {
+        /// The file that was sniffed.
+        path: PathBuf,
+        /// What to do: wait for an empty file to be written, or pass `--format`.
+        hint: String,
+    },
+    /// A line of a whole (not half-written) file does not have the format's shape.
     #[error("{file}: line {line}: {message}")]
     Parse {
+        /// The timing file.
         file: PathBuf,
+        /// 1-based line number of the offending line.
         line: usize,
+        /// What is wrong with the line and, where it helps, the value found.
         message: String,
     },
     /// The file is whole but contradicts itself (a block or row lost or damaged).
     #[error("{file}: {message}")]
-    Inconsistent { file: PathBuf, message: String },
+    Inconsistent {
+        /// The timing file.
+        file: PathBuf,
+        /// Which numbers disagree.
+        message: String,
+    },
     /// The file states a component's PEs and the run (or `--nproc`) says otherwise: the output
     /// is another run's.
     #[error(
@@ -205,11 +231,18 @@ pub enum TimingError {
          this output belongs to another run"
     )]
     NprocMismatch {
+        /// The timing file that states the PEs.
         file: PathBuf,
+        /// The component's name as the timing output writes it.
         component: String,
+        /// PEs the timing output states.
         in_file: u32,
+        /// PEs the run (or `--nproc`) says the component had.
         expected: u32,
     },
+    /// A [`ReadOptions`] value is unusable for this path: a coupling period that is not a
+    /// positive number of seconds, a component on 0 PEs, a rank file beyond `--nproc`, or a
+    /// `--format` that does not fit a file or directory. The message says how to fix it.
     #[error("{0}")]
     Option(String),
 }

@@ -26,9 +26,13 @@ use super::{ComponentTiming, Format, Measurement, ReadOptions, Reading, StepSeri
 pub struct StepRow {
     /// Simulated second at which the step starts.
     pub sim_time_s: f64,
+    /// Seconds the component computed in this step (outside coupling events).
     pub compute_s: f64,
+    /// Seconds it waited for other components' fields in this step.
     pub wait_s: f64,
+    /// Seconds it interpolated fields before sending them in this step.
     pub interp_s: f64,
+    /// Seconds in the sending (put) calls of this step.
     pub send_s: f64,
 }
 

@@ -24,7 +24,9 @@ pub enum WatchMode {
     /// Poll on network and parallel filesystems, native notifications elsewhere.
     #[default]
     Auto,
+    /// Kernel notifications (plus a slow safety poll), even where they may miss writes.
     Native,
+    /// Polling only, even on a local filesystem.
     Poll,
 }
 
@@ -52,6 +54,7 @@ pub enum ActiveMode {
 }
 
 impl ActiveMode {
+    /// `native` or `poll`, as the status line shows it.
     pub fn name(self) -> &'static str {
         match self {
             ActiveMode::Native => "native",
@@ -166,6 +169,7 @@ pub fn choose_mode(requested: WatchMode, root: &Path) -> (ActiveMode, String) {
 /// Timing of the watcher.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WatchOptions {
+    /// How the user asked to watch; [`choose_mode`] turns it into an [`ActiveMode`].
     pub mode: WatchMode,
     /// Time between polls while files are pending or changing.
     pub poll_interval: Duration,
@@ -192,9 +196,19 @@ pub enum WatchEvent {
     /// A scan found new, changed, completed or removed files.
     Changes(ScanOutcome),
     /// A scan found nothing new (sent so the user sees "last scan N s ago" move).
-    Quiet { pending: usize, complete: usize },
+    Quiet {
+        /// Files seen but not complete yet ([`ScanOutcome::pending`]).
+        pending: usize,
+        /// Files retired as complete ([`ScanOutcome::complete`]).
+        complete: usize,
+    },
     /// Which mode runs and why; sent once at the start and again if the mode changes.
-    Mode { mode: ActiveMode, reason: String },
+    Mode {
+        /// The mode now running.
+        mode: ActiveMode,
+        /// Why (the filesystem type, a `--watch` flag, notifications that failed to start).
+        reason: String,
+    },
     /// Something the user should know; watching goes on.
     Error(String),
 }
@@ -202,8 +216,15 @@ pub enum WatchEvent {
 /// Why a watcher could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum WatchError {
+    /// The root to watch is missing, unreadable or not a directory.
     #[error("{path}: cannot watch: {reason}")]
-    NotADirectory { path: String, reason: String },
+    NotADirectory {
+        /// The root as given.
+        path: String,
+        /// `not a directory`, or the operating system's error.
+        reason: String,
+    },
+    /// The operating system refused to start the watcher's thread.
     #[error("cannot start the watcher thread: {0}")]
     Thread(String),
 }

@@ -86,6 +86,8 @@ pub struct Poller {
 }
 
 impl Poller {
+    /// A poller of the tree under `root` that has seen nothing yet: its first scan reports
+    /// every file as changed.
     pub fn new(root: impl Into<PathBuf>) -> Poller {
         Poller {
             root: root.into(),
@@ -95,6 +97,7 @@ impl Poller {
         }
     }
 
+    /// The directory whose tree it polls.
     pub fn root(&self) -> &Path {
         &self.root
     }

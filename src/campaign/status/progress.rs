@@ -12,15 +12,20 @@ use crate::campaign::state::RunState;
 pub struct Progress {
     /// The lb-iteration running (or the last one), 0-based.
     pub iteration: Option<u32>,
-    /// An upper bound on the lb-iterations, and whether it is proven.
+    /// An upper bound on the lb-iterations (see [`crate::campaign::plan`]).
     pub iterations_at_most: Option<u32>,
+    /// Whether that bound is proven (two components) or an estimate (more).
     pub bound_proven: bool,
+    /// Runs that ended with a measurement, over the whole campaign.
     pub done: usize,
+    /// Runs started and not ended.
     pub running: usize,
+    /// Runs waiting to be started.
     pub queued: usize,
+    /// Runs that ended without a measurement.
     pub failed: usize,
-    /// Seconds since the first run started (unix time of that start; `None` when no run
-    /// carries a start time).
+    /// When the first run started, unix seconds (elapsed time counts from it); `None` when no
+    /// run carries a start time.
     pub first_start: Option<f64>,
     /// The last run's end, for a campaign that has ended (elapsed stops there).
     pub last_end: Option<f64>,
@@ -30,10 +35,12 @@ pub struct Progress {
     pub iteration_left: usize,
     /// The best FN measured up to each lb-iteration, on the campaign's FN of today.
     pub best_fn_by_iteration: Vec<f64>,
+    /// Nothing more will run: the campaign is done or cancelled.
     pub finished: bool,
 }
 
 impl Progress {
+    /// The progress of a campaign from its status (run start and end times included).
     pub fn of(status: &Status) -> Progress {
         let c = &status.counts;
         let runs = status

@@ -89,6 +89,7 @@ pub fn own_cgroup() -> Option<PathBuf> {
 /// A cgroup made for one run; removed (after killing what is left in it) on drop.
 #[derive(Debug)]
 pub struct RunCgroup {
+    /// The cgroup's directory in the cgroup2 file system.
     pub path: PathBuf,
 }
 
@@ -104,6 +105,7 @@ impl RunCgroup {
         Some(RunCgroup { path })
     }
 
+    /// Its `cgroup.procs` file: the processes in the cgroup, and where a process is moved into it.
     pub fn procs(&self) -> PathBuf {
         self.path.join("cgroup.procs")
     }

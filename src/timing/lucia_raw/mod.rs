@@ -31,8 +31,9 @@ use super::{ComponentTiming, Format, Measurement, ReadOptions, Reading, TimingEr
 mod analyse;
 use analyse::analyse;
 
-/// Exchanges skipped at the start (initialisation) and at the end (termination).
+/// Exchanges skipped at the start (initialisation).
 pub const SKIP_FIRST: usize = 2;
+/// Exchanges skipped at the end (termination).
 pub const SKIP_LAST: usize = 1;
 /// Fewest exchanges that leave at least one analysed step.
 pub const MIN_EXCHANGES: usize = SKIP_FIRST + SKIP_LAST + 2;
