@@ -3,7 +3,7 @@
 //! written out with [`super::screen_html`]; the test fails when a committed source is no longer
 //! what the app draws, naming the file and the command that makes it again.
 //!
-//! `AUTOLB_UPDATE_PICTURES=1` rewrites the sources instead. `scripts/pictures.sh` does that,
+//! `AUTOLB_UPDATE_PICTURES=1` rewrites the sources instead. `docs/pictures.sh` does that,
 //! then turns each source into its PNG with headless Chromium and records which source each
 //! PNG was made from (`tests/it/pictures.rs` checks that record, so a source made again without
 //! its PNG fails too).
@@ -55,7 +55,7 @@ const PICTURES: [Picture; 3] = [
 ];
 
 const UPDATE: &str = "AUTOLB_UPDATE_PICTURES";
-const REGENERATE: &str = "bash scripts/pictures.sh";
+const REGENERATE: &str = "bash docs/pictures.sh";
 
 /// The colour app watching the campaign of the screen tests.
 fn watching() -> App {

@@ -3,7 +3,7 @@
 //!
 //! Why HTML: it is text, so a picture's source diffs line by line in review and a test can hold
 //! it equal to the app's screen (`picture_tests`); and a browser turns it into the PNG Markdown
-//! shows (`scripts/pictures.sh`, headless Chromium), with the fonts a terminal would use.
+//! shows (`docs/pictures.sh`, headless Chromium), with the fonts a terminal would use.
 //!
 //! The page is one `<pre>`, a line per screen row, with a `<span style>` per run of cells of
 //! one style (run-length merged, so a recolour shows as a small diff). Colours are resolved here
@@ -48,7 +48,7 @@ const ANSI: [Rgb; 16] = [
 
 /// Font size of the page in CSS pixels, about 14, chosen for DejaVu Sans Mono (the font the page
 /// asks for first; a cell is 1233/2048 em) drawn at 2 device pixels per CSS pixel, as
-/// `scripts/pictures.sh` draws it. Chromium sizes a font in steps of 1/64 device pixel and
+/// `docs/pictures.sh` draws it. Chromium sizes a font in steps of 1/64 device pixel and
 /// lays a box out in whole 1/64 CSS pixels, flooring its width: at 14 px a one-cell box is
 /// 0.007 px narrower than a cell of text, and a row of Braille drifts by a pixel. At 13.785 px
 /// the font is 1764/128 px, a cell of text 8.29702 px and its box 8.29688 px, and the grid

@@ -6,7 +6,7 @@
 //! against the files, without Chromium: a source made again without its PNG fails here, naming
 //! the PNG, and so does a PNG replaced by hand.
 //!
-//! AUTOLB_UPDATE_PICTURES=1 (`scripts/pictures.sh` sets it) makes every PNG and writes the
+//! AUTOLB_UPDATE_PICTURES=1 (`docs/pictures.sh` sets it) makes every PNG and writes the
 //! record instead; that needs `chromium` in PATH. The window is the page's `<pre>` as the
 //! browser lays it out, measured by a probe script in a copy of the page (as in
 //! `report_browser`), and the pixels are doubled so text stays sharp on dense screens.
@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::common;
 
 const RECORD: &str = "pictures.sha256";
-const REGENERATE: &str = "bash scripts/pictures.sh";
+const REGENERATE: &str = "bash docs/pictures.sh";
 /// Device pixels per CSS pixel of the PNGs.
 const SCALE: u32 = 2;
 
