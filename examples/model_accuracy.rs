@@ -50,8 +50,8 @@ fn main() {
             "{:40} meas {:6.2} sa {:6.2} ({:+6.1}%) cal {:6.2} [{:6.2},{:6.2}] ({:+6.1}%)",
             r.path.rsplit('/').next().unwrap_or(""),
             r.measured_sypd,
-            r.standalone_sypd,
-            100.0 * r.standalone_error(),
+            r.standalone_sypd.unwrap_or(f64::NAN),
+            100.0 * r.standalone_error().unwrap_or(f64::NAN),
             r.calibrated_sypd,
             r.low,
             r.high,
@@ -62,8 +62,8 @@ fn main() {
     println!("real runs: {}", check.runs.len());
     println!(
         "  standalone LOO: median {:.1} %, max {:.1} %",
-        100.0 * s.standalone.median,
-        100.0 * s.standalone.max
+        100.0 * s.standalone.map_or(f64::NAN, |e| e.median),
+        100.0 * s.standalone.map_or(f64::NAN, |e| e.max)
     );
     println!(
         "  calibrated LOO: median {:.1} %, max {:.1} %, mean {:.1} %, band coverage {:.0} %",
@@ -116,8 +116,8 @@ fn main() {
     let s = check.summary;
     println!(
         "  with --steps IFS=mn4_sr_cmip6_ifs_ts_240.csv: standalone median {:.1} %, max {:.1} %; calibrated median {:.1} %, max {:.1} %, mean {:.1} %, coverage {:.0} %",
-        100.0 * s.standalone.median,
-        100.0 * s.standalone.max,
+        100.0 * s.standalone.map_or(f64::NAN, |e| e.median),
+        100.0 * s.standalone.map_or(f64::NAN, |e| e.max),
         100.0 * s.calibrated.median,
         100.0 * s.calibrated.max,
         100.0 * s.calibrated.mean,
@@ -137,8 +137,8 @@ fn main() {
     println!("synthetic truths (20 random 2-component cases, 14 stand-in runs each, LOO):");
     println!(
         "  standalone: median of the cases' median errors {:.1} %, of their max {:.1} %",
-        100.0 * med_all(&|s| s.standalone.median),
-        100.0 * med_all(&|s| s.standalone.max)
+        100.0 * med_all(&|s| s.standalone.map_or(f64::NAN, |e| e.median)),
+        100.0 * med_all(&|s| s.standalone.map_or(f64::NAN, |e| e.max))
     );
     println!(
         "  calibrated: median of the cases' median errors {:.1} %, of their max {:.1} %, band coverage {:.0} %",
@@ -153,7 +153,7 @@ fn main() {
             * ErrorStats::of(
                 &three
                     .iter()
-                    .map(|s| s.standalone.median)
+                    .map(|s| s.standalone.map_or(f64::NAN, |e| e.median))
                     .collect::<Vec<_>>()
             )
             .median,

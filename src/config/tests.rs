@@ -35,7 +35,11 @@ fn the_bundled_ecearth3_example_renders() {
         .map(|c| crate::executor::ComponentContext {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
-            curve: crate::curve::Curve::load(c.name.clone(), &assets.join(&c.curve)).unwrap(),
+            curve: crate::curve::Curve::load(
+                c.name.clone(),
+                &assets.join(c.curve.as_ref().unwrap()),
+            )
+            .unwrap(),
         })
         .collect();
     let ctx = crate::executor::ExecutorContext {

@@ -28,6 +28,14 @@
 //! Ratios measured in a run where the component did not set the pace count with extra noise
 //! ([`NOT_PACE_SETTING_SD`]): only the pace-setter decides the coupled speed.
 //!
+//! A component without a standalone curve ([`ComponentCurve::standalone`] `None`) is learned
+//! from the coupled runs alone: a scaling law fitted to its measured compute speeds
+//! ([`scaling_law`]) takes the curve's place, the ratio smoother models what the law cannot
+//! follow (decomposition effects, the law's misfit) around it, and the band adds the law's own
+//! uncertainty, which grows away from the measured PE counts. Everything else (the coupling
+//! overhead, coupling times, the fixed cost per run) is learned as with curves: it never
+//! depended on them.
+//!
 //! The exact search ([`crate::predict::search`]) needs coupled SYPD = min over components of a
 //! candidate speed: it ranks with `k0 * e_c` ([`Model::adjust`]), `e_c` the speed
 //! `r_c(p) * curve_c(p)` with the component's coupling time added, an upper bound of the full
@@ -44,6 +52,7 @@ pub mod guide;
 pub mod measured;
 pub mod overhead;
 pub mod run_length;
+pub mod scaling_law;
 pub mod steps;
 
 use serde::{Deserialize, Serialize};
@@ -52,6 +61,38 @@ use crate::curve::Curve;
 use crate::interp::Method;
 pub use estimate::{EstimateRequest, Speeds};
 use gp::Gp;
+use scaling_law::ScalingLaw;
+
+/// A balanced component as the model sees it: its name and, when the user measured one, its
+/// standalone scalability curve. A component without one is learned from the coupled runs
+/// alone (see the module doc). Implemented by [`Curve`] (a component with its curve) and by
+/// the prediction's inputs.
+pub trait ComponentCurve {
+    /// The component's (model) name.
+    fn name(&self) -> &str;
+    /// Its standalone scalability curve, if it has one.
+    fn standalone(&self) -> Option<&Curve>;
+}
+
+impl ComponentCurve for Curve {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn standalone(&self) -> Option<&Curve> {
+        Some(self)
+    }
+}
+
+impl<T: ComponentCurve + ?Sized> ComponentCurve for &T {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn standalone(&self) -> Option<&Curve> {
+        (**self).standalone()
+    }
+}
 
 /// Width of the band in standard deviations (a 90 % two-sided interval of a normal in ln SYPD).
 pub const BAND_Z: f64 = 1.645;
@@ -176,7 +217,9 @@ pub struct Calibrated {
     pub global_log_ratio: f64,
     /// Run-to-run noise (sd of ln SYPD) assumed in the smoother and the band.
     pub noise_sd: f64,
+    /// Per component, its learned ratio (and law, without a curve).
     pub components: Vec<ComponentModel>,
+    /// The coupling overhead.
     pub coupled: CoupledFactor,
     /// Fixed seconds per run ([`run_length`]); 0 when not learned (and in older files).
     #[serde(default)]
@@ -190,9 +233,16 @@ pub struct Calibrated {
 /// One component's learned coupled-mode ratio.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentModel {
+    /// The component's name.
     pub name: String,
-    /// The smoother of `ln(measured / standalone)` over `ln nproc`.
+    /// The smoother of `ln(measured / reference)` over `ln nproc`, the reference being the
+    /// standalone curve, or [`ComponentModel::law`] for a component without one.
     pub ratio: Gp,
+    /// The scaling law learned from the coupled runs for a component without a standalone
+    /// curve ([`scaling_law`]): its reference speed. `None` for a component with a curve (and
+    /// in files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub law: Option<ScalingLaw>,
     /// Wall seconds of coupling work (interpolation, sending) per simulated day that do not
     /// shrink with its PEs ([`coupling_time`]): with a fixed coupling period, a fixed time per
     /// coupling step. 0 when the fit did not keep the term, and in files written before it
@@ -229,37 +279,64 @@ impl Model {
         matches!(self, Model::Calibrated(_))
     }
 
-    /// Fits the calibrated model on `runs` against `curves` (interpolated with `interp`).
-    /// Runs lacking a component of `curves`, or with a PE count outside its curve, are not
-    /// used; with no usable run the answer is the standalone model. Returns the notes on
-    /// skipped runs with the model.
-    pub fn fit(curves: &[Curve], interp: Method, runs: &[MeasuredRun]) -> (Model, Vec<String>) {
-        Model::fit_with_steps(curves, interp, runs, &steps::Steps::default())
+    /// Fits the calibrated model on `runs` against the components' standalone curves
+    /// (interpolated with `interp`); a component without a curve is learned from the runs
+    /// alone (see the module doc). Runs lacking a component, or with a PE count outside its
+    /// curve, are not used; with no usable run the answer is the standalone model. Returns the
+    /// notes on skipped runs with the model.
+    pub fn fit<C: ComponentCurve>(
+        components: &[C],
+        interp: Method,
+        runs: &[MeasuredRun],
+    ) -> (Model, Vec<String>) {
+        Model::fit_with_steps(components, interp, runs, &steps::Steps::default())
     }
 
     /// [`Model::fit`] for predictions that use per-step series: the coupling factor is then
     /// learned against the step sum of the measured component speeds (which already holds the
     /// waiting that irregular steps cause), not against the slowest component alone.
-    pub fn fit_with_steps(
-        curves: &[Curve],
+    pub fn fit_with_steps<C: ComponentCurve>(
+        components: &[C],
         interp: Method,
         runs: &[MeasuredRun],
         steps: &steps::Steps,
     ) -> (Model, Vec<String>) {
-        Model::fit_terms(curves, interp, runs, steps, true)
+        Model::fit_terms(components, interp, runs, steps, true)
     }
 
     /// [`Model::fit_with_steps`], with the components' coupling times per step tried
     /// (`coupling_time`, the model) or not (what the model was before them, to measure what
     /// they bring: [`crate::sim::synthetic_check::synthetic_coupling_time_leave_one_out`]).
-    pub(crate) fn fit_terms(
-        curves: &[Curve],
+    pub(crate) fn fit_terms<C: ComponentCurve>(
+        components: &[C],
         interp: Method,
         runs: &[MeasuredRun],
         steps: &steps::Steps,
         coupling_time: bool,
     ) -> (Model, Vec<String>) {
-        fit::calibrate(curves, interp, runs, steps, coupling_time)
+        fit::calibrate(components, interp, runs, steps, coupling_time)
+    }
+
+    /// The speed a component without a standalone curve is measured against: the scaling law
+    /// the calibrated model learned for it, at `nproc` ([`scaling_law`]). `None` for a
+    /// component with a curve, one the model does not know, and the standalone model.
+    pub fn reference_sypd(&self, name: &str, nproc: u32) -> Option<f64> {
+        match self {
+            Model::Standalone => None,
+            Model::Calibrated(m) => m
+                .component(name)
+                .and_then(|c| c.law.as_ref())
+                .map(|law| law.sypd(f64::from(nproc.max(1)))),
+        }
+    }
+
+    /// Whether the model learned component `name`'s curve from the runs (it has no standalone
+    /// curve): [`Model::reference_sypd`] gives its speeds.
+    pub fn learned_curve(&self, name: &str) -> bool {
+        match self {
+            Model::Standalone => false,
+            Model::Calibrated(m) => m.component(name).is_some_and(|c| c.law.is_some()),
+        }
     }
 
     /// The factor on component `name`'s standalone speed at `nproc`, with its band: its
@@ -394,10 +471,16 @@ impl Calibrated {
         self.components.iter().find(|c| c.name == name)
     }
 
-    /// Mean and variance of ln(coupled-mode / standalone) of `name` at `nproc`.
+    /// Mean and variance of ln(coupled-mode / reference) of `name` at `nproc`, the reference
+    /// being its standalone curve or its learned law; the variance holds the law's own.
     pub fn log_ratio(&self, name: &str, nproc: u32) -> (f64, f64) {
+        let p = nproc.max(1);
         match self.component(name) {
-            Some(c) => c.ratio.predict(f64::from(nproc.max(1)).ln()),
+            Some(c) => {
+                let (mean, var) = c.ratio.predict(f64::from(p).ln());
+                let law_var = c.law.as_ref().map_or(0.0, |l| l.log_var(f64::from(p)));
+                (mean, var + law_var)
+            }
             None => (self.global_log_ratio, LEVEL_PRIOR_SD * LEVEL_PRIOR_SD),
         }
     }

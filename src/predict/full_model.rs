@@ -6,7 +6,6 @@
 //! outside it can enter.
 
 use super::{rank_order, ComponentInput, Prediction, Problem};
-use crate::curve::Curve;
 use crate::metrics;
 use crate::model::{EstimateRequest, Model};
 
@@ -27,7 +26,6 @@ pub fn rank(
     if !model.is_calibrated() {
         return problem.rank(tts_w, top);
     }
-    let curves: Vec<Curve> = inputs.iter().map(|i| i.curve.clone()).collect();
     let settings = &problem.settings;
     let mut shortlist = (4 * top).max(32);
     loop {
@@ -40,7 +38,7 @@ pub fn rank(
         // Every kept configuration is in the shortlist.
         let complete = p.top.len() < shortlist || p.top.len() as u64 >= p.considered;
         for c in &mut p.top {
-            let e = model.estimate(&EstimateRequest::curves(&curves, settings.interp, &c.nproc));
+            let e = model.estimate(&EstimateRequest::curves(inputs, settings.interp, &c.nproc));
             let slower = c.sypd / e.sypd;
             c.sypd = e.sypd;
             c.chsy *= slower;

@@ -111,8 +111,8 @@ pub fn section(
 ) -> ModelSection {
     let standalone = Model::Standalone;
     let chosen = model.map_or(&standalone, |m| m.model);
-    let curves: Vec<crate::curve::Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
-    let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+    let curves = inputs;
+    let names: Vec<String> = curves.iter().map(|c| c.name().to_string()).collect();
     let runs = model.map_or(&[][..], |m| m.runs);
     let ranked_by = match (model, chosen) {
         (Some(m), Model::Calibrated(_)) => format!(
@@ -144,10 +144,11 @@ pub fn section(
         _ => Vec::new(),
     };
     let on_curves = |nproc: &[u32]| {
-        curves
-            .iter()
-            .zip(nproc)
-            .all(|(c, &p)| (c.first_nproc()..=c.last_nproc()).contains(&p))
+        curves.iter().zip(nproc).all(|(c, &p)| {
+            c.curve
+                .as_ref()
+                .is_none_or(|c| (c.first_nproc()..=c.last_nproc()).contains(&p))
+        })
     };
     let checks = runs
         .iter()

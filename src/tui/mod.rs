@@ -236,7 +236,10 @@ fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<(Problem, 
 
 /// `autolb` alone and `autolb tui` without data open the demo.
 fn is_demo(args: &TuiArgs) -> bool {
-    args.prediction.config.is_none() && args.prediction.curves.is_empty() && args.campaign.is_none()
+    args.prediction.config.is_none()
+        && args.prediction.curves.is_empty()
+        && args.prediction.components.is_empty()
+        && args.campaign.is_none()
 }
 
 /// The demo campaign's curves and settings, watching its directory.
@@ -381,7 +384,8 @@ fn start_watcher(
 /// Turns the arguments into the data to show.
 pub fn resolve(args: &TuiArgs) -> Result<Setup> {
     let flags = &args.prediction;
-    let has_data = flags.config.is_some() || !flags.curves.is_empty();
+    let has_data =
+        flags.config.is_some() || !flags.curves.is_empty() || !flags.components.is_empty();
     if !has_data && args.campaign.is_none() {
         return Ok(example_setup(args));
     }
@@ -412,8 +416,16 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
                 .iter()
                 .find(|(n, _)| n == c.name())
                 .map(|(_, p)| PathBuf::from(p))
-                .or_else(|| entry(c.name()).map(|e| base_dir.join(&e.curve)))
-                .unwrap_or_default();
+                .or_else(|| {
+                    entry(c.name())
+                        .and_then(|e| e.curve.as_ref())
+                        .map(|p| base_dir.join(p))
+                });
+            let curve = match (&c.curve, path) {
+                (Some(_), Some(path)) => CurveSource::File(path),
+                (Some(_), None) => CurveSource::File(PathBuf::new()),
+                (None, _) => CurveSource::Learned,
+            };
             SourceComponent {
                 name: c.name().to_string(),
                 // Only a timing name that differs from the name is worth writing.
@@ -421,7 +433,7 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
                     .map(|e| e.timing_name())
                     .filter(|t| *t != c.name())
                     .map(str::to_string),
-                curve: CurveSource::File(path),
+                curve,
                 allowed: c.allowed.clone(),
                 min_nproc: c.min_nproc,
                 max_nproc: c.max_nproc,
@@ -500,7 +512,8 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
         let path = dir.join(&c.curve);
         let curve = Curve::load(c.name.clone(), &path).map_err(user)?;
         inputs.push(ComponentInput {
-            curve,
+            name: c.name.clone(),
+            curve: Some(curve),
             allowed: c.allowed.clone(),
             min_nproc: Some(c.low),
             max_nproc: Some(c.high),

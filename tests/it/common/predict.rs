@@ -50,7 +50,8 @@ pub fn component_strategy(
         proptest::option::of(proptest::collection::vec(1u32..120, 1..12)),
     )
         .prop_map(|(curve, allowed)| ComponentInput {
-            curve,
+            name: curve.name.clone(),
+            curve: Some(curve),
             allowed,
             min_nproc: None,
             max_nproc: None,
