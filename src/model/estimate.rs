@@ -180,6 +180,24 @@ impl Model {
         }
     }
 
+    /// The coupled SYPD [`Model::estimate`] predicts (its `sypd`, without the band) for a run
+    /// of `simulated_s` simulated seconds (`None`: typical) whose components go at the
+    /// long-run speeds `steady` ([`Model::steady_adjust`] of each): for a search that scores
+    /// many configurations from speeds it computed once per candidate. The same number as
+    /// the estimate's, to the last bit.
+    pub fn coupled_sypd(&self, steady: &[f64], simulated_s: Option<f64>) -> f64 {
+        run_length::lengthen(
+            crate::metrics::coupled_sypd(steady) / self.slowdown(steady),
+            self.penalty(simulated_s),
+        )
+    }
+
+    /// A component's speed in [`Estimate::components`] given its long-run speed `steady`, for
+    /// a run of `simulated_s` simulated seconds (`None`: typical).
+    pub fn component_sypd(&self, steady: f64, simulated_s: Option<f64>) -> f64 {
+        run_length::lengthen(steady, self.penalty(simulated_s))
+    }
+
     fn estimate_known(
         &self,
         names: &[String],

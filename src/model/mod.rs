@@ -378,8 +378,10 @@ impl Model {
         )
     }
 
-    /// [`Model::adjust`] for a long run (no fixed cost).
-    fn steady_adjust(&self, name: &str, nproc: u32, standalone_sypd: f64) -> f64 {
+    /// [`Model::adjust`] for a long run (no fixed cost): the mid value of [`Model::speed`],
+    /// computed without the band (the same number, to the last bit), what
+    /// [`Model::coupled_sypd`] takes.
+    pub fn steady_adjust(&self, name: &str, nproc: u32, standalone_sypd: f64) -> f64 {
         match self {
             Model::Standalone => standalone_sypd,
             Model::Calibrated(m) => {

@@ -138,29 +138,9 @@ pub fn summarise(problem: &Problem) -> Summary {
 
 /// The `top` best configurations for `tts_w`, as candidate indices in rank order.
 pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
-    let fn_at = |s: f64, weight: f64| {
-        let cost = metrics::chsy(weight, s);
-        metrics::fittingness_in(tts_w, s, cost, &problem.sypd_bounds, &problem.cost_bounds)
-    };
-    let mut groups: Vec<(f64, Group)> = problem
-        .groups
-        .iter()
-        .map(|g| (fn_at(g.sypd, g.min_weight), *g))
-        .collect();
-    groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.min_sum.cmp(&b.1.min_sum)));
-
-    let mut best: Vec<Scored> = Vec::with_capacity(top + 1);
-    for (fn_max, group) in groups {
-        if best.len() == top {
-            let worst = &best[top - 1];
-            let group_key = (fn_max, problem.total_nproc(group.min_sum));
-            if key_worse(group_key, (worst.fittingness, worst.total_nproc)) {
-                break;
-            }
-        }
-        walk_group(problem, &group, tts_w, top, &mut best);
-    }
-    best.into_iter()
+    let scorer = BoundScorer;
+    top_scored(problem, tts_w, top, &scorer)
+        .into_iter()
         .map(|c| {
             c.nproc
                 .iter()
@@ -171,6 +151,76 @@ pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// How the best-first walk scores the configurations of the problem's groups: the search's own
+/// speeds ([`Problem::score`]) or a model whose coupled speed lies below them (the full
+/// calibrated model, `predict::full_model`). The set of configurations is the problem's
+/// either way; only their scores differ.
+pub(crate) trait Scorer {
+    /// The score of the configuration `index` (candidate indices), a kept one of `group`.
+    fn score(&self, problem: &Problem, group: &Group, index: &[usize], tts_w: f64) -> Scored;
+
+    /// An upper bound of the coupled SYPD of every configuration of `group`, never below
+    /// what [`Scorer::score`] gives any of them.
+    fn sypd_bound(&self, problem: &Problem, group: &Group) -> f64;
+
+    /// How much a score may exceed the FN its bound implies through rounding (0 when the
+    /// score is computed the bound's way).
+    fn slack(&self) -> f64 {
+        0.0
+    }
+}
+
+/// The search's own scores: every configuration of a group goes at its bottleneck's speed.
+struct BoundScorer;
+
+impl Scorer for BoundScorer {
+    fn score(&self, problem: &Problem, _group: &Group, index: &[usize], tts_w: f64) -> Scored {
+        problem.score(index, tts_w)
+    }
+
+    fn sypd_bound(&self, _problem: &Problem, group: &Group) -> f64 {
+        group.sypd
+    }
+}
+
+/// The `top` best configurations of `problem` for `tts_w` as `scorer` scores them, in rank
+/// order: groups best-first by the FN their speed bound allows at their cheapest
+/// configuration, each walked while it can still beat the N-th best.
+pub(crate) fn top_scored(
+    problem: &Problem,
+    tts_w: f64,
+    top: usize,
+    scorer: &dyn Scorer,
+) -> Vec<Scored> {
+    let fn_at = |s: f64, weight: f64| {
+        let cost = metrics::chsy(weight, s);
+        metrics::fittingness_in(tts_w, s, cost, &problem.sypd_bounds, &problem.cost_bounds)
+    };
+    let slack = scorer.slack();
+    let mut groups: Vec<(f64, f64, Group)> = problem
+        .groups
+        .iter()
+        .map(|g| {
+            let bound = scorer.sypd_bound(problem, g);
+            (fn_at(bound, g.min_weight) + slack, bound, *g)
+        })
+        .collect();
+    groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.min_sum.cmp(&b.2.min_sum)));
+
+    let mut best: Vec<Scored> = Vec::with_capacity(top + 1);
+    for (fn_max, bound, group) in groups {
+        if best.len() == top {
+            let worst = &best[top - 1];
+            let group_key = (fn_max, problem.total_nproc(group.min_sum));
+            if key_worse(group_key, (worst.fittingness, worst.total_nproc)) {
+                break;
+            }
+        }
+        walk_group(problem, &group, bound, tts_w, top, scorer, &mut best);
+    }
+    best
+}
+
 /// (fittingness, total) `a` ranks strictly after `b`.
 fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
     b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)) == Ordering::Greater
@@ -178,8 +228,16 @@ fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
 
 /// Depth-first enumeration of a group's kept configurations in ascending PE order per
 /// component, inserting into `best` and cutting every branch whose smallest possible PE sum
-/// already ranks after the current N-th best.
-fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &mut Vec<Scored>) {
+/// already ranks after the current N-th best, at the group's speed bound `sypd_bound`.
+fn walk_group(
+    problem: &Problem,
+    group: &Group,
+    sypd_bound: f64,
+    tts_w: f64,
+    top: usize,
+    scorer: &dyn Scorer,
+    best: &mut Vec<Scored>,
+) {
     let others: Vec<usize> = (0..problem.components.len())
         .filter(|&d| d != group.component)
         .collect();
@@ -201,6 +259,8 @@ fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &m
     let mut ctx = Walk {
         problem,
         group,
+        sypd_bound,
+        scorer,
         tts_w,
         top,
         others: &others,
@@ -214,6 +274,9 @@ fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &m
 struct Walk<'a> {
     problem: &'a Problem,
     group: &'a Group,
+    /// No configuration of the group goes faster ([`Scorer::sypd_bound`]).
+    sypd_bound: f64,
+    scorer: &'a dyn Scorer,
     tts_w: f64,
     top: usize,
     others: &'a [usize],
@@ -249,12 +312,21 @@ impl Walk<'_> {
     fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Scored>) {
         let resources = self.resources;
         if k == self.others.len() {
-            let config = self.problem.score(index, self.tts_w);
-            let within = !resources
-                || (self.problem.fits(&config.nproc)
-                    && self.problem.keeps(config.sypd, &config.nproc));
+            // Which configurations are kept is the problem's: at the group's own speed (every
+            // configuration of a group goes at its bottleneck's), whatever the scorer says.
+            let nproc: Vec<u32> = index
+                .iter()
+                .zip(&self.problem.components)
+                .map(|(&i, c)| c.nproc[i])
+                .collect();
+            let sypd = self.group.sypd;
+            let within =
+                !resources || (self.problem.fits(&nproc) && self.problem.keeps(sypd, &nproc));
             // Per-component nodes: a node limit of the queue is checked per configuration.
-            if within && self.problem.fits_queue(&config.nproc, config.sypd) {
+            if within && self.problem.fits_queue(&nproc, sypd) {
+                let config = self
+                    .scorer
+                    .score(self.problem, self.group, index, self.tts_w);
                 insert_ranked(best, config, self.top);
             }
             return;
@@ -276,14 +348,14 @@ impl Walk<'_> {
             }
             if best.len() == self.top {
                 index[d] = j;
-                let cost = metrics::chsy(self.lowest_weight(k, index), self.group.sypd);
+                let cost = metrics::chsy(self.lowest_weight(k, index), self.sypd_bound);
                 let fn_best = metrics::fittingness_in(
                     self.tts_w,
-                    self.group.sypd,
+                    self.sypd_bound,
                     cost,
                     &self.problem.sypd_bounds,
                     &self.problem.cost_bounds,
-                );
+                ) + self.scorer.slack();
                 let worst = &best[self.top - 1];
                 let key = (fn_best, self.problem.total_nproc(lowest));
                 if key_worse(key, (worst.fittingness, worst.total_nproc)) {
