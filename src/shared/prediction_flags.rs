@@ -589,6 +589,27 @@ fn load_fitted(path: &Path, inputs: &[ComponentInput]) -> Result<Model> {
             c.name()
         )));
     }
+    // A learned component's ratio is relative to its learned law, not to a curve.
+    for c in inputs.iter().filter(|_| model.is_calibrated()) {
+        let name = c.name();
+        match (&c.curve, model.learned_curve(name)) {
+            (Some(_), true) => {
+                return Err(user(format!(
+                    "--model {} learned {name} without a curve; use it with --component \
+                     {name}, or refit it with --curve {name}=PATH",
+                    path.display()
+                )))
+            }
+            (None, false) => {
+                return Err(user(format!(
+                    "--model {} was fitted with {name}'s curve; give --curve {name}=PATH, or \
+                     refit it with --component {name}",
+                    path.display()
+                )))
+            }
+            _ => {}
+        }
+    }
     Ok(model)
 }
 

@@ -132,21 +132,36 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
     // The machine, cost and queue flags (or the file's [machine]) bill the matrix's FN.
     let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
-    let problem = Problem::build(
-        &setup.inputs,
-        &setup.settings,
-        ProblemOptions {
-            model: None,
-            cost_model: Some(&cost_model),
-        },
-    )
-    .map_err(user)?;
-    problem.check_grid_size().map_err(user)?;
-    let calibrated = match early_model {
+    let mut calibrated = match early_model {
         Some(p) => Some(p),
         None if demo.is_some() => calibrated_problem(args, &setup)?,
         None => None,
     };
+    // A component without a curve has no standalone model: the calibrated one is all there is.
+    let only_calibrated = match setup.inputs.iter().find(|c| c.curve.is_none()) {
+        Some(c) if calibrated.is_none() => {
+            return Err(user(format!(
+                "{} has no curve: the app learns it from measured runs; pass --measured PATH \
+                 (or --model FILE fitted with it)",
+                c.name()
+            )))
+        }
+        Some(_) => calibrated.take(),
+        None => None,
+    };
+    let problem = match &only_calibrated {
+        Some((p, _)) => p.clone(),
+        None => Problem::build(
+            &setup.inputs,
+            &setup.settings,
+            ProblemOptions {
+                model: None,
+                cost_model: Some(&cost_model),
+            },
+        )
+        .map_err(user)?,
+    };
+    problem.check_grid_size().map_err(user)?;
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => std::env::current_dir().wrap_err("cannot find the current directory")?,
@@ -164,6 +179,9 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         app.ranking.other_model = Some((p, ranking::ModelKind::Calibrated));
         app.toggle_model();
         app.set_training_runs(fit);
+    }
+    if let Some((_, fit)) = only_calibrated {
+        app.start_calibrated(fit);
     }
     let _watcher = match &setup.watch_dir {
         Some(dir) => {
