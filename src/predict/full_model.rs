@@ -15,14 +15,18 @@
 //! * every candidate's long-run speed is computed once ([`Model::steady_adjust`]), so a
 //!   configuration's full coupled SYPD is a min, one slowdown and a division
 //!   ([`Model::coupled_sypd`]), the same number [`Model::estimate`] gives;
-//! * each group gets a tighter speed bound than its bottleneck's speed: with two components
-//!   the slowdown falls as the other component gets faster (it depends on their speed ratio
-//!   only), so no configuration of the group is faster than the bottleneck slowed by the
-//!   slowdown against the fastest candidate of the other component that fits the group's PE
-//!   limit. Groups are visited best-first by that bound and each walk stops once it cannot
-//!   beat the N-th best, as in the standalone search. With three or more components Clark's
-//!   approximation of the slowdown is not monotone in each speed, so their groups keep the
-//!   bottleneck's speed as bound (still exact, less pruning).
+//! * with two components the slowdown falls as the other component gets faster (it depends
+//!   on their speed ratio only), so no configuration of a group is faster than the bottleneck
+//!   slowed by the slowdown against the fastest partner candidate it may have, and none is
+//!   cheaper than its partner's fewest PEs allow. Groups are visited best-first by that bound;
+//!   inside a group a branch and bound over a max-tree of the partner's speeds (ordered by
+//!   PEs) bounds every block of partners at once and opens only those that can still beat the
+//!   N-th best, so the configurations scored are about those near the top, `O(log N)` work
+//!   each: the cost grows like the candidates, not like the configurations.
+//! * With three or more components Clark's approximation of the slowdown is not monotone in
+//!   each speed, so their groups keep the bottleneck's speed as bound and the search's
+//!   depth-first walk (still exact, less pruning); a configuration that cannot enter the top
+//!   N is told from its FN before its score is built.
 //!
 //! Which configurations are compared (the budget, the base-case filter, queues) and the FN
 //! normalisation stay the search's, as before; each configuration is scored as the full
@@ -31,7 +35,8 @@
 //! [`Model::estimate`].
 
 use super::search::{self, Group, Scorer};
-use super::{ComponentInput, Prediction, Problem, Scored};
+use super::sweep::faster_than_bottleneck;
+use super::{ComponentInput, Prediction, Problem, Scored, MAX_COMPONENTS};
 use crate::interp::Interpolant;
 use crate::metrics;
 use crate::model::{Calibrated, Model};
@@ -76,6 +81,8 @@ struct FullScorer<'a> {
     /// Per component and candidate, the fastest long-run speed among its candidates up to
     /// that one (ascending PEs): the fastest that fits a PE limit.
     fastest_up_to: Vec<Vec<f64>>,
+    /// Per component, the fastest long-run speed of each block of its candidates.
+    trees: Vec<MaxTree>,
     /// Whether groups get the slowdown bound (two components, a known-monotone slowdown).
     slowdown_bound: bool,
 }
@@ -122,10 +129,12 @@ impl<'a> FullScorer<'a> {
             })
             .collect();
         let irregularity = calibrated.coupled.irregularity;
+        let trees = steady.iter().map(|s| MaxTree::new(s)).collect();
         FullScorer {
             model,
             steady,
             fastest_up_to,
+            trees,
             slowdown_bound: problem.components.len() == 2
                 && (0.0..=MONOTONE_UP_TO).contains(&irregularity),
         }
@@ -133,14 +142,41 @@ impl<'a> FullScorer<'a> {
 }
 
 impl Scorer for FullScorer<'_> {
-    fn score(&self, problem: &Problem, _group: &Group, index: &[usize], tts_w: f64) -> Scored {
+    fn score(
+        &self,
+        problem: &Problem,
+        group: &Group,
+        index: &[usize],
+        tts_w: f64,
+        worst: Option<&Scored>,
+    ) -> Option<Scored> {
+        // Most configurations a walk looks at cannot enter the top N: tell it from the FN
+        // alone, computed without building the score (to within the slack: one that comes
+        // close is scored in full, and the full score decides).
+        let mut steady = [0.0; MAX_COMPONENTS];
+        let mut nproc = [0u32; MAX_COMPONENTS];
+        let n = index.len().min(MAX_COMPONENTS);
+        for (d, &i) in index.iter().enumerate().take(n) {
+            steady[d] = self.steady[d][i];
+            nproc[d] = problem.components[d].nproc[i];
+        }
+        let sypd = self.model.coupled_sypd(&steady[..n], None);
+        if let Some(worst) = worst {
+            let cost = metrics::chsy(problem.weight_of(&nproc[..n]), group.sypd)
+                * (group.sypd / sypd);
+            let fn_full = metrics::fittingness_in(
+                tts_w,
+                sypd,
+                cost,
+                &problem.sypd_bounds,
+                &problem.cost_bounds,
+            );
+            if fn_full + self.slack() < worst.fittingness {
+                return None;
+            }
+        }
         let mut c = problem.score(index, tts_w);
-        let steady: Vec<f64> = index
-            .iter()
-            .zip(&self.steady)
-            .map(|(&i, s)| s[i])
-            .collect();
-        let sypd = self.model.coupled_sypd(&steady, None);
+        let steady = &steady[..n];
         let slower = c.sypd / sypd;
         c.sypd = sypd;
         c.chsy *= slower;
@@ -150,7 +186,7 @@ impl Scorer for FullScorer<'_> {
         let pairs: Vec<(f64, f64)> = c
             .nproc
             .iter()
-            .zip(&steady)
+            .zip(steady)
             .map(|(&n, &s)| (f64::from(n), self.model.component_sypd(s, None)))
             .collect();
         c.coupling_cost = metrics::predicted_coupling_cost(c.sypd, &pairs);
@@ -161,7 +197,7 @@ impl Scorer for FullScorer<'_> {
             &problem.sypd_bounds,
             &problem.cost_bounds,
         );
-        c
+        Some(c)
     }
 
     fn sypd_bound(&self, problem: &Problem, group: &Group) -> f64 {
@@ -195,11 +231,154 @@ impl Scorer for FullScorer<'_> {
         }
     }
 
+    fn walk(
+        &self,
+        problem: &Problem,
+        group: &Group,
+        tts_w: f64,
+        top: usize,
+        best: &mut Vec<Scored>,
+    ) -> bool {
+        if !self.slowdown_bound {
+            return false;
+        }
+        let (c, i) = (group.component(), group.index());
+        let d = 1 - c;
+        let own = problem.components[c].nproc[i];
+        let cap = group.limit().saturating_sub(own);
+        let mut pair = PairWalk {
+            scorer: self,
+            problem,
+            group,
+            tts_w,
+            top,
+            c,
+            index: [0; 2],
+            end: problem.components[d].nproc.partition_point(|&q| q <= cap),
+        };
+        pair.index[c] = i;
+        pair.block(1, 0, self.trees[d].size, best);
+        true
+    }
+
     fn slack(&self) -> f64 {
         // The scores come from other expressions than the bound (a product for the cost, the
         // min over every component): allow for their rounding, far below any FN difference
         // that matters, so no configuration is cut by a last-bit difference.
         1e-9
+    }
+}
+
+/// The largest of each aligned block of values (a segment tree, leaves padded with
+/// `-inf`): node 1 holds all, node `k` the halves `2k` and `2k + 1`.
+struct MaxTree {
+    /// Leaves: the smallest power of two holding the values.
+    size: usize,
+    nodes: Vec<f64>,
+}
+
+impl MaxTree {
+    fn new(values: &[f64]) -> MaxTree {
+        let size = values.len().next_power_of_two().max(1);
+        let mut nodes = vec![f64::NEG_INFINITY; 2 * size];
+        nodes[size..size + values.len()].copy_from_slice(values);
+        for k in (1..size).rev() {
+            nodes[k] = nodes[2 * k].max(nodes[2 * k + 1]);
+        }
+        MaxTree { size, nodes }
+    }
+}
+
+/// One group of a two-component problem, walked by branch and bound over the partner's
+/// candidates (see the module doc).
+struct PairWalk<'a> {
+    scorer: &'a FullScorer<'a>,
+    problem: &'a Problem,
+    group: &'a Group,
+    tts_w: f64,
+    top: usize,
+    /// The bottleneck component (the partner is the other).
+    c: usize,
+    /// The configuration looked at, candidate indices.
+    index: [usize; 2],
+    /// Partner candidates below this index fit the group's PE limit beside the bottleneck.
+    end: usize,
+}
+
+impl PairWalk<'_> {
+    /// Opens node `k` of the partner's max-tree, covering partner candidates `lo..hi`, unless
+    /// no configuration in it can rank before the N-th best.
+    fn block(&mut self, k: usize, lo: usize, hi: usize, best: &mut Vec<Scored>) {
+        if lo >= self.end {
+            return;
+        }
+        let d = 1 - self.c;
+        let scorer = self.scorer;
+        let fastest = scorer.trees[d].nodes[k];
+        if fastest == f64::NEG_INFINITY {
+            return;
+        }
+        if best.len() == self.top {
+            // The fastest partner of the block slows the bottleneck least; its fewest PEs
+            // cost least.
+            let bottleneck = scorer.steady[self.c][self.index[self.c]];
+            let mut pair = [0.0; 2];
+            pair[self.c] = bottleneck;
+            pair[d] = fastest.max(bottleneck);
+            let sypd = scorer
+                .model
+                .component_sypd(bottleneck / scorer.model.slowdown(&pair), None)
+                .min(self.group.sypd);
+            self.index[d] = lo;
+            let nproc = self.nproc();
+            let cost = metrics::chsy(self.problem.weight_of(&nproc), sypd);
+            let fn_best = metrics::fittingness_in(
+                self.tts_w,
+                sypd,
+                cost,
+                &self.problem.sypd_bounds,
+                &self.problem.cost_bounds,
+            ) + scorer.slack();
+            let total = self.problem.total_nproc(nproc[0] + nproc[1]);
+            let worst = &best[self.top - 1];
+            if sypd.is_finite()
+                && search::key_worse((fn_best, total), (worst.fittingness, worst.total_nproc))
+            {
+                return;
+            }
+        }
+        if hi - lo == 1 {
+            self.leaf(lo, best);
+            return;
+        }
+        let mid = lo + (hi - lo) / 2;
+        self.block(2 * k, lo, mid, best);
+        self.block(2 * k + 1, mid, hi, best);
+    }
+
+    /// Scores the configuration with partner candidate `j`, if the group holds it.
+    fn leaf(&mut self, j: usize, best: &mut Vec<Scored>) {
+        let d = 1 - self.c;
+        let partner = &self.problem.components[d];
+        if !faster_than_bottleneck(partner.sypd[j], self.group.sypd, d < self.c) {
+            return;
+        }
+        self.index[d] = j;
+        if !search::kept_in_group(self.problem, self.group, &self.nproc()) {
+            return;
+        }
+        let worst = (best.len() == self.top).then(|| &best[self.top - 1]);
+        let scored = self
+            .scorer
+            .score(self.problem, self.group, &self.index, self.tts_w, worst);
+        if let Some(config) = scored {
+            search::insert_ranked(best, config, self.top);
+        }
+    }
+
+    fn nproc(&self) -> [u32; 2] {
+        let c = &self.problem.components;
+        [c[0].nproc[self.index[0]], c[1].nproc[self.index[1]]]
     }
 }
 

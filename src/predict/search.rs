@@ -156,8 +156,17 @@ pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
 /// calibrated model, `predict::full_model`). The set of configurations is the problem's
 /// either way; only their scores differ.
 pub(crate) trait Scorer {
-    /// The score of the configuration `index` (candidate indices), a kept one of `group`.
-    fn score(&self, problem: &Problem, group: &Group, index: &[usize], tts_w: f64) -> Scored;
+    /// The score of the configuration `index` (candidate indices), a kept one of `group`;
+    /// `None` when it cannot rank before `worst` (the current N-th best, if the top N is
+    /// full), which a scorer may tell without building the whole score.
+    fn score(
+        &self,
+        problem: &Problem,
+        group: &Group,
+        index: &[usize],
+        tts_w: f64,
+        worst: Option<&Scored>,
+    ) -> Option<Scored>;
 
     /// An upper bound of the coupled SYPD of every configuration of `group`, never below
     /// what [`Scorer::score`] gives any of them.
@@ -168,14 +177,34 @@ pub(crate) trait Scorer {
     fn slack(&self) -> f64 {
         0.0
     }
+
+    /// Walks `group` into `best` its own way (e.g. a branch and bound over a pair); `false`
+    /// leaves it to the depth-first walk ([`walk_group`]).
+    fn walk(
+        &self,
+        _problem: &Problem,
+        _group: &Group,
+        _tts_w: f64,
+        _top: usize,
+        _best: &mut Vec<Scored>,
+    ) -> bool {
+        false
+    }
 }
 
 /// The search's own scores: every configuration of a group goes at its bottleneck's speed.
 struct BoundScorer;
 
 impl Scorer for BoundScorer {
-    fn score(&self, problem: &Problem, _group: &Group, index: &[usize], tts_w: f64) -> Scored {
-        problem.score(index, tts_w)
+    fn score(
+        &self,
+        problem: &Problem,
+        _group: &Group,
+        index: &[usize],
+        tts_w: f64,
+        _worst: Option<&Scored>,
+    ) -> Option<Scored> {
+        Some(problem.score(index, tts_w))
     }
 
     fn sypd_bound(&self, _problem: &Problem, group: &Group) -> f64 {
@@ -216,13 +245,26 @@ pub(crate) fn top_scored(
                 break;
             }
         }
-        walk_group(problem, &group, bound, tts_w, top, scorer, &mut best);
+        if !scorer.walk(problem, &group, tts_w, top, &mut best) {
+            walk_group(problem, &group, bound, tts_w, top, scorer, &mut best);
+        }
     }
     best
 }
 
+/// Whether a configuration of `group` with PEs `nproc` is one the problem keeps (within the
+/// group's PE limit, the budgets and the base-case filter, and the chosen queue), judged at
+/// the group's speed as the search judges it.
+pub(crate) fn kept_in_group(problem: &Problem, group: &Group, nproc: &[u32]) -> bool {
+    let sum: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
+    let sypd = group.sypd;
+    let within = !problem.cost_model.has_resources()
+        || (problem.fits(nproc) && problem.keeps(sypd, nproc));
+    sum <= u64::from(group.limit) && within && problem.fits_queue(nproc, sypd)
+}
+
 /// (fittingness, total) `a` ranks strictly after `b`.
-fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
+pub(crate) fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
     b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)) == Ordering::Greater
 }
 
@@ -257,6 +299,7 @@ fn walk_group(
     index[group.component] = group.index;
     let p = problem.components[group.component].nproc[group.index];
     let mut ctx = Walk {
+        scratch: Vec::with_capacity(problem.components.len()),
         problem,
         group,
         sypd_bound,
@@ -272,6 +315,8 @@ fn walk_group(
 }
 
 struct Walk<'a> {
+    /// PEs of the configuration being looked at (reused, so the walk allocates nothing).
+    scratch: Vec<u32>,
     problem: &'a Problem,
     group: &'a Group,
     /// No configuration of the group goes faster ([`Scorer::sypd_bound`]).
@@ -288,25 +333,28 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     /// The configuration `index` (set up to position `k`) completed with the remaining
-    /// components at their smallest allowed candidates.
-    fn lowest_completion(&self, k: usize, index: &[usize]) -> Vec<u32> {
-        let mut nproc: Vec<u32> = index
-            .iter()
-            .zip(&self.problem.components)
-            .map(|(&i, c)| c.nproc[i])
-            .collect();
+    /// components at their smallest allowed candidates, into `self.scratch`.
+    fn lowest_completion(&mut self, k: usize, index: &[usize]) -> &[u32] {
+        self.scratch.clear();
+        self.scratch.extend(
+            index
+                .iter()
+                .zip(&self.problem.components)
+                .map(|(&i, c)| c.nproc[i]),
+        );
         for m in k + 1..self.others.len() {
             let d = self.others[m];
-            nproc[d] = self.problem.components[d].nproc[self.sets[m][0]];
+            self.scratch[d] = self.problem.components[d].nproc[self.sets[m][0]];
         }
-        nproc
+        &self.scratch
     }
 
     /// The smallest weight any completion of `index` (set up to position `k`) can have: the
     /// remaining components at their smallest allowed candidates. Weights never fall when a
     /// component gets more PEs, so this bounds every completion from below.
-    fn lowest_weight(&self, k: usize, index: &[usize]) -> f64 {
-        self.problem.weight_of(&self.lowest_completion(k, index))
+    fn lowest_weight(&mut self, k: usize, index: &[usize]) -> f64 {
+        let problem = self.problem;
+        problem.weight_of(self.lowest_completion(k, index))
     }
 
     fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Scored>) {
@@ -314,20 +362,18 @@ impl Walk<'_> {
         if k == self.others.len() {
             // Which configurations are kept is the problem's: at the group's own speed (every
             // configuration of a group goes at its bottleneck's), whatever the scorer says.
-            let nproc: Vec<u32> = index
-                .iter()
-                .zip(&self.problem.components)
-                .map(|(&i, c)| c.nproc[i])
-                .collect();
-            let sypd = self.group.sypd;
-            let within =
-                !resources || (self.problem.fits(&nproc) && self.problem.keeps(sypd, &nproc));
+            let (problem, sypd) = (self.problem, self.group.sypd);
+            let nproc = self.lowest_completion(k, index);
+            let within = !resources || (problem.fits(nproc) && problem.keeps(sypd, nproc));
             // Per-component nodes: a node limit of the queue is checked per configuration.
-            if within && self.problem.fits_queue(&nproc, sypd) {
-                let config = self
+            if within && problem.fits_queue(nproc, sypd) {
+                let worst = (best.len() == self.top).then(|| &best[self.top - 1]);
+                let scored = self
                     .scorer
-                    .score(self.problem, self.group, index, self.tts_w);
-                insert_ranked(best, config, self.top);
+                    .score(problem, self.group, index, self.tts_w, worst);
+                if let Some(config) = scored {
+                    insert_ranked(best, config, self.top);
+                }
             }
             return;
         }
@@ -341,8 +387,9 @@ impl Walk<'_> {
                 // Budgets and the base-case filter are monotone per component: once the
                 // smallest completion breaks one, every larger candidate does too.
                 index[d] = j;
+                let (problem, sypd) = (self.problem, self.group.sypd);
                 let low = self.lowest_completion(k, index);
-                if !self.problem.fits(&low) || !self.problem.keeps(self.group.sypd, &low) {
+                if !problem.fits(low) || !problem.keeps(sypd, low) {
                     break;
                 }
             }
@@ -373,7 +420,8 @@ impl Walk<'_> {
     }
 }
 
-fn insert_ranked(best: &mut Vec<Scored>, config: Scored, top: usize) {
+/// Inserts `config` into `best` (rank order, at most `top`), if it ranks high enough.
+pub(crate) fn insert_ranked(best: &mut Vec<Scored>, config: Scored, top: usize) {
     let at = best.partition_point(|b| rank_order(b, &config) == Ordering::Less);
     if at < top {
         best.insert(at, config);
