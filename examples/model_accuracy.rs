@@ -28,8 +28,7 @@ use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 use autolb::sim::synthetic::SyntheticCase;
 use autolb::sim::synthetic_check::{
     synthetic_coupling_time_leave_one_out, synthetic_extrapolation, synthetic_leave_one_out,
-    synthetic_leave_one_out_without_curves, synthetic_run_length_leave_one_out,
-    CouplingTimeCase,
+    synthetic_leave_one_out_without_curves, synthetic_run_length_leave_one_out, CouplingTimeCase,
 };
 
 fn main() {

@@ -89,12 +89,7 @@ impl<'a, C: ComponentCurve> EstimateRequest<'a, C> {
     }
 
     /// [`EstimateRequest::curves`] with irregular steps (see [`Speeds::Curves`]).
-    pub fn stepped(
-        curves: &'a [C],
-        interp: Method,
-        nproc: &'a [u32],
-        steps: &'a Steps,
-    ) -> Self {
+    pub fn stepped(curves: &'a [C], interp: Method, nproc: &'a [u32], steps: &'a Steps) -> Self {
         EstimateRequest {
             nproc,
             speeds: Speeds::Curves {
@@ -169,6 +164,15 @@ impl Model {
                     .zip(nproc)
                     .map(|(f, &p)| f.sypd(p))
                     .collect();
+                if standalone.iter().any(|s| s.is_nan()) {
+                    // A component with no reference speed: no prediction (a min would skip it).
+                    return Estimate {
+                        sypd: f64::NAN,
+                        low: f64::NAN,
+                        high: f64::NAN,
+                        components: vec![f64::NAN; standalone.len()],
+                    };
+                }
                 let e = self.estimate_known(&names, nproc, &standalone, request.simulated_s);
                 match steps {
                     Some(steps) if !steps.is_empty() => {

@@ -728,6 +728,69 @@ mod tests {
         assert!(band_quantile(10_000) - BAND_Z < 1e-3);
     }
 
+    /// A component known only by name: learned from the runs.
+    struct Bare(&'static str);
+
+    impl ComponentCurve for Bare {
+        fn name(&self) -> &str {
+            self.0
+        }
+
+        fn standalone(&self) -> Option<&Curve> {
+            None
+        }
+    }
+
+    /// Without curves: each component's coupled-mode speed is learned from its measured
+    /// speeds (here Amdahl laws), predicted where no run went with a band that widens there,
+    /// and kept in the model file.
+    #[test]
+    fn learns_components_without_curves_from_the_runs() {
+        let law_a = |p: f64| 1.0 / (0.02 + 5.0 / p);
+        let law_b = |p: f64| 1.0 / (0.01 + 3.0 / p + 1e-5 * p);
+        let runs: Vec<MeasuredRun> = [(50, 60), (80, 40), (120, 100), (160, 70), (200, 150)]
+            .iter()
+            .map(|&(pa, pb)| {
+                let (sa, sb) = (law_a(f64::from(pa)), law_b(f64::from(pb)));
+                run((pa, sa), (pb, sb), 0.95 * sa.min(sb))
+            })
+            .collect();
+        let (m, notes) = Model::fit(&[Bare("A"), Bare("B")], Method::Linear, &runs);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(m.learned_curve("A") && m.learned_curve("B"));
+        for (name, law) in [("A", &law_a as &dyn Fn(f64) -> f64), ("B", &law_b)] {
+            for p in [60u32, 150, 400] {
+                let reference = m.reference_sypd(name, p).unwrap();
+                let speed = m.steady_adjust(name, p, reference) / m.factor(name, p).mid;
+                let err = (speed / law(f64::from(p)) - 1.0).abs();
+                assert!(err < 0.02 || p == 400, "{name} {p}: {err}");
+                let f = m.speed(name, p, reference);
+                let truth = law(f64::from(p)) * m.factor(name, p).mid;
+                assert!(f.low < truth && truth < f.high, "{name} {p}: {f:?} {truth}");
+            }
+        }
+        let width = |f: Factor| (f.high / f.low).ln();
+        assert!(width(m.factor("A", 800)) > 1.5 * width(m.factor("A", 100)));
+        let e = m.estimate(&EstimateRequest::curves(
+            &[Bare("A"), Bare("B")],
+            Method::Linear,
+            &[100, 100],
+        ));
+        let truth = 0.95 * law_a(100.0).min(law_b(100.0));
+        assert!((e.sypd / truth - 1.0).abs() < 0.03, "{} vs {truth}", e.sypd);
+        assert!(e.low < e.sypd && e.sypd < e.high);
+        let back = Model::from_json(&m.to_json()).unwrap();
+        assert_eq!(back.reference_sypd("B", 300), m.reference_sypd("B", 300));
+        assert_eq!(back.factor("B", 300), m.factor("B", 300));
+        // The standalone model knows nothing of a component without a curve.
+        let alone = Model::Standalone.estimate(&EstimateRequest::curves(
+            &[Bare("A")],
+            Method::Linear,
+            &[100],
+        ));
+        assert!(alone.sypd.is_nan());
+    }
+
     #[test]
     fn the_band_widens_far_from_measured_pes() {
         let a = curve("A", &[(10, 1.0), (1000, 100.0)]);

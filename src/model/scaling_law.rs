@@ -125,8 +125,8 @@ impl ScalingLaw {
         counts.dedup();
         // Coefficients in scaled units, so the three columns have similar sizes: p in units of
         // the geometric mean count, days in units of the median measured days.
-        let p_ref = (counts.iter().map(|&p| f64::from(p).ln()).sum::<f64>() / counts.len() as f64)
-            .exp();
+        let p_ref =
+            (counts.iter().map(|&p| f64::from(p).ln()).sum::<f64>() / counts.len() as f64).exp();
         let mut days: Vec<f64> = obs.iter().map(|o| 1.0 / o.sypd).collect();
         days.sort_by(f64::total_cmp);
         let t_ref = days[days.len() / 2];
@@ -261,7 +261,11 @@ fn solve(
     // scaled up by the reduced chi-square when the law fits worse than the noise alone would
     // allow.
     let dof = weight_sum - k as f64;
-    let inflation = if dof > 0.5 { (chi2 / dof).max(1.0) } else { 1.0 };
+    let inflation = if dof > 0.5 {
+        (chi2 / dof).max(1.0)
+    } else {
+        1.0
+    };
     let fitted: Vec<f64> = rows.iter().map(|r| dot(r, &theta)).collect();
     let covariance = covariance(set, rows, &fitted, sd, robust, inflation)?;
     Some(Solution {
@@ -364,7 +368,10 @@ mod tests {
         let mut o = obs(truth, &[48, 96, 192, 192, 192, 384, 768], 0.03);
         o[2].sypd *= 0.7;
         let law = ScalingLaw::fit(&o).unwrap();
-        assert!((law.sypd(192.0) / truth(192.0) - 1.0).abs() < 0.03, "{law:?}");
+        assert!(
+            (law.sypd(192.0) / truth(192.0) - 1.0).abs() < 0.03,
+            "{law:?}"
+        );
     }
 
     #[test]

@@ -162,8 +162,8 @@ impl Scorer for FullScorer<'_> {
         }
         let sypd = self.model.coupled_sypd(&steady[..n], None);
         if let Some(worst) = worst {
-            let cost = metrics::chsy(problem.weight_of(&nproc[..n]), group.sypd)
-                * (group.sypd / sypd);
+            let cost =
+                metrics::chsy(problem.weight_of(&nproc[..n]), group.sypd) * (group.sypd / sypd);
             let fn_full = metrics::fittingness_in(
                 tts_w,
                 sypd,

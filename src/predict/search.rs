@@ -258,8 +258,8 @@ pub(crate) fn top_scored(
 pub(crate) fn kept_in_group(problem: &Problem, group: &Group, nproc: &[u32]) -> bool {
     let sum: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
     let sypd = group.sypd;
-    let within = !problem.cost_model.has_resources()
-        || (problem.fits(nproc) && problem.keeps(sypd, nproc));
+    let within =
+        !problem.cost_model.has_resources() || (problem.fits(nproc) && problem.keeps(sypd, nproc));
     sum <= u64::from(group.limit) && within && problem.fits_queue(nproc, sypd)
 }
 

@@ -35,7 +35,11 @@ impl ComponentInput {
     }
 
     /// A component without a curve, searched between `min_nproc` and `max_nproc` PEs.
-    pub fn without_curve(name: impl Into<String>, min_nproc: u32, max_nproc: u32) -> ComponentInput {
+    pub fn without_curve(
+        name: impl Into<String>,
+        min_nproc: u32,
+        max_nproc: u32,
+    ) -> ComponentInput {
         ComponentInput {
             name: name.into(),
             curve: None,

@@ -198,8 +198,7 @@ pub fn resolve_components(
             input.max_nproc = f.max_nproc;
         }
     };
-    let mut inputs: Vec<ComponentInput> = if args.curves.is_empty() && args.components.is_empty()
-    {
+    let mut inputs: Vec<ComponentInput> = if args.curves.is_empty() && args.components.is_empty() {
         file_inputs.clone()
     } else {
         let mut inputs = args

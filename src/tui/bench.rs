@@ -413,7 +413,11 @@ fn the_calibrated_app_re_ranks_on_tts_w_and_budget_keys() {
 fn calibrated_keys_at_step_1_and_2000_pes_within_a_frame() {
     let mut over = Vec::new();
     for curves in [true, false] {
-        let label = if curves { "with curves" } else { "without curves" };
+        let label = if curves {
+            "with curves"
+        } else {
+            "without curves"
+        };
         for (what, keys) in [("TTS_w", ['+', '-']), ("budget", ['{', '}'])] {
             let times = time_calibrated_keys(curves, keys, 40);
             let median = times[times.len() / 2];

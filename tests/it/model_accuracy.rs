@@ -12,8 +12,7 @@ use autolb::model::{EstimateRequest, MeasuredRun};
 use autolb::predict::ComponentInput;
 use autolb::sim::synthetic_check::{
     synthetic_coupling_time_leave_one_out, synthetic_extrapolation, synthetic_leave_one_out,
-    synthetic_leave_one_out_without_curves, synthetic_run_length_leave_one_out,
-    CouplingTimeCase,
+    synthetic_leave_one_out_without_curves, synthetic_run_length_leave_one_out, CouplingTimeCase,
 };
 
 fn real_runs() -> (Vec<Curve>, Vec<MeasuredRun>) {

@@ -388,10 +388,18 @@ fn fit_and_predict_without_curves() {
     // The model file learned IFS without a curve: a curve for it is refused.
     let ifs_curve = format!(
         "IFS={}",
-        root().join("assets/curves/mn4_sr_reduced_ifs.csv").display()
+        root()
+            .join("assets/curves/mn4_sr_reduced_ifs.csv")
+            .display()
     );
     autolb()
-        .args(["predict", "--curve", &ifs_curve, "--component", "NEMO=48-1632"])
+        .args([
+            "predict",
+            "--curve",
+            &ifs_curve,
+            "--component",
+            "NEMO=48-1632",
+        ])
         .args(["--timing-name", "NEMO=oceanx", "--max-nproc", "2000"])
         .args(["--model", file.to_str().unwrap()])
         .assert()
@@ -424,13 +432,21 @@ fn a_component_without_a_curve_needs_a_range_and_runs() {
             "IFS has no curve and no measured run to learn its curve from",
         ));
     autolb()
-        .args(["predict", "--component", "IFS=100-50", "--max-nproc", "2000"])
+        .args([
+            "predict",
+            "--component",
+            "IFS=100-50",
+            "--max-nproc",
+            "2000",
+        ])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("expected a PE range MIN-MAX"));
     let curve = format!(
         "IFS={}",
-        root().join("assets/curves/mn4_sr_reduced_ifs.csv").display()
+        root()
+            .join("assets/curves/mn4_sr_reduced_ifs.csv")
+            .display()
     );
     autolb()
         .args(["model", "check", "--curve", &curve, "--component", "IFS"])

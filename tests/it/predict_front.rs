@@ -265,7 +265,7 @@ proptest! {
 #[test]
 fn at_zero_a_cheaper_configuration_off_the_front_can_win_alone() {
     use autolb::curve::{Curve, Point};
-        let linear = |name: &str| {
+    let linear = |name: &str| {
         let points = [
             Point {
                 nproc: 10,

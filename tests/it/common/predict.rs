@@ -276,7 +276,11 @@ pub fn same_as_naive(
 
 /// A calibrated model fitted on coupled runs at candidate PE counts picked by `picks` (where in
 /// each component's candidates, and the fraction of its standalone speed it ran at).
-pub fn fitted(inputs: &[ComponentInput], settings: &Settings, picks: &[(f64, f64)]) -> Option<Model> {
+pub fn fitted(
+    inputs: &[ComponentInput],
+    settings: &Settings,
+    picks: &[(f64, f64)],
+) -> Option<Model> {
     let standalone = Problem::new(inputs, settings).ok()?;
     let runs: Vec<MeasuredRun> = picks
         .iter()
