@@ -366,7 +366,8 @@ impl Model {
         }
     }
 
-    /// The adjusted speed of component `name` at `nproc` given its standalone speed: what the
+    /// The adjusted speed of component `name` at `nproc` given its reference speed there (its
+    /// standalone curve's, or [`Model::reference_sypd`] for a component without one): what the
     /// prediction's search uses as the candidate's SYPD (for a run of the typical length, with
     /// its share of the fixed cost, [`run_length`]). Cheaper than [`Model::factor`] (no
     /// variance). The fixed cost turns speeds by a rising function, so the min over components
@@ -391,8 +392,9 @@ impl Model {
         }
     }
 
-    /// Component `name`'s long-run coupled speed (SYPD) at `nproc` given its standalone speed
-    /// there, with its band: [`Model::factor`] on the standalone speed, then its coupling time
+    /// Component `name`'s long-run coupled speed (SYPD) at `nproc` given its reference speed
+    /// there (standalone, or [`Model::reference_sypd`] without a curve), with its band:
+    /// [`Model::factor`] on the reference speed, then its coupling time
     /// per step added ([`coupling_time`]); the band keeps the factor's relative width (the
     /// model's predictive spread in ln SYPD). What the app draws as the calibrated curve and
     /// [`Model::estimate`] takes the min of.

@@ -11,7 +11,7 @@
 //! enter is exact but slow: thousands of near-balanced configurations lie between the bound's
 //! top N and the full model's, and the shortlist grows with the square of the candidates. Here
 //! the full model scores configurations inside the search's own best-first walk instead
-//! ([`search::Scorer`]):
+//! (`search::Scorer`):
 //! * every candidate's long-run speed is computed once ([`Model::steady_adjust`]), so a
 //!   configuration's full coupled SYPD is a min, one slowdown and a division
 //!   ([`Model::coupled_sypd`]), the same number [`Model::estimate`] gives;

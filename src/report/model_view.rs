@@ -131,7 +131,7 @@ pub fn section(
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let e = chosen.estimate(&EstimateRequest::curves(&curves, interp, &c.nproc));
+                let e = chosen.estimate(&EstimateRequest::curves(curves, interp, &c.nproc));
                 Band {
                     rank: i + 1,
                     nproc: c.nproc.clone(),
@@ -158,9 +158,9 @@ pub fn section(
                 return None;
             }
             let own = chosen.estimate(
-                &EstimateRequest::curves(&curves, interp, &nproc).for_run(run.simulated_s),
+                &EstimateRequest::curves(curves, interp, &nproc).for_run(run.simulated_s),
             );
-            let alone = standalone.estimate(&EstimateRequest::curves(&curves, interp, &nproc));
+            let alone = standalone.estimate(&EstimateRequest::curves(curves, interp, &nproc));
             Some(Check {
                 run: run.path.clone(),
                 nproc,
