@@ -116,7 +116,7 @@ impl Default for Settings {
 /// Why a prediction cannot be made. Messages say what to change.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PredictError {
-    #[error("no curves given; pass at least one --curve NAME=PATH")]
+    #[error("no components given; pass at least one --curve NAME=PATH (or --component NAME with --measured runs)")]
     NoComponents,
     /// A component without a curve that no range or model covers.
     #[error("{name} has no curve and {why}")]
