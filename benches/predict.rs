@@ -1,11 +1,12 @@
 //! Prediction speed on the target scenarios, and the fast search against the naive enumeration
 //! on the largest problem the naive one can do quickly.
 //!
-//! `cargo bench --bench predict`
+//! `cargo bench --bench predict` (`-- 'predict --measured'` for the calibrated model's
+//! ranking alone)
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use autolb::predict::{naive, Problem, ProblemOptions};
+use autolb::predict::{full_model, naive, Problem, ProblemOptions};
 
 #[path = "support/scenarios.rs"]
 mod scenarios;
@@ -128,5 +129,37 @@ fn prediction(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, prediction);
+/// `predict --measured`'s ranking (the runs read and the model fitted once): the calibrated
+/// problem built and its top N by the full model, on the lucia_lite runs with and without
+/// curves at steps 24 to 1, and a three-component synthetic case; also a TTS_w change alone
+/// (what the app's `+`/`-` costs).
+fn calibrated(c: &mut Criterion) {
+    let mut group = c.benchmark_group("predict --measured");
+    group.sample_size(10);
+    for s in scenarios::calibrated() {
+        let build = || {
+            Problem::build(
+                &s.inputs,
+                &s.settings,
+                ProblemOptions {
+                    model: Some(&s.model),
+                    cost_model: None,
+                },
+            )
+            .expect("valid")
+        };
+        group.bench_function(&s.name, |b| {
+            b.iter(|| full_model::rank(&build(), &s.model, &s.inputs, 0.5, 5))
+        });
+        if s.settings.step == 1 {
+            let problem = build();
+            group.bench_function(format!("{}, re-rank only", s.name), |b| {
+                b.iter(|| full_model::rank(&problem, &s.model, &s.inputs, 0.7, 5))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, prediction, calibrated);
 criterion_main!(benches);

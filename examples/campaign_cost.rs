@@ -284,7 +284,7 @@ fn campaign_file(case: &SyntheticCase, dir: &Path, strategy: Strategy) -> Campai
             .iter()
             .map(|n| ComponentEntry {
                 name: n.clone(),
-                curve: curves[n].0.clone(),
+                curve: Some(curves[n].0.clone()),
                 allowed: None,
                 min_nproc: None,
                 max_nproc: None,

@@ -8,7 +8,10 @@
 //! 2. Synthetic truths: stand-in model runs of random cases (`autolb::sim::synthetic`), 2 %
 //!    noise, leave-one-out per case; also with a hidden coupling time per step (and none),
 //!    against the model without that term, and with runs of three lengths.
-//! 3. Speed: fitting on 100 runs and ranking a 2-component prediction at step 1.
+//! 3. Without curves: the same 29 lucia_lite runs with both components learned from the runs
+//!    alone (`--component`), synthetic truths of two and three components without their
+//!    curves, and the learned curves predicted in the half of each range no run reached.
+//! 4. Speed: fitting on 100 runs and ranking a 2-component prediction at step 1.
 
 use std::path::Path;
 use std::time::Instant;
@@ -24,8 +27,8 @@ use autolb::model::Model;
 use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 use autolb::sim::synthetic::SyntheticCase;
 use autolb::sim::synthetic_check::{
-    synthetic_coupling_time_leave_one_out, synthetic_leave_one_out,
-    synthetic_run_length_leave_one_out, CouplingTimeCase,
+    synthetic_coupling_time_leave_one_out, synthetic_extrapolation, synthetic_leave_one_out,
+    synthetic_leave_one_out_without_curves, synthetic_run_length_leave_one_out, CouplingTimeCase,
 };
 
 fn main() {
@@ -50,8 +53,8 @@ fn main() {
             "{:40} meas {:6.2} sa {:6.2} ({:+6.1}%) cal {:6.2} [{:6.2},{:6.2}] ({:+6.1}%)",
             r.path.rsplit('/').next().unwrap_or(""),
             r.measured_sypd,
-            r.standalone_sypd,
-            100.0 * r.standalone_error(),
+            r.standalone_sypd.unwrap_or(f64::NAN),
+            100.0 * r.standalone_error().unwrap_or(f64::NAN),
             r.calibrated_sypd,
             r.low,
             r.high,
@@ -62,8 +65,8 @@ fn main() {
     println!("real runs: {}", check.runs.len());
     println!(
         "  standalone LOO: median {:.1} %, max {:.1} %",
-        100.0 * s.standalone.median,
-        100.0 * s.standalone.max
+        100.0 * s.standalone.map_or(f64::NAN, |e| e.median),
+        100.0 * s.standalone.map_or(f64::NAN, |e| e.max)
     );
     println!(
         "  calibrated LOO: median {:.1} %, max {:.1} %, mean {:.1} %, band coverage {:.0} %",
@@ -116,8 +119,8 @@ fn main() {
     let s = check.summary;
     println!(
         "  with --steps IFS=mn4_sr_cmip6_ifs_ts_240.csv: standalone median {:.1} %, max {:.1} %; calibrated median {:.1} %, max {:.1} %, mean {:.1} %, coverage {:.0} %",
-        100.0 * s.standalone.median,
-        100.0 * s.standalone.max,
+        100.0 * s.standalone.map_or(f64::NAN, |e| e.median),
+        100.0 * s.standalone.map_or(f64::NAN, |e| e.max),
         100.0 * s.calibrated.median,
         100.0 * s.calibrated.max,
         100.0 * s.calibrated.mean,
@@ -130,6 +133,8 @@ fn main() {
         100.0 * stats.max
     );
 
+    without_curves(&runs, interp);
+
     let summaries = synthetic_leave_one_out(0..20, 2, 14);
     let med_all = |f: &dyn Fn(&autolb::model::check::CheckSummary) -> f64| {
         ErrorStats::of(&summaries.iter().map(f).collect::<Vec<_>>()).median
@@ -137,8 +142,8 @@ fn main() {
     println!("synthetic truths (20 random 2-component cases, 14 stand-in runs each, LOO):");
     println!(
         "  standalone: median of the cases' median errors {:.1} %, of their max {:.1} %",
-        100.0 * med_all(&|s| s.standalone.median),
-        100.0 * med_all(&|s| s.standalone.max)
+        100.0 * med_all(&|s| s.standalone.map_or(f64::NAN, |e| e.median)),
+        100.0 * med_all(&|s| s.standalone.map_or(f64::NAN, |e| e.max))
     );
     println!(
         "  calibrated: median of the cases' median errors {:.1} %, of their max {:.1} %, band coverage {:.0} %",
@@ -153,7 +158,7 @@ fn main() {
             * ErrorStats::of(
                 &three
                     .iter()
-                    .map(|s| s.standalone.median)
+                    .map(|s| s.standalone.map_or(f64::NAN, |e| e.median))
                     .collect::<Vec<_>>()
             )
             .median,
@@ -308,4 +313,55 @@ fn main() {
         1000.0 * best
     );
     let _ = model;
+}
+
+/// Section 3: the model without curves (`model check --component IFS --component NEMO`).
+fn without_curves(runs: &[autolb::model::MeasuredRun], interp: Method) {
+    let bare = [
+        ComponentInput::without_curve("IFS", 48, 1200),
+        ComponentInput::without_curve("NEMO", 48, 1632),
+    ];
+    let show = |label: &str, s: &CheckSummary, n: usize| {
+        println!(
+            "  without curves, {label} ({n} runs): calibrated LOO median {:.1} %, max {:.1} %, mean {:.1} %, band coverage {:.0} %",
+            100.0 * s.calibrated.median,
+            100.0 * s.calibrated.max,
+            100.0 * s.calibrated.mean,
+            100.0 * s.coverage
+        );
+    };
+    let (all, _) = leave_one_out(&bare, interp, runs);
+    show("every usable run", &all.summary, all.runs.len());
+    let inside: Vec<_> = runs
+        .iter()
+        .filter(|r| r.nproc("NEMO") != Some(1632))
+        .cloned()
+        .collect();
+    let (same, _) = leave_one_out(&bare, interp, &inside);
+    show("the runs the curves cover", &same.summary, same.runs.len());
+    let med = |v: Vec<f64>| 100.0 * ErrorStats::of(&v).median;
+    for (components, seeds, n) in [(2usize, 0..20u64, 14usize), (3, 100..110, 20)] {
+        let cases = synthetic_leave_one_out_without_curves(seeds.clone(), components, n);
+        println!(
+            "  synthetic truths, {components} components ({} cases, {n} runs): calibrated median of the cases' medians {:.1} % with curves, {:.1} % without (max {:.1} % / {:.1} %, coverage {:.0} % / {:.0} %)",
+            cases.len(),
+            med(cases.iter().map(|c| c.0.calibrated.median).collect()),
+            med(cases.iter().map(|c| c.1.calibrated.median).collect()),
+            med(cases.iter().map(|c| c.0.calibrated.max).collect()),
+            med(cases.iter().map(|c| c.1.calibrated.max).collect()),
+            med(cases.iter().map(|c| c.0.coverage).collect()),
+            med(cases.iter().map(|c| c.1.coverage).collect()),
+        );
+    }
+    for upwards in [true, false] {
+        let x = synthetic_extrapolation(0..30, 2, 30, upwards);
+        println!(
+            "  learned curves {} (30 cases, 30 runs, a component's speed in the half of its range no training run reached; {} predictions): median |ln error| {:.3}, median band half-width {:.3}, coverage {:.0} %",
+            if upwards { "upwards" } else { "downwards" },
+            x.predictions,
+            x.median_log_error,
+            x.median_half_width,
+            100.0 * x.coverage
+        );
+    }
 }

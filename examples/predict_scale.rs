@@ -2,11 +2,13 @@
 //! process so that peak memory is the scenario's own.
 //!
 //! `cargo run --release --example predict_scale` runs all of them (each in a child process);
-//! `cargo run --release --example predict_scale -- N` runs scenario N only.
+//! `cargo run --release --example predict_scale -- N` runs scenario N only;
+//! `cargo run --release --example predict_scale -- calibrated` times the ranking with the
+//! calibrated model (`predict --measured`) on the bundled runs, with and without curves.
 
 use std::time::Instant;
 
-use autolb::predict::Problem;
+use autolb::predict::{full_model, Problem, ProblemOptions};
 
 #[path = "../benches/support/scenarios.rs"]
 mod scenarios;
@@ -21,7 +23,44 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+/// `predict --measured` without reading the runs: the calibrated problem built and ranked by
+/// the full model, best of five, per scenario of [`scenarios::calibrated`].
+fn calibrated() {
+    for s in scenarios::calibrated() {
+        let mut best = f64::INFINITY;
+        let mut result = None;
+        for _ in 0..5 {
+            let start = Instant::now();
+            let problem = Problem::build(
+                &s.inputs,
+                &s.settings,
+                ProblemOptions {
+                    model: Some(&s.model),
+                    cost_model: None,
+                },
+            )
+            .expect("valid scenario");
+            let p = full_model::rank(&problem, &s.model, &s.inputs, 0.5, 5);
+            best = best.min(start.elapsed().as_secs_f64());
+            result = Some(p);
+        }
+        let p = result.expect("ranked");
+        println!(
+            "{:<58} {:>9.2} ms  feasible {:>9}  best {:?} at {:.2} SYPD",
+            s.name,
+            best * 1e3,
+            p.configurations,
+            p.top[0].nproc,
+            p.top[0].sypd
+        );
+    }
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("calibrated") {
+        calibrated();
+        return;
+    }
     let scenarios = scenarios::all();
     match std::env::args()
         .nth(1)

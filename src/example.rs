@@ -206,8 +206,8 @@ mod tests {
     #[test]
     fn bundled_curves_load() {
         let inputs = super::inputs();
-        assert_eq!(inputs[0].curve.points().len(), 12);
-        assert_eq!(inputs[1].curve.points().len(), 10);
+        assert_eq!(inputs[0].curve.as_ref().unwrap().points().len(), 12);
+        assert_eq!(inputs[1].curve.as_ref().unwrap().points().len(), 10);
     }
 
     /// Every file under `assets/` with its path relative to it, pictures left out.

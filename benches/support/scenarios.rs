@@ -85,3 +85,83 @@ pub fn all() -> Vec<Scenario> {
         },
     ]
 }
+
+/// A scenario ranked with the calibrated model (`predict --measured`): the inputs, the
+/// settings and the model fitted on measured runs.
+pub struct CalibratedScenario {
+    pub name: String,
+    pub inputs: Vec<ComponentInput>,
+    pub settings: Settings,
+    pub model: autolb::model::Model,
+}
+
+/// `predict --measured tests/fixtures/lucia_lite` over 2000 PEs at steps 24, 6, 2 and 1: with
+/// the MN4 SR reduced curves (`--curve`), and without curves (`--component IFS=48-1200
+/// --component NEMO=48-1632`, both learned from the 30 runs); and a synthetic three-component
+/// case (`autolb::sim::synthetic`, 20 stand-in runs) at step 6.
+pub fn calibrated() -> Vec<CalibratedScenario> {
+    use autolb::model::measured::{load_runs_dir, Naming};
+    use autolb::model::Model;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let names = [Naming::new("IFS", "ATMIFS"), Naming::new("NEMO", "oceanx")];
+    let (runs, _) = load_runs_dir(&root.join("tests/fixtures/lucia_lite"), &names, None)
+        .expect("the bundled runs");
+    let load = |name: &str, file: &str| {
+        let path = root.join("assets/curves").join(file);
+        ComponentInput::new(Curve::load(name, &path).expect("a bundled curve"))
+    };
+    let with_curves = vec![
+        load("IFS", "mn4_sr_reduced_ifs.csv"),
+        load("NEMO", "mn4_sr_reduced_nemo.csv"),
+    ];
+    let without_curves = vec![
+        ComponentInput::without_curve("IFS", 48, 1200),
+        ComponentInput::without_curve("NEMO", 48, 1632),
+    ];
+    let mut out = Vec::new();
+    for (label, inputs) in [("curves", with_curves), ("no curves", without_curves)] {
+        let (model, _) = Model::fit(&inputs, Method::default(), &runs);
+        for step in [24, 6, 2, 1] {
+            out.push(CalibratedScenario {
+                name: format!("lucia_lite, {label}, step {step}, max_nproc 2000"),
+                inputs: inputs.clone(),
+                settings: Settings {
+                    max_nproc: 2000,
+                    step,
+                    ..Settings::default()
+                },
+                model: model.clone(),
+            });
+        }
+    }
+    let case = autolb::sim::synthetic::SyntheticCase::generate(3, 3);
+    let measured: Vec<_> = case
+        .random_configurations(20, 3)
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| case.measured_run(n, i as u64).ok())
+        .collect();
+    let inputs: Vec<ComponentInput> = case
+        .standalone_curves()
+        .into_iter()
+        .map(ComponentInput::new)
+        .collect();
+    let (model, _) = Model::fit(&inputs, Method::default(), &measured);
+    let budget = inputs
+        .iter()
+        .filter_map(|c| c.range())
+        .map(|(_, hi)| hi)
+        .sum::<u32>()
+        / 2;
+    out.push(CalibratedScenario {
+        name: format!("synthetic 3 components, step 6, max_nproc {budget}"),
+        inputs,
+        settings: Settings {
+            max_nproc: budget,
+            step: 6,
+            ..Settings::default()
+        },
+        model,
+    });
+    out
+}

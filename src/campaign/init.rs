@@ -90,6 +90,17 @@ pub(super) fn planned_state(
 ) -> Result<(State, Vec<predict::ComponentInput>), CampaignError> {
     let settings = frozen_settings(file, origin)?;
     let inputs = file.component_inputs(base_dir)?;
+    if let Some(bare) = file.components.iter().find(|c| c.curve.is_none()) {
+        return Err(CampaignError::Invalid {
+            file: origin.to_string(),
+            message: format!(
+                "component {} has no curve; a campaign starts from the prediction, which needs \
+                 every component's scalability curve: add curve = \"PATH\" to its [[component]] \
+                 table (a file of nproc,SYPD rows)",
+                bare.name
+            ),
+        });
+    }
     let mut prediction_settings = file.settings();
     prediction_settings.max_nproc = settings.max_nproc;
     let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;
@@ -181,7 +192,8 @@ fn init_named(
     if let Some(cfg) = &state.executor {
         // Build it once, before anything is written, so a bad template or setting is
         // reported now, not at `run`.
-        let curves = inputs.iter().map(|input| input.curve.clone());
+        // Every component has a curve ([`planned_state`] refuses one without).
+        let curves = inputs.iter().filter_map(|input| input.curve.clone());
         let ctx = context_of(
             &state.base_dir,
             &state.components,
@@ -216,7 +228,7 @@ fn init_named(
         .map_err(|e| CampaignError::io(format!("cannot create {}", curves_dir.display()), e))?;
     for (c, input) in state.components.iter().zip(&inputs) {
         let mut text = String::from("nproc,SYPD\n");
-        for p in input.curve.points() {
+        for p in input.curve.iter().flat_map(|curve| curve.points()) {
             text.push_str(&format!("{},{}\n", p.nproc, p.sypd));
         }
         state::write_atomically(&dir.join(&c.curve), text.as_bytes())?;
@@ -284,8 +296,12 @@ fn frozen_components(
 ) -> Result<Vec<FrozenComponent>, CampaignError> {
     let mut components = Vec::new();
     for (entry, input) in file.components.iter().zip(inputs) {
-        let low = entry.min_nproc.unwrap_or(input.curve.first_nproc());
-        let high = entry.max_nproc.unwrap_or(input.curve.last_nproc());
+        let (first, last) = input
+            .curve
+            .as_ref()
+            .map_or((1, u32::MAX), |c| (c.first_nproc(), c.last_nproc()));
+        let low = entry.min_nproc.unwrap_or(first);
+        let high = entry.max_nproc.unwrap_or(last);
         if low > high {
             return Err(CampaignError::Invalid {
                 file: origin.to_string(),

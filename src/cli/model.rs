@@ -7,7 +7,6 @@ use clap::{Args, Subcommand};
 use color_eyre::eyre::Result;
 use serde_json::json;
 
-use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::model::check::{leave_one_out_with_steps, Check};
 use autolb::predict::ComponentInput;
@@ -90,7 +89,7 @@ impl ModelInputs {
         let components = resolve_components(&args.prediction, file.as_ref())?;
         if components.is_empty() {
             return Err(user(
-                "no curves given; pass --curve NAME=PATH for each component, or --config FILE",
+                "no components given; pass --curve NAME=PATH or --component NAME for each component, or --config FILE",
             ));
         }
         let interp = args
@@ -108,8 +107,9 @@ impl ModelInputs {
         })
     }
 
-    /// Reads the measured runs and fits the model (notes to stderr): the curves and the fit.
-    fn load(self) -> Result<(Vec<Curve>, Method, ResolvedModel)> {
+    /// Reads the measured runs and fits the model (notes to stderr): the components and the
+    /// fit.
+    fn load(self) -> Result<(Vec<ComponentInput>, Method, ResolvedModel)> {
         for n in &self.request.notes {
             errln!("autolb: note: {n}");
         }
@@ -117,8 +117,7 @@ impl ModelInputs {
         for n in &resolved.notes {
             errln!("autolb: note: {n}");
         }
-        let curves = self.components.into_iter().map(|c| c.curve).collect();
-        Ok((curves, self.interp, resolved))
+        Ok((self.components, self.interp, resolved))
     }
 }
 
@@ -137,7 +136,7 @@ fn check(args: &CheckArgs) -> Result<()> {
             serde_json::to_string_pretty(&check_json(&check))?
         ))
     } else {
-        let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+        let names: Vec<String> = curves.iter().map(|c| c.name().to_string()).collect();
         write_out(&check_table(&check, &names))
     }
 }
@@ -221,11 +220,15 @@ pub fn check_table(check: &Check, names: &[String]) -> String {
             out.push_str(&format!(" {:>6}", r.nproc.get(n).copied().unwrap_or(0)));
         }
         let band = format!("{:.2}-{:.2}", r.low, r.high);
+        let (standalone, standalone_error) = match (r.standalone_sypd, r.standalone_error()) {
+            (Some(s), Some(e)) => (format!("{s:.2}"), format!("{:.1}%", 100.0 * e)),
+            _ => ("-".to_string(), "-".to_string()),
+        };
         out.push_str(&format!(
-            " {:>8.2} {:>10.2} {:>6.1}% {:>10.2} {:>17} {:>6.1}%{}\n",
+            " {:>8.2} {:>10} {:>7} {:>10.2} {:>17} {:>6.1}%{}\n",
             r.measured_sypd,
-            r.standalone_sypd,
-            100.0 * r.standalone_error(),
+            standalone,
+            standalone_error,
             r.calibrated_sypd,
             band,
             100.0 * r.calibrated_error(),
@@ -237,12 +240,17 @@ pub fn check_table(check: &Check, names: &[String]) -> String {
         "{} runs, leave-one-out (repetitions held out together); absolute SYPD error:\n",
         check.runs.len()
     ));
-    out.push_str(&format!(
-        "  standalone: mean {:.1} %, median {:.1} %, max {:.1} %\n",
-        100.0 * s.standalone.mean,
-        100.0 * s.standalone.median,
-        100.0 * s.standalone.max
-    ));
+    match &s.standalone {
+        Some(sa) => out.push_str(&format!(
+            "  standalone: mean {:.1} %, median {:.1} %, max {:.1} %\n",
+            100.0 * sa.mean,
+            100.0 * sa.median,
+            100.0 * sa.max
+        )),
+        None => out.push_str(
+            "  standalone: none (a component has no curve; the calibrated model learned it from the runs)\n",
+        ),
+    }
     out.push_str(&format!(
         "  calibrated: mean {:.1} %, median {:.1} %, max {:.1} %; band holds {:.0} % of runs (* = outside)\n",
         100.0 * s.calibrated.mean,

@@ -57,7 +57,8 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         ));
     }
     let flags = &args.prediction;
-    let has_prediction = flags.config.is_some() || !flags.curves.is_empty();
+    let has_prediction =
+        flags.config.is_some() || !flags.curves.is_empty() || !flags.components.is_empty();
     let report = match (&args.dir, has_prediction) {
         (Some(_), true) => {
             return Err(user(

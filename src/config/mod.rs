@@ -95,8 +95,11 @@ impl Strategy {
 #[serde(deny_unknown_fields)]
 pub struct ComponentEntry {
     pub name: String,
-    /// Scalability curve, relative to the campaign file.
-    pub curve: PathBuf,
+    /// Scalability curve, relative to the campaign file. Without one the component is learned
+    /// from measured coupled runs (`--measured`), and its range must be given: `min_nproc` and
+    /// `max_nproc`, or `allowed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<PathBuf>,
     pub allowed: Option<AllowedEntry>,
     pub min_nproc: Option<u32>,
     pub max_nproc: Option<u32>,
@@ -189,6 +192,17 @@ impl CampaignFile {
             if earlier.iter().any(|o| o.name == c.name) {
                 return Err(semantics(format!(
                     "[[component]] {:?} is given twice; each component needs its own name",
+                    c.name
+                )));
+            }
+            let has_range = c.allowed.is_some() || (c.min_nproc.is_some() && c.max_nproc.is_some());
+            if c.curve.is_none() && !has_range {
+                let at = line_in_table(text, "[[component]]", k, "name")
+                    .map(|l| format!("line {l}: "))
+                    .unwrap_or_default();
+                return Err(semantics(format!(
+                    "{at}component {} has no curve, so the search needs its range: add min_nproc \
+                     and max_nproc (or allowed), or curve = \"PATH\"",
                     c.name
                 )));
             }
@@ -290,18 +304,23 @@ impl CampaignFile {
             .collect()
     }
 
-    /// Loads the curves and allowed lists (paths relative to `base_dir`) as prediction inputs.
+    /// Loads the curves and allowed lists (paths relative to `base_dir`) as prediction inputs;
+    /// a component without `curve` gets none (the calibrated model learns it from runs).
     pub fn component_inputs(&self, base_dir: &Path) -> Result<Vec<ComponentInput>, ConfigError> {
         self.components
             .iter()
             .map(|c| {
-                let curve = Curve::load(c.name.clone(), &base_dir.join(&c.curve))?;
+                let curve = match &c.curve {
+                    Some(path) => Some(Curve::load(c.name.clone(), &base_dir.join(path))?),
+                    None => None,
+                };
                 let allowed = match &c.allowed {
                     None => None,
                     Some(AllowedEntry::List(v)) => Some(v.clone()),
                     Some(AllowedEntry::File(p)) => Some(load_allowed(&base_dir.join(p))?),
                 };
                 Ok(ComponentInput {
+                    name: c.name.clone(),
                     curve,
                     allowed,
                     min_nproc: c.min_nproc,

@@ -35,7 +35,11 @@ fn the_bundled_ecearth3_example_renders() {
         .map(|c| crate::executor::ComponentContext {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
-            curve: crate::curve::Curve::load(c.name.clone(), &assets.join(&c.curve)).unwrap(),
+            curve: crate::curve::Curve::load(
+                c.name.clone(),
+                &assets.join(c.curve.as_ref().unwrap()),
+            )
+            .unwrap(),
         })
         .collect();
     let ctx = crate::executor::ExecutorContext {
@@ -260,4 +264,24 @@ fn allowed_lists() {
     let e = parse_allowed("48\n5x\n", "a").unwrap_err().to_string();
     assert!(e.contains("line 2") && e.contains("5x"), "{e}");
     assert!(parse_allowed("# none\n", "a").is_err());
+}
+
+/// A `[[component]]` may leave `curve` out (learned from measured runs); it then needs its
+/// range, and the error names the line and the keys to add.
+#[test]
+fn a_component_without_a_curve_needs_its_range() {
+    let ok = "[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 1200\n\n\
+              [[component]]\nname = \"NEMO\"\nallowed = [48, 96, 144]\n";
+    let file = CampaignFile::parse(ok, "c.toml").unwrap();
+    let inputs = file.component_inputs(Path::new(".")).unwrap();
+    assert!(inputs.iter().all(|c| c.curve.is_none()));
+    assert_eq!(inputs[0].range(), Some((48, 1200)));
+    assert_eq!(inputs[1].range(), Some((48, 144)));
+    let bad = "[[component]]\nname = \"IFS\"\nmin_nproc = 48\n";
+    let e = CampaignFile::parse(bad, "c.toml").unwrap_err().to_string();
+    assert!(
+        e.starts_with("c.toml: line 2: component IFS has no curve")
+            && e.contains("add min_nproc and max_nproc (or allowed), or curve = \"PATH\""),
+        "{e}"
+    );
 }

@@ -1,37 +1,40 @@
 //! One fit of the calibrated model ([`super::Model::fit`]): which measured runs it can use, the
 //! fixed cost per run by its profile likelihood ([`super::run_length`]), and for each candidate
-//! cost the components' ratio smoothers ([`super::gp`]) and the coupling overhead with its
-//! coupling times per step ([`super::overhead`], [`super::coupling_time`]).
+//! cost the scaling laws of the components without a curve ([`super::scaling_law`]), the
+//! components' ratio smoothers ([`super::gp`]) and the coupling overhead with its coupling
+//! times per step ([`super::overhead`], [`super::coupling_time`]).
 
 use std::collections::BTreeMap;
 
 use super::gp::Gp;
+use super::scaling_law::{Observation, ScalingLaw};
 use super::{
-    coupling_time, overhead, run_length, steps, Calibrated, ComponentModel, CoupledFactor,
-    MeasuredComponent, MeasuredRun, Model, DEFAULT_COUPLED_SD, DEFAULT_NOISE_SD, LEVEL_PRIOR_SD,
-    NOISE_SD_RANGE, NOT_PACE_SETTING_SD, SLOPE_PRIOR_SD,
+    coupling_time, overhead, run_length, steps, Calibrated, ComponentCurve, ComponentModel,
+    CoupledFactor, MeasuredComponent, MeasuredRun, Model, DEFAULT_COUPLED_SD, DEFAULT_NOISE_SD,
+    LEVEL_PRIOR_SD, NOISE_SD_RANGE, NOT_PACE_SETTING_SD, SLOPE_PRIOR_SD,
 };
 use crate::curve::Curve;
 use crate::interp::{Interpolant, Method};
 
 /// [`super::Model::fit_with_steps`], with the components' coupling times per step tried
 /// (`coupling_time`) or not.
-pub(super) fn calibrate(
-    curves: &[Curve],
+pub(super) fn calibrate<C: ComponentCurve>(
+    components: &[C],
     interp: Method,
     runs: &[MeasuredRun],
     steps: &steps::Steps,
     coupling_time: bool,
 ) -> (Model, Vec<String>) {
     let mut notes = Vec::new();
-    let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
-    let interpolants: Vec<Interpolant> = curves
+    let names: Vec<String> = components.iter().map(|c| c.name().to_string()).collect();
+    let curves: Vec<Option<&Curve>> = components.iter().map(|c| c.standalone()).collect();
+    let interpolants: Vec<Option<Interpolant>> = curves
         .iter()
-        .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
+        .map(|c| c.map(|c| Interpolant::new(interp, &c.xs(), &c.ys())))
         .collect();
     let mut used: Vec<(&MeasuredRun, Vec<&MeasuredComponent>)> = Vec::new();
     for run in runs {
-        match usable(run, curves, &names) {
+        match usable(run, &curves, &names) {
             Err(why) => notes.push(format!("{}: not used: {why}", run.path)),
             Ok(parts) => used.push((run, parts)),
         }
@@ -84,7 +87,8 @@ pub(super) fn calibrate(
 /// What one fit of the calibrated model works on (the fixed cost aside).
 struct Fit<'a> {
     names: &'a [String],
-    interpolants: &'a [Interpolant],
+    /// Per component, its standalone curve's interpolant (`None`: learned from the runs).
+    interpolants: &'a [Option<Interpolant>],
     interp: Method,
     used: &'a [(&'a MeasuredRun, Vec<&'a MeasuredComponent>)],
     steps: &'a steps::Steps,
@@ -100,12 +104,12 @@ impl Fit<'_> {
     /// With `hyper`, each smoother's (length scale, signal sd) are these, not searched.
     fn at(&self, fixed_s: f64, hyper: Option<&[(f64, f64)]>) -> Option<(Calibrated, f64)> {
         let names = self.names;
-        // Per component: (ln nproc, ln ratio, extra variance); per run: (ln coupled, speeds)
-        // and its PEs.
-        let mut data: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
-            vec![(Vec::new(), Vec::new(), Vec::new()); names.len()];
+        // Per component: (PEs, long-run speed, extra variance) of every run; per run:
+        // (ln coupled, speeds) and its PEs.
+        let mut measured: Vec<Vec<(u32, f64, f64)>> = vec![Vec::new(); names.len()];
         let mut coupled = Vec::new();
         let mut run_nproc: Vec<Vec<u32>> = Vec::new();
+        // ln speed of the pace-setter's repeats, by component and PEs: the run-to-run noise.
         let mut replicate: BTreeMap<(usize, u32), Vec<f64>> = BTreeMap::new();
         // Sum of ln(d ln steady / d ln measured) over every transformed value.
         let mut log_jacobian = 0.0;
@@ -120,56 +124,104 @@ impl Fit<'_> {
             let pace_setter = speeds.iter().copied().fold(f64::INFINITY, f64::min);
             for (i, (c, &x)) in parts.iter().zip(&speeds).enumerate() {
                 log_jacobian += (x / c.sypd).ln();
-                let sa = self.interpolants[i].eval(f64::from(c.nproc));
-                let y = (x / sa).ln();
                 let sets_pace = x <= pace_setter;
-                data[i].0.push(f64::from(c.nproc).ln());
-                data[i].1.push(y);
-                data[i].2.push(if sets_pace {
+                let extra = if sets_pace {
                     0.0
                 } else {
                     NOT_PACE_SETTING_SD * NOT_PACE_SETTING_SD
-                });
+                };
+                measured[i].push((c.nproc, x, extra));
                 if sets_pace {
-                    replicate.entry((i, c.nproc)).or_default().push(y);
+                    replicate.entry((i, c.nproc)).or_default().push(x.ln());
                 }
             }
             run_nproc.push(parts.iter().map(|c| c.nproc).collect());
             coupled.push((run_sypd.ln(), speeds));
         }
-        let all: Vec<f64> = data.iter().flat_map(|d| d.1.iter().copied()).collect();
-        let global = mean(&all);
         let noise_sd = pooled_sd(replicate.values())
             .unwrap_or(DEFAULT_NOISE_SD)
             .clamp(NOISE_SD_RANGE.0, NOISE_SD_RANGE.1);
+        // Each component's reference speed: its curve, or a law learned from its speeds.
+        let laws: Vec<Option<ScalingLaw>> = self
+            .interpolants
+            .iter()
+            .zip(&measured)
+            .map(|(f, m)| match f {
+                Some(_) => None,
+                None => ScalingLaw::fit(
+                    &m.iter()
+                        .map(|&(nproc, sypd, extra)| Observation {
+                            nproc,
+                            sypd,
+                            log_var: noise_sd * noise_sd + extra,
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+            })
+            .collect();
+        // Per component: (ln nproc, ln ratio, extra variance).
+        let mut data: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+            vec![(Vec::new(), Vec::new(), Vec::new()); names.len()];
+        for (i, m) in measured.iter().enumerate() {
+            for &(nproc, x, extra) in m {
+                let reference = match (&self.interpolants[i], &laws[i]) {
+                    (Some(f), _) => f.eval(f64::from(nproc)),
+                    (None, Some(law)) => law.sypd(f64::from(nproc)),
+                    (None, None) => return None,
+                };
+                data[i].0.push(f64::from(nproc).ln());
+                data[i].1.push((x / reference).ln());
+                data[i].2.push(extra);
+            }
+        }
+        // The level components with a curve share (a law is already centred on its data).
+        let with_curves: Vec<f64> = data
+            .iter()
+            .zip(&laws)
+            .filter(|(_, law)| law.is_none())
+            .flat_map(|(d, _)| d.1.iter().copied())
+            .collect();
+        let global = mean(&with_curves);
         let mut components: Vec<ComponentModel> = names
             .iter()
             .zip(&data)
+            .zip(laws)
             .enumerate()
-            .map(|(i, (name, (xs, ys, extra)))| ComponentModel {
-                name: name.clone(),
-                ratio: match hyper {
-                    Some(h) => Gp::fit_with(
-                        xs,
-                        ys,
-                        extra,
-                        global,
-                        LEVEL_PRIOR_SD,
-                        SLOPE_PRIOR_SD,
-                        noise_sd,
-                        h[i],
-                    ),
-                    None => Gp::fit_trend(
-                        xs,
-                        ys,
-                        extra,
-                        global,
-                        LEVEL_PRIOR_SD,
-                        SLOPE_PRIOR_SD,
-                        noise_sd,
-                    ),
-                },
-                coupling_s_per_day: 0.0,
+            .map(|(i, ((name, (xs, ys, extra)), law))| {
+                // A law is centred on the component's own data, and with its three terms fitted
+                // it holds the trend and its uncertainty; with fewer counts the smoother's
+                // drift widens the band instead.
+                let (prior_mean, slope_sd) = match &law {
+                    None => (global, SLOPE_PRIOR_SD),
+                    Some(l) if l.counts < 3 => (0.0, SLOPE_PRIOR_SD),
+                    Some(_) => (0.0, 0.0),
+                };
+                ComponentModel {
+                    name: name.clone(),
+                    ratio: match hyper {
+                        Some(h) => Gp::fit_with(
+                            xs,
+                            ys,
+                            extra,
+                            prior_mean,
+                            LEVEL_PRIOR_SD,
+                            slope_sd,
+                            noise_sd,
+                            h[i],
+                        ),
+                        None => Gp::fit_trend(
+                            xs,
+                            ys,
+                            extra,
+                            prior_mean,
+                            LEVEL_PRIOR_SD,
+                            slope_sd,
+                            noise_sd,
+                        ),
+                    },
+                    law,
+                    coupling_s_per_day: 0.0,
+                }
             })
             .collect();
         let n = coupled.len();
@@ -217,10 +269,10 @@ impl Fit<'_> {
     }
 }
 
-/// The run's components in curve order, or why it cannot be used.
+/// The run's components in the model's order, or why it cannot be used.
 fn usable<'a>(
     run: &'a MeasuredRun,
-    curves: &[Curve],
+    curves: &[Option<&Curve>],
     names: &[String],
 ) -> Result<Vec<&'a MeasuredComponent>, String> {
     if !(run.coupled_sypd.is_finite() && run.coupled_sypd > 0.0) {
@@ -231,6 +283,16 @@ fn usable<'a>(
         let c = run
             .component(name)
             .ok_or_else(|| format!("it has no component {name}"))?;
+        if c.nproc == 0 {
+            return Err(format!("{name} ran on 0 PEs"));
+        }
+        let Some(curve) = curve else {
+            if !(c.sypd.is_finite() && c.sypd > 0.0) {
+                return Err(format!("{name} has no SYPD"));
+            }
+            parts.push(c);
+            continue;
+        };
         if c.nproc < curve.first_nproc() || c.nproc > curve.last_nproc() {
             return Err(format!(
                 "{name} ran on {} PEs, outside its curve ({}..{})",

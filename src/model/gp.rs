@@ -274,7 +274,9 @@ fn kernel(d: &GpData, a: f64, b: f64) -> f64 {
         + d.sf * d.sf * (-0.5 * z * z).exp()
 }
 
-fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
+/// Lower Cholesky factor (row-major) of the `n` x `n` matrix `a`; `None` unless it is positive
+/// definite.
+pub(super) fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
     let mut l = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..=i {
@@ -290,6 +292,11 @@ fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
         }
     }
     Some(l)
+}
+
+/// Solves `L L^T x = b` given the factor `l` of [`cholesky`].
+pub(super) fn solve_cholesky(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    backward(l, n, &forward(l, n, b))
 }
 
 fn forward(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {

@@ -28,6 +28,14 @@
 //! Ratios measured in a run where the component did not set the pace count with extra noise
 //! ([`NOT_PACE_SETTING_SD`]): only the pace-setter decides the coupled speed.
 //!
+//! A component without a standalone curve ([`ComponentCurve::standalone`] `None`) is learned
+//! from the coupled runs alone: a scaling law fitted to its measured compute speeds
+//! ([`scaling_law`]) takes the curve's place, the ratio smoother models what the law cannot
+//! follow (decomposition effects, the law's misfit) around it, and the band adds the law's own
+//! uncertainty, which grows away from the measured PE counts. Everything else (the coupling
+//! overhead, coupling times, the fixed cost per run) is learned as with curves: it never
+//! depended on them.
+//!
 //! The exact search ([`crate::predict::search`]) needs coupled SYPD = min over components of a
 //! candidate speed: it ranks with `k0 * e_c` ([`Model::adjust`]), `e_c` the speed
 //! `r_c(p) * curve_c(p)` with the component's coupling time added, an upper bound of the full
@@ -44,6 +52,7 @@ pub mod guide;
 pub mod measured;
 pub mod overhead;
 pub mod run_length;
+pub mod scaling_law;
 pub mod steps;
 
 use serde::{Deserialize, Serialize};
@@ -52,6 +61,38 @@ use crate::curve::Curve;
 use crate::interp::Method;
 pub use estimate::{EstimateRequest, Speeds};
 use gp::Gp;
+use scaling_law::ScalingLaw;
+
+/// A balanced component as the model sees it: its name and, when the user measured one, its
+/// standalone scalability curve. A component without one is learned from the coupled runs
+/// alone (see the module doc). Implemented by [`Curve`] (a component with its curve) and by
+/// the prediction's inputs.
+pub trait ComponentCurve {
+    /// The component's (model) name.
+    fn name(&self) -> &str;
+    /// Its standalone scalability curve, if it has one.
+    fn standalone(&self) -> Option<&Curve>;
+}
+
+impl ComponentCurve for Curve {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn standalone(&self) -> Option<&Curve> {
+        Some(self)
+    }
+}
+
+impl<T: ComponentCurve + ?Sized> ComponentCurve for &T {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn standalone(&self) -> Option<&Curve> {
+        (**self).standalone()
+    }
+}
 
 /// Width of the band in standard deviations (a 90 % two-sided interval of a normal in ln SYPD).
 pub const BAND_Z: f64 = 1.645;
@@ -176,7 +217,9 @@ pub struct Calibrated {
     pub global_log_ratio: f64,
     /// Run-to-run noise (sd of ln SYPD) assumed in the smoother and the band.
     pub noise_sd: f64,
+    /// Per component, its learned ratio (and law, without a curve).
     pub components: Vec<ComponentModel>,
+    /// The coupling overhead.
     pub coupled: CoupledFactor,
     /// Fixed seconds per run ([`run_length`]); 0 when not learned (and in older files).
     #[serde(default)]
@@ -190,9 +233,16 @@ pub struct Calibrated {
 /// One component's learned coupled-mode ratio.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentModel {
+    /// The component's name.
     pub name: String,
-    /// The smoother of `ln(measured / standalone)` over `ln nproc`.
+    /// The smoother of `ln(measured / reference)` over `ln nproc`, the reference being the
+    /// standalone curve, or [`ComponentModel::law`] for a component without one.
     pub ratio: Gp,
+    /// The scaling law learned from the coupled runs for a component without a standalone
+    /// curve ([`scaling_law`]): its reference speed. `None` for a component with a curve (and
+    /// in files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub law: Option<ScalingLaw>,
     /// Wall seconds of coupling work (interpolation, sending) per simulated day that do not
     /// shrink with its PEs ([`coupling_time`]): with a fixed coupling period, a fixed time per
     /// coupling step. 0 when the fit did not keep the term, and in files written before it
@@ -229,37 +279,64 @@ impl Model {
         matches!(self, Model::Calibrated(_))
     }
 
-    /// Fits the calibrated model on `runs` against `curves` (interpolated with `interp`).
-    /// Runs lacking a component of `curves`, or with a PE count outside its curve, are not
-    /// used; with no usable run the answer is the standalone model. Returns the notes on
-    /// skipped runs with the model.
-    pub fn fit(curves: &[Curve], interp: Method, runs: &[MeasuredRun]) -> (Model, Vec<String>) {
-        Model::fit_with_steps(curves, interp, runs, &steps::Steps::default())
+    /// Fits the calibrated model on `runs` against the components' standalone curves
+    /// (interpolated with `interp`); a component without a curve is learned from the runs
+    /// alone (see the module doc). Runs lacking a component, or with a PE count outside its
+    /// curve, are not used; with no usable run the answer is the standalone model. Returns the
+    /// notes on skipped runs with the model.
+    pub fn fit<C: ComponentCurve>(
+        components: &[C],
+        interp: Method,
+        runs: &[MeasuredRun],
+    ) -> (Model, Vec<String>) {
+        Model::fit_with_steps(components, interp, runs, &steps::Steps::default())
     }
 
     /// [`Model::fit`] for predictions that use per-step series: the coupling factor is then
     /// learned against the step sum of the measured component speeds (which already holds the
     /// waiting that irregular steps cause), not against the slowest component alone.
-    pub fn fit_with_steps(
-        curves: &[Curve],
+    pub fn fit_with_steps<C: ComponentCurve>(
+        components: &[C],
         interp: Method,
         runs: &[MeasuredRun],
         steps: &steps::Steps,
     ) -> (Model, Vec<String>) {
-        Model::fit_terms(curves, interp, runs, steps, true)
+        Model::fit_terms(components, interp, runs, steps, true)
     }
 
     /// [`Model::fit_with_steps`], with the components' coupling times per step tried
     /// (`coupling_time`, the model) or not (what the model was before them, to measure what
     /// they bring: [`crate::sim::synthetic_check::synthetic_coupling_time_leave_one_out`]).
-    pub(crate) fn fit_terms(
-        curves: &[Curve],
+    pub(crate) fn fit_terms<C: ComponentCurve>(
+        components: &[C],
         interp: Method,
         runs: &[MeasuredRun],
         steps: &steps::Steps,
         coupling_time: bool,
     ) -> (Model, Vec<String>) {
-        fit::calibrate(curves, interp, runs, steps, coupling_time)
+        fit::calibrate(components, interp, runs, steps, coupling_time)
+    }
+
+    /// The speed a component without a standalone curve is measured against: the scaling law
+    /// the calibrated model learned for it, at `nproc` ([`scaling_law`]). `None` for a
+    /// component with a curve, one the model does not know, and the standalone model.
+    pub fn reference_sypd(&self, name: &str, nproc: u32) -> Option<f64> {
+        match self {
+            Model::Standalone => None,
+            Model::Calibrated(m) => m
+                .component(name)
+                .and_then(|c| c.law.as_ref())
+                .map(|law| law.sypd(f64::from(nproc.max(1)))),
+        }
+    }
+
+    /// Whether the model learned component `name`'s curve from the runs (it has no standalone
+    /// curve): [`Model::reference_sypd`] gives its speeds.
+    pub fn learned_curve(&self, name: &str) -> bool {
+        match self {
+            Model::Standalone => false,
+            Model::Calibrated(m) => m.component(name).is_some_and(|c| c.law.is_some()),
+        }
     }
 
     /// The factor on component `name`'s standalone speed at `nproc`, with its band: its
@@ -289,7 +366,8 @@ impl Model {
         }
     }
 
-    /// The adjusted speed of component `name` at `nproc` given its standalone speed: what the
+    /// The adjusted speed of component `name` at `nproc` given its reference speed there (its
+    /// standalone curve's, or [`Model::reference_sypd`] for a component without one): what the
     /// prediction's search uses as the candidate's SYPD (for a run of the typical length, with
     /// its share of the fixed cost, [`run_length`]). Cheaper than [`Model::factor`] (no
     /// variance). The fixed cost turns speeds by a rising function, so the min over components
@@ -301,8 +379,10 @@ impl Model {
         )
     }
 
-    /// [`Model::adjust`] for a long run (no fixed cost).
-    fn steady_adjust(&self, name: &str, nproc: u32, standalone_sypd: f64) -> f64 {
+    /// [`Model::adjust`] for a long run (no fixed cost): the mid value of [`Model::speed`],
+    /// computed without the band (the same number, to the last bit), what
+    /// [`Model::coupled_sypd`] takes.
+    pub fn steady_adjust(&self, name: &str, nproc: u32, standalone_sypd: f64) -> f64 {
         match self {
             Model::Standalone => standalone_sypd,
             Model::Calibrated(m) => {
@@ -312,8 +392,9 @@ impl Model {
         }
     }
 
-    /// Component `name`'s long-run coupled speed (SYPD) at `nproc` given its standalone speed
-    /// there, with its band: [`Model::factor`] on the standalone speed, then its coupling time
+    /// Component `name`'s long-run coupled speed (SYPD) at `nproc` given its reference speed
+    /// there (standalone, or [`Model::reference_sypd`] without a curve), with its band:
+    /// [`Model::factor`] on the reference speed, then its coupling time
     /// per step added ([`coupling_time`]); the band keeps the factor's relative width (the
     /// model's predictive spread in ln SYPD). What the app draws as the calibrated curve and
     /// [`Model::estimate`] takes the min of.
@@ -394,10 +475,16 @@ impl Calibrated {
         self.components.iter().find(|c| c.name == name)
     }
 
-    /// Mean and variance of ln(coupled-mode / standalone) of `name` at `nproc`.
+    /// Mean and variance of ln(coupled-mode / reference) of `name` at `nproc`, the reference
+    /// being its standalone curve or its learned law; the variance holds the law's own.
     pub fn log_ratio(&self, name: &str, nproc: u32) -> (f64, f64) {
+        let p = nproc.max(1);
         match self.component(name) {
-            Some(c) => c.ratio.predict(f64::from(nproc.max(1)).ln()),
+            Some(c) => {
+                let (mean, var) = c.ratio.predict(f64::from(p).ln());
+                let law_var = c.law.as_ref().map_or(0.0, |l| l.log_var(f64::from(p)));
+                (mean, var + law_var)
+            }
             None => (self.global_log_ratio, LEVEL_PRIOR_SD * LEVEL_PRIOR_SD),
         }
     }
@@ -641,6 +728,69 @@ mod tests {
             band_quantile(27)
         );
         assert!(band_quantile(10_000) - BAND_Z < 1e-3);
+    }
+
+    /// A component known only by name: learned from the runs.
+    struct Bare(&'static str);
+
+    impl ComponentCurve for Bare {
+        fn name(&self) -> &str {
+            self.0
+        }
+
+        fn standalone(&self) -> Option<&Curve> {
+            None
+        }
+    }
+
+    /// Without curves: each component's coupled-mode speed is learned from its measured
+    /// speeds (here Amdahl laws), predicted where no run went with a band that widens there,
+    /// and kept in the model file.
+    #[test]
+    fn learns_components_without_curves_from_the_runs() {
+        let law_a = |p: f64| 1.0 / (0.02 + 5.0 / p);
+        let law_b = |p: f64| 1.0 / (0.01 + 3.0 / p + 1e-5 * p);
+        let runs: Vec<MeasuredRun> = [(50, 60), (80, 40), (120, 100), (160, 70), (200, 150)]
+            .iter()
+            .map(|&(pa, pb)| {
+                let (sa, sb) = (law_a(f64::from(pa)), law_b(f64::from(pb)));
+                run((pa, sa), (pb, sb), 0.95 * sa.min(sb))
+            })
+            .collect();
+        let (m, notes) = Model::fit(&[Bare("A"), Bare("B")], Method::Linear, &runs);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(m.learned_curve("A") && m.learned_curve("B"));
+        for (name, law) in [("A", &law_a as &dyn Fn(f64) -> f64), ("B", &law_b)] {
+            for p in [60u32, 150, 400] {
+                let reference = m.reference_sypd(name, p).unwrap();
+                let speed = m.steady_adjust(name, p, reference) / m.factor(name, p).mid;
+                let err = (speed / law(f64::from(p)) - 1.0).abs();
+                assert!(err < 0.02 || p == 400, "{name} {p}: {err}");
+                let f = m.speed(name, p, reference);
+                let truth = law(f64::from(p)) * m.factor(name, p).mid;
+                assert!(f.low < truth && truth < f.high, "{name} {p}: {f:?} {truth}");
+            }
+        }
+        let width = |f: Factor| (f.high / f.low).ln();
+        assert!(width(m.factor("A", 800)) > 1.5 * width(m.factor("A", 100)));
+        let e = m.estimate(&EstimateRequest::curves(
+            &[Bare("A"), Bare("B")],
+            Method::Linear,
+            &[100, 100],
+        ));
+        let truth = 0.95 * law_a(100.0).min(law_b(100.0));
+        assert!((e.sypd / truth - 1.0).abs() < 0.03, "{} vs {truth}", e.sypd);
+        assert!(e.low < e.sypd && e.sypd < e.high);
+        let back = Model::from_json(&m.to_json()).unwrap();
+        assert_eq!(back.reference_sypd("B", 300), m.reference_sypd("B", 300));
+        assert_eq!(back.factor("B", 300), m.factor("B", 300));
+        // The standalone model knows nothing of a component without a curve.
+        let alone = Model::Standalone.estimate(&EstimateRequest::curves(
+            &[Bare("A")],
+            Method::Linear,
+            &[100],
+        ));
+        assert!(alone.sypd.is_nan());
     }
 
     #[test]

@@ -27,19 +27,24 @@ pub const SIGMA_GRID: [f64; 13] = [
 
 /// `E[max_c T_c] / max_c E[T_c]` for `T_c ~ N(1/s_c, (sigma/s_c)^2)` (Clark's recursion).
 pub fn slowdown(speeds: &[f64], sigma: f64) -> f64 {
-    let times: Vec<f64> = speeds
+    // No allocation: the search evaluates this for every configuration it scores.
+    let mut times = speeds
         .iter()
         .filter(|s| s.is_finite() && **s > 0.0)
-        .map(|s| 1.0 / s)
-        .collect();
-    let Some(worst) = times.iter().copied().reduce(f64::max) else {
+        .map(|s| 1.0 / s);
+    let Some(first) = times.next() else {
         return 1.0;
     };
-    if sigma <= 0.0 || times.len() < 2 {
+    let (mut worst, mut count) = (first, 1usize);
+    for t in times.clone() {
+        worst = worst.max(t);
+        count += 1;
+    }
+    if sigma <= 0.0 || count < 2 {
         return 1.0;
     }
-    let (mut m, mut v) = (times[0], (sigma * times[0]).powi(2));
-    for &t in &times[1..] {
+    let (mut m, mut v) = (first, (sigma * first).powi(2));
+    for t in times {
         let (m2, v2) = (t, (sigma * t).powi(2));
         let theta = (v + v2).sqrt();
         if theta <= 0.0 {

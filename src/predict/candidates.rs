@@ -1,5 +1,7 @@
 //! Validating the prediction's inputs and building each component's candidate PE counts
-//! (method.md step 1), each with its interpolated speed, within the documented limits.
+//! (method.md step 1), each with its interpolated speed, within the documented limits. A
+//! component without a curve takes its range from its limits or allowed list and its speeds
+//! from the calibrated model's learned law ([`Model::reference_sypd`]).
 
 use super::*;
 
@@ -50,9 +52,29 @@ pub(super) fn validate(inputs: &[ComponentInput], settings: &Settings) -> Result
 pub(super) fn candidates(
     input: &ComponentInput,
     settings: &Settings,
+    model: &Model,
 ) -> Result<Candidates, PredictError> {
-    let curve = &input.curve;
-    let (first, last) = (curve.first_nproc(), curve.last_nproc());
+    let name = input.name();
+    let no_curve = |why: &str| PredictError::NoCurve {
+        name: name.to_string(),
+        why: why.to_string(),
+    };
+    // The measured range (a curve's), or the whole range a component without one may take.
+    let (first, last) = match &input.curve {
+        Some(curve) => (curve.first_nproc(), curve.last_nproc()),
+        None => input.range().ok_or_else(|| {
+            no_curve(&format!(
+                "no PE range: give its range (--component {name}=MIN-MAX, or min_nproc and \
+                 max_nproc in its [[component]] table) or its allowed list"
+            ))
+        })?,
+    };
+    if input.curve.is_none() && !model.learned_curve(name) {
+        return Err(no_curve(&format!(
+            "no measured run to learn its curve from: pass --measured runs that include it, \
+             or its curve with --curve {name}=PATH"
+        )));
+    }
     let low = first.max(input.min_nproc.unwrap_or(0));
     let own_high = last.min(input.max_nproc.unwrap_or(u32::MAX));
     let high = own_high.min(settings.max_nproc);
@@ -78,7 +100,7 @@ pub(super) fn candidates(
     let count = count_up_to(high);
     if count > MAX_CANDIDATES {
         return Err(PredictError::TooManyCandidates {
-            name: curve.name.clone(),
+            name: name.to_string(),
             count,
             low,
             high,
@@ -132,10 +154,16 @@ pub(super) fn candidates(
     } else {
         high
     };
-    let interpolant = Interpolant::new(settings.interp, &curve.xs(), &curve.ys());
+    let interpolant = input
+        .curve
+        .as_ref()
+        .map(|c| Interpolant::new(settings.interp, &c.xs(), &c.ys()));
     let (mut nproc, mut sypd) = (Vec::new(), Vec::new());
     for p in raw.into_iter().filter(|&p| p >= low && p <= high) {
-        let s = interpolant.eval(f64::from(p));
+        let s = match &interpolant {
+            Some(f) => f.eval(f64::from(p)),
+            None => model.reference_sypd(name, p).unwrap_or(f64::NAN),
+        };
         if s.is_finite() && s > 0.0 {
             nproc.push(p);
             sypd.push(s);
@@ -148,14 +176,14 @@ pub(super) fn candidates(
             ""
         };
         return Err(PredictError::NoCandidates {
-            name: curve.name.clone(),
+            name: name.to_string(),
             low,
             high,
             why: why.to_string(),
         });
     }
     Ok(Candidates {
-        name: curve.name.clone(),
+        name: name.to_string(),
         nproc,
         sypd,
     })

@@ -107,7 +107,7 @@ impl Problem {
                     max_nproc: cost_model.budget_of(k, settings.max_nproc),
                     ..settings.clone()
                 };
-                candidates(c, &own)
+                candidates(c, &own, model)
             })
             .collect::<Result<_, _>>()?;
         if model.is_calibrated() {

@@ -138,29 +138,9 @@ pub fn summarise(problem: &Problem) -> Summary {
 
 /// The `top` best configurations for `tts_w`, as candidate indices in rank order.
 pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
-    let fn_at = |s: f64, weight: f64| {
-        let cost = metrics::chsy(weight, s);
-        metrics::fittingness_in(tts_w, s, cost, &problem.sypd_bounds, &problem.cost_bounds)
-    };
-    let mut groups: Vec<(f64, Group)> = problem
-        .groups
-        .iter()
-        .map(|g| (fn_at(g.sypd, g.min_weight), *g))
-        .collect();
-    groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.min_sum.cmp(&b.1.min_sum)));
-
-    let mut best: Vec<Scored> = Vec::with_capacity(top + 1);
-    for (fn_max, group) in groups {
-        if best.len() == top {
-            let worst = &best[top - 1];
-            let group_key = (fn_max, problem.total_nproc(group.min_sum));
-            if key_worse(group_key, (worst.fittingness, worst.total_nproc)) {
-                break;
-            }
-        }
-        walk_group(problem, &group, tts_w, top, &mut best);
-    }
-    best.into_iter()
+    let scorer = BoundScorer;
+    top_scored(problem, tts_w, top, &scorer)
+        .into_iter()
         .map(|c| {
             c.nproc
                 .iter()
@@ -171,15 +151,135 @@ pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// How the best-first walk scores the configurations of the problem's groups: the search's own
+/// speeds ([`Problem::score`]) or a model whose coupled speed lies below them (the full
+/// calibrated model, `predict::full_model`). The set of configurations is the problem's
+/// either way; only their scores differ.
+pub(crate) trait Scorer {
+    /// The score of the configuration `index` (candidate indices), a kept one of `group`;
+    /// `None` when it cannot rank before `worst` (the current N-th best, if the top N is
+    /// full), which a scorer may tell without building the whole score.
+    fn score(
+        &self,
+        problem: &Problem,
+        group: &Group,
+        index: &[usize],
+        tts_w: f64,
+        worst: Option<&Scored>,
+    ) -> Option<Scored>;
+
+    /// An upper bound of the coupled SYPD of every configuration of `group`, never below
+    /// what [`Scorer::score`] gives any of them.
+    fn sypd_bound(&self, problem: &Problem, group: &Group) -> f64;
+
+    /// How much a score may exceed the FN its bound implies through rounding (0 when the
+    /// score is computed the bound's way).
+    fn slack(&self) -> f64 {
+        0.0
+    }
+
+    /// Walks `group` into `best` its own way (e.g. a branch and bound over a pair); `false`
+    /// leaves it to the depth-first walk ([`walk_group`]).
+    fn walk(
+        &self,
+        _problem: &Problem,
+        _group: &Group,
+        _tts_w: f64,
+        _top: usize,
+        _best: &mut Vec<Scored>,
+    ) -> bool {
+        false
+    }
+}
+
+/// The search's own scores: every configuration of a group goes at its bottleneck's speed.
+struct BoundScorer;
+
+impl Scorer for BoundScorer {
+    fn score(
+        &self,
+        problem: &Problem,
+        _group: &Group,
+        index: &[usize],
+        tts_w: f64,
+        _worst: Option<&Scored>,
+    ) -> Option<Scored> {
+        Some(problem.score(index, tts_w))
+    }
+
+    fn sypd_bound(&self, _problem: &Problem, group: &Group) -> f64 {
+        group.sypd
+    }
+}
+
+/// The `top` best configurations of `problem` for `tts_w` as `scorer` scores them, in rank
+/// order: groups best-first by the FN their speed bound allows at their cheapest
+/// configuration, each walked while it can still beat the N-th best.
+pub(crate) fn top_scored(
+    problem: &Problem,
+    tts_w: f64,
+    top: usize,
+    scorer: &dyn Scorer,
+) -> Vec<Scored> {
+    let fn_at = |s: f64, weight: f64| {
+        let cost = metrics::chsy(weight, s);
+        metrics::fittingness_in(tts_w, s, cost, &problem.sypd_bounds, &problem.cost_bounds)
+    };
+    let slack = scorer.slack();
+    let mut groups: Vec<(f64, f64, Group)> = problem
+        .groups
+        .iter()
+        .map(|g| {
+            let bound = scorer.sypd_bound(problem, g);
+            (fn_at(bound, g.min_weight) + slack, bound, *g)
+        })
+        .collect();
+    groups.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.min_sum.cmp(&b.2.min_sum)));
+
+    let mut best: Vec<Scored> = Vec::with_capacity(top + 1);
+    for (fn_max, bound, group) in groups {
+        if best.len() == top {
+            let worst = &best[top - 1];
+            let group_key = (fn_max, problem.total_nproc(group.min_sum));
+            if key_worse(group_key, (worst.fittingness, worst.total_nproc)) {
+                break;
+            }
+        }
+        if !scorer.walk(problem, &group, tts_w, top, &mut best) {
+            walk_group(problem, &group, bound, tts_w, top, scorer, &mut best);
+        }
+    }
+    best
+}
+
+/// Whether a configuration of `group` with PEs `nproc` is one the problem keeps (within the
+/// group's PE limit, the budgets and the base-case filter, and the chosen queue), judged at
+/// the group's speed as the search judges it.
+pub(crate) fn kept_in_group(problem: &Problem, group: &Group, nproc: &[u32]) -> bool {
+    let sum: u64 = nproc.iter().map(|&p| u64::from(p)).sum();
+    let sypd = group.sypd;
+    let within =
+        !problem.cost_model.has_resources() || (problem.fits(nproc) && problem.keeps(sypd, nproc));
+    sum <= u64::from(group.limit) && within && problem.fits_queue(nproc, sypd)
+}
+
 /// (fittingness, total) `a` ranks strictly after `b`.
-fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
+pub(crate) fn key_worse(a: (f64, u32), b: (f64, u32)) -> bool {
     b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)) == Ordering::Greater
 }
 
 /// Depth-first enumeration of a group's kept configurations in ascending PE order per
 /// component, inserting into `best` and cutting every branch whose smallest possible PE sum
-/// already ranks after the current N-th best.
-fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &mut Vec<Scored>) {
+/// already ranks after the current N-th best, at the group's speed bound `sypd_bound`.
+fn walk_group(
+    problem: &Problem,
+    group: &Group,
+    sypd_bound: f64,
+    tts_w: f64,
+    top: usize,
+    scorer: &dyn Scorer,
+    best: &mut Vec<Scored>,
+) {
     let others: Vec<usize> = (0..problem.components.len())
         .filter(|&d| d != group.component)
         .collect();
@@ -199,8 +299,11 @@ fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &m
     index[group.component] = group.index;
     let p = problem.components[group.component].nproc[group.index];
     let mut ctx = Walk {
+        scratch: Vec::with_capacity(problem.components.len()),
         problem,
         group,
+        sypd_bound,
+        scorer,
         tts_w,
         top,
         others: &others,
@@ -212,8 +315,13 @@ fn walk_group(problem: &Problem, group: &Group, tts_w: f64, top: usize, best: &m
 }
 
 struct Walk<'a> {
+    /// PEs of the configuration being looked at (reused, so the walk allocates nothing).
+    scratch: Vec<u32>,
     problem: &'a Problem,
     group: &'a Group,
+    /// No configuration of the group goes faster ([`Scorer::sypd_bound`]).
+    sypd_bound: f64,
+    scorer: &'a dyn Scorer,
     tts_w: f64,
     top: usize,
     others: &'a [usize],
@@ -225,37 +333,47 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     /// The configuration `index` (set up to position `k`) completed with the remaining
-    /// components at their smallest allowed candidates.
-    fn lowest_completion(&self, k: usize, index: &[usize]) -> Vec<u32> {
-        let mut nproc: Vec<u32> = index
-            .iter()
-            .zip(&self.problem.components)
-            .map(|(&i, c)| c.nproc[i])
-            .collect();
+    /// components at their smallest allowed candidates, into `self.scratch`.
+    fn lowest_completion(&mut self, k: usize, index: &[usize]) -> &[u32] {
+        self.scratch.clear();
+        self.scratch.extend(
+            index
+                .iter()
+                .zip(&self.problem.components)
+                .map(|(&i, c)| c.nproc[i]),
+        );
         for m in k + 1..self.others.len() {
             let d = self.others[m];
-            nproc[d] = self.problem.components[d].nproc[self.sets[m][0]];
+            self.scratch[d] = self.problem.components[d].nproc[self.sets[m][0]];
         }
-        nproc
+        &self.scratch
     }
 
     /// The smallest weight any completion of `index` (set up to position `k`) can have: the
     /// remaining components at their smallest allowed candidates. Weights never fall when a
     /// component gets more PEs, so this bounds every completion from below.
-    fn lowest_weight(&self, k: usize, index: &[usize]) -> f64 {
-        self.problem.weight_of(&self.lowest_completion(k, index))
+    fn lowest_weight(&mut self, k: usize, index: &[usize]) -> f64 {
+        let problem = self.problem;
+        problem.weight_of(self.lowest_completion(k, index))
     }
 
     fn descend(&mut self, k: usize, partial: u32, index: &mut Vec<usize>, best: &mut Vec<Scored>) {
         let resources = self.resources;
         if k == self.others.len() {
-            let config = self.problem.score(index, self.tts_w);
-            let within = !resources
-                || (self.problem.fits(&config.nproc)
-                    && self.problem.keeps(config.sypd, &config.nproc));
+            // Which configurations are kept is the problem's: at the group's own speed (every
+            // configuration of a group goes at its bottleneck's), whatever the scorer says.
+            let (problem, sypd) = (self.problem, self.group.sypd);
+            let nproc = self.lowest_completion(k, index);
+            let within = !resources || (problem.fits(nproc) && problem.keeps(sypd, nproc));
             // Per-component nodes: a node limit of the queue is checked per configuration.
-            if within && self.problem.fits_queue(&config.nproc, config.sypd) {
-                insert_ranked(best, config, self.top);
+            if within && problem.fits_queue(nproc, sypd) {
+                let worst = (best.len() == self.top).then(|| &best[self.top - 1]);
+                let scored = self
+                    .scorer
+                    .score(problem, self.group, index, self.tts_w, worst);
+                if let Some(config) = scored {
+                    insert_ranked(best, config, self.top);
+                }
             }
             return;
         }
@@ -269,21 +387,22 @@ impl Walk<'_> {
                 // Budgets and the base-case filter are monotone per component: once the
                 // smallest completion breaks one, every larger candidate does too.
                 index[d] = j;
+                let (problem, sypd) = (self.problem, self.group.sypd);
                 let low = self.lowest_completion(k, index);
-                if !self.problem.fits(&low) || !self.problem.keeps(self.group.sypd, &low) {
+                if !problem.fits(low) || !problem.keeps(sypd, low) {
                     break;
                 }
             }
             if best.len() == self.top {
                 index[d] = j;
-                let cost = metrics::chsy(self.lowest_weight(k, index), self.group.sypd);
+                let cost = metrics::chsy(self.lowest_weight(k, index), self.sypd_bound);
                 let fn_best = metrics::fittingness_in(
                     self.tts_w,
-                    self.group.sypd,
+                    self.sypd_bound,
                     cost,
                     &self.problem.sypd_bounds,
                     &self.problem.cost_bounds,
-                );
+                ) + self.scorer.slack();
                 let worst = &best[self.top - 1];
                 let key = (fn_best, self.problem.total_nproc(lowest));
                 if key_worse(key, (worst.fittingness, worst.total_nproc)) {
@@ -301,7 +420,8 @@ impl Walk<'_> {
     }
 }
 
-fn insert_ranked(best: &mut Vec<Scored>, config: Scored, top: usize) {
+/// Inserts `config` into `best` (rank order, at most `top`), if it ranks high enough.
+pub(crate) fn insert_ranked(best: &mut Vec<Scored>, config: Scored, top: usize) {
     let at = best.partition_point(|b| rank_order(b, &config) == Ordering::Less);
     if at < top {
         best.insert(at, config);

@@ -64,6 +64,11 @@ impl Group {
         self.index
     }
 
+    /// The largest balanced PE sum a kept configuration of the group may have.
+    pub(crate) fn limit(&self) -> u32 {
+        self.limit
+    }
+
     pub(crate) fn new(
         component: usize,
         index: usize,

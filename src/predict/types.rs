@@ -7,7 +7,13 @@ use super::*;
 /// One component to balance.
 #[derive(Debug, Clone)]
 pub struct ComponentInput {
-    pub curve: Curve,
+    /// The component's name (its curve's, when it has one).
+    pub name: String,
+    /// Its standalone scalability curve; `None` for a component known from measured coupled
+    /// runs only, whose coupled-mode curve the calibrated model learns
+    /// ([`crate::model::scaling_law`]): its range then comes from `min_nproc` and `max_nproc`
+    /// or `allowed`.
+    pub curve: Option<Curve>,
     /// PE counts the component can run on (e.g. NEMO's land-domain elimination list).
     pub allowed: Option<Vec<u32>>,
     /// Lower limit on this component's PEs, on top of the curve's first point.
@@ -17,17 +23,64 @@ pub struct ComponentInput {
 }
 
 impl ComponentInput {
+    /// A component with its standalone curve and no other limit.
     pub fn new(curve: Curve) -> ComponentInput {
         ComponentInput {
-            curve,
+            name: curve.name.clone(),
+            curve: Some(curve),
             allowed: None,
             min_nproc: None,
             max_nproc: None,
         }
     }
 
+    /// A component without a curve, searched between `min_nproc` and `max_nproc` PEs.
+    pub fn without_curve(
+        name: impl Into<String>,
+        min_nproc: u32,
+        max_nproc: u32,
+    ) -> ComponentInput {
+        ComponentInput {
+            name: name.into(),
+            curve: None,
+            allowed: None,
+            min_nproc: Some(min_nproc),
+            max_nproc: Some(max_nproc),
+        }
+    }
+
+    /// The component's name.
     pub fn name(&self) -> &str {
-        &self.curve.name
+        &self.name
+    }
+
+    /// The PE range the search covers for it: its curve's first and last points (or its
+    /// allowed list's ends, without a curve) narrowed by its limits; `None` for a component
+    /// without a curve whose range nothing gives.
+    pub fn range(&self) -> Option<(u32, u32)> {
+        let listed = self.allowed.as_ref().and_then(|v| {
+            let lo = v.iter().copied().filter(|&p| p > 0).min()?;
+            Some((lo, v.iter().copied().max()?))
+        });
+        let (first, last) = match (&self.curve, listed) {
+            (Some(c), _) => (c.first_nproc(), c.last_nproc()),
+            (None, Some(ends)) => ends,
+            (None, None) => (self.min_nproc?, self.max_nproc?),
+        };
+        Some((
+            first.max(self.min_nproc.unwrap_or(0)),
+            last.min(self.max_nproc.unwrap_or(u32::MAX)),
+        ))
+    }
+}
+
+impl crate::model::ComponentCurve for ComponentInput {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn standalone(&self) -> Option<&Curve> {
+        self.curve.as_ref()
     }
 }
 
@@ -63,8 +116,16 @@ impl Default for Settings {
 /// Why a prediction cannot be made. Messages say what to change.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PredictError {
-    #[error("no curves given; pass at least one --curve NAME=PATH")]
+    #[error("no components given; pass at least one --curve NAME=PATH (or --component NAME with --measured runs)")]
     NoComponents,
+    /// A component without a curve that no range or model covers.
+    #[error("{name} has no curve and {why}")]
+    NoCurve {
+        /// The component.
+        name: String,
+        /// What is missing and how to give it.
+        why: String,
+    },
     #[error("{0} curves given; at most {MAX_COMPONENTS} components can be balanced together")]
     TooManyComponents(usize),
     #[error("component {0:?} is given twice; each --curve needs its own name")]

@@ -52,19 +52,28 @@ pub struct CurveData {
 }
 
 impl CurveData {
-    /// Samples a component's interpolation at 200 points between its measured ends.
+    /// Samples a component's interpolation at 200 points between its measured ends (nothing
+    /// for a component without a curve).
     pub fn sample(input: &ComponentInput, method: Method) -> CurveData {
-        let (xs, ys) = (input.curve.xs(), input.curve.ys());
-        let interpolant = Interpolant::new(method, &xs, &ys);
-        let (lo, hi) = (
-            f64::from(input.curve.first_nproc()),
-            f64::from(input.curve.last_nproc()),
-        );
-        let line = (0..=200)
-            .map(|i| lo + (hi - lo) * f64::from(i) / 200.0)
-            .map(|x| (x, interpolant.eval(x)))
-            .filter(|(_, y)| y.is_finite() && *y > 0.0)
-            .collect();
+        let (xs, ys) = input
+            .curve
+            .as_ref()
+            .map_or((Vec::new(), Vec::new()), |c| (c.xs(), c.ys()));
+        let line = match &input.curve {
+            Some(curve) => {
+                let interpolant = Interpolant::new(method, &xs, &ys);
+                let (lo, hi) = (
+                    f64::from(curve.first_nproc()),
+                    f64::from(curve.last_nproc()),
+                );
+                (0..=200)
+                    .map(|i| lo + (hi - lo) * f64::from(i) / 200.0)
+                    .map(|x| (x, interpolant.eval(x)))
+                    .filter(|(_, y)| y.is_finite() && *y > 0.0)
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         CurveData {
             name: input.name().to_string(),
             measured: xs.into_iter().zip(ys).collect(),
@@ -379,12 +388,15 @@ fn settings(req: &ReportRequest) -> Settings {
         );
     }
     for c in req.inputs {
-        let pts = c.curve.points().len();
-        let mut v = format!(
-            "{pts} measured points, {}..{} PEs",
-            c.curve.first_nproc(),
-            c.curve.last_nproc()
-        );
+        let mut v = match &c.curve {
+            Some(curve) => format!(
+                "{} measured points, {}..{} PEs",
+                curve.points().len(),
+                curve.first_nproc(),
+                curve.last_nproc()
+            ),
+            None => "no curve: learned from the measured runs".to_string(),
+        };
         if let Some(a) = &c.allowed {
             v.push_str(&format!(", {} allowed PE counts", a.len()));
         }
@@ -486,23 +498,24 @@ fn predicted_figures(req: &ReportRequest, names: &[String], nproc: &[u32]) -> Op
     if nproc.len() != req.inputs.len() {
         return None;
     }
+    let model = req
+        .model
+        .filter(|m| m.model.is_calibrated())
+        .map_or(&crate::model::Model::Standalone, |m| m.model);
+    // Each component's reference speed: its curve's, or the model's learned law.
     let speeds: Vec<f64> = req
         .inputs
         .iter()
         .zip(nproc)
-        .map(|(c, &p)| {
-            Interpolant::new(problem.settings.interp, &c.curve.xs(), &c.curve.ys())
-                .eval(f64::from(p))
+        .map(|(c, &p)| match &c.curve {
+            Some(curve) => Interpolant::new(problem.settings.interp, &curve.xs(), &curve.ys())
+                .eval(f64::from(p)),
+            None => model.reference_sypd(c.name(), p).unwrap_or(f64::NAN),
         })
         .collect();
-    let sypd = match req.model.filter(|m| m.model.is_calibrated()) {
-        Some(m) => {
-            m.model
-                .estimate(&EstimateRequest::known(names, nproc, &speeds))
-                .sypd
-        }
-        None => speeds.iter().copied().fold(f64::INFINITY, f64::min),
-    };
+    let sypd = model
+        .estimate(&EstimateRequest::known(names, nproc, &speeds))
+        .sypd;
     if !(sypd.is_finite() && sypd > 0.0) {
         return None;
     }

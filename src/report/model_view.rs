@@ -123,8 +123,8 @@ pub fn section(
 ) -> ModelSection {
     let standalone = Model::Standalone;
     let chosen = model.map_or(&standalone, |m| m.model);
-    let curves: Vec<crate::curve::Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
-    let names: Vec<String> = curves.iter().map(|c| c.name.clone()).collect();
+    let curves = inputs;
+    let names: Vec<String> = curves.iter().map(|c| c.name().to_string()).collect();
     let runs = model.map_or(&[][..], |m| m.runs);
     let ranked_by = match (model, chosen) {
         (Some(m), Model::Calibrated(_)) => format!(
@@ -143,7 +143,7 @@ pub fn section(
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let e = chosen.estimate(&EstimateRequest::curves(&curves, interp, &c.nproc));
+                let e = chosen.estimate(&EstimateRequest::curves(curves, interp, &c.nproc));
                 Band {
                     rank: i + 1,
                     nproc: c.nproc.clone(),
@@ -156,10 +156,11 @@ pub fn section(
         _ => Vec::new(),
     };
     let on_curves = |nproc: &[u32]| {
-        curves
-            .iter()
-            .zip(nproc)
-            .all(|(c, &p)| (c.first_nproc()..=c.last_nproc()).contains(&p))
+        curves.iter().zip(nproc).all(|(c, &p)| {
+            c.curve
+                .as_ref()
+                .is_none_or(|c| (c.first_nproc()..=c.last_nproc()).contains(&p))
+        })
     };
     let checks = runs
         .iter()
@@ -169,9 +170,9 @@ pub fn section(
                 return None;
             }
             let own = chosen.estimate(
-                &EstimateRequest::curves(&curves, interp, &nproc).for_run(run.simulated_s),
+                &EstimateRequest::curves(curves, interp, &nproc).for_run(run.simulated_s),
             );
-            let alone = standalone.estimate(&EstimateRequest::curves(&curves, interp, &nproc));
+            let alone = standalone.estimate(&EstimateRequest::curves(curves, interp, &nproc));
             Some(Check {
                 run: run.path.clone(),
                 nproc,

@@ -55,7 +55,8 @@ pub fn load_campaign(dir: &Path) -> Result<CampaignSource, ReportError> {
     for c in &state.components {
         let curve = Curve::load(c.name.clone(), &dir.join(&c.curve))?;
         inputs.push(ComponentInput {
-            curve,
+            name: c.name.clone(),
+            curve: Some(curve),
             allowed: c.allowed.clone(),
             min_nproc: Some(c.low),
             max_nproc: Some(c.high),
@@ -131,8 +132,7 @@ pub fn campaign_model(src: &CampaignSource, dir: &Path) -> FittedModel {
             vec![format!("{}: cannot read the runs: {e}", dir.display())],
         )
     });
-    let curves: Vec<Curve> = src.inputs.iter().map(|c| c.curve.clone()).collect();
-    let (model, fit_notes) = Model::fit(&curves, src.settings.interp, &runs);
+    let (model, fit_notes) = Model::fit(&src.inputs, src.settings.interp, &runs);
     notes.extend(fit_notes);
     FittedModel {
         source: "fitted on the campaign's measured runs".into(),

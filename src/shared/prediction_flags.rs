@@ -1,8 +1,10 @@
 //! The prediction's inputs as flags, shared by `autolb predict` and `autolb tui`, and their
 //! merge with a campaign file (`--config`): a flag wins over the file.
 //!
-//! With `--curve` flags, the components are exactly those curves, in flag order; allowed lists
-//! and limits from the file still apply to components of the same name.
+//! With `--curve` or `--component` flags, the components are exactly those (the curves first,
+//! each kind in flag order); allowed lists, limits and timing names from the file still apply
+//! to components of the same name. A `--component` has no curve: the calibrated model learns
+//! its coupled-mode curve from the `--measured` runs.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +33,12 @@ pub struct PredictionFlags {
     /// each component, in component order.
     #[arg(long = "curve", value_name = "NAME=PATH", value_parser = parse_key_value)]
     pub curves: Vec<(String, String)>,
+    /// A component without a curve, `NAME` or `NAME=MIN-MAX` (its PE range, which a prediction
+    /// needs unless --allowed or the --config file gives it): the calibrated model learns its
+    /// coupled-mode curve from the --measured runs alone. Repeat for each; they come after the
+    /// --curve components.
+    #[arg(long = "component", value_name = "NAME[=MIN-MAX]", value_parser = parse_component)]
+    pub components: Vec<(String, Option<(u32, u32)>)>,
     /// Budget: the most PEs the balanced components may use together.
     #[arg(long, value_name = "N")]
     pub max_nproc: Option<u32>,
@@ -115,7 +123,6 @@ pub fn resolve_with(
     args: &PredictionFlags,
     file: Option<&(CampaignFile, PathBuf)>,
 ) -> Result<(Vec<ComponentInput>, Settings)> {
-    reject_repeated_names("--curve", &args.curves)?;
     reject_repeated_names("--allowed", &args.allowed)?;
     let mut settings = file.map(|(f, _)| f.settings()).unwrap_or_default();
     let from_file_budget = file.and_then(|(f, _)| f.max_nproc);
@@ -138,6 +145,15 @@ pub fn resolve_with(
         settings.extra_pes = v;
     }
     let inputs = resolve_components(args, file)?;
+    // A prediction searches each component's range: one without a curve must say it.
+    if let Some(c) = inputs.iter().find(|c| c.range().is_none()) {
+        let name = c.name();
+        return Err(user(format!(
+            "{name} has no curve, so the search needs its PE range: write --component \
+             {name}=MIN-MAX (e.g. {name}=48-1632), or give --allowed {name}=LIST, or min_nproc \
+             and max_nproc in its [[component]] table"
+        )));
+    }
     Ok((inputs, settings))
 }
 
@@ -157,26 +173,60 @@ pub fn resolve_components(
     args: &PredictionFlags,
     file: Option<&(CampaignFile, PathBuf)>,
 ) -> Result<Vec<ComponentInput>> {
+    reject_repeated_names("--curve", &args.curves)?;
+    for (k, (name, _)) in args.components.iter().enumerate() {
+        if args.components[..k].iter().any(|(n, _)| n == name) {
+            return Err(user(format!(
+                "--component {name} is given twice; give each component once"
+            )));
+        }
+        if args.curves.iter().any(|(n, _)| n == name) {
+            return Err(user(format!(
+                "{name} is given both as --curve and as --component; a --component has no \
+                 curve: give one of them"
+            )));
+        }
+    }
     let file_inputs = match file {
         Some((f, dir)) => f.component_inputs(dir).map_err(user)?,
         None => Vec::new(),
     };
-    let mut inputs: Vec<ComponentInput> = if args.curves.is_empty() {
+    let from_file = |input: &mut ComponentInput| {
+        if let Some(f) = file_inputs.iter().find(|c| c.name() == input.name()) {
+            input.allowed = f.allowed.clone();
+            input.min_nproc = f.min_nproc;
+            input.max_nproc = f.max_nproc;
+        }
+    };
+    let mut inputs: Vec<ComponentInput> = if args.curves.is_empty() && args.components.is_empty() {
         file_inputs.clone()
     } else {
-        args.curves
+        let mut inputs = args
+            .curves
             .iter()
             .map(|(name, path)| {
                 let curve = Curve::load(name.clone(), Path::new(path)).map_err(user)?;
                 let mut input = ComponentInput::new(curve);
-                if let Some(from_file) = file_inputs.iter().find(|c| c.name() == name) {
-                    input.allowed = from_file.allowed.clone();
-                    input.min_nproc = from_file.min_nproc;
-                    input.max_nproc = from_file.max_nproc;
-                }
+                from_file(&mut input);
                 Ok(input)
             })
-            .collect::<Result<_>>()?
+            .collect::<Result<Vec<_>>>()?;
+        for (name, range) in &args.components {
+            let mut input = ComponentInput {
+                name: name.clone(),
+                curve: None,
+                allowed: None,
+                min_nproc: None,
+                max_nproc: None,
+            };
+            from_file(&mut input);
+            if let Some((lo, hi)) = range {
+                input.min_nproc = Some(*lo);
+                input.max_nproc = Some(*hi);
+            }
+            inputs.push(input);
+        }
+        inputs
     };
     for (name, spec) in &args.allowed {
         let names: Vec<String> = inputs.iter().map(|c| c.name().to_string()).collect();
@@ -189,6 +239,25 @@ pub fn resolve_components(
         input.allowed = Some(parse_allowed_spec(name, spec)?);
     }
     Ok(inputs)
+}
+
+/// Parses `--component NAME` or `NAME=MIN-MAX` (a PE range, `MIN <= MAX`, both positive).
+fn parse_component(s: &str) -> Result<(String, Option<(u32, u32)>), String> {
+    let Some((name, range)) = s.split_once('=') else {
+        autolb::curve::validate_component_name(s)?;
+        return Ok((s.to_string(), None));
+    };
+    autolb::curve::validate_component_name(name)?;
+    let bad = || {
+        format!("{name}={range}: expected a PE range MIN-MAX of positive whole numbers, e.g. {name}=48-1632")
+    };
+    let (lo, hi) = range.split_once('-').ok_or_else(bad)?;
+    let lo: u32 = lo.trim().parse().map_err(|_| bad())?;
+    let hi: u32 = hi.trim().parse().map_err(|_| bad())?;
+    if lo == 0 || lo > hi {
+        return Err(bad());
+    }
+    Ok((name.to_string(), Some((lo, hi))))
 }
 
 /// `--allowed` takes a file path or an inline comma-separated list.
@@ -230,8 +299,13 @@ fn cost_model_with(
     let mut model = match (file, &args.config) {
         (Some((file, _)), Some(path)) => {
             let mut model = file.cost_model();
-            if !args.curves.is_empty() {
-                let names: Vec<&str> = args.curves.iter().map(|(n, _)| n.as_str()).collect();
+            if !args.curves.is_empty() || !args.components.is_empty() {
+                let names: Vec<&str> = args
+                    .curves
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .chain(args.components.iter().map(|(n, _)| n.as_str()))
+                    .collect();
                 model.component_resource = file
                     .component_resources(&names)
                     .map_err(|e| user(format!("{}: {e}", path.display())))?;
@@ -474,8 +548,7 @@ impl ModelRequest {
                     runs.extend(r);
                     notes.extend(n);
                 }
-                let curves: Vec<Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
-                let (model, fit_notes) = Model::fit_with_steps(&curves, interp, &runs, &steps);
+                let (model, fit_notes) = Model::fit_with_steps(inputs, interp, &runs, &steps);
                 notes.extend(fit_notes);
                 Ok(ResolvedModel {
                     model,
@@ -514,6 +587,27 @@ fn load_fitted(path: &Path, inputs: &[ComponentInput]) -> Result<Model> {
             known.join(", "),
             c.name()
         )));
+    }
+    // A learned component's ratio is relative to its learned law, not to a curve.
+    for c in inputs.iter().filter(|_| model.is_calibrated()) {
+        let name = c.name();
+        match (&c.curve, model.learned_curve(name)) {
+            (Some(_), true) => {
+                return Err(user(format!(
+                    "--model {} learned {name} without a curve; use it with --component \
+                     {name}, or refit it with --curve {name}=PATH",
+                    path.display()
+                )))
+            }
+            (None, false) => {
+                return Err(user(format!(
+                    "--model {} was fitted with {name}'s curve; give --curve {name}=PATH, or \
+                     refit it with --component {name}",
+                    path.display()
+                )))
+            }
+            _ => {}
+        }
     }
     Ok(model)
 }

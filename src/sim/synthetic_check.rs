@@ -1,7 +1,9 @@
 //! How good is the model on truths it never sees? Leave-one-out ([`crate::model::check`]) on
 //! synthetic coupled cases ([`super::synthetic`]) whose stand-in runs carry a known hidden
 //! effect: plain runs, runs of different lengths with a fixed cost per run, and a coupling time
-//! per step. The checks need the stand-in model, which sits above the performance model, so
+//! per step; and the model without curves ([`crate::model::scaling_law`]), by leave-one-out
+//! and by how well its learned curves and their bands reach the half of each component's range
+//! it never saw. The checks need the stand-in model, which sits above the performance model, so
 //! they live here and not in `model`; the accuracy tests and the `model_accuracy` example run
 //! them.
 
@@ -12,6 +14,7 @@ use crate::model::check::{leave_one_out, leave_one_out_by, median_sorted, CheckS
 use crate::model::run_length::{lengthen, penalty};
 use crate::model::steps::Steps;
 use crate::model::{MeasuredRun, Model};
+use crate::predict::ComponentInput;
 
 /// Leave-one-out on synthetic truths: for each case seed, a random `components`-component
 /// case ([`super::synthetic`]), `runs` stand-in runs of random configurations, and the
@@ -164,4 +167,111 @@ pub fn synthetic_coupling_time_leave_one_out(
             }
         })
         .collect()
+}
+
+/// The synthetic case's components without their curves: what the model learns from runs.
+fn without_curves(case: &SyntheticCase) -> Vec<ComponentInput> {
+    case.components
+        .iter()
+        .map(|c| {
+            let curve = &c.standalone;
+            ComponentInput::without_curve(&c.name, curve.first_nproc(), curve.last_nproc())
+        })
+        .collect()
+}
+
+/// [`synthetic_leave_one_out`] with and without the standalone curves: per case, the summary
+/// of leave-one-out with the curves and with none (every component learned from the training
+/// runs of each fold).
+pub fn synthetic_leave_one_out_without_curves(
+    seeds: std::ops::Range<u64>,
+    components: usize,
+    runs: usize,
+) -> Vec<(CheckSummary, CheckSummary)> {
+    seeds
+        .map(|seed| {
+            let case = SyntheticCase::generate(seed, components);
+            let measured: Vec<MeasuredRun> = case
+                .random_configurations(runs, seed)
+                .iter()
+                .enumerate()
+                .filter_map(|(i, nproc)| case.measured_run(nproc, i as u64).ok())
+                .collect();
+            let interp = Method::default();
+            let with = leave_one_out(&case.standalone_curves(), interp, &measured).0;
+            let without = leave_one_out(&without_curves(&case), interp, &measured).0;
+            (with.summary, without.summary)
+        })
+        .collect()
+}
+
+/// How a learned curve reaches where no run went ([`synthetic_extrapolation`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Extrapolation {
+    /// Predictions made (component speeds of held-out runs).
+    pub predictions: usize,
+    /// Median of |ln(predicted / measured)|.
+    pub median_log_error: f64,
+    /// Median half-width of the band, in ln units.
+    pub median_half_width: f64,
+    /// Fraction of the measured speeds inside the band.
+    pub coverage: f64,
+}
+
+/// The learned curves away from the runs: for each case and each component, the runs are
+/// split at the median of that component's PEs; the model without curves is fitted on one
+/// half and predicts the component's own speed (its compute SYPD) in every run of the other
+/// half, upwards (`upwards`: trained below, predicting above) or downwards. A hard test: the
+/// predictions lie up to several times the PEs away from any training run.
+pub fn synthetic_extrapolation(
+    seeds: std::ops::Range<u64>,
+    components: usize,
+    runs: usize,
+    upwards: bool,
+) -> Extrapolation {
+    let (mut errors, mut widths, mut covered) = (Vec::new(), Vec::new(), 0usize);
+    for seed in seeds {
+        let case = SyntheticCase::generate(seed, components);
+        let measured: Vec<MeasuredRun> = case
+            .random_configurations(runs, seed)
+            .iter()
+            .enumerate()
+            .filter_map(|(i, nproc)| case.measured_run(nproc, i as u64).ok())
+            .collect();
+        let inputs = without_curves(&case);
+        for name in case.names() {
+            let mut pes: Vec<u32> = measured.iter().filter_map(|r| r.nproc(&name)).collect();
+            pes.sort_unstable();
+            let Some(&cut) = pes.get(pes.len() / 2) else {
+                continue;
+            };
+            let below = |r: &MeasuredRun| r.nproc(&name).is_some_and(|p| p <= cut);
+            let train: Vec<MeasuredRun> = measured
+                .iter()
+                .filter(|r| below(r) == upwards)
+                .cloned()
+                .collect();
+            let (model, _) = Model::fit(&inputs, Method::default(), &train);
+            for run in measured.iter().filter(|r| below(r) != upwards) {
+                let Some(c) = run.component(&name) else {
+                    continue;
+                };
+                let Some(reference) = model.reference_sypd(&name, c.nproc) else {
+                    continue;
+                };
+                let f = model.speed(&name, c.nproc, reference);
+                errors.push((f.mid / c.sypd).ln().abs());
+                widths.push((f.high / f.mid).ln());
+                covered += usize::from(f.low <= c.sypd && c.sypd <= f.high);
+            }
+        }
+    }
+    errors.sort_by(f64::total_cmp);
+    widths.sort_by(f64::total_cmp);
+    Extrapolation {
+        predictions: errors.len(),
+        median_log_error: median_sorted(&errors),
+        median_half_width: median_sorted(&widths),
+        coverage: covered as f64 / errors.len().max(1) as f64,
+    }
 }

@@ -256,9 +256,12 @@ impl App {
     /// since it was built; the cursor stays on its PEs.
     pub fn toggle_model(&mut self) {
         let Some((other, kind)) = self.ranking.other_model.take() else {
-            self.ui.message = Some(
-                "only the standalone model: start with --measured PATH or --model FILE".into(),
-            );
+            self.ui.message = Some(if self.ranking.model == ModelKind::Calibrated {
+                "only the calibrated model: a component without a curve has no standalone model"
+                    .into()
+            } else {
+                "only the standalone model: start with --measured PATH or --model FILE".into()
+            });
             return;
         };
         let fresh = if self.ranking.is_stale(&other) {
@@ -315,6 +318,16 @@ impl App {
         } else {
             self.ranking.other_model = Some((problem, ModelKind::Calibrated));
         }
+    }
+
+    /// Shows the calibrated model's problem from the start, with no standalone model to switch
+    /// to: a component without a curve has none ([`autolb::model::scaling_law`]).
+    pub fn start_calibrated(&mut self, fit: Calibration) {
+        self.ranking.model = ModelKind::Calibrated;
+        self.ranking.other_model = None;
+        self.set_training_runs(fit);
+        let problem = self.ranking.problem.clone();
+        self.replace_problem(problem);
     }
 
     /// Keeps the calibrated model's fit and shows its training runs on the trade-off pane.

@@ -332,3 +332,105 @@ fn budget_change_breakdown() {
         app.replace_problem(p);
     });
 }
+
+/// The app on the lucia_lite runs (30 real EC-Earth3 SR runs) with the calibrated model shown,
+/// at step 1 and a budget of 2000 PEs: with the MN4 SR reduced curves, or (`curves` false)
+/// with no curve at all, both components learned from the runs.
+pub fn calibrated_app(curves: bool) -> App {
+    use autolb::model::measured::{load_runs_dir, Naming};
+    use autolb::model::Model;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let names = [Naming::new("IFS", "ATMIFS"), Naming::new("NEMO", "oceanx")];
+    let (runs, _) = load_runs_dir(&root.join("tests/fixtures/lucia_lite"), &names, None)
+        .expect("the bundled runs");
+    let inputs: Vec<ComponentInput> = if curves {
+        ["ifs", "nemo"]
+            .iter()
+            .zip(["IFS", "NEMO"])
+            .map(|(file, name)| {
+                let path = root.join(format!("assets/curves/mn4_sr_reduced_{file}.csv"));
+                ComponentInput::new(Curve::load(name, &path).expect("a bundled curve"))
+            })
+            .collect()
+    } else {
+        vec![
+            ComponentInput::without_curve("IFS", 48, 2000),
+            ComponentInput::without_curve("NEMO", 48, 2000),
+        ]
+    };
+    let settings = Settings {
+        max_nproc: 2000,
+        step: 1,
+        ..Settings::default()
+    };
+    let (model, _) = Model::fit(&inputs, settings.interp, &runs);
+    assert!(model.is_calibrated());
+    let problem = Problem::build(
+        &inputs,
+        &settings,
+        ProblemOptions {
+            model: Some(&model),
+            cost_model: None,
+        },
+    )
+    .expect("a valid problem");
+    let mut app = app_on(problem, &inputs, "bench");
+    app.start_calibrated(super::calibration::Calibration { model, runs });
+    app
+}
+
+/// Times `n` keys on the calibrated app (update, then a full redraw at `w` x `h`), sweeping
+/// down and up so each changes something; returns the sorted durations.
+pub fn time_calibrated_keys(curves: bool, keys: [char; 2], n: usize) -> Vec<Duration> {
+    let mut app = calibrated_app(curves);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
+    terminal.draw(|f| view::render(&app, f)).expect("draw");
+    let mut times = Vec::with_capacity(n);
+    for i in 0..n {
+        let c = keys[(i / 10) % 2];
+        let start = Instant::now();
+        app.update(key(c));
+        terminal.draw(|f| view::render(&app, f)).expect("draw");
+        times.push(start.elapsed());
+        assert!(app.ui.error.is_none(), "{:?}", app.ui.error);
+    }
+    times.sort();
+    times
+}
+
+#[test]
+fn the_calibrated_app_re_ranks_on_tts_w_and_budget_keys() {
+    for curves in [true, false] {
+        let app = calibrated_app(curves);
+        assert!(!app.ranking.prediction.top.is_empty());
+        assert_eq!(time_calibrated_keys(curves, ['+', '-'], 2).len(), 2);
+        assert_eq!(time_calibrated_keys(curves, ['{', '}'], 2).len(), 2);
+    }
+}
+
+#[test]
+#[ignore = "timing: run in release with --ignored --nocapture"]
+fn calibrated_keys_at_step_1_and_2000_pes_within_a_frame() {
+    let mut over = Vec::new();
+    for curves in [true, false] {
+        let label = if curves {
+            "with curves"
+        } else {
+            "without curves"
+        };
+        for (what, keys) in [("TTS_w", ['+', '-']), ("budget", ['{', '}'])] {
+            let times = time_calibrated_keys(curves, keys, 40);
+            let median = times[times.len() / 2];
+            let max = times[times.len() - 1];
+            println!(
+                "calibrated model on lucia_lite ({label}), step 1, max_nproc 2000, {what} key + re-rank + redraw at 120x40: median {:.2} ms, max {:.2} ms",
+                median.as_secs_f64() * 1e3,
+                max.as_secs_f64() * 1e3
+            );
+            if median >= Duration::from_millis(16) {
+                over.push(format!("{label}, {what}: median {median:?} over one frame"));
+            }
+        }
+    }
+    assert!(over.is_empty(), "{over:?}");
+}

@@ -35,8 +35,7 @@ pub fn budget_range(problem: &Problem, inputs: &[ComponentInput]) -> (u32, u32) 
     let high: u32 = inputs
         .iter()
         .map(|c| {
-            let last = c.curve.last_nproc();
-            let own = c.max_nproc.map_or(last, |m| m.min(last));
+            let own = c.range().map_or(0, |(_, last)| last);
             match &c.allowed {
                 Some(list) => list
                     .iter()

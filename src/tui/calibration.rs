@@ -50,6 +50,26 @@ impl Calibration {
             .collect()
     }
 
+    /// The curve the model learned for component `name` (one without a standalone curve),
+    /// with its band, sampled across `span` (its PE range); empty when it learned none.
+    pub fn learned_line(&self, name: &str, span: (f64, f64)) -> Vec<BandPoint> {
+        const SAMPLES: usize = 200;
+        let (a, b) = span;
+        (0..=SAMPLES)
+            .filter_map(|i| {
+                let p = (a + (b - a) * i as f64 / SAMPLES as f64).round().max(1.0);
+                let reference = self.model.reference_sypd(name, p as u32)?;
+                let f = self.model.speed(name, p as u32, reference);
+                Some(BandPoint {
+                    nproc: p,
+                    sypd: f.mid,
+                    low: f.low,
+                    high: f.high,
+                })
+            })
+            .collect()
+    }
+
     /// Coupled SYPDs of the training runs that ran exactly `nproc` of `names`.
     pub fn measured_at(&self, names: &[String], nproc: &[u32]) -> Vec<f64> {
         self.runs
@@ -72,8 +92,7 @@ pub fn estimate(
     if nproc.len() != inputs.len() || nproc.contains(&0) {
         return None;
     }
-    let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
-    let e = model.estimate(&EstimateRequest::curves(&curves, interp, nproc));
+    let e = model.estimate(&EstimateRequest::curves(inputs, interp, nproc));
     (e.sypd.is_finite() && e.sypd > 0.0).then_some(e)
 }
 

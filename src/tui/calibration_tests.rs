@@ -21,7 +21,12 @@ use super::view;
 /// Runs at candidate PE counts where IFS goes at 0.85 and NEMO at 0.6 of their curves, with a
 /// coupling overhead of 5 %: a coupled-mode slowdown the standalone curves know nothing of.
 fn runs(app: &App) -> Vec<MeasuredRun> {
-    let curves: Vec<Curve> = app.ranking.inputs.iter().map(|c| c.curve.clone()).collect();
+    let curves: Vec<Curve> = app
+        .ranking
+        .inputs
+        .iter()
+        .filter_map(|c| c.curve.clone())
+        .collect();
     let (ifs, nemo) = (
         &app.ranking.problem.components[0].nproc,
         &app.ranking.problem.components[1].nproc,
@@ -55,7 +60,12 @@ fn runs(app: &App) -> Vec<MeasuredRun> {
 }
 
 fn fit(app: &App, runs: Vec<MeasuredRun>) -> Calibration {
-    let curves: Vec<Curve> = app.ranking.inputs.iter().map(|c| c.curve.clone()).collect();
+    let curves: Vec<Curve> = app
+        .ranking
+        .inputs
+        .iter()
+        .filter_map(|c| c.curve.clone())
+        .collect();
     let (model, _) = Model::fit(&curves, Method::default(), &runs);
     assert!(model.is_calibrated());
     Calibration { model, runs }
@@ -374,7 +384,12 @@ fn the_calibrated_top_n_shows_the_full_models_numbers() {
     app.update(key('M'));
     assert_eq!(app.ranking.model, ModelKind::Calibrated);
     app.ranking.top = 20;
-    let curves: Vec<_> = app.ranking.inputs.iter().map(|i| i.curve.clone()).collect();
+    let curves: Vec<Curve> = app
+        .ranking
+        .inputs
+        .iter()
+        .filter_map(|i| i.curve.clone())
+        .collect();
     let mut below_bound = 0;
     for pct in [0u8, 25, 50, 75, 100] {
         app.ranking.tts_w_pct = pct;

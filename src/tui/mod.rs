@@ -136,21 +136,36 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     let theme = Theme::new(ColorDepth::detect(args.no_color, |k| std::env::var(k).ok()));
     // The machine, cost and queue flags (or the file's [machine]) bill the matrix's FN.
     let cost_model = prediction_flags::resolve_cost_model(&args.prediction)?;
-    let problem = Problem::build(
-        &setup.inputs,
-        &setup.settings,
-        ProblemOptions {
-            model: None,
-            cost_model: Some(&cost_model),
-        },
-    )
-    .map_err(user)?;
-    problem.check_grid_size().map_err(user)?;
-    let calibrated = match early_model {
+    let mut calibrated = match early_model {
         Some(p) => Some(p),
         None if demo.is_some() => calibrated_problem(args, &setup)?,
         None => None,
     };
+    // A component without a curve has no standalone model: the calibrated one is all there is.
+    let only_calibrated = match setup.inputs.iter().find(|c| c.curve.is_none()) {
+        Some(c) if calibrated.is_none() => {
+            return Err(user(format!(
+                "{} has no curve: the app learns it from measured runs; pass --measured PATH \
+                 (or --model FILE fitted with it)",
+                c.name()
+            )))
+        }
+        Some(_) => calibrated.take(),
+        None => None,
+    };
+    let problem = match &only_calibrated {
+        Some((p, _)) => p.clone(),
+        None => Problem::build(
+            &setup.inputs,
+            &setup.settings,
+            ProblemOptions {
+                model: None,
+                cost_model: Some(&cost_model),
+            },
+        )
+        .map_err(user)?,
+    };
+    problem.check_grid_size().map_err(user)?;
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => std::env::current_dir().wrap_err("cannot find the current directory")?,
@@ -168,6 +183,9 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         app.ranking.other_model = Some((p, ranking::ModelKind::Calibrated));
         app.toggle_model();
         app.set_training_runs(fit);
+    }
+    if let Some((_, fit)) = only_calibrated {
+        app.start_calibrated(fit);
     }
     let _watcher = match &setup.watch_dir {
         Some(dir) => {
@@ -240,7 +258,10 @@ fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<(Problem, 
 
 /// `autolb` alone and `autolb tui` without data open the demo.
 fn is_demo(args: &TuiArgs) -> bool {
-    args.prediction.config.is_none() && args.prediction.curves.is_empty() && args.campaign.is_none()
+    args.prediction.config.is_none()
+        && args.prediction.curves.is_empty()
+        && args.prediction.components.is_empty()
+        && args.campaign.is_none()
 }
 
 /// The demo campaign's curves and settings, watching its directory.
@@ -385,7 +406,8 @@ fn start_watcher(
 /// Turns the arguments into the data to show.
 pub fn resolve(args: &TuiArgs) -> Result<Setup> {
     let flags = &args.prediction;
-    let has_data = flags.config.is_some() || !flags.curves.is_empty();
+    let has_data =
+        flags.config.is_some() || !flags.curves.is_empty() || !flags.components.is_empty();
     if !has_data && args.campaign.is_none() {
         return Ok(example_setup(args));
     }
@@ -416,8 +438,16 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
                 .iter()
                 .find(|(n, _)| n == c.name())
                 .map(|(_, p)| PathBuf::from(p))
-                .or_else(|| entry(c.name()).map(|e| base_dir.join(&e.curve)))
-                .unwrap_or_default();
+                .or_else(|| {
+                    entry(c.name())
+                        .and_then(|e| e.curve.as_ref())
+                        .map(|p| base_dir.join(p))
+                });
+            let curve = match (&c.curve, path) {
+                (Some(_), Some(path)) => CurveSource::File(path),
+                (Some(_), None) => CurveSource::File(PathBuf::new()),
+                (None, _) => CurveSource::Learned,
+            };
             SourceComponent {
                 name: c.name().to_string(),
                 // Only a timing name that differs from the name is worth writing.
@@ -425,7 +455,7 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
                     .map(|e| e.timing_name())
                     .filter(|t| *t != c.name())
                     .map(str::to_string),
-                curve: CurveSource::File(path),
+                curve,
                 allowed: c.allowed.clone(),
                 min_nproc: c.min_nproc,
                 max_nproc: c.max_nproc,
@@ -504,7 +534,8 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
         let path = dir.join(&c.curve);
         let curve = Curve::load(c.name.clone(), &path).map_err(user)?;
         inputs.push(ComponentInput {
-            curve,
+            name: c.name.clone(),
+            curve: Some(curve),
             allowed: c.allowed.clone(),
             min_nproc: Some(c.low),
             max_nproc: Some(c.high),

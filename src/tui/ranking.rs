@@ -36,8 +36,12 @@ pub struct CurveSeries {
     pub name: String,
     /// Measured points (PEs, SYPD).
     pub measured: Vec<(f64, f64)>,
-    /// The interpolated curve (PEs, SYPD), densely sampled between the measured ends.
+    /// The interpolated curve (PEs, SYPD), densely sampled between the measured ends; empty
+    /// for a component without a curve.
     pub line: Vec<(f64, f64)>,
+    /// The PEs the component may take (its curve's ends, or its range without one): where
+    /// a curve the calibrated model learned is drawn.
+    pub span: (f64, f64),
 }
 
 /// The problem, its model and its ranking.
@@ -215,7 +219,15 @@ pub fn index_of(problem: &Problem, nproc: &[u32]) -> Option<Vec<usize>> {
 
 /// Samples a curve's interpolation for drawing (the measured points are drawn on top).
 fn sample_curve(input: &ComponentInput, method: autolb::interp::Method) -> CurveSeries {
-    let curve = &input.curve;
+    let Some(curve) = &input.curve else {
+        let (lo, hi) = input.range().unwrap_or((1, 1));
+        return CurveSeries {
+            name: input.name().to_string(),
+            measured: Vec::new(),
+            line: Vec::new(),
+            span: (f64::from(lo), f64::from(hi)),
+        };
+    };
     let interpolant = Interpolant::new(method, &curve.xs(), &curve.ys());
     let (a, b) = (
         f64::from(curve.first_nproc()),
@@ -237,5 +249,6 @@ fn sample_curve(input: &ComponentInput, method: autolb::interp::Method) -> Curve
             .map(|p| (f64::from(p.nproc), p.sypd))
             .collect(),
         line,
+        span: (a, b),
     }
 }

@@ -22,6 +22,8 @@ pub enum CurveSource {
     File(PathBuf),
     /// Compiled into the binary (the example); written next to the TOML.
     Builtin(&'static str),
+    /// None: the component is learned from measured runs (`--component`); no `curve` key.
+    Learned,
 }
 
 /// A component as the campaign file needs it.
@@ -92,12 +94,13 @@ pub fn write(selection: &Selection) -> std::io::Result<Written> {
     let mut components = Vec::new();
     for c in &source.components {
         let curve = match &c.curve {
-            CurveSource::File(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+            CurveSource::File(p) => Some(std::path::absolute(p).unwrap_or_else(|_| p.clone())),
             CurveSource::Builtin(text) => {
                 let name = format!("{stem}.{}.csv", c.name);
                 write_atomically(&dir.join(&name), text.as_bytes())?;
-                PathBuf::from(name)
+                Some(PathBuf::from(name))
             }
+            CurveSource::Learned => None,
         };
         components.push(ComponentEntry {
             name: c.name.clone(),

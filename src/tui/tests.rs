@@ -626,7 +626,7 @@ fn the_log_scale_plots_log2_pes_with_pe_labels() {
 fn m_switches_between_the_standalone_and_the_calibrated_model() {
     use autolb::model::{MeasuredComponent, MeasuredRun, Model};
     let inputs = example::inputs();
-    let curves: Vec<Curve> = inputs.iter().map(|c| c.curve.clone()).collect();
+    let curves: Vec<Curve> = inputs.iter().filter_map(|c| c.curve.clone()).collect();
     // Runs where IFS goes at 0.85 and NEMO at 0.6 of their curves.
     let runs: Vec<MeasuredRun> = [(240u32, 144u32), (336, 192), (480, 240), (624, 336)]
         .iter()

@@ -9,9 +9,10 @@ use autolb::model::check::{few_runs, leave_one_out, leave_one_out_with_steps, Er
 use autolb::model::measured::{load_runs_dir, Naming};
 use autolb::model::steps::{StepProfile, Steps};
 use autolb::model::{EstimateRequest, MeasuredRun};
+use autolb::predict::ComponentInput;
 use autolb::sim::synthetic_check::{
-    synthetic_coupling_time_leave_one_out, synthetic_leave_one_out,
-    synthetic_run_length_leave_one_out, CouplingTimeCase,
+    synthetic_coupling_time_leave_one_out, synthetic_extrapolation, synthetic_leave_one_out,
+    synthetic_leave_one_out_without_curves, synthetic_run_length_leave_one_out, CouplingTimeCase,
 };
 
 fn real_runs() -> (Vec<Curve>, Vec<MeasuredRun>) {
@@ -41,12 +42,13 @@ fn real_runs_leave_one_out() {
     let (check, notes) = leave_one_out(&curves, Method::default(), &runs);
     assert_eq!(check.runs.len(), 28, "{notes:?}");
     let s = check.summary;
-    assert!((s.standalone.median - 0.267).abs() < 0.005, "{s:?}");
+    let standalone = s.standalone.expect("every component has a curve");
+    assert!((standalone.median - 0.267).abs() < 0.005, "{s:?}");
     // Measured: median 2.2 %, max 11.3 %, coverage 89 % (a global correction: 5.8 % / 19.8 %).
     assert!(s.calibrated.median < 0.025, "{s:?}");
     assert!(s.calibrated.max < 0.12, "{s:?}");
     assert!(s.coverage >= 0.85, "{s:?}");
-    assert!(s.calibrated.median < s.standalone.median / 3.0, "{s:?}");
+    assert!(s.calibrated.median < standalone.median / 3.0, "{s:?}");
 }
 
 #[test]
@@ -76,7 +78,10 @@ fn real_runs_few_runs() {
 #[test]
 fn synthetic_truths_leave_one_out() {
     let summaries = synthetic_leave_one_out(0..8, 2, 14);
-    let sa: Vec<f64> = summaries.iter().map(|s| s.standalone.median).collect();
+    let sa: Vec<f64> = summaries
+        .iter()
+        .filter_map(|s| s.standalone.map(|e| e.median))
+        .collect();
     let ca: Vec<f64> = summaries.iter().map(|s| s.calibrated.median).collect();
     let cov: Vec<f64> = summaries.iter().map(|s| s.coverage).collect();
     let (sa, ca, cov) = (
@@ -222,5 +227,74 @@ fn synthetic_truths_without_a_coupling_time() {
             c.model.calibrated.median <= c.without_term.calibrated.median + 0.005,
             "{c:?}"
         );
+    }
+}
+
+/// IFS and NEMO without their curves: both learned from the runs alone.
+fn without_curves() -> Vec<ComponentInput> {
+    vec![
+        ComponentInput::without_curve("IFS", 48, 1200),
+        ComponentInput::without_curve("NEMO", 48, 1632),
+    ]
+}
+
+/// The target for the model without curves: on the lucia_lite runs without their curves,
+/// leave-one-out median within 2 points of the calibrated model's with the MN4 SR reduced
+/// curves, on all 29 runs it can use and on the 28 the curves can; the band still holds most
+/// runs. Measured: 1.6 % (29 runs) and 2.0 % (28) against 2.2 % with curves; coverage 86 %.
+#[test]
+fn real_runs_without_curves_are_within_two_points_of_with_curves() {
+    let (curves, runs) = real_runs();
+    let (with, _) = leave_one_out(&curves, Method::default(), &runs);
+    let with = with.summary.calibrated.median;
+    let (all, notes) = leave_one_out(&without_curves(), Method::default(), &runs);
+    assert_eq!(all.runs.len(), 29, "{notes:?}");
+    let usable: Vec<MeasuredRun> = runs
+        .iter()
+        .filter(|r| r.nproc("NEMO") != Some(1632))
+        .cloned()
+        .collect();
+    let (same, _) = leave_one_out(&without_curves(), Method::default(), &usable);
+    assert_eq!(same.runs.len(), 28);
+    for s in [all.summary, same.summary] {
+        assert!(s.standalone.is_none(), "{s:?}");
+        assert!(s.calibrated.median <= with + 0.02, "{s:?} vs {with}");
+        assert!(s.calibrated.median < 0.025, "{s:?}");
+        assert!(s.calibrated.max < 0.13, "{s:?}");
+        assert!(s.coverage >= 0.8, "{s:?}");
+    }
+}
+
+/// Synthetic truths of two and three components (`sim::synthetic`, not shaped for this model):
+/// without curves the model does about as well as with them. Measured (8 and 6 cases):
+/// medians of the cases' median errors 1.0 % against 1.2 % (two components), 0.8 % against
+/// 0.9 % (three).
+#[test]
+fn synthetic_truths_without_curves() {
+    let med = |v: Vec<f64>| ErrorStats::of(&v).median;
+    for (components, cases, runs) in [(2usize, 0..8u64, 14usize), (3, 100..106, 20)] {
+        let summaries = synthetic_leave_one_out_without_curves(cases, components, runs);
+        let with = med(summaries.iter().map(|s| s.0.calibrated.median).collect());
+        let without = med(summaries.iter().map(|s| s.1.calibrated.median).collect());
+        let coverage = med(summaries.iter().map(|s| s.1.coverage).collect());
+        assert!(without < 0.02, "{components}: {without}");
+        assert!(without <= with + 0.005, "{components}: {without} vs {with}");
+        assert!(coverage >= 0.85, "{components}: {coverage}");
+    }
+}
+
+/// Far from the runs the learned curves' bands widen enough: a component's speed predicted in
+/// the half of its range no training run reached (up to several times the PEs away) lies in
+/// the band at least about as often as the band promises (90 %). Measured on 30 cases by the
+/// `model_accuracy` example: coverage 95 % upwards and 97 % downwards, median error 9 % and
+/// 5 %; this test runs 10 of them.
+#[test]
+fn learned_curves_extrapolate_with_an_honest_band() {
+    for upwards in [true, false] {
+        let x = synthetic_extrapolation(0..10, 2, 30, upwards);
+        assert!(x.predictions > 200, "{x:?}");
+        assert!(x.coverage >= 0.85, "upwards {upwards}: {x:?}");
+        assert!(x.median_log_error < 0.12, "upwards {upwards}: {x:?}");
+        assert!(x.median_half_width < 0.6, "upwards {upwards}: {x:?}");
     }
 }

@@ -296,3 +296,212 @@ fn a_missing_timing_name_is_said_once_with_the_count_of_runs() {
         "{err}"
     );
 }
+
+/// The components without curves: `--component NAME` (a range for a prediction), learned from
+/// the runs alone.
+fn component_args(range: bool) -> Vec<String> {
+    let (ifs, nemo) = if range {
+        ("IFS=48-1200", "NEMO=48-1632")
+    } else {
+        ("IFS", "NEMO")
+    };
+    [
+        "--component",
+        ifs,
+        "--component",
+        nemo,
+        "--timing-name",
+        "IFS=ATMIFS",
+        "--timing-name",
+        "NEMO=oceanx",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// `model check --component` learns both curves from the 29 usable runs (the run on 1632 NEMO
+/// PEs too: there is no curve for it to fall outside) and has no standalone column.
+#[test]
+fn check_without_curves_learns_them_from_the_runs() {
+    let out = autolb()
+        .args(["model", "check"])
+        .args(component_args(false))
+        .args(["--measured", &measured(), "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json_of(&out);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 29);
+    assert!(v["runs"][0]["standalone_sypd"].is_null());
+    assert!(v["summary"]["standalone"].is_null());
+    let median = v["summary"]["calibrated"]["median"].as_f64().unwrap();
+    assert!(median < 0.04, "{v}");
+    autolb()
+        .args(["model", "check"])
+        .args(component_args(false))
+        .args(["--measured", &measured()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "standalone: none (a component has no curve",
+        ));
+}
+
+/// `model fit --component` writes a model that knows both learned curves; `predict` ranks
+/// with it as with the runs, and refuses to mix it with a curve.
+#[test]
+fn fit_and_predict_without_curves() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("model.json");
+    autolb()
+        .args(["model", "fit"])
+        .args(component_args(false))
+        .args(["--measured", &measured(), "--out", file.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("fitted on 29 run(s)"));
+    let model: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for c in model["model"]["components"].as_array().unwrap() {
+        assert!(c["law"]["parallel"].as_f64().unwrap() > 0.0, "{c}");
+    }
+    let predict = |extra: &[&str]| {
+        let mut cmd = autolb();
+        cmd.args(["predict"])
+            .args(component_args(true))
+            .args(["--max-nproc", "2000", "--step", "24", "--json"])
+            .args(extra);
+        json_of(&cmd.assert().success().get_output().stdout)
+    };
+    let with_file = predict(&["--model", file.to_str().unwrap()]);
+    let with_runs = predict(&["--measured", &measured()]);
+    assert_eq!(with_file["model"], "calibrated");
+    assert_eq!(with_file["top"][0]["nproc"], with_runs["top"][0]["nproc"]);
+    let top = &with_runs["top"][0];
+    let (lo, s, hi) = (
+        top["sypd_low"].as_f64().unwrap(),
+        top["sypd"].as_f64().unwrap(),
+        top["sypd_high"].as_f64().unwrap(),
+    );
+    assert!(lo < s && s < hi && (15.0..35.0).contains(&s), "{top}");
+    // The model file learned IFS without a curve: a curve for it is refused.
+    let ifs_curve = format!(
+        "IFS={}",
+        root()
+            .join("assets/curves/mn4_sr_reduced_ifs.csv")
+            .display()
+    );
+    autolb()
+        .args([
+            "predict",
+            "--curve",
+            &ifs_curve,
+            "--component",
+            "NEMO=48-1632",
+        ])
+        .args(["--timing-name", "NEMO=oceanx", "--max-nproc", "2000"])
+        .args(["--model", file.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "learned IFS without a curve; use it with --component IFS",
+        ));
+}
+
+#[test]
+fn a_component_without_a_curve_needs_a_range_and_runs() {
+    // A prediction needs the range before anything is read.
+    autolb()
+        .args(["predict"])
+        .args(component_args(false))
+        .args(["--max-nproc", "2000", "--measured", "/nonexistent"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "IFS has no curve, so the search needs its PE range: write --component IFS=MIN-MAX",
+        ));
+    // Without runs there is nothing to learn it from.
+    autolb()
+        .args(["predict"])
+        .args(component_args(true))
+        .args(["--max-nproc", "2000"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "IFS has no curve and no measured run to learn its curve from",
+        ));
+    autolb()
+        .args([
+            "predict",
+            "--component",
+            "IFS=100-50",
+            "--max-nproc",
+            "2000",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("expected a PE range MIN-MAX"));
+    let curve = format!(
+        "IFS={}",
+        root()
+            .join("assets/curves/mn4_sr_reduced_ifs.csv")
+            .display()
+    );
+    autolb()
+        .args(["model", "check", "--curve", &curve, "--component", "IFS"])
+        .args(["--measured", &measured()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "IFS is given both as --curve and as --component",
+        ));
+}
+
+/// A campaign file's `[[component]]` without `curve`: its range from min_nproc/max_nproc.
+#[test]
+fn a_campaign_file_component_without_a_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "max_nproc = 2000\nstep = 24\n\n[[component]]\nname = \"IFS\"\ncurve = \"{}\"\ntiming_name = \"ATMIFS\"\n\n[[component]]\nname = \"NEMO\"\ntiming_name = \"oceanx\"\nmin_nproc = 48\nmax_nproc = 1632\n",
+            root().join("assets/curves/mn4_sr_reduced_ifs.csv").display()
+        ),
+    )
+    .unwrap();
+    let v = json_of(
+        &autolb()
+            .args(["predict", "--config", file.to_str().unwrap()])
+            .args(["--measured", &measured(), "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["model"], "calibrated");
+    // The campaign itself still starts from curves: init names the key to add.
+    autolb()
+        .args(["campaign", "init"])
+        .arg(dir.path().join("camp"))
+        .args(["--config", file.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "component NEMO has no curve; a campaign starts from the prediction",
+        ))
+        .stderr(predicate::str::contains("add curve = \"PATH\""));
+    std::fs::write(
+        &file,
+        "max_nproc = 2000\n\n[[component]]\nname = \"NEMO\"\nmin_nproc = 48\n",
+    )
+    .unwrap();
+    autolb()
+        .args(["predict", "--config", file.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "component NEMO has no curve, so the search needs its range: add min_nproc and max_nproc",
+        ));
+}

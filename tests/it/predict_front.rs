@@ -4,13 +4,11 @@
 //! machine (node rounding in both placements, node-hour and energy cost, queues) and with a
 //! calibrated model's candidate speeds.
 
-use crate::common::predict::{bundled, cost_model_strategy, problem_strategy, Speeds};
+use crate::common::predict::{bundled, cost_model_strategy, fitted, problem_strategy, Speeds};
 use autolb::interp::Method;
 use autolb::metrics::{self, Bounds};
-use autolb::model::{MeasuredComponent, MeasuredRun, Model};
 use autolb::predict::front::Winner;
-use autolb::predict::ComponentInput;
-use autolb::predict::{Problem, ProblemOptions, Settings};
+use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 use proptest::prelude::*;
 
 /// One kept configuration, found the obvious way.
@@ -246,49 +244,6 @@ proptest! {
     }
 }
 
-/// A calibrated model fitted on coupled runs at candidate PE counts picked by `picks` (where in
-/// each component's candidates, and the fraction of its standalone speed it ran at).
-fn fitted(inputs: &[ComponentInput], settings: &Settings, picks: &[(f64, f64)]) -> Option<Model> {
-    let standalone = Problem::new(inputs, settings).ok()?;
-    let runs: Vec<MeasuredRun> = picks
-        .iter()
-        .enumerate()
-        .map(|(k, &(at, ratio))| {
-            let components: Vec<MeasuredComponent> = standalone
-                .components
-                .iter()
-                .enumerate()
-                .map(|(d, c)| {
-                    // Each component at its own spot, so the runs are not all on the diagonal.
-                    let spot = (at + 0.37 * d as f64).fract();
-                    let i = ((c.nproc.len() - 1) as f64 * spot).round() as usize;
-                    MeasuredComponent {
-                        name: c.name.clone(),
-                        nproc: c.nproc[i],
-                        sypd: c.sypd[i] * (ratio + 0.1 * d as f64),
-                        wait_s: None,
-                        interp_s: None,
-                        send_s: None,
-                    }
-                })
-                .collect();
-            let slowest = components
-                .iter()
-                .map(|c| c.sypd)
-                .fold(f64::INFINITY, f64::min);
-            MeasuredRun {
-                path: format!("run{k}"),
-                components,
-                coupled_sypd: 0.95 * slowest,
-                simulated_s: None,
-            }
-        })
-        .collect();
-    let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
-    let (model, _) = Model::fit(&curves, settings.interp, &runs);
-    model.is_calibrated().then_some(model)
-}
-
 proptest! {
     #![proptest_config(crate::common::proptest_cases(16))]
 
@@ -310,7 +265,6 @@ proptest! {
 #[test]
 fn at_zero_a_cheaper_configuration_off_the_front_can_win_alone() {
     use autolb::curve::{Curve, Point};
-    use autolb::predict::ComponentInput;
     let linear = |name: &str| {
         let points = [
             Point {
@@ -414,7 +368,8 @@ fn cca_winner_moves_to_cheaper_configurations_as_tts_w_drops() {
 #[test]
 fn ifs_alone_moves_to_faster_parallelisations_as_tts_w_rises() {
     let mut ifs = bundled("IFS", "mn4_sr_cmip6_ifs.csv");
-    ifs.allowed = Some(ifs.curve.points().iter().map(|p| p.nproc).collect());
+    let points = ifs.curve.as_ref().map_or(&[][..], |c| c.points());
+    ifs.allowed = Some(points.iter().map(|p| p.nproc).collect());
     let settings = Settings {
         max_nproc: 1008,
         interp: Method::Linear,

@@ -100,7 +100,11 @@ fn slurm_ecearth3_template_runs_an_mpmd_job_to_lucia_output() {
         .map(|c| ComponentContext {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
-            curve: autolb::curve::Curve::load(c.name.clone(), &assets.join(&c.curve)).unwrap(),
+            curve: autolb::curve::Curve::load(
+                c.name.clone(),
+                &assets.join(c.curve.as_ref().unwrap()),
+            )
+            .unwrap(),
         })
         .collect();
     let ctx = ExecutorContext {

@@ -13,7 +13,7 @@ use color_eyre::eyre::Result;
 
 use autolb::machine::{CostModel, Placement};
 use autolb::model::{EstimateRequest, Model};
-use autolb::predict::{self, Prediction, Problem, ProblemOptions, Scored};
+use autolb::predict::{self, ComponentInput, Prediction, Problem, ProblemOptions, Scored};
 
 use crate::shared::error::user;
 use crate::shared::output::errln;
@@ -190,18 +190,17 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         },
     )
     .map_err(user)?;
-    let curves: Vec<_> = inputs.iter().map(|c| c.curve.clone()).collect();
     let prediction = if resolved.steps.is_empty() {
         predict::full_model::rank(&problem, model, inputs, settings.tts_w, settings.top)
     } else {
-        rank_with_steps(&problem, model, &curves, &resolved.steps)?
+        rank_with_steps(&problem, model, inputs, &resolved.steps)?
     };
     let bands: Vec<(f64, f64)> = prediction
         .top
         .iter()
         .map(|c| {
             let e = model.estimate(&EstimateRequest::stepped(
-                &curves,
+                inputs,
                 settings.interp,
                 &c.nproc,
                 &resolved.steps,
@@ -243,7 +242,7 @@ const STEPS_ENUMERATION_LIMIT: u64 = 20_000_000;
 fn rank_with_steps(
     problem: &Problem,
     model: &Model,
-    curves: &[autolb::curve::Curve],
+    inputs: &[ComponentInput],
     steps: &autolb::model::steps::Steps,
 ) -> Result<Prediction> {
     let size: u64 = problem
@@ -259,15 +258,25 @@ fn rank_with_steps(
     }
     let settings = &problem.settings;
     let names = problem.names();
-    let interpolants: Vec<autolb::interp::Interpolant> = curves
+    // Each component's reference speed: its curve's, or the model's learned law.
+    let interpolants: Vec<Option<autolb::interp::Interpolant>> = inputs
         .iter()
-        .map(|c| autolb::interp::Interpolant::new(settings.interp, &c.xs(), &c.ys()))
+        .map(|c| {
+            c.curve
+                .as_ref()
+                .map(|c| autolb::interp::Interpolant::new(settings.interp, &c.xs(), &c.ys()))
+        })
         .collect();
     let speed = |c: usize, p: u32| {
         let i = problem.candidate_index(c, p);
-        match i {
-            Some(i) => problem.components[c].sypd[i],
-            None => model.adjust(&names[c], p, interpolants[c].eval(f64::from(p))),
+        match (i, &interpolants[c]) {
+            (Some(i), _) => problem.components[c].sypd[i],
+            (None, Some(f)) => model.adjust(&names[c], p, f.eval(f64::from(p))),
+            (None, None) => model.adjust(
+                &names[c],
+                p,
+                model.reference_sypd(&names[c], p).unwrap_or(f64::NAN),
+            ),
         }
     };
     let coupled = |index: &[usize]| {

@@ -106,7 +106,13 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
             .ranking
             .curves
             .iter()
-            .map(|c| cal.calibrated_line(&c.name, &c.line))
+            .map(|c| {
+                if cal.model.learned_curve(&c.name) {
+                    cal.learned_line(&c.name, c.span)
+                } else {
+                    cal.calibrated_line(&c.name, &c.line)
+                }
+            })
             .collect(),
         None => Vec::new(),
     };

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use autolb::curve::{Curve, Point};
 use autolb::interp::Method;
-use autolb::predict::{ComponentInput, Settings};
+use autolb::model::{MeasuredComponent, MeasuredRun, Model};
+use autolb::predict::{ComponentInput, Problem, Settings};
 use proptest::prelude::*;
 
 /// How random curves pick their SYPD values.
@@ -50,7 +51,8 @@ pub fn component_strategy(
         proptest::option::of(proptest::collection::vec(1u32..120, 1..12)),
     )
         .prop_map(|(curve, allowed)| ComponentInput {
-            curve,
+            name: curve.name.clone(),
+            curve: Some(curve),
             allowed,
             min_nproc: None,
             max_nproc: None,
@@ -270,4 +272,50 @@ pub fn same_as_naive(
     let fast = problem.rank(settings.tts_w, settings.top);
     prop_assert_eq!(&fast.top, &reference.top);
     Ok(fast.top)
+}
+
+/// A calibrated model fitted on coupled runs at candidate PE counts picked by `picks` (where in
+/// each component's candidates, and the fraction of its standalone speed it ran at).
+pub fn fitted(
+    inputs: &[ComponentInput],
+    settings: &Settings,
+    picks: &[(f64, f64)],
+) -> Option<Model> {
+    let standalone = Problem::new(inputs, settings).ok()?;
+    let runs: Vec<MeasuredRun> = picks
+        .iter()
+        .enumerate()
+        .map(|(k, &(at, ratio))| {
+            let components: Vec<MeasuredComponent> = standalone
+                .components
+                .iter()
+                .enumerate()
+                .map(|(d, c)| {
+                    // Each component at its own spot, so the runs are not all on the diagonal.
+                    let spot = (at + 0.37 * d as f64).fract();
+                    let i = ((c.nproc.len() - 1) as f64 * spot).round() as usize;
+                    MeasuredComponent {
+                        name: c.name.clone(),
+                        nproc: c.nproc[i],
+                        sypd: c.sypd[i] * (ratio + 0.1 * d as f64),
+                        wait_s: None,
+                        interp_s: None,
+                        send_s: None,
+                    }
+                })
+                .collect();
+            let slowest = components
+                .iter()
+                .map(|c| c.sypd)
+                .fold(f64::INFINITY, f64::min);
+            MeasuredRun {
+                path: format!("run{k}"),
+                components,
+                coupled_sypd: 0.95 * slowest,
+                simulated_s: None,
+            }
+        })
+        .collect();
+    let (model, _) = Model::fit(inputs, settings.interp, &runs);
+    model.is_calibrated().then_some(model)
 }

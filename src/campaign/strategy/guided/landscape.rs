@@ -187,7 +187,8 @@ impl Landscape {
             .iter()
             .zip(curves)
             .map(|(c, curve)| ComponentInput {
-                curve: curve.clone(),
+                name: curve.name.clone(),
+                curve: Some(curve.clone()),
                 allowed: c.allowed.clone(),
                 min_nproc: Some(c.low),
                 max_nproc: Some(c.high),
