@@ -132,11 +132,15 @@ impl Interpolant {
                 let h = xs[i + 1] - xs[i];
                 let t = (x - xs[i]) / h;
                 let (t2, t3) = (t * t, t * t * t);
-                let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
                 let h10 = t3 - 2.0 * t2 + t;
                 let h01 = -2.0 * t3 + 3.0 * t2;
                 let h11 = t3 - t2;
-                h00 * ys[i] + h10 * h * slopes[i] + h01 * ys[i + 1] + h11 * h * slopes[i + 1]
+                // The Hermite form `h00 y0 + h01 y1 + ...` with `h00 = 1 - h01` written out, so
+                // that a flat segment (equal speeds, zero slopes: a curve that stopped scaling)
+                // gives exactly its speed at every PE count. Rounded separately, two PE counts
+                // of one flat segment could differ in the last bit, and the ranking and the
+                // TTS_w intervals would then break that false tie differently.
+                ys[i] + h01 * (ys[i + 1] - ys[i]) + h * (h10 * slopes[i] + h11 * slopes[i + 1])
             }
         }
     }
@@ -286,6 +290,18 @@ mod tests {
 
     const XS: [f64; 4] = [48.0, 240.0, 360.0, 384.0];
     const YS: [f64; 4] = [3.27, 12.96, 17.05, 17.34];
+
+    #[test]
+    fn a_flat_segment_is_exactly_flat() {
+        // A curve that stopped scaling: every PE count between 59 and 77 runs at exactly 3.0.
+        let (xs, ys) = ([1.0, 2.0, 6.0, 59.0, 77.0], [0.5, 0.5, 3.5, 3.0, 3.0]);
+        for m in [Method::Linear, Method::Pchip] {
+            let f = Interpolant::new(m, &xs, &ys);
+            for x in 59..=77 {
+                assert_eq!(f.eval(f64::from(x)), 3.0, "{m} at {x}");
+            }
+        }
+    }
 
     #[test]
     fn every_method_passes_through_the_points() {
