@@ -267,11 +267,38 @@ pub struct CoupledFactor {
     pub runs: usize,
 }
 
-impl Model {
-    pub fn kind(&self) -> &'static str {
+/// Which model scores a prediction, as the app, the report and `--json` name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelKind {
+    /// The components' curves alone.
+    Standalone,
+    /// The model fitted to measured coupled runs.
+    Calibrated,
+}
+
+impl ModelKind {
+    /// The model's name on screen and in files: `standalone` or `calibrated`.
+    pub fn label(self) -> &'static str {
         match self {
-            Model::Standalone => "standalone",
-            Model::Calibrated(_) => "calibrated",
+            ModelKind::Standalone => "standalone",
+            ModelKind::Calibrated => "calibrated",
+        }
+    }
+}
+
+impl std::fmt::Display for ModelKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl Model {
+    /// Which of the two models this is.
+    pub fn kind(&self) -> ModelKind {
+        match self {
+            Model::Standalone => ModelKind::Standalone,
+            Model::Calibrated(_) => ModelKind::Calibrated,
         }
     }
 

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::interp::Method;
-use crate::model::{EstimateRequest, MeasuredRun, Model};
+use crate::model::{EstimateRequest, MeasuredRun, Model, ModelKind};
 use crate::predict::{ComponentInput, Prediction};
 
 /// The model behind a report's prediction views: the model, where it came from, and the
@@ -74,8 +74,8 @@ impl Check {
 /// The report's model section.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelSection {
-    /// `calibrated` or `standalone`: the model that ranked the prediction views.
-    pub kind: String,
+    /// The model that ranked the prediction views.
+    pub kind: ModelKind,
     /// One sentence on the model and where it came from.
     pub ranked_by: String,
     /// The top N with their bands (calibrated model only).
@@ -185,7 +185,7 @@ pub fn section(
         })
         .collect();
     ModelSection {
-        kind: chosen.kind().into(),
+        kind: chosen.kind(),
         ranked_by,
         bands,
         checks,

@@ -12,6 +12,7 @@ use super::{
     Block, CurvesSection, FrontSection, MatrixSection, ModelSection, Report, Section, Settings,
 };
 use crate::campaign::{Status, TestState};
+use crate::model::ModelKind;
 use crate::predict::{ConfigurationText, Prediction};
 
 impl Report {
@@ -364,7 +365,7 @@ fn model_blocks(m: &ModelSection, out: &mut Vec<Block>) {
     if m.checks.is_empty() {
         return;
     }
-    let own = if m.kind == "calibrated" {
+    let own = if m.kind == ModelKind::Calibrated {
         "calibrated"
     } else {
         "this model"

@@ -11,24 +11,7 @@ use super::calibration::Calibration;
 /// How deep `w` looks for the global rank of a marked configuration.
 pub const RANK_LIMIT: usize = 5000;
 
-/// Which model scores the problem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelKind {
-    /// The components' curves alone.
-    Standalone,
-    /// The model fitted to measured coupled runs.
-    Calibrated,
-}
-
-impl ModelKind {
-    /// The model as the status line and the trade-off pane name it.
-    pub fn label(self) -> &'static str {
-        match self {
-            ModelKind::Standalone => "standalone",
-            ModelKind::Calibrated => "calibrated",
-        }
-    }
-}
+pub use autolb::model::ModelKind;
 
 /// A component's curves, sampled once for drawing.
 #[derive(Debug, Clone)]

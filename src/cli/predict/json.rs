@@ -6,6 +6,7 @@ use serde::Serialize as DeriveSerialize;
 
 use autolb::interp::Method;
 use autolb::machine::ResourceUse;
+use autolb::model::ModelKind;
 use autolb::predict::{Prediction, Scored, Settings};
 
 /// PEs keyed by component name, in component order.
@@ -132,7 +133,7 @@ struct SettingsJson {
     step: u32,
     extra_pes: u32,
     interp: Method,
-    model: &'static str,
+    model: ModelKind,
     top: usize,
 }
 
@@ -147,7 +148,7 @@ pub struct PredictionJson<'a> {
     settings: SettingsJson,
     /// Which model ranked, with `--measured`/`--model`/`--steps`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    model: Option<&'static str>,
+    model: Option<ModelKind>,
 }
 
 impl<'a> PredictionJson<'a> {
@@ -156,7 +157,7 @@ impl<'a> PredictionJson<'a> {
     pub fn new(
         p: &'a Prediction,
         settings: &Settings,
-        model_kind: Option<&'static str>,
+        model_kind: Option<ModelKind>,
         bands: &[(f64, f64)],
     ) -> Self {
         let top = p
@@ -182,7 +183,7 @@ impl<'a> PredictionJson<'a> {
                 step: settings.step,
                 extra_pes: settings.extra_pes,
                 interp: settings.interp,
-                model: model_kind.unwrap_or("standalone"),
+                model: model_kind.unwrap_or(ModelKind::Standalone),
                 top: settings.top,
             },
             model: model_kind,
