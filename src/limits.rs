@@ -1,4 +1,4 @@
-//! The documented limits on every size a user controls, in one place (README, "Limits").
+//! The documented limits on every size a user controls, in one place (the guide's reference page *Limits*).
 //! Each is checked up front with an error that names the setting; none is near what a real
 //! coupled-model campaign needs, all are far below what would exhaust memory or overflow.
 //!

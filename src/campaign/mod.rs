@@ -158,7 +158,7 @@ pub fn require_campaign(dir: &Path) -> Result<(), CampaignError> {
     }
 }
 
-/// Defaults of the campaign keys the file may leave out (documented in the README).
+/// Defaults of the campaign keys the file may leave out (documented in the guide's campaign-file reference).
 pub mod defaults {
     /// `initial_step` = this many prediction steps (`step`).
     pub const INITIAL_STEP_IN_STEPS: u32 = 2;

@@ -210,7 +210,7 @@ pub enum Outcome {
     Continue,
     /// The step fell below `minimum_step`.
     Finished { reason: String },
-    /// Every run of the test failed in this iteration; the test stops (see the README).
+    /// Every run of the test failed in this iteration; the test stops (the guide's *Algorithm 1* page).
     Failed { reason: String },
 }
 

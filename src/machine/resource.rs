@@ -5,7 +5,7 @@
 //! for: `unit_cost` is what an hour of one unit costs against an hour of one CPU core (from node
 //! prices or node power). A component's curve counts its resource's units.
 //!
-//! Decisions (also in the README):
+//! Decisions (also in the guide's page *CPU and GPU resources*):
 //! * Cost is counted in core-hour equivalents: CHSY = `24 * sum_r unit_cost_r * units_r / SYPD`
 //!   and, with `cost = "node-hours"`, `24 * sum_r unit_cost_r * nodes_r * units_per_node_r /
 //!   SYPD`. With one resource of `unit_cost = 1` that is exactly the CPU-only figure.

@@ -22,7 +22,7 @@ pub fn user(e: impl std::fmt::Display) -> eyre::Report {
 
 /// An outcome with its own exit code and a one-line message (no report, no backtrace): a busy
 /// campaign, a run that is not waiting, a campaign that is done, an expected model failure.
-/// The codes are listed in the README's exit-code table.
+/// The codes are listed in the guide's reference page *Exit codes*.
 #[derive(Debug)]
 pub struct Coded {
     pub code: u8,

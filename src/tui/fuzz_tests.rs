@@ -1,7 +1,7 @@
-//! The adversarial trial's random keys and resizes, kept (issue 14, "Keep the attack"): any
+//! Random keys and resizes, kept as a regression suite because hand-written tests miss them: any
 //! sequence of key presses, ticks, watcher events, campaign reloads and terminal sizes leaves the
 //! app drawable, never a panic. CI runs a short seeded sequence; the long run is
-//! `cargo test --bin autolb tui::fuzz_tests -- --ignored --nocapture` (README, "Development").
+//! `cargo test --bin autolb tui::fuzz_tests -- --ignored --nocapture` (the guide's *Development* page).
 
 use std::time::{Duration, SystemTime};
 
@@ -119,7 +119,7 @@ fn random_keys_and_resizes_never_panic() {
     random_session(14, 3_600);
 }
 
-/// The long run (README, "Development").
+/// The long run (the guide's *Development* page).
 #[test]
 #[ignore]
 fn random_keys_and_resizes_never_panic_long() {

@@ -19,7 +19,7 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The keys of issue 3's JSON object, in order.
+/// The keys of `timing --json`'s object, in order (a contract for scripts).
 const COMPONENT_KEYS: [&str; 10] = [
     "name",
     "nproc",

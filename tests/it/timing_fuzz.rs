@@ -11,7 +11,7 @@
 //! AUTOLB_FUZZ_INPUTS=5000000 AUTOLB_FUZZ_SEED=7 cargo test --test timing_fuzz -- --ignored --nocapture
 //! ```
 //!
-//! Two more attacks check that nothing wrong passes for complete (issue 14): every file of
+//! Two more attacks check that nothing wrong passes for complete: every file of
 //! every text sample cut at every byte, and a writer appending a file line by line (each line
 //! in two writes) while a reader reads it as fast as it can. A complete reading must then be
 //! exactly the whole file's. The short versions run in CI; the long ones are ignored tests:

@@ -1,4 +1,4 @@
-//! Half-written and damaged timing output (issue 3, item 4): a measurement of the complete part
+//! Half-written and damaged timing output: a measurement of the complete part
 //! marked partial, or Incomplete, never a panic and never a wrong number passed off as complete.
 
 use std::path::{Path, PathBuf};
@@ -408,7 +408,7 @@ fn format_detection_and_override() {
     assert!("xml".parse::<Format>().unwrap_err().contains("lucia-raw"));
 }
 
-// --- Complete means complete (issue 14): each reproduction of the adversarial trial. ---
+// --- Complete means complete: each damaged file that once passed for complete. ---
 
 fn lite(run: &str, file: &str) -> (PathBuf, Vec<u8>) {
     let path = fixtures().join("ecearth3/lucia_lite").join(run).join(file);

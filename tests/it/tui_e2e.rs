@@ -597,7 +597,7 @@ fn an_idle_app_watching_3000_run_dirs_200_unparseable_uses_under_one_percent_cpu
 /// version complete in form but with the coupled wall time still moving (the attack saw 10.44
 /// SYPD frozen as done where the final file gives 11.035), is never shown as done while it keeps
 /// changing; once the writer stops, the row shows the final file's SYPD. A run counts as
-/// complete only after its files stayed unchanged for two polls (README, "Watching").
+/// complete only after its files stayed unchanged for two polls (the guide's page *Watching a campaign*).
 #[test]
 fn a_table_rewritten_faster_than_two_polls_is_never_frozen_at_an_intermediate_value() {
     use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,7 +1,7 @@
 //! Algorithm 1 (method.md, "The load-balance workflow") as small pure functions, so every
 //! decision can be checked on its own with synthetic measurements.
 //!
-//! Decisions the method leaves open, taken here (and in the README):
+//! Decisions the method leaves open, taken here (and in the guide's *Algorithm 1* page):
 //! * Ties: the donor is the first component with the largest partial coupling cost, the
 //!   recipient the first other component with the smallest.
 //! * Snapping: donor and recipient are snapped separately to the PE count nearest to their

@@ -1,6 +1,6 @@
 //! `autolb campaign next | record | wait | exec | plan`: the commands an external workflow
 //! manager (Autosubmit, ecFlow, a job chain) calls. Their exit codes are the table in the
-//! README ([`crate::shared::error::exit`]).
+//! guide's *Exit codes* page ([`crate::shared::error::exit`]).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};

@@ -2,7 +2,7 @@
 //! model ([`crate::model`]) on every run measured so far and puts the next runs where the model
 //! says they can still beat the best measured configuration, most informative first.
 //!
-//! One iteration's plan, in order (the README explains the rules):
+//! One iteration's plan, in order (the guide's page *Strategies: Algorithm 1 and guided* explains the rules):
 //! 1. Fit ([`landscape`]): every measured run gives each component's coupled-mode speed (the
 //!    run's SYPD over the share of the wall time the component computed, from its partial
 //!    coupling cost); the calibrated model learns from them as from any measured run. FN is
@@ -41,7 +41,7 @@ use landscape::Landscape;
 
 pub use landscape::{component_speeds, measured_configs, within_budget, MeasuredConfig};
 
-/// The strategy's constants (documented in the README).
+/// The strategy's constants (documented in the guide's page *Strategies: Algorithm 1 and guided*).
 pub mod tuning {
     /// A model choice is dropped when its expected improvement is below this share of the
     /// iteration's first choice (so iterations shrink as the model converges).
