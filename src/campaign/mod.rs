@@ -225,7 +225,9 @@ pub mod defaults {
     pub const INITIAL_STEP_IN_STEPS: u32 = 2;
     /// `minimum_step` = `initial_step` / this (so three halvings before a test finishes).
     pub const MINIMUM_STEP_DIVISOR: u32 = 8;
+    /// Runs per test and lb-iteration when `repetitions` is not given.
     pub const REPETITIONS: u32 = 2;
+    /// Extra attempts of a failed run when `retries` is not given.
     pub const RETRIES: u32 = 0;
 }
 
