@@ -218,7 +218,7 @@ pub enum PredictError {
         budget: u32,
         /// Units the base case takes on it.
         base: u32,
-        /// The base case on that resource, as `NAME=PES` pairs.
+        /// The base case on that resource as text (`IFS 48 + NEMO 48`).
         detail: String,
     },
     /// The budget `max_nproc` is below the base case's PE sum.
@@ -228,7 +228,7 @@ pub enum PredictError {
         budget: u32,
         /// PEs the base case takes (the components' first candidates).
         base: u32,
-        /// The base case, as `NAME=PES` pairs.
+        /// The base case as text (`IFS 48 + NEMO 48`).
         detail: String,
     },
 }
