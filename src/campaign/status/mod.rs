@@ -241,9 +241,9 @@ pub struct TestView {
     pub next_nproc: Option<NameMap<u32>>,
     /// Why the step was halved, why the test stopped.
     pub notes: Vec<String>,
-    /// Why this test runs in this iteration: the guided strategy's choice (`model: upper band 0.930
-    /// > best 0.910 on the model's FN scale`, `donor/recipient: ...`, `repetition: ...`), or for
-    /// Algorithm 1 its origin (iteration 0) or the move that led here.
+    /// Why this test runs in this iteration: the guided strategy's choice
+    /// (`model: upper band 0.930 > best 0.910 on the model's FN scale`, `donor/recipient: ...`,
+    /// `repetition: ...`), or for Algorithm 1 its origin (iteration 0) or the move that led here.
     #[serde(default)]
     pub reason: Option<String>,
 }
