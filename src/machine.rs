@@ -115,7 +115,7 @@ fn default_true() -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Queue {
-    /// The queue's name, which `queue = "..."` and `--queue` choose it by.
+    /// The queue's name, which `use_queue = "..."` (or `--queue`) chooses it by.
     pub name: String,
     /// Most cores a job may request (billed cores with a `[machine]`, used PEs without).
     pub max_nproc: Option<u32>,
@@ -182,7 +182,8 @@ pub struct Billing {
 /// (optional), the cost FN weighs, the queue table and the chosen queue.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CostModel {
-    /// The `[machine]` table, when one is given; `None` bills the used PEs.
+    /// The `[machine]` table, when one is given; `None`: no whole nodes (cost in used PEs, or in
+    /// the `[[resource]]` tables' nodes).
     pub machine: Option<Machine>,
     /// The cost FN weighs against speed (CHSY unless chosen).
     pub cost: CostKind,

@@ -176,8 +176,8 @@ pub struct Run {
     /// progress line's ETA comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<f64>,
-    /// When its last attempt ended (unix seconds; absent while it runs, and for runs recorded from
-    /// outside).
+    /// When its last attempt ended, or it was recorded (unix seconds; absent while it runs, and in
+    /// states written before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<f64>,
 }
@@ -195,11 +195,11 @@ pub fn unix_now() -> f64 {
 pub enum RunState {
     /// Waiting to be started (or recorded, for an externally driven campaign).
     Pending,
-    /// Started by the executor (or claimed by `campaign exec`), not ended yet.
+    /// Started by a driver's executor, not ended yet.
     Running,
     /// Measured.
     Done,
-    /// Ended without a measurement, after every retry.
+    /// Ended without a measurement (after every retry, or recorded as failed).
     Failed,
 }
 

@@ -141,8 +141,8 @@ pub struct MeasuredComponent {
     pub nproc: u32,
     /// SYPD from its own compute seconds in the coupled run.
     pub sypd: f64,
-    /// Seconds it spent waiting for other components' fields (absent when the run was not read from
-    /// timing output).
+    /// Seconds it spent waiting for other components' fields (absent for runs built from a
+    /// campaign's metrics, which keep no waiting time).
     pub wait_s: Option<f64>,
     /// Seconds it spent interpolating fields before sending them, when the timing format says.
     pub interp_s: Option<f64>,
@@ -284,7 +284,7 @@ pub struct CoupledFactor {
 }
 
 impl Model {
-    /// `"standalone"` or `"calibrated"`, as the model file's `kind` and the app label it.
+    /// `"standalone"` or `"calibrated"`: the same word as the model file's `kind`.
     pub fn kind(&self) -> &'static str {
         match self {
             Model::Standalone => "standalone",

@@ -134,7 +134,7 @@ pub enum PredictError {
     /// Two components share a name (the name).
     #[error("component {0:?} is given twice; each --curve needs its own name")]
     DuplicateComponent(String),
-    /// `step` is 0, which would give no candidates past the first.
+    /// `step` is 0: candidate PE counts need a positive spacing.
     #[error("the step is 0; use a positive number of PEs, e.g. --step 24")]
     ZeroStep,
     /// TTS_w outside [0, 1] (the value given).
@@ -345,8 +345,8 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// The cell at row `row` and column `col` (both indices into the candidate lists); panics when
-    /// out of range.
+    /// The cell at row `row` and column `col`, indices into `row_nproc` and `col_nproc` that the
+    /// caller keeps in range.
     pub fn cell(&self, row: usize, col: usize) -> Cell {
         self.cells[row * self.col_nproc.len() + col]
     }

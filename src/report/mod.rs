@@ -92,7 +92,7 @@ impl CurveData {
 pub enum MarkKind {
     /// The prediction's k-th proposal (1-based).
     Predicted(usize),
-    /// The user's current configuration (`[original]`, `--original`).
+    /// The user's current configuration (the campaign file's `[original]`).
     Original,
     /// The best configuration a campaign measured.
     Best,

@@ -277,7 +277,7 @@ pub struct RunView {
     /// When its last attempt started and ended (unix seconds), when a driver ran it.
     #[serde(default)]
     pub started_at: Option<f64>,
-    /// When its last attempt ended (unix seconds), when a driver ran it.
+    /// When its last attempt ended, or it was recorded (unix seconds), once it has.
     #[serde(default)]
     pub ended_at: Option<f64>,
 }
