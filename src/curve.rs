@@ -41,45 +41,88 @@ impl fmt::Display for Source {
 /// Why a curve could not be loaded. Every variant carries enough to find and fix the problem.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum CurveError {
+    /// The file could not be read (missing, a directory, a FIFO, too large, not UTF-8).
     #[error("{file}: cannot read the curve: {reason}")]
-    Unreadable { file: String, reason: String },
+    Unreadable {
+        /// The file as the user named it.
+        file: String,
+        /// What the filesystem or the bounded reader said.
+        reason: String,
+    },
+    /// The file holds no header and no rows.
     #[error("{file}: the curve is empty; expected a header `nproc,SYPD` and at least two rows")]
-    Empty { file: String },
+    Empty {
+        /// The file as the user named it.
+        file: String,
+    },
+    /// The first non-comment line does not name the `nproc` and `SYPD` columns.
     #[error("{file}: line {line}: the header {header:?} must name the columns `nproc` and `SYPD`; write `nproc,SYPD`")]
     BadHeader {
+        /// The file as the user named it.
         file: String,
+        /// 1-based line of the header.
         line: u64,
+        /// The header as found.
         header: String,
     },
+    /// Fewer than the two points a curve needs to interpolate.
     #[error("{file}: only {found} data row(s); a curve needs at least two measured points")]
-    TooFewPoints { file: String, found: usize },
+    TooFewPoints {
+        /// The file as the user named it.
+        file: String,
+        /// How many data rows it holds.
+        found: usize,
+    },
+    /// A PE count that is not a positive integer.
     #[error("{file}: line {line}: nproc {value:?} is not a positive integer; write the number of MPI processes, e.g. 48")]
     BadNproc {
+        /// The file as the user named it.
         file: String,
+        /// 1-based line of the row (for points not read from a file, their 1-based position).
         line: u64,
+        /// The value as written.
         value: String,
     },
+    /// An SYPD that is not a finite number above 0.
     #[error("{file}: line {line}: SYPD {value:?} is not a finite number > 0; write the measured simulated years per day, e.g. 3.27")]
     BadSypd {
+        /// The file as the user named it.
         file: String,
+        /// 1-based line of the row (for points not read from a file, their 1-based position).
         line: u64,
+        /// The value as written.
         value: String,
     },
+    /// A row without one of the two values.
     #[error("{file}: line {line}: missing the {column} value; each row needs nproc and SYPD")]
     MissingValue {
+        /// The file as the user named it.
         file: String,
+        /// 1-based line of the row.
         line: u64,
+        /// The column that is missing: `nproc` or `SYPD`.
         column: &'static str,
     },
+    /// Two rows measure the same PE count.
     #[error("{file}: line {line}: nproc {nproc} appears twice (first on line {first_line}); keep one measurement per PE count")]
     Duplicate {
+        /// The file as the user named it.
         file: String,
+        /// 1-based line of the later of the two rows.
         line: u64,
+        /// The PE count measured twice.
         nproc: u32,
+        /// 1-based line of the earlier row.
         first_line: u64,
     },
+    /// The JSON form does not parse as a list of points or a named curve.
     #[error("{file}: {reason}")]
-    BadJson { file: String, reason: String },
+    BadJson {
+        /// The file as the user named it.
+        file: String,
+        /// The parser's message with its line and the expected form.
+        reason: String,
+    },
 }
 
 impl Curve {
@@ -211,10 +254,15 @@ impl Curve {
 /// A curve given on the command line or in a config file as `NAME=PATH`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CurveArg {
+    /// The component's name (checked by [`validate_component_name`]).
     pub name: String,
+    /// The curve file, CSV or JSON (by its extension).
     pub path: PathBuf,
 }
 
+/// Checks a component name: not empty, at most [`MAX_COMPONENT_NAME`] bytes, only ASCII letters,
+/// digits, `_` and `-`, since names end up in file names, job scripts and shell variables. The
+/// error says what to change.
 pub fn validate_component_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("a component name cannot be empty".into());

@@ -5,7 +5,8 @@
 //!
 //! * [`curve`]: measured scalability curves (nproc -> SYPD) and their validation.
 //! * [`interp`]: interpolation of a curve between measured points.
-//! * [`metrics`]: CPMIP metrics and fittingness, exactly as `method.md` defines them.
+//! * [`metrics`]: CPMIP metrics and fittingness, exactly as the guide's `method/prediction.md`
+//!   defines them.
 //! * [`model`]: the performance model (standalone or calibrated from measured runs).
 //! * [`predict`]: scoring every configuration within a budget and proposing the top N.
 //! * [`machine`]: nodes, queues and what a configuration is billed (cores, nodes or power).

@@ -1,9 +1,10 @@
 //! The machine a configuration runs on: whole nodes, what the centre bills, and queue limits.
 //!
-//! Without a machine description autolb counts cost as method.md does, as if a job paid for
-//! exactly the PEs it uses (CHSY). Real machines allocate and bill whole nodes, and queues cap
-//! job sizes and wall times. Everything here is a small pure function of plain numbers, so the
-//! prediction, the naive reference, the campaign and the app compute the same bill the same way.
+//! Without a machine description autolb counts cost as the guide's `method/prediction.md` does, as
+//! if a job paid for exactly the PEs it uses (CHSY). Real machines allocate and bill whole nodes,
+//! and queues cap job sizes and wall times. Everything here is a small pure function of plain
+//! numbers, so the prediction, the naive reference, the campaign and the app compute the same bill
+//! the same way.
 //!
 //! Every cost is written as `24 * weight / SYPD`: the weight is the used PEs (core-hours, CHSY),
 //! the billed cores (node-hours, still in core-hours so it compares with CHSY), or the billed
@@ -31,7 +32,8 @@ pub enum Placement {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CostKind {
-    /// CHSY as method.md defines it: used PEs x 24 / SYPD.
+    /// CHSY as the guide's `method/prediction.md` defines it: used PEs (with the extra PEs) x 24 /
+    /// SYPD.
     #[default]
     CoreHours,
     /// Billed nodes x cores per node x 24 / SYPD, in core-hours.
@@ -44,6 +46,8 @@ impl CostKind {
     /// All kinds in the order the app's cost selector cycles them.
     pub const ALL: [CostKind; 3] = [CostKind::CoreHours, CostKind::NodeHours, CostKind::Energy];
 
+    /// The name a campaign file's `cost` key and the `--cost` option take (`core-hours`,
+    /// `node-hours`, `energy`).
     pub fn label(self) -> &'static str {
         match self {
             CostKind::CoreHours => "core-hours",
@@ -89,7 +93,10 @@ impl std::str::FromStr for CostKind {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Machine {
+    /// Cores (PEs) of one node: jobs are allocated and billed in multiples of it; must be at least
+    /// 1.
     pub cores_per_node: u32,
+    /// How the job's PEs are laid out on nodes (packed by default).
     #[serde(default)]
     pub placement: Placement,
     /// Whether the extra PEs (XIOS, runoff mapper) may fill the idle cores of the components'
@@ -108,6 +115,7 @@ fn default_true() -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Queue {
+    /// The queue's name, which `use_queue = "..."` (or `--queue`) chooses it by.
     pub name: String,
     /// Most cores a job may request (billed cores with a `[machine]`, used PEs without).
     pub max_nproc: Option<u32>,
@@ -153,7 +161,10 @@ impl Queue {
 /// How a configuration is billed, for output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Billing {
+    /// Whole nodes the job takes (0 with queues but no `[machine]`, where nodes are not known).
     pub nodes: u32,
+    /// Cores the job is allocated and billed for: its nodes' cores with a `[machine]`, the used PEs
+    /// (balanced plus extra) without.
     pub billed_cores: u32,
     /// Billed minus used cores.
     pub idle_cores: u32,
@@ -171,8 +182,12 @@ pub struct Billing {
 /// (optional), the cost FN weighs, the queue table and the chosen queue.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CostModel {
+    /// The `[machine]` table, when one is given; `None`: no whole nodes (cost in used PEs, or in
+    /// the `[[resource]]` tables' nodes).
     pub machine: Option<Machine>,
+    /// The cost FN weighs against speed (CHSY unless chosen).
     pub cost: CostKind,
+    /// The `[[queue]]` tables, in the order given.
     pub queues: Vec<Queue>,
     /// Keep only configurations that fit this queue (a name in `queues`).
     pub queue: Option<String>,
@@ -188,44 +203,65 @@ pub struct CostModel {
 /// Why a cost model cannot be used. Messages say what to change.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum MachineError {
+    /// `cores_per_node` is 0.
     #[error("cores_per_node is 0; give the cores of one node, e.g. cores_per_node = 48")]
     ZeroCoresPerNode,
+    /// The chosen cost (its label) counts nodes, but no machine is described.
     #[error("cost = \"{0}\" needs a machine: add a [machine] table with cores_per_node (or pass --cores-per-node)")]
     CostNeedsMachine(&'static str),
+    /// `cost = "energy"` without `node_power_w`.
     #[error("cost = \"energy\" needs node_power_w in [machine] (or --node-power-w), the average power of a busy node in watts")]
     EnergyNeedsPower,
+    /// `node_power_w` is not a positive number (the value given).
     #[error("node_power_w {0} is not a positive number of watts")]
     BadPower(f64),
+    /// The chosen queue (first) is not among the defined ones (second: their names).
     #[error("queue {0:?} is not defined; add a [[queue]] table with that name or use one of: {1}")]
     UnknownQueue(String, String),
+    /// A queue (its name) limits nodes without a machine to convert them to cores.
     #[error(
         "queue {0:?} limits max_nodes but there is no [machine]; add [machine] cores_per_node"
     )]
     NodesNeedMachine(String),
+    /// A queue (its name) has only one of `max_walltime_h` and `chunk_years`, or one that is not
+    /// positive.
     #[error(
         "queue {0:?}: max_walltime_h and chunk_years must both be positive numbers, or both absent"
     )]
     BadWalltime(String),
+    /// Two queues share a name (the name).
     #[error("queue {0:?} is defined twice; give each [[queue]] its own name")]
     DuplicateQueue(String),
+    /// Two resources share a name (the name).
     #[error("resource {0:?} is defined twice; give each [[resource]] its own name")]
     DuplicateResource(String),
+    /// A resource (its name) has `units_per_node = 0`.
     #[error("resource {0:?}: units_per_node is 0; give the units (cores, GPUs) of one node, e.g. units_per_node = 4")]
     ZeroUnitsPerNode(String),
+    /// A resource (first) has a `unit_cost` (second) that is not a positive number.
     #[error("resource {0:?}: unit_cost = {1} is not a positive number; give what an hour of one unit costs against a CPU core-hour, e.g. unit_cost = 1 for cores")]
     BadUnitCost(String, f64),
+    /// A resource (its name) has `max_units = 0`.
     #[error("resource {0:?}: max_units is 0; give its budget in units, or leave max_units out to use max_nproc")]
     ZeroMaxUnits(String),
+    /// A component's resource index is past the resource list (the index).
     #[error("a component is placed on resource number {0}, which does not exist")]
     ResourceIndex(usize),
+    /// `cost = "energy"` together with `[[resource]]` tables, which are not combined yet.
     #[error("cost = \"energy\" is not combined with [[resource]] tables yet; fold node power into each resource's unit_cost and use cost = \"core-hours\" or \"node-hours\"")]
     EnergyWithResources,
+    /// `[[queue]]` limits together with `[[resource]]` tables, which are not combined yet.
     #[error("[[queue]] limits are not combined with [[resource]] tables yet (a queue's core limit does not say which units it counts); remove the [[queue]] tables or the [[resource]] tables")]
     QueuesWithResources,
+    /// The `[machine]` cores per node differ from the first resource's units per node, where the
+    /// extra PEs run.
     #[error("[machine] cores_per_node = {cores_per_node} but the first resource {resource:?} (where the extra PEs run) has units_per_node = {units_per_node}; make them equal or drop cores_per_node's [machine] table")]
     MachineMismatch {
+        /// The `[machine]` table's `cores_per_node`.
         cores_per_node: u32,
+        /// The first resource's name.
         resource: String,
+        /// Its `units_per_node`.
         units_per_node: u32,
     },
 }

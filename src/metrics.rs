@@ -1,4 +1,5 @@
-//! CPMIP metrics and fittingness, exactly as `method.md` (paper section 3) defines them.
+//! CPMIP metrics and fittingness, exactly as the guide's `method/prediction.md` (its *Metrics*,
+//! paper section 3) defines them.
 //!
 //! Everything here is a small pure function of plain numbers, so the prediction, the timing
 //! readers and the campaign all compute the same figure the same way.
@@ -18,8 +19,9 @@ pub fn chsy(total_nproc: f64, sypd: f64) -> f64 {
     24.0 * total_nproc / sypd
 }
 
-/// The coupled SYPD of a configuration from its components' speeds (method.md step 4): the
-/// slowest sets the pace. Every model and the search use this one definition.
+/// The coupled SYPD of a configuration from its components' speeds (the guide's
+/// `method/prediction.md`, step 4): the slowest sets the pace. Every model and the search use this
+/// one definition.
 pub fn coupled_sypd(speeds: &[f64]) -> f64 {
     speeds.iter().copied().fold(f64::INFINITY, f64::min)
 }
@@ -54,8 +56,8 @@ pub fn partial_coupling_cost(coupling_s: f64, nproc: f64, wall_s: f64, total_npr
     coupling_s * nproc / (wall_s * total_nproc)
 }
 
-/// Coupling cost of a predicted configuration (method.md, prediction step 4): each component
-/// would run at its own speed `SYPD_c` but the coupled model runs at the slowest, so the
+/// Coupling cost of a predicted configuration (the guide's `method/prediction.md`, step 4): each
+/// component would run at its own speed `SYPD_c` but the coupled model runs at the slowest, so the
 /// faster ones wait: `1 - sum_c(24 p_c / SYPD_c) / (24 * sum_c p_c / SYPD)`.
 pub fn predicted_coupling_cost(coupled_sypd: f64, components: &[(f64, f64)]) -> f64 {
     let own: f64 = components.iter().map(|(p, s)| p / s).sum();
@@ -91,7 +93,7 @@ impl Bounds {
         }
     }
 
-    /// Min-max normalisation; `0` when max == min, as method.md decides.
+    /// Min-max normalisation; `0` when max == min, as the guide's `method/prediction.md` decides.
     pub fn normalise(&self, v: f64) -> f64 {
         if self.max == self.min {
             0.0
@@ -122,8 +124,9 @@ pub fn fittingness_in(
     )
 }
 
-/// The base-case filter (method.md, prediction step 5): speed-up x efficiency against the base
-/// case, `(SYPD / SYPD_base)^2 * (P_base / P)`, must be at least 1 for a configuration to be kept.
+/// The base-case filter (the guide's `method/prediction.md`, step 5): speed-up x efficiency against
+/// the base case, `(SYPD / SYPD_base)^2 * (P_base / P)`, must be at least 1 for a configuration to
+/// be kept.
 pub fn beats_base_case(sypd: f64, total_nproc: f64, base_sypd: f64, base_total_nproc: f64) -> bool {
     base_case_edp(sypd, total_nproc, base_sypd, base_total_nproc) >= 1.0
 }

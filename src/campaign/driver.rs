@@ -37,6 +37,7 @@ pub type Observer = Arc<dyn Fn(&DriveEvent) + Send + Sync>;
 pub struct DriveOptions {
     /// Most runs at a time; default: `[executor] jobs`, else 1.
     pub jobs: Option<usize>,
+    /// Called with every [`DriveEvent`] (the CLI prints them, the app shows them); `None`: silent.
     pub observer: Option<Observer>,
     /// Time between polls; default: the executor's.
     pub poll_interval: Option<Duration>,
@@ -57,44 +58,70 @@ impl fmt::Debug for DriveOptions {
 pub enum DriveEvent {
     /// At start: runs found running (recovered) and runs to run again.
     Resumed {
+        /// Runs a previous driver left running whose executor still knows them.
         recovered: usize,
+        /// Runs a previous driver left running that are to be run again.
         restarted: usize,
     },
     /// An iteration is being run: how many runs it has and how many have ended.
     Iteration {
+        /// The iteration's index (0-based).
         iteration: u32,
+        /// Runs in the iteration (tests x repetitions).
         runs: usize,
+        /// Of those, runs that have ended (done or failed).
         ended: usize,
     },
+    /// A run was handed to the executor.
     RunStarted {
+        /// The run's id (`i00-t03-r1`).
         run: String,
+        /// PEs per component, by name, in component order.
         nproc: Vec<(String, u32)>,
+        /// Which attempt this is (1 for the first).
         attempt: u32,
+        /// The executor's handle of the run (a process id, a Slurm job id).
         ticket: String,
     },
+    /// A run ended for good (no retry left, or done).
     RunEnded {
+        /// The run's id.
         run: String,
+        /// How it ended: done or failed.
         state: RunState,
+        /// Its measured coupled SYPD, when done.
         sypd: Option<f64>,
+        /// Why it failed, when it did.
         failure: Option<String>,
     },
     /// A run is to be run again (it failed with retries left, or died with a previous driver).
     RunRetried {
+        /// The run's id.
         run: String,
+        /// Why it is run again.
         reason: String,
     },
+    /// Algorithm 1 (or the guided strategy) decided a test once all its runs ended.
     TestDecided {
+        /// The iteration's index (0-based).
         iteration: u32,
+        /// The test's index within the iteration (0-based).
         test: u32,
+        /// One line: the PE move and the next configuration, or why the test finished or failed.
         summary: String,
     },
     /// Something went wrong that the driver rides out (e.g. a poll that failed once).
     Warning {
+        /// What happened, in one line.
         message: String,
     },
+    /// `stop` was set: the driver stopped, leaving the campaign resumable.
     Stopped,
+    /// The campaign was cancelled (a cancel request found while driving).
     Cancelled,
+    /// No test is open: the campaign is over.
     Done {
+        /// The best configuration measured, if any run succeeded.
         best: Option<BestView>,
     },
 }
@@ -103,7 +130,10 @@ pub enum DriveEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DriveOutcome {
     /// No test is open: the campaign is over.
-    Done { best: Option<BestView> },
+    Done {
+        /// The best configuration measured, if any run succeeded.
+        best: Option<BestView>,
+    },
     /// `stop` was set; run again to resume.
     Stopped,
     /// The campaign was cancelled (now or before).

@@ -29,10 +29,15 @@ pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(600);
 /// A run waiting to be run by an outside workflow manager (`campaign next --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NextRun {
+    /// The run's id (`i00-t03-r1`).
     pub run: String,
+    /// Its iteration's index (0-based).
     pub iteration: u32,
+    /// Its test's index within the iteration (0-based).
     pub test: u32,
+    /// Its repetition (1-based, up to the campaign's `repetitions`).
     pub repetition: u32,
+    /// PEs per balanced component, in component order.
     pub nproc: NameMap<u32>,
     /// Every PE of the run: the balanced components plus `extra_pes`.
     pub total_nproc: u32,
@@ -117,13 +122,27 @@ pub enum RunLookup {
     Waiting(NextRun),
     /// Nothing to do for this run: it is recorded already, or its test finished before this
     /// iteration. The reason says which.
-    NotWaiting { reason: String },
+    NotWaiting {
+        /// Why: already recorded (and how), or its test finished earlier.
+        reason: String,
+    },
     /// The campaign is done (or cancelled): nothing more will run.
-    Done { cancelled: bool },
+    Done {
+        /// Whether the campaign ended by a cancel rather than by finishing.
+        cancelled: bool,
+    },
     /// The iteration has not started: an earlier one still has runs to record.
-    NotReady { reason: String },
+    NotReady {
+        /// Which earlier iteration still has runs to record.
+        reason: String,
+    },
     /// Waiting, but claimed by a live `campaign exec` that is running it ([`super::claim`]).
-    Claimed { run: String, holder: String },
+    Claimed {
+        /// The run's id.
+        run: String,
+        /// Who holds the claim: the exec's pid, host and age.
+        holder: String,
+    },
 }
 
 /// Looks up run `(iteration, test, repetition)`. A test or repetition the campaign cannot have
@@ -154,8 +173,12 @@ pub enum ClaimResult {
     /// The run was waiting; this process now holds its claim and must run it, then record it
     /// with [`record_claimed`]. `recovered` tells of a dead holder's claim that was removed.
     Claimed {
+        /// The run to run.
         run: NextRun,
+        /// The claim; dropping it releases it.
         claim: super::claim::Claim,
+        /// A note on a dead holder's claim that was removed (and what it left running ended), if
+        /// any.
         recovered: Option<String>,
     },
     /// Not waiting (never [`RunLookup::Waiting`] or [`RunLookup::Claimed`]).
@@ -381,10 +404,15 @@ pub fn lock_waiting(dir: &Path, wait: Duration) -> Result<Lock, CampaignError> {
 /// What [`record`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recorded {
+    /// The run's id.
     pub run: String,
+    /// The state it was recorded as (done or failed).
     pub state: RunState,
+    /// Its measurement, when it was recorded as done.
     pub metrics: Option<RunMetrics>,
+    /// The decisions taken and the iteration created, when this record completed its iteration.
     pub advance: Advance,
+    /// Whether the campaign is over after this record.
     pub done: bool,
     /// The run was already recorded with this same outcome; nothing changed.
     pub again: bool,
@@ -571,7 +599,13 @@ pub enum Barrier {
     /// The campaign is done (or cancelled): nothing more will be recorded.
     Done,
     /// Runs of the iteration (or of an earlier one, when it has not started) not recorded yet.
-    Missing { iteration: u32, runs: Vec<String> },
+    Missing {
+        /// The iteration whose runs are missing: the current one (also when a later one was asked
+        /// for).
+        iteration: u32,
+        /// Ids of its runs not recorded yet.
+        runs: Vec<String>,
+    },
 }
 
 /// Whether iteration `iteration` is fully recorded ([`Barrier`]).

@@ -37,6 +37,7 @@ pub enum InitMode {
 /// What [`init_file`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Initialised {
+    /// A new campaign was created.
     Created,
     /// `InitMode::IfAbsent` found the same campaign there already.
     AlreadyThere,

@@ -19,7 +19,11 @@ use crate::timing::{self, Measurement, ReadOptions, Reading};
 pub struct RunMetrics {
     /// Coupled SYPD.
     pub sypd: f64,
+    /// Core-hours per simulated year of the run, extra PEs included (CPU core equivalents with
+    /// resources).
     pub chsy: f64,
+    /// Coupling cost: the share of the balanced components' core time that no component spent
+    /// computing, a fraction (the guide's `method/prediction.md`, *Metrics*).
     pub coupling_cost: f64,
     /// Per balanced component, in component order.
     pub partial_coupling_cost: Vec<f64>,
@@ -46,6 +50,7 @@ impl std::fmt::Display for Unmeasured {
 /// Anything that knows a balanced component's name in the timing output: the campaign's
 /// components, or the timing names themselves.
 pub trait TimingName {
+    /// The component's name in the timing output (e.g. `ATMIFS`, `oceanx`).
     fn timing_name(&self) -> &str;
 }
 

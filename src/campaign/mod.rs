@@ -1,5 +1,5 @@
-//! The load-balance campaign (paper section 4.2, Algorithm 1; method.md "The load-balance
-//! workflow").
+//! The load-balance campaign (paper section 4.2, Algorithm 1; the guide's
+//! `method/algorithm1.md`).
 //!
 //! A campaign directory holds `campaign.json` (the whole state, written atomically), a lock
 //! file, copies of the curves, and one directory per run, `iter-II/test-TT/rep-R/`, with the
@@ -56,64 +56,125 @@ use state::{
 /// Why a campaign command could not do what was asked. Messages say what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum CampaignError {
+    /// The directory has no `campaign.json` (the directory).
     #[error("{0}: not a campaign directory (no campaign.json); create one with `autolb campaign init DIR --config FILE`")]
     NotACampaign(PathBuf),
+    /// The directory does not exist (the path given).
     #[error("{0}: no such directory; check the path (`autolb campaign init DIR --config FILE` creates a campaign)")]
     NoSuchDirectory(PathBuf),
+    /// `init` into a directory that already holds files, without `--force` (the directory).
     #[error(
         "{0} is not empty; choose a new directory or pass --force to replace the campaign in it"
     )]
     NotEmpty(PathBuf),
+    /// Another autolb process holds the campaign's lock.
     #[error(
         "{dir}: another autolb process works on this campaign ({}); wait for it or stop it first",
         holder_text(holder)
     )]
-    Locked { dir: PathBuf, holder: String },
+    Locked {
+        /// The campaign directory.
+        dir: PathBuf,
+        /// The holder's pid line from `campaign.lock` (empty when it has not written it yet).
+        holder: String,
+    },
     /// A run another process claimed and is running (`campaign exec`); busy like a lock.
     #[error("run {run} is being run by {holder}; it records the result itself: wait for it (a claim whose holder died is recovered by the next exec)")]
-    Claimed { run: String, holder: String },
+    Claimed {
+        /// The run's id (`i00-t03-r1`).
+        run: String,
+        /// Who holds the claim: the exec's pid, host and age.
+        holder: String,
+    },
     /// `exec` of a campaign whose runs a live `campaign run` starts itself.
     #[error("{}: `autolb campaign run` ({holder}) runs this campaign's runs itself; running one with `exec` as well would run it twice", dir.display())]
-    Driven { dir: PathBuf, holder: String },
+    Driven {
+        /// The campaign directory.
+        dir: PathBuf,
+        /// The driver's pid line from the lock.
+        holder: String,
+    },
+    /// `init --if-absent` found a campaign created from another campaign file.
     #[error("{dir} holds a campaign with other {what} than this campaign file; use a new directory, or --force to replace it")]
-    Different { dir: PathBuf, what: String },
+    Different {
+        /// The campaign directory.
+        dir: PathBuf,
+        /// What differs (settings, components, `[executor]`, ...), comma-separated.
+        what: String,
+    },
+    /// A run the campaign cannot have (a test or repetition number out of range: the message
+    /// gives the valid range), or runs whose component names map to the same shell name.
     #[error("{0}")]
     NoSuchRun(String),
+    /// A run recorded again with another outcome than the one it has; a campaign keeps the first.
     #[error("{0}")]
     Conflict(String),
+    /// `campaign.json` cannot be read or parsed.
     #[error("{file}: the campaign state is unreadable: {reason}")]
-    BadState { file: PathBuf, reason: String },
+    BadState {
+        /// The state file.
+        file: PathBuf,
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// Reading or writing a campaign file failed.
     #[error("{what}: {source}")]
     Io {
+        /// What was being read or written, with its path.
         what: String,
+        /// The filesystem's error.
         #[source]
         source: std::io::Error,
     },
+    /// The campaign file is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The prediction that creates the first iteration failed.
     #[error(transparent)]
     Predict(#[from] PredictError),
     /// A campaign-file value that cannot work; the message names the key.
     #[error("{file}: {message}")]
-    Invalid { file: String, message: String },
+    Invalid {
+        /// The campaign file.
+        file: String,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+    /// `record` of a run id the campaign does not have.
     #[error("no run {id:?} in this campaign; `autolb campaign next DIR` lists the runs waiting to be recorded")]
-    UnknownRun { id: String },
+    UnknownRun {
+        /// The run id given.
+        id: String,
+    },
+    /// `record` of a run that already ended.
     #[error("run {id} is already {state}; only a pending or running run can be recorded")]
-    AlreadyRecorded { id: String, state: &'static str },
+    AlreadyRecorded {
+        /// The run's id.
+        id: String,
+        /// The state it already has.
+        state: &'static str,
+    },
+    /// A run's timing output cannot be measured (yet): the reason, with the path.
     #[error("{0}; record it once the run has finished, or pass --failed to record a failed run")]
     Unmeasurable(String),
+    /// The executor could not be built, or failed to submit or poll a run.
     #[error(transparent)]
     Executor(#[from] ExecutorError),
+    /// `campaign run` on a campaign without an `[executor]`, which is driven from outside.
     #[error("this campaign has no [executor]: it is driven from outside; use `autolb campaign next` and `autolb campaign record`")]
     NoExecutor,
+    /// The campaign was cancelled and starts no more runs.
     #[error("this campaign was cancelled; start a new one with `autolb campaign init`")]
     Cancelled,
     /// The strategy could not plan the next iteration (after `attempts` tries); nothing was
     /// decided, so the campaign resumes from the same point once the cause is fixed.
     #[error("{}: cannot plan the next iteration ({attempts} attempt{}): {source}; the campaign is unchanged, fix that and run it again", dir.display(), if *attempts == 1 { "" } else { "s" })]
     Plan {
+        /// The campaign directory.
         dir: PathBuf,
+        /// How many times planning was tried.
         attempts: u32,
+        /// Why the strategy could not plan.
         #[source]
         source: PlanError,
     },
@@ -164,7 +225,9 @@ pub mod defaults {
     pub const INITIAL_STEP_IN_STEPS: u32 = 2;
     /// `minimum_step` = `initial_step` / this (so three halvings before a test finishes).
     pub const MINIMUM_STEP_DIVISOR: u32 = 8;
+    /// Runs per test and lb-iteration when `repetitions` is not given.
     pub const REPETITIONS: u32 = 2;
+    /// Extra attempts of a failed run when `retries` is not given.
     pub const RETRIES: u32 = 0;
 }
 
@@ -366,13 +429,19 @@ pub fn status_with_driver(dir: &Path) -> Result<(Status, DriverState), CampaignE
 pub enum Cancelled {
     /// Cancelled here: these runs were stopped or will never start.
     Done {
+        /// Ids of the runs that were stopped or will never start.
         runs: Vec<String>,
+        /// One line per problem met while cancelling (e.g. a run the executor could not cancel,
+        /// with the reason).
         warnings: Vec<String>,
     },
     /// A driver holds the campaign: it was asked to cancel and did within the wait.
     ByDriver,
     /// A driver holds the campaign and has not cancelled yet (it will at its next poll).
-    Requested { holder: String },
+    Requested {
+        /// The driver's pid line from the lock.
+        holder: String,
+    },
     /// The campaign had already ended: nothing was cancelled and it stays done.
     AlreadyDone,
 }

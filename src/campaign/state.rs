@@ -33,7 +33,10 @@ pub type RunPos = (usize, usize, usize);
 /// Everything the campaign knows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
+    /// Version of the state format ([`STATE_FORMAT`]); a state of another version is refused on
+    /// load.
     pub format: u32,
+    /// The campaign settings as they were at `init`.
     pub settings: FrozenSettings,
     /// The balanced components, in the campaign file's order.
     pub components: Vec<FrozenComponent>,
@@ -42,7 +45,9 @@ pub struct State {
     /// Absolute directory of the campaign file: relative paths in `[executor]` are resolved
     /// against it.
     pub base_dir: PathBuf,
+    /// Every test the campaign has, by id (its origin).
     pub tests: Vec<TestRecord>,
+    /// Every lb-iteration so far, in order; the last is the current one.
     pub iterations: Vec<Iteration>,
     /// Set by `campaign cancel`; a cancelled campaign runs nothing more.
     #[serde(default)]
@@ -55,10 +60,15 @@ pub struct State {
 pub struct FrozenSettings {
     /// Budget for the balanced components together (`max_nproc`).
     pub max_nproc: u32,
+    /// PEs that count in CHSY but are never balanced (XIOS, runoff mapper).
     pub extra_pes: u32,
+    /// Weight of time to solution in fittingness, in [0, 1].
     pub tts_w: f64,
+    /// PEs moved in the first lb-iteration.
     pub initial_step: u32,
+    /// A test finishes once its step falls below this many PEs.
     pub minimum_step: u32,
+    /// Runs per test and iteration (guided strategy: the most runs of one configuration).
     pub repetitions: u32,
     /// Coupling period in seconds, handed to the timing reader.
     pub period_s: Option<f64>,
@@ -68,8 +78,10 @@ pub struct FrozenSettings {
     /// prediction the campaign started from (absent in states written before they were kept).
     #[serde(default)]
     pub step: Option<u32>,
+    /// Interpolation of the curves in the prediction (absent in older states).
     #[serde(default)]
     pub interp: Option<crate::interp::Method>,
+    /// How many configurations the prediction proposed (absent in older states).
     #[serde(default)]
     pub top: Option<usize>,
     /// The machine, cost and queues the campaign bills with; absent for the plain model (and in
@@ -84,6 +96,7 @@ pub struct FrozenSettings {
 /// One balanced component with its limits, fixed at `init`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FrozenComponent {
+    /// The component's (curve's) name.
     pub name: String,
     /// Its name in the timing output.
     pub timing_name: String,
@@ -117,17 +130,20 @@ pub struct TestRecord {
 pub struct Iteration {
     /// 0-based, as in the paper's figures.
     pub index: u32,
+    /// The test's id ([`TestRecord::id`]).
     pub tests: Vec<TestIteration>,
 }
 
 /// One test in one lb-iteration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestIteration {
+    /// The test's runs in this iteration, one per repetition.
     pub test: u32,
     /// PEs per component, in component order.
     pub nproc: Vec<u32>,
     /// The test's step when this iteration was created.
     pub step: u32,
+    /// Whether the test goes on, finished or failed, and the next configuration.
     pub runs: Vec<Run>,
     /// Taken once every run of the iteration has ended.
     pub decision: Option<Decision>,
@@ -144,12 +160,14 @@ pub struct Run {
     pub id: String,
     /// 1-based.
     pub repetition: u32,
+    /// Pending, running, done or failed.
     pub state: RunState,
     /// The executor's handle while the run is running (and after, for the record).
     pub ticket: Option<Ticket>,
     /// How many times the run was started.
     #[serde(default)]
     pub attempts: u32,
+    /// Its measurement, once it is done.
     pub metrics: Option<RunMetrics>,
     /// Why the run failed.
     pub failure: Option<String>,
@@ -158,6 +176,8 @@ pub struct Run {
     /// progress line's ETA comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<f64>,
+    /// When its last attempt ended, or it was recorded (unix seconds; absent while it runs, and in
+    /// states written before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<f64>,
 }
@@ -173,14 +193,18 @@ pub fn unix_now() -> f64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunState {
+    /// Waiting to be started (or recorded, for an externally driven campaign).
     Pending,
+    /// Started by a driver's executor, not ended yet.
     Running,
     /// Measured.
     Done,
+    /// Ended without a measurement (after every retry, or recorded as failed).
     Failed,
 }
 
 impl RunState {
+    /// Whether the run has ended for good (done or failed).
     pub fn is_terminal(self) -> bool {
         matches!(self, RunState::Done | RunState::Failed)
     }
@@ -191,12 +215,14 @@ impl RunState {
 pub struct Decision {
     /// Component index of the donor (`None` when every run failed).
     pub donor: Option<usize>,
+    /// Component index of the recipient (`None` when every run failed).
     pub recipient: Option<usize>,
     /// The step after the halvings of this decision: PEs moved, or the step that fell below
     /// `minimum_step`.
     pub step: u32,
     /// The next configuration, when the test goes on.
     pub next: Option<Vec<u32>>,
+    /// Whether the test goes on, and if not why.
     pub outcome: Outcome,
     /// Why the step was halved, in order (for the status and for checking).
     pub notes: Vec<String>,
@@ -209,9 +235,15 @@ pub enum Outcome {
     /// Runs again in the next iteration with `Decision::next`.
     Continue,
     /// The step fell below `minimum_step`.
-    Finished { reason: String },
+    Finished {
+        /// Why, in one line (e.g. the step that fell below `minimum_step`).
+        reason: String,
+    },
     /// Every run of the test failed in this iteration; the test stops (the guide's *Algorithm 1* page).
-    Failed { reason: String },
+    Failed {
+        /// Why, in one line.
+        reason: String,
+    },
 }
 
 impl State {
@@ -378,6 +410,7 @@ impl State {
         write_atomically(&dir.join(STATE_FILE), text.as_bytes())
     }
 
+    /// The components' names, in the campaign file's order.
     pub fn component_names(&self) -> Vec<String> {
         self.components.iter().map(|c| c.name.clone()).collect()
     }

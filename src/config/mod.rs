@@ -25,11 +25,17 @@ use toml_words::one_line_toml_error;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CampaignFile {
+    /// Budget for the balanced components together, in PEs (required here or as `--max-nproc`).
     pub max_nproc: Option<u32>,
+    /// Distance between candidate PE counts without an allowed list (default 1).
     pub step: Option<u32>,
+    /// Weight of time to solution in FN, in [0, 1] (default 0.5).
     pub tts_w: Option<f64>,
+    /// Configurations proposed, and the campaign's first tests (default 5).
     pub top: Option<usize>,
+    /// Interpolation between measured points (default `pchip`).
     pub interp: Option<Method>,
+    /// PEs that count in CHSY but are never balanced (XIOS, runoff mapper; default 0).
     pub extra_pes: Option<u32>,
     /// PEs moved in the first lb-iteration (Algorithm 1).
     pub initial_step: Option<u32>,
@@ -41,6 +47,7 @@ pub struct CampaignFile {
     pub period_s: Option<f64>,
     /// How the campaign chooses its tests after each iteration (default Algorithm 1).
     pub strategy: Option<Strategy>,
+    /// The `[[component]]` tables, in order (1 to 5).
     #[serde(default, rename = "component")]
     pub components: Vec<ComponentEntry>,
     /// Start the campaign from exactly these configurations (`NAME = nproc` each) instead of
@@ -48,6 +55,8 @@ pub struct CampaignFile {
     pub start: Option<Vec<BTreeMap<String, u32>>>,
     /// The user's current configuration, run as one more test.
     pub original: Option<BTreeMap<String, u32>>,
+    /// How runs are run (`[executor]`); without it the campaign is driven from outside (`next` /
+    /// `record`).
     pub executor: Option<ExecutorConfig>,
     /// Nodes of the machine (see [`crate::machine`]); without it cost is counted in used PEs.
     pub machine: Option<Machine>,
@@ -77,6 +86,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// The strategy's name as the campaign file writes it (`algorithm1`, `guided`).
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Algorithm1 => "algorithm1",
@@ -94,14 +104,18 @@ impl Strategy {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ComponentEntry {
+    /// The component's name (up to 64 characters of `A-Za-z0-9_-`; unique).
     pub name: String,
     /// Scalability curve, relative to the campaign file. Without one the component is learned
     /// from measured coupled runs (`--measured`), and its range must be given: `min_nproc` and
     /// `max_nproc`, or `allowed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub curve: Option<PathBuf>,
+    /// PE counts it can run on: a list, or a file of them.
     pub allowed: Option<AllowedEntry>,
+    /// Fewest PEs a move may leave it with (without a curve: the low end of the range searched).
     pub min_nproc: Option<u32>,
+    /// Most PEs a move may give it (without a curve: the high end of the range searched).
     pub max_nproc: Option<u32>,
     /// The component's name in the timing output (e.g. `ATMIFS` for IFS); default `name`.
     pub timing_name: Option<String>,
@@ -112,6 +126,7 @@ pub struct ComponentEntry {
 }
 
 impl ComponentEntry {
+    /// Its name in the timing output: `timing_name`, else `name`.
     pub fn timing_name(&self) -> &str {
         self.timing_name.as_deref().unwrap_or(&self.name)
     }
@@ -121,28 +136,54 @@ impl ComponentEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum AllowedEntry {
+    /// The PE counts written in the file.
     List(Vec<u32>),
+    /// A file of PE counts (relative to the campaign file), or NEMO's `ocean.output` with its
+    /// `ln_listonly` list.
     File(PathBuf),
 }
 
 /// Why a campaign file or an allowed list could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The campaign file or an allowed-list file could not be read.
     #[error("{file}: cannot read: {reason}")]
-    Unreadable { file: String, reason: String },
+    Unreadable {
+        /// The file.
+        file: String,
+        /// What the filesystem or the bounded reader said.
+        reason: String,
+    },
     /// toml's message already names the line, column and key.
     #[error("{file}: {message}")]
-    Invalid { file: String, message: String },
+    Invalid {
+        /// The file.
+        file: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A component's curve could not be loaded.
     #[error(transparent)]
     Curve(#[from] CurveError),
+    /// An allowed-list file holds something that is not a positive PE count.
     #[error("{file}: line {line}: {value:?} is not a positive PE count; list whole numbers separated by spaces, commas or newlines")]
     BadAllowed {
+        /// The file.
         file: String,
+        /// 1-based line of the value.
         line: usize,
+        /// The value as written.
         value: String,
     },
+    /// The file parses but a value cannot work (a limit, a reference to an unknown name); the
+    /// message names the key.
     #[error("{file}: {message}")]
-    Semantics { file: String, message: String },
+    Semantics {
+        /// The campaign file.
+        file: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
 }
 
 /// The first two components that share a timing name, as `(earlier, later, timing_name)`

@@ -9,7 +9,8 @@
 //! * Cost is counted in core-hour equivalents: CHSY = `24 * sum_r unit_cost_r * units_r / SYPD`
 //!   and, with `cost = "node-hours"`, `24 * sum_r unit_cost_r * nodes_r * units_per_node_r /
 //!   SYPD`. With one resource of `unit_cost = 1` that is exactly the CPU-only figure.
-//! * The base-case filter (method.md step 5) compares the same equivalent units.
+//! * The base-case filter (the guide's `method/prediction.md`, step 5) compares the same equivalent
+//!   units.
 //! * Each resource has its own budget: `max_units`, else the campaign's `max_nproc`.
 //! * The extra PEs (XIOS, runoff mapper) are CPU processes: they run on the first resource and
 //!   are billed at its price.
@@ -27,6 +28,7 @@ use super::{job_nodes, nodes_for, CostKind, CostModel, Machine, MachineError, Pl
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Resource {
+    /// The resource's name, which components are placed on (e.g. `cpu`, `gpu`).
     pub name: String,
     /// Units (cores, GPUs) of one node of this resource.
     pub units_per_node: u32,
@@ -39,6 +41,7 @@ pub struct Resource {
 /// How one resource is used by a configuration, for output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResourceUse {
+    /// The resource's name, as in its `[[resource]]` table.
     pub name: String,
     /// Units the configuration uses on this resource (the extra PEs count on the first).
     pub units: u32,

@@ -18,11 +18,14 @@ use crate::timing::{self, Measurement, ReadOptions, Reading};
 /// A balanced component: its model (curve) name and its name in timing files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Naming {
+    /// The component's model (curve) name.
     pub name: String,
+    /// Its name in the timing files (EC-Earth3 LUCIA: `ATMIFS`, `oceanx`).
     pub timing_name: String,
 }
 
 impl Naming {
+    /// A naming from a model name and a timing name.
     pub fn new(name: impl Into<String>, timing_name: impl Into<String>) -> Naming {
         Naming {
             name: name.into(),

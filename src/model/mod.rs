@@ -1,9 +1,9 @@
 //! The performance model: what coupled SYPD a configuration will run at, with a band.
 //!
 //! One type, [`Model`], two forms:
-//! * [`Model::Standalone`]: method.md's model, unchanged: each component runs at its
-//!   (interpolated) scalability curve and the coupled run goes at the slowest one. The default
-//!   when nothing is measured; its band is a single point.
+//! * [`Model::Standalone`]: the model of the guide's `method/prediction.md`, unchanged: each
+//!   component runs at its (interpolated) scalability curve and the coupled run goes at the slowest
+//!   one. The default when nothing is measured; its band is a single point.
 //! * [`Model::Calibrated`]: learned from measured coupled runs ([`Model::fit`]). Real coupled
 //!   runs are slower than the standalone curves say, by an amount that depends on the component
 //!   and its PE count (NEMO on 144 PEs of EC-Earth3 SR runs at 0.55 of its curve, IFS at
@@ -137,11 +137,16 @@ pub struct MeasuredRun {
 pub struct MeasuredComponent {
     /// The model's (curve's) name, not the timing name.
     pub name: String,
+    /// PEs it ran on in this run.
     pub nproc: u32,
     /// SYPD from its own compute seconds in the coupled run.
     pub sypd: f64,
+    /// Seconds it spent waiting for other components' fields (absent for runs built from a
+    /// campaign's metrics, which keep no waiting time).
     pub wait_s: Option<f64>,
+    /// Seconds it spent interpolating fields before sending them, when the timing format says.
     pub interp_s: Option<f64>,
+    /// Seconds it spent in the sending calls themselves, when the timing format says.
     pub send_s: Option<f64>,
 }
 
@@ -151,6 +156,7 @@ impl MeasuredRun {
         self.component(name).map(|c| c.nproc)
     }
 
+    /// Component `name` of the run (by model name), if the run has it.
     pub fn component(&self, name: &str) -> Option<&MeasuredComponent> {
         self.components.iter().find(|c| c.name == name)
     }
@@ -173,18 +179,24 @@ impl MeasuredRun {
 /// A multiplicative factor on a standalone speed with its band.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Factor {
+    /// The central factor (1 for the standalone model).
     pub mid: f64,
+    /// Lower end of the band, which holds the factor with about 90 % probability (equal to `mid`
+    /// for the standalone model).
     pub low: f64,
+    /// Upper end of the band.
     pub high: f64,
 }
 
 /// A model's prediction for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Estimate {
+    /// Predicted coupled SYPD (central value).
     pub sypd: f64,
     /// The band: the coupled SYPD lies in `[low, high]` with about 90 % probability
     /// (calibrated model; the standalone model's band is the point itself).
     pub low: f64,
+    /// Upper end of the band, in SYPD.
     pub high: f64,
     /// Per component, in the order asked: the adjusted speed.
     pub components: Vec<f64>,
@@ -201,8 +213,11 @@ impl Estimate {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Model {
+    /// The method's own model (the guide's `method/prediction.md`): each component at its
+    /// interpolated standalone curve, the coupled run at the slowest; no band.
     #[default]
     Standalone,
+    /// Learned from measured coupled runs ([`Model::fit`]).
     Calibrated(Calibrated),
 }
 
@@ -264,6 +279,7 @@ pub struct CoupledFactor {
     pub irregularity: f64,
     /// Predictive spread for a new run (run-to-run spread and the mean's uncertainty).
     pub log_sd: f64,
+    /// Runs the factor was fitted on.
     pub runs: usize,
 }
 
@@ -302,6 +318,7 @@ impl Model {
         }
     }
 
+    /// Whether the model was learned from measured runs.
     pub fn is_calibrated(&self) -> bool {
         matches!(self, Model::Calibrated(_))
     }

@@ -90,11 +90,11 @@ const MAX_SWEEPS: usize = 3;
 ///
 /// Model selection on these runs only: the irregularity (a grid, [`SIGMA_GRID`]) and each
 /// component's coupling time (0 or one of `coupling_grid`, days per simulated year, e.g.
-/// [`coupling_time::grid`]; found by coordinate search at each irregularity) minimise the
-/// Bayesian information criterion `n ln(SSE / n) + k ln n`, `k` counting `k0`, a non-zero irregularity and every non-zero
-/// coupling time; `k0` is the closed-form mean of each candidate. A coupling time is only
-/// tried while two residual degrees of freedom remain; with fewer than three runs the
-/// overhead is `k0` alone.
+/// [`coupling_time::grid`]; found by coordinate search at each irregularity) minimise the Bayesian
+/// information criterion `n ln(SSE / n) + k ln n`, `k` counting `k0`, a non-zero irregularity and
+/// every non-zero coupling time; `k0` is the closed-form mean of each candidate. A coupling time is
+/// only tried while two residual degrees of freedom remain; with fewer than three runs the overhead
+/// is `k0` alone.
 pub fn fit(
     runs: &[(f64, Vec<f64>)],
     pace: &dyn Fn(usize, &[f64]) -> f64,

@@ -1,5 +1,5 @@
 //! Irregular steps: when a component's per-coupling-step compute times are known (the per-step
-//! CSV of formats.md section 5, e.g. IFS with its radiation steps), the coupled run's time is
+//! CSV of the guide's `timing.md`, e.g. IFS with its radiation steps), the coupled run's time is
 //! the sum over steps of the slowest component's step time, not the slowest mean. Two
 //! components with equal mean speeds still wait for each other when one has heavy steps.
 //!

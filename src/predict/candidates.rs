@@ -1,7 +1,7 @@
-//! Validating the prediction's inputs and building each component's candidate PE counts
-//! (method.md step 1), each with its interpolated speed, within the documented limits. A
-//! component without a curve takes its range from its limits or allowed list and its speeds
-//! from the calibrated model's learned law ([`Model::reference_sypd`]).
+//! Validating the prediction's inputs and building each component's candidate PE counts (the
+//! guide's `method/prediction.md`, step 1), each with its interpolated speed, within the documented
+//! limits. A component without a curve takes its range from its limits or allowed list and its
+//! speeds from the calibrated model's learned law ([`Model::reference_sypd`]).
 
 use super::*;
 
@@ -44,11 +44,12 @@ pub(super) fn validate(inputs: &[ComponentInput], settings: &Settings) -> Result
     Ok(())
 }
 
-/// Candidates of one component (method.md step 1): its allowed list restricted to the measured
-/// range, or first, first+step, ... up to the last measured point; then the component's own
-/// limits (and the budget, when the curve reaches so far beyond it that the candidates would
-/// be too many). More than [`MAX_CANDIDATES`] within the budget is refused before any is built. A candidate whose interpolated SYPD is not a positive number (a quadratic spline can
-/// dip below zero between wild points) is dropped: no run goes at zero speed.
+/// Candidates of one component (the guide's `method/prediction.md`, step 1): its allowed list
+/// restricted to the measured range, or first, first+step, ... up to the last measured point; then
+/// the component's own limits (and the budget, when the curve reaches so far beyond it that the
+/// candidates would be too many). More than [`MAX_CANDIDATES`] within the budget is refused before
+/// any is built. A candidate whose interpolated SYPD is not a positive number (a quadratic spline
+/// can dip below zero between wild points) is dropped: no run goes at zero speed.
 pub(super) fn candidates(
     input: &ComponentInput,
     settings: &Settings,

@@ -1,14 +1,14 @@
 //! The speed/cost trade-off of a prediction: the Pareto front of the kept configurations and the
 //! exact TTS_w intervals in which each configuration is the top-1.
 //!
-//! **The front.** A kept configuration is on the front when no other kept configuration is at
-//! least as fast *and* at least as cheap, and strictly better in one of the two (SYPD higher or
-//! cost lower). The cost is the one FN weighs: CHSY, or with a `[machine]` the billed cost
-//! (node-hours or energy, [`crate::machine`]); with a chosen queue only the configurations that
-//! fit it count. Configurations that land on the same point (same SYPD and same cost) are one
-//! point of the front, represented by the first of them in method.md's ranking order (fewer
-//! total PEs, then the PE counts in component order ascending). The speeds are the problem's
-//! candidate speeds, so a problem built with a calibrated model has that model's front.
+//! **The front.** A kept configuration is on the front when no other kept configuration is at least
+//! as fast *and* at least as cheap, and strictly better in one of the two (SYPD higher or cost
+//! lower). The cost is the one FN weighs: CHSY, or with a `[machine]` the billed cost (node-hours
+//! or energy, [`crate::machine`]); with a chosen queue only the configurations that fit it count.
+//! Configurations that land on the same point (same SYPD and same cost) are one point of the front,
+//! represented by the first of them in the ranking order (the guide's `method/prediction.md`, step
+//! 6: fewer total PEs, then the PE counts in component order ascending). The speeds are the
+//! problem's candidate speeds, so a problem built with a calibrated model has that model's front.
 //!
 //! Grouping by bottleneck (see [`super::search`]) makes this cheap: every configuration of the
 //! group `(c, i)` runs at that candidate's SYPD and its cost weight never falls when a component
@@ -21,16 +21,17 @@
 //!
 //! **The intervals.** For fixed normalisation bounds (they come from the kept set, which does not
 //! depend on TTS_w) fittingness is linear in `w`: `FN(w) = (1 - CHSY_n) + w (SYPD_n + CHSY_n - 1)`.
-//! For `w` in (0, 1] a dominated configuration always scores strictly below the one dominating
-//! it, so the top-1 is on the front; along the front (by SYPD ascending) the slopes rise, and the
-//! upper envelope of those lines, clipped to [0, 1], gives the exact breakpoints (one convex-hull
-//! pass). At a breakpoint the lines tie and method.md's ranking order gives the point to the
-//! configuration with fewer PEs, which on the front is the slower, cheaper one: the first interval
-//! is closed, `[0, to]`, and each later one is `(from, to]`. (With per-component node placement a
-//! cheaper bill can take more PEs, when its components round up to fewer nodes; then the single
-//! TTS_w of such a breakpoint goes to the faster neighbour. The intervals themselves are exact.) At `w = 0` alone fittingness ignores
-//! speed, so a configuration off the front with the same CHSY and fewer PEs can win there; it
-//! then gets the single-point interval `[0, 0]`.
+//! For `w` in (0, 1] a dominated configuration always scores strictly below the one dominating it,
+//! so the top-1 is on the front; along the front (by SYPD ascending) the slopes rise, and the upper
+//! envelope of those lines, clipped to [0, 1], gives the exact breakpoints (one convex-hull pass).
+//! At a breakpoint the lines tie and the ranking order (the guide's `method/prediction.md`, step 6)
+//! gives the point to the configuration with fewer PEs, which on the front is the slower, cheaper
+//! one: the first interval is closed, `[0, to]`, and each later one is `(from, to]`. (With
+//! per-component node placement a cheaper bill can take more PEs, when its components round up to
+//! fewer nodes; then the single TTS_w of such a breakpoint goes to the faster neighbour. The
+//! intervals themselves are exact.) At `w = 0` alone fittingness ignores speed, so a configuration
+//! off the front with the same CHSY and fewer PEs can win there; it then gets the single-point
+//! interval `[0, 0]`.
 
 use std::cmp::Ordering;
 

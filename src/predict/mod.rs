@@ -1,5 +1,5 @@
-//! Prediction (paper section 4.1, method.md "Prediction"): score every combination of PE counts
-//! within a budget with fittingness and propose the top N.
+//! Prediction (paper section 4.1, the guide's `method/prediction.md`): score every combination of
+//! PE counts within a budget with fittingness and propose the top N.
 //!
 //! The work is split in two so that moving the TTS_w slider is cheap:
 //! * [`Problem::new`] validates the inputs, builds each component's candidate PE counts with their
@@ -53,16 +53,24 @@ pub struct ProblemOptions<'a> {
 /// Everything about a prediction that does not depend on TTS_w or top N.
 #[derive(Debug, Clone)]
 pub struct Problem {
+    /// The validated settings the problem was built with (budget, step, extra PEs, ...).
     pub settings: Settings,
     /// How configurations are billed and which queue they must fit ([`crate::machine`]).
     pub cost_model: CostModel,
+    /// Each component's candidate PE counts with their speeds (adjusted by the model when one is
+    /// calibrated), in input order.
     pub components: Vec<Candidates>,
+    /// PEs of the base case, every component at its first candidate (the guide's
+    /// `method/prediction.md`, step 5).
     pub baseline_nproc: Vec<u32>,
+    /// Coupled SYPD of the base case (the slowest component's at its first candidate).
     pub baseline_sypd: f64,
     /// Feasible configurations (PE sum within the budget).
     pub configurations: u64,
     /// Kept configurations (feasible and at least as good as the base case).
     pub considered: u64,
+    /// Min-max bounds of the coupled SYPD over the kept configurations, the normalisation of
+    /// fittingness.
     pub sypd_bounds: Bounds,
     /// Bounds of the chosen cost over the kept configurations (CHSY without a machine).
     pub cost_bounds: Bounds,
@@ -166,6 +174,7 @@ impl Problem {
         Ok(problem)
     }
 
+    /// The components' names, in input order.
     pub fn names(&self) -> Vec<String> {
         self.components.iter().map(|c| c.name.clone()).collect()
     }
@@ -329,7 +338,7 @@ impl Problem {
     }
 
     /// Whether a configuration at coupled speed `sypd` is at least as good as the base case
-    /// (method.md step 5), comparing [`Problem::used_weight`]s.
+    /// (the guide's `method/prediction.md`, step 5), comparing [`Problem::used_weight`]s.
     pub fn keeps(&self, sypd: f64, nproc: &[u32]) -> bool {
         self.keeps_weight(sypd, self.used_weight(nproc))
     }
@@ -495,8 +504,8 @@ pub fn predict_billed(
     Ok(problem.rank(settings.tts_w, settings.top))
 }
 
-/// The ranking order (method.md step 6): fittingness descending, then total PEs ascending, then
-/// the PE counts in component order ascending.
+/// The ranking order (the guide's `method/prediction.md`, step 6): fittingness descending, then
+/// total PEs ascending, then the PE counts in component order ascending.
 pub fn rank_order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
     b.fittingness
         .total_cmp(&a.fittingness)

@@ -5,13 +5,13 @@
 //! function of the plain PE sum any more. Both stay monotone: a configuration fits all budgets
 //! and is kept only if every configuration with fewer units of some component does too.
 //!
-//! Two components (the CPU atmosphere with a GPU ocean): the bottleneck groups are swept as in
-//! the CPU-only pair search (the same `sweep_pair`), with the other component's fast-enough
-//! candidates in a Fenwick tree. The budgets *decouple*: on different resources the other component's feasible
-//! candidates are simply those within its own resource's budget, whatever the bottleneck's PEs
-//! (on one resource, within what the bottleneck leaves). The kept ones are a prefix of those,
-//! found by a binary search with the filter itself (same floating-point expression as the
-//! naive enumeration). Each group is then O(log N): O(N log N) in all, like the CPU-only pair.
+//! Two components (the CPU atmosphere with a GPU ocean): the bottleneck groups are swept as in the
+//! CPU-only pair search (the same `sweep_pair`), with the other component's fast-enough candidates
+//! in a Fenwick tree. The budgets *decouple*: on different resources the other component's feasible
+//! candidates are simply those within its own resource's budget, whatever the bottleneck's PEs (on
+//! one resource, within what the bottleneck leaves). The kept ones are a prefix of those, found by
+//! a binary search with the filter itself (same floating-point expression as the naive
+//! enumeration). Each group is then O(log N): O(N log N) in all, like the CPU-only pair.
 //!
 //! One or three and more components: per group, a convolution over each resource's unit sums
 //! within its own budget (the budgets decouple, so the feasible count is a product), then the

@@ -84,7 +84,7 @@ impl crate::model::ComponentCurve for ComponentInput {
     }
 }
 
-/// The prediction's settings (method.md "Inputs").
+/// The prediction's settings (the inputs listed in the guide's `method/prediction.md`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Budget for the balanced components together.
@@ -95,6 +95,7 @@ pub struct Settings {
     pub tts_w: f64,
     /// How many configurations to propose.
     pub top: usize,
+    /// How SYPD is interpolated between a curve's measured points (PCHIP unless chosen).
     pub interp: Method,
     /// PEs that count in CHSY but are not balanced (XIOS, runoff mapper).
     pub extra_pes: u32,
@@ -116,6 +117,7 @@ impl Default for Settings {
 /// Why a prediction cannot be made. Messages say what to change.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PredictError {
+    /// No component was given at all.
     #[error("no components given; pass at least one --curve NAME=PATH (or --component NAME with --measured runs)")]
     NoComponents,
     /// A component without a curve that no range or model covers.
@@ -126,63 +128,107 @@ pub enum PredictError {
         /// What is missing and how to give it.
         why: String,
     },
+    /// More components than [`MAX_COMPONENTS`] (the count given).
     #[error("{0} curves given; at most {MAX_COMPONENTS} components can be balanced together")]
     TooManyComponents(usize),
+    /// Two components share a name (the name).
     #[error("component {0:?} is given twice; each --curve needs its own name")]
     DuplicateComponent(String),
+    /// `step` is 0: candidate PE counts need a positive spacing.
     #[error("the step is 0; use a positive number of PEs, e.g. --step 24")]
     ZeroStep,
+    /// TTS_w outside [0, 1] (the value given).
     #[error("TTS_w {0} is outside [0, 1]; 1 weighs only speed, 0 only cost")]
     TtsWOutOfRange(f64),
+    /// `top` is 0: nothing would be proposed.
     #[error("top is 0; ask for at least one configuration")]
     ZeroTop,
+    /// `top` above [`MAX_TOP`] (the value given).
     #[error("top {0} is more than the {MAX_TOP} configurations autolb proposes at most")]
     TopTooLarge(usize),
+    /// A component would have more than [`MAX_CANDIDATES`] candidate PE counts.
     #[error("{name}: {count} candidate PE counts between {low} and {high} (step {step}); at most {MAX_CANDIDATES} are searched: check the curve's PE counts for a typo, or raise --step")]
     TooManyCandidates {
+        /// The component.
         name: String,
+        /// How many candidates its range and step give.
         count: u64,
+        /// Lowest candidate PE count of its range.
         low: u32,
+        /// Highest candidate PE count of its range.
         high: u32,
+        /// The step between candidates, in PEs.
         step: u32,
     },
+    /// Three or more components whose exact search would take more than [`MAX_SEARCH_WORK`] steps.
     #[error("{components} components with {candidates} candidates in all and a budget of {budget} PEs (PE sums in units of {unit}) are too many to search exactly; raise --step or lower --max-nproc")]
     SearchTooLarge {
+        /// How many components.
         components: usize,
+        /// Candidates of all components together.
         candidates: u64,
+        /// The budget `max_nproc`, in PEs.
         budget: u32,
+        /// The unit PE sums are counted in (the greatest common divisor of the candidate spacing).
         unit: u32,
     },
+    /// The budget plus the extra PEs exceed [`MAX_TOTAL_PES`].
     #[error("the budget {max_nproc} plus --extra-pes {extra_pes} is more PEs than autolb counts ({max}); lower them")]
     TotalTooLarge {
+        /// The budget for the balanced components, in PEs.
         max_nproc: u32,
+        /// The extra (unbalanced) PEs.
         extra_pes: u32,
+        /// The largest total autolb counts ([`MAX_TOTAL_PES`]).
         max: u32,
     },
+    /// A component has no candidate with a positive interpolated speed within its limits.
     #[error("{name}: no candidate PE count between {low} and {high}{why}; check its allowed list and limits")]
     NoCandidates {
+        /// The component.
         name: String,
+        /// Lower end of its range after its limits, in PEs.
         low: u32,
+        /// Upper end of its range after its limits and the budget, in PEs.
         high: u32,
+        /// Empty, or " in its allowed list" when the allowed list left nothing.
         why: String,
     },
+    /// The machine, queue or resource description is invalid.
     #[error(transparent)]
     Machine(#[from] MachineError),
+    /// No feasible configuration better than the base case fits the chosen queue (its name; empty
+    /// without a queue).
     #[error("no configuration within the budget fits queue {0:?}; choose a larger queue or lower the budget")]
     NothingFitsQueue(String),
+    /// The cost model places some but not all components on a `[[resource]]`.
     #[error("{components} components but {assigned} of them are placed on a [[resource]]; give every component a resource")]
-    ResourceCount { components: usize, assigned: usize },
+    ResourceCount {
+        /// Components being balanced.
+        components: usize,
+        /// Components given a resource.
+        assigned: usize,
+    },
+    /// A resource's budget is below what its components' base case takes.
     #[error("the budget of resource {resource:?} ({budget} units) is below the base case ({base} units: {detail}); raise its max_units (or max_nproc) to at least {base}")]
     ResourceBelowBase {
+        /// The resource's name.
         resource: String,
+        /// The resource's budget, in its units.
         budget: u32,
+        /// Units the base case takes on it.
         base: u32,
+        /// The base case on that resource as text (`IFS 48 + NEMO 48`).
         detail: String,
     },
+    /// The budget `max_nproc` is below the base case's PE sum.
     #[error("the budget --max-nproc {budget} is below the base case ({base} PEs: {detail}); raise it to at least {base}")]
     BudgetBelowBase {
+        /// The budget, in PEs.
         budget: u32,
+        /// PEs the base case takes (the components' first candidates).
         base: u32,
+        /// The base case as text (`IFS 48 + NEMO 48`).
         detail: String,
     },
 }
@@ -190,6 +236,7 @@ pub enum PredictError {
 /// The candidate PE counts of one component with their interpolated SYPD.
 #[derive(Debug, Clone, Serialize)]
 pub struct Candidates {
+    /// The component's name.
     pub name: String,
     /// Ascending PE counts.
     pub nproc: Vec<u32>,
@@ -206,9 +253,13 @@ pub struct Scored {
     pub total_nproc: u32,
     /// Coupled SYPD: the slowest component's.
     pub sypd: f64,
+    /// Core-hours per simulated year, `24 x P / SYPD` with `P` every PE of the run including the
+    /// extra PEs (in CPU core equivalents when components run on several resources).
     pub chsy: f64,
     /// Fraction of core time spent waiting for the slowest component.
     pub coupling_cost: f64,
+    /// Fittingness FN in [0, 1] at the prediction's TTS_w, normalised over the kept configurations
+    /// (higher is better).
     pub fittingness: f64,
     /// Nodes, billed and idle cores, the chosen cost and the queue; only with a `[machine]` or
     /// `[[queue]]` tables (absent otherwise, so the output is as it always was).
@@ -226,6 +277,7 @@ impl Scored {
 /// The answer of a prediction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Prediction {
+    /// The components' names, in the order of every `nproc` vector.
     pub components: Vec<String>,
     /// Feasible configurations (sum of PEs within the budget); serialised under its older
     /// name, which the report's JSON carries.
@@ -233,13 +285,18 @@ pub struct Prediction {
     pub configurations: u64,
     /// Kept configurations (feasible and at least as good as the base case).
     pub considered: u64,
+    /// The base case (every component at its first candidate), scored like the others.
     pub baseline: Scored,
+    /// Min-max bounds of the coupled SYPD over the kept configurations (the normalisation of
+    /// fittingness).
     pub sypd_bounds: Bounds,
     /// Bounds of the chosen cost (CHSY by default) over the kept configurations; serialised
     /// under its older name, which the report's JSON carries.
     #[serde(rename = "chsy_bounds")]
     pub cost_bounds: Bounds,
+    /// The TTS_w the top N was ranked at, in [0, 1].
     pub tts_w: f64,
+    /// The top N configurations, best first (FN descending, then total PEs, then PE counts).
     pub top: Vec<Scored>,
     /// The cost FN weighed, when a machine or queues are described (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -253,12 +310,21 @@ pub enum Cell {
     /// The PEs add up to more than the budget.
     OverBudget,
     /// Feasible but worse than the base case (grey in the matrix).
-    WorseThanBase { sypd: f64, chsy: f64 },
+    WorseThanBase {
+        /// Coupled SYPD of the configuration.
+        sypd: f64,
+        /// Its core-hours per simulated year.
+        chsy: f64,
+    },
     /// Kept and scored.
     Scored {
+        /// Coupled SYPD of the configuration.
         sypd: f64,
+        /// Its core-hours per simulated year.
         chsy: f64,
+        /// Fraction of core time spent waiting for the slowest component, in [0, 1].
         coupling_cost: f64,
+        /// Fittingness at the grid's TTS_w, in [0, 1].
         fittingness: f64,
     },
 }
@@ -266,15 +332,21 @@ pub enum Cell {
 /// A 2-D slice: component `rows` down, component `cols` across, the others fixed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Grid {
+    /// Index of the component whose PE counts run down the rows.
     pub rows: usize,
+    /// Index of the component whose PE counts run across the columns.
     pub cols: usize,
+    /// The row component's candidate PE counts, ascending (one per row).
     pub row_nproc: Vec<u32>,
+    /// The column component's candidate PE counts, ascending (one per column).
     pub col_nproc: Vec<u32>,
     /// Row-major cells, `row_nproc.len() * col_nproc.len()`.
     pub cells: Vec<Cell>,
 }
 
 impl Grid {
+    /// The cell at row `row` and column `col`, indices into `row_nproc` and `col_nproc` that the
+    /// caller keeps in range.
     pub fn cell(&self, row: usize, col: usize) -> Cell {
         self.cells[row * self.col_nproc.len() + col]
     }

@@ -40,11 +40,13 @@ pub const DEFAULT_YEARS: f64 = 250.0;
 /// A component's scalability curve as the report draws it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CurveData {
+    /// The component's name.
     pub name: String,
     /// Measured points (PEs, SYPD).
     pub measured: Vec<(f64, f64)>,
     /// The interpolation (PEs, SYPD), sampled densely between the measured ends.
     pub line: Vec<(f64, f64)>,
+    /// The interpolation the line was drawn with.
     pub method: Method,
     /// A calibrated model's curve (label, points (PEs, SYPD)), drawn dashed beside the
     /// interpolation when a model has been fitted; `None` draws only the interpolation.
@@ -90,19 +92,23 @@ impl CurveData {
 pub enum MarkKind {
     /// The prediction's k-th proposal (1-based).
     Predicted(usize),
+    /// The user's current configuration (the campaign file's `[original]`).
     Original,
+    /// The best configuration a campaign measured.
     Best,
 }
 
 /// A configuration marked on the curves and the matrix.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Mark {
+    /// What the configuration is (a proposal, the original, the campaign's best).
     pub kind: MarkKind,
     /// PEs per component, in component order.
     pub nproc: Vec<u32>,
 }
 
 impl Mark {
+    /// The mark's text on the figures: `#k`, `original` or `best`.
     pub fn label(&self) -> String {
         match self.kind {
             MarkKind::Predicted(k) => format!("#{k}"),
@@ -115,27 +121,35 @@ impl Mark {
 /// The scalability curves with the chosen configurations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CurvesSection {
+    /// One curve per component, in component order.
     pub curves: Vec<CurveData>,
+    /// The configurations to mark on each curve.
     pub marks: Vec<Mark>,
 }
 
 /// A 2-D slice of the fittingness of every configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MatrixSection {
+    /// Name of the component whose PEs run down the rows.
     pub row_name: String,
+    /// Name of the component whose PEs run across the columns.
     pub col_name: String,
+    /// The cells: over budget, worse than the base case, or scored.
     pub grid: Grid,
     /// The components held fixed, e.g. `LPJG 64, TM5 128` (empty with two components).
     pub fixed: String,
+    /// The TTS_w the cells' fittingness is computed at, in [0, 1].
     pub tts_w: f64,
     /// Marks in this slice: (row index, column index, mark).
     pub marks: Vec<(usize, usize, Mark)>,
+    /// The base case as text (`IFS 48 + NEMO 48`), for the caption of the grey cells.
     pub base_case: String,
 }
 
 /// The speed/cost trade-off: the Pareto front and which configuration wins for which TTS_w.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FrontSection {
+    /// The components' names, in the order of each configuration's PEs.
     pub components: Vec<String>,
     /// In ascending SYPD (and CHSY).
     pub front: Vec<Scored>,
@@ -175,56 +189,77 @@ pub struct Settings(pub Vec<(String, String)>);
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "section", rename_all = "snake_case")]
 pub enum Section {
+    /// The configuration to run, what it saves and on what it rests.
     Recommendation(Recommendation),
+    /// The settings the report was made with.
     Settings(Settings),
+    /// The scalability curves with the marked configurations.
     Curves(CurvesSection),
+    /// A 2-D slice of the fittingness.
     Matrix(MatrixSection),
+    /// The speed/cost front and the TTS_w intervals of each winner.
     Front(FrontSection),
     /// Which model ranked, its bands and its predictions against the measured runs.
     Model(ModelSection),
+    /// The prediction's top N and its counts.
     Prediction(Prediction),
+    /// The campaign's iteration table and best configuration.
     Campaign(Status),
 }
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    /// The report's title (the page title and first heading).
     pub title: String,
     /// Where the data came from (a campaign directory, a campaign file, the terminal app).
     pub source: String,
+    /// Its parts, in the order they are written.
     pub sections: Vec<Section>,
 }
 
 /// Neutral content, serialised by the HTML and Markdown writers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
+    /// A section heading.
     Heading(String),
+    /// A paragraph of text.
     Paragraph(String),
     /// The text a reader must not miss (the recommendation).
     Callout(Vec<String>),
+    /// A table with a header row.
     Table {
+        /// The column headers.
         header: Vec<String>,
+        /// The rows, each as wide as the header.
         rows: Vec<Vec<String>>,
     },
     /// Name-value pairs (the settings), read left to right.
     Pairs(Vec<(String, String)>),
+    /// An SVG figure with its caption.
     Figure {
         /// File stem for the Markdown form, e.g. `curves-IFS`.
         id: String,
+        /// The figure, a whole SVG document.
         svg: String,
+        /// The caption under it.
         caption: String,
     },
 }
 
 /// Everything [`build`] can use; leave out what is not known.
 pub struct ReportRequest<'a> {
+    /// The report's title.
     pub title: String,
+    /// Where the data came from (a campaign directory, a campaign file, the terminal app).
     pub source: String,
     /// The prediction problem; with it: curves, matrix and top N.
     pub problem: Option<&'a Problem>,
     /// The components' inputs (curves), in component order.
     pub inputs: &'a [ComponentInput],
+    /// The TTS_w to rank and recommend at, in [0, 1].
     pub tts_w: f64,
+    /// How many proposals to list.
     pub top: usize,
     /// Components down the rows and across the columns of the matrix.
     pub axes: (usize, usize),
@@ -232,6 +267,7 @@ pub struct ReportRequest<'a> {
     pub fixed: Option<Vec<usize>>,
     /// The user's current configuration, PEs in component order.
     pub original: Option<Vec<u32>>,
+    /// A campaign's status, for its table, best configuration and marks.
     pub campaign: Option<&'a Status>,
     /// Simulated years the savings are counted over.
     pub years: f64,

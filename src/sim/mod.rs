@@ -169,10 +169,12 @@ impl SimSettings {
         Ok(())
     }
 
+    /// Coupling period in simulated seconds (`period_s`, default 2700).
     pub fn period(&self) -> f64 {
         self.period_s.unwrap_or(defaults::PERIOD_S)
     }
 
+    /// Coupling steps the run simulates (`steps`, default 40).
     pub fn steps(&self) -> u32 {
         self.steps.unwrap_or(defaults::STEPS)
     }
@@ -221,6 +223,7 @@ fn is_atmosphere(name: &str) -> bool {
 pub struct SimComponent {
     /// The name written into the LUCIA files (`MD` line): the component's timing name.
     pub name: String,
+    /// PEs the component runs on.
     pub nproc: u32,
     /// The truth curve: how fast the component computes at each PE count.
     pub curve: Curve,
@@ -229,12 +232,16 @@ pub struct SimComponent {
 /// A run to simulate: settings, components, and the run's seed (so repetitions differ).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimRun {
+    /// The `[executor.sim]` settings (noise, failures, steps, period).
     pub settings: SimSettings,
+    /// The components with their PEs and truth curves, in the order they are written.
     pub components: Vec<SimComponent>,
+    /// The run's own seed, mixed with the settings' seed so that repetitions differ.
     pub seed: u64,
 }
 
 impl SimRun {
+    /// A run of `components` with a copy of `settings`.
     pub fn new(settings: &SimSettings, components: Vec<SimComponent>, seed: u64) -> SimRun {
         SimRun {
             settings: settings.clone(),
@@ -248,13 +255,23 @@ impl SimRun {
 /// see [`SimOutcome::failed`]).
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
+    /// A setting is out of range or a configured curve cannot be loaded; the message names the key.
     #[error("{0}")]
     Settings(String),
+    /// A component cannot be simulated (a bad name, no PEs, or a truth speed that is not positive).
     #[error("component {name}: {reason}")]
-    Component { name: String, reason: String },
+    Component {
+        /// The component's name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The output directory or a LUCIA file could not be written.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The filesystem's error.
         #[source]
         source: std::io::Error,
     },

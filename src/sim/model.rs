@@ -20,6 +20,7 @@ const TRANSFER_S: f64 = 0.0001;
 /// What the model did (the analysis window is the one LUCIA's analysis uses).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SimOutcome {
+    /// Per component, in the run's order.
     pub components: Vec<ComponentOutcome>,
     /// Exchanges written per rank file (coupling steps + 1), fewer when the run failed.
     pub exchanges: u32,
@@ -38,8 +39,11 @@ pub struct SimOutcome {
 /// One component's share of the outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComponentOutcome {
+    /// The component's timing name.
     pub name: String,
+    /// PEs it ran on.
     pub nproc: u32,
+    /// How many rank files it wrote (the ranks LUCIA samples at `nproc` PEs).
     pub sampled_ranks: u32,
     /// SYPD of the truth curve at `nproc` (the component's own speed).
     pub truth_sypd: f64,

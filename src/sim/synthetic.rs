@@ -42,6 +42,7 @@ const TRUTH_SPACING: u32 = 4;
 /// One synthetic component.
 #[derive(Debug, Clone)]
 pub struct SyntheticComponent {
+    /// The component's name (`IFS`, `NEMO`, `LIM`, `LPJG`, `TM5`, in that order).
     pub name: String,
     /// The measured standalone curve the prediction sees (noisy points).
     pub standalone: Curve,
@@ -111,7 +112,9 @@ impl SyntheticComponent {
 /// A whole synthetic case: 1 to 5 components drawn from one seed.
 #[derive(Debug, Clone)]
 pub struct SyntheticCase {
+    /// The seed the case was drawn from; the same seed draws the same case.
     pub seed: u64,
+    /// Its components (1 to 5).
     pub components: Vec<SyntheticComponent>,
 }
 
@@ -124,6 +127,7 @@ impl SyntheticCase {
         SyntheticCase { seed, components }
     }
 
+    /// The components' names, in order.
     pub fn names(&self) -> Vec<String> {
         self.components.iter().map(|c| c.name.clone()).collect()
     }

@@ -1,5 +1,5 @@
-//! The measurement of one coupled run and the CPMIP metrics derived from it (method.md,
-//! "Measuring a run"). A value that the input cannot tell is `None`, never a guess.
+//! The measurement of one coupled run and the CPMIP metrics derived from it (the guide's
+//! `method/prediction.md`, *Metrics*). A value that the input cannot tell is `None`, never a guess.
 
 use serde::{Deserialize, Serialize};
 

@@ -7,7 +7,8 @@
 //! complete can be measured yet. The CPMIP metrics (SYPD, CHSY, coupling costs) are methods of
 //! [`Measurement`], computed with [`crate::metrics`] so every part of autolb agrees on them.
 //!
-//! Formats (one submodule each; see `formats.md`):
+//! Formats (one submodule each; the guide's `timing.md` describes them, `timing-ecearth4.md` the
+//! EC-Earth4 and OASIS 5 ones):
 //! * [`Format::LuciaRaw`]: raw `lucia.CC.RRRRRR` files of OASIS3-MCT 3/4 ([`lucia_raw`]);
 //! * [`Format::LuciaLog`]: the `lucia.log` text of the CERFACS post-processor ([`lucia_log`]);
 //! * [`Format::Oasis5`]: OASIS3-MCT 5 `load_balancing_info.txt` ([`oasis5`]);

@@ -79,7 +79,8 @@ use keys::KeyTable;
 use selection::{CurveSource, SelectionSource, SourceComponent};
 use theme::{ColorDepth, Theme};
 
-/// Coupling period of the EC-Earth3 SR example (formats.md: 2700 s per coupling step).
+/// Coupling period of the EC-Earth3 SR example: 2700 simulated seconds (45 minutes) per coupling
+/// step; the app uses it for the built-in example unless `--period` gives another.
 const EXAMPLE_PERIOD_S: f64 = 2700.0;
 
 /// What the app shows, resolved from the arguments.

@@ -1,4 +1,4 @@
-//! Every decision of Algorithm 1 (method.md, "The load-balance workflow") checked on a scripted
+//! Every decision of Algorithm 1 (the guide's `method/algorithm1.md`) checked on a scripted
 //! campaign with synthetic measurements: the donor waits most, the step halves when the
 //! direction reverses and while a configuration was already run, moves snap to the allowed
 //! list and stop at the limits, a test finishes once its step falls below `minimum_step`, a

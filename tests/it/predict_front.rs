@@ -99,7 +99,8 @@ fn naive_front(points: &[Kept]) -> Vec<Kept> {
     front
 }
 
-/// The top-1 at `w` by scoring every kept configuration, ties by method.md's ranking order.
+/// The top-1 at `w` by scoring every kept configuration, ties by the ranking order of the guide's
+/// `method/prediction.md` (step 6).
 fn brute_winner<'a>(kept: &'a [Kept], w: f64, sb: &Bounds, cb: &Bounds) -> &'a Kept {
     let fn_of = |k: &Kept| metrics::fittingness_in(w, k.sypd, k.cost, sb, cb);
     kept.iter()

@@ -51,14 +51,17 @@ impl<T> NameMap<T> {
         NameMap(names.iter().cloned().zip(values).collect())
     }
 
+    /// The value of component `name`, if it is in the map.
     pub fn get(&self, name: &str) -> Option<&T> {
         self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 
+    /// The values, in component order.
     pub fn values(&self) -> impl Iterator<Item = &T> {
         self.0.iter().map(|(_, v)| v)
     }
 
+    /// Whether the map holds no component.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -98,8 +101,11 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for NameMap<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
+    /// Runs are still to be run or recorded.
     Running,
+    /// No test is open: the campaign finished.
     Done,
+    /// `campaign cancel` stopped the campaign.
     Cancelled,
 }
 
@@ -122,6 +128,7 @@ pub enum TestState {
 /// `campaign status --json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Status {
+    /// Where the whole campaign stands.
     pub state: Phase,
     /// The current lb-iteration (the last created); `None` before any.
     #[serde(default)]
@@ -129,24 +136,32 @@ pub struct Status {
     /// Nothing more will run: the campaign is done or cancelled.
     #[serde(default)]
     pub done: bool,
+    /// Every lb-iteration with its tests, in order.
     pub iterations: Vec<IterationView>,
+    /// The best configuration measured so far (`None` before any run succeeded).
     pub best: Option<BestView>,
     /// Component names in order.
     pub components: Vec<String>,
     /// The fittingness weight.
     pub tts_w: f64,
+    /// PEs that count in CHSY but are never balanced (XIOS, runoff mapper).
     pub extra_pes: u32,
+    /// PEs moved in the first lb-iteration.
     pub initial_step: u32,
+    /// A test finishes once its step falls below this many PEs.
     pub minimum_step: u32,
+    /// Runs per test and iteration (guided: the most runs of one configuration).
     pub repetitions: u32,
     /// The executor kind, or `external` for `next` / `record` campaigns.
     pub executor: String,
+    /// Runs per state over the whole campaign.
     pub counts: RunCounts,
     /// Each component's name in the timing output, in component order.
     pub timing_names: Vec<String>,
     /// The coupling period the timing reader uses.
     pub period_s: Option<f64>,
-    /// The machine and cost the best is chosen by (absent: CHSY, as method.md defines it).
+    /// The machine and cost the best is chosen by (absent: CHSY, as the guide's
+    /// `method/prediction.md` defines it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_model: Option<crate::machine::CostModel>,
     /// How the campaign chooses its tests (`algorithm1` or `guided`).
@@ -161,6 +176,8 @@ pub struct Status {
     /// proven (Algorithm 1 with two components) or an estimate.
     #[serde(default)]
     pub iterations_at_most: Option<u32>,
+    /// Whether `iterations_at_most` is proven (Algorithm 1 with two components) rather than
+    /// estimated.
     #[serde(default)]
     pub bound_proven: bool,
 }
@@ -168,47 +185,65 @@ pub struct Status {
 /// Runs per state over the whole campaign.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunCounts {
+    /// Runs waiting to be started or recorded.
     pub pending: usize,
+    /// Runs started and not ended.
     pub running: usize,
+    /// Runs measured.
     pub done: usize,
+    /// Runs that failed after every retry.
     pub failed: usize,
 }
 
+/// One lb-iteration of the table: its tests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IterationView {
+    /// The iteration's index (0-based).
     pub iteration: u32,
+    /// Its tests, in test order.
     pub tests: Vec<TestView>,
 }
 
 /// One row of the iteration table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestView {
+    /// The test's id (0-based, stable over iterations).
     pub test: u32,
+    /// PEs per component in this iteration.
     pub nproc: NameMap<u32>,
     /// The test's step in this iteration.
     pub step: u32,
+    /// Where the test stands in this iteration.
     pub state: TestState,
+    /// Its runs in this iteration, one per repetition.
     pub runs: Vec<RunView>,
     /// Means over the measured runs.
     pub sypd: Option<f64>,
+    /// Mean CHSY over the measured runs.
     pub chsy: Option<f64>,
+    /// Mean coupling cost over the measured runs, a fraction.
     pub coupling_cost: Option<f64>,
+    /// Mean partial coupling cost per component over the measured runs.
     pub partial_coupling_cost: NameMap<f64>,
     /// Normalised over every measured configuration of the campaign.
     pub fittingness: Option<f64>,
+    /// The component that gives PEs after this iteration (the one that waited most).
     pub donor: Option<String>,
+    /// The component that receives them.
     pub recipient: Option<String>,
-    /// Extras.
+    /// All PEs of the configuration, the extra PEs included.
     pub total_nproc: u32,
+    /// Where the test came from: `prediction #k` or `original`.
     pub origin: String,
     /// The PEs moved after this iteration (the step after any halving).
     pub next_step: Option<u32>,
+    /// PEs per component in the next iteration, when the test goes on.
     pub next_nproc: Option<NameMap<u32>>,
     /// Why the step was halved, why the test stopped.
     pub notes: Vec<String>,
     /// Why this test runs in this iteration: the guided strategy's choice
-    /// (`model: upper band 0.930 > best 0.910 on the model's FN scale`, `donor/recipient: ...`, `repetition: ...`), or
-    /// for Algorithm 1 its origin (iteration 0) or the move that led here.
+    /// (`model: upper band 0.930 > best 0.910 on the model's FN scale`, `donor/recipient: ...`,
+    /// `repetition: ...`), or for Algorithm 1 its origin (iteration 0) or the move that led here.
     #[serde(default)]
     pub reason: Option<String>,
 }
@@ -216,22 +251,33 @@ pub struct TestView {
 /// One run of a test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunView {
+    /// Pending, running, done or failed.
     pub state: RunState,
+    /// Its coupled SYPD, once measured.
     pub sypd: Option<f64>,
+    /// Its CHSY, once measured.
     pub chsy: Option<f64>,
+    /// Its coupling cost, a fraction, once measured.
     pub coupling_cost: Option<f64>,
-    /// Extras.
+    /// The run's id (`i00-t03-r1`).
     pub run: String,
+    /// Its repetition (1-based).
     pub repetition: u32,
+    /// Its partial coupling cost per component, once measured.
     pub partial_coupling_cost: NameMap<f64>,
+    /// Its directory, `iter-II/test-TT/rep-R/` under the campaign directory (absolute when the
+    /// campaign directory is).
     pub run_dir: PathBuf,
     /// The executor's ticket (a Slurm job id, a process id).
     pub job: Option<String>,
+    /// How many times it was started.
     pub attempts: u32,
+    /// Why it failed, when it did.
     pub failure: Option<String>,
     /// When its last attempt started and ended (unix seconds), when a driver ran it.
     #[serde(default)]
     pub started_at: Option<f64>,
+    /// When its last attempt ended, or it was recorded (unix seconds), once it has.
     #[serde(default)]
     pub ended_at: Option<f64>,
 }
@@ -267,14 +313,22 @@ impl RunView {
 /// The best configuration measured so far.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BestView {
+    /// Its PEs per component.
     pub nproc: NameMap<u32>,
+    /// Mean coupled SYPD over its measured runs.
     pub sypd: f64,
+    /// Mean CHSY over its measured runs.
     pub chsy: f64,
+    /// Mean coupling cost over its measured runs, a fraction.
     pub coupling_cost: f64,
+    /// Its fittingness, in [0, 1], normalised over every measured configuration (the highest of
+    /// them).
     pub fittingness: f64,
-    /// Extras: where it was measured.
+    /// The iteration that measured it (the first, for a configuration run in several).
     pub iteration: u32,
+    /// The test that measured it.
     pub test: u32,
+    /// All its PEs, the extra PEs included.
     pub total_nproc: u32,
     /// How many runs its means rest on (fewer than `repetitions` when some failed).
     #[serde(default)]
@@ -574,6 +628,7 @@ impl Status {
 }
 
 impl RunState {
+    /// The state's name as the status table and JSON print it.
     pub fn as_str(self) -> &'static str {
         match self {
             RunState::Pending => "pending",
@@ -585,6 +640,7 @@ impl RunState {
 }
 
 impl Phase {
+    /// The phase's name as the status table and JSON print it.
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::Running => "running",
@@ -595,6 +651,7 @@ impl Phase {
 }
 
 impl TestState {
+    /// The test state's name as the status table and JSON print it.
     pub fn as_str(self) -> &'static str {
         match self {
             TestState::Pending => "pending",

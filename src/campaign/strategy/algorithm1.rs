@@ -1,4 +1,4 @@
-//! Algorithm 1 (method.md, "The load-balance workflow") as small pure functions, so every
+//! Algorithm 1 (the guide's `method/algorithm1.md`) as small pure functions, so every
 //! decision can be checked on its own with synthetic measurements.
 //!
 //! Decisions the method leaves open, taken here (and in the guide's *Algorithm 1* page):
@@ -32,9 +32,13 @@ pub use super::budgets::{Budgets, Limits};
 /// Mean metrics of the runs of one test in one iteration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Means {
+    /// Mean coupled SYPD.
     pub sypd: f64,
+    /// Mean CHSY.
     pub chsy: f64,
+    /// Mean coupling cost, a fraction.
     pub coupling_cost: f64,
+    /// Mean partial coupling cost per component, in component order; the largest is the donor.
     pub partial_coupling_cost: Vec<f64>,
 }
 
@@ -152,15 +156,21 @@ pub fn move_units(
 /// Everything [`decide`] needs about one test after an iteration.
 #[derive(Debug, Clone)]
 pub struct DecisionInput<'a> {
+    /// The test's PEs per component in the iteration that ended.
     pub nproc: &'a [u32],
+    /// The test's step in that iteration, in PEs.
     pub step: u32,
     /// The test's (donor, recipient) of its previous decision.
     pub previous: Option<(usize, usize)>,
     /// Mean partial coupling costs; `None` when every run failed.
     pub partial: Option<&'a [f64]>,
+    /// A test finishes once its step falls below this many PEs.
     pub minimum_step: u32,
+    /// The PE counts each component may take, in component order.
     pub limits: &'a [Limits],
+    /// Budget for the balanced components together, in PEs.
     pub max_nproc: u32,
+    /// The components' names, for the decision's notes.
     pub names: &'a [String],
 }
 
@@ -257,9 +267,13 @@ pub fn decide_within(
 /// One measured configuration, for choosing the best.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
+    /// PEs per component.
     pub nproc: Vec<u32>,
+    /// All its PEs, the extra PEs included (the tie-break after FN).
     pub total_nproc: u32,
+    /// Mean coupled SYPD of its runs.
     pub sypd: f64,
+    /// Mean cost FN weighs: CHSY, or the billed cost with a machine.
     pub chsy: f64,
 }
 

@@ -137,7 +137,9 @@ impl FrozenSettings {
 /// The PE counts one component may take in a move.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
+    /// Fewest PEs a move may leave the component with.
     pub low: u32,
+    /// Most PEs a move may give it.
     pub high: u32,
     /// Ascending; `None` = every count in `[low, high]`.
     pub allowed: Option<Vec<u32>>,

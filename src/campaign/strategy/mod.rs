@@ -34,6 +34,7 @@ pub struct PlannedTest {
     /// An existing test goes on (`Some(id)`), or a new test starts (`None`; its origin is the
     /// strategy's name).
     pub test: Option<u32>,
+    /// PEs per component, in component order.
     pub nproc: Vec<u32>,
     /// The test's step in the new iteration.
     pub step: u32,
@@ -50,10 +51,18 @@ pub enum PlanError {
     /// A file the strategy reads could not be read. On a parallel file system this is often
     /// momentary (a busy metadata server, a file being replaced), so trying again can help.
     #[error("cannot read {what}: {reason}")]
-    Unreadable { what: String, reason: String },
+    Unreadable {
+        /// What could not be read (a curve, a run's timing output), with its path.
+        what: String,
+        /// What the filesystem or the reader said.
+        reason: String,
+    },
     /// The strategy reads the campaign directory and was given only the state.
     #[error("the {strategy} strategy needs the campaign directory (it reads the curves there)")]
-    NeedsDirectory { strategy: &'static str },
+    NeedsDirectory {
+        /// The strategy's name (`guided`).
+        strategy: &'static str,
+    },
 }
 
 impl PlanError {
@@ -92,7 +101,7 @@ pub fn limits_of(state: &State) -> Vec<Limits> {
         .collect()
 }
 
-/// Algorithm 1 (method.md, "The load-balance workflow"): each test of the iteration takes its
+/// Algorithm 1 (the guide's `method/algorithm1.md`): each test of the iteration takes its
 /// own donor/recipient decision; the tests that go on make the next iteration.
 pub struct Algorithm1;
 

@@ -9,7 +9,9 @@ use crate::executor::ExecutorError;
 /// What Slurm says about one job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRecord {
+    /// The job id as `squeue` or `sacct` prints it (whole jobs only, no `.batch` step rows).
     pub id: String,
+    /// The job's name (autolb's begin with `job_name_prefix`).
     pub name: String,
     /// The state word(s) as Slurm prints them (`PENDING`, `CANCELLED by 0`).
     pub state: String,
@@ -52,6 +54,7 @@ const SQUEUE_ATTEMPTS: u64 = 3;
 const SACCT_NAME_WINDOW: &str = "now-60days";
 
 impl SlurmClient {
+    /// A client that finds out on its first `sacct` call which form works here.
     pub fn new() -> SlurmClient {
         SlurmClient {
             sacct: SacctMode::Untried,

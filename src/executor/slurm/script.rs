@@ -227,6 +227,7 @@ pub fn sbatch_filename_escape(path: &str) -> String {
 pub struct RankGroup {
     /// Component or extra name (for the comment line).
     pub name: String,
+    /// Ranks (MPI tasks) of the group.
     pub ntasks: u32,
     /// Program and arguments, placeholders already filled in.
     pub command: Vec<String>,

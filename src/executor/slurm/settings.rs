@@ -25,8 +25,11 @@ pub struct SlurmSettings {
     /// The job script template inline, instead of `template`. Without either, the job runs
     /// `[executor] command` in the run directory.
     pub script: Option<String>,
+    /// Slurm partition (`--partition`); default: the cluster's.
     pub partition: Option<String>,
+    /// Slurm account to charge (`--account`).
     pub account: Option<String>,
+    /// Slurm QOS (`--qos`).
     pub qos: Option<String>,
     /// Slurm time limit per job (`MM`, `HH:MM:SS`, `D-HH:MM:SS`); default: `[executor]
     /// timeout_s` rounded up to whole minutes, else the partition's default.
@@ -68,8 +71,11 @@ pub struct MultiProgSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraProgram {
+    /// The program's name, for the comment line of the multi-prog file.
     pub name: String,
+    /// Its PEs (ranks); the extras' PEs add up to the campaign's `extra_pes`.
     pub nproc: u32,
+    /// Program and arguments.
     pub command: Vec<String>,
 }
 

@@ -5,7 +5,9 @@ use crate::executor::RunStatus;
 /// A job's exit code as Slurm reports it (`sacct`'s `ExitCode` column, `code:signal`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JobExit {
+    /// The job's exit code (0 on success).
     pub code: i32,
+    /// The signal that ended it (0: none).
     pub signal: i32,
 }
 

@@ -1,6 +1,7 @@
 //! Raw LUCIA files of OASIS3-MCT 3/4: `lucia.CC.RRRRRR`, one per sampled rank.
 //!
-//! The analysis follows formats.md (what CERFACS' `lucia` post-processor computes):
+//! The analysis follows the guide's `timing.md` (what CERFACS' `lucia` post-processor
+//! computes):
 //! * Steps are counted on a component's receive (get) events, or on its send events when it
 //!   receives nothing. Of the `n` exchanges, the first two (initialisation) and the last
 //!   (termination) are skipped: the analysed window runs from the end of exchange 2 to the end
@@ -62,8 +63,8 @@ pub fn file_name(cc: u32, rank: u32) -> String {
     format!("lucia.{cc:02}.{rank:06}")
 }
 
-/// Which ranks write a LUCIA file when a component runs on `nproc` PEs (formats.md): all of
-/// them below 20 PEs, every `nproc / 5`-th below 100, every `nproc / 20`-th otherwise.
+/// Which ranks write a LUCIA file when a component runs on `nproc` PEs (the guide's `timing.md`):
+/// all of them below 20 PEs, every `nproc / 5`-th below 100, every `nproc / 20`-th otherwise.
 pub fn sampled_ranks(nproc: u32) -> Vec<u32> {
     (0..nproc)
         .step_by(sampling_stride(nproc) as usize)

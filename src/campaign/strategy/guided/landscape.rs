@@ -14,9 +14,11 @@ use crate::predict::{self, ComponentInput, ProblemOptions};
 /// Every run of one configuration, over all iterations.
 #[derive(Debug, Clone)]
 pub struct MeasuredConfig {
+    /// PEs per component.
     pub nproc: Vec<u32>,
     /// The test that first ran it (repetitions go on under this id).
     pub test: u32,
+    /// Metrics of its measured runs (failed runs count in `attempts` only).
     pub runs: Vec<RunMetrics>,
     /// Runs made, failed ones included.
     pub attempts: u32,
@@ -46,9 +48,9 @@ pub fn measured_configs(state: &State) -> Vec<MeasuredConfig> {
     out
 }
 
-/// Each component's coupled-mode speed in one run: the run's SYPD over the share of the wall
-/// time the component computed. The partial coupling cost is `coupling_s * p / (wall * P)`
-/// (method.md, eq. 5), so that share is `1 - cost * P / p`.
+/// Each component's coupled-mode speed in one run: the run's SYPD over the share of the wall time
+/// the component computed. The partial coupling cost is `coupling_s * p / (wall * P)` (paper eq. 5;
+/// the guide's `method/prediction.md`, *Metrics*), so that share is `1 - cost * P / p`.
 ///
 /// `unit_cost` weighs each component's units as the measurement did (its resource's unit cost
 /// with `[[resource]]` tables, else 1 each): the share only needs `p` and `P` in the same units.
@@ -146,6 +148,7 @@ pub fn enumerate(
 /// normalisation).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Belief {
+    /// FN at the model's mean speed of the configuration.
     pub mean: f64,
     /// One standard deviation of the mean speed, in FN.
     pub sd: f64,
@@ -156,22 +159,29 @@ pub struct Belief {
 /// Everything scored: the model, the candidates' PE counts, the measured configurations, and
 /// the normalisation FN uses for all of them.
 pub struct Landscape {
+    /// The model fitted on the campaign's runs so far (with the curves).
     pub model: Model,
+    /// The components' names, in component order.
     pub names: Vec<String>,
+    /// Every configuration run so far, with its runs.
     pub measured: Vec<MeasuredConfig>,
+    /// The PE counts each component may take.
     pub limits: Vec<Limits>,
     /// Per component, the candidate PE counts of the prediction at `minimum_step` spacing
     /// (allowed lists and limits applied), ascending.
     pub lists: Vec<Vec<u32>>,
     standalone: Vec<Interpolant>,
     /// FN's normalisation: the bounds of the model's predicted landscape, i.e. of the kept
-    /// configurations of the prediction ranked with this model (method.md, prediction step 5).
+    /// configurations of the prediction ranked with this model (the guide's `method/prediction.md`,
+    /// step 5).
     sypd: Bounds,
     cost: Bounds,
     settings: FrozenSettings,
 }
 
 impl Landscape {
+    /// Fits the model on the campaign's measured runs and scores the prediction's candidates with
+    /// it; an error (in words) when the prediction cannot be built.
     pub fn new(state: &State, curves: &[Curve]) -> Result<Landscape, String> {
         let s = &state.settings;
         let interp = s.interp.unwrap_or_default();
@@ -229,6 +239,7 @@ impl Landscape {
         })
     }
 
+    /// The campaign's frozen settings.
     pub fn settings(&self) -> &FrozenSettings {
         &self.settings
     }
