@@ -27,7 +27,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::interp::{Interpolant, Method};
 use crate::metrics::{self, Bounds};
+use crate::predict::ComponentInput;
 
 /// Where a pinned helper's ranks go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,6 +121,9 @@ pub enum PackingError {
     /// Zero nodes asked for.
     #[error("a packing needs at least one node")]
     NoNodes,
+    /// A component known only from measured runs: the packing search reads speeds off curves.
+    #[error("component {0} has no curve; node packings need each balanced component's curve (curve = \"PATH\" in its [[component]] table)")]
+    NoCurve(String),
 }
 
 /// One group of nodes packed alike.
@@ -162,7 +167,7 @@ impl Packing {
 
     /// What the job is billed per simulated year, in core-hours: whole nodes,
     /// `24 * nodes * cores_per_node / SYPD`.
-    pub fn billed_chsy(&self, cores_per_node: u32) -> f64 {
+    pub fn nhsy(&self, cores_per_node: u32) -> f64 {
         metrics::chsy(f64::from(self.nodes * cores_per_node), self.sypd)
     }
 }
@@ -172,13 +177,54 @@ impl Packing {
 pub struct ScoredPacking {
     /// The packing.
     pub packing: Packing,
-    /// Billed core-hours per simulated year (whole nodes).
-    pub chsy: f64,
+    /// Billed core-hours per simulated year, whole nodes (NHSY, as `cost = "node-hours"` counts it).
+    pub nhsy: f64,
     /// Fittingness among the best packings of the node range, at the ranking's TTS_w.
     pub fittingness: f64,
 }
 
 impl PackingProblem {
+    /// The problem for the prediction's components (one thread per rank) and pinned helpers:
+    /// each component's speed at every rank count up to `max_nodes` full nodes, read off its
+    /// curve with `interp` inside its range and allowed list.
+    pub fn from_inputs(
+        inputs: &[ComponentInput],
+        helpers: Vec<PinnedHelper>,
+        cores_per_node: u32,
+        interp: Method,
+        max_nodes: u32,
+    ) -> Result<PackingProblem, PackingError> {
+        let max_ranks = max_nodes.saturating_mul(cores_per_node);
+        let components = inputs
+            .iter()
+            .map(|input| {
+                let curve = input
+                    .curve
+                    .as_ref()
+                    .ok_or_else(|| PackingError::NoCurve(input.name.clone()))?;
+                let f = Interpolant::new(interp, &curve.xs(), &curve.ys());
+                let (lo, hi) = input
+                    .range()
+                    .ok_or_else(|| PackingError::NoCurve(input.name.clone()))?;
+                let sypd = (0..=max_ranks)
+                    .map(|r| {
+                        let allowed = input.allowed.as_ref().is_none_or(|a| a.contains(&r));
+                        (r > 0 && (lo..=hi).contains(&r) && allowed).then(|| f.eval(f64::from(r)))
+                    })
+                    .collect();
+                Ok(PackedComponent {
+                    name: input.name.clone(),
+                    options: vec![ThreadSpeeds { threads: 1, sypd }],
+                })
+            })
+            .collect::<Result<Vec<_>, PackingError>>()?;
+        Ok(PackingProblem {
+            cores_per_node,
+            components,
+            helpers,
+        })
+    }
+
     fn helper_cores(&self, pinned: Pinned) -> u32 {
         self.helpers
             .iter()
@@ -348,6 +394,22 @@ fn best_first_node(
         }
         (cores <= capacity).then_some((cores, ranks))
     };
+    if let [a, b] = running.as_slice() {
+        // Two components: the best speed is the best of "k ranks of the first, as many of the
+        // second as fit", one pass instead of a sort and a bisection.
+        let (ta, tb) = (options[0].threads, options[1].threads);
+        let s = (0..a.len())
+            .map(|k| {
+                let left = (capacity - k as u32 * ta) / tb;
+                a[k].0.min(b[(left as usize).min(b.len() - 1)].0)
+            })
+            .fold(f64::NEG_INFINITY, f64::max);
+        if !s.is_finite() {
+            return None;
+        }
+        let (_, ranks) = cores_for(s)?;
+        return Some((s, ranks));
+    }
     let mut speeds: Vec<f64> = running
         .iter()
         .flat_map(|r| r.iter().map(|&(v, _)| v))
@@ -378,6 +440,19 @@ fn better(a: (f64, u32, &[u32], &[u32]), b: (f64, u32, &[u32], &[u32])) -> bool 
         .is_gt()
 }
 
+/// The best packing so far in [`best_packing`]'s walk.
+struct Found {
+    sypd: f64,
+    used: u32,
+    threads: Vec<u32>,
+    /// Ranks per component on each node but the first.
+    regular: Vec<u32>,
+    /// Ranks per component on the first node.
+    first: Vec<u32>,
+    /// The thread option of each component.
+    choice: Vec<usize>,
+}
+
 /// The fastest packing of `nodes` nodes (then the one using fewest cores), or `None` when no
 /// packing lets every component run.
 pub fn best_packing(problem: &PackingProblem, nodes: u32) -> Result<Option<Packing>, PackingError> {
@@ -385,7 +460,7 @@ pub fn best_packing(problem: &PackingProblem, nodes: u32) -> Result<Option<Packi
         return Err(PackingError::NoNodes);
     }
     let (reg_cap, first_cap) = problem.capacities()?;
-    let mut best: Option<(f64, u32, Vec<u32>, Vec<u32>, Vec<u32>, Vec<usize>)> = None;
+    let mut best: Option<Found> = None;
     for choice in problem.thread_choices() {
         let options: Vec<&ThreadSpeeds> = choice
             .iter()
@@ -405,21 +480,32 @@ pub fn best_packing(problem: &PackingProblem, nodes: u32) -> Result<Option<Packi
             };
             let cores = |r: &[u32]| r.iter().zip(&threads).map(|(r, t)| r * t).sum::<u32>();
             let used = (nodes - 1) * cores(&regular) + cores(&first);
-            let wins = best
-                .as_ref()
-                .is_none_or(|b| better((sypd, used, &threads, &regular), (b.0, b.1, &b.2, &b.3)));
+            let wins = best.as_ref().is_none_or(|b| {
+                better(
+                    (sypd, used, &threads, &regular),
+                    (b.sypd, b.used, &b.threads, &b.regular),
+                )
+            });
             if wins {
-                best = Some((sypd, used, threads.clone(), regular, first, choice.clone()));
+                best = Some(Found {
+                    sypd,
+                    used,
+                    threads: threads.clone(),
+                    regular,
+                    first,
+                    choice: choice.clone(),
+                });
             }
         }
     }
-    Ok(best.map(|(sypd, _, _, regular, first, choice)| {
-        let options: Vec<&ThreadSpeeds> = choice
+    Ok(best.map(|b| {
+        let options: Vec<&ThreadSpeeds> = b
+            .choice
             .iter()
             .zip(&problem.components)
             .map(|(&i, c)| &c.options[i])
             .collect();
-        problem.packing(nodes, &options, &regular, &first, sypd)
+        problem.packing(nodes, &options, &b.regular, &b.first, b.sypd)
     }))
 }
 
@@ -439,18 +525,18 @@ pub fn rank_packings(
         }
     }
     let sypd = Bounds::of(found.iter().map(|p| p.sypd));
-    let cost = Bounds::of(found.iter().map(|p| p.billed_chsy(cpn)));
+    let cost = Bounds::of(found.iter().map(|p| p.nhsy(cpn)));
     let mut scored: Vec<ScoredPacking> = found
         .into_iter()
         .map(|packing| {
-            let chsy = packing.billed_chsy(cpn);
+            let nhsy = packing.nhsy(cpn);
             let fittingness = match (&sypd, &cost) {
-                (Some(s), Some(c)) => metrics::fittingness_in(tts_w, packing.sypd, chsy, s, c),
+                (Some(s), Some(c)) => metrics::fittingness_in(tts_w, packing.sypd, nhsy, s, c),
                 _ => 0.0,
             };
             ScoredPacking {
                 packing,
-                chsy,
+                nhsy,
                 fittingness,
             }
         })
