@@ -26,6 +26,11 @@ pub enum Placement {
     /// Each component gets its own whole nodes (what `srun --multi-prog` with one node set per
     /// binary, or heterogeneous jobs, do).
     PerComponent,
+    /// Every node holds several components, packed in node groups (EC-Earth4's `job.groups`):
+    /// `predict` then searches the best packing of each node count
+    /// ([`crate::predict::packing`]). A single configuration is billed as `packed` is: the
+    /// job's cores rounded up to whole nodes.
+    Groups,
 }
 
 /// The cost figure FN weighs against speed.
@@ -66,14 +71,31 @@ impl CostKind {
     }
 }
 
+impl Placement {
+    /// The word the campaign file and `--placement` use.
+    pub fn label(self) -> &'static str {
+        match self {
+            Placement::Packed => "packed",
+            Placement::PerComponent => "per-component",
+            Placement::Groups => "groups",
+        }
+    }
+
+    /// Whether the job's cores are rounded up to whole nodes together (components share nodes).
+    pub fn shares_nodes(self) -> bool {
+        matches!(self, Placement::Packed | Placement::Groups)
+    }
+}
+
 impl std::str::FromStr for Placement {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "packed" => Ok(Placement::Packed),
             "per-component" => Ok(Placement::PerComponent),
+            "groups" => Ok(Placement::Groups),
             _ => Err(format!(
-                "unknown placement {s:?}; use packed or per-component"
+                "unknown placement {s:?}; use packed, per-component or groups"
             )),
         }
     }
@@ -278,12 +300,12 @@ pub fn nodes_for(pes: u32, cores_per_node: u32) -> u32 {
 pub fn job_nodes(machine: &Machine, sum: u32, component_nodes: u32, extras: u32) -> u32 {
     let cpn = machine.cores_per_node;
     let balanced = match machine.placement {
-        Placement::Packed => nodes_for(sum, cpn),
+        Placement::Packed | Placement::Groups => nodes_for(sum, cpn),
         Placement::PerComponent => component_nodes,
     };
     if machine.extras_share_node {
         match machine.placement {
-            Placement::Packed => nodes_for(sum + extras, cpn),
+            Placement::Packed | Placement::Groups => nodes_for(sum + extras, cpn),
             Placement::PerComponent => balanced.max(nodes_for(sum + extras, cpn)),
         }
     } else {

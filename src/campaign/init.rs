@@ -89,6 +89,15 @@ pub(super) fn planned_state(
     base_dir: &Path,
     origin: &str,
 ) -> Result<(State, Vec<predict::ComponentInput>), CampaignError> {
+    if file
+        .machine
+        .is_some_and(|m| m.placement == crate::machine::Placement::Groups)
+    {
+        return Err(CampaignError::Invalid {
+            file: origin.to_string(),
+            message: "placement = \"groups\" is for `autolb predict` (the best node packing of each node count); a campaign moves PEs between components and bills them as placement = \"packed\" does: set that, and count the pinned helpers' cores in extra_pes".into(),
+        });
+    }
     let settings = frozen_settings(file, origin)?;
     let inputs = file.component_inputs(base_dir)?;
     if let Some(bare) = file.components.iter().find(|c| c.curve.is_none()) {

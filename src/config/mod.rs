@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::curve::{validate_component_name, Curve, CurveError};
 use crate::executor::ExecutorConfig;
 use crate::interp::Method;
-use crate::machine::{CostKind, CostModel, Machine, Queue, Resource};
+use crate::machine::{CostKind, CostModel, Machine, Placement, Queue, Resource};
+use crate::predict::packing::{Pinned, PinnedHelper};
 use crate::predict::{ComponentInput, Settings};
 
 mod allowed;
@@ -72,6 +73,12 @@ pub struct CampaignFile {
     /// [`crate::machine::Resource`]); each `[[component]]` then names its `resource`.
     #[serde(default, rename = "resource", skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
+    /// The `[[component]]` tables with `pinned`: helpers that take fixed ranks on every node or
+    /// on the first and are never balanced. [`CampaignFile::parse`] moves them here from
+    /// `components`, so everything that balances sees only the balanced components; whoever
+    /// writes the file again puts them back ([`CampaignFile::with_helpers_as_components`]).
+    #[serde(skip)]
+    pub helpers: Vec<ComponentEntry>,
 }
 
 /// How a campaign chooses the next iteration's tests (`strategy = "algorithm1" | "guided"`).
@@ -123,6 +130,13 @@ pub struct ComponentEntry {
     /// the file has `[[resource]]` tables, refused without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
+    /// A helper that uses cores but is never balanced (`per-node`: XIOS, one per node;
+    /// `first-node`: the runoff mapper): needs `[machine] placement = "groups"` and `nproc`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<Pinned>,
+    /// A pinned helper's ranks on each node it is pinned to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nproc: Option<u32>,
 }
 
 impl ComponentEntry {
@@ -210,7 +224,7 @@ impl CampaignFile {
 
     /// Parses campaign-file text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<CampaignFile, ConfigError> {
-        let parsed: CampaignFile = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+        let mut parsed: CampaignFile = toml::from_str(text).map_err(|e| ConfigError::Invalid {
             file: file.to_string(),
             message: one_line_toml_error(&e, text),
         })?;
@@ -236,6 +250,15 @@ impl CampaignFile {
                     c.name
                 )));
             }
+            if c.pinned.is_some() || c.nproc.is_some() {
+                let at = |key: &str| {
+                    line_in_table(text, "[[component]]", k, key)
+                        .map(|l| format!("line {l}: "))
+                        .unwrap_or_default()
+                };
+                check_pinned(&parsed, c, &at).map_err(semantics)?;
+                continue;
+            }
             let has_range = c.allowed.is_some() || (c.min_nproc.is_some() && c.max_nproc.is_some());
             if c.curve.is_none() && !has_range {
                 let at = line_in_table(text, "[[component]]", k, "name")
@@ -247,6 +270,17 @@ impl CampaignFile {
                     c.name
                 )));
             }
+        }
+        let (helpers, balanced) = std::mem::take(&mut parsed.components)
+            .into_iter()
+            .partition(|c| c.pinned.is_some());
+        parsed.helpers = helpers;
+        parsed.components = balanced;
+        if parsed.components.is_empty() && !parsed.helpers.is_empty() {
+            return Err(semantics(
+                "every [[component]] is pinned; at least one must be balanced (drop its pinned key)"
+                    .into(),
+            ));
         }
         let timing_names: Vec<(&str, &str)> = parsed
             .components
@@ -345,6 +379,28 @@ impl CampaignFile {
             .collect()
     }
 
+    /// The file's components as it would be written again: the balanced ones, then the pinned
+    /// helpers [`CampaignFile::parse`] set apart.
+    pub fn with_helpers_as_components(mut self) -> CampaignFile {
+        let helpers = std::mem::take(&mut self.helpers);
+        self.components.extend(helpers);
+        self
+    }
+
+    /// The pinned helpers as the packing search takes them.
+    pub fn pinned_helpers(&self) -> Vec<PinnedHelper> {
+        self.helpers
+            .iter()
+            .filter_map(|c| {
+                Some(PinnedHelper {
+                    name: c.name.clone(),
+                    ranks: c.nproc?,
+                    pinned: c.pinned?,
+                })
+            })
+            .collect()
+    }
+
     /// Loads the curves and allowed lists (paths relative to `base_dir`) as prediction inputs;
     /// a component without `curve` gets none (the calibrated model learns it from runs).
     pub fn component_inputs(&self, base_dir: &Path) -> Result<Vec<ComponentInput>, ConfigError> {
@@ -384,6 +440,55 @@ impl CampaignFile {
             extra_pes: self.extra_pes.unwrap_or(d.extra_pes),
         }
     }
+}
+
+/// A pinned helper's table: `pinned` with `nproc` ranks and nothing a balanced component has,
+/// on a machine that packs node groups. `at(key)` gives the line prefix of a key.
+fn check_pinned(
+    file: &CampaignFile,
+    c: &ComponentEntry,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), String> {
+    let name = &c.name;
+    let Some(pinned) = c.pinned else {
+        return Err(format!(
+            "{}component {name}: nproc is for pinned helpers; add pinned = \"per-node\" or \"first-node\", or drop nproc (a balanced component's PEs come from the search)",
+            at("nproc")
+        ));
+    };
+    match c.nproc {
+        None | Some(0) => {
+            return Err(format!(
+                "{}component {name}: pinned = \"{}\" needs nproc, its ranks on each node it is pinned to, e.g. nproc = 1",
+                at("pinned"),
+                pinned.label()
+            ))
+        }
+        Some(_) => {}
+    }
+    let balanced_keys = [
+        ("curve", c.curve.is_some()),
+        ("allowed", c.allowed.is_some()),
+        ("min_nproc", c.min_nproc.is_some()),
+        ("max_nproc", c.max_nproc.is_some()),
+        ("resource", c.resource.is_some()),
+    ];
+    if let Some((key, _)) = balanced_keys.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "{}component {name}: a pinned helper is never balanced, so it takes no {key}; drop {key} or drop pinned",
+            at(key)
+        ));
+    }
+    if file
+        .machine
+        .is_none_or(|m| m.placement != Placement::Groups)
+    {
+        return Err(format!(
+            "{}component {name}: pinned helpers are placed on nodes, so they need [machine] with cores_per_node and placement = \"groups\"; otherwise count their cores in extra_pes",
+            at("pinned")
+        ));
+    }
+    Ok(())
 }
 
 /// `[[resource]]` tables and the components' `resource` keys: every component names a defined

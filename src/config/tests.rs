@@ -285,3 +285,67 @@ fn a_component_without_a_curve_needs_its_range() {
         "{e}"
     );
 }
+
+#[test]
+fn pinned_helpers_are_set_apart_and_written_back() {
+    let text = "max_nproc = 1120\n[machine]\ncores_per_node = 112\nplacement = \"groups\"\n\
+                [[component]]\nname = \"xios\"\npinned = \"per-node\"\nnproc = 1\n\
+                [[component]]\nname = \"oifs\"\ncurve = \"o.csv\"\n\
+                [[component]]\nname = \"rnfm\"\npinned = \"first-node\"\nnproc = 1\n";
+    let file = CampaignFile::parse(text, "c.toml").unwrap();
+    // Everything that balances sees only the balanced component.
+    assert_eq!(
+        file.components.iter().map(|c| &c.name).collect::<Vec<_>>(),
+        ["oifs"]
+    );
+    let helpers = file.pinned_helpers();
+    assert_eq!(
+        helpers
+            .iter()
+            .map(|h| (h.name.as_str(), h.ranks, h.pinned))
+            .collect::<Vec<_>>(),
+        [("xios", 1, Pinned::PerNode), ("rnfm", 1, Pinned::FirstNode)]
+    );
+    // Written again, the helpers are [[component]] tables that parse to the same file.
+    let again = toml::to_string(&file.clone().with_helpers_as_components()).unwrap();
+    assert_eq!(CampaignFile::parse(&again, "again.toml").unwrap(), file);
+}
+
+#[test]
+fn a_pinned_helper_says_what_it_lacks_on_its_line() {
+    let groups = "max_nproc = 1120\n[machine]\ncores_per_node = 112\nplacement = \"groups\"\n\
+                  [[component]]\nname = \"oifs\"\ncurve = \"o.csv\"\n";
+    let cases = [
+        (
+            format!("{groups}[[component]]\nname = \"xios\"\npinned = \"per-node\"\n"),
+            "line 10: component xios: pinned = \"per-node\" needs nproc",
+        ),
+        (
+            format!("{groups}[[component]]\nname = \"xios\"\nnproc = 1\n"),
+            "line 10: component xios: nproc is for pinned helpers",
+        ),
+        (
+            format!(
+                "{groups}[[component]]\nname = \"xios\"\npinned = \"per-node\"\nnproc = 1\ncurve = \"x.csv\"\n"
+            ),
+            "line 12: component xios: a pinned helper is never balanced, so it takes no curve",
+        ),
+        (
+            "max_nproc = 10\n[[component]]\nname = \"oifs\"\ncurve = \"o.csv\"\n\
+             [[component]]\nname = \"xios\"\npinned = \"per-node\"\nnproc = 1\n"
+                .to_string(),
+            "line 7: component xios: pinned helpers are placed on nodes, so they need [machine] with cores_per_node and placement = \"groups\"",
+        ),
+        (
+            format!("{groups}[[component]]\nname = \"xios\"\npinned = \"every-node\"\nnproc = 1\n"),
+            "unknown value `every-node`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let e = CampaignFile::parse(&text, "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(expected), "{e}\nexpected: {expected}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

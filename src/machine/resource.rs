@@ -134,10 +134,7 @@ impl CostModel {
     /// Whether the cost weight is a function of the units on each resource: core-hours, or
     /// node-hours with packed nodes (per-component nodes depend on each component's rounding).
     pub fn cost_follows_resource_sums(&self) -> bool {
-        self.cost != CostKind::NodeHours
-            || self
-                .machine
-                .is_none_or(|m| m.placement == Placement::Packed)
+        self.cost != CostKind::NodeHours || self.machine.is_none_or(|m| m.placement.shares_nodes())
     }
 
     /// The cost weight from the balanced units on each resource, when

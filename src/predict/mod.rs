@@ -16,6 +16,7 @@ mod candidates;
 pub mod front;
 pub mod full_model;
 pub mod naive;
+pub mod packing;
 mod placed;
 mod resources;
 pub mod search;

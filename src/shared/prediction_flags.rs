@@ -64,8 +64,8 @@ pub struct PredictionFlags {
     /// Cores of one node: configurations are billed in whole nodes (overrides `[machine]`).
     #[arg(long, value_name = "N")]
     pub cores_per_node: Option<u32>,
-    /// Node placement: packed (the job's PEs share nodes) or per-component (each component
-    /// its own nodes) [default: packed].
+    /// Node placement: packed (the job's PEs share nodes), per-component (each component
+    /// its own nodes) or groups (the best node packing of each node count) [default: packed].
     #[arg(long, value_name = "PLACEMENT")]
     pub placement: Option<Placement>,
     /// Whether the extra PEs may fill the components' idle cores, true or false [default: true].

@@ -164,7 +164,7 @@ impl Ranking {
 pub fn budget_text(p: &Problem) -> String {
     let b = p.settings.max_nproc;
     match p.cost_model.machine {
-        Some(m) if m.placement == autolb::machine::Placement::Packed => {
+        Some(m) if m.placement.shares_nodes() => {
             let nodes = autolb::machine::nodes_for(b + p.settings.extra_pes, m.cores_per_node);
             format!("{b} PEs ({nodes} nodes with the extras)")
         }

@@ -116,6 +116,8 @@ pub fn write(selection: &Selection) -> std::io::Result<Written> {
                 .flat_map(|b| &b.components)
                 .find(|e| e.name == c.name)
                 .and_then(|e| e.resource.clone()),
+            pinned: None,
+            nproc: None,
         });
     }
     let mut file = source.base.clone().unwrap_or_default();
@@ -127,6 +129,8 @@ pub fn write(selection: &Selection) -> std::io::Result<Written> {
     file.interp = Some(s.interp);
     file.extra_pes = Some(s.extra_pes);
     file.components = components;
+    // The base file's pinned helpers are written back as the [[component]] tables they were.
+    let mut file = file.with_helpers_as_components();
     file.period_s = file.period_s.or(source.period_s);
     file.start = Some(
         configs

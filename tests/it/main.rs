@@ -37,6 +37,7 @@ mod predict_front;
 mod predict_front_cli;
 mod predict_full_model;
 mod predict_machine;
+mod predict_packing;
 mod predict_resource;
 mod readme_examples;
 mod report_browser;

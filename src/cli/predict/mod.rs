@@ -6,6 +6,7 @@
 //! model file are loaded, the configurations ranked, and the result printed.
 
 pub mod front;
+mod groups;
 pub mod json;
 
 use clap::Args;
@@ -112,6 +113,19 @@ impl PredictRun {
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let run = PredictRun::resolve(args)?;
+    let groups = run
+        .setup
+        .cost_model
+        .machine
+        .is_some_and(|m| m.placement == Placement::Groups);
+    if groups {
+        if run.model.is_some() || args.front {
+            return Err(user(
+                "placement = \"groups\" ranks node packings with the standalone curves only; drop --front, --measured and --model, or use placement = \"packed\"",
+            ));
+        }
+        return groups::run(&run.setup, run.output == Output::Json);
+    }
     if let Some(request) = &run.model {
         for n in &request.notes {
             errln!("autolb: note: {n}");
@@ -388,10 +402,7 @@ fn billing_note(model: &CostModel) -> Option<String> {
         Some(m) => format!(
             "{} cores per node, {} placement, extras {}",
             m.cores_per_node,
-            match m.placement {
-                Placement::Packed => "packed",
-                Placement::PerComponent => "per-component",
-            },
+            m.placement.label(),
             if m.extras_share_node {
                 "share nodes"
             } else {

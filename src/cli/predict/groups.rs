@@ -1,0 +1,150 @@
+//! `predict` on a machine with `placement = "groups"`: the best packing of each node count,
+//! ranked by fittingness, as a table (one row per node count, then its node groups) or one JSON
+//! object.
+
+use color_eyre::eyre::Result;
+use serde::Serialize;
+
+use autolb::predict::packing::{self, NodeGroup, PackingProblem, PinnedHelper, ScoredPacking};
+
+use crate::shared::error::user;
+use crate::shared::output::{errln, write_out};
+use crate::shared::prediction_flags::PredictionSetup;
+
+/// `predict --json` with node groups: the names of the columns, then the ranked packings.
+#[derive(Serialize)]
+struct PackingsJson<'a> {
+    cores_per_node: u32,
+    /// The balanced components, in the order of every `ranks` and `threads` list.
+    components: Vec<&'a str>,
+    /// The pinned helpers, in the order of every group's `helpers` list.
+    helpers: Vec<&'a str>,
+    tts_w: f64,
+    /// Node counts searched: 1 to this (the budget's whole nodes).
+    max_nodes: u32,
+    top: &'a [ScoredPacking],
+}
+
+/// Ranks the best packing of every node count the budget allows and prints them.
+pub fn run(setup: &PredictionSetup, json: bool) -> Result<()> {
+    let machine = setup
+        .cost_model
+        .machine
+        .expect("groups placement comes from a [machine]");
+    let cpn = machine.cores_per_node;
+    let helpers: Vec<PinnedHelper> = setup
+        .file
+        .as_ref()
+        .map(|(f, _)| f.pinned_helpers())
+        .unwrap_or_default();
+    let settings = &setup.settings;
+    let max_nodes = settings.max_nproc / cpn;
+    if max_nodes == 0 {
+        return Err(user(format!(
+            "the budget max_nproc = {} is less than one node of {cpn} cores; with placement = \"groups\" the budget counts the cores of whole nodes",
+            settings.max_nproc
+        )));
+    }
+    if settings.extra_pes > 0 {
+        errln!(
+            "autolb: note: extra_pes = {} is not counted with placement = \"groups\"; give each helper its own [[component]] with pinned and nproc",
+            settings.extra_pes
+        );
+    }
+    let problem =
+        PackingProblem::from_inputs(&setup.inputs, helpers, cpn, settings.interp, max_nodes)
+            .map_err(user)?;
+    let ranked = packing::rank_packings(&problem, 1..=max_nodes, settings.tts_w, settings.top)
+        .map_err(user)?;
+    if ranked.is_empty() {
+        return Err(user(format!(
+            "no packing of 1 to {max_nodes} nodes lets every component run inside its curve and allowed list; raise max_nproc or check the components' ranges"
+        )));
+    }
+    let text = if json {
+        let out = PackingsJson {
+            cores_per_node: cpn,
+            components: problem.components.iter().map(|c| c.name.as_str()).collect(),
+            helpers: problem.helpers.iter().map(|h| h.name.as_str()).collect(),
+            tts_w: settings.tts_w,
+            max_nodes,
+            top: &ranked,
+        };
+        serde_json::to_string_pretty(&out).map_err(user)? + "\n"
+    } else {
+        table(&problem, &ranked)
+    };
+    write_out(&text)
+}
+
+/// One row per packing (its node count, each component's total ranks (`RxT` with T threads per
+/// rank), speed, billed cost, idle cores, FN), then one line per node group.
+fn table(problem: &PackingProblem, ranked: &[ScoredPacking]) -> String {
+    let cpn = problem.cores_per_node;
+    let mut out = format!("{:>4} {:>5}", "rank", "nodes");
+    for c in &problem.components {
+        out.push_str(&format!(" {:>10}", c.name));
+    }
+    out.push_str(&format!(
+        " {:>8} {:>9} {:>5} {:>7}\n",
+        "SYPD", "NHSY", "idle", "FN"
+    ));
+    for (i, s) in ranked.iter().enumerate() {
+        let p = &s.packing;
+        out.push_str(&format!("{:>4} {:>5}", i + 1, p.nodes));
+        for (r, t) in p.ranks.iter().zip(&p.threads) {
+            let cell = if *t == 1 {
+                r.to_string()
+            } else {
+                format!("{r}x{t}")
+            };
+            out.push_str(&format!(" {cell:>10}"));
+        }
+        out.push_str(&format!(
+            " {:>8.2} {:>9.0} {:>5} {:>7.4}\n",
+            p.sypd,
+            s.nhsy,
+            p.idle_cores(),
+            s.fittingness
+        ));
+        let mut first = 1;
+        for g in &p.groups {
+            let nodes = if g.nodes == 1 {
+                format!("node {first}")
+            } else {
+                format!("nodes {first}-{}", first + g.nodes - 1)
+            };
+            first += g.nodes;
+            out.push_str(&format!("{:>11}: {}\n", nodes, group_text(problem, p, g)));
+        }
+    }
+    out.push_str(&format!(
+        "NHSY: core-hours billed per simulated year, whole nodes of {cpn} cores; idle: cores no rank uses\n"
+    ));
+    out
+}
+
+/// A node group's mix: `oifs 25x4, nemo 10, xios 1 (1 idle)`.
+fn group_text(problem: &PackingProblem, p: &packing::Packing, g: &NodeGroup) -> String {
+    let mut parts: Vec<String> = problem
+        .components
+        .iter()
+        .zip(g.ranks.iter().zip(&p.threads))
+        .map(|(c, (r, t))| {
+            if *t == 1 {
+                format!("{} {r}", c.name)
+            } else {
+                format!("{} {r}x{t}", c.name)
+            }
+        })
+        .collect();
+    parts.extend(
+        problem
+            .helpers
+            .iter()
+            .zip(&g.helpers)
+            .filter(|(_, r)| **r > 0)
+            .map(|(h, r)| format!("{} {r}", h.name)),
+    );
+    format!("{} ({} idle)", parts.join(", "), g.idle_cores)
+}
