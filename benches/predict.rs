@@ -2,7 +2,7 @@
 //! on the largest problem the naive one can do quickly.
 //!
 //! `cargo bench --bench predict` (`-- 'predict --measured'` for the calibrated model's
-//! ranking alone)
+//! ranking alone, `-- packing` for node packings)
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -161,5 +161,43 @@ fn calibrated(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, prediction, calibrated);
+/// Node packings on the EC-Earth4 MareNostrum 5 example (112-core nodes, OpenIFS and NEMO with
+/// NEMO's decomposition list, XIOS per node and the runoff mapper on the first): the best
+/// packing of 2 and of 10 nodes, all 1 to 20 node counts ranked, and the plain enumeration of one node
+/// count that the search is held to.
+fn packings(c: &mut Criterion) {
+    use autolb::config::CampaignFile;
+    use autolb::predict::packing::{self, PackingProblem};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/examples/ecearth4-mn5/campaign.toml");
+    let file = CampaignFile::load(&path).expect("the example parses");
+    let inputs = file
+        .component_inputs(path.parent().expect("a directory"))
+        .expect("its curves load");
+    let problem = PackingProblem::from_inputs(
+        &inputs,
+        file.pinned_helpers(),
+        112,
+        autolb::interp::Method::Pchip,
+        20,
+    )
+    .expect("valid");
+    let mut group = c.benchmark_group("packing");
+    group.sample_size(10);
+    group.bench_function("best packing, 2 nodes of 112 cores", |b| {
+        b.iter(|| packing::best_packing(&problem, 2))
+    });
+    group.bench_function("best packing, 10 nodes of 112 cores", |b| {
+        b.iter(|| packing::best_packing(&problem, 10))
+    });
+    group.bench_function("ranked, 1 to 20 nodes", |b| {
+        b.iter(|| packing::rank_packings(&problem, 1..=20, 0.5, 5))
+    });
+    group.bench_function("plain enumeration, 2 nodes of 112 cores", |b| {
+        b.iter(|| packing::naive_best(&problem, 2))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, prediction, calibrated, packings);
 criterion_main!(benches);
