@@ -269,6 +269,15 @@ impl PackingProblem {
             .collect()
     }
 
+    /// The thread options a choice of option indices picks, one per component.
+    fn options_of(&self, choice: &[usize]) -> Vec<&ThreadSpeeds> {
+        choice
+            .iter()
+            .zip(&self.components)
+            .map(|(&i, c)| &c.options[i])
+            .collect()
+    }
+
     /// Every choice of one thread option per component, as option indices.
     fn thread_choices(&self) -> Vec<Vec<usize>> {
         let mut out = vec![Vec::new()];
@@ -349,6 +358,16 @@ fn node_mixes(threads: &[u32], capacity: u32) -> Vec<Vec<u32>> {
     let mut out = Vec::new();
     go(threads, capacity, &mut Vec::new(), &mut out);
     out
+}
+
+/// The mixes of the nodes after the first: every packing of `capacity` cores, or none (all
+/// zeros) for a one-node job.
+fn regular_mixes(nodes: u32, threads: &[u32], capacity: u32) -> Vec<Vec<u32>> {
+    if nodes == 1 {
+        vec![vec![0; threads.len()]]
+    } else {
+        node_mixes(threads, capacity)
+    }
 }
 
 /// The first node's best mix over `base` ranks already on the other nodes: the highest coupled
@@ -462,17 +481,9 @@ pub fn best_packing(problem: &PackingProblem, nodes: u32) -> Result<Option<Packi
     let (reg_cap, first_cap) = problem.capacities()?;
     let mut best: Option<Found> = None;
     for choice in problem.thread_choices() {
-        let options: Vec<&ThreadSpeeds> = choice
-            .iter()
-            .zip(&problem.components)
-            .map(|(&i, c)| &c.options[i])
-            .collect();
+        let options = problem.options_of(&choice);
         let threads: Vec<u32> = options.iter().map(|o| o.threads).collect();
-        let regulars = if nodes == 1 {
-            vec![vec![0; threads.len()]]
-        } else {
-            node_mixes(&threads, reg_cap)
-        };
+        let regulars = regular_mixes(nodes, &threads, reg_cap);
         for regular in regulars {
             let base: Vec<u32> = regular.iter().map(|r| r * (nodes - 1)).collect();
             let Some((sypd, first)) = best_first_node(&options, &base, first_cap) else {
@@ -499,12 +510,7 @@ pub fn best_packing(problem: &PackingProblem, nodes: u32) -> Result<Option<Packi
         }
     }
     Ok(best.map(|b| {
-        let options: Vec<&ThreadSpeeds> = b
-            .choice
-            .iter()
-            .zip(&problem.components)
-            .map(|(&i, c)| &c.options[i])
-            .collect();
+        let options = problem.options_of(&b.choice);
         problem.packing(nodes, &options, &b.regular, &b.first, b.sypd)
     }))
 }
@@ -566,18 +572,10 @@ pub fn naive_best(
         nodes * problem.helper_cores(Pinned::PerNode) + problem.helper_cores(Pinned::FirstNode);
     let mut best: Option<(f64, u32)> = None;
     for choice in problem.thread_choices() {
-        let options: Vec<&ThreadSpeeds> = choice
-            .iter()
-            .zip(&problem.components)
-            .map(|(&i, c)| &c.options[i])
-            .collect();
+        let options = problem.options_of(&choice);
         let threads: Vec<u32> = options.iter().map(|o| o.threads).collect();
         let cores = |r: &[u32]| r.iter().zip(&threads).map(|(r, t)| r * t).sum::<u32>();
-        let regulars = if nodes == 1 {
-            vec![vec![0; threads.len()]]
-        } else {
-            node_mixes(&threads, reg_cap)
-        };
+        let regulars = regular_mixes(nodes, &threads, reg_cap);
         for regular in &regulars {
             for first in node_mixes(&threads, first_cap) {
                 let speeds: Option<Vec<f64>> = options
