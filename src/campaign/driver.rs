@@ -219,8 +219,11 @@ impl Driver {
         }
     }
 
+    /// Saves the state, then a scaling campaign's curves from it (the state first: a kill in
+    /// between leaves curves one run behind a state that rewrites them at the next save).
     fn save(&self) -> Result<(), CampaignError> {
-        self.state.save(&self.dir)
+        self.state.save(&self.dir)?;
+        super::strategy::scaling::output::write_curves(&self.state, &self.dir)
     }
 
     fn request(&self, (i, t, r): RunPos) -> RunRequest {

@@ -35,22 +35,23 @@ fn the_bundled_ecearth3_example_renders() {
         .map(|c| crate::executor::ComponentContext {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
-            curve: crate::curve::Curve::load(
-                c.name.clone(),
-                &assets.join(c.curve.as_ref().unwrap()),
-            )
-            .unwrap(),
+            curve: Some(
+                crate::curve::Curve::load(c.name.clone(), &assets.join(c.curve.as_ref().unwrap()))
+                    .unwrap(),
+            ),
         })
         .collect();
     let ctx = crate::executor::ExecutorContext {
         base_dir: assets.clone(),
         components,
         period_s: file.period_s,
+        standalone: false,
     };
     let dir = tempfile::tempdir().unwrap();
     let cfg = file.executor.clone().unwrap();
     let ex = crate::executor::slurm::SlurmExecutor::from_context(&cfg, dir.path(), &ctx).unwrap();
     let mut r = crate::executor::RunRequest {
+        component: None,
         id: "i01-t02-r1".into(),
         iteration: 1,
         test: 2,

@@ -182,6 +182,10 @@ pub(super) fn validate(
     .map_err(ExecutorError::Config)?;
 
     let mut known: Vec<&str> = script::RUN_PLACEHOLDERS.to_vec();
+    if ctx.is_some_and(|c| c.standalone) {
+        // A scaling campaign's standalone runs: the component measured and its PEs.
+        known.extend(["component", "nproc"]);
+    }
     if settings.cores_per_node.is_some() {
         known.push("nodes");
     }

@@ -17,6 +17,7 @@ fn config(slurm: SlurmSettings, command: Option<Vec<&str>>) -> ExecutorConfig {
 
 fn run(dir: &Path) -> RunRequest {
     RunRequest {
+        component: None,
         id: "i01-t02-r1".into(),
         iteration: 1,
         test: 2,
