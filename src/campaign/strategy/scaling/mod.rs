@@ -284,9 +284,10 @@ fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> 
         let left = i.checked_sub(1).map_or(own, |j| slopes[j]);
         let right = slopes.get(i + 1).copied().unwrap_or(own);
         let bend = (own - left).abs().max((own - right).abs());
-        // A curve whose slope turns by `bend` inside the gap is off a straight line (in
-        // log-log) by up to a quarter of the turn over the gap's width.
-        let error = bend * (f64::from(b.nproc) / f64::from(a.nproc)).ln() / 4.0;
+        // A smooth curve whose slope turns by `bend` across a gap of width `h` (in log-log)
+        // is off its chord by `bend * h / 8` in the middle (a parabola's sagitta): what an
+        // interpolation between the two counts can miss there.
+        let error = bend * (f64::from(b.nproc) / f64::from(a.nproc)).ln() / 8.0;
         let weight = if efficiency(b) < EFFICIENCY_FALLS {
             1.0
         } else {

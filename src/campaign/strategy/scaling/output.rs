@@ -8,14 +8,14 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::points::{points_of, pooled_noise};
 use crate::campaign::state::State;
 use crate::campaign::CampaignError;
 
 /// One measured point of a curve (`campaign status --json`'s `"curves"`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
     pub nproc: u32,
     /// Mean SYPD of the runs kept.

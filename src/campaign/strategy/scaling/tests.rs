@@ -113,3 +113,33 @@ fn the_run_budget_holds() {
         .sum();
     assert!((16..=18).contains(&runs), "{runs}");
 }
+
+#[test]
+#[ignore]
+fn show_a_campaign() {
+    let case = SyntheticCase::generate(3, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let state = run_to_end(&case, tmp.path(), "");
+    for it in &state.iterations {
+        for t in &it.tests {
+            let s: Vec<String> = t
+                .runs
+                .iter()
+                .map(|r| format!("{:.4}", r.metrics.as_ref().map_or(0.0, |m| m.sypd)))
+                .collect();
+            eprintln!(
+                "it {} test {} {:?} {:?} {:?} {}",
+                it.index,
+                t.test,
+                t.nproc,
+                t.reason,
+                t.decision.as_ref().map(|d| &d.outcome),
+                s.join(" ")
+            );
+        }
+    }
+    eprintln!(
+        "{}",
+        std::fs::read_to_string(tmp.path().join("campaign/curves/IFS.csv")).unwrap_or_default()
+    );
+}
