@@ -485,3 +485,6 @@ pub(crate) fn cancel_all(
     state.cancelled = true;
     (runs, warnings)
 }
+
+#[cfg(test)]
+mod scaling_tests;

@@ -406,6 +406,3 @@ pub fn estimated_sypd(points: &[MeasuredPoint], nproc: u32) -> Option<f64> {
         / (f64::from(b.nproc) / f64::from(a.nproc)).ln();
     Some((a.sypd.ln() + t * (b.sypd / a.sypd).ln()).exp())
 }
-
-#[cfg(test)]
-mod tests;
