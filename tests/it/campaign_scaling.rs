@@ -288,3 +288,120 @@ fn a_command_scaling_campaign_survives_a_kill_and_its_curves_pick_a_near_best_co
     let gap = fn_gap(&case, &dir);
     assert!(gap <= FN_TOLERANCE, "FN gap {gap}");
 }
+
+/// `timing = "wall"`: a command whose wall time is known (a sleep of `0.2 + 40 / nproc`
+/// seconds) is measured at `simulated_days / 365` years over that time, start-up of the shell
+/// included: the wall time back from each point's SYPD is the sleep and a little more.
+#[test]
+fn wall_timing_turns_the_commands_wall_time_into_sypd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "[[component]]\nname = \"X\"\nmin_nproc = 20\nmax_nproc = 200\n\n\
+                [scaling]\ndesign = \"standalone\"\ncounts = 3\nrepetitions = 2\nmax_runs = 8\n\
+                simulated_days = 1\ntiming = \"wall\"\n\n\
+                [executor]\nkind = \"command\"\njobs = 8\n\
+                command = [\"sh\", \"-c\", \"sleep $(awk \\\"BEGIN {{ print 0.2 + 40 / {nproc} }}\\\")\"]\n";
+    let dir = init(tmp.path(), text);
+    let status = autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let state = State::load(&dir).unwrap();
+    let curve = Curve::load("X", &dir.join(&state.components[0].curve)).unwrap();
+    assert_eq!(
+        curve.points().iter().map(|p| p.nproc).collect::<Vec<_>>()[..2],
+        [20, 63]
+    );
+    for p in curve.points() {
+        let sleep = 0.2 + 40.0 / f64::from(p.nproc);
+        // The wall time back from SYPD: simulated years / (wall days).
+        let wall = (1.0 / 365.0) / p.sypd * 86_400.0;
+        // Never shorter than the sleep; longer by the start-up of sh and awk (and the
+        // machine's load), well under a second.
+        assert!(
+            (sleep - 0.005..sleep + 0.5).contains(&wall),
+            "{} PEs: {wall} s for a sleep of {sleep} s",
+            p.nproc
+        );
+    }
+    let runs: usize = state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .map(|t| t.runs.len())
+        .sum();
+    assert!(runs <= 8, "max_runs: {runs}");
+}
+
+/// Driven from outside: `campaign next --json` names the component of each standalone run,
+/// `autolb simulate --standalone` runs it as a workflow manager's job would, `campaign
+/// record` measures it; to the end.
+#[test]
+fn an_outside_scaling_campaign_runs_by_next_and_record() {
+    let case = SyntheticCase::generate(23, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    write_truths(&case, tmp.path());
+    let mut text = format!("period_s = 2700\n{}", components_and_scaling(&case));
+    text = text.replace(
+        "counts = 5\n",
+        "counts = 4\nrepetitions = 2\nmax_runs = 24\n",
+    );
+    let dir = init(tmp.path(), &text);
+    let mut rounds = 0;
+    loop {
+        let out = autolb()
+            .args(["campaign", "next", "--json"])
+            .arg(&dir)
+            .stdout_ok();
+        let runs: Vec<Value> = serde_json::from_str(&out).unwrap();
+        if runs.is_empty() {
+            break;
+        }
+        for run in runs {
+            let id = run["run"].as_str().unwrap();
+            let component = run["component"].as_str().unwrap();
+            let nproc = run["nproc"].as_object().unwrap();
+            assert_eq!(nproc.len(), 1, "{run}");
+            assert!(nproc.contains_key(component), "{run}");
+            let curve = tmp.path().join(format!("standalone_{component}.csv"));
+            // Each run its own noise, as repetitions of a real run differ.
+            let seed = id
+                .bytes()
+                .fold(17u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)))
+                .to_string();
+            autolb()
+                .args(["simulate", "--standalone", "--steps", "12", "--seed", &seed])
+                .arg("--comp")
+                .arg(format!("{component}={}", nproc[component]))
+                .arg("--curve")
+                .arg(format!("{component}={}", curve.display()))
+                .arg("--out")
+                .arg(run["run_dir"].as_str().unwrap())
+                .stdout_ok();
+            autolb()
+                .args(["campaign", "record"])
+                .arg(&dir)
+                .args(["--run", id])
+                .stdout_ok();
+        }
+        rounds += 1;
+        assert!(rounds < 20, "no end");
+    }
+    let state = State::load(&dir).unwrap();
+    assert!(state.is_done());
+    for (k, c) in case.components.iter().enumerate() {
+        let curve = Curve::load(c.name.clone(), &dir.join(&state.components[k].curve)).unwrap();
+        for p in curve.points() {
+            let truth = c.standalone_sypd(p.nproc);
+            assert!(
+                ((p.sypd - truth) / truth).abs() < 0.03,
+                "{} at {}: {} vs {truth}",
+                c.name,
+                p.nproc,
+                p.sypd
+            );
+        }
+    }
+}
