@@ -277,3 +277,17 @@ fn refinement_ends_stays_below_the_slowdown_and_follows_random_truths() {
     }
     assert!(refined > 0, "no campaign refined anything");
 }
+
+#[test]
+fn init_refuses_a_run_budget_below_the_first_series_and_a_curve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "[[component]]\nname = \"X\"\nmin_nproc = 16\nmax_nproc = 512\n\n[scaling]\ndesign = \"standalone\"\nmax_runs = 10\n";
+    let file = CampaignFile::parse(text, "scaling.toml").unwrap();
+    let e = init(&tmp.path().join("c"), &file, tmp.path(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("max_runs = 10") && e.contains("6 counts x 3 runs = 18 runs"),
+        "{e}"
+    );
+}

@@ -86,3 +86,34 @@ pub fn write_curves(state: &State, dir: &Path) -> Result<(), CampaignError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_curve_reader_takes_the_written_file_and_reads_past_sd_and_runs() {
+        let points = vec![
+            CurvePoint {
+                nproc: 48,
+                sypd: 2.5,
+                sd: 0.01,
+                runs: 3,
+            },
+            CurvePoint {
+                nproc: 96,
+                sypd: 4.75,
+                sd: 0.0,
+                runs: 1,
+            },
+        ];
+        let text = curve_csv("IFS", &points);
+        assert!(
+            text.starts_with("# IFS: measured in standalone mode"),
+            "{text}"
+        );
+        let curve = crate::curve::Curve::from_csv_str("IFS", "IFS.csv", &text).unwrap();
+        let read: Vec<(u32, f64)> = curve.points().iter().map(|p| (p.nproc, p.sypd)).collect();
+        assert_eq!(read, vec![(48, 2.5), (96, 4.75)]);
+    }
+}
