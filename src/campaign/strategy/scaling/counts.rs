@@ -9,7 +9,14 @@ pub enum Grid {
     /// Exactly these counts, ascending (an allowed list within the range).
     List(Vec<u32>),
     /// Multiples of `every` within `low..=high`.
-    Multiples { every: u32, low: u32, high: u32 },
+    Multiples {
+        /// The spacing: `step`, whole nodes, or both.
+        every: u32,
+        /// The component's fewest PEs.
+        low: u32,
+        /// The component's most PEs.
+        high: u32,
+    },
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -124,7 +131,9 @@ impl Grid {
     pub fn contains(&self, p: u32) -> bool {
         match self {
             Grid::List(list) => list.binary_search(&p).is_ok(),
-            &Grid::Multiples { every, low, high } => (low..=high).contains(&p) && p % every == 0,
+            &Grid::Multiples { every, low, high } => {
+                (low..=high).contains(&p) && p.is_multiple_of(every)
+            }
         }
     }
 }

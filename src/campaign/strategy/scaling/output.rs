@@ -17,6 +17,7 @@ use crate::campaign::CampaignError;
 /// One measured point of a curve (`campaign status --json`'s `"curves"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
+    /// The PE count.
     pub nproc: u32,
     /// Mean SYPD of the runs kept.
     pub sypd: f64,

@@ -26,6 +26,7 @@ pub const SPREAD_UNITS: f64 = 3.0;
 pub struct MeasuredPoint {
     /// The scaling test that measures it.
     pub test: u32,
+    /// The PE count.
     pub nproc: u32,
     /// Mean SYPD of the runs kept (NaN without any).
     pub sypd: f64,
@@ -46,7 +47,7 @@ pub struct MeasuredPoint {
 impl MeasuredPoint {
     /// Relative spread of the runs kept: sd / mean (0 with fewer than two).
     pub fn relative_sd(&self) -> f64 {
-        if self.runs < 2 || !(self.sypd > 0.0) {
+        if self.runs < 2 || self.sypd.is_nan() || self.sypd <= 0.0 {
             0.0
         } else {
             self.sd / self.sypd
