@@ -219,6 +219,8 @@ fn planned_scaling_state(
     budgeted.max_nproc = Some(file.max_nproc.unwrap_or(widest));
     let mut settings = frozen_settings(&budgeted, origin)?;
     settings.scaling = Some(scaling.clone());
+    // The runs per count, where a balancing campaign keeps its runs per test.
+    settings.repetitions = scaling.repetitions;
     let step = settings.step.unwrap_or(1);
     let cores_per_node = file.machine.map(|m| m.cores_per_node);
     let series = first_series(&components, &scaling, step, cores_per_node);

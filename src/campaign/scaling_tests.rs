@@ -224,6 +224,7 @@ fn refinement_ends_stays_below_the_slowdown_and_follows_random_truths() {
         );
         let tmp = tempfile::tempdir().unwrap();
         let (dir, mut state) = outside_campaign(tmp.path(), low, high, "step = 4\n", "");
+        let (bound, _) = super::strategy::scaling::iteration_bound(&state);
         let measure = |p: u32, id: &str| truth.standalone_sypd(p) * (1.0 + 0.01 * jitter(id, seed));
         let mut iterations = 0;
         while !state.is_done() {
@@ -232,6 +233,10 @@ fn refinement_ends_stays_below_the_slowdown_and_follows_random_truths() {
             iterations += 1;
             assert!(iterations < 60, "seed {seed}: no end");
         }
+        assert!(
+            state.iterations.len() as u32 <= bound,
+            "seed {seed}: past {bound}"
+        );
         let grid = super::strategy::scaling::grid_of(&state, 0);
         let first: Vec<u32> = state.iterations[0]
             .tests
@@ -288,6 +293,19 @@ fn init_refuses_a_run_budget_below_the_first_series_and_a_curve() {
         .to_string();
     assert!(
         e.contains("max_runs = 10") && e.contains("6 counts x 3 runs = 18 runs"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_hand_edited_scaling_setting_is_refused_when_the_state_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, mut state) = outside_campaign(tmp.path(), 16, 512, "", "");
+    state.settings.scaling.as_mut().unwrap().repetitions = 0;
+    state.save(&dir).unwrap();
+    let e = State::load(&dir).unwrap_err().to_string();
+    assert!(
+        e.contains("`settings.scaling`") && e.contains("repetitions = 0"),
         "{e}"
     );
 }

@@ -311,6 +311,12 @@ impl State {
         if let Some(executor) = &self.executor {
             check_executor_limits(executor).map_err(|e| format!("`executor`: {e}"))?;
         }
+        if let Some(scaling) = &s.scaling {
+            // The same checks as the campaign file's `[scaling]` table.
+            crate::config::ScalingTable::from(scaling)
+                .resolve()
+                .map_err(|e| format!("`settings.scaling`: {e}"))?;
+        }
         Ok(())
     }
 

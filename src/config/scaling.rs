@@ -145,6 +145,21 @@ impl ScalingTable {
     }
 }
 
+impl From<&ScalingSettings> for ScalingTable {
+    /// The table that resolves to these settings (to check a state's settings as a file's).
+    fn from(s: &ScalingSettings) -> ScalingTable {
+        ScalingTable {
+            design: s.design,
+            repetitions: Some(s.repetitions),
+            counts: Some(s.counts),
+            max_runs: s.max_runs,
+            max_core_hours: s.max_core_hours,
+            simulated_days: s.simulated_days,
+            timing: Some(s.timing),
+        }
+    }
+}
+
 impl ScalingSettings {
     /// Simulated years of one run, when `simulated_days` is given.
     pub fn simulated_years(&self) -> Option<f64> {

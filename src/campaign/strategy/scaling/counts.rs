@@ -127,6 +127,21 @@ impl Grid {
         out
     }
 
+    /// How many counts the grid has.
+    pub fn len(&self) -> u64 {
+        match self {
+            Grid::List(list) => list.len() as u64,
+            Grid::Multiples { every, .. } => self
+                .ends()
+                .map_or(0, |(first, last)| u64::from((last - first) / every) + 1),
+        }
+    }
+
+    /// Whether the grid has no count.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Whether `p` is on the grid.
     pub fn contains(&self, p: u32) -> bool {
         match self {

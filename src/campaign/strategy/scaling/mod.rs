@@ -320,6 +320,41 @@ fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> 
     })
 }
 
+/// An upper bound on a scaling campaign's iterations, and what sets it. Every iteration after
+/// the first adds at least one run, a count never gets more than `repetitions` +
+/// [`MAX_EXTRA_RUNS`] runs, and counts lie on the components' grids; `max_runs` bounds the
+/// runs too.
+pub fn iteration_bound(state: &State) -> (u32, String) {
+    let Some(scaling) = &state.settings.scaling else {
+        return (1, String::new());
+    };
+    let per_count = u64::from(scaling.repetitions + MAX_EXTRA_RUNS);
+    let counts: u64 = (0..state.components.len())
+        .map(|c| grid_of(state, c).len())
+        .sum();
+    let first: u32 = state
+        .iterations
+        .first()
+        .map_or(0, |it| it.tests.iter().map(|t| t.runs.len() as u32).sum());
+    let by_grid = counts.saturating_mul(per_count);
+    let (runs, why) = match scaling.max_runs {
+        Some(max) if u64::from(max) < by_grid => (
+            u64::from(max),
+            format!(
+                "set by max_runs = {max}: every iteration after the first adds a run; a smaller max_runs lowers it"
+            ),
+        ),
+        _ => (
+            by_grid,
+            format!(
+                "set by {counts} PE counts on the components' grids, each run at most {per_count} times (repetitions + {MAX_EXTRA_RUNS}); max_runs lowers it"
+            ),
+        ),
+    };
+    let bound = 1 + runs.saturating_sub(u64::from(first));
+    (u32::try_from(bound).unwrap_or(u32::MAX), why)
+}
+
 /// Core-hours of one run at `nproc` PEs and `sypd`, with the campaign's simulated length.
 pub fn run_core_hours(nproc: u32, sypd: f64, scaling: &ScalingSettings) -> Option<f64> {
     let years = scaling.simulated_years()?;
