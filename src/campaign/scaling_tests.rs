@@ -309,3 +309,45 @@ fn a_hand_edited_scaling_setting_is_refused_when_the_state_is_read() {
         "{e}"
     );
 }
+
+/// `timing = "wall"` on the stand-in model: it writes its modelled wall time (initialisation
+/// included) into `wall_s`, which is slower than the standalone truth by that start-up.
+#[test]
+fn wall_timing_on_the_stand_in_model_includes_its_start_up() {
+    let case = SyntheticCase::generate(8, 1);
+    let tmp = tempfile::tempdir().unwrap();
+    // 12 coupling steps of 2700 s.
+    let days = 12.0 * 2700.0 / 86_400.0;
+    let state = run_to_end(
+        &case,
+        tmp.path(),
+        &format!("counts = 4\ntiming = \"wall\"\nsimulated_days = {days}\n"),
+    );
+    assert!(state.is_done());
+    let c = &case.components[0];
+    let status = crate::campaign::status::Status::from_state(&state, tmp.path());
+    assert!(status.best.is_none());
+    assert!(status
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .all(|t| t.fittingness.is_none()));
+    let curve = Curve::load(
+        c.name.clone(),
+        &tmp.path().join("campaign").join(&state.components[0].curve),
+    )
+    .unwrap();
+    for p in curve.points() {
+        let truth = c.standalone_sypd(p.nproc);
+        // The run's 12 steps at the truth's speed, and 1 s of initialisation.
+        let wall = days / 365.0 * 86_400.0 / truth + 1.0;
+        let expected = days / 365.0 / (wall / 86_400.0);
+        assert!(p.sypd < truth, "{}: {} not below {truth}", p.nproc, p.sypd);
+        assert!(
+            ((p.sypd - expected) / expected).abs() < 0.03,
+            "{}: {} vs {expected}",
+            p.nproc,
+            p.sypd
+        );
+    }
+}

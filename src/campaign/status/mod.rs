@@ -527,12 +527,12 @@ impl Status {
             })
             .collect();
         let (fns, best) = algorithm1::fittingness_and_best(&measured, self.tts_w);
-        for (g, f) in groups.iter().zip(&fns) {
+        // A scaling campaign's standalone runs are no configurations: no FN, no best.
+        for (g, f) in groups.iter().zip(&fns).filter(|_| self.scaling.is_none()) {
             for &(i, t) in &g.3 {
                 self.iterations[i].tests[t].fittingness = Some(*f);
             }
         }
-        // A scaling campaign's standalone runs are no configurations to choose among.
         let best = best.filter(|_| self.scaling.is_none());
         self.best = best.map(|b| {
             let (i, t) = groups[b].3[0];
