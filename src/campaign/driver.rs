@@ -138,6 +138,9 @@ fn drive_locked(
     stop: &AtomicBool,
 ) -> Result<DriveOutcome, CampaignError> {
     let state = State::load(dir)?;
+    // A driver killed between saving the state and writing a scaling campaign's curves left
+    // them a run behind: bring them up to the state first.
+    super::strategy::scaling::output::write_curves(&state, dir)?;
     if state.cancelled {
         return Ok(DriveOutcome::Cancelled);
     }

@@ -112,6 +112,17 @@ fn the_run_budget_holds() {
         .map(|t| t.runs.len())
         .sum();
     assert!((16..=18).contains(&runs), "{runs}");
+    // Curves a kill left behind the state are brought up to it by the next driver.
+    let curve = tmp.path().join("campaign").join(&state.components[1].curve);
+    let written = std::fs::read_to_string(&curve).unwrap();
+    std::fs::remove_file(&curve).unwrap();
+    drive(
+        &tmp.path().join("campaign"),
+        &DriveOptions::default(),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&curve).unwrap(), written);
 }
 
 /// A scaling campaign driven from outside (no executor) over one component `X` with range
