@@ -213,7 +213,10 @@ fn an_outlier_is_left_out_flagged_and_run_again_and_a_noisy_count_gets_one_more_
     // The curve written so far holds it, with the runs kept.
     super::strategy::scaling::output::write_curves(&state, &dir).unwrap();
     let text = std::fs::read_to_string(dir.join("curves/X.csv")).unwrap();
-    assert!(text.contains(&format!("{odd},{},", point.sypd)), "{text}");
+    assert!(
+        text.contains(&format!("{odd},{:.6},", point.sypd)),
+        "{text}"
+    );
     assert!(text
         .lines()
         .any(|l| l.starts_with(&format!("{odd},")) && l.ends_with(",2")));

@@ -58,8 +58,13 @@ pub fn curve_csv(name: &str, points: &[CurvePoint]) -> String {
          of the runs kept (outliers left out), sd their standard deviation\n\
          nproc,SYPD,sd,runs\n"
     );
+    // Six decimals: far below any run's noise, and the same text whether the numbers come
+    // from a driver's memory or from the state read back (JSON may differ in the last bit).
     for p in points {
-        text.push_str(&format!("{},{},{},{}\n", p.nproc, p.sypd, p.sd, p.runs));
+        text.push_str(&format!(
+            "{},{:.6},{:.6},{}\n",
+            p.nproc, p.sypd, p.sd, p.runs
+        ));
     }
     text
 }
