@@ -365,3 +365,64 @@ fn wall_timing_on_the_stand_in_model_includes_its_start_up() {
         );
     }
 }
+
+/// `max_core_hours`: the runs after the first series stay within it (each planned run priced
+/// at the speed measured nearest its count), and a smaller budget makes fewer runs.
+#[test]
+fn the_core_hour_budget_holds_after_the_first_series() {
+    let case = SyntheticCase::generate(12, 2);
+    let days = "simulated_days = 30\n";
+    let spent = |state: &State| {
+        super::strategy::scaling::core_hours_spent(state, state.settings.scaling.as_ref().unwrap())
+            .unwrap()
+    };
+    let first_series = |state: &State| {
+        let scaling = state.settings.scaling.as_ref().unwrap();
+        state.iterations[0]
+            .tests
+            .iter()
+            .flat_map(|t| t.runs.iter().map(move |r| (t, r)))
+            .filter_map(|(t, r)| {
+                let c = t.component.unwrap();
+                super::strategy::scaling::run_core_hours(
+                    t.nproc[c],
+                    r.metrics.as_ref()?.sypd,
+                    scaling,
+                )
+            })
+            .sum::<f64>()
+    };
+    let runs = |state: &State| -> usize {
+        state
+            .iterations
+            .iter()
+            .flat_map(|it| &it.tests)
+            .map(|t| t.runs.len())
+            .sum()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let free = run_to_end(&case, tmp.path(), days);
+    let (all, first) = (spent(&free), first_series(&free));
+    assert!(all > first, "no refinement to cut");
+    let budget = first + 0.4 * (all - first);
+    let tmp = tempfile::tempdir().unwrap();
+    let bounded = run_to_end(
+        &case,
+        tmp.path(),
+        &format!("{days}max_core_hours = {budget}\n"),
+    );
+    assert!(bounded.is_done());
+    // Planned runs are priced at the nearest measured speed, so the spend may exceed the
+    // budget only by that estimate's error.
+    assert!(
+        spent(&bounded) <= budget * 1.02,
+        "{} > {budget}",
+        spent(&bounded)
+    );
+    assert!(
+        runs(&bounded) < runs(&free),
+        "{} vs {}",
+        runs(&bounded),
+        runs(&free)
+    );
+}
