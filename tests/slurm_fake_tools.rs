@@ -33,6 +33,7 @@ fn calls(dir: &Path) -> Vec<String> {
 
 fn request(dir: &Path, id: &str) -> RunRequest {
     RunRequest {
+        component: None,
         id: id.into(),
         iteration: 0,
         test: 0,

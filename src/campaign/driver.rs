@@ -168,6 +168,9 @@ fn drive_locked(
     stop: &AtomicBool,
 ) -> Result<DriveOutcome, CampaignError> {
     let state = State::load(dir)?;
+    // A driver killed between saving the state and writing a scaling campaign's curves left
+    // them a run behind: bring them up to the state first.
+    super::strategy::scaling::output::write_curves(&state, dir)?;
     if state.cancelled {
         return Ok(DriveOutcome::Cancelled);
     }
@@ -249,8 +252,11 @@ impl Driver {
         }
     }
 
+    /// Saves the state, then a scaling campaign's curves from it (the state first: a kill in
+    /// between leaves curves one run behind a state that rewrites them at the next save).
     fn save(&self) -> Result<(), CampaignError> {
-        self.state.save(&self.dir)
+        self.state.save(&self.dir)?;
+        super::strategy::scaling::output::write_curves(&self.state, &self.dir)
     }
 
     fn request(&self, (i, t, r): RunPos) -> RunRequest {

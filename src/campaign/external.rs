@@ -43,6 +43,9 @@ pub struct NextRun {
     pub total_nproc: u32,
     /// Absolute.
     pub run_dir: PathBuf,
+    /// The component a standalone run measures (a scaling campaign).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
 }
 
 impl NextRun {
@@ -50,6 +53,7 @@ impl NextRun {
     pub fn request(&self) -> RunRequest {
         let balanced: u32 = self.nproc.values().fold(0, |s, p| s.saturating_add(*p));
         RunRequest {
+            component: self.component.clone(),
             id: self.run.clone(),
             iteration: self.iteration,
             test: self.test,
@@ -112,6 +116,7 @@ fn next_run_at(state: &State, dir: &Path, (i, t, r): super::state::RunPos) -> Ne
         total_nproc: req.total_nproc(),
         nproc: NameMap(req.nproc),
         run_dir: req.run_dir,
+        component: req.component,
     }
 }
 
@@ -524,6 +529,7 @@ fn record_as(
     // The run stays recorded when the next iteration cannot be planned yet.
     let advance = advance_in(&mut state, dir);
     state.save(dir)?;
+    super::strategy::scaling::output::write_curves(&state, dir)?;
     super::claim::release_recorded(dir, run_id, token);
     let advance = advance.map_err(|source| CampaignError::Plan {
         dir: dir.to_path_buf(),

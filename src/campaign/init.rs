@@ -98,6 +98,9 @@ pub(super) fn planned_state(
             message: "placement = \"groups\" is for `autolb predict` (the best node packing of each node count); a campaign moves PEs between components and bills them as placement = \"packed\" does: set that, and count the pinned helpers' cores in extra_pes".into(),
         });
     }
+    if file.scaling.is_some() {
+        return planned_scaling_state(file, base_dir, origin);
+    }
     let settings = frozen_settings(file, origin)?;
     let inputs = file.component_inputs(base_dir)?;
     if let Some(bare) = file.components.iter().find(|c| c.curve.is_none()) {
@@ -140,18 +143,7 @@ pub(super) fn planned_state(
         }
     }
 
-    let executor = file
-        .executor
-        .clone()
-        .map(|e| with_queue_submission(e, &file.cost_model()));
-    if let Some(cfg) = &executor {
-        if cfg.kind == ExecutorKind::Command && cfg.command.as_ref().is_none_or(|c| c.is_empty()) {
-            return Err(CampaignError::Invalid {
-                file: origin.to_string(),
-                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
-            });
-        }
-    }
+    let executor = checked_executor(file, origin)?;
     let base_dir = absolute_dir(base_dir)?;
     // Algorithm 1 runs every test `repetitions` times; the guided strategy runs each
     // configuration once and repeats only those whose FN comes close to the best.
@@ -189,6 +181,105 @@ pub(super) fn planned_state(
     Ok((state, inputs))
 }
 
+/// The `[executor]` with the chosen queue's submission settings; `command` must have one.
+fn checked_executor(
+    file: &CampaignFile,
+    origin: &str,
+) -> Result<Option<ExecutorConfig>, CampaignError> {
+    let executor = file
+        .executor
+        .clone()
+        .map(|e| with_queue_submission(e, &file.cost_model()));
+    if let Some(cfg) = &executor {
+        if cfg.kind == ExecutorKind::Command && cfg.command.as_ref().is_none_or(|c| c.is_empty()) {
+            return Err(CampaignError::Invalid {
+                file: origin.to_string(),
+                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
+            });
+        }
+    }
+    Ok(executor)
+}
+
+/// [`planned_state`] of a scaling campaign (`[scaling]`): no prediction; the first iteration
+/// is the first series of every component ([`first_series`]), each count one test run
+/// `repetitions` times. Refused when `max_runs` cannot hold that series.
+fn planned_scaling_state(
+    file: &CampaignFile,
+    base_dir: &Path,
+    origin: &str,
+) -> Result<(State, Vec<predict::ComponentInput>), CampaignError> {
+    use super::strategy::scaling::{first_series, nproc_vector, ORIGIN};
+    let invalid = |message: String| CampaignError::Invalid {
+        file: origin.to_string(),
+        message,
+    };
+    let scaling = file
+        .scaling
+        .as_ref()
+        .map(|t| t.resolve())
+        .transpose()
+        .map_err(invalid)?
+        .ok_or_else(|| invalid("no [scaling] table".into()))?;
+    let inputs = file.component_inputs(base_dir)?;
+    let components = frozen_components(file, &inputs, origin)?;
+    // The budget of balanced PEs means nothing here; a standalone run holds one component.
+    let widest = components.iter().map(|c| c.high).max().unwrap_or(1);
+    let mut budgeted = file.clone();
+    budgeted.max_nproc = Some(file.max_nproc.unwrap_or(widest));
+    let mut settings = frozen_settings(&budgeted, origin)?;
+    settings.scaling = Some(scaling.clone());
+    // The runs per count, where a balancing campaign keeps its runs per test.
+    settings.repetitions = scaling.repetitions;
+    let step = settings.step.unwrap_or(1);
+    let cores_per_node = file.machine.map(|m| m.cores_per_node);
+    let series = first_series(&components, &scaling, step, cores_per_node);
+    let runs = series.len() as u64 * u64::from(scaling.repetitions);
+    if let Some(max) = scaling.max_runs.filter(|&m| u64::from(m) < runs) {
+        return Err(invalid(format!(
+            "[scaling] max_runs = {max} cannot hold the first series ({} counts x {} runs = {runs} runs); raise max_runs, or lower counts or repetitions",
+            series.len(),
+            scaling.repetitions
+        )));
+    }
+    let executor = checked_executor(file, origin)?;
+    let base_dir = absolute_dir(base_dir)?;
+    let n = components.len();
+    let mut state = State {
+        format: STATE_FORMAT,
+        settings,
+        components,
+        executor,
+        base_dir,
+        tests: Vec::new(),
+        iterations: Vec::new(),
+        cancelled: false,
+    };
+    let mut first = Iteration {
+        index: 0,
+        tests: Vec::new(),
+    };
+    for (id, (c, p)) in series.into_iter().enumerate() {
+        let id = id as u32;
+        state.tests.push(TestRecord {
+            id,
+            origin: ORIGIN.to_string(),
+        });
+        let mut test = new_test_iteration(0, id, nproc_vector(n, c, p), 0, 1..=scaling.repetitions);
+        test.component = Some(c);
+        test.reason = Some(format!(
+            "scaling: first series of {}, {} counts log-spaced over {}..{}",
+            state.components[c].name,
+            scaling.counts,
+            state.components[c].low,
+            state.components[c].high
+        ));
+        first.tests.push(test);
+    }
+    state.iterations.push(first);
+    Ok((state, inputs))
+}
+
 /// [`init`], with `origin` naming the campaign file in error messages.
 fn init_named(
     dir: &Path,
@@ -202,13 +293,15 @@ fn init_named(
     if let Some(cfg) = &state.executor {
         // Build it once, before anything is written, so a bad template or setting is
         // reported now, not at `run`.
-        // Every component has a curve ([`planned_state`] refuses one without).
-        let curves = inputs.iter().filter_map(|input| input.curve.clone());
+        // Every component of a balancing campaign has a curve ([`planned_state`] refuses one
+        // without); a scaling campaign's have none.
+        let curves = inputs.iter().map(|input| input.curve.clone());
         let ctx = context_of(
             &state.base_dir,
             &state.components,
             curves,
             state.settings.period_s,
+            state.is_scaling(),
         );
         executor::from_config(cfg, dir, &ctx)?;
     }
@@ -236,7 +329,13 @@ fn init_named(
     let curves_dir = dir.join("curves");
     std::fs::create_dir_all(&curves_dir)
         .map_err(|e| CampaignError::io(format!("cannot create {}", curves_dir.display()), e))?;
-    for (c, input) in state.components.iter().zip(&inputs) {
+    // A scaling campaign writes its curves as runs land (strategy::scaling::output).
+    for (c, input) in state
+        .components
+        .iter()
+        .zip(&inputs)
+        .filter(|_| !state.is_scaling())
+    {
         let mut text = String::from("nproc,SYPD\n");
         for p in input.curve.iter().flat_map(|curve| curve.points()) {
             text.push_str(&format!("{},{}\n", p.nproc, p.sypd));
@@ -306,10 +405,17 @@ fn frozen_components(
 ) -> Result<Vec<FrozenComponent>, CampaignError> {
     let mut components = Vec::new();
     for (entry, input) in file.components.iter().zip(inputs) {
+        // Without a curve the range defaults to the allowed list's.
+        let listed = input
+            .allowed
+            .as_ref()
+            .and_then(|v| Some((*v.iter().min()?, *v.iter().max()?)));
         let (first, last) = input
             .curve
             .as_ref()
-            .map_or((1, u32::MAX), |c| (c.first_nproc(), c.last_nproc()));
+            .map_or(listed.unwrap_or((1, u32::MAX)), |c| {
+                (c.first_nproc(), c.last_nproc())
+            });
         let low = entry.min_nproc.unwrap_or(first);
         let high = entry.max_nproc.unwrap_or(last);
         if low > high {
@@ -508,6 +614,7 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         top: Some(file.top.unwrap_or(crate::predict::Settings::default().top)),
         cost_model: Some(file.cost_model()).filter(|m| !m.is_plain()),
         strategy: file.strategy.unwrap_or_default(),
+        scaling: None,
     })
 }
 

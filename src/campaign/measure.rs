@@ -103,6 +103,73 @@ pub fn measure_billed<C: TimingName>(
     reduce_billed(&m, components, nproc, extra_pes, cost_model).map_err(Unmeasured::Unreadable)
 }
 
+/// Measures a standalone run of component `index` (a scaling campaign): its speed from the
+/// timing output holding that one component (`timing = "output"`), or from the run's wall time
+/// and `simulated_days` (`timing = "wall"`, see [`crate::executor::wall_seconds`]). CHSY counts
+/// its PEs; a standalone run has no coupling, so its coupling costs are 0.
+pub fn measure_standalone<C: TimingName>(
+    path: &Path,
+    component: &C,
+    index: usize,
+    nproc: &[u32],
+    scaling: &crate::config::ScalingSettings,
+    period_s: Option<f64>,
+) -> Result<RunMetrics, Unmeasured> {
+    let p = nproc[index];
+    let name = component.timing_name();
+    let sypd = match scaling.timing {
+        crate::config::ScalingTiming::Output => {
+            let opts = ReadOptions {
+                period_s,
+                nproc: BTreeMap::from([(name.to_string(), p)]),
+                ..ReadOptions::default()
+            };
+            let reading =
+                timing::read(path, &opts).map_err(|e| Unmeasured::Unreadable(e.to_string()))?;
+            let m = match reading {
+                Reading::Measured(m) => m,
+                Reading::Incomplete { reason } => return Err(Unmeasured::Incomplete(reason)),
+            };
+            if let Some(reason) = &m.partial {
+                return Err(Unmeasured::Unreadable(format!("partial: {reason}")));
+            }
+            let t = m.component(name).ok_or_else(|| {
+                let found: Vec<&str> = m.components.iter().map(|c| c.name.as_str()).collect();
+                Unmeasured::Unreadable(format!(
+                    "no component {name:?}; it has {}",
+                    found.join(", ")
+                ))
+            })?;
+            if let Some(measured) = t.nproc.filter(|&n| n != p) {
+                return Err(Unmeasured::Unreadable(format!(
+                    "{name} ran on {measured} PEs by the timing output, but the run has {p}; this output belongs to another run"
+                )));
+            }
+            m.coupled_sypd().ok_or_else(|| {
+                Unmeasured::Unreadable("no SYPD (simulated or wall time unknown)".into())
+            })?
+        }
+        crate::config::ScalingTiming::Wall => {
+            let wall = crate::executor::wall_seconds(path).map_err(Unmeasured::Unreadable)?;
+            let years = scaling.simulated_years().ok_or_else(|| {
+                Unmeasured::Unreadable("timing = \"wall\" needs simulated_days".into())
+            })?;
+            years / (wall / metrics::SECONDS_PER_DAY)
+        }
+    };
+    if !(sypd.is_finite() && sypd > 0.0) {
+        return Err(Unmeasured::Unreadable(format!(
+            "SYPD {sypd} is not a positive number"
+        )));
+    }
+    Ok(RunMetrics {
+        sypd,
+        chsy: metrics::chsy(f64::from(p), sypd),
+        coupling_cost: 0.0,
+        partial_coupling_cost: vec![0.0; nproc.len()],
+    })
+}
+
 /// The campaign's metrics of one measurement (see the module doc).
 pub fn reduce<C: TimingName>(
     m: &Measurement,

@@ -265,6 +265,7 @@ fn new_test_iteration(
             .collect(),
         decision: None,
         reason: None,
+        component: None,
     }
 }
 
@@ -273,17 +274,23 @@ pub fn executor_context(
     state: &State,
     dir: &Path,
 ) -> Result<executor::ExecutorContext, CampaignError> {
-    let curves = state
-        .components
-        .iter()
-        .map(|c| crate::curve::Curve::load(c.name.clone(), &dir.join(&c.curve)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(ConfigError::from)?;
+    // A scaling campaign measures the curves: its executors get none.
+    let curves = if state.is_scaling() {
+        vec![None; state.components.len()]
+    } else {
+        state
+            .components
+            .iter()
+            .map(|c| crate::curve::Curve::load(c.name.clone(), &dir.join(&c.curve)).map(Some))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ConfigError::from)?
+    };
     Ok(context_of(
         &state.base_dir,
         &state.components,
         curves,
         state.settings.period_s,
+        state.is_scaling(),
     ))
 }
 
@@ -302,12 +309,14 @@ pub(crate) fn build_executor(
     )?))
 }
 
-/// The executor context of these components with their curves (in the same order).
+/// The executor context of these components with their curves (in the same order);
+/// `standalone` for a scaling campaign's runs of one component each.
 fn context_of(
     base_dir: &Path,
     components: &[FrozenComponent],
-    curves: impl IntoIterator<Item = crate::curve::Curve>,
+    curves: impl IntoIterator<Item = Option<crate::curve::Curve>>,
     period_s: Option<f64>,
+    standalone: bool,
 ) -> executor::ExecutorContext {
     executor::ExecutorContext {
         base_dir: base_dir.to_path_buf(),
@@ -321,6 +330,7 @@ fn context_of(
             })
             .collect(),
         period_s,
+        standalone,
     }
 }
 
@@ -359,7 +369,7 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
     if !complete || current.tests.iter().all(|t| t.decision.is_some()) || state.cancelled {
         return Ok(out);
     }
-    let plan = strategy::of(state.settings.strategy).plan(state, dir)?;
+    let plan = strategy::for_state(state).plan(state, dir)?;
     let last = state.iterations.len() - 1;
     let index = state.iterations[last].index;
     for (test, decision) in state.iterations[last].tests.iter_mut().zip(plan.decisions) {
@@ -372,9 +382,14 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
             Some(id) => id,
             None => {
                 let id = state.tests.iter().map(|t| t.id + 1).max().unwrap_or(0);
+                let origin = if state.is_scaling() {
+                    strategy::scaling::ORIGIN
+                } else {
+                    state.settings.strategy.name()
+                };
                 state.tests.push(TestRecord {
                     id,
-                    origin: state.settings.strategy.name().to_string(),
+                    origin: origin.to_string(),
                 });
                 id
             }
@@ -395,6 +410,10 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
             done_before + 1..=done_before + planned.runs.max(1),
         );
         test.reason = planned.reason;
+        // A scaling test measures the one component it gives PEs to.
+        if state.is_scaling() {
+            test.component = test.nproc.iter().position(|&p| p > 0);
+        }
         next_tests.push(test);
     }
     if !next_tests.is_empty() {
@@ -535,3 +554,6 @@ pub(crate) fn cancel_all(
     state.cancelled = true;
     (runs, warnings)
 }
+
+#[cfg(test)]
+mod scaling_tests;

@@ -107,13 +107,22 @@ pub fn plan_of(state: &State) -> Plan {
         .map(|t| t.nproc.iter().sum::<u32>())
         .max()
         .unwrap_or(0);
+    let (max_iterations, bound_by) = if state.is_scaling() {
+        super::strategy::scaling::iteration_bound(state)
+    } else {
+        (
+            iteration_bound(&state.components, s.initial_step, s.minimum_step),
+            bound_by(&state.components, s.initial_step, s.minimum_step),
+        )
+    };
     Plan {
         components: names,
         tests,
         repetitions: s.repetitions,
-        max_iterations: iteration_bound(&state.components, s.initial_step, s.minimum_step),
-        bound_by: bound_by(&state.components, s.initial_step, s.minimum_step),
-        bound_proven: bound_is_proven(state),
+        max_iterations,
+        bound_by,
+        // A scaling campaign's bound counts runs, which is proven whatever the components.
+        bound_proven: bound_is_proven(state) || state.is_scaling(),
         job_nproc: s.max_nproc.max(largest_start).saturating_add(s.extra_pes),
         max_nproc: s.max_nproc,
         extra_pes: s.extra_pes,

@@ -91,6 +91,9 @@ pub struct FrozenSettings {
     /// How tests are chosen; absent (Algorithm 1) in Algorithm 1 states, so they read as before.
     #[serde(default, skip_serializing_if = "Strategy::is_default")]
     pub strategy: Strategy,
+    /// A scaling campaign's settings (`[scaling]`); absent in a balancing campaign.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<crate::config::ScalingSettings>,
 }
 
 /// One balanced component with its limits, fixed at `init`.
@@ -151,6 +154,10 @@ pub struct TestIteration {
     /// leaves it out: its reasons follow from the decisions (see [`super::status()`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The component a scaling test measures standalone (its index); `nproc` then gives
+    /// PEs to it alone and 0 to the others. `None` for a coupled test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component: Option<usize>,
 }
 
 /// One run (one repetition of one test in one iteration).
@@ -336,6 +343,12 @@ impl State {
         if let Some(executor) = &self.executor {
             check_executor_limits(executor).map_err(|e| format!("`executor`: {e}"))?;
         }
+        if let Some(scaling) = &s.scaling {
+            // The same checks as the campaign file's `[scaling]` table.
+            crate::config::ScalingTable::from(scaling)
+                .resolve()
+                .map_err(|e| format!("`settings.scaling`: {e}"))?;
+        }
         Ok(())
     }
 
@@ -365,9 +378,28 @@ impl State {
                         test.nproc.len()
                     ));
                 }
+                match (test.component, self.is_scaling()) {
+                    (Some(c), true) if c < n => {}
+                    (None, false) => {}
+                    (Some(c), _) => {
+                        return Err(format!(
+                            "{at}: measures component {c}, which a balancing campaign or one of {n} components cannot have"
+                        ))
+                    }
+                    (None, true) => {
+                        return Err(format!(
+                            "{at}: a scaling campaign's test names the component it measures"
+                        ))
+                    }
+                }
+                // A standalone test gives PEs to its component alone.
+                let measured = |k: usize| test.component.is_none_or(|c| c == k);
                 if let Some(p) = test
                     .nproc
                     .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| measured(k))
+                    .map(|(_, p)| p)
                     .find(|&&p| p == 0 || p > crate::predict::MAX_TOTAL_PES)
                 {
                     return Err(format!(
@@ -410,6 +442,12 @@ impl State {
         write_atomically(&dir.join(STATE_FILE), text.as_bytes())
     }
 
+    /// Whether this is a scaling campaign (`[scaling]`): it measures curves, one component
+    /// per run, and balances nothing.
+    pub fn is_scaling(&self) -> bool {
+        self.settings.scaling.is_some()
+    }
+
     /// The components' names, in the campaign file's order.
     pub fn component_names(&self) -> Vec<String> {
         self.components.iter().map(|c| c.name.clone()).collect()
@@ -443,6 +481,17 @@ impl State {
     /// Measures the timing output at `path` as a run of test `(i, t)`: with the campaign's
     /// components, the test's PEs, the extra PEs and the coupling period.
     pub fn measure_run(&self, i: usize, t: usize, path: &Path) -> Result<RunMetrics, Unmeasured> {
+        let test = &self.iterations[i].tests[t];
+        if let (Some(c), Some(scaling)) = (test.component, &self.settings.scaling) {
+            return measure::measure_standalone(
+                path,
+                &self.components[c],
+                c,
+                &test.nproc,
+                scaling,
+                self.settings.period_s,
+            );
+        }
         measure::measure_billed(
             path,
             &self.components,
@@ -458,7 +507,10 @@ impl State {
         let it = &self.iterations[i];
         let test = &it.tests[t];
         let run = &test.runs[r];
+        // A standalone run holds its one component, without the coupled run's extra PEs.
+        let measured = |k: usize| test.component.is_none_or(|c| c == k);
         RunRequest {
+            component: test.component.map(|c| self.components[c].name.clone()),
             id: run.id.clone(),
             iteration: it.index,
             test: test.test,
@@ -467,9 +519,15 @@ impl State {
                 .components
                 .iter()
                 .zip(&test.nproc)
-                .map(|(c, &p)| (c.name.clone(), p))
+                .enumerate()
+                .filter(|&(k, _)| measured(k))
+                .map(|(_, (c, &p))| (c.name.clone(), p))
                 .collect(),
-            extra_pes: self.settings.extra_pes,
+            extra_pes: if test.component.is_some() {
+                0
+            } else {
+                self.settings.extra_pes
+            },
             run_dir: dir.join(run_dir_relative(it.index, test.test, run.repetition)),
         }
     }

@@ -61,6 +61,11 @@ pub struct SimulateArgs {
     /// Make the run fail after N coupling steps: files end mid-line, exit status 1.
     #[arg(long = "fail", value_name = "N")]
     pub fail_after: Option<u32>,
+    /// A standalone run of one component (one --comp): its speed from its curve, with no
+    /// coupling (no interpolation, no put), as a scaling campaign measures it. With
+    /// --campaign, a scaling campaign's runs are standalone by themselves.
+    #[arg(long, conflicts_with = "campaign")]
+    pub standalone: bool,
     /// Print what the model did as JSON.
     #[arg(long)]
     pub json: bool,
@@ -81,6 +86,15 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
             let mut settings = SimSettings::default();
             override_settings(&mut settings, args);
             settings.validate().map_err(user)?;
+            if args.standalone {
+                if args.comps.len() != 1 {
+                    return Err(user(format!(
+                        "--standalone runs one component; give one --comp NAME=NPROC, not {}",
+                        args.comps.len()
+                    )));
+                }
+                settings = settings.standalone();
+            }
             let components = components(args)?;
             let out = args
                 .out

@@ -17,9 +17,11 @@ use crate::predict::packing::{Pinned, PinnedHelper};
 use crate::predict::{ComponentInput, Settings};
 
 mod allowed;
+pub mod scaling;
 mod toml_words;
 
 pub use allowed::{load_allowed, parse_allowed};
+pub use scaling::{ScalingDesign, ScalingSettings, ScalingTable, ScalingTiming};
 use toml_words::one_line_toml_error;
 
 /// The whole campaign file.
@@ -79,6 +81,9 @@ pub struct CampaignFile {
     /// writes the file again puts them back ([`CampaignFile::with_helpers_as_components`]).
     #[serde(skip)]
     pub helpers: Vec<ComponentEntry>,
+    /// Measure the components' scalability curves instead of balancing them (`[scaling]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<ScalingTable>,
 }
 
 /// How a campaign chooses the next iteration's tests (`strategy = "algorithm1" | "guided"`).
@@ -315,6 +320,7 @@ impl CampaignFile {
             }
         }
         check_resources(&parsed, text).map_err(semantics)?;
+        check_scaling(&parsed, text).map_err(semantics)?;
         parsed
             .cost_model()
             .validate()
@@ -571,6 +577,55 @@ fn check_resources(file: &CampaignFile, text: &str) -> Result<(), String> {
             }
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// A `[scaling]` table: its keys resolve, and the rest of the file is one a scaling campaign
+/// can run: every component has a range to measure (`min_nproc` and `max_nproc`, or
+/// `allowed`) and no curve, and nothing chooses configurations to balance.
+fn check_scaling(file: &CampaignFile, text: &str) -> Result<(), String> {
+    let Some(table) = &file.scaling else {
+        return Ok(());
+    };
+    let at = |key: &str| {
+        line_in_table(text, "[scaling]", 0, key)
+            .map(|l| format!("line {l}: "))
+            .unwrap_or_default()
+    };
+    if let Err(message) = table.resolve() {
+        // The message names its key first: `[scaling] KEY = ...`.
+        let key = message
+            .strip_prefix("[scaling] ")
+            .and_then(|rest| rest.split([' ', ',']).next())
+            .unwrap_or("design");
+        return Err(format!("{}{message}", at(key)));
+    }
+    for (k, c) in file.components.iter().enumerate() {
+        let at = |key: &str| {
+            line_in_table(text, "[[component]]", k, key)
+                .map(|l| format!("line {l}: "))
+                .unwrap_or_default()
+        };
+        if c.curve.is_some() {
+            return Err(format!(
+                "{}component {}: a scaling campaign measures the curve; drop `curve` and give min_nproc and max_nproc (or allowed)",
+                at("curve"),
+                c.name
+            ));
+        }
+    }
+    if file.start.is_some() {
+        return Err("`start` cannot go with [scaling]: a scaling campaign chooses its own PE counts; drop one of them".into());
+    }
+    if file.strategy.is_some() {
+        return Err("`strategy` cannot go with [scaling]: a scaling campaign measures curves, it balances nothing; drop one of them".into());
+    }
+    if file.components.is_empty() {
+        return Err(
+            "[scaling] needs at least one [[component]] table with name, min_nproc and max_nproc"
+                .into(),
+        );
     }
     Ok(())
 }

@@ -35,22 +35,23 @@ fn the_bundled_ecearth3_example_renders() {
         .map(|c| crate::executor::ComponentContext {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
-            curve: crate::curve::Curve::load(
-                c.name.clone(),
-                &assets.join(c.curve.as_ref().unwrap()),
-            )
-            .unwrap(),
+            curve: Some(
+                crate::curve::Curve::load(c.name.clone(), &assets.join(c.curve.as_ref().unwrap()))
+                    .unwrap(),
+            ),
         })
         .collect();
     let ctx = crate::executor::ExecutorContext {
         base_dir: assets.clone(),
         components,
         period_s: file.period_s,
+        standalone: false,
     };
     let dir = tempfile::tempdir().unwrap();
     let cfg = file.executor.clone().unwrap();
     let ex = crate::executor::slurm::SlurmExecutor::from_context(&cfg, dir.path(), &ctx).unwrap();
     let mut r = crate::executor::RunRequest {
+        component: None,
         id: "i01-t02-r1".into(),
         iteration: 1,
         test: 2,
@@ -186,7 +187,7 @@ fn a_misspelt_key_gets_the_nearest_name_and_types_are_plain_words() {
         ),
         "{e}"
     );
-    assert!(e.ends_with("`resource`) (at `repetitons = 2`)"), "{e}");
+    assert!(e.ends_with("`scaling`) (at `repetitons = 2`)"), "{e}");
     // Nothing near: the list alone.
     let e = err("max_nproc = 1\nzzzzqq = 2\n");
     assert!(
@@ -348,4 +349,47 @@ fn a_pinned_helper_says_what_it_lacks_on_its_line() {
         assert!(e.contains(expected), "{e}\nexpected: {expected}");
         assert_eq!(e.lines().count(), 1, "{e}");
     }
+}
+
+#[test]
+fn a_scaling_table_is_checked_with_the_line_of_its_key() {
+    let base = "[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 960\n\n[scaling]\ndesign = \"standalone\"\n";
+    let file = CampaignFile::parse(base, "c.toml").unwrap();
+    assert_eq!(
+        file.scaling
+            .as_ref()
+            .unwrap()
+            .resolve()
+            .unwrap()
+            .repetitions,
+        3
+    );
+    let coupled = base.replace("standalone", "coupled");
+    let e = CampaignFile::parse(&coupled, "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("c.toml: line 7:") && e.contains("not available yet") && !e.contains('\n'),
+        "{e}"
+    );
+    let e = CampaignFile::parse(&format!("{base}repetitions = 0\n"), "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("line 8:") && e.contains("repetitions = 0"),
+        "{e}"
+    );
+    let with_curve = base.replace("min_nproc = 48", "curve = \"ifs.csv\"\nmin_nproc = 48");
+    let e = CampaignFile::parse(&with_curve, "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 3:") && e.contains("drop `curve`"), "{e}");
+    let e = CampaignFile::parse(&format!("strategy = \"guided\"\n{base}"), "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`strategy` cannot go with [scaling]"), "{e}");
+    let e = CampaignFile::parse(&format!("{base}bogus = 1\n"), "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 8") && e.contains("bogus"), "{e}");
 }

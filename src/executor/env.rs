@@ -18,6 +18,7 @@
 //! | `AUTOLB_RUN_DIR` | the run directory |
 //! | `AUTOLB_ITERATION`, `AUTOLB_TEST`, `AUTOLB_REPETITION` | the run's numbers |
 //! | `AUTOLB_NPROC_<NAME>` | PEs of component NAME ([`nproc_env_var`]) |
+//! | `AUTOLB_COMPONENT`, `AUTOLB_NPROC` | a standalone run (scaling campaign): the component it measures and its PEs |
 //! | `AUTOLB_TOTAL_NPROC` | all PEs of the run, extras included |
 
 use super::RunRequest;
@@ -36,6 +37,12 @@ pub fn run_env(run: &RunRequest) -> Vec<(String, String)> {
     ];
     for (name, p) in &run.nproc {
         v.push((nproc_env_var(name), p.to_string()));
+    }
+    if let Some(component) = &run.component {
+        v.push(("AUTOLB_COMPONENT".to_string(), component.clone()));
+        if let Some((_, p)) = run.nproc.iter().find(|(name, _)| name == component) {
+            v.push(("AUTOLB_NPROC".to_string(), p.to_string()));
+        }
     }
     v.push((
         "AUTOLB_TOTAL_NPROC".to_string(),
@@ -122,6 +129,7 @@ mod tests {
     #[test]
     fn a_run_exports_its_values() {
         let run = RunRequest {
+            component: None,
             id: "i01-t02-r1".into(),
             iteration: 1,
             test: 2,

@@ -67,6 +67,10 @@ pub struct RunRequest {
     pub extra_pes: u32,
     /// Where the run writes its timing output, stdout/stderr and exit status.
     pub run_dir: PathBuf,
+    /// The one component a standalone run measures (a scaling campaign); `nproc` then holds
+    /// only it. `None` for a coupled run of every component.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
 }
 
 impl RunRequest {
@@ -189,6 +193,9 @@ pub struct ExecutorContext {
     pub components: Vec<ComponentContext>,
     /// Coupling period in seconds, if the campaign file gives it.
     pub period_s: Option<f64>,
+    /// Whether runs are standalone runs of one component each (a scaling campaign): the
+    /// command template is checked with `{component}` and `{nproc}` for every component.
+    pub standalone: bool,
 }
 
 /// One balanced component, as an executor sees it.
@@ -198,8 +205,9 @@ pub struct ComponentContext {
     pub name: String,
     /// Its name in the timing output (what the stand-in model writes).
     pub timing_name: String,
-    /// The campaign's curve (the stand-in model's default truth).
-    pub curve: Curve,
+    /// The campaign's curve (the stand-in model's default truth); `None` in a scaling
+    /// campaign, which measures it.
+    pub curve: Option<Curve>,
 }
 
 /// Builds the executor of a campaign's `[executor]` table.
@@ -226,6 +234,56 @@ pub fn from_config(
 /// the local executors once the run has ended, so a restarted driver can tell a finished run
 /// (whose result it reads) from one that died with the previous driver (which it runs again).
 pub const EXIT_STATUS_FILE: &str = "exit_status";
+
+/// Name of the file in a run directory holding the run's wall seconds, start-up and shutdown
+/// included: written by the stand-in model, or by a job script or workflow manager that times
+/// the run itself. A scaling campaign with `timing = "wall"` reads it first.
+pub const WALL_FILE: &str = "wall_s";
+
+/// Name of the empty file the `command` executor writes into a run directory just before it
+/// starts the command: its modification time is the run's start, and `exit_status`'s (written
+/// the moment the command ends) its end, both stamped by the same file system's clock.
+pub const STARTED_FILE: &str = "autolb.started";
+
+/// The wall seconds of an ended run: `path/wall_s` when there (or `path` itself when it is
+/// such a file), else from the start stamp to `exit_status` (see [`STARTED_FILE`]). `Err`
+/// says what is missing.
+pub fn wall_seconds(path: &Path) -> Result<f64, String> {
+    let file = if path.is_dir() {
+        path.join(WALL_FILE)
+    } else {
+        path.to_path_buf()
+    };
+    if file.is_file() {
+        let text = crate::fsutil::read_small_text(&file).map_err(|e| e.to_string())?;
+        return match text.trim().parse::<f64>() {
+            Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
+            _ => Err(format!(
+                "{}: {:?} is not a positive number of seconds",
+                file.display(),
+                text.trim()
+            )),
+        };
+    }
+    let modified = |name: &str| {
+        std::fs::metadata(path.join(name))
+            .and_then(|m| m.modified())
+            .map_err(|e| format!("{}: {e}", path.join(name).display()))
+    };
+    let (start, end) = (modified(STARTED_FILE), modified(EXIT_STATUS_FILE));
+    match (start, end) {
+        (Ok(start), Ok(end)) => end
+            .duration_since(start)
+            .ok()
+            .map(|d| d.as_secs_f64())
+            .filter(|&w| w > 0.0)
+            .ok_or_else(|| format!("{}: the run ended before it started", path.display())),
+        _ => Err(format!(
+            "{}: no {WALL_FILE} file and no start and end stamps ({STARTED_FILE}, {EXIT_STATUS_FILE}); write the run's wall seconds into {WALL_FILE}",
+            path.display()
+        )),
+    }
+}
 
 /// Writes `run_dir/exit_status` for `status` (a `Finished` or `Failed` status).
 pub fn write_exit_status(run_dir: &Path, status: &RunStatus) -> std::io::Result<()> {

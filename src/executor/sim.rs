@@ -25,6 +25,8 @@ pub struct SimExecutor {
     settings: SimSettings,
     /// (campaign name, timing name, truth curve) per component.
     components: Vec<(String, String, Curve)>,
+    /// Standalone speed per component, in the same order (standalone runs).
+    standalone: Vec<Curve>,
     statuses: Arc<Mutex<HashMap<String, RunStatus>>>,
     threads: HashMap<String, JoinHandle<()>>,
 }
@@ -51,14 +53,31 @@ impl SimExecutor {
             .validate()
             .map_err(|e| ExecutorError::Config(e.to_string()))?;
         let mut components = Vec::new();
+        let mut standalone = Vec::new();
         for c in &ctx.components {
+            let names = [c.name.as_str(), c.timing_name.as_str()];
             let truth = settings
-                .configured_curve(&[&c.name, &c.timing_name], &ctx.base_dir)
+                .configured_curve(&names, &ctx.base_dir)
                 .map_err(|e| ExecutorError::Config(format!("[executor.sim] curves: {e}")))?
-                .unwrap_or_else(|| c.curve.clone());
+                .or_else(|| c.curve.clone())
+                .or_else(|| names.iter().find_map(|n| crate::sim::builtin_curve(n)))
+                .ok_or_else(|| {
+                    ExecutorError::Config(format!(
+                        "[executor.sim] has no truth curve for {}: give curves.{} = \"PATH\" (a file of nproc,SYPD rows)",
+                        c.name, c.name
+                    ))
+                })?;
+            let alone = settings
+                .configured_standalone_curve(&names, &ctx.base_dir)
+                .map_err(|e| {
+                    ExecutorError::Config(format!("[executor.sim] standalone_curves: {e}"))
+                })?
+                .unwrap_or_else(|| truth.clone());
             components.push((c.name.clone(), c.timing_name.clone(), truth));
+            standalone.push(alone);
         }
-        if let Some(curves) = &settings.curves {
+        let configured = settings.curves.iter().chain(&settings.standalone_curves);
+        for curves in configured {
             for key in curves.keys() {
                 if !ctx
                     .components
@@ -75,24 +94,32 @@ impl SimExecutor {
         Ok(SimExecutor {
             settings,
             components,
+            standalone,
             statuses: Arc::new(Mutex::new(HashMap::new())),
             threads: HashMap::new(),
         })
     }
 
-    /// The model run for a request: components by timing name with their PEs.
+    /// The model run for a request: components by timing name with their PEs. A standalone
+    /// run (`run.component`) is its one component at its standalone speed, without coupling.
     pub fn sim_run(&self, run: &RunRequest) -> Result<SimRun, ExecutorError> {
         let components = run
             .nproc
             .iter()
             .map(|(name, nproc)| {
-                let (_, timing, curve) = self
+                let k = self
                     .components
                     .iter()
-                    .find(|(n, _, _)| n == name)
+                    .position(|(n, _, _)| n == name)
                     .ok_or_else(|| {
                         ExecutorError::Config(format!("run {}: unknown component {name}", run.id))
                     })?;
+                let (_, timing, truth) = &self.components[k];
+                let curve = if run.component.is_some() {
+                    &self.standalone[k]
+                } else {
+                    truth
+                };
                 Ok(SimComponent {
                     name: timing.clone(),
                     nproc: *nproc,
@@ -100,7 +127,12 @@ impl SimExecutor {
                 })
             })
             .collect::<Result<Vec<_>, ExecutorError>>()?;
-        Ok(SimRun::new(&self.settings, components, run_seed(&run.id)))
+        let settings = if run.component.is_some() {
+            self.settings.standalone()
+        } else {
+            self.settings.clone()
+        };
+        Ok(SimRun::new(&settings, components, run_seed(&run.id)))
     }
 }
 
@@ -132,8 +164,10 @@ impl Executor for SimExecutor {
             .spawn(move || {
                 // Like `autolb simulate --json`: what the model did on stdout, why it
                 // failed on stderr.
+                let mut wall_s = None;
                 let (status, stdout, stderr) = match simulate(&sim_run, &run_dir) {
                     Ok(outcome) => {
+                        wall_s = Some(outcome.total_wall_s);
                         let json = serde_json::to_string_pretty(&outcome).unwrap_or_default();
                         match &outcome.failed {
                             None => (RunStatus::Finished { exit_code: 0 }, json, String::new()),
@@ -152,6 +186,10 @@ impl Executor for SimExecutor {
                         format!("{e}\n"),
                     ),
                 };
+                if let Some(wall) = wall_s {
+                    // The modelled wall time, initialisation included (`timing = "wall"`).
+                    let _ = std::fs::write(run_dir.join(super::WALL_FILE), format!("{wall}\n"));
+                }
                 let _ = std::fs::write(run_dir.join("stdout"), stdout);
                 let _ = std::fs::write(run_dir.join("stderr"), stderr);
                 let _ = write_exit_status(&run_dir, &status);
@@ -220,12 +258,13 @@ mod tests {
         let comp = |name: &str, timing: &str| ComponentContext {
             name: name.into(),
             timing_name: timing.into(),
-            curve: crate::sim::builtin_curve(name).unwrap(),
+            curve: crate::sim::builtin_curve(name),
         };
         ExecutorContext {
             base_dir: base.to_path_buf(),
             components: vec![comp("IFS", "ATMIFS"), comp("NEMO", "oceanx")],
             period_s: Some(2700.0),
+            standalone: false,
         }
     }
 
@@ -247,6 +286,7 @@ mod tests {
         let mut exec =
             SimExecutor::from_config(&cfg(SimSettings::default()), &ctx(dir.path())).unwrap();
         let run = RunRequest {
+            component: None,
             id: "i00-t00-r1".into(),
             iteration: 0,
             test: 0,

@@ -58,6 +58,10 @@ pub struct SimSettings {
     /// the stand-in model runs at. Default: the built-in EC-Earth3 SR curves for IFS/ATMIFS and
     /// NEMO/oceanx, else the campaign's own curve.
     pub curves: Option<BTreeMap<String, PathBuf>>,
+    /// Standalone speed per component (`NAME = "path.csv"`): what a standalone run of it (a
+    /// scaling campaign's) runs at. Default: its truth curve (`curves`), i.e. no coupled-mode
+    /// slowdown.
+    pub standalone_curves: Option<BTreeMap<String, PathBuf>>,
     /// Coupling steps per run (the LUCIA files hold one more exchange: the initial one).
     pub steps: Option<u32>,
     /// Coupling period in seconds.
@@ -186,7 +190,34 @@ impl SimSettings {
         names: &[&str],
         base_dir: &Path,
     ) -> Result<Option<Curve>, SimError> {
-        let Some(curves) = &self.curves else {
+        Self::curve_in(self.curves.as_ref(), names, base_dir)
+    }
+
+    /// The standalone curve configured for a component (`standalone_curves`), like
+    /// [`SimSettings::configured_curve`].
+    pub fn configured_standalone_curve(
+        &self,
+        names: &[&str],
+        base_dir: &Path,
+    ) -> Result<Option<Curve>, SimError> {
+        Self::curve_in(self.standalone_curves.as_ref(), names, base_dir)
+    }
+
+    /// The settings of a standalone run: no coupling, so no interpolation and no put.
+    pub fn standalone(&self) -> SimSettings {
+        SimSettings {
+            interp_s: Some(0.0),
+            put_s: Some(0.0),
+            ..self.clone()
+        }
+    }
+
+    fn curve_in(
+        curves: Option<&BTreeMap<String, PathBuf>>,
+        names: &[&str],
+        base_dir: &Path,
+    ) -> Result<Option<Curve>, SimError> {
+        let Some(curves) = curves else {
             return Ok(None);
         };
         let Some((name, path)) = curves.iter().find(|(k, _)| names.contains(&k.as_str())) else {

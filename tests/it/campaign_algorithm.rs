@@ -50,6 +50,7 @@ fn pending_test(iteration: u32, test: u32, nproc: [u32; 2], step: u32) -> TestIt
             .collect(),
         decision: None,
         reason: None,
+        component: None,
     }
 }
 
@@ -74,6 +75,7 @@ fn initial_state() -> State {
             top: None,
             cost_model: None,
             strategy: Default::default(),
+            scaling: None,
         },
         components: vec![component("A", None), component("B", Some(b_allowed))],
         executor: None,

@@ -24,6 +24,7 @@ mod campaign_kill;
 mod campaign_outside;
 mod campaign_processes;
 mod campaign_resource;
+mod campaign_scaling;
 mod cli_output;
 mod example_cli;
 mod hardening_cli;

@@ -100,17 +100,17 @@ fn slurm_ecearth3_template_runs_an_mpmd_job_to_lucia_output() {
         .map(|c| ComponentContext {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
-            curve: autolb::curve::Curve::load(
-                c.name.clone(),
-                &assets.join(c.curve.as_ref().unwrap()),
-            )
-            .unwrap(),
+            curve: Some(
+                autolb::curve::Curve::load(c.name.clone(), &assets.join(c.curve.as_ref().unwrap()))
+                    .unwrap(),
+            ),
         })
         .collect();
     let ctx = ExecutorContext {
         base_dir: assets.clone(),
         components,
         period_s: file.period_s,
+        standalone: false,
     };
     let campaign = work.path().join("campaign");
     let mut ex = SlurmExecutor::from_context(&cfg, &campaign, &ctx).unwrap();

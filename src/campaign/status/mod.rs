@@ -16,6 +16,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::measure;
 use super::state::{run_dir_relative, Outcome, RunMetrics, RunState, State};
 use super::strategy::algorithm1::{self, Measured};
+use super::strategy::scaling::output as scaling_output;
+pub use super::strategy::scaling::output::CurvePoint;
+use super::strategy::scaling::points::{points_of, pooled_noise};
 
 mod narrow;
 pub mod progress;
@@ -180,6 +183,24 @@ pub struct Status {
     /// estimated.
     #[serde(default)]
     pub bound_proven: bool,
+    /// A scaling campaign's measured curves, per component in order: `{NAME: [{"nproc",
+    /// "sypd", "sd", "runs"}]}`; absent in a balancing campaign.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curves: Option<NameMap<Vec<CurvePoint>>>,
+    /// A scaling campaign's PE counts per component: measured and queued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<NameMap<ScalingCounts>>,
+}
+
+/// A component's PE counts in a scaling campaign.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ScalingCounts {
+    /// Counts with at least one measured run kept, ascending.
+    pub measured: Vec<u32>,
+    /// Counts with runs pending or running, ascending.
+    pub queued: Vec<u32>,
+    /// Measured runs left out as outliers (run ids).
+    pub outliers: Vec<String>,
 }
 
 /// Runs per state over the whole campaign.
@@ -462,7 +483,34 @@ impl Status {
                 state.settings.minimum_step,
             )),
             bound_proven: super::state::bound_is_proven(state),
+            curves: None,
+            scaling: None,
         };
+        if state.is_scaling() {
+            status.curves = Some(NameMap(scaling_output::curves(state)));
+            let noise = pooled_noise(state);
+            status.scaling = Some(NameMap::zip(
+                &status.components,
+                (0..state.components.len()).map(|c| {
+                    let points = points_of(state, c, noise);
+                    ScalingCounts {
+                        measured: points
+                            .iter()
+                            .filter(|p| p.runs > 0)
+                            .map(|p| p.nproc)
+                            .collect(),
+                        queued: points
+                            .iter()
+                            .filter(|p| p.queued > 0)
+                            .map(|p| p.nproc)
+                            .collect(),
+                        outliers: points.iter().flat_map(|p| p.outliers.clone()).collect(),
+                    }
+                }),
+            ));
+            // Scaling tests are not configurations: no iteration bound and no best.
+            status.iterations_at_most = None;
+        }
         status.recompute();
         status
     }
@@ -533,11 +581,13 @@ impl Status {
             })
             .collect();
         let (fns, best) = algorithm1::fittingness_and_best(&measured, self.tts_w);
-        for (g, f) in groups.iter().zip(&fns) {
+        // A scaling campaign's standalone runs are no configurations: no FN, no best.
+        for (g, f) in groups.iter().zip(&fns).filter(|_| self.scaling.is_none()) {
             for &(i, t) in &g.3 {
                 self.iterations[i].tests[t].fittingness = Some(*f);
             }
         }
+        let best = best.filter(|_| self.scaling.is_none());
         self.best = best.map(|b| {
             let (i, t) = groups[b].3[0];
             let test = &self.iterations[i].tests[t];
@@ -560,7 +610,9 @@ impl Status {
     /// measured configuration (every run failed), else the phase.
     pub fn state_label(&self) -> String {
         match self.state {
-            Phase::Done if self.best.is_none() => "done: no successful run".into(),
+            Phase::Done if self.best.is_none() && self.scaling.is_none() => {
+                "done: no successful run".into()
+            }
             phase => phase.as_str().into(),
         }
     }

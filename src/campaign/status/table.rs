@@ -25,6 +25,37 @@ impl Status {
         out
     }
 
+    /// A scaling campaign's counts per component, one line each: `IFS: 5 counts measured
+    /// (48 96 192 384 768), 1 queued (288)`; empty for a balancing campaign.
+    pub fn scaling_text(&self) -> String {
+        let Some(scaling) = &self.scaling else {
+            return String::new();
+        };
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+        let mut out = String::new();
+        for (name, counts) in &scaling.0 {
+            out.push_str(&format!(
+                "{name}: {} counts measured ({}), {} queued{}",
+                counts.measured.len(),
+                list(&counts.measured),
+                counts.queued.len(),
+                if counts.queued.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", list(&counts.queued))
+                }
+            ));
+            if !counts.outliers.is_empty() {
+                out.push_str(&format!(
+                    "; outliers left out: {}",
+                    counts.outliers.join(", ")
+                ));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// The iteration table in at most `width` columns: the least important columns (the
     /// partial coupling costs, the step, the move, the coupling cost, CHSY) give way first,
     /// and a failed run's reason is cut at the width.
@@ -117,6 +148,13 @@ impl Status {
 
     /// `best so far: IFS 432 / NEMO 216 (654 PEs with extras) -- 16.80 SYPD, ...`.
     pub fn best_text(&self) -> String {
+        if self.scaling.is_some() {
+            // What a scaling campaign has instead of a best: its counts and curves.
+            return format!(
+                "scaling campaign (standalone): curves in curves/NAME.csv\n{}",
+                self.scaling_text().trim_end()
+            );
+        }
         match &self.best {
             Some(b) => format!(
                 "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {}{})",

@@ -7,10 +7,12 @@
 //!
 //! * [`Algorithm1`]: the paper's Algorithm 1 ([`algorithm1`]), unchanged.
 //! * [`guided::Guided`]: the calibrated model chooses where to measure next.
+//! * [`scaling::Scaling`]: a scaling campaign's, which measures curves instead of balancing.
 
 pub mod algorithm1;
 pub mod budgets;
 pub mod guided;
+pub mod scaling;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -80,7 +82,17 @@ pub trait Strategy {
     fn plan(&self, state: &State, dir: Option<&Path>) -> Result<Plan, PlanError>;
 }
 
-/// The strategy a campaign was created with.
+/// The strategy of a campaign: a scaling campaign's ([`scaling::Scaling`]), else the one it
+/// was created with.
+pub fn for_state(state: &State) -> Box<dyn Strategy> {
+    if state.is_scaling() {
+        Box::new(scaling::Scaling)
+    } else {
+        of(state.settings.strategy)
+    }
+}
+
+/// The strategy a balancing campaign was created with.
 pub fn of(kind: StrategyKind) -> Box<dyn Strategy> {
     match kind {
         StrategyKind::Algorithm1 => Box::new(Algorithm1),

@@ -507,8 +507,14 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
             t.origin
         )?;
     }
+    // A scaling campaign's bound says itself what lowers it.
+    let hint = if plan.bound_by.contains("lowers it") {
+        ""
+    } else {
+        "; a larger minimum_step or a narrower range lowers it"
+    };
     outln!(
-        "lb-iterations: at most {}{}\n  {}; a larger minimum_step or a narrower range lowers it",
+        "lb-iterations: at most {}{}\n  {}{hint}",
         plan.max_iterations,
         match (plan.bound_proven, plan.components.len() > 2) {
             (true, _) => "",

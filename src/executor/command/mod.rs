@@ -79,18 +79,20 @@ impl CommandExecutor {
                 "[executor] command is empty; give the program and its arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
             ));
         }
-        let sample = placeholder_values(&sample_request(ctx));
         let script = template::shell_script_index(&template)
             .map_err(|e| ExecutorError::Config(format!("[executor] command: {e}")))?;
-        for (k, arg) in template.iter().enumerate() {
-            let expanded = if Some(k) == script {
-                template::expand_shell(arg, &sample)
-            } else {
-                expand(arg, &sample)
-            };
-            expanded.map_err(|e| {
-                ExecutorError::Config(format!("[executor] command argument {arg:?}: {e}"))
-            })?;
+        for sample in sample_requests(ctx) {
+            let sample = placeholder_values(&sample);
+            for (k, arg) in template.iter().enumerate() {
+                let expanded = if Some(k) == script {
+                    template::expand_shell(arg, &sample)
+                } else {
+                    expand(arg, &sample)
+                };
+                expanded.map_err(|e| {
+                    ExecutorError::Config(format!("[executor] command argument {arg:?}: {e}"))
+                })?;
+            }
         }
         super::env::check_distinct(ctx.components.iter().map(|c| c.name.as_str()))
             .map_err(ExecutorError::Config)?;
@@ -133,16 +135,29 @@ fn timeout_from_seconds(seconds: f64) -> Result<Duration, ExecutorError> {
         })
 }
 
-/// A run of the campaign's components, for checking the template's placeholders.
-fn sample_request(ctx: &ExecutorContext) -> RunRequest {
-    RunRequest {
+/// The runs the campaign can make, for checking the template's placeholders: one of every
+/// component, or a standalone run of each (a scaling campaign).
+pub(crate) fn sample_requests(ctx: &ExecutorContext) -> Vec<RunRequest> {
+    let run = |component: Option<String>, nproc: Vec<(String, u32)>| RunRequest {
+        component,
         id: "i00-t00-r1".into(),
         iteration: 0,
         test: 0,
         repetition: 1,
-        nproc: ctx.components.iter().map(|c| (c.name.clone(), 1)).collect(),
+        nproc,
         extra_pes: 0,
         run_dir: PathBuf::from("/run"),
+    };
+    if ctx.standalone {
+        ctx.components
+            .iter()
+            .map(|c| run(Some(c.name.clone()), vec![(c.name.clone(), 1)]))
+            .collect()
+    } else {
+        vec![run(
+            None,
+            ctx.components.iter().map(|c| (c.name.clone(), 1)).collect(),
+        )]
     }
 }
 
@@ -180,6 +195,12 @@ impl Executor for CommandExecutor {
         )))?;
         // A status left by an earlier start in this directory is not this start's.
         let _ = std::fs::remove_file(run.run_dir.join(super::EXIT_STATUS_FILE));
+        // The start stamp: with `exit_status`, the run's wall time (`timing = "wall"`).
+        File::create(run.run_dir.join(super::STARTED_FILE)).map_err(io(format!(
+            "cannot create {}/{}",
+            run.run_dir.display(),
+            super::STARTED_FILE
+        )))?;
         let token = token(run);
         let cgroup = reap::RunCgroup::create(&self.campaign_key, &token);
         let mut command = Command::new(&argv[0]);
@@ -436,10 +457,11 @@ mod tests {
                 .map(|n| ComponentContext {
                     name: n.to_string(),
                     timing_name: n.to_string(),
-                    curve: Curve::from_points(*n, "t", &points).unwrap(),
+                    curve: Some(Curve::from_points(*n, "t", &points).unwrap()),
                 })
                 .collect(),
             period_s: None,
+            standalone: false,
         }
     }
 
@@ -457,6 +479,7 @@ mod tests {
 
     fn request(dir: &Path) -> RunRequest {
         RunRequest {
+            component: None,
             id: "i01-t02-r1".into(),
             iteration: 1,
             test: 2,

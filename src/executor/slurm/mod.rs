@@ -169,6 +169,12 @@ impl SlurmExecutor {
         for (name, n) in &run.nproc {
             v.insert(format!("nproc.{name}"), Value::Number((*n).into()));
         }
+        if let Some(component) = &run.component {
+            v.insert("component".into(), Value::Text(component.clone()));
+            if let Some((_, n)) = run.nproc.iter().find(|(name, _)| name == component) {
+                v.insert("nproc".into(), Value::Number((*n).into()));
+            }
+        }
         v
     }
 

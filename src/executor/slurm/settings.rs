@@ -102,6 +102,19 @@ pub(super) const COMMAND_SCRIPT: &str = "#!/bin/bash\n\
 cd {run_dir} || exit 1\n\
 {command}\n";
 
+/// The job script for `[executor] command` in a scaling campaign's standalone runs: times the
+/// command and writes its wall seconds into `wall_s` (what `timing = "wall"` reads; the time in
+/// the queue is not in it), and ends with the command's exit code.
+pub(super) const TIMED_COMMAND_SCRIPT: &str = "#!/bin/bash\n\
+# Job script written by autolb from [executor] command, for run {run_id}.\n\
+cd {run_dir} || exit 1\n\
+autolb_start=$(date +%s.%N)\n\
+{command}\n\
+autolb_status=$?\n\
+autolb_end=$(date +%s.%N)\n\
+awk -v s=\"$autolb_start\" -v e=\"$autolb_end\" 'BEGIN { print e - s }' > wall_s.tmp && mv wall_s.tmp wall_s\n\
+exit $autolb_status\n";
+
 /// `[executor.slurm]` and `[executor]` once checked: what a [`super::SlurmExecutor`] runs with.
 #[derive(Debug)]
 pub(super) struct Validated {
@@ -176,6 +189,9 @@ pub(super) fn validate(
             Template::parse(&text, &path.display().to_string())
         }
         (None, Some(text)) => Template::parse(text, "[executor.slurm] script"),
+        (None, None) if command.is_some() && ctx.is_some_and(|c| c.standalone) => {
+            Template::parse(TIMED_COMMAND_SCRIPT, "built-in script")
+        }
         (None, None) if command.is_some() => Template::parse(COMMAND_SCRIPT, "built-in script"),
         (None, None) => {
             return Err(config(
@@ -187,7 +203,16 @@ pub(super) fn validate(
     }
     .map_err(ExecutorError::Config)?;
 
+    if ctx.is_some_and(|c| c.standalone) && settings.multi_prog.is_some() {
+        return Err(config(
+            "multi_prog describes a coupled run of every component; a scaling campaign runs one component at a time: drop the table and use `[executor] command` (or a script) with {component} and {nproc}".into(),
+        ));
+    }
     let mut known: Vec<&str> = script::RUN_PLACEHOLDERS.to_vec();
+    if ctx.is_some_and(|c| c.standalone) {
+        // A scaling campaign's standalone runs: the component measured and its PEs.
+        known.extend(["component", "nproc"]);
+    }
     if settings.cores_per_node.is_some() {
         known.push("nodes");
     }

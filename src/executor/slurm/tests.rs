@@ -17,6 +17,7 @@ fn config(slurm: SlurmSettings, command: Option<Vec<&str>>) -> ExecutorConfig {
 
 fn run(dir: &Path) -> RunRequest {
     RunRequest {
+        component: None,
         id: "i01-t02-r1".into(),
         iteration: 1,
         test: 2,
@@ -223,4 +224,69 @@ fn job_names_are_unique_per_campaign_and_run() {
     let mut odd = r.clone();
     odd.id = "a b/c".into();
     assert!(ea.job_name(&odd).ends_with("-a_b_c"));
+}
+
+/// A scaling campaign's standalone run: `{component}` and `{nproc}` in the command, and the
+/// built-in job script times the command into `wall_s` (`timing = "wall"`) and keeps its exit
+/// code; `multi_prog`, which describes a coupled run, is refused.
+#[test]
+fn a_standalone_job_times_its_command_into_wall_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ExecutorContext {
+        base_dir: dir.path().to_path_buf(),
+        components: ["IFS", "NEMO"]
+            .iter()
+            .map(|n| crate::executor::ComponentContext {
+                name: n.to_string(),
+                timing_name: n.to_string(),
+                curve: None,
+            })
+            .collect(),
+        period_s: None,
+        standalone: true,
+    };
+    let cfg = config(
+        SlurmSettings::default(),
+        Some(vec![
+            "sh",
+            "-c",
+            "sleep 0.3; echo {component} {nproc} > out; exit 3",
+        ]),
+    );
+    let ex = SlurmExecutor::from_context(&cfg, dir.path(), &ctx).unwrap();
+    let mut r = run(dir.path());
+    r.component = Some("NEMO".into());
+    r.nproc = vec![("NEMO".into(), 2)];
+    ex.prepare(&r).unwrap();
+    let job = r.run_dir.join("job.sh");
+    let status = std::process::Command::new("bash")
+        .arg(&job)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(3), "the command's exit code");
+    assert_eq!(
+        std::fs::read_to_string(r.run_dir.join("out")).unwrap(),
+        "NEMO 2\n"
+    );
+    let wall = crate::executor::wall_seconds(&r.run_dir).unwrap();
+    assert!((0.3..5.0).contains(&wall), "{wall}");
+
+    let mp = SlurmSettings {
+        multi_prog: Some(MultiProgSettings {
+            programs: [("IFS", "ifs"), ("NEMO", "nemo")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), vec![v.to_string()]))
+                .collect(),
+            extras: Vec::new(),
+        }),
+        script: Some("#!/bin/bash\nsrun --multi-prog {multi_prog}\n".into()),
+        ..Default::default()
+    };
+    let e = SlurmExecutor::from_context(&config(mp, None), dir.path(), &ctx)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("multi_prog") && e.contains("one component at a time"),
+        "{e}"
+    );
 }

@@ -271,6 +271,8 @@ pub fn synthetic_campaign(
         driver: None,
         iterations_at_most: None,
         bound_proven: false,
+        curves: None,
+        scaling: None,
     };
     status.recompute();
     (inputs, settings, status)

@@ -1,0 +1,443 @@
+//! The scaling strategy: a campaign that measures each component's scalability curve
+//! standalone (step 1 of the method), one component per run.
+//!
+//! It starts from a first series per component ([`first_series`]): `counts` PE counts,
+//! log-spaced over the component's range and snapped to its grid ([`counts::Grid`]), each run
+//! `repetitions` times. After every iteration it plans, deterministically and in this order:
+//!
+//! 1. **Noise** ([`points`]): a run far off its count's median (robust: median and MAD, judged
+//!    against the noise pooled over every count) is left out of the mean, flagged, and run
+//!    again; a count whose kept runs spread more than the noise seen elsewhere gets one more
+//!    run. At most [`MAX_EXTRA_RUNS`] runs beyond `repetitions` per count.
+//! 2. **Refinement**: once a component's counts are settled, one new count per component per
+//!    iteration, in the gap where the curve is most uncertain: where the log-log slopes
+//!    around the gap disagree most, weighted up where efficiency falls. Not above the first
+//!    count where more PEs made the component slower (beyond the noise), and not where the
+//!    possible error is below the noise.
+//! 3. **Budget**: `max_runs` and `max_core_hours` trim the plan (re-runs first).
+//!
+//! The campaign ends when nothing is left to plan. Its output, the curves, is written by
+//! [`output`] after every run that lands.
+
+pub mod counts;
+pub mod output;
+pub mod points;
+
+use std::path::Path;
+
+use self::counts::Grid;
+use self::points::{points_of, pooled_noise, MeasuredPoint, SPREAD_UNITS};
+use super::{Plan, PlanError, PlannedTest, Strategy};
+use crate::campaign::state::{Decision, FrozenComponent, Outcome, State};
+use crate::config::ScalingSettings;
+
+/// Most runs of one count beyond `repetitions` (re-runs of outliers and for noise), so a
+/// count that never settles cannot hold the campaign.
+pub const MAX_EXTRA_RUNS: u32 = 3;
+/// The least possible interpolation error (relative) worth a new count; below it, or below
+/// the noise, the curve is known well enough there.
+pub const MIN_REFINE_ERROR: f64 = 0.01;
+/// Efficiency below which a gap is where efficiency falls, and a new count there matters most.
+const EFFICIENCY_FALLS: f64 = 0.95;
+/// Weight of a gap where efficiency has not fallen yet.
+const FLAT_WEIGHT: f64 = 0.5;
+
+/// The test origin of a scaling campaign's tests.
+pub const ORIGIN: &str = "scaling";
+
+/// The grid of component `c` in this campaign (its limits, allowed list, `step` and nodes).
+pub fn grid_of(state: &State, c: usize) -> Grid {
+    let comp = &state.components[c];
+    grid_for(
+        comp,
+        state.settings.step.unwrap_or(1),
+        state
+            .settings
+            .cost_model
+            .as_ref()
+            .and_then(|m| m.machine)
+            .map(|m| m.cores_per_node),
+    )
+}
+
+/// The grid of a frozen component with the campaign's `step` and node size.
+pub fn grid_for(comp: &FrozenComponent, step: u32, cores_per_node: Option<u32>) -> Grid {
+    Grid::new(
+        comp.low,
+        comp.high,
+        comp.allowed.as_deref(),
+        step,
+        cores_per_node,
+    )
+}
+
+/// The first series: per component, its log-spaced counts, as `(component, nproc)` in
+/// component order, then ascending.
+pub fn first_series(
+    components: &[FrozenComponent],
+    scaling: &ScalingSettings,
+    step: u32,
+    cores_per_node: Option<u32>,
+) -> Vec<(usize, u32)> {
+    components
+        .iter()
+        .enumerate()
+        .flat_map(|(c, comp)| {
+            grid_for(comp, step, cores_per_node)
+                .series(scaling.counts)
+                .into_iter()
+                .map(move |p| (c, p))
+        })
+        .collect()
+}
+
+/// PE counts as a test's `nproc`: `p` for component `c`, 0 for the others.
+pub fn nproc_vector(n: usize, c: usize, p: u32) -> Vec<u32> {
+    let mut v = vec![0; n];
+    v[c] = p;
+    v
+}
+
+/// The scaling strategy ([`Strategy`]).
+pub struct Scaling;
+
+/// A run the plan asks for, before the budget trims it.
+struct Wanted {
+    component: usize,
+    test: Option<u32>,
+    nproc: u32,
+    runs: u32,
+    reason: String,
+    /// Re-runs come before new counts when the budget is short.
+    rerun: bool,
+}
+
+impl Strategy for Scaling {
+    fn plan(&self, state: &State, _dir: Option<&Path>) -> Result<Plan, PlanError> {
+        let mut plan = Plan::default();
+        let Some(scaling) = &state.settings.scaling else {
+            return Ok(plan);
+        };
+        let Some(last) = state.iterations.last() else {
+            return Ok(plan);
+        };
+        let noise = pooled_noise(state);
+        let mut wanted: Vec<Wanted> = Vec::new();
+        for c in 0..state.components.len() {
+            let points = points_of(state, c, noise);
+            let reruns = reruns_of(state, c, &points, scaling, noise);
+            let settled = reruns.is_empty() && points.iter().all(|p| p.queued == 0);
+            wanted.extend(reruns);
+            if settled {
+                if let Some(new) = refinement(state, c, &points, noise) {
+                    wanted.push(new);
+                }
+            }
+        }
+        let wanted = within_budget(state, scaling, wanted);
+        for test in &last.tests {
+            let c = test.component.unwrap_or(0);
+            let goes_on = wanted.iter().find(|w| w.test == Some(test.test));
+            let measured = test.runs.iter().any(|r| r.metrics.is_some());
+            plan.decisions.push(Decision {
+                donor: None,
+                recipient: None,
+                step: 0,
+                next: goes_on.map(|_| test.nproc.clone()),
+                outcome: match (goes_on, measured) {
+                    (Some(_), _) => Outcome::Continue,
+                    (None, true) => Outcome::Finished {
+                        reason: "measured".into(),
+                    },
+                    (None, false) => Outcome::Failed {
+                        reason: format!(
+                            "no run of {} at {} PEs was measured",
+                            state.components[c].name, test.nproc[c]
+                        ),
+                    },
+                },
+                notes: Vec::new(),
+            });
+        }
+        let n = state.components.len();
+        plan.next = wanted
+            .into_iter()
+            .map(|w| PlannedTest {
+                test: w.test,
+                nproc: nproc_vector(n, w.component, w.nproc),
+                step: 0,
+                runs: w.runs,
+                reason: Some(w.reason),
+            })
+            .collect();
+        Ok(plan)
+    }
+}
+
+/// More runs of component `c`'s counts: outliers run again, noisy counts one more run, and
+/// counts whose runs failed brought up to `repetitions` (all within [`MAX_EXTRA_RUNS`]).
+fn reruns_of(
+    state: &State,
+    c: usize,
+    points: &[MeasuredPoint],
+    scaling: &ScalingSettings,
+    noise: f64,
+) -> Vec<Wanted> {
+    let name = &state.components[c].name;
+    let cap = scaling.repetitions + MAX_EXTRA_RUNS;
+    let mut out = Vec::new();
+    for p in points {
+        let room = cap.saturating_sub(p.total);
+        if room == 0 || p.queued > 0 {
+            continue;
+        }
+        let kept = p.runs;
+        let (more, why) = if kept < scaling.repetitions {
+            let short = scaling.repetitions - kept;
+            let why = if p.outliers.is_empty() {
+                format!("{short} run(s) failed")
+            } else {
+                format!(
+                    "outlier {} left out ({} off the median)",
+                    p.outliers.join(", "),
+                    percent(outlier_distance(state, p))
+                )
+            };
+            (short, why)
+        } else if p.relative_sd() > SPREAD_UNITS * noise && kept < cap {
+            (
+                1,
+                format!(
+                    "spread {} > {SPREAD_UNITS} x the noise seen elsewhere ({})",
+                    percent(p.relative_sd()),
+                    percent(noise)
+                ),
+            )
+        } else {
+            continue;
+        };
+        let runs = more.min(room);
+        out.push(Wanted {
+            component: c,
+            test: Some(p.test),
+            nproc: p.nproc,
+            runs,
+            reason: format!(
+                "scaling: {name} at {} PEs: {why}; {runs} more run(s)",
+                p.nproc
+            ),
+            rerun: true,
+        });
+    }
+    out
+}
+
+/// How far the farthest outlier of a point is from the kept mean, relative.
+fn outlier_distance(state: &State, p: &MeasuredPoint) -> f64 {
+    state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .flat_map(|t| &t.runs)
+        .filter(|r| p.outliers.contains(&r.id))
+        .filter_map(|r| r.metrics.as_ref())
+        .map(|m| ((m.sypd - p.sypd) / p.sypd).abs())
+        .fold(0.0, f64::max)
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// Log-log slope between two points.
+fn slope(a: &MeasuredPoint, b: &MeasuredPoint) -> f64 {
+    (b.sypd / a.sypd).ln() / (f64::from(b.nproc) / f64::from(a.nproc)).ln()
+}
+
+/// The new count of component `c` where its curve is most uncertain where it matters, if
+/// any is worth a run (see the module doc).
+fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> Option<Wanted> {
+    let pts: Vec<&MeasuredPoint> = points.iter().filter(|p| p.runs > 0).collect();
+    if pts.len() < 2 {
+        return None;
+    }
+    // Stop going up: nothing above the first count where more PEs made it slower.
+    let slower = (1..pts.len()).find(|&k| pts[k].sypd < pts[k - 1].sypd * (1.0 - 2.0 * noise));
+    let top = slower.unwrap_or(pts.len() - 1);
+    let grid = grid_of(state, c);
+    let taken: Vec<u32> = points.iter().map(|p| p.nproc).collect();
+    let slopes: Vec<f64> = (0..pts.len() - 1)
+        .map(|i| slope(pts[i], pts[i + 1]))
+        .collect();
+    let efficiency =
+        |p: &MeasuredPoint| (p.sypd / f64::from(p.nproc)) / (pts[0].sypd / f64::from(pts[0].nproc));
+    let mut best: Option<(f64, u32, usize, f64)> = None;
+    for i in 0..top {
+        let (a, b) = (pts[i], pts[i + 1]);
+        let Some(mid) = grid.snap((f64::from(a.nproc) * f64::from(b.nproc)).sqrt()) else {
+            continue;
+        };
+        if mid <= a.nproc || mid >= b.nproc || taken.contains(&mid) {
+            continue;
+        }
+        let own = slopes[i];
+        let left = i.checked_sub(1).map_or(own, |j| slopes[j]);
+        let right = slopes.get(i + 1).copied().unwrap_or(own);
+        let bend = (own - left).abs().max((own - right).abs());
+        // A smooth curve whose slope turns by `bend` across a gap of width `h` (in log-log)
+        // is off its chord by `bend * h / 8` in the middle (a parabola's sagitta): what an
+        // interpolation between the two counts can miss there.
+        let error = bend * (f64::from(b.nproc) / f64::from(a.nproc)).ln() / 8.0;
+        let weight = if efficiency(b) < EFFICIENCY_FALLS {
+            1.0
+        } else {
+            FLAT_WEIGHT
+        };
+        let score = weight * error;
+        if score <= noise.max(MIN_REFINE_ERROR) {
+            continue;
+        }
+        if best.is_none_or(|(s, ..)| score > s) {
+            best = Some((score, mid, i, efficiency(b)));
+        }
+    }
+    let (score, mid, i, eff) = best?;
+    let repetitions = state.settings.scaling.as_ref().map_or(1, |s| s.repetitions);
+    Some(Wanted {
+        component: c,
+        test: None,
+        nproc: mid,
+        runs: repetitions,
+        reason: format!(
+            "scaling: {} uncertain at {}-{} PEs (up to {} between counts, efficiency {:.2}); new count {mid}",
+            state.components[c].name,
+            pts[i].nproc,
+            pts[i + 1].nproc,
+            percent(score),
+            eff
+        ),
+        rerun: false,
+    })
+}
+
+/// An upper bound on a scaling campaign's iterations, and what sets it. Every iteration after
+/// the first adds at least one run, a count never gets more than `repetitions` +
+/// [`MAX_EXTRA_RUNS`] runs, and counts lie on the components' grids; `max_runs` bounds the
+/// runs too.
+pub fn iteration_bound(state: &State) -> (u32, String) {
+    let Some(scaling) = &state.settings.scaling else {
+        return (1, String::new());
+    };
+    let per_count = u64::from(scaling.repetitions + MAX_EXTRA_RUNS);
+    let counts: u64 = (0..state.components.len())
+        .map(|c| grid_of(state, c).len())
+        .sum();
+    let first: u32 = state
+        .iterations
+        .first()
+        .map_or(0, |it| it.tests.iter().map(|t| t.runs.len() as u32).sum());
+    let by_grid = counts.saturating_mul(per_count);
+    let (runs, why) = match scaling.max_runs {
+        Some(max) if u64::from(max) < by_grid => (
+            u64::from(max),
+            format!(
+                "set by max_runs = {max}: every iteration after the first adds a run; a smaller max_runs lowers it"
+            ),
+        ),
+        _ => (
+            by_grid,
+            format!(
+                "set by {counts} PE counts on the components' grids, each run at most {per_count} times (repetitions + {MAX_EXTRA_RUNS}); max_runs lowers it"
+            ),
+        ),
+    };
+    let bound = 1 + runs.saturating_sub(u64::from(first));
+    (u32::try_from(bound).unwrap_or(u32::MAX), why)
+}
+
+/// Core-hours of one run at `nproc` PEs and `sypd`, with the campaign's simulated length.
+pub fn run_core_hours(nproc: u32, sypd: f64, scaling: &ScalingSettings) -> Option<f64> {
+    let years = scaling.simulated_years()?;
+    Some(crate::metrics::chsy(f64::from(nproc), sypd) * years)
+}
+
+/// Core-hours spent so far: every measured run's PEs over its simulated length.
+pub fn core_hours_spent(state: &State, scaling: &ScalingSettings) -> Option<f64> {
+    let mut total = 0.0;
+    for it in &state.iterations {
+        for test in &it.tests {
+            let Some(c) = test.component else { continue };
+            for run in &test.runs {
+                if let Some(m) = &run.metrics {
+                    total += run_core_hours(test.nproc[c], m.sypd, scaling)?;
+                }
+            }
+        }
+    }
+    Some(total)
+}
+
+/// Every run the campaign has made or queued.
+fn runs_so_far(state: &State) -> u32 {
+    state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .map(|t| t.runs.len() as u32)
+        .sum()
+}
+
+/// The plan trimmed to `max_runs` and `max_core_hours`: re-runs first, then new counts; a
+/// run is left out when it would cross either budget.
+fn within_budget(state: &State, scaling: &ScalingSettings, mut wanted: Vec<Wanted>) -> Vec<Wanted> {
+    wanted.sort_by_key(|w| !w.rerun);
+    let mut runs_left = scaling
+        .max_runs
+        .map(|m| m.saturating_sub(runs_so_far(state)));
+    let mut hours_left = scaling
+        .max_core_hours
+        .and_then(|max| Some(max - core_hours_spent(state, scaling)?));
+    let noise = pooled_noise(state);
+    let mut out = Vec::new();
+    for mut w in wanted {
+        if let Some(left) = runs_left {
+            w.runs = w.runs.min(left);
+        }
+        if let Some(left) = hours_left {
+            let points = points_of(state, w.component, noise);
+            let per_run = estimated_sypd(&points, w.nproc)
+                .and_then(|s| run_core_hours(w.nproc, s, scaling))
+                .unwrap_or(f64::INFINITY);
+            let affordable = (left / per_run).floor().max(0.0) as u32;
+            w.runs = w.runs.min(affordable);
+            hours_left = Some(left - per_run * f64::from(w.runs));
+        }
+        if w.runs == 0 {
+            continue;
+        }
+        if let Some(left) = runs_left.as_mut() {
+            *left -= w.runs;
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// SYPD at `nproc` from the measured points: straight lines in log-log between the nearest
+/// ones, the nearest point's speed outside them.
+pub fn estimated_sypd(points: &[MeasuredPoint], nproc: u32) -> Option<f64> {
+    let pts: Vec<&MeasuredPoint> = points.iter().filter(|p| p.runs > 0).collect();
+    let first = pts.first()?;
+    let last = pts.last()?;
+    if nproc <= first.nproc {
+        return Some(first.sypd);
+    }
+    if nproc >= last.nproc {
+        return Some(last.sypd);
+    }
+    let k = pts.iter().position(|p| p.nproc >= nproc)?;
+    let (a, b) = (pts[k - 1], pts[k]);
+    let t = (f64::from(nproc) / f64::from(a.nproc)).ln()
+        / (f64::from(b.nproc) / f64::from(a.nproc)).ln();
+    Some((a.sypd.ln() + t * (b.sypd / a.sypd).ln()).exp())
+}
