@@ -405,3 +405,25 @@ fn an_outside_scaling_campaign_runs_by_next_and_record() {
         }
     }
 }
+
+#[test]
+fn the_app_on_a_scaling_campaign_without_curves_yet_says_where_to_look() {
+    let case = SyntheticCase::generate(3, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    write_truths(&case, tmp.path());
+    let dir = sim_campaign(&case, tmp.path());
+    let out = autolb()
+        .args(["tui", "--campaign"])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has not measured")
+            && err.contains("campaign status")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+}
