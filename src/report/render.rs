@@ -418,7 +418,46 @@ fn model_blocks(m: &ModelSection, out: &mut Vec<Block>) {
     }
 }
 
+/// A scaling campaign's curves, where they came from: each component measured alone, its PE
+/// counts with the runs kept and their spread, and the runs left out as outliers.
+fn curve_origin_blocks(s: &Status, out: &mut Vec<Block>) {
+    let (Some(curves), Some(counts)) = (&s.curves, &s.scaling) else {
+        return;
+    };
+    out.push(Block::Heading("Where the curves came from".into()));
+    out.push(Block::Paragraph(
+        "Measured by this scaling campaign in standalone mode: each run is one component alone at one PE count, so these curves do not include the slowdown a component shows when coupled. SYPD is the mean of the runs kept at a count; sd is their standard deviation; an outlier (far from its count's median, judged against the noise over every count) is left out and run again. The curve files are DIR/curves/NAME.csv.".into(),
+    ));
+    for (name, points) in &curves.0 {
+        let queued = counts.get(name).map_or(0, |c| c.queued.len());
+        let outliers = counts.get(name).map_or(0, |c| c.outliers.len());
+        let runs: u32 = points.iter().map(|p| p.runs).sum();
+        out.push(Block::Paragraph(format!(
+            "{name}: {} PE counts measured with {runs} runs kept, {outliers} outlier run(s) left out, {queued} count(s) still queued.",
+            points.len()
+        )));
+        out.push(Block::Table {
+            header: ["PEs", "SYPD", "sd", "sd %", "runs"]
+                .map(String::from)
+                .to_vec(),
+            rows: points
+                .iter()
+                .map(|p| {
+                    vec![
+                        p.nproc.to_string(),
+                        format!("{:.3}", p.sypd),
+                        format!("{:.3}", p.sd),
+                        format!("{:.1}", 100.0 * p.sd / p.sypd),
+                        p.runs.to_string(),
+                    ]
+                })
+                .collect(),
+        });
+    }
+}
+
 fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
+    curve_origin_blocks(s, out);
     out.push(Block::Heading("The campaign".into()));
     if s.iterations.is_empty() {
         out.push(Block::Paragraph("No lb-iteration yet.".into()));

@@ -160,7 +160,11 @@ pub fn campaign_report_from(
         },
     )?;
     Ok(build(&ReportRequest {
-        title: format!("Load-balance campaign {}", campaign_name(dir)),
+        title: if src.status.curves.is_some() {
+            format!("Scaling campaign {}", campaign_name(dir))
+        } else {
+            format!("Load-balance campaign {}", campaign_name(dir))
+        },
         source: format!("Campaign directory {}", dir.display()),
         problem: Some(&problem),
         inputs: &src.inputs,

@@ -427,3 +427,53 @@ fn the_app_on_a_scaling_campaign_without_curves_yet_says_where_to_look() {
         "{err}"
     );
 }
+
+#[test]
+fn the_report_says_where_each_curve_came_from() {
+    let case = SyntheticCase::generate(11, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    write_truths(&case, tmp.path());
+    let dir = sim_campaign(&case, tmp.path());
+    autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .timeout(Duration::from_secs(300))
+        .stdout_ok();
+    let status: Value = serde_json::from_str(
+        &autolb()
+            .args(["campaign", "status", "--json"])
+            .arg(&dir)
+            .stdout_ok(),
+    )
+    .unwrap();
+    let out = tmp.path().join("report.md");
+    autolb()
+        .args(["report", "--markdown", "--out"])
+        .arg(&out)
+        .arg(&dir)
+        .stdout_ok();
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(md.starts_with("# Scaling campaign"), "{md}");
+    let section = md
+        .split("## Where the curves came from")
+        .nth(1)
+        .expect("the section is there")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    assert!(section.contains("standalone mode"));
+    // Every measured point of `status --json` is a row of the section, with the same numbers.
+    for c in &case.components {
+        let points = status["curves"][&c.name].as_array().unwrap();
+        assert!(points.len() >= 2, "{}", c.name);
+        for p in points {
+            let row = format!(
+                "| {} | {:.3} | {:.3} |",
+                p["nproc"],
+                p["sypd"].as_f64().unwrap(),
+                p["sd"].as_f64().unwrap()
+            );
+            assert!(section.contains(&row), "{row} not in\n{section}");
+        }
+    }
+}
