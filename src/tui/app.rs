@@ -116,6 +116,9 @@ impl App {
                 if let Some(fit) = view.fitted.take() {
                     self.set_calibration(fit);
                 }
+                if let Some(curves) = view.curves.take() {
+                    self.take_curves(curves);
+                }
                 self.table.show(*view);
             }
             Event::Done(outcome) => self.on_outcome(outcome),
@@ -235,6 +238,27 @@ impl App {
     fn set_top(&mut self, top: usize) {
         if self.ranking.set_top(top) {
             self.rerank();
+        }
+    }
+
+    /// A watched scaling campaign's curves, as they stand now: the curves pane is redrawn and
+    /// the matrix, the top N and the front are ranked from them, as `predict` would with the
+    /// curve files.
+    fn take_curves(&mut self, curves: Vec<autolb::curve::Curve>) {
+        let points: usize = curves.iter().map(|c| c.points().len()).sum();
+        self.ranking.set_curves(curves);
+        // A cached other model was built on the old curves; `M` has nothing to swap to then.
+        self.ranking.other_model = None;
+        match self.ranking.rebuild(
+            &self.ranking.problem.settings,
+            &self.ranking.problem.cost_model,
+        ) {
+            Ok(problem) => {
+                self.replace_problem(problem);
+                self.ui
+                    .say(format!("curves: {points} measured points; re-ranked"));
+            }
+            Err(e) => self.ui.error = Some(format!("the measured curves: {e}")),
         }
     }
 

@@ -87,6 +87,9 @@ pub struct CampaignView {
     /// The calibrated model refitted on the campaign's measured runs (campaign directories
     /// only; `None` until a run is usable or when nothing changed since the last fit).
     pub fitted: Option<Calibration>,
+    /// A scaling campaign's measured curves (`DIR/curves/NAME.csv`), in component order, when
+    /// every component has one and they changed since the last load; `None` otherwise.
+    pub curves: Option<Vec<autolb::curve::Curve>>,
 }
 
 /// Who drives a watched campaign, as the loader read it from the heartbeat

@@ -72,6 +72,21 @@ impl Ranking {
         }
     }
 
+    /// Takes new curves for the components they name (a scaling campaign's, as runs land) and
+    /// samples them again for the curves pane; the caller rebuilds the problem.
+    pub fn set_curves(&mut self, curves: Vec<autolb::curve::Curve>) {
+        for curve in curves {
+            if let Some(input) = self.inputs.iter_mut().find(|i| i.name == curve.name) {
+                input.curve = Some(curve);
+            }
+        }
+        self.curves = self
+            .inputs
+            .iter()
+            .map(|c| sample_curve(c, self.problem.settings.interp))
+            .collect();
+    }
+
     pub fn tts_w(&self) -> f64 {
         f64::from(self.tts_w_pct) / 100.0
     }

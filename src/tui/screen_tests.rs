@@ -123,6 +123,7 @@ pub(super) fn watched() -> CampaignView {
         error: None,
         fitted: None,
         progress: None,
+        curves: None,
     }
 }
 

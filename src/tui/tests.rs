@@ -684,3 +684,41 @@ fn m_switches_between_the_standalone_and_the_calibrated_model() {
     assert_eq!(app.ranking.model, ModelKind::Standalone);
     assert_eq!(app.ranking.prediction.top[0].sypd, standalone_best);
 }
+
+/// A watched scaling campaign's curves, as they land, redraw the curves pane and re-rank:
+/// NEMO measured twice as fast as the built-in curve says makes IFS the bottleneck of every
+/// configuration, so the recommendation gives IFS more PEs.
+#[test]
+fn a_scaling_campaigns_curves_re_rank_the_app_as_they_land() {
+    let mut app = app();
+    let before = app.ranking.recommended().unwrap().nproc.clone();
+    let inputs = example::inputs();
+    let faster: Vec<autolb::curve::Point> = inputs[1]
+        .curve
+        .as_ref()
+        .unwrap()
+        .points()
+        .iter()
+        .map(|p| autolb::curve::Point {
+            nproc: p.nproc,
+            sypd: 2.0 * p.sypd,
+        })
+        .collect();
+    let nemo = Curve::from_points("NEMO", "curves/NEMO.csv", &faster).unwrap();
+    let ifs = inputs[0].curve.clone().unwrap();
+    app.update(Event::Campaign(Box::new(CampaignView {
+        curves: Some(vec![ifs, nemo.clone()]),
+        ..CampaignView::default()
+    })));
+    assert_eq!(app.ranking.inputs[1].curve.as_ref(), Some(&nemo));
+    let top = app.ranking.curves[1].measured.iter().map(|p| p.1);
+    assert!(top.clone().zip(faster.iter()).all(|(a, b)| a == b.sypd));
+    let after = app.ranking.recommended().unwrap().nproc.clone();
+    assert!(after[0] > before[0], "{before:?} -> {after:?}");
+    assert!(app
+        .ui
+        .message
+        .as_deref()
+        .unwrap_or("")
+        .contains("re-ranked"));
+}

@@ -15,6 +15,7 @@ use autolb::campaign::driver_state_of;
 use autolb::campaign::measured::{campaign_model, campaign_runs_of};
 use autolb::campaign::state::STATE_FILE;
 use autolb::campaign::{measure, NameMap, RunMetrics, RunState, State, Status};
+use autolb::curve::Curve;
 use autolb::timing::{self, ReadOptions, Reading};
 
 use autolb::campaign::status::progress::Progress;
@@ -59,6 +60,8 @@ pub struct Loader {
     run_nproc: BTreeMap<PathBuf, Vec<u32>>,
     /// Finished runs the last model fit saw: the model is refitted only when this changes.
     fitted_on: Option<usize>,
+    /// A scaling campaign's curves as last sent to the app: sent again only when they change.
+    curves_sent: Option<Vec<Curve>>,
 }
 
 /// What the table shows of one measured run.
@@ -93,6 +96,7 @@ impl Loader {
             unrecorded: BTreeMap::new(),
             run_nproc: BTreeMap::new(),
             fitted_on: None,
+            curves_sent: None,
         }
     }
 
@@ -215,7 +219,27 @@ impl Loader {
         let fitted = self.refit(state);
         let mut view = self.load_campaign_table(state);
         view.fitted = fitted;
+        view.curves = self.scaling_curves(state);
         view
+    }
+
+    /// A scaling campaign's curves as its driver wrote them so far, when every component has
+    /// one (two measured counts) and they changed since the last load: the app redraws its
+    /// curves pane and re-ranks from them as runs land.
+    fn scaling_curves(&mut self, state: &State) -> Option<Vec<Curve>> {
+        if !state.is_scaling() {
+            return None;
+        }
+        let curves = state
+            .components
+            .iter()
+            .map(|c| Curve::load(c.name.clone(), &self.dir.join(&c.curve)).ok())
+            .collect::<Option<Vec<Curve>>>()?;
+        if self.curves_sent.as_ref() == Some(&curves) {
+            return None;
+        }
+        self.curves_sent = Some(curves.clone());
+        Some(curves)
     }
 
     /// The calibrated model fitted again on every finished run of the campaign (through the
