@@ -290,6 +290,7 @@ fn campaign_file(case: &SyntheticCase, dir: &Path, strategy: Strategy) -> Campai
                 max_nproc: None,
                 timing_name: None,
                 resource: None,
+                threads: None,
             })
             .collect(),
         original: Some(names.iter().cloned().zip(original(case)).collect()),

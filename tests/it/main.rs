@@ -38,6 +38,7 @@ mod predict_front_cli;
 mod predict_full_model;
 mod predict_machine;
 mod predict_resource;
+mod predict_threads;
 mod readme_examples;
 mod report_browser;
 mod report_cli;

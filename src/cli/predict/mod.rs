@@ -415,9 +415,16 @@ fn billing_note(model: &CostModel) -> Option<String> {
 pub fn table(p: &Prediction) -> String {
     let mut out = String::new();
     let names = &p.components;
+    // With a hybrid component each cell is `ranks x threads = cores`, and the total counts cores.
+    let threaded = p
+        .top
+        .iter()
+        .chain(std::iter::once(&p.baseline))
+        .any(Scored::is_threaded);
+    let width = if threaded { 13 } else { 8 };
     let mut header = format!("{:>4}", "rank");
     for n in names {
-        header.push_str(&format!(" {:>8}", n));
+        header.push_str(&format!(" {n:>width$}"));
     }
     header.push_str(&format!(
         " {:>7} {:>8} {:>9} {:>9} {:>7}",
@@ -449,8 +456,14 @@ pub fn table(p: &Prediction) -> String {
     out.push('\n');
     let row = |label: String, c: &Scored| {
         let mut line = format!("{label:>4}");
-        for n in &c.nproc {
-            line.push_str(&format!(" {n:>8}"));
+        for (k, n) in c.nproc.iter().enumerate() {
+            if threaded {
+                let t = c.threads.get(k).copied().unwrap_or(1);
+                let cell = format!("{}x{t}={n}", n / t.max(1));
+                line.push_str(&format!(" {cell:>width$}"));
+            } else {
+                line.push_str(&format!(" {n:>8}"));
+            }
         }
         line.push_str(&format!(
             " {:>7} {:>8.2} {:>9.0} {:>8.1}% {:>7.4}\n",
@@ -488,6 +501,12 @@ pub fn table(p: &Prediction) -> String {
         "{} feasible configurations, {} at least as good as the base case; TTS_w {:.2}\n",
         p.configurations, p.considered, p.tts_w
     ));
+    if threaded {
+        out.push_str(
+            "each component: MPI ranks x OpenMP threads per rank = cores; total, CHSY and cost \
+             count cores\n",
+        );
+    }
     out.push_str(&resource_table(p));
     out
 }
