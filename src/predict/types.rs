@@ -297,7 +297,7 @@ pub struct Scored {
     pub nproc: Vec<u32>,
     /// OpenMP threads per rank of each component (all 1 for pure MPI, when it is left out of
     /// the JSON so that it reads as before threads).
-    #[serde(skip_serializing_if = "all_single_vec")]
+    #[serde(skip_serializing_if = "all_single")]
     pub threads: Vec<u32>,
     /// All PEs the run takes: the balanced components plus the extra PEs.
     pub total_nproc: u32,
@@ -311,10 +311,6 @@ pub struct Scored {
     /// `[[queue]]` tables (absent otherwise, so the output is as it always was).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub billing: Option<Billing>,
-}
-
-fn all_single_vec(threads: &Vec<u32>) -> bool {
-    all_single(threads)
 }
 
 impl Scored {
