@@ -13,6 +13,7 @@
 //! hold the fast search ([`search`]) to its answers.
 
 mod candidates;
+pub mod emit_ecearth4;
 pub mod front;
 pub mod full_model;
 pub mod naive;

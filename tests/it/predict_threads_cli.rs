@@ -129,3 +129,97 @@ fn bad_thread_lists_and_curves_are_one_line_errors() {
         "{err}"
     );
 }
+
+/// `job.<key>.<field>` whole numbers of an emitted fragment, read by indentation: the shape
+/// `--emit ecearth4` writes (two-space nesting, `key: value` lines, `#` comments).
+fn fragment_numbers(text: &str) -> std::collections::BTreeMap<String, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut section = String::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let indent = line.len() - line.trim_start().len();
+        let (key, value) = line.trim().split_once(':').expect("key: value");
+        let key = key.trim_matches('"');
+        match (indent, value.trim()) {
+            (2, "") => section = key.to_string(),
+            (4, v) if !v.is_empty() => {
+                if let Ok(n) = v.parse() {
+                    out.insert(format!("{section}.{key}"), n);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn emit_ecearth4_writes_yaml_whose_counts_reproduce_the_prediction() {
+    let machine = ["--cores-per-node", "112"];
+    let out = autolb()
+        .args(args(&[&["--emit", "ecearth4"][..], &machine[..]].concat()))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let yaml = String::from_utf8(out.stdout).unwrap();
+    let json_out = autolb()
+        .args(args(&[&["--json"][..], &machine[..]].concat()))
+        .output()
+        .expect("runs");
+    let json: Value = serde_json::from_slice(&json_out.stdout).unwrap();
+    let best = &json["top"][0];
+    let numbers = fragment_numbers(&yaml);
+    for (name, key) in [("OIFS", "oifs"), ("NEMO", "nemo")] {
+        let ranks = best["ranks"][name].as_u64().unwrap();
+        let threads = best["threads"][name].as_u64().unwrap();
+        assert_eq!(numbers[&format!("{key}.ntasks")], ranks, "{yaml}");
+        let omp = numbers.get(&format!("{key}.omp_num_threads")).copied();
+        assert_eq!(omp.unwrap_or(1), threads, "{yaml}");
+        assert_eq!(
+            ranks * threads,
+            best["nproc"][name].as_u64().unwrap(),
+            "cores"
+        );
+        let per_node = numbers[&format!("{key}.ntasks_per_node")];
+        assert!(per_node * threads <= 112 && per_node <= ranks, "{yaml}");
+    }
+    assert!(
+        yaml.contains("job:\n  launch:\n    method: slurm-hetjob\n"),
+        "{yaml}"
+    );
+    // A real YAML parser reads it the same way, where PyYAML (EC-Earth4's own) is installed.
+    let python = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = python {
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(yaml.as_bytes())
+            .unwrap();
+        let parsed = child.wait_with_output().unwrap();
+        if parsed.status.success() {
+            let doc: Value = serde_json::from_slice(&parsed.stdout).unwrap();
+            assert_eq!(doc["job"]["launch"]["method"], "slurm-hetjob");
+            assert_eq!(doc["job"]["oifs"]["ntasks"], best["ranks"]["OIFS"]);
+            assert_eq!(
+                doc["job"]["oifs"]["omp_num_threads"],
+                best["threads"]["OIFS"]
+            );
+            assert_eq!(doc["job"]["nemo"]["ntasks"], best["ranks"]["NEMO"]);
+        } else {
+            eprintln!("python3 without PyYAML: the fragment was checked by its shape only");
+        }
+    }
+}
