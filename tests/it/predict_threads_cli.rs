@@ -223,3 +223,84 @@ fn emit_ecearth4_writes_yaml_whose_counts_reproduce_the_prediction() {
         }
     }
 }
+
+#[test]
+fn the_campaign_file_chooses_thread_counts_and_a_campaign_refuses_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("c.toml");
+    let write = |threads: &str| {
+        std::fs::write(
+            &file,
+            format!(
+                "max_nproc = 384\nstep = 8\ntts_w = 0.7\n\n[[component]]\nname = \"OIFS\"\n\
+                 curve = {:?}\n{threads}\n[[component]]\nname = \"NEMO\"\ncurve = {:?}\n",
+                fixture("oifs.csv"),
+                fixture("nemo.csv")
+            ),
+        )
+        .unwrap();
+    };
+    let top_threads = || {
+        let out = autolb()
+            .args(["predict", "--json", "--config"])
+            .arg(&file)
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["top"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["threads"]["OIFS"].as_u64().unwrap_or(1))
+            .collect::<Vec<_>>()
+    };
+    write("threads = [1, 2]");
+    let threads = top_threads();
+    assert!(
+        threads.iter().all(|&t| t <= 2) && threads.contains(&2),
+        "{threads:?}"
+    );
+    write("");
+    assert_eq!(top_threads()[0], 4);
+    // --threads wins over the file.
+    write("threads = [1, 2]");
+    let out = autolb()
+        .args(["predict", "--json", "--threads", "OIFS=1", "--config"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["top"][0].get("threads").is_none(), "{json}");
+    write("threads = [0]");
+    let out = autolb()
+        .args(["predict", "--config"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("threads = [0] must list positive thread counts"),
+        "{err}"
+    );
+    // A campaign cannot move a threaded component's ranks yet: refused, saying what to do.
+    write("");
+    let out = autolb()
+        .args(["campaign", "init"])
+        .arg(tmp.path().join("camp"))
+        .arg("--config")
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("component OIFS's curve is measured at more than 1 thread per rank"),
+        "{err}"
+    );
+}
