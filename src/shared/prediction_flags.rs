@@ -439,6 +439,17 @@ impl ModelFlags {
         file: Option<&(CampaignFile, PathBuf)>,
         period_s: Option<f64>,
     ) -> Result<ModelRequest> {
+        // The calibrated model learns coupled speeds per PE count of one curve per component;
+        // a hybrid component's speed depends on ranks and threads, which it does not model yet.
+        if let Some(threaded) = inputs.iter().find(|c| c.is_threaded()) {
+            return Err(user(format!(
+                "{} is measured at more than 1 thread per rank, and the calibrated model \
+                 (--measured, --model) covers pure-MPI components only; drop those flags, or \
+                 pass --threads {}=1",
+                threaded.name(),
+                threaded.name()
+            )));
+        }
         let names = namings(self, inputs, file)?;
         reject_repeated_names("--nproc", &self.nproc)?;
         let mut nproc = BTreeMap::new();

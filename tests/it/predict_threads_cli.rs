@@ -304,3 +304,19 @@ fn the_campaign_file_chooses_thread_counts_and_a_campaign_refuses_threads() {
         "{err}"
     );
 }
+
+#[test]
+fn the_calibrated_model_refuses_a_threaded_component() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = autolb()
+        .args(args(&["--measured"]))
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("OIFS is measured at more than 1 thread per rank, and the calibrated model"),
+        "{err}"
+    );
+}
