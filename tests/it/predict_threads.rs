@@ -27,7 +27,7 @@ fn threaded_component(name: &'static str) -> impl Strategy<Value = ComponentInpu
     })
 }
 
-fn threaded_problem() -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
+pub(crate) fn threaded_problem() -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
     let names = ["A", "B", "C"];
     (1usize..=3)
         .prop_flat_map(move |k| {
@@ -81,6 +81,18 @@ proptest! {
         prop_assert_eq!(&fast.top, &reference.top);
         // The merged candidates hold to the problem's own naive enumeration as well.
         common::predict::same_as_naive(problem, &settings)?;
+    }
+}
+
+proptest! {
+    // 10 001 TTS_w samples per case, as in the pure-MPI front's test.
+    #![proptest_config(common::proptest_cases(64))]
+
+    #[test]
+    fn threaded_front_and_intervals_equal_brute_force((inputs, settings) in threaded_problem()) {
+        if let Ok(problem) = Problem::new(&inputs, &settings) {
+            crate::predict_front::check_problem(&problem)?;
+        }
     }
 }
 
