@@ -320,3 +320,21 @@ fn the_calibrated_model_refuses_a_threaded_component() {
         "{err}"
     );
 }
+
+#[test]
+fn the_report_of_a_threaded_prediction_writes_ranks_x_threads() {
+    let mut report_args = args(&["--out", "-"]);
+    report_args[0] = "report".into();
+    let out = autolb().args(&report_args).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        html.contains("x4="),
+        "no ranks x threads cell in the report"
+    );
+    assert!(html.contains("MPI ranks x OpenMP threads per rank = cores"));
+}
