@@ -292,6 +292,7 @@ fn campaign_file(case: &SyntheticCase, dir: &Path, strategy: Strategy) -> Campai
                 resource: None,
                 pinned: None,
                 nproc: None,
+                threads: None,
             })
             .collect(),
         original: Some(names.iter().cloned().zip(original(case)).collect()),

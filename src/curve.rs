@@ -4,6 +4,11 @@
 //! what matters (positive integer PEs, finite positive SYPD, no duplicates, at least two points)
 //! and lenient about what does not (spaces and tabs around values, `#` comments, CRLF line ends,
 //! extra columns, unsorted rows). Every error names the file, the line and the offending value.
+//!
+//! A hybrid MPI/OpenMP component (OpenIFS in EC-Earth4) is measured at several thread counts per
+//! rank: its file then carries a `threads` column, `nproc` counts MPI ranks, and each thread
+//! count is a curve of its own ([`Curve::load_series`]), since speed against ranks at 2 threads
+//! says nothing exact about speed at 4. A file without the column is one curve at 1 thread.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -26,6 +31,14 @@ pub struct Curve {
     /// Component name (as the user calls it; also the key in results).
     pub name: String,
     points: Vec<Point>,
+    /// OpenMP threads per MPI rank at every point; `nproc` then counts ranks, and a point takes
+    /// `nproc * threads` cores. 1 for a pure-MPI curve (left out of its JSON, as before).
+    #[serde(skip_serializing_if = "is_one")]
+    threads: u32,
+}
+
+fn is_one(threads: &u32) -> bool {
+    *threads == 1
 }
 
 /// Where a curve came from, for error messages.
@@ -123,6 +136,34 @@ pub enum CurveError {
         /// The parser's message with its line and the expected form.
         reason: String,
     },
+    /// A `threads` value is not a positive whole number.
+    #[error("{file}: line {line}: threads {value:?} is not a positive integer; write the OpenMP threads per MPI rank, e.g. 4 (1 for pure MPI)")]
+    BadThreads {
+        /// The file as the user named it.
+        file: String,
+        /// 1-based line of the value.
+        line: u64,
+        /// The value as written.
+        value: String,
+    },
+    /// Several thread counts where one curve is read.
+    #[error("{file}: holds curves at {counts} threads per rank, but one curve is read here; keep the rows of one thread count in this file")]
+    SeveralThreadCounts {
+        /// The file as the user named it.
+        file: String,
+        /// The thread counts found, comma-separated.
+        counts: String,
+    },
+    /// A thread count with fewer than two measured points.
+    #[error("{file}: only {found} data row(s) at {threads} threads per rank; each thread count needs at least two measured points")]
+    TooFewPointsAtThreads {
+        /// The file as the user named it.
+        file: String,
+        /// The thread count.
+        threads: u32,
+        /// Rows found at it.
+        found: usize,
+    },
 }
 
 impl Curve {
@@ -140,8 +181,26 @@ impl Curve {
         build(name.into(), file, lined)
     }
 
+    /// The same curve measured at `threads` OpenMP threads per rank (`nproc` then counts
+    /// ranks).
+    pub fn with_threads(self, threads: std::num::NonZeroU32) -> Curve {
+        Curve {
+            threads: threads.get(),
+            ..self
+        }
+    }
+
     /// Loads a curve from a file: JSON when the name ends in `.json`, otherwise `nproc,SYPD` CSV.
+    /// A file with rows at several thread counts is refused here ([`Curve::load_series`] reads
+    /// it).
     pub fn load(name: impl Into<String>, path: &Path) -> Result<Curve, CurveError> {
+        let file = path.display().to_string();
+        single(&file, Curve::load_series(name, path)?)
+    }
+
+    /// Loads every thread count's curve from a file, ascending by threads: one curve at 1 thread
+    /// for a file without a `threads` column.
+    pub fn load_series(name: impl Into<String>, path: &Path) -> Result<Vec<Curve>, CurveError> {
         let file = path.display().to_string();
         let text = crate::fsutil::read_small_text(path).map_err(|e| CurveError::Unreadable {
             file: file.clone(),
@@ -151,29 +210,49 @@ impl Curve {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
         {
-            Curve::from_json_str(name, &file, &text)
+            Curve::series_from_json_str(name, &file, &text)
         } else {
-            Curve::from_csv_str(name, &file, &text)
+            Curve::series_from_csv_str(name, &file, &text)
         }
     }
 
-    /// Parses `nproc,SYPD` CSV text (header required, extra columns ignored).
+    /// Parses `nproc,SYPD` CSV text (header required, extra columns ignored); one thread count.
     pub fn from_csv_str(
         name: impl Into<String>,
         file: &str,
         text: &str,
     ) -> Result<Curve, CurveError> {
+        single(file, Curve::series_from_csv_str(name, file, text)?)
+    }
+
+    /// Parses `nproc,SYPD[,threads]` CSV text into one curve per thread count, ascending.
+    pub fn series_from_csv_str(
+        name: impl Into<String>,
+        file: &str,
+        text: &str,
+    ) -> Result<Vec<Curve>, CurveError> {
         let rows = parse_csv(file, text)?;
-        build(name.into(), file, rows)
+        build_series(name.into(), file, rows)
     }
 
     /// Parses the JSON form: either `[{"nproc": 48, "sypd": 3.27}, ...]` or
-    /// `{"name": "IFS", "points": [...]}` (the name in the file is ignored in favour of `name`).
+    /// `{"name": "IFS", "points": [...]}` (the name in the file is ignored in favour of `name`);
+    /// one thread count.
     pub fn from_json_str(
         name: impl Into<String>,
         file: &str,
         text: &str,
     ) -> Result<Curve, CurveError> {
+        single(file, Curve::series_from_json_str(name, file, text)?)
+    }
+
+    /// Parses the JSON form into one curve per thread count, ascending; a point may carry
+    /// `"threads": 4` (1 when left out).
+    pub fn series_from_json_str(
+        name: impl Into<String>,
+        file: &str,
+        text: &str,
+    ) -> Result<Vec<Curve>, CurveError> {
         #[derive(Deserialize)]
         #[serde(untagged)]
         enum JsonCurve {
@@ -185,6 +264,8 @@ impl Curve {
             nproc: serde_json::Value,
             #[serde(alias = "SYPD")]
             sypd: serde_json::Value,
+            #[serde(default)]
+            threads: Option<serde_json::Value>,
         }
         if text.trim().is_empty() {
             return Err(CurveError::Empty {
@@ -220,9 +301,26 @@ impl Curve {
                 line,
                 value: p.sypd.to_string(),
             })?;
-            rows.push((line, Point { nproc, sypd }));
+            let threads = match &p.threads {
+                None => 1,
+                Some(t) => t
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| CurveError::BadThreads {
+                        file: format!("{file} (point {line})"),
+                        line,
+                        value: t.to_string(),
+                    })?,
+            };
+            rows.push((line, Point { nproc, sypd }, threads));
         }
-        build(name.into(), file, rows)
+        build_series(name.into(), file, rows)
+    }
+
+    /// OpenMP threads per MPI rank at every point (1 for pure MPI).
+    pub fn threads(&self) -> u32 {
+        self.threads
     }
 
     /// The measured points, sorted by nproc ascending.
@@ -284,14 +382,17 @@ pub fn validate_component_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn parse_csv(file: &str, text: &str) -> Result<Vec<(u64, Point)>, CurveError> {
+/// One data row: its line, the point, and the threads per rank (1 without a `threads` column).
+type Row = (u64, Point, u32);
+
+fn parse_csv(file: &str, text: &str) -> Result<Vec<Row>, CurveError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .comment(Some(b'#'))
         .trim(csv::Trim::All)
         .flexible(true)
         .from_reader(text.as_bytes());
-    let mut columns: Option<(usize, usize)> = None;
+    let mut columns: Option<Columns> = None;
     let mut rows = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| CurveError::Unreadable {
@@ -302,7 +403,12 @@ fn parse_csv(file: &str, text: &str) -> Result<Vec<(u64, Point)>, CurveError> {
         if record.iter().all(|f| f.is_empty()) {
             continue;
         }
-        let Some((nproc_col, sypd_col)) = columns else {
+        let Some(Columns {
+            nproc: nproc_col,
+            sypd: sypd_col,
+            threads: threads_col,
+        }) = columns
+        else {
             columns = Some(
                 header_columns(&record).ok_or_else(|| CurveError::BadHeader {
                     file: file.to_string(),
@@ -334,7 +440,18 @@ fn parse_csv(file: &str, text: &str) -> Result<Vec<(u64, Point)>, CurveError> {
             line,
             value: sypd_text.to_string(),
         })?;
-        rows.push((line, Point { nproc, sypd }));
+        let threads = match threads_col {
+            None => 1,
+            Some(col) => {
+                let text = field(col, "threads")?;
+                parse_nproc(text).ok_or_else(|| CurveError::BadThreads {
+                    file: file.to_string(),
+                    line,
+                    value: text.to_string(),
+                })?
+            }
+        };
+        rows.push((line, Point { nproc, sypd }, threads));
     }
     if columns.is_none() {
         return Err(CurveError::Empty {
@@ -353,12 +470,74 @@ fn parse_nproc(text: &str) -> Option<u32> {
     (x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX)).then_some(x as u32)
 }
 
+/// Where the columns are in a curve file.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    nproc: usize,
+    sypd: usize,
+    /// The optional `threads` column (OpenMP threads per MPI rank).
+    threads: Option<usize>,
+}
+
 /// The `nproc` and `SYPD` columns, by those names only (case-insensitive), as the curve-files
 /// page promises: a `cores` or `PEs` column might count something else (threads, nodes), so it is
-/// refused rather than guessed.
-fn header_columns(record: &csv::StringRecord) -> Option<(usize, usize)> {
+/// refused rather than guessed. A `threads` column is optional.
+fn header_columns(record: &csv::StringRecord) -> Option<Columns> {
     let find = |name: &str| record.iter().position(|h| h.eq_ignore_ascii_case(name));
-    Some((find("nproc")?, find("sypd")?))
+    Some(Columns {
+        nproc: find("nproc")?,
+        sypd: find("sypd")?,
+        threads: find("threads"),
+    })
+}
+
+/// The one curve of a file read where a single thread count is expected.
+fn single(file: &str, mut series: Vec<Curve>) -> Result<Curve, CurveError> {
+    if series.len() == 1 {
+        return Ok(series.remove(0));
+    }
+    let counts: Vec<String> = series.iter().map(|c| c.threads.to_string()).collect();
+    Err(CurveError::SeveralThreadCounts {
+        file: file.to_string(),
+        counts: counts.join(", "),
+    })
+}
+
+/// Splits rows by thread count (ascending) and builds one curve of each. A file with one
+/// thread count keeps the plain errors (e.g. too few points) word for word.
+fn build_series(name: String, file: &str, rows: Vec<Row>) -> Result<Vec<Curve>, CurveError> {
+    let mut counts: Vec<u32> = rows.iter().map(|r| r.2).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    if counts.len() <= 1 {
+        let threads = counts.first().copied().unwrap_or(1);
+        let curve = build(
+            name,
+            file,
+            rows.into_iter().map(|(l, p, _)| (l, p)).collect(),
+        )?;
+        return Ok(vec![Curve { threads, ..curve }]);
+    }
+    counts
+        .into_iter()
+        .map(|threads| {
+            let at: Vec<(u64, Point)> = rows
+                .iter()
+                .filter(|r| r.2 == threads)
+                .map(|&(l, p, _)| (l, p))
+                .collect();
+            let found = at.len();
+            match build(name.clone(), file, at) {
+                Ok(curve) => Ok(Curve { threads, ..curve }),
+                Err(CurveError::TooFewPoints { .. }) => Err(CurveError::TooFewPointsAtThreads {
+                    file: file.to_string(),
+                    threads,
+                    found,
+                }),
+                Err(e) => Err(e),
+            }
+        })
+        .collect()
 }
 
 fn build(name: String, file: &str, mut rows: Vec<(u64, Point)>) -> Result<Curve, CurveError> {
@@ -398,6 +577,7 @@ fn build(name: String, file: &str, mut rows: Vec<(u64, Point)>) -> Result<Curve,
     Ok(Curve {
         name,
         points: rows.into_iter().map(|(_, p)| p).collect(),
+        threads: 1,
     })
 }
 
@@ -513,6 +693,103 @@ mod tests {
         .unwrap();
         assert_eq!(named.last_nproc(), 96);
         assert!(Curve::from_json_str("A", "a.json", r#"[{"nproc":4.5,"sypd":2}]"#).is_err());
+    }
+
+    #[test]
+    fn a_threads_column_splits_the_file_into_one_curve_per_thread_count() {
+        let text = "nproc,threads,SYPD\n64,4,8\n32,4,4.5\n128,1,5\n256,1,9\n64,2,5.5\n32,2,3\n";
+        let series = Curve::series_from_csv_str("OIFS", "o.csv", text).unwrap();
+        let threads: Vec<u32> = series.iter().map(Curve::threads).collect();
+        assert_eq!(threads, [1, 2, 4]);
+        assert_eq!(
+            series[2].points()[0],
+            Point {
+                nproc: 32,
+                sypd: 4.5
+            }
+        );
+        assert_eq!(series[0].last_nproc(), 256);
+        // One thread count: one curve, read by the plain reader too.
+        let one = csv("nproc,SYPD,threads\n10,1,4\n20,2,4\n").unwrap();
+        assert_eq!((one.threads(), one.first_nproc()), (4, 10));
+        // No column: 1 thread, and the JSON of the curve is as it always was.
+        let plain = csv("nproc,SYPD\n10,1\n20,2\n").unwrap();
+        assert_eq!(plain.threads(), 1);
+        assert!(serde_json::to_string(&plain)
+            .unwrap()
+            .find("threads")
+            .is_none());
+        assert!(serde_json::to_string(&one)
+            .unwrap()
+            .contains("\"threads\":4"));
+    }
+
+    #[test]
+    fn bad_thread_values_and_mixed_counts_name_file_line_and_value() {
+        for bad in ["0", "-2", "2.5", "four"] {
+            let e = csv(&format!("nproc,SYPD,threads\n10,1,1\n20,2,{bad}\n")).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "t.csv: line 3: threads {bad:?} is not a positive integer; write the OpenMP \
+                     threads per MPI rank, e.g. 4 (1 for pure MPI)"
+                )
+            );
+        }
+        let e = csv("nproc,SYPD,threads\n10,1,1\n20,2,\n").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CurveError::MissingValue {
+                    line: 3,
+                    column: "threads",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let mixed = "nproc,SYPD,threads\n10,1,1\n20,2,1\n10,1.5,2\n20,2.5,2\n";
+        let e = csv(mixed).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.csv: holds curves at 1, 2 threads per rank, but one curve is read here; keep the \
+             rows of one thread count in this file"
+        );
+        let short = "nproc,SYPD,threads\n10,1,1\n20,2,1\n10,1.5,2\n";
+        let e = Curve::series_from_csv_str("A", "t.csv", short).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.csv: only 1 data row(s) at 2 threads per rank; each thread count needs at least \
+             two measured points"
+        );
+        // The same rank count at two thread counts is two measurements, not a duplicate.
+        let dup = "nproc,SYPD,threads\n10,1,2\n20,2,2\n20,2.5,2\n";
+        let e = Curve::series_from_csv_str("A", "t.csv", dup).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CurveError::Duplicate {
+                    line: 4,
+                    nproc: 20,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn json_points_may_carry_threads() {
+        let text = r#"[{"nproc":8,"sypd":1,"threads":4},{"nproc":16,"sypd":2,"threads":4},
+            {"nproc":8,"sypd":0.5},{"nproc":16,"sypd":0.9}]"#;
+        let series = Curve::series_from_json_str("A", "a.json", text).unwrap();
+        assert_eq!(
+            series.iter().map(Curve::threads).collect::<Vec<_>>(),
+            [1, 4]
+        );
+        let e = Curve::series_from_json_str("A", "a.json", r#"[{"nproc":8,"sypd":1,"threads":0}]"#)
+            .unwrap_err();
+        assert!(matches!(e, CurveError::BadThreads { .. }), "{e}");
     }
 
     #[test]

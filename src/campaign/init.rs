@@ -114,6 +114,19 @@ pub(super) fn planned_state(
             ),
         });
     }
+    // A campaign moves PEs of pure-MPI components: its state, moves and run commands carry no
+    // threads per rank yet, and reading a threaded curve's ranks as PEs would be wrong.
+    if let Some(threaded) = inputs.iter().find(|c| c.is_threaded()) {
+        return Err(CampaignError::Invalid {
+            file: origin.to_string(),
+            message: format!(
+                "component {}'s curve is measured at more than 1 thread per rank; campaigns \
+                 balance pure-MPI components only for now: predict its ranks and threads with \
+                 `autolb predict --config`, or give the campaign a curve at 1 thread",
+                threaded.name
+            ),
+        });
+    }
     let mut prediction_settings = file.settings();
     prediction_settings.max_nproc = settings.max_nproc;
     let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;

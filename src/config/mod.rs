@@ -142,6 +142,10 @@ pub struct ComponentEntry {
     /// A pinned helper's ranks on each node it is pinned to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nproc: Option<u32>,
+    /// OpenMP threads per MPI rank the search may give it (its curve carries a `threads`
+    /// column then); left out: every thread count its curve measures (1 without the column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Vec<u32>>,
 }
 
 impl ComponentEntry {
@@ -263,6 +267,25 @@ impl CampaignFile {
                 };
                 check_pinned(&parsed, c, &at).map_err(semantics)?;
                 continue;
+            }
+            if let Some(threads) = &c.threads {
+                let at = line_in_table(text, "[[component]]", k, "threads")
+                    .map(|l| format!("line {l}: "))
+                    .unwrap_or_default();
+                if threads.is_empty() || threads.contains(&0) {
+                    return Err(semantics(format!(
+                        "{at}component {}: threads = {threads:?} must list positive thread counts \
+                         per MPI rank, e.g. threads = [1, 2, 4]",
+                        c.name
+                    )));
+                }
+                if c.curve.is_none() && threads.iter().any(|&t| t != 1) {
+                    return Err(semantics(format!(
+                        "{at}component {}: threads other than 1 need a curve with a threads \
+                         column (speeds at each thread count); add curve = \"PATH\"",
+                        c.name
+                    )));
+                }
             }
             let has_range = c.allowed.is_some() || (c.min_nproc.is_some() && c.max_nproc.is_some());
             if c.curve.is_none() && !has_range {
@@ -413,9 +436,18 @@ impl CampaignFile {
         self.components
             .iter()
             .map(|c| {
-                let curve = match &c.curve {
-                    Some(path) => Some(Curve::load(c.name.clone(), &base_dir.join(path))?),
-                    None => None,
+                let (curve, thread_curves) = match &c.curve {
+                    Some(path) => {
+                        let path = base_dir.join(path);
+                        let series = Curve::load_series(c.name.clone(), &path)?;
+                        let input = ComponentInput::threaded(series, c.threads.as_deref())
+                            .map_err(|message| ConfigError::Semantics {
+                                file: path.display().to_string(),
+                                message,
+                            })?;
+                        (input.curve, input.thread_curves)
+                    }
+                    None => (None, Vec::new()),
                 };
                 let allowed = match &c.allowed {
                     None => None,
@@ -428,6 +460,7 @@ impl CampaignFile {
                     allowed,
                     min_nproc: c.min_nproc,
                     max_nproc: c.max_nproc,
+                    thread_curves,
                 })
             })
             .collect()
@@ -478,6 +511,7 @@ fn check_pinned(
         ("min_nproc", c.min_nproc.is_some()),
         ("max_nproc", c.max_nproc.is_some()),
         ("resource", c.resource.is_some()),
+        ("threads", c.threads.is_some()),
     ];
     if let Some((key, _)) = balanced_keys.iter().find(|(_, given)| *given) {
         return Err(format!(

@@ -44,6 +44,84 @@ pub(super) fn validate(inputs: &[ComponentInput], settings: &Settings) -> Result
     Ok(())
 }
 
+/// Candidates of one component over ranks and threads: each thread count's curve gives its
+/// candidate rank counts as [`candidates`] does for a pure-MPI curve (with the budget in ranks
+/// at that thread count), each candidate then takes ranks x threads cores, and the lists are
+/// merged by cores (then threads). A thread count larger than a node (`cores_per_node`) is left
+/// out: a rank's threads share its node. A pure-MPI component takes [`candidates`] unchanged.
+pub(super) fn component_candidates(
+    input: &ComponentInput,
+    settings: &Settings,
+    model: &Model,
+    cores_per_node: Option<u32>,
+) -> Result<Candidates, PredictError> {
+    if input.thread_curves.is_empty() && input.curve.as_ref().is_none_or(|c| c.threads() == 1) {
+        return candidates(input, settings, model);
+    }
+    let name = input.name();
+    let fits_node = |t: u32| cores_per_node.is_none_or(|n| t <= n);
+    let series: Vec<&Curve> = input.series().filter(|c| fits_node(c.threads())).collect();
+    if series.is_empty() {
+        let all: Vec<String> = input.series().map(|c| c.threads().to_string()).collect();
+        return Err(PredictError::ThreadsExceedNode {
+            name: name.to_string(),
+            threads: all.join(", "),
+            cores_per_node: cores_per_node.unwrap_or(0),
+        });
+    }
+    let mut merged: Vec<(u32, u32, f64)> = Vec::new();
+    let mut first_error = None;
+    for curve in series {
+        let t = curve.threads();
+        let one = ComponentInput {
+            curve: Some(curve.clone()),
+            thread_curves: Vec::new(),
+            ..input.clone()
+        };
+        let own = Settings {
+            max_nproc: settings.max_nproc / t,
+            ..settings.clone()
+        };
+        match candidates(&one, &own, model) {
+            Ok(c) => merged.extend(
+                c.nproc
+                    .iter()
+                    .zip(&c.sypd)
+                    .filter_map(|(&ranks, &s)| Some((ranks.checked_mul(t)?, t, s))),
+            ),
+            // A thread count whose ranks the limits exclude leaves the others to search.
+            Err(e @ PredictError::NoCandidates { .. }) => {
+                first_error.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if merged.is_empty() {
+        return Err(first_error.unwrap_or(PredictError::NoCandidates {
+            name: name.to_string(),
+            low: 0,
+            high: settings.max_nproc,
+            why: String::new(),
+        }));
+    }
+    if merged.len() as u64 > MAX_CANDIDATES {
+        return Err(PredictError::TooManyCandidates {
+            name: name.to_string(),
+            count: merged.len() as u64,
+            low: merged.iter().map(|m| m.0).min().unwrap_or(0),
+            high: merged.iter().map(|m| m.0).max().unwrap_or(0),
+            step: settings.step,
+        });
+    }
+    merged.sort_by_key(|&(cores, threads, _)| (cores, threads));
+    Ok(Candidates {
+        name: name.to_string(),
+        nproc: merged.iter().map(|m| m.0).collect(),
+        sypd: merged.iter().map(|m| m.2).collect(),
+        threads: merged.iter().map(|m| m.1).collect(),
+    })
+}
+
 /// Candidates of one component (the guide's `method/prediction.md`, step 1): its allowed list
 /// restricted to the measured range, or first, first+step, ... up to the last measured point; then
 /// the component's own limits (and the budget, when the curve reaches so far beyond it that the
@@ -185,6 +263,7 @@ pub(super) fn candidates(
     }
     Ok(Candidates {
         name: name.to_string(),
+        threads: vec![1; nproc.len()],
         nproc,
         sypd,
     })

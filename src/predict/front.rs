@@ -255,6 +255,8 @@ fn front_leaders(leaders: &[Leader]) -> Vec<Leader> {
             .then(a.cost.total_cmp(&b.cost))
             .then(a.total.cmp(&b.total))
             .then_with(|| a.nproc.cmp(&b.nproc))
+            // Equal cores at other thread counts: the index order is (cores, threads).
+            .then_with(|| a.index.cmp(&b.index))
     });
     let mut front: Vec<Leader> = Vec::new();
     let mut cheapest_faster = f64::INFINITY;
@@ -283,6 +285,7 @@ fn zero_order(problem: &Problem, a: &Leader, b: &Leader) -> Ordering {
         .total_cmp(&fn0(a))
         .then(a.total.cmp(&b.total))
         .then_with(|| a.nproc.cmp(&b.nproc))
+        .then_with(|| a.index.cmp(&b.index))
 }
 
 /// `FN(w) = intercept + w * slope`.

@@ -13,6 +13,7 @@
 //! hold the fast search ([`search`]) to its answers.
 
 mod candidates;
+pub mod emit_ecearth4;
 pub mod front;
 pub mod full_model;
 pub mod naive;
@@ -34,7 +35,7 @@ pub use crate::limits::{
 use crate::machine::{Billing, CostKind, CostModel, MachineError};
 use crate::metrics::{self, Bounds};
 use crate::model::Model;
-use candidates::{candidates, validate};
+use candidates::{component_candidates, validate};
 pub use text::ConfigurationText;
 pub use types::{
     Candidates, Cell, ComponentInput, Grid, PredictError, Prediction, Scored, Settings,
@@ -116,7 +117,12 @@ impl Problem {
                     max_nproc: cost_model.budget_of(k, settings.max_nproc),
                     ..settings.clone()
                 };
-                candidates(c, &own, model)
+                component_candidates(
+                    c,
+                    &own,
+                    model,
+                    cost_model.machine.as_ref().map(|m| m.cores_per_node),
+                )
             })
             .collect::<Result<_, _>>()?;
         if model.is_calibrated() {
@@ -272,7 +278,21 @@ impl Problem {
             .zip(&self.components)
             .map(|(&i, c)| c.sypd[i])
             .collect();
-        self.score_values(&nproc, &speeds, tts_w)
+        let mut scored = self.score_values(&nproc, &speeds, tts_w);
+        scored.threads = index
+            .iter()
+            .zip(&self.components)
+            .map(|(&i, c)| c.threads[i])
+            .collect();
+        scored
+    }
+
+    /// Whether any component has a candidate with more than one thread per rank; outputs show
+    /// ranks, threads and cores then, and look as they did before threads otherwise.
+    pub fn is_threaded(&self) -> bool {
+        self.components
+            .iter()
+            .any(|c| !types::all_single(&c.threads))
     }
 
     fn score_values(&self, nproc: &[u32], speeds: &[f64], tts_w: f64) -> Scored {
@@ -305,6 +325,7 @@ impl Problem {
         };
         Scored {
             nproc: nproc.to_vec(),
+            threads: vec![1; nproc.len()],
             total_nproc: total,
             sypd,
             chsy,
@@ -406,9 +427,31 @@ impl Problem {
         Ok(())
     }
 
-    /// The candidate index of `nproc` in component `component`, if it is a candidate.
+    /// The candidate index of `nproc` in component `component`, if it is a candidate (the one
+    /// with the fewest threads per rank when several take `nproc` cores).
     pub fn candidate_index(&self, component: usize, nproc: u32) -> Option<usize> {
-        self.components[component].nproc.binary_search(&nproc).ok()
+        let c = &self.components[component];
+        let at = c.nproc.partition_point(|&p| p < nproc);
+        (c.nproc.get(at) == Some(&nproc)).then_some(at)
+    }
+
+    /// The candidate index of `nproc` cores at `threads` per rank in component `component`.
+    pub fn candidate_index_at(&self, component: usize, nproc: u32, threads: u32) -> Option<usize> {
+        let c = &self.components[component];
+        let at = c.nproc.partition_point(|&p| p < nproc);
+        (at..c.nproc.len())
+            .take_while(|&i| c.nproc[i] == nproc)
+            .find(|&i| c.threads[i] == threads)
+    }
+
+    /// The candidate indices of a scored configuration (its PEs and threads).
+    pub fn index_of(&self, config: &Scored) -> Option<Vec<usize>> {
+        (0..self.components.len())
+            .map(|d| {
+                let threads = config.threads.get(d).copied().unwrap_or(1);
+                self.candidate_index_at(d, *config.nproc.get(d)?, threads)
+            })
+            .collect()
     }
 
     /// Scores the 2-D slice with component `rows` down and `cols` across; every other component
@@ -506,12 +549,14 @@ pub fn predict_billed(
 }
 
 /// The ranking order (the guide's `method/prediction.md`, step 6): fittingness descending, then
-/// total PEs ascending, then the PE counts in component order ascending.
+/// total PEs ascending, then the PE counts in component order ascending, then (equal cores at
+/// other thread counts) the threads per rank ascending.
 pub fn rank_order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
     b.fittingness
         .total_cmp(&a.fittingness)
         .then(a.total_nproc.cmp(&b.total_nproc))
         .then_with(|| a.nproc.cmp(&b.nproc))
+        .then_with(|| a.threads.cmp(&b.threads))
 }
 
 #[cfg(test)]

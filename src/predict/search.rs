@@ -141,13 +141,7 @@ pub fn top_n(problem: &Problem, tts_w: f64, top: usize) -> Vec<Vec<usize>> {
     let scorer = BoundScorer;
     top_scored(problem, tts_w, top, &scorer)
         .into_iter()
-        .map(|c| {
-            c.nproc
-                .iter()
-                .enumerate()
-                .map(|(d, &p)| problem.candidate_index(d, p).expect("a candidate"))
-                .collect()
-        })
+        .map(|c| problem.index_of(&c).expect("a candidate"))
         .collect()
 }
 

@@ -20,6 +20,11 @@ pub struct ComponentInput {
     pub min_nproc: Option<u32>,
     /// Upper limit on this component's PEs, on top of the curve's last point.
     pub max_nproc: Option<u32>,
+    /// Its curves at further thread counts per MPI rank, beside `curve`'s, ascending by
+    /// threads; empty for a component measured at one thread count. For a hybrid component
+    /// `allowed`, `min_nproc` and `max_nproc` count MPI ranks, as its curves do, while the
+    /// budget counts cores (ranks x threads).
+    pub thread_curves: Vec<Curve>,
 }
 
 impl ComponentInput {
@@ -31,7 +36,42 @@ impl ComponentInput {
             allowed: None,
             min_nproc: None,
             max_nproc: None,
+            thread_curves: Vec::new(),
         }
+    }
+
+    /// A component measured at several thread counts per rank: one curve per thread count
+    /// (as [`Curve::load_series`] reads them), kept when `allowed_threads` lists its thread
+    /// count (every one without a list). Errors, saying which thread counts there are, when
+    /// none is left or the list names a thread count no curve measures.
+    pub fn threaded(
+        mut series: Vec<Curve>,
+        allowed_threads: Option<&[u32]>,
+    ) -> Result<ComponentInput, String> {
+        series.sort_by_key(Curve::threads);
+        let measured: Vec<String> = series.iter().map(|c| c.threads().to_string()).collect();
+        if let Some(list) = allowed_threads {
+            if let Some(missing) = list
+                .iter()
+                .find(|&&t| !series.iter().any(|c| c.threads() == t))
+            {
+                let name = series.first().map_or("", |c| c.name.as_str());
+                return Err(format!(
+                    "{name}: threads {missing} is allowed but its curve measures only {} \
+                     thread(s) per rank; add rows at {missing} threads or drop it from the list",
+                    measured.join(", ")
+                ));
+            }
+            series.retain(|c| list.contains(&c.threads()));
+        }
+        if series.is_empty() {
+            return Err("no thread count left to search; allow at least one".into());
+        }
+        let first = series.remove(0);
+        Ok(ComponentInput {
+            thread_curves: series,
+            ..ComponentInput::new(first)
+        })
     }
 
     /// A component without a curve, searched between `min_nproc` and `max_nproc` PEs.
@@ -46,7 +86,37 @@ impl ComponentInput {
             allowed: None,
             min_nproc: Some(min_nproc),
             max_nproc: Some(max_nproc),
+            thread_curves: Vec::new(),
         }
+    }
+
+    /// Keeps only the curves at the thread counts `allowed` lists, as [`ComponentInput::threaded`]
+    /// does (an error when one is not measured); a component without a curve may allow 1 only.
+    pub fn restrict_threads(&mut self, allowed: &[u32]) -> Result<(), String> {
+        let series: Vec<Curve> = self.series().cloned().collect();
+        if series.is_empty() {
+            return match allowed {
+                [1] => Ok(()),
+                _ => Err(format!(
+                    "{}: threads other than 1 need a curve with a threads column",
+                    self.name
+                )),
+            };
+        }
+        let kept = ComponentInput::threaded(series, Some(allowed))?;
+        self.curve = kept.curve;
+        self.thread_curves = kept.thread_curves;
+        Ok(())
+    }
+
+    /// Every curve of the component, one per thread count per rank, ascending by threads.
+    pub fn series(&self) -> impl Iterator<Item = &Curve> {
+        self.curve.iter().chain(&self.thread_curves)
+    }
+
+    /// Whether the component runs more than one thread per rank at some measured point.
+    pub fn is_threaded(&self) -> bool {
+        self.series().any(|c| c.threads() > 1)
     }
 
     /// The component's name.
@@ -197,6 +267,16 @@ pub enum PredictError {
     /// The machine, queue or resource description is invalid.
     #[error(transparent)]
     Machine(#[from] MachineError),
+    /// Every thread count of a component is more than one node's cores.
+    #[error("{name}: every thread count per rank ({threads}) is more than the {cores_per_node} cores of one node; a rank's threads must share its node: allow fewer threads")]
+    ThreadsExceedNode {
+        /// The component.
+        name: String,
+        /// Its thread counts, comma-separated.
+        threads: String,
+        /// Cores of one node.
+        cores_per_node: u32,
+    },
     /// No feasible configuration better than the base case fits the chosen queue (its name; empty
     /// without a queue).
     #[error("no configuration within the budget fits queue {0:?}; choose a larger queue or lower the budget")]
@@ -238,17 +318,38 @@ pub enum PredictError {
 pub struct Candidates {
     /// The component's name.
     pub name: String,
-    /// Ascending PE counts.
+    /// PEs (cores: MPI ranks x threads per rank), ascending; the search sums and bills these.
+    /// A hybrid component may have two candidates of the same cores at different threads.
     pub nproc: Vec<u32>,
     /// Interpolated SYPD at each PE count.
     pub sypd: Vec<f64>,
+    /// OpenMP threads per rank of each candidate (all 1 for a pure-MPI component); ascending
+    /// within equal `nproc`.
+    #[serde(skip_serializing_if = "all_single")]
+    pub threads: Vec<u32>,
+}
+
+impl Candidates {
+    /// MPI ranks of candidate `i`.
+    pub fn ranks(&self, i: usize) -> u32 {
+        self.nproc[i] / self.threads[i]
+    }
+}
+
+/// Whether every thread count is 1 (pure MPI), when outputs look as they did before threads.
+pub fn all_single(threads: &[u32]) -> bool {
+    threads.iter().all(|&t| t == 1)
 }
 
 /// One scored configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scored {
-    /// PEs per component, in component order.
+    /// PEs per component, in component order: cores, i.e. MPI ranks x `threads`.
     pub nproc: Vec<u32>,
+    /// OpenMP threads per rank of each component (all 1 for pure MPI, when it is left out of
+    /// the JSON so that it reads as before threads).
+    #[serde(skip_serializing_if = "all_single")]
+    pub threads: Vec<u32>,
     /// All PEs the run takes: the balanced components plus the extra PEs.
     pub total_nproc: u32,
     /// Coupled SYPD: the slowest component's.
@@ -268,6 +369,20 @@ pub struct Scored {
 }
 
 impl Scored {
+    /// MPI ranks per component (`nproc / threads`).
+    pub fn ranks(&self) -> Vec<u32> {
+        self.nproc
+            .iter()
+            .zip(&self.threads)
+            .map(|(&p, &t)| p / t.max(1))
+            .collect()
+    }
+
+    /// Whether any component runs more than one thread per rank.
+    pub fn is_threaded(&self) -> bool {
+        !all_single(&self.threads)
+    }
+
     /// The cost FN weighs: the billed cost when a machine is described, else CHSY.
     pub fn cost(&self) -> f64 {
         self.billing.as_ref().map_or(self.chsy, |b| b.cost)

@@ -593,12 +593,7 @@ fn matrix(
         .fixed
         .clone()
         .filter(|f| f.len() == n)
-        .or_else(|| {
-            let top = p.top.first()?;
-            (0..n)
-                .map(|i| problem.candidate_index(i, top.nproc[i]))
-                .collect()
-        })
+        .or_else(|| problem.index_of(p.top.first()?))
         .unwrap_or_else(|| vec![0; n]);
     let grid = problem.grid(r, c, &fixed, req.tts_w);
     let names = problem.names();

@@ -310,9 +310,20 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
     let mut header = vec!["rank".to_string()];
     header.extend(p.components.iter().cloned());
     header.extend(["total PEs", "SYPD", "CHSY", "coupling cost", "FN"].map(String::from));
+    // With a hybrid component each cell is `ranks x threads = cores`; totals count cores.
+    let threaded = p
+        .top
+        .iter()
+        .chain(std::iter::once(&p.baseline))
+        .any(crate::predict::Scored::is_threaded);
     let row = |label: String, c: &crate::predict::Scored| {
         let mut r = vec![label];
-        r.extend(c.nproc.iter().map(|n| n.to_string()));
+        r.extend(c.nproc.iter().enumerate().map(|(k, n)| {
+            match c.threads.get(k).copied().filter(|_| threaded) {
+                Some(t) => format!("{}x{t}={n}", n / t.max(1)),
+                None => n.to_string(),
+            }
+        }));
         r.extend([
             c.total_nproc.to_string(),
             format!("{:.2}", c.sypd),
@@ -334,6 +345,11 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
         "{} feasible configurations within the budget, {} at least as good as the base case; TTS_w {:.2}. The model that predicted them is named under \"The model\".",
         p.configurations, p.considered, p.tts_w
     )));
+    if threaded {
+        out.push(Block::Paragraph(
+            "Each component's cell is its MPI ranks x OpenMP threads per rank = cores; total PEs, CHSY and every cost count cores.".into(),
+        ));
+    }
 }
 
 fn model_blocks(m: &ModelSection, out: &mut Vec<Block>) {

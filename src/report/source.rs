@@ -60,6 +60,7 @@ pub fn load_campaign(dir: &Path) -> Result<CampaignSource, ReportError> {
             allowed: c.allowed.clone(),
             min_nproc: Some(c.low),
             max_nproc: Some(c.high),
+            thread_curves: Vec::new(),
         });
     }
     let s = &state.settings;

@@ -58,6 +58,10 @@ pub struct PredictionFlags {
     /// PE counts a component can run on, `NAME=FILE` or `NAME=48,96,144`.
     #[arg(long = "allowed", value_name = "NAME=PATH_OR_LIST", value_parser = parse_key_value)]
     pub allowed: Vec<(String, String)>,
+    /// Threads per MPI rank a hybrid component may take, `NAME=1,2,4` (its curve carries a
+    /// `threads` column) [default: every thread count its curve measures].
+    #[arg(long = "threads", value_name = "NAME=LIST", value_parser = parse_key_value)]
+    pub threads: Vec<(String, String)>,
     /// PEs that count in CHSY but are not balanced (XIOS, runoff mapper) [default: 0].
     #[arg(long, value_name = "E")]
     pub extra_pes: Option<u32>,
@@ -205,8 +209,12 @@ pub fn resolve_components(
             .curves
             .iter()
             .map(|(name, path)| {
-                let curve = Curve::load(name.clone(), Path::new(path)).map_err(user)?;
-                let mut input = ComponentInput::new(curve);
+                let series = Curve::load_series(name.clone(), Path::new(path)).map_err(user)?;
+                let from_file_threads = file
+                    .and_then(|(f, _)| f.components.iter().find(|c| &c.name == name))
+                    .and_then(|c| c.threads.as_deref());
+                let mut input = ComponentInput::threaded(series, from_file_threads)
+                    .map_err(|why| user(format!("{path}: {why}")))?;
                 from_file(&mut input);
                 Ok(input)
             })
@@ -218,6 +226,7 @@ pub fn resolve_components(
                 allowed: None,
                 min_nproc: None,
                 max_nproc: None,
+                thread_curves: Vec::new(),
             };
             from_file(&mut input);
             if let Some((lo, hi)) = range {
@@ -237,6 +246,20 @@ pub fn resolve_components(
             )));
         };
         input.allowed = Some(parse_allowed_spec(name, spec)?);
+    }
+    reject_repeated_names("--threads", &args.threads)?;
+    for (name, spec) in &args.threads {
+        let names: Vec<String> = inputs.iter().map(|c| c.name().to_string()).collect();
+        let Some(input) = inputs.iter_mut().find(|c| c.name() == name) else {
+            return Err(user(format!(
+                "--threads names {name:?}, which is not a component; use one of {}",
+                names.join(", ")
+            )));
+        };
+        let list = parse_thread_list(name, spec)?;
+        input
+            .restrict_threads(&list)
+            .map_err(|why| user(format!("--threads {name}={spec}: {why}")))?;
     }
     Ok(inputs)
 }
@@ -258,6 +281,20 @@ fn parse_component(s: &str) -> Result<(String, Option<(u32, u32)>), String> {
         return Err(bad());
     }
     Ok((name.to_string(), Some((lo, hi))))
+}
+
+/// `--threads NAME=1,2,4`: positive thread counts per rank, separated by commas.
+fn parse_thread_list(name: &str, spec: &str) -> Result<Vec<u32>> {
+    spec.split(',')
+        .map(|t| match t.trim().parse::<u32>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(user(format!(
+                "--threads {name}={spec}: {:?} is not a positive thread count; write e.g. \
+                 --threads {name}=1,2,4",
+                t.trim()
+            ))),
+        })
+        .collect()
 }
 
 /// `--allowed` takes a file path or an inline comma-separated list.
@@ -402,6 +439,17 @@ impl ModelFlags {
         file: Option<&(CampaignFile, PathBuf)>,
         period_s: Option<f64>,
     ) -> Result<ModelRequest> {
+        // The calibrated model learns coupled speeds per PE count of one curve per component;
+        // a hybrid component's speed depends on ranks and threads, which it does not model yet.
+        if let Some(threaded) = inputs.iter().find(|c| c.is_threaded()) {
+            return Err(user(format!(
+                "{} is measured at more than 1 thread per rank, and the calibrated model \
+                 (--measured, --model) covers pure-MPI components only; drop those flags, or \
+                 pass --threads {}=1",
+                threaded.name(),
+                threaded.name()
+            )));
+        }
         let names = namings(self, inputs, file)?;
         reject_repeated_names("--nproc", &self.nproc)?;
         let mut nproc = BTreeMap::new();

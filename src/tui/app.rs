@@ -51,7 +51,7 @@ impl App {
         let n = ranking.problem.components.len();
         let cursor = ranking
             .recommended()
-            .and_then(|c| index_of(&ranking.problem, &c.nproc))
+            .and_then(|c| ranking.problem.index_of(c))
             .unwrap_or_else(|| vec![0; n]);
         let matrix = MatrixState::new(&ranking, cursor);
         let mut trade_off = TradeOffState::new(&ranking.problem, matrix.cloud_points(&ranking));
@@ -192,7 +192,7 @@ impl App {
                 if let Some(index) = self
                     .ranking
                     .recommended()
-                    .and_then(|c| index_of(&self.ranking.problem, &c.nproc))
+                    .and_then(|c| self.ranking.problem.index_of(c))
                 {
                     self.matrix.cursor = index;
                     self.regrid();
@@ -396,7 +396,7 @@ impl App {
             if let Some(index) = self
                 .ranking
                 .recommended()
-                .and_then(|c| index_of(&self.ranking.problem, &c.nproc))
+                .and_then(|c| self.ranking.problem.index_of(c))
             {
                 self.matrix.cursor = index;
                 self.rerank();
@@ -465,7 +465,7 @@ impl App {
                 if let Some(index) = self
                     .trade_off
                     .selected_config()
-                    .and_then(|c| index_of(&self.ranking.problem, &c.nproc))
+                    .and_then(|c| self.ranking.problem.index_of(c))
                 {
                     self.matrix.cursor = index;
                     self.regrid();

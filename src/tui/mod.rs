@@ -560,6 +560,7 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
             allowed: c.allowed.clone(),
             min_nproc: Some(c.low),
             max_nproc: Some(c.high),
+            thread_curves: Vec::new(),
         });
         source.push(SourceComponent {
             name: c.name.clone(),

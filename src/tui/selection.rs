@@ -118,6 +118,12 @@ pub fn write(selection: &Selection) -> std::io::Result<Written> {
                 .and_then(|e| e.resource.clone()),
             pinned: None,
             nproc: None,
+            threads: source
+                .base
+                .iter()
+                .flat_map(|b| &b.components)
+                .find(|e| e.name == c.name)
+                .and_then(|e| e.threads.clone()),
         });
     }
     let mut file = source.base.clone().unwrap_or_default();

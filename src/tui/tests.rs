@@ -722,3 +722,47 @@ fn a_scaling_campaigns_curves_re_rank_the_app_as_they_land() {
         .unwrap_or("")
         .contains("re-ranked"));
 }
+
+#[test]
+fn the_top_n_of_a_threaded_prediction_shows_ranks_x_threads() {
+    let curve = |threads: u32, points: &[(u32, f64)]| {
+        let points: Vec<autolb::curve::Point> = points
+            .iter()
+            .map(|&(nproc, sypd)| autolb::curve::Point { nproc, sypd })
+            .collect();
+        autolb::curve::Curve::from_points("OIFS", "t", &points)
+            .unwrap()
+            .with_threads(std::num::NonZeroU32::new(threads).unwrap())
+    };
+    let oifs = autolb::predict::ComponentInput::threaded(
+        vec![
+            curve(1, &[(16, 2.0), (64, 6.0), (128, 6.5)]),
+            curve(4, &[(8, 3.0), (32, 9.0)]),
+        ],
+        None,
+    )
+    .unwrap();
+    let mut inputs = example::inputs();
+    inputs[0] = oifs;
+    let settings = autolb::predict::Settings {
+        max_nproc: 400,
+        step: 8,
+        tts_w: 1.0,
+        ..example::settings()
+    };
+    let problem = Problem::new(&inputs, &settings).unwrap();
+    let best = problem.rank(1.0, 1).top[0].clone();
+    assert_eq!(best.threads[0], 4);
+    let app = App::new(
+        problem,
+        &inputs,
+        KeyTable::default(),
+        Theme::new(ColorDepth::Mono),
+        source(),
+        std::env::temp_dir(),
+        "threaded".into(),
+    );
+    let screen = text(&draw(&app, 140, 50));
+    let cell = format!("{}x4", best.nproc[0] / 4);
+    assert!(screen.contains(&cell), "{cell} not in\n{screen}");
+}

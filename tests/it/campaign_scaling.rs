@@ -208,6 +208,7 @@ fn fn_gap(case: &SyntheticCase, dir: &Path) -> f64 {
                 allowed: None,
                 min_nproc: Some(state.components[k].low),
                 max_nproc: Some(state.components[k].high),
+                thread_curves: Vec::new(),
             })
             .collect()
     };

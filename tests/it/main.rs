@@ -40,6 +40,8 @@ mod predict_full_model;
 mod predict_machine;
 mod predict_packing;
 mod predict_resource;
+mod predict_threads;
+mod predict_threads_cli;
 mod readme_examples;
 mod report_browser;
 mod report_cli;

@@ -141,7 +141,7 @@ fn check_tiling(winners: &[Winner]) {
 }
 
 /// Checks the front and the intervals of one problem against brute force.
-fn check_problem(problem: &Problem) -> Result<(), TestCaseError> {
+pub(crate) fn check_problem(problem: &Problem) -> Result<(), TestCaseError> {
     let kept = points(&naive_kept(problem));
     let expected = naive_front(&kept);
     let front = problem.front(problem.settings.tts_w);

@@ -47,7 +47,7 @@ impl TradeOff {
         self.winners
             .iter()
             .enumerate()
-            .find(|(_, w)| w.config.nproc == config.nproc)
+            .find(|(_, w)| same(&w.config, config))
             .map(|(k, w)| (k == 0, w))
     }
 
@@ -55,7 +55,7 @@ impl TradeOff {
     fn rows(&self) -> Vec<&Scored> {
         let mut rows: Vec<&Scored> = self.front.iter().collect();
         for w in &self.winners {
-            if !rows.iter().any(|c| c.nproc == w.config.nproc) {
+            if !rows.iter().any(|c| same(c, &w.config)) {
                 rows.push(&w.config);
             }
         }
@@ -66,6 +66,17 @@ impl TradeOff {
         });
         rows
     }
+
+    /// Whether a shown configuration runs more than one thread per rank anywhere: the
+    /// outputs then give ranks and threads beside the cores.
+    fn threaded(&self) -> bool {
+        self.rows().iter().any(|c| c.is_threaded())
+    }
+}
+
+/// The same configuration: the same cores and threads per component.
+fn same(a: &Scored, b: &Scored) -> bool {
+    a.nproc == b.nproc && a.threads == b.threads
 }
 
 impl TradeOff {
@@ -97,6 +108,13 @@ impl TradeOff {
     pub fn csv(&self) -> Result<String> {
         let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
         let mut header: Vec<String> = self.names.clone();
+        let threaded = self.threaded();
+        if threaded {
+            for n in &self.names {
+                header.push(format!("{n}_ranks"));
+                header.push(format!("{n}_threads"));
+            }
+        }
         header.extend(
             [
                 "total_nproc",
@@ -116,7 +134,13 @@ impl TradeOff {
         w.write_record(&header).map_err(user)?;
         for c in self.rows() {
             let mut row: Vec<String> = c.nproc.iter().map(u32::to_string).collect();
-            let on_front = self.front.iter().any(|f| f.nproc == c.nproc);
+            if threaded {
+                for (r, t) in c.ranks().iter().zip(&c.threads) {
+                    row.push(r.to_string());
+                    row.push(t.to_string());
+                }
+            }
+            let on_front = self.front.iter().any(|f| same(f, c));
             let (from, to) = match self.interval_of(c) {
                 Some((_, w)) => (w.tts_w_from.to_string(), w.tts_w_to.to_string()),
                 None => (String::new(), String::new()),
@@ -152,9 +176,12 @@ impl TradeOff {
 /// The human-readable form: the front, then who wins which TTS_w.
 pub fn table(t: &TradeOff) -> String {
     let mut out = String::new();
+    // With a hybrid component each cell is `ranks x threads = cores`.
+    let threaded = t.threaded();
+    let width = if threaded { 13 } else { 8 };
     let mut header = String::new();
     for n in &t.names {
-        let _ = write!(header, "{n:>8} ");
+        let _ = write!(header, "{n:>width$} ");
     }
     let by = match t.cost {
         Some(k) => format!("; cost {} ({})", k.label(), k.header()),
@@ -182,14 +209,20 @@ pub fn table(t: &TradeOff) -> String {
     );
     for c in t.rows() {
         let mut line = String::new();
-        for p in &c.nproc {
-            let _ = write!(line, "{p:>8} ");
+        for (k, p) in c.nproc.iter().enumerate() {
+            if threaded {
+                let th = c.threads.get(k).copied().unwrap_or(1);
+                let cell = format!("{}x{th}={p}", p / th.max(1));
+                let _ = write!(line, "{cell:>width$} ");
+            } else {
+                let _ = write!(line, "{p:>8} ");
+            }
         }
         let wins = t
             .interval_of(c)
             .map(|(first, w)| interval_text(first, w))
             .unwrap_or_default();
-        let off = if t.front.iter().any(|f| f.nproc == c.nproc) {
+        let off = if t.front.iter().any(|f| same(f, c)) {
             ""
         } else {
             " (off the front)"
@@ -218,6 +251,12 @@ pub fn table(t: &TradeOff) -> String {
         "{} configurations win some TTS_w; at a breakpoint the one with fewer PEs wins.",
         t.winners.len()
     );
+    if threaded {
+        let _ = writeln!(
+            out,
+            "each component: MPI ranks x OpenMP threads per rank = cores; total and CHSY count cores"
+        );
+    }
     out
 }
 

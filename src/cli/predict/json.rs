@@ -25,6 +25,22 @@ impl Serialize for NamedPes<'_> {
     }
 }
 
+/// Counts keyed by component name, in component order, computed for the output (ranks).
+pub struct NamedCounts<'a> {
+    names: &'a [String],
+    counts: Vec<u32>,
+}
+
+impl Serialize for NamedCounts<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        NamedPes {
+            names: self.names,
+            nproc: &self.counts,
+        }
+        .serialize(s)
+    }
+}
+
 /// One resource's share of a configuration (without its name, which keys it).
 #[derive(DeriveSerialize)]
 struct ResourceJson {
@@ -70,7 +86,13 @@ struct BillingJson<'a> {
 /// One configuration. `fittingness` is left out on the front, which has no single TTS_w.
 #[derive(DeriveSerialize)]
 pub struct ConfigJson<'a> {
+    /// Cores per component (MPI ranks x threads per rank).
     nproc: NamedPes<'a>,
+    /// With a hybrid component only: MPI ranks and threads per rank of each component.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ranks: Option<NamedCounts<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    threads: Option<NamedPes<'a>>,
     total_nproc: u32,
     sypd: f64,
     chsy: f64,
@@ -88,6 +110,14 @@ impl<'a> ConfigJson<'a> {
                 names,
                 nproc: &c.nproc,
             },
+            ranks: c.is_threaded().then(|| NamedCounts {
+                names,
+                counts: c.ranks(),
+            }),
+            threads: c.is_threaded().then_some(NamedPes {
+                names,
+                nproc: &c.threads,
+            }),
             total_nproc: c.total_nproc,
             sypd: c.sypd,
             chsy: c.chsy,

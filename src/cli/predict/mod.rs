@@ -41,6 +41,18 @@ pub struct PredictArgs {
     /// With --front: print CSV (one row per configuration) for reports and plotting tools.
     #[arg(long, requires = "front", conflicts_with = "json")]
     pub csv: bool,
+    /// Print the best configuration as a fragment of a model's own configuration instead of
+    /// the table: `ecearth4` writes EC-Earth4's experiment-config YAML (`job.launch.method:
+    /// slurm-hetjob` and each component's ntasks, ntasks_per_node and omp_num_threads).
+    #[arg(long, value_name = "FORMAT", conflicts_with_all = ["json", "front"])]
+    pub emit: Option<EmitFormat>,
+}
+
+/// What `--emit` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EmitFormat {
+    /// EC-Earth4's experiment configuration (YAML), the het-job form.
+    Ecearth4,
 }
 
 /// What `predict` prints.
@@ -51,6 +63,7 @@ enum Output {
     FrontTable,
     FrontJson,
     FrontCsv,
+    Emit(EmitFormat),
 }
 
 /// `predict`'s flags and campaign file, resolved and checked: everything the run needs.
@@ -74,12 +87,13 @@ enum Origin {
 impl PredictRun {
     fn resolve(args: &PredictArgs) -> Result<PredictRun> {
         let setup = args.prediction.resolve()?;
-        let output = match (args.front, args.json, args.csv) {
-            (true, true, _) => Output::FrontJson,
-            (true, _, true) => Output::FrontCsv,
-            (true, _, _) => Output::FrontTable,
-            (false, true, _) => Output::Json,
-            (false, _, _) => Output::Table,
+        let output = match (args.emit, args.front, args.json, args.csv) {
+            (Some(format), ..) => Output::Emit(format),
+            (None, true, true, _) => Output::FrontJson,
+            (None, true, _, true) => Output::FrontCsv,
+            (None, true, _, _) => Output::FrontTable,
+            (None, false, true, _) => Output::Json,
+            (None, false, _, _) => Output::Table,
         };
         if args.front && !args.model.steps.is_empty() {
             return Err(user(
@@ -167,13 +181,20 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             };
             write_out(&text)
         }
-        Output::Table | Output::Json => match resolved {
+        Output::Table | Output::Json | Output::Emit(_) => match resolved {
             Some(resolved) => print_with_model(&run, &resolved),
             None => {
                 let prediction =
                     predict::predict_billed(&setup.inputs, &setup.settings, &setup.cost_model)
                         .map_err(user)?;
-                let text = if run.output == Output::Json {
+                let text = if let Output::Emit(format) = run.output {
+                    emit(
+                        format,
+                        &prediction,
+                        &setup.cost_model,
+                        "the standalone model",
+                    )
+                } else if run.output == Output::Json {
                     let json = PredictionJson::new(&prediction, &setup.settings, None, &[]);
                     serde_json::to_string_pretty(&json).map_err(user)? + "\n"
                 } else {
@@ -222,7 +243,14 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
             (e.low, e.high)
         })
         .collect();
-    let text = if run.output == Output::Json {
+    let text = if let Output::Emit(format) = run.output {
+        let by = if model.is_calibrated() {
+            "the calibrated model"
+        } else {
+            "the standalone model"
+        };
+        emit(format, &prediction, cost_model, by)
+    } else if run.output == Output::Json {
         let json = PredictionJson::new(&prediction, settings, Some(model.kind()), &bands);
         serde_json::to_string_pretty(&json).map_err(user)? + "\n"
     } else {
@@ -240,6 +268,34 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         )
     };
     write_out(&text)
+}
+
+/// `--emit`: the best configuration as the model's own configuration text.
+fn emit(format: EmitFormat, p: &Prediction, cost_model: &CostModel, by: &str) -> String {
+    let EmitFormat::Ecearth4 = format;
+    // Problem::build refuses a prediction with nothing kept, so there is a best one.
+    let Some(best) = p.top.first() else {
+        return String::new();
+    };
+    let cores_per_node = cost_model.machine.as_ref().map(|m| m.cores_per_node);
+    let resources = predict::emit_ecearth4::resources(&p.components, best, cores_per_node);
+    let parts: Vec<String> = resources
+        .iter()
+        .zip(&p.components)
+        .map(|(r, name)| match r.omp_num_threads {
+            1 => format!("{name} {}", r.ntasks),
+            t => format!("{name} {} x {t} threads", r.ntasks),
+        })
+        .collect();
+    let comment = format!(
+        "autolb predict: the best configuration by {by}, {:.2} SYPD at TTS_w {:.2}: {}\n\
+         keys are the component names in lower case; job.groups (node packings for \
+         slurm-wrapper-taskset) are not written",
+        best.sypd,
+        p.tts_w,
+        parts.join(" + ")
+    );
+    predict::emit_ecearth4::fragment(&resources, &comment)
 }
 
 /// The billing note as whole lines (empty without a machine or cost).
@@ -426,9 +482,16 @@ fn billing_note(model: &CostModel) -> Option<String> {
 pub fn table(p: &Prediction) -> String {
     let mut out = String::new();
     let names = &p.components;
+    // With a hybrid component each cell is `ranks x threads = cores`, and the total counts cores.
+    let threaded = p
+        .top
+        .iter()
+        .chain(std::iter::once(&p.baseline))
+        .any(Scored::is_threaded);
+    let width = if threaded { 13 } else { 8 };
     let mut header = format!("{:>4}", "rank");
     for n in names {
-        header.push_str(&format!(" {:>8}", n));
+        header.push_str(&format!(" {n:>width$}"));
     }
     header.push_str(&format!(
         " {:>7} {:>8} {:>9} {:>9} {:>7}",
@@ -460,8 +523,14 @@ pub fn table(p: &Prediction) -> String {
     out.push('\n');
     let row = |label: String, c: &Scored| {
         let mut line = format!("{label:>4}");
-        for n in &c.nproc {
-            line.push_str(&format!(" {n:>8}"));
+        for (k, n) in c.nproc.iter().enumerate() {
+            if threaded {
+                let t = c.threads.get(k).copied().unwrap_or(1);
+                let cell = format!("{}x{t}={n}", n / t.max(1));
+                line.push_str(&format!(" {cell:>width$}"));
+            } else {
+                line.push_str(&format!(" {n:>8}"));
+            }
         }
         line.push_str(&format!(
             " {:>7} {:>8.2} {:>9.0} {:>8.1}% {:>7.4}\n",
@@ -499,6 +568,12 @@ pub fn table(p: &Prediction) -> String {
         "{} feasible configurations, {} at least as good as the base case; TTS_w {:.2}\n",
         p.configurations, p.considered, p.tts_w
     ));
+    if threaded {
+        out.push_str(
+            "each component: MPI ranks x OpenMP threads per rank = cores; total, CHSY and cost \
+             count cores\n",
+        );
+    }
     out.push_str(&resource_table(p));
     out
 }

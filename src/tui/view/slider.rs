@@ -104,9 +104,16 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         header.push("idle".into());
     }
     header.push(String::new());
+    let threaded = app.ranking.problem.is_threaded();
     let rows = app.ranking.prediction.top.iter().enumerate().map(|(i, c)| {
         let mut cells: Vec<String> = vec![(i + 1).to_string()];
-        cells.extend(c.nproc.iter().map(u32::to_string));
+        // A hybrid component's cell is its ranks x threads per rank; PEs counts cores.
+        cells.extend(c.nproc.iter().enumerate().map(|(k, p)| {
+            match c.threads.get(k).copied().unwrap_or(1) {
+                1 => p.to_string(),
+                t => format!("{}x{t}", p / t),
+            }
+        }));
         cells.push(c.total_nproc.to_string());
         cells.push(format!("{:.2}", c.sypd));
         cells.push(crate::tui::budget::cost_text(
@@ -138,7 +145,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     widths.extend(
         names
             .iter()
-            .map(|n| Constraint::Length(n.len().max(5) as u16)),
+            .map(|n| Constraint::Length(n.len().max(if threaded { 7 } else { 5 }) as u16)),
     );
     widths.extend([6, 7, 7, 6, 6].map(Constraint::Length));
     if billed {

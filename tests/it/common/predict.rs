@@ -56,6 +56,7 @@ pub fn component_strategy(
             allowed,
             min_nproc: None,
             max_nproc: None,
+            thread_curves: Vec::new(),
         })
 }
 

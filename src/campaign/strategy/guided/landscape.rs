@@ -202,6 +202,7 @@ impl Landscape {
                 allowed: c.allowed.clone(),
                 min_nproc: Some(c.low),
                 max_nproc: Some(c.high),
+                thread_curves: Vec::new(),
             })
             .collect();
         let settings = predict::Settings {
