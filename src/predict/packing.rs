@@ -307,9 +307,10 @@ pub struct ScoredPacking {
 }
 
 impl PackingProblem {
-    /// The problem for the prediction's components (one thread per rank) and pinned helpers:
-    /// each component's speed at every rank count up to `max_nodes` full nodes, read off its
-    /// curve with `interp` inside its range and allowed list.
+    /// The problem for the prediction's components and pinned helpers: each component's speed
+    /// at every thread count its curves measure, at every rank count up to `max_nodes` full
+    /// nodes, read off the curve of that thread count with `interp` inside its measured range,
+    /// the component's limits and allowed list (which count ranks).
     pub fn from_inputs(
         inputs: &[ComponentInput],
         helpers: Vec<PinnedHelper>,
@@ -321,23 +322,31 @@ impl PackingProblem {
         let components = inputs
             .iter()
             .map(|input| {
-                let curve = input
-                    .curve
-                    .as_ref()
-                    .ok_or_else(|| PackingError::NoCurve(input.name.clone()))?;
-                let f = Interpolant::new(interp, &curve.xs(), &curve.ys());
-                let (lo, hi) = input
-                    .range()
-                    .ok_or_else(|| PackingError::NoCurve(input.name.clone()))?;
-                let sypd = (0..=max_ranks)
-                    .map(|r| {
-                        let allowed = input.allowed.as_ref().is_none_or(|a| a.contains(&r));
-                        (r > 0 && (lo..=hi).contains(&r) && allowed).then(|| f.eval(f64::from(r)))
+                let options: Vec<ThreadSpeeds> = input
+                    .series()
+                    .map(|curve| {
+                        let f = Interpolant::new(interp, &curve.xs(), &curve.ys());
+                        let lo = curve.first_nproc().max(input.min_nproc.unwrap_or(0));
+                        let hi = curve.last_nproc().min(input.max_nproc.unwrap_or(u32::MAX));
+                        let sypd = (0..=max_ranks)
+                            .map(|r| {
+                                let allowed = input.allowed.as_ref().is_none_or(|a| a.contains(&r));
+                                (r > 0 && (lo..=hi).contains(&r) && allowed)
+                                    .then(|| f.eval(f64::from(r)))
+                            })
+                            .collect();
+                        ThreadSpeeds {
+                            threads: curve.threads(),
+                            sypd,
+                        }
                     })
                     .collect();
+                if options.is_empty() {
+                    return Err(PackingError::NoCurve(input.name.clone()));
+                }
                 Ok(PackedComponent {
                     name: input.name.clone(),
-                    options: vec![ThreadSpeeds { threads: 1, sypd }],
+                    options,
                 })
             })
             .collect::<Result<Vec<_>, PackingError>>()?;

@@ -25,8 +25,14 @@ fn predict_json(extra: &[&str]) -> Value {
     serde_json::from_str(&cmd.stdout_ok()).expect("predict --json prints one JSON object")
 }
 
-fn speed(dir: &Path, file: &str, ranks: u64) -> f64 {
-    let curve = Curve::load(file, &dir.join(file)).unwrap();
+/// A component's speed at `ranks` ranks of `threads` threads, from the curve of that thread
+/// count in its file.
+fn speed(dir: &Path, file: &str, ranks: u64, threads: u64) -> f64 {
+    let curve = Curve::load_series(file, &dir.join(file))
+        .unwrap()
+        .into_iter()
+        .find(|c| u64::from(c.threads()) == threads)
+        .expect("a curve at that thread count");
     Interpolant::new(Method::Pchip, &curve.xs(), &curve.ys()).eval(ranks as f64)
 }
 
@@ -52,13 +58,15 @@ fn every_proposed_packing_fits_its_nodes_and_reaches_its_speed() {
                 .sum::<u64>(),
             nodes
         );
+        let threads: Vec<u64> = serde_json::from_value(p["threads"].clone()).unwrap();
         let mut totals = [0u64; 2];
         for (k, g) in groups.iter().enumerate() {
             let ranks: Vec<u64> = serde_json::from_value(g["ranks"].clone()).unwrap();
             let helpers: Vec<u64> = serde_json::from_value(g["helpers"].clone()).unwrap();
             // XIOS on every node, the runoff mapper on the first only.
             assert_eq!(helpers, if k == 0 { vec![1, 1] } else { vec![1, 0] });
-            let used: u64 = ranks.iter().sum::<u64>() + helpers.iter().sum::<u64>();
+            let used: u64 = ranks.iter().zip(&threads).map(|(r, t)| r * t).sum::<u64>()
+                + helpers.iter().sum::<u64>();
             assert_eq!(used + g["idle_cores"].as_u64().unwrap(), cpn, "{g}");
             for c in 0..2 {
                 totals[c] += g["nodes"].as_u64().unwrap() * ranks[c];
@@ -72,8 +80,12 @@ fn every_proposed_packing_fits_its_nodes_and_reaches_its_speed() {
             totals[1]
         );
         let sypd = p["sypd"].as_f64().unwrap();
-        let slowest =
-            speed(&example(), "oifs.csv", totals[0]).min(speed(&example(), "nemo.csv", totals[1]));
+        let slowest = speed(&example(), "oifs.csv", totals[0], threads[0]).min(speed(
+            &example(),
+            "nemo.csv",
+            totals[1],
+            1,
+        ));
         assert!((sypd - slowest).abs() < 1e-9, "{sypd} vs {slowest}");
         let nhsy = s["nhsy"].as_f64().unwrap();
         assert!((nhsy - 24.0 * (nodes * cpn) as f64 / sypd).abs() < 1e-6);
@@ -139,4 +151,34 @@ fn a_campaign_or_a_model_is_refused_with_what_to_do() {
     let file = CampaignFile::load(&config).unwrap();
     assert_eq!(file.components.len(), 2);
     assert_eq!(file.pinned_helpers().len(), 2);
+}
+
+#[test]
+fn the_ecearth4_fragment_is_the_best_packing_as_job_groups() {
+    let config = example().join("campaign.toml");
+    let yaml = autolb()
+        .args(["predict", "--emit", "ecearth4", "--config"])
+        .arg(&config)
+        .stdout_ok();
+    let best = &predict_json(&["--top", "1"])["top"][0]["packing"];
+    let fragment: serde_norway::Value = serde_norway::from_str(&yaml).unwrap();
+    let job = &fragment["job"];
+    assert_eq!(job["launch"]["method"], "slurm-wrapper-taskset");
+    assert_eq!(fragment["model_config"]["oasis"]["load_balancing"], 1);
+    let threads = best["threads"][0].as_u64().unwrap();
+    if threads > 1 {
+        assert_eq!(job["oifs"]["omp_num_threads"].as_u64(), Some(threads));
+    }
+    // Every group of the prediction, in order, with the same ranks per node and helpers.
+    let groups = job["groups"].as_sequence().unwrap();
+    let predicted = best["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), predicted.len());
+    let n = |v: &serde_norway::Value, k: &str| v[k].as_u64().unwrap_or(0);
+    for (g, p) in groups.iter().zip(predicted) {
+        assert_eq!(n(g, "nodes"), p["nodes"].as_u64().unwrap());
+        assert_eq!(n(g, "oifs"), p["ranks"][0].as_u64().unwrap());
+        assert_eq!(n(g, "nemo"), p["ranks"][1].as_u64().unwrap());
+        assert_eq!(n(g, "xios"), p["helpers"][0].as_u64().unwrap());
+        assert_eq!(n(g, "rnfm"), p["helpers"][1].as_u64().unwrap());
+    }
 }

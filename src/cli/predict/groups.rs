@@ -25,8 +25,19 @@ struct PackingsJson<'a> {
     top: &'a [ScoredPacking],
 }
 
+/// What `predict` prints with node groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// One row per packing, then its node groups.
+    Table,
+    /// One JSON object.
+    Json,
+    /// `--emit ecearth4`: the best packing as EC-Earth4's `job.groups` YAML.
+    Ecearth4,
+}
+
 /// Ranks the best packing of every node count the budget allows and prints them.
-pub fn run(setup: &PredictionSetup, json: bool) -> Result<()> {
+pub fn run(setup: &PredictionSetup, output: Output) -> Result<()> {
     let machine = setup
         .cost_model
         .machine
@@ -61,20 +72,60 @@ pub fn run(setup: &PredictionSetup, json: bool) -> Result<()> {
             "no packing of 1 to {max_nodes} nodes lets every component run inside its curve and allowed list; raise max_nproc or check the components' ranges"
         )));
     }
-    let text = if json {
-        let out = PackingsJson {
-            cores_per_node: cpn,
-            components: problem.components.iter().map(|c| c.name.as_str()).collect(),
-            helpers: problem.helpers.iter().map(|h| h.name.as_str()).collect(),
-            tts_w: settings.tts_w,
-            max_nodes,
-            top: &ranked,
-        };
-        serde_json::to_string_pretty(&out).map_err(user)? + "\n"
-    } else {
-        table(&problem, &ranked)
+    let text = match output {
+        Output::Json => json(&problem, &ranked, settings.tts_w, max_nodes)?,
+        Output::Ecearth4 => ecearth4(&problem, &ranked[0], settings.tts_w)?,
+        Output::Table => table(&problem, &ranked),
     };
     write_out(&text)
+}
+
+/// The ranked packings as one JSON object.
+fn json(
+    problem: &PackingProblem,
+    ranked: &[ScoredPacking],
+    tts_w: f64,
+    max_nodes: u32,
+) -> Result<String> {
+    let out = PackingsJson {
+        cores_per_node: problem.cores_per_node,
+        components: problem.components.iter().map(|c| c.name.as_str()).collect(),
+        helpers: problem.helpers.iter().map(|h| h.name.as_str()).collect(),
+        tts_w,
+        max_nodes,
+        top: ranked,
+    };
+    Ok(serde_json::to_string_pretty(&out).map_err(user)? + "\n")
+}
+
+/// The best packing as EC-Earth4's experiment-configuration fragment (YAML), with a comment
+/// saying what it is. Keys YAML 1.1 (PyYAML, which EC-Earth4's ScriptEngine reads with) would
+/// take for booleans or null are refused: serde_norway writes them plain.
+fn ecearth4(problem: &PackingProblem, best: &ScoredPacking, tts_w: f64) -> Result<String> {
+    const NOT_STRINGS: [&str; 10] = [
+        "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~",
+    ];
+    let names = problem
+        .components
+        .iter()
+        .map(|c| c.name.as_str())
+        .chain(problem.helpers.iter().map(|h| h.name.as_str()));
+    for name in names {
+        if NOT_STRINGS.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(user(format!(
+                "component {name:?}: YAML readers take the key {:?} for a boolean or null; rename the component",
+                name.to_ascii_lowercase()
+            )));
+        }
+    }
+    let p = &best.packing;
+    let yaml = serde_norway::to_string(&problem.ecearth4_fragment(p)).map_err(user)?;
+    Ok(format!(
+        "# autolb predict: the best node packing at TTS_w {tts_w:.2}: {} nodes of {} cores, {:.2} SYPD, NHSY {:.0}\n\
+         # paste under your experiment configuration; job.groups lists ranks per node, the first group\n\
+         # holds the first-node helpers; load_balancing: 1 makes OASIS write load_balancing_info.txt\n{yaml}",
+        p.nodes, problem.cores_per_node, p.sypd, best.nhsy
+    ))
 }
 
 /// One row per packing (its node count, each component's total ranks (`RxT` with T threads per

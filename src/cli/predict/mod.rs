@@ -138,7 +138,12 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 "placement = \"groups\" ranks node packings with the standalone curves only; drop --front, --measured and --model, or use placement = \"packed\"",
             ));
         }
-        return groups::run(&run.setup, run.output == Output::Json);
+        let output = match run.output {
+            Output::Json => groups::Output::Json,
+            Output::Emit(EmitFormat::Ecearth4) => groups::Output::Ecearth4,
+            _ => groups::Output::Table,
+        };
+        return groups::run(&run.setup, output);
     }
     if let Some(request) = &run.model {
         for n in &request.notes {
@@ -289,8 +294,8 @@ fn emit(format: EmitFormat, p: &Prediction, cost_model: &CostModel, by: &str) ->
         .collect();
     let comment = format!(
         "autolb predict: the best configuration by {by}, {:.2} SYPD at TTS_w {:.2}: {}\n\
-         keys are the component names in lower case; job.groups (node packings for \
-         slurm-wrapper-taskset) are not written",
+         keys are the component names in lower case; for job.groups (node packings, \
+         slurm-wrapper-taskset) use [machine] placement = \"groups\"",
         best.sypd,
         p.tts_w,
         parts.join(" + ")
