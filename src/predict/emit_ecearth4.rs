@@ -8,26 +8,59 @@
 //! `slurm-wrapper-taskset` form packs several components on every node (`job.groups`); node
 //! packings are not searched yet, so that form is not written.
 //!
-//! No YAML library is among the project's dependencies, and the fragment is a fixed shape of
-//! nested maps of whole numbers and one word, so it is written here; every key is a component
-//! name (letters, digits, `_`, `-`) in lower case, quoted where YAML 1.1 would read it as
-//! something other than a string.
+//! The fragment is written from `Serialize` structs with serde_norway, in the order EC-Earth4's
+//! own files use (components in the prediction's order). Keys are component names in lower case;
+//! a name that a YAML 1.1 reader (PyYAML, which ScriptEngine uses) would take for a boolean or
+//! null is refused rather than written.
 
-use std::fmt::Write as _;
+use serde::{Serialize, Serializer};
 
 use super::Scored;
 
+/// Key-value pairs serialised as a map in this order, where a `BTreeMap` would sort them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OrderedMap<V>(pub Vec<(String, V)>);
+
+impl<V: Serialize> Serialize for OrderedMap<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// Words a YAML 1.1 reader takes for a boolean or null when written as a plain key.
+const NOT_STRINGS: [&str; 10] = [
+    "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~",
+];
+
+/// Refuses a key that YAML 1.1 would not read back as the component's name.
+pub fn check_key(key: &str) -> Result<(), String> {
+    if NOT_STRINGS.contains(&key) || key.is_empty() {
+        return Err(format!(
+            "component key {key:?}: YAML readers such as PyYAML take it for a boolean or null; rename the component"
+        ));
+    }
+    Ok(())
+}
+
 /// One component's resources in the fragment.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ComponentResources {
     /// The component's key under `job` (its name in lower case: `oifs`, `nemo`).
+    #[serde(skip)]
     pub key: String,
     /// MPI ranks.
     pub ntasks: u32,
     /// Ranks per node with `cores_per_node`: as many as fit (each takes `omp_num_threads`
     /// cores), never more than `ntasks`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ntasks_per_node: Option<u32>,
     /// OpenMP threads per rank; written only for a hybrid component (more than 1).
+    #[serde(skip_serializing_if = "is_one")]
     pub omp_num_threads: u32,
 }
 
@@ -54,44 +87,49 @@ pub fn resources(
         .collect()
 }
 
-/// The fragment's text: a comment naming what it is, then `job.launch.method` and each
-/// component's `ntasks`, `ntasks_per_node` and `omp_num_threads`.
-pub fn fragment(components: &[ComponentResources], comment: &str) -> String {
-    let mut out = String::new();
-    for line in comment.lines() {
-        let _ = writeln!(out, "# {line}");
-    }
-    out.push_str("job:\n  launch:\n    method: slurm-hetjob\n");
-    for c in components {
-        let _ = writeln!(out, "  {}:", yaml_key(&c.key));
-        let _ = writeln!(out, "    ntasks: {}", c.ntasks);
-        if let Some(per_node) = c.ntasks_per_node {
-            let _ = writeln!(out, "    ntasks_per_node: {per_node}");
-        }
-        if c.omp_num_threads > 1 {
-            let _ = writeln!(out, "    omp_num_threads: {}", c.omp_num_threads);
-        }
-    }
-    out
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
-/// A key as a YAML plain scalar when it reads as a string in YAML 1.1 and 1.2 (PyYAML, which
-/// ScriptEngine uses, is 1.1), else double-quoted. Names hold only `A-Za-z0-9_-`, so quoting
-/// needs no escapes.
-fn yaml_key(key: &str) -> String {
-    const WORDS: [&str; 11] = [
-        "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "",
-    ];
-    let plain = key.starts_with(|c: char| c.is_ascii_lowercase())
-        && !WORDS.contains(&key)
-        && key
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-    if plain {
-        key.to_string()
-    } else {
-        format!("\"{key}\"")
+/// `job.launch`.
+#[derive(Serialize)]
+struct Launch {
+    method: &'static str,
+}
+
+/// `job`: the launch method, then each component's resources in order.
+#[derive(Serialize)]
+struct HetJob<'a> {
+    launch: Launch,
+    #[serde(flatten)]
+    components: OrderedMap<&'a ComponentResources>,
+}
+
+/// The fragment's root.
+#[derive(Serialize)]
+struct HetJobFragment<'a> {
+    job: HetJob<'a>,
+}
+
+/// The fragment's text: a comment naming what it is, then `job.launch.method` and each
+/// component's `ntasks`, `ntasks_per_node` and `omp_num_threads`; an error for a component
+/// name YAML would not read back as a string.
+pub fn fragment(components: &[ComponentResources], comment: &str) -> Result<String, String> {
+    for c in components {
+        check_key(&c.key)?;
     }
+    let root = HetJobFragment {
+        job: HetJob {
+            launch: Launch {
+                method: "slurm-hetjob",
+            },
+            components: OrderedMap(components.iter().map(|c| (c.key.clone(), c)).collect()),
+        },
+    };
+    let yaml = serde_norway::to_string(&root).map_err(|e| e.to_string())?;
+    let mut out: String = comment.lines().map(|l| format!("# {l}\n")).collect();
+    out.push_str(&yaml);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -133,7 +171,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            fragment(&r, "autolb"),
+            fragment(&r, "autolb").unwrap(),
             "# autolb\njob:\n  launch:\n    method: slurm-hetjob\n  oifs:\n    ntasks: 56\n    \
              ntasks_per_node: 28\n    omp_num_threads: 4\n  nemo:\n    ntasks: 9\n    \
              ntasks_per_node: 9\n"
@@ -143,11 +181,12 @@ mod tests {
     }
 
     #[test]
-    fn keys_yaml_would_read_as_other_than_strings_are_quoted() {
-        assert_eq!(yaml_key("oifs"), "oifs");
-        assert_eq!(yaml_key("nemo-4_2"), "nemo-4_2");
-        assert_eq!(yaml_key("on"), "\"on\"");
-        assert_eq!(yaml_key("2d"), "\"2d\"");
-        assert_eq!(yaml_key("_x"), "\"_x\"");
+    fn keys_yaml_would_read_as_other_than_strings_are_refused() {
+        assert!(check_key("oifs").is_ok());
+        assert!(check_key("nemo-4_2").is_ok());
+        for bad in ["on", "no", "true", "null", "y"] {
+            let e = check_key(bad).unwrap_err();
+            assert!(e.contains("rename the component"), "{e}");
+        }
     }
 }

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::interp::{Interpolant, Method};
 use crate::metrics::{self, Bounds};
+use crate::predict::emit_ecearth4::OrderedMap;
 use crate::predict::ComponentInput;
 
 /// Where a pinned helper's ranks go.
@@ -195,7 +196,7 @@ pub struct Ecearth4Job {
     #[serde(flatten)]
     pub threads: std::collections::BTreeMap<String, Ecearth4Threads>,
     /// One map per node group: `nodes`, then each component's and helper's ranks per node.
-    pub groups: Vec<OrderedMap>,
+    pub groups: Vec<OrderedMap<u32>>,
 }
 
 /// `job.launch`.
@@ -224,22 +225,6 @@ pub struct Ecearth4ModelConfig {
 pub struct Ecearth4Oasis {
     /// 1: OASIS writes `load_balancing_info.txt`, the timing a balancing run is read from.
     pub load_balancing: u32,
-}
-
-/// Key-value pairs serialised as a map in this order (a group's `nodes` first, then the
-/// components in the problem's order), where a `BTreeMap` would sort them.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct OrderedMap(pub Vec<(String, u32)>);
-
-impl Serialize for OrderedMap {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
-    }
 }
 
 impl PackingProblem {

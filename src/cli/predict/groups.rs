@@ -5,6 +5,7 @@
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
+use autolb::predict::emit_ecearth4::check_key;
 use autolb::predict::packing::{self, NodeGroup, PackingProblem, PinnedHelper, ScoredPacking};
 
 use crate::shared::error::user;
@@ -99,24 +100,15 @@ fn json(
 }
 
 /// The best packing as EC-Earth4's experiment-configuration fragment (YAML), with a comment
-/// saying what it is. Keys YAML 1.1 (PyYAML, which EC-Earth4's ScriptEngine reads with) would
-/// take for booleans or null are refused: serde_norway writes them plain.
+/// saying what it is; a component name YAML would not read back as a string is refused.
 fn ecearth4(problem: &PackingProblem, best: &ScoredPacking, tts_w: f64) -> Result<String> {
-    const NOT_STRINGS: [&str; 10] = [
-        "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~",
-    ];
     let names = problem
         .components
         .iter()
         .map(|c| c.name.as_str())
         .chain(problem.helpers.iter().map(|h| h.name.as_str()));
     for name in names {
-        if NOT_STRINGS.contains(&name.to_ascii_lowercase().as_str()) {
-            return Err(user(format!(
-                "component {name:?}: YAML readers take the key {:?} for a boolean or null; rename the component",
-                name.to_ascii_lowercase()
-            )));
-        }
+        check_key(&name.to_ascii_lowercase()).map_err(user)?;
     }
     let p = &best.packing;
     let yaml = serde_norway::to_string(&problem.ecearth4_fragment(p)).map_err(user)?;

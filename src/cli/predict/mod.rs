@@ -198,7 +198,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                         &prediction,
                         &setup.cost_model,
                         "the standalone model",
-                    )
+                    )?
                 } else if run.output == Output::Json {
                     let json = PredictionJson::new(&prediction, &setup.settings, None, &[]);
                     serde_json::to_string_pretty(&json).map_err(user)? + "\n"
@@ -254,7 +254,7 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         } else {
             "the standalone model"
         };
-        emit(format, &prediction, cost_model, by)
+        emit(format, &prediction, cost_model, by)?
     } else if run.output == Output::Json {
         let json = PredictionJson::new(&prediction, settings, Some(model.kind()), &bands);
         serde_json::to_string_pretty(&json).map_err(user)? + "\n"
@@ -276,11 +276,11 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
 }
 
 /// `--emit`: the best configuration as the model's own configuration text.
-fn emit(format: EmitFormat, p: &Prediction, cost_model: &CostModel, by: &str) -> String {
+fn emit(format: EmitFormat, p: &Prediction, cost_model: &CostModel, by: &str) -> Result<String> {
     let EmitFormat::Ecearth4 = format;
     // Problem::build refuses a prediction with nothing kept, so there is a best one.
     let Some(best) = p.top.first() else {
-        return String::new();
+        return Ok(String::new());
     };
     let cores_per_node = cost_model.machine.as_ref().map(|m| m.cores_per_node);
     let resources = predict::emit_ecearth4::resources(&p.components, best, cores_per_node);
@@ -300,7 +300,7 @@ fn emit(format: EmitFormat, p: &Prediction, cost_model: &CostModel, by: &str) ->
         p.tts_w,
         parts.join(" + ")
     );
-    predict::emit_ecearth4::fragment(&resources, &comment)
+    predict::emit_ecearth4::fragment(&resources, &comment).map_err(user)
 }
 
 /// The billing note as whole lines (empty without a machine or cost).
