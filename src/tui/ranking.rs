@@ -147,6 +147,27 @@ impl Ranking {
         ConfigurationText::new(&self.problem.names(), nproc).to_string()
     }
 
+    /// A scored configuration as text, a hybrid component as ranks x threads per rank
+    /// (`oifs 420x4 + nemo 559`, as `predict` writes it); cores otherwise, as [`Self::describe`].
+    pub fn describe_scored(&self, c: &Scored) -> String {
+        if c.threads.iter().all(|&t| t <= 1) {
+            return self.describe(&c.nproc);
+        }
+        self.problem
+            .names()
+            .iter()
+            .zip(&c.nproc)
+            .enumerate()
+            .map(
+                |(k, (name, p))| match c.threads.get(k).copied().unwrap_or(1) {
+                    1 => format!("{name} {p}"),
+                    t => format!("{name} {}x{t}", p / t),
+                },
+            )
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+
     /// The model that colours the matrix and ranks the top N now.
     pub fn active_model(&self) -> &Model {
         static STANDALONE: Model = Model::Standalone;

@@ -765,4 +765,7 @@ fn the_top_n_of_a_threaded_prediction_shows_ranks_x_threads() {
     let screen = text(&draw(&app, 140, 50));
     let cell = format!("{}x4", best.nproc[0] / 4);
     assert!(screen.contains(&cell), "{cell} not in\n{screen}");
+    // The recommendation line names it as `predict` does: ranks x threads, not cores.
+    let line = view::status::best_text(&app);
+    assert!(line.contains(&format!("OIFS {cell}")), "{line}");
 }

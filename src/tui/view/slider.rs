@@ -43,7 +43,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let recommended = app
         .ranking
         .recommended()
-        .map(|c| format!("   recommended: {}", app.ranking.describe(&c.nproc)))
+        .map(|c| format!("   recommended: {}", app.ranking.describe_scored(c)))
         .unwrap_or_default();
     let fixed = 11 + 5 + 6 + recommended.chars().count();
     let room = usize::from(inner.width).saturating_sub(fixed);
@@ -232,7 +232,7 @@ fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
             format!(
                 "  #1 of top {}: {}",
                 app.ranking.prediction.top.len(),
-                app.ranking.describe(&c.nproc)
+                app.ranking.describe_scored(c)
             )
         })
         .unwrap_or_default();

@@ -25,7 +25,7 @@ pub fn best_text(app: &App) -> String {
         return match app.ranking.recommended() {
             Some(c) => format!(
                 "recommended: {} ({} PEs) · SYPD {:.2} · {} {} · FN {:.3} (predicted)",
-                app.ranking.describe(&c.nproc),
+                app.ranking.describe_scored(c),
                 c.total_nproc,
                 c.sypd,
                 app.ranking.problem.cost_model.cost.header(),
