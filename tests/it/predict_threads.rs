@@ -7,7 +7,6 @@ use std::num::NonZeroU32;
 use crate::common;
 use crate::common::predict::{curve_strategy, Speeds};
 use autolb::curve::Curve;
-use autolb::interp::Method;
 use autolb::predict::{naive, ComponentInput, Problem, Settings};
 use proptest::prelude::*;
 
@@ -27,38 +26,9 @@ fn threaded_component(name: &'static str) -> impl Strategy<Value = ComponentInpu
     })
 }
 
+/// A random problem of one to three threaded components, settings as the pure-MPI tests draw them.
 pub(crate) fn threaded_problem() -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
-    let names = ["A", "B", "C"];
-    (1usize..=3)
-        .prop_flat_map(move |k| {
-            let comps: Vec<_> = names[..k].iter().map(|n| threaded_component(n)).collect();
-            (
-                comps,
-                1u32..400,
-                1u32..9,
-                prop_oneof![Just(0.0), Just(1.0), 0.0f64..=1.0],
-                1usize..8,
-                prop_oneof![
-                    Just(Method::Linear),
-                    Just(Method::Quadratic),
-                    Just(Method::Pchip)
-                ],
-                prop_oneof![Just(0u32), 0u32..20],
-            )
-        })
-        .prop_map(|(comps, max_nproc, step, tts_w, top, interp, extra_pes)| {
-            (
-                comps,
-                Settings {
-                    max_nproc,
-                    step,
-                    tts_w,
-                    top,
-                    interp,
-                    extra_pes,
-                },
-            )
-        })
+    common::predict::problem_of(1..=3, threaded_component)
 }
 
 proptest! {

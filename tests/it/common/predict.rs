@@ -65,13 +65,22 @@ pub fn problem_strategy(
     components: std::ops::RangeInclusive<usize>,
     speeds: Speeds,
 ) -> impl Strategy<Value = (Vec<ComponentInput>, Settings)> {
+    problem_of(components, move |n| component_strategy(n, speeds))
+}
+
+/// A random problem of `components` components (a range) made by `component`, any
+/// interpolation, budget up to 400.
+pub fn problem_of<S>(
+    components: std::ops::RangeInclusive<usize>,
+    component: impl Fn(&'static str) -> S + Clone + 'static,
+) -> impl Strategy<Value = (Vec<ComponentInput>, Settings)>
+where
+    S: Strategy<Value = ComponentInput> + 'static,
+{
     let names = ["A", "B", "C", "D", "E"];
     components
         .prop_flat_map(move |k| {
-            let comps: Vec<_> = names[..k]
-                .iter()
-                .map(|n| component_strategy(n, speeds))
-                .collect();
+            let comps: Vec<_> = names[..k].iter().map(|n| component(n)).collect();
             (
                 comps,
                 1u32..400,
