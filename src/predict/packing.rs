@@ -736,13 +736,14 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_ecearth4_like_node_is_filled_with_the_helpers_placed() {
-        let problem = PackingProblem {
+    /// 112-core nodes: an atmosphere (named `atmosphere`) at 4 threads per rank and NEMO, XIOS
+    /// on every node and the runoff mapper on the first.
+    fn ecearth4_like(atmosphere: &str) -> PackingProblem {
+        PackingProblem {
             cores_per_node: 112,
             components: vec![
                 PackedComponent {
-                    name: "oifs".into(),
+                    name: atmosphere.into(),
                     options: vec![saturating(4, 0.05, 400.0, 2000)],
                 },
                 PackedComponent {
@@ -754,7 +755,12 @@ mod tests {
                 helper("xios", Pinned::PerNode),
                 helper("rnfm", Pinned::FirstNode),
             ],
-        };
+        }
+    }
+
+    #[test]
+    fn an_ecearth4_like_node_is_filled_with_the_helpers_placed() {
+        let problem = ecearth4_like("oifs");
         let p = best_packing(&problem, 4).unwrap().unwrap();
         assert_eq!(p.nodes, 4);
         assert_eq!(p.groups.iter().map(|g| g.nodes).sum::<u32>(), 4);
@@ -779,23 +785,7 @@ mod tests {
 
     #[test]
     fn the_ecearth4_fragment_reproduces_the_packing() {
-        let problem = PackingProblem {
-            cores_per_node: 112,
-            components: vec![
-                PackedComponent {
-                    name: "OIFS".into(),
-                    options: vec![saturating(4, 0.05, 400.0, 2000)],
-                },
-                PackedComponent {
-                    name: "nemo".into(),
-                    options: vec![saturating(1, 0.12, 800.0, 2000)],
-                },
-            ],
-            helpers: vec![
-                helper("xios", Pinned::PerNode),
-                helper("rnfm", Pinned::FirstNode),
-            ],
-        };
+        let problem = ecearth4_like("OIFS");
         let p = best_packing(&problem, 6).unwrap().unwrap();
         let yaml = serde_norway::to_string(&problem.ecearth4_fragment(&p)).unwrap();
         let back: serde_norway::Value = serde_norway::from_str(&yaml).unwrap();
