@@ -165,16 +165,7 @@ pub(super) fn planned_state(
         crate::config::Strategy::Guided => 1,
     };
     let initial_step = settings.initial_step;
-    let mut state = State {
-        format: STATE_FORMAT,
-        settings,
-        components,
-        executor,
-        base_dir,
-        tests: Vec::new(),
-        iterations: Vec::new(),
-        cancelled: false,
-    };
+    let mut state = new_state(settings, components, executor, base_dir);
     let mut first = Iteration {
         index: 0,
         tests: Vec::new(),
@@ -195,6 +186,25 @@ pub(super) fn planned_state(
 }
 
 /// The `[executor]` with the chosen queue's submission settings; `command` must have one.
+/// A campaign's state before its first iteration: no test, no iteration, not cancelled.
+fn new_state(
+    settings: FrozenSettings,
+    components: Vec<FrozenComponent>,
+    executor: Option<ExecutorConfig>,
+    base_dir: PathBuf,
+) -> State {
+    State {
+        format: STATE_FORMAT,
+        settings,
+        components,
+        executor,
+        base_dir,
+        tests: Vec::new(),
+        iterations: Vec::new(),
+        cancelled: false,
+    }
+}
+
 fn checked_executor(
     file: &CampaignFile,
     origin: &str,
@@ -258,16 +268,7 @@ fn planned_scaling_state(
     let executor = checked_executor(file, origin)?;
     let base_dir = absolute_dir(base_dir)?;
     let n = components.len();
-    let mut state = State {
-        format: STATE_FORMAT,
-        settings,
-        components,
-        executor,
-        base_dir,
-        tests: Vec::new(),
-        iterations: Vec::new(),
-        cancelled: false,
-    };
+    let mut state = new_state(settings, components, executor, base_dir);
     let mut first = Iteration {
         index: 0,
         tests: Vec::new(),
