@@ -90,6 +90,61 @@ pub struct CampaignView {
     /// A scaling campaign's measured curves (`DIR/curves/NAME.csv`), in component order, when
     /// every component has one and they changed since the last load; `None` otherwise.
     pub curves: Option<Vec<autolb::curve::Curve>>,
+    /// A scaling campaign's measured points per component, in component order, with their
+    /// spread, outliers and queued runs (empty for a balancing campaign): the curves pane draws
+    /// them and the detail view opens them.
+    pub scaling: Vec<ScalingCurve>,
+}
+
+/// One component's measured points in a scaling campaign.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScalingCurve {
+    pub name: String,
+    /// `standalone` or `coupled`: how the points were measured (the curve file says it too).
+    pub mode: String,
+    /// Ascending by PE count; counts with runs queued and none measured yet included.
+    pub points: Vec<ScalingPoint>,
+}
+
+/// One PE count of a scaling campaign as the app shows it: the library's measured point
+/// ([`autolb::campaign::strategy::scaling::points_of`]) with the outliers' own SYPD, so they
+/// can be drawn where they fell.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScalingPoint {
+    /// The scaling test that measures it (the iteration table's `t`).
+    pub test: u32,
+    pub nproc: u32,
+    /// Mean SYPD of the runs kept; `None` before one is measured.
+    pub sypd: Option<f64>,
+    /// Standard deviation of the runs kept (0 with one run).
+    pub sd: f64,
+    /// Runs kept in the mean.
+    pub runs: u32,
+    /// Runs left out as outliers: run id and the SYPD it measured.
+    pub outliers: Vec<(String, f64)>,
+    /// Runs that ended without a measurement.
+    pub failed: u32,
+    /// Runs not ended yet.
+    pub queued: u32,
+}
+
+impl ScalingCurve {
+    /// The point measured by scaling test `test`, if it is one of this component's.
+    pub fn point_of_test(&self, test: u32) -> Option<&ScalingPoint> {
+        self.points.iter().find(|p| p.test == test)
+    }
+}
+
+impl CampaignView {
+    /// The scaling point a table row stands for: the component and its point, when the row is
+    /// a scaling test.
+    pub fn scaling_point(&self, row: &IterRow) -> Option<(&ScalingCurve, &ScalingPoint)> {
+        self.scaling.iter().find_map(|c| {
+            let p = c.point_of_test(row.test)?;
+            let at = self.components.iter().position(|n| *n == c.name)?;
+            (row.nproc.get(at) == Some(&p.nproc)).then_some((c, p))
+        })
+    }
 }
 
 /// Who drives a watched campaign, as the loader read it from the heartbeat

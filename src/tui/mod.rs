@@ -45,6 +45,8 @@ mod keys_tests;
 #[cfg(test)]
 mod picture_tests;
 #[cfg(test)]
+mod scaling_tests;
+#[cfg(test)]
 mod screen_html;
 #[cfg(test)]
 mod screen_tests;

@@ -124,6 +124,7 @@ pub(super) fn watched() -> CampaignView {
         fitted: None,
         progress: None,
         curves: None,
+        scaling: Vec::new(),
     }
 }
 

@@ -20,8 +20,13 @@ use autolb::timing::{self, ReadOptions, Reading};
 
 use autolb::campaign::status::progress::Progress;
 
-use super::{score_rows, summarise_row, CampaignView, DriverReading, IterRow, RunRow};
+use super::{
+    score_rows, summarise_row, CampaignView, DriverReading, IterRow, RunRow, ScalingCurve,
+    ScalingPoint,
+};
 use crate::tui::calibration::Calibration;
+use autolb::campaign::strategy::scaling::points::{points_of, pooled_noise};
+use autolb::config::scaling::ScalingDesign;
 
 /// A component as the loader needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -220,6 +225,7 @@ impl Loader {
         let mut view = self.load_campaign_table(state);
         view.fitted = fitted;
         view.curves = self.scaling_curves(state);
+        view.scaling = scaling_points(state);
         view
     }
 
@@ -570,6 +576,54 @@ pub fn nproc_from_dir_name(dir: &Path, components: &[LoaderComponent]) -> Vec<u3
                 .or_else(|| found.get(&c.timing_name))
                 .copied()
                 .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// A scaling campaign's measured points per component, as the library judges them
+/// ([`points_of`] with the campaign's pooled noise: the same outliers `campaign status` and the
+/// report name), with each outlier's SYPD looked up in the state; empty for a balancing
+/// campaign.
+fn scaling_points(state: &State) -> Vec<ScalingCurve> {
+    let Some(scaling) = &state.settings.scaling else {
+        return Vec::new();
+    };
+    let mode = match scaling.design {
+        ScalingDesign::Standalone => "standalone",
+        ScalingDesign::Coupled => "coupled",
+    };
+    let sypd_of: BTreeMap<&str, f64> = state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .flat_map(|t| &t.runs)
+        .filter_map(|r| Some((r.id.as_str(), r.metrics.as_ref()?.sypd)))
+        .collect();
+    let noise = pooled_noise(state);
+    state
+        .components
+        .iter()
+        .enumerate()
+        .map(|(c, comp)| ScalingCurve {
+            name: comp.name.clone(),
+            mode: mode.to_string(),
+            points: points_of(state, c, noise)
+                .into_iter()
+                .map(|p| ScalingPoint {
+                    test: p.test,
+                    nproc: p.nproc,
+                    sypd: (p.runs > 0).then_some(p.sypd),
+                    sd: p.sd,
+                    runs: p.runs,
+                    outliers: p
+                        .outliers
+                        .iter()
+                        .filter_map(|id| Some((id.clone(), *sypd_of.get(id.as_str())?)))
+                        .collect(),
+                    failed: p.failed,
+                    queued: p.queued,
+                })
+                .collect(),
         })
         .collect()
 }

@@ -15,6 +15,7 @@ use super::fit::{fit, Item};
 use super::pane_block;
 use crate::tui::app::App;
 use crate::tui::calibration::BandPoint;
+use crate::tui::campaign_view::ScalingPoint;
 use crate::tui::pane::Pane;
 
 /// Which quantity a chart shows.
@@ -60,6 +61,17 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
             app.ui.theme.fg(app.ui.theme.component(i)),
             9,
         ));
+    }
+    let scaling = &app.table.campaign.scaling;
+    if !scaling.is_empty() {
+        items.push(Item::new(format!("{ERROR_BAR_GLYPH} sd"), 3).or_short(ERROR_BAR_GLYPH));
+        let any = |f: &dyn Fn(&ScalingPoint) -> bool| scaling.iter().flat_map(|c| &c.points).any(f);
+        if any(&|p| !p.outliers.is_empty()) {
+            items.push(Item::new(format!("{OUTLIER_GLYPH} outlier"), 3).or_short(OUTLIER_GLYPH));
+        }
+        if any(&|p| p.sypd.is_none() && p.queued > 0) {
+            items.push(Item::new(format!("{QUEUED_GLYPH} queued"), 3).or_short(QUEUED_GLYPH));
+        }
     }
     if app.ranking.calibration.is_some() {
         items.push(
@@ -130,6 +142,67 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
             .collect(),
         None => Vec::new(),
     };
+    // A scaling campaign's points: each kept mean's spread as a vertical bar (one sd either
+    // side), the runs left out as outliers where they fell, and the counts queued but not yet
+    // measured on the curve as it stands.
+    let scaling_of = |name: &str| scaling.iter().find(|s| s.name == name);
+    let bars: Vec<Vec<[(f64, f64); 2]>> = app
+        .ranking
+        .curves
+        .iter()
+        .map(|c| {
+            scaling_of(&c.name)
+                .map(|s| {
+                    s.points
+                        .iter()
+                        .filter(|pt| pt.runs >= 2 && pt.sd > 0.0)
+                        .filter_map(|pt| {
+                            let (p, m) = (f64::from(pt.nproc), pt.sypd?);
+                            let low = (m - pt.sd).max(m * 0.05);
+                            Some([(x(p), y(p, low)), (x(p), y(p, m + pt.sd))])
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let outliers: Vec<Vec<(f64, f64)>> = app
+        .ranking
+        .curves
+        .iter()
+        .map(|c| {
+            scaling_of(&c.name)
+                .map(|s| {
+                    s.points
+                        .iter()
+                        .flat_map(|pt| {
+                            let p = f64::from(pt.nproc);
+                            pt.outliers.iter().map(move |(_, v)| (x(p), y(p, *v)))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let queued: Vec<Vec<(f64, f64)>> = app
+        .ranking
+        .curves
+        .iter()
+        .map(|c| {
+            scaling_of(&c.name)
+                .map(|s| {
+                    s.points
+                        .iter()
+                        .filter(|pt| pt.sypd.is_none() && pt.queued > 0)
+                        .filter_map(|pt| {
+                            let p = f64::from(pt.nproc);
+                            Some((x(p), y(p, on_line(&c.line, p)?)))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
     let show_band = area.height >= BAND_FROM && app.ui.theme.depth != ColorDepth::Mono;
     let cal_lines: Vec<Vec<(f64, f64)>> = calibrated
         .iter()
@@ -159,7 +232,10 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         .chain(&coupled)
         .chain(&cal_lines)
         .chain(&band)
-        .flatten();
+        .chain(&outliers)
+        .chain(&queued)
+        .flatten()
+        .chain(bars.iter().flatten().flatten());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(a, b) in all {
         if a.is_finite() && b.is_finite() {
@@ -191,6 +267,15 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
                 .style(style)
                 .data(&lines[i]),
         );
+        for bar in bars.get(i).into_iter().flatten() {
+            datasets.push(
+                Dataset::default()
+                    .marker(Marker::Custom(ERROR_BAR_CHAR))
+                    .graph_type(GraphType::Line)
+                    .style(style)
+                    .data(bar),
+            );
+        }
         datasets.push(
             Dataset::default()
                 .marker(Marker::Block)
@@ -198,6 +283,17 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
                 .style(style.add_modifier(Modifier::BOLD))
                 .data(&measured[i]),
         );
+        for (points, marker) in [(&outliers, OUTLIER_CHAR), (&queued, QUEUED_CHAR)] {
+            if let Some(p) = points.get(i).filter(|p| !p.is_empty()) {
+                datasets.push(
+                    Dataset::default()
+                        .marker(Marker::Custom(marker))
+                        .graph_type(GraphType::Scatter)
+                        .style(style.add_modifier(Modifier::BOLD))
+                        .data(p),
+                );
+            }
+        }
         if let Some(l) = cal_lines.get(i) {
             datasets.push(
                 Dataset::default()
@@ -290,6 +386,28 @@ pub fn cursor_glyph(theme: &Theme) -> &'static str {
         Marker::Bar => "▄",
         _ => "•",
     }
+}
+
+/// A scaling campaign's error bar (one sd either side of a count's mean), its outlier runs
+/// and its queued counts: characters of their own, legible without colour.
+const ERROR_BAR_CHAR: char = '│';
+const OUTLIER_CHAR: char = '×';
+const QUEUED_CHAR: char = '○';
+/// The legend's samples of the three.
+pub const ERROR_BAR_GLYPH: &str = "│";
+pub const OUTLIER_GLYPH: &str = "×";
+pub const QUEUED_GLYPH: &str = "○";
+
+/// The SYPD of a drawn curve (`(PEs, SYPD)` samples, ascending) at `p` PEs, linearly between
+/// samples; `None` outside them.
+fn on_line(line: &[(f64, f64)], p: f64) -> Option<f64> {
+    let k = line.partition_point(|&(q, _)| q < p);
+    let hi = line.get(k)?;
+    if hi.0 == p {
+        return Some(hi.1);
+    }
+    let lo = line.get(k.checked_sub(1)?)?;
+    Some(lo.1 + (hi.1 - lo.1) * (p - lo.0) / (hi.0 - lo.0))
 }
 
 /// The calibrated curve's glyph (its own marker, so it differs from every standalone line).

@@ -7,6 +7,7 @@ use ratatui::Frame;
 use super::{opt, scrolled_popup};
 use crate::tui::app::App;
 use crate::tui::calibration::estimate;
+use crate::tui::campaign_view::{IterRow, ScalingCurve, ScalingPoint};
 use crate::tui::ranking::ModelKind;
 use autolb::model::check::rel_error;
 use autolb::model::Model;
@@ -203,6 +204,9 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
     let Some(r) = app.table.campaign.rows.get(i) else {
         return vec!["no such row".into()];
     };
+    if let Some((curve, point)) = app.table.campaign.scaling_point(r) {
+        return scaling_row_lines(r, curve, point);
+    }
     let names = &app.table.campaign.components;
     let place = match &r.label {
         Some(label) => label.clone(),
@@ -271,6 +275,63 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
     if let Some(measured) = r.sypd.filter(|_| *names == app.ranking.problem.names()) {
         out.push(String::new());
         out.extend(predicted_lines(app, &r.nproc, measured));
+    }
+    out
+}
+
+/// A scaling test's row: the measured point it stands for (the mean of the runs kept, their
+/// spread, the outliers left out and why) and then its runs. No FN: a scaling run measures a
+/// curve, not a configuration.
+fn scaling_row_lines(r: &IterRow, curve: &ScalingCurve, point: &ScalingPoint) -> Vec<String> {
+    let mut out = vec![
+        format!(
+            "iteration {} test {}: {} at {} PEs, measured in {} mode",
+            r.iteration, r.test, curve.name, point.nproc, curve.mode
+        ),
+        match point.sypd {
+            Some(m) => format!(
+                "measured point: SYPD {m:.2} ± {:.2} (sd, {:.1} %) over {} run{} kept",
+                point.sd,
+                100.0 * point.sd / m,
+                point.runs,
+                if point.runs == 1 { "" } else { "s" }
+            ),
+            None => "measured point: none yet".to_string(),
+        },
+        format!(
+            "runs: {} kept, {} left out as outliers, {} failed, {} queued",
+            point.runs,
+            point.outliers.len(),
+            point.failed,
+            point.queued
+        ),
+    ];
+    for (id, sypd) in &point.outliers {
+        let off = point
+            .sypd
+            .map(|m| format!(" ({:+.1} % off the mean)", 100.0 * (sypd - m) / m))
+            .unwrap_or_default();
+        out.push(format!(
+            "outlier {id}: SYPD {sypd:.2}{off}, left out of the mean and run again"
+        ));
+    }
+    if let Some(reason) = &r.reason {
+        out.push(format!("why: {reason}"));
+    }
+    out.push(format!("state {}", r.state));
+    out.push(String::new());
+    for run in &r.runs {
+        out.push(format!(
+            "rep {}  {:<8} SYPD {:>6}  job {}",
+            run.repetition,
+            run.state,
+            opt(run.sypd, 2),
+            run.job.clone().unwrap_or_else(|| "-".into()),
+        ));
+        out.push(format!("       {}", run.run_dir.display()));
+        if let Some(note) = &run.note {
+            out.push(format!("       {}", compact_note(note)));
+        }
     }
     out
 }

@@ -35,6 +35,9 @@ pub fn best_text(app: &App) -> String {
             None => "recommended: none within the budget".into(),
         };
     }
+    if !view.scaling.is_empty() {
+        return scaling_text(app);
+    }
     let Some(r) = view.best.and_then(|i| view.rows.get(i)) else {
         return "★ best: nothing measured yet".into();
     };
@@ -63,6 +66,38 @@ pub fn best_text(app: &App) -> String {
     text
 }
 
+/// A scaling campaign has no best configuration: its line says how far each curve is measured
+/// and what the curves recommend so far (the prediction the other panes show).
+fn scaling_text(app: &App) -> String {
+    let view = &app.table.campaign;
+    let counts: Vec<String> = view
+        .scaling
+        .iter()
+        .map(|c| {
+            let measured = c.points.iter().filter(|p| p.sypd.is_some()).count();
+            let queued = c.points.iter().filter(|p| p.sypd.is_none()).count();
+            if queued > 0 {
+                format!("{} {measured} (+{queued} queued)", c.name)
+            } else {
+                format!("{} {measured}", c.name)
+            }
+        })
+        .collect();
+    let mut text = format!("curves: {} counts", counts.join(", "));
+    if let Some(c) = app.ranking.recommended() {
+        text.push_str(&format!(
+            " · recommended {} · SYPD {:.2} · FN {:.3} (predicted)",
+            app.ranking.describe_scored(c),
+            c.sypd,
+            c.fittingness
+        ));
+    }
+    if let Some(c) = view.scaling.first() {
+        text.push_str(&format!(" · {} mode", c.mode));
+    }
+    text
+}
+
 /// The best-so-far line laid out into `width`: the configuration, SYPD, FN and a caveat stay
 /// longest; the cost and the row's label give way first.
 pub fn best_line(app: &App, width: usize) -> Line<'static> {
@@ -72,7 +107,7 @@ pub fn best_line(app: &App, width: usize) -> Line<'static> {
         .map(|(k, part)| {
             let priority = match part {
                 _ if k == 0 => 10,
-                p if p.starts_with("SYPD") => 9,
+                p if p.starts_with("SYPD") || p.starts_with("recommended") => 9,
                 p if p.starts_with("FN") => 8,
                 p if p.starts_with('⚠') => 7,
                 p if p.starts_with("it/t") => 3,
