@@ -132,6 +132,35 @@ pub fn fragment(components: &[ComponentResources], comment: &str) -> Result<Stri
     Ok(out)
 }
 
+/// The het-job fragment of one configuration with its comment: `heading` (who chose it and
+/// how), its SYPD and TTS_w, and each component's ranks and threads; the CLI's `--emit
+/// ecearth4` and the app's key write this one text.
+pub fn hetjob_fragment(
+    names: &[String],
+    config: &Scored,
+    cores_per_node: Option<u32>,
+    tts_w: f64,
+    heading: &str,
+) -> Result<String, String> {
+    let components = resources(names, config, cores_per_node);
+    let parts: Vec<String> = components
+        .iter()
+        .zip(names)
+        .map(|(r, name)| match r.omp_num_threads {
+            1 => format!("{name} {}", r.ntasks),
+            t => format!("{name} {} x {t} threads", r.ntasks),
+        })
+        .collect();
+    let comment = format!(
+        "{heading}, {:.2} SYPD at TTS_w {tts_w:.2}: {}\n\
+         keys are the component names in lower case; for job.groups (node packings, \
+         slurm-wrapper-taskset) use [machine] placement = \"groups\"",
+        config.sypd,
+        parts.join(" + ")
+    );
+    fragment(&components, &comment)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -150,6 +150,9 @@ impl App {
             Outcome::ReportWritten(path) => {
                 self.ui.say(format!("wrote the report {}", path.display()))
             }
+            Outcome::TextWritten { what, path } => {
+                self.ui.say(format!("wrote {what}: {}", path.display()))
+            }
             Outcome::Failed(e) => self.ui.error = Some(e),
         }
     }
@@ -205,6 +208,10 @@ impl App {
             Action::CycleRows => self.cycle_axis(true),
             Action::CycleCols => self.cycle_axis(false),
             Action::Report => return Some(Effect::WriteReport(Box::new(self.report_job()))),
+            Action::EmitEcearth4 => match super::emit::ecearth4(self) {
+                Ok(effect) => return Some(effect),
+                Err(e) => self.ui.error = Some(e),
+            },
             Action::Logs => return self.logs(),
             Action::Filter => {
                 self.ui.set_focus(Pane::Table);

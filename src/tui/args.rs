@@ -38,7 +38,7 @@ pub struct TuiArgs {
     /// Draw without colours (also when NO_COLOR is set).
     #[arg(long)]
     pub no_color: bool,
-    /// Directory where `w` writes selections [default: the current directory].
+    /// Directory where `w`, `R` and `y` write their files [default: the current directory].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Key bindings file [default: keys.toml in the autolb configuration directory].

@@ -1,5 +1,5 @@
 //! What the app asks the event loop to do outside itself. `App::apply` never touches the file
-//! system: a key that writes or reads files (`w`, `R`, `l`) returns an [`Effect`] carrying a copy of what to
+//! system: a key that writes or reads files (`w`, `R`, `y`, `l`) returns an [`Effect`] carrying a copy of what to
 //! write; the loop runs it and hands the [`Outcome`] back as an event, which the app turns into
 //! its status line. Tests of the keys look at the returned effect; running it is separate.
 
@@ -29,6 +29,13 @@ pub enum Effect {
     WriteReport(Box<ReportJob>),
     /// `l`: what a row's runs wrote, to page (`title` names the row).
     ReadLogs { title: String, runs: Vec<RunLogs> },
+    /// `y`: a text made by the app (the EC-Earth4 fragment), written atomically to `path`;
+    /// `what` names it for the status line.
+    WriteText {
+        path: PathBuf,
+        text: String,
+        what: String,
+    },
 }
 
 /// What running an effect came to.
@@ -39,6 +46,11 @@ pub enum Outcome {
         written: Written,
     },
     ReportWritten(PathBuf),
+    /// A [`Effect::WriteText`] text was written: what it is, and where.
+    TextWritten {
+        what: String,
+        path: PathBuf,
+    },
     /// The pager's title and lines.
     Logs {
         title: String,
@@ -60,6 +72,12 @@ impl Effect {
                 Ok(path) => Outcome::ReportWritten(path),
                 Err(e) => Outcome::Failed(format!("report failed: {e}")),
             },
+            Effect::WriteText { path, text, what } => {
+                match autolb::fsutil::write_atomically(&path, text.as_bytes()) {
+                    Ok(()) => Outcome::TextWritten { what, path },
+                    Err(e) => Outcome::Failed(format!("{}: write failed: {e}", path.display())),
+                }
+            }
             Effect::ReadLogs { title, runs } => Outcome::Logs {
                 title,
                 lines: logs::read(&runs),

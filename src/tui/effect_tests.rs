@@ -106,3 +106,37 @@ fn a_failed_report_is_an_error_in_the_status_line_not_a_crash() {
         .starts_with("report failed: "));
     assert!(!app.ui.quit);
 }
+
+#[test]
+fn y_writes_the_cursors_configuration_as_an_ecearth4_fragment_that_reads_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut app = app_in(tmp.path(), None);
+    // Away from the recommendation, so the fragment is the cursor's and not the best's.
+    app.update(key('j'));
+    app.update(key('l'));
+    let nproc = app.cursor_nproc();
+    let Some(effect @ Effect::WriteText { .. }) = app.update(key('y')) else {
+        panic!("y asks to write the fragment");
+    };
+    let outcome = effect.run();
+    let Outcome::TextWritten { path, what } = outcome.clone() else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(path, tmp.path().join(super::emit::ECEARTH4_FILE));
+    assert!(what.contains(&format!("IFS {}", nproc[0])), "{what}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with(
+            "# autolb tui: the configuration under the matrix cursor by the standalone model"
+        ),
+        "{text}"
+    );
+    let yaml: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let job = &yaml["job"];
+    assert_eq!(job["launch"]["method"].as_str(), Some("slurm-hetjob"));
+    assert_eq!(job["ifs"]["ntasks"].as_u64(), Some(u64::from(nproc[0])));
+    assert_eq!(job["nemo"]["ntasks"].as_u64(), Some(u64::from(nproc[1])));
+    app.update(super::event::Event::Done(outcome));
+    let said = app.ui.message.clone().unwrap_or_default();
+    assert!(said.contains("ecearth4-job.yml"), "{said}");
+}

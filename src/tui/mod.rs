@@ -15,6 +15,7 @@ pub mod calibration;
 pub mod campaign_view;
 pub mod demo;
 pub mod effect;
+pub mod emit;
 pub mod event;
 pub mod keys;
 pub mod logs;

@@ -283,24 +283,14 @@ fn emit(format: EmitFormat, p: &Prediction, cost_model: &CostModel, by: &str) ->
         return Ok(String::new());
     };
     let cores_per_node = cost_model.machine.as_ref().map(|m| m.cores_per_node);
-    let resources = predict::emit_ecearth4::resources(&p.components, best, cores_per_node);
-    let parts: Vec<String> = resources
-        .iter()
-        .zip(&p.components)
-        .map(|(r, name)| match r.omp_num_threads {
-            1 => format!("{name} {}", r.ntasks),
-            t => format!("{name} {} x {t} threads", r.ntasks),
-        })
-        .collect();
-    let comment = format!(
-        "autolb predict: the best configuration by {by}, {:.2} SYPD at TTS_w {:.2}: {}\n\
-         keys are the component names in lower case; for job.groups (node packings, \
-         slurm-wrapper-taskset) use [machine] placement = \"groups\"",
-        best.sypd,
+    predict::emit_ecearth4::hetjob_fragment(
+        &p.components,
+        best,
+        cores_per_node,
         p.tts_w,
-        parts.join(" + ")
-    );
-    predict::emit_ecearth4::fragment(&resources, &comment).map_err(user)
+        &format!("autolb predict: the best configuration by {by}"),
+    )
+    .map_err(user)
 }
 
 /// The billing note as whole lines (empty without a machine or cost).

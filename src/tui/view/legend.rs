@@ -9,7 +9,10 @@ use crate::tui::theme::{ColorDepth, Theme};
 use crate::tui::trade_off::winner_label;
 use autolb::watch::ActiveMode;
 
-use super::curves::{coupled_glyph, cursor_glyph, glyph, CALIBRATED_GLYPH};
+use super::curves::{
+    coupled_glyph, cursor_glyph, glyph, CALIBRATED_GLYPH, ERROR_BAR_GLYPH, OUTLIER_GLYPH,
+    QUEUED_GLYPH,
+};
 use super::matrix::{rank_label, shade, NO_QUEUE_GLYPH, WORSE_GLYPH};
 use super::status::{model_badge, watch_badge};
 
@@ -55,6 +58,21 @@ pub fn glyph_rows() -> Vec<GlyphRow> {
             CALIBRATED_GLYPH,
             CALIBRATED_GLYPH,
             "curves: the calibrated curve",
+        ),
+        row(
+            ERROR_BAR_GLYPH,
+            ERROR_BAR_GLYPH,
+            "curves: a scaling campaign's spread at a count (one sd either side of the mean)",
+        ),
+        row(
+            OUTLIER_GLYPH,
+            OUTLIER_GLYPH,
+            "curves: a scaling run left out as an outlier",
+        ),
+        row(
+            QUEUED_GLYPH,
+            QUEUED_GLYPH,
+            "curves: a scaling count queued, not measured yet",
         ),
         row("red → green background", &shades, "matrix: FN from 0 to 1"),
         row(
