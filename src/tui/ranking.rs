@@ -147,6 +147,12 @@ impl Ranking {
         ConfigurationText::new(&self.problem.names(), nproc).to_string()
     }
 
+    /// The candidate at `index` as text, a hybrid component as ranks x threads (the threads its
+    /// score chose), as [`Self::describe_scored`].
+    pub fn describe_index(&self, index: &[usize]) -> String {
+        self.describe_scored(&self.problem.score(index, self.tts_w()))
+    }
+
     /// A scored configuration as text, a hybrid component as ranks x threads per rank
     /// (`oifs 420x4 + nemo 559`, as `predict` writes it); cores otherwise, as [`Self::describe`].
     pub fn describe_scored(&self, c: &Scored) -> String {

@@ -768,4 +768,17 @@ fn the_top_n_of_a_threaded_prediction_shows_ranks_x_threads() {
     // The recommendation line names it as `predict` does: ranks x threads, not cores.
     let line = view::status::best_text(&app);
     assert!(line.contains(&format!("OIFS {cell}")), "{line}");
+    // The cursor starts on the recommendation: the matrix's cursor line and the detail view
+    // name it the same way, and the detail view gives cores, ranks and threads.
+    assert!(
+        screen.contains(&format!("OIFS {cell} + NEMO")),
+        "matrix cursor line:\n{screen}"
+    );
+    let detail = view::detail::config_lines(&app, &app.matrix.cursor.clone()).join("\n");
+    assert!(detail.starts_with(&format!("OIFS {cell}")), "{detail}");
+    let cores = best.nproc[0];
+    assert!(
+        detail.contains(&format!("{cores} PEs ({} ranks x 4 threads)", cores / 4)),
+        "{detail}"
+    );
 }

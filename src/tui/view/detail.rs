@@ -17,16 +17,22 @@ use autolb::predict::{Cell, ConfigurationText};
 pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
     let p = &app.ranking.problem;
     let nproc = app.ranking.nproc_of(index);
-    let mut out = vec![app.ranking.describe(&nproc), String::new()];
+    let threads = p.score(index, app.ranking.tts_w()).threads;
+    let mut out = vec![app.ranking.describe_index(index), String::new()];
     // The problem's speeds are the ranking model's: the curves' (the component alone), or the
     // calibrated model's, learned from coupled runs.
     let (sypd, chsy) = match app.ranking.model {
         ModelKind::Standalone => ("SYPD alone", "CHSY alone"),
         ModelKind::Calibrated => ("coupled-mode SYPD", "coupled-mode CHSY"),
     };
-    for (c, &i) in p.components.iter().zip(index) {
+    for (k, (c, &i)) in p.components.iter().zip(index).enumerate() {
+        // A hybrid component's PEs are cores: its ranks times the threads per rank chosen.
+        let ranks = match threads.get(k).copied().unwrap_or(1) {
+            t if t > 1 => format!(" ({} ranks x {t} threads)", c.nproc[i] / t),
+            _ => String::new(),
+        };
         out.push(format!(
-            "{:<8} {:>6} PEs   {sypd} {:>7.2}   {chsy} {:>8.0}",
+            "{:<8} {:>6} PEs{ranks}   {sypd} {:>7.2}   {chsy} {:>8.0}",
             c.name,
             c.nproc[i],
             c.sypd[i],

@@ -539,8 +539,10 @@ pub fn cursor_items(app: &App, g: &Geometry) -> Vec<Item> {
         .collect::<Vec<_>>()
         .join("+");
     // The names give way before the figures: `408+240` still says the exact PEs.
-    let mut items =
-        vec![Item::styled(app.ranking.describe(&nproc), bold, 10).or_short_early(short_pes, 6)];
+    let mut items = vec![
+        Item::styled(app.ranking.describe_index(&app.matrix.cursor), bold, 10)
+            .or_short_early(short_pes, 6),
+    ];
     let cell = app.cursor_cell();
     let no_queue = match cell {
         Cell::Scored { sypd, .. } | Cell::WorseThanBase { sypd, .. } => {
