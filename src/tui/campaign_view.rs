@@ -129,21 +129,25 @@ pub struct ScalingPoint {
 }
 
 impl ScalingCurve {
-    /// The point measured by scaling test `test`, if it is one of this component's.
-    pub fn point_of_test(&self, test: u32) -> Option<&ScalingPoint> {
-        self.points.iter().find(|p| p.test == test)
+    /// The point at `nproc` PEs, if this component has one.
+    pub fn point_at(&self, nproc: u32) -> Option<&ScalingPoint> {
+        self.points.iter().find(|p| p.nproc == nproc)
     }
 }
 
 impl CampaignView {
-    /// The scaling point a table row stands for: the component and its point, when the row is
-    /// a scaling test.
-    pub fn scaling_point(&self, row: &IterRow) -> Option<(&ScalingCurve, &ScalingPoint)> {
-        self.scaling.iter().find_map(|c| {
-            let p = c.point_of_test(row.test)?;
-            let at = self.components.iter().position(|n| *n == c.name)?;
-            (row.nproc.get(at) == Some(&p.nproc)).then_some((c, p))
-        })
+    /// The scaling points a table row measures: each component the row runs (one in a
+    /// standalone run, every one in a coupled run) with its point at the row's count. Empty
+    /// for a balancing campaign.
+    pub fn scaling_points(&self, row: &IterRow) -> Vec<(&ScalingCurve, &ScalingPoint)> {
+        self.scaling
+            .iter()
+            .filter_map(|c| {
+                let at = self.components.iter().position(|n| *n == c.name)?;
+                let p = row.nproc.get(at).copied().filter(|&p| p > 0)?;
+                Some((c, c.point_at(p)?))
+            })
+            .collect()
     }
 }
 

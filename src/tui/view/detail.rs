@@ -210,8 +210,9 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
     let Some(r) = app.table.campaign.rows.get(i) else {
         return vec!["no such row".into()];
     };
-    if let Some((curve, point)) = app.table.campaign.scaling_point(r) {
-        return scaling_row_lines(r, curve, point);
+    let points = app.table.campaign.scaling_points(r);
+    if !points.is_empty() {
+        return scaling_row_lines(r, &points);
     }
     let names = &app.table.campaign.components;
     let place = match &r.label {
@@ -285,41 +286,54 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
     out
 }
 
-/// A scaling test's row: the measured point it stands for (the mean of the runs kept, their
-/// spread, the outliers left out and why) and then its runs. No FN: a scaling run measures a
-/// curve, not a configuration.
-fn scaling_row_lines(r: &IterRow, curve: &ScalingCurve, point: &ScalingPoint) -> Vec<String> {
-    let mut out = vec![
-        format!(
-            "iteration {} test {}: {} at {} PEs, measured in {} mode",
-            r.iteration, r.test, curve.name, point.nproc, curve.mode
-        ),
-        match point.sypd {
+/// A scaling test's row: the measured point of each component it runs (the mean of the runs
+/// kept, their spread, the outliers left out), why it was run and its runs. No FN: a scaling
+/// run measures curves, not a configuration.
+fn scaling_row_lines(r: &IterRow, points: &[(&ScalingCurve, &ScalingPoint)]) -> Vec<String> {
+    let what: Vec<String> = points
+        .iter()
+        .map(|(c, p)| format!("{} at {} PEs", c.name, p.nproc))
+        .collect();
+    let mode = points.first().map_or("", |(c, _)| c.mode.as_str());
+    let mut out = vec![format!(
+        "iteration {} test {}: {}, measured in {mode} mode",
+        r.iteration,
+        r.test,
+        what.join(" + ")
+    )];
+    for (curve, point) in points {
+        let name = if points.len() > 1 {
+            format!("{} ", curve.name)
+        } else {
+            String::new()
+        };
+        out.push(match point.sypd {
             Some(m) => format!(
-                "measured point: SYPD {m:.2} ± {:.2} (sd, {:.1} %) over {} run{} kept",
+                "{name}measured point at {}: SYPD {m:.2} ± {:.2} (sd, {:.1} %) over {} run{} kept",
+                point.nproc,
                 point.sd,
                 100.0 * point.sd / m,
                 point.runs,
                 if point.runs == 1 { "" } else { "s" }
             ),
-            None => "measured point: none yet".to_string(),
-        },
-        format!(
-            "runs: {} kept, {} left out as outliers, {} failed, {} queued",
+            None => format!("{name}measured point at {}: none yet", point.nproc),
+        });
+        out.push(format!(
+            "{name}runs: {} kept, {} left out as outliers, {} failed, {} queued",
             point.runs,
             point.outliers.len(),
             point.failed,
             point.queued
-        ),
-    ];
-    for (id, sypd) in &point.outliers {
-        let off = point
-            .sypd
-            .map(|m| format!(" ({:+.1} % off the mean)", 100.0 * (sypd - m) / m))
-            .unwrap_or_default();
-        out.push(format!(
-            "outlier {id}: SYPD {sypd:.2}{off}, left out of the mean and run again"
         ));
+        for (id, sypd) in &point.outliers {
+            let off = point
+                .sypd
+                .map(|m| format!(" ({:+.1} % off the mean)", 100.0 * (sypd - m) / m))
+                .unwrap_or_default();
+            out.push(format!(
+                "{name}outlier {id}: SYPD {sypd:.2}{off}, left out of the mean and run again"
+            ));
+        }
     }
     if let Some(reason) = &r.reason {
         out.push(format!("why: {reason}"));
