@@ -556,4 +556,6 @@ pub(crate) fn cancel_all(
 }
 
 #[cfg(test)]
+mod scaling_coupled_tests;
+#[cfg(test)]
 mod scaling_tests;

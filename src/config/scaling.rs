@@ -189,7 +189,10 @@ mod tests {
         let e = table("design = \"coupled\"\nsimulated_days = 1\ntiming = \"wall\"")
             .resolve()
             .unwrap_err();
-        assert!(e.contains("timing") && e.contains("coupled") && !e.contains('\n'), "{e}");
+        assert!(
+            e.contains("timing") && e.contains("coupled") && !e.contains('\n'),
+            "{e}"
+        );
     }
 
     #[test]

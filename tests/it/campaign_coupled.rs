@@ -100,7 +100,10 @@ fn check_curves(case: &SyntheticCase, dir: &Path, counts: usize) {
             );
         }
         let csv = std::fs::read_to_string(dir.join(&state.components[k].curve)).unwrap();
-        assert!(csv.starts_with('#') && csv.contains("coupled mode"), "{csv}");
+        assert!(
+            csv.starts_with('#') && csv.contains("coupled mode"),
+            "{csv}"
+        );
     }
     let status: Value = serde_json::from_str(
         &autolb()
@@ -132,8 +135,14 @@ fn check_runs(dir: &Path, max_runs: usize) {
     let state = State::load(dir).unwrap();
     let mut runs = 0;
     for t in state.iterations.iter().flat_map(|it| &it.tests) {
-        assert!(t.component.is_none() && t.nproc.iter().all(|&p| p > 0), "{t:?}");
-        assert!(t.reason.as_deref().unwrap().starts_with("scaling: "), "{t:?}");
+        assert!(
+            t.component.is_none() && t.nproc.iter().all(|&p| p > 0),
+            "{t:?}"
+        );
+        assert!(
+            t.reason.as_deref().unwrap().starts_with("scaling: "),
+            "{t:?}"
+        );
         runs += t.runs.len();
     }
     assert!(runs <= max_runs, "{runs} runs");
@@ -232,7 +241,10 @@ fn the_coupled_first_series_keeps_to_max_nproc() {
         .map(|t| t.nproc.clone())
         .collect();
     assert!(first.len() >= 2, "{first:?}");
-    assert!(first.iter().all(|n| n.iter().sum::<u32>() <= 300), "{first:?}");
+    assert!(
+        first.iter().all(|n| n.iter().sum::<u32>() <= 300),
+        "{first:?}"
+    );
     // Paired by rank: the smallest with the smallest.
     assert_eq!(first[0], vec![20, 10]);
 }

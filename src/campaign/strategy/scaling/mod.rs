@@ -225,8 +225,7 @@ fn wanted_runs(state: &State, scaling: &ScalingSettings) -> Vec<Wanted> {
     let noise = pooled_noise(state);
     let coupled = scaling.design == crate::config::ScalingDesign::Coupled;
     let n = state.components.len();
-    let all_points: Vec<Vec<MeasuredPoint>> =
-        (0..n).map(|c| points_of(state, c, noise)).collect();
+    let all_points: Vec<Vec<MeasuredPoint>> = (0..n).map(|c| points_of(state, c, noise)).collect();
     let mut wanted: Vec<Wanted> = Vec::new();
     for (c, points) in all_points.iter().enumerate() {
         let reruns = reruns_of(state, c, points, scaling, noise);
@@ -241,10 +240,7 @@ fn wanted_runs(state: &State, scaling: &ScalingSettings) -> Vec<Wanted> {
                     new.reason = format!(
                         "{}; coupled with {}",
                         new.reason,
-                        configuration_words(
-                            &state.components,
-                            &config
-                        )
+                        configuration_words(&state.components, &config)
                     );
                     new.nproc = config;
                 }

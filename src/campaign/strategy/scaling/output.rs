@@ -88,7 +88,12 @@ pub fn curve_csv(name: &str, points: &[CurvePoint], design: ScalingDesign) -> St
 /// Writes `DIR/curves/NAME.csv` of every component with a measured count (see the module
 /// doc); does nothing for a balancing campaign.
 pub fn write_curves(state: &State, dir: &Path) -> Result<(), CampaignError> {
-    let Some(scaling) = state.settings.scaling.as_ref().filter(|_| state.is_scaling()) else {
+    let Some(scaling) = state
+        .settings
+        .scaling
+        .as_ref()
+        .filter(|_| state.is_scaling())
+    else {
         return Ok(());
     };
     for ((name, points), comp) in curves(state).iter().zip(&state.components) {
