@@ -232,7 +232,9 @@ fn planned_scaling_state(
     base_dir: &Path,
     origin: &str,
 ) -> Result<(State, Vec<predict::ComponentInput>), CampaignError> {
-    use super::strategy::scaling::{first_series, nproc_vector, ORIGIN};
+    use super::strategy::scaling::{
+        configuration_words, coupled_first_series, first_series, nproc_vector, ORIGIN,
+    };
     let invalid = |message: String| CampaignError::Invalid {
         file: origin.to_string(),
         message,
@@ -246,17 +248,62 @@ fn planned_scaling_state(
         .ok_or_else(|| invalid("no [scaling] table".into()))?;
     let inputs = file.component_inputs(base_dir)?;
     let components = frozen_components(file, &inputs, origin)?;
-    // The budget of balanced PEs means nothing here; a standalone run holds one component.
+    let coupled = scaling.design == crate::config::ScalingDesign::Coupled;
+    // A standalone run holds one component: the budget of balanced PEs means nothing there
+    // unless given. A coupled run holds them all: by default, up to every component's top.
     let widest = components.iter().map(|c| c.high).max().unwrap_or(1);
+    let all_tops = components
+        .iter()
+        .map(|c| c.high)
+        .fold(0u32, u32::saturating_add);
     let mut budgeted = file.clone();
-    budgeted.max_nproc = Some(file.max_nproc.unwrap_or(widest));
+    budgeted.max_nproc = Some(
+        file.max_nproc
+            .unwrap_or(if coupled { all_tops } else { widest }),
+    );
     let mut settings = frozen_settings(&budgeted, origin)?;
     settings.scaling = Some(scaling.clone());
     // The runs per count, where a balancing campaign keeps its runs per test.
     settings.repetitions = scaling.repetitions;
     let step = settings.step.unwrap_or(1);
     let cores_per_node = file.machine.map(|m| m.cores_per_node);
-    let series = first_series(&components, &scaling, step, cores_per_node);
+    let tests: Vec<(Option<usize>, Vec<u32>, String)> = if coupled {
+        let budgets = settings.budgets();
+        let configs = coupled_first_series(&components, &scaling, step, cores_per_node, &|n| {
+            budgets.fits(n)
+        });
+        if configs.is_empty() {
+            return Err(invalid(format!(
+                "[scaling] design = \"coupled\": no configuration of the first series fits max_nproc = {}; raise max_nproc or lower the components' min_nproc",
+                settings.max_nproc
+            )));
+        }
+        let m = configs.len();
+        configs
+            .into_iter()
+            .enumerate()
+            .map(|(k, nproc)| {
+                let why = format!(
+                    "scaling: coupled first series, rank {} of {m} ({})",
+                    k + 1,
+                    configuration_words(&components, &nproc)
+                );
+                (None, nproc, why)
+            })
+            .collect()
+    } else {
+        first_series(&components, &scaling, step, cores_per_node)
+            .into_iter()
+            .map(|(c, p)| {
+                let why = format!(
+                    "scaling: first series of {}, {} counts log-spaced over {}..{}",
+                    components[c].name, scaling.counts, components[c].low, components[c].high
+                );
+                (Some(c), nproc_vector(components.len(), c, p), why)
+            })
+            .collect()
+    };
+    let series = tests;
     let runs = series.len() as u64 * u64::from(scaling.repetitions);
     if let Some(max) = scaling.max_runs.filter(|&m| u64::from(m) < runs) {
         return Err(invalid(format!(
@@ -267,27 +314,20 @@ fn planned_scaling_state(
     }
     let executor = checked_executor(file, origin)?;
     let base_dir = absolute_dir(base_dir)?;
-    let n = components.len();
     let mut state = new_state(settings, components, executor, base_dir);
     let mut first = Iteration {
         index: 0,
         tests: Vec::new(),
     };
-    for (id, (c, p)) in series.into_iter().enumerate() {
+    for (id, (c, nproc, why)) in series.into_iter().enumerate() {
         let id = id as u32;
         state.tests.push(TestRecord {
             id,
             origin: ORIGIN.to_string(),
         });
-        let mut test = new_test_iteration(0, id, nproc_vector(n, c, p), 0, 1..=scaling.repetitions);
-        test.component = Some(c);
-        test.reason = Some(format!(
-            "scaling: first series of {}, {} counts log-spaced over {}..{}",
-            state.components[c].name,
-            scaling.counts,
-            state.components[c].low,
-            state.components[c].high
-        ));
+        let mut test = new_test_iteration(0, id, nproc, 0, 1..=scaling.repetitions);
+        test.component = c;
+        test.reason = Some(why);
         first.tests.push(test);
     }
     state.iterations.push(first);
@@ -315,7 +355,7 @@ fn init_named(
             &state.components,
             curves,
             state.settings.period_s,
-            state.is_scaling(),
+            state.is_standalone_scaling(),
         );
         executor::from_config(cfg, dir, &ctx)?;
     }

@@ -290,7 +290,7 @@ pub fn executor_context(
         &state.components,
         curves,
         state.settings.period_s,
-        state.is_scaling(),
+        state.is_standalone_scaling(),
     ))
 }
 
@@ -410,8 +410,8 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
             done_before + 1..=done_before + planned.runs.max(1),
         );
         test.reason = planned.reason;
-        // A scaling test measures the one component it gives PEs to.
-        if state.is_scaling() {
+        // A standalone scaling test measures the one component it gives PEs to.
+        if state.is_standalone_scaling() {
             test.component = test.nproc.iter().position(|&p| p > 0);
         }
         next_tests.push(test);
@@ -555,5 +555,7 @@ pub(crate) fn cancel_all(
     (runs, warnings)
 }
 
+#[cfg(test)]
+mod scaling_coupled_tests;
 #[cfg(test)]
 mod scaling_tests;

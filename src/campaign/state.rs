@@ -386,6 +386,7 @@ impl State {
                             "{at}: measures component {c}, which a balancing campaign or one of {n} components cannot have"
                         ))
                     }
+                    (None, true) if self.is_coupled_scaling() => {}
                     (None, true) => {
                         return Err(format!(
                             "{at}: a scaling campaign's test names the component it measures"
@@ -446,6 +447,23 @@ impl State {
     /// per run, and balances nothing.
     pub fn is_scaling(&self) -> bool {
         self.settings.scaling.is_some()
+    }
+
+    /// Whether this is a scaling campaign whose runs are coupled configurations
+    /// (`design = "coupled"`): every component measured in every run.
+    pub fn is_coupled_scaling(&self) -> bool {
+        self.settings
+            .scaling
+            .as_ref()
+            .is_some_and(|s| s.design == crate::config::ScalingDesign::Coupled)
+    }
+
+    /// Whether this is a scaling campaign whose runs each hold one component alone.
+    pub fn is_standalone_scaling(&self) -> bool {
+        self.settings
+            .scaling
+            .as_ref()
+            .is_some_and(|s| s.design == crate::config::ScalingDesign::Standalone)
     }
 
     /// The components' names, in the campaign file's order.

@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 pub enum ScalingDesign {
     /// Each run is one component alone (IFS with prescribed SST, NEMO with forcing).
     Standalone,
-    /// Each run is a coupled configuration sampling every component at once (not available
-    /// yet: refused when the file is read).
+    /// Each run is a coupled configuration sampling every component at once, near balance;
+    /// each component's speed comes from its computing time in the coupled run (waiting left
+    /// out), so its curve is the coupled-mode one.
     Coupled,
 }
 
@@ -35,7 +36,7 @@ pub enum ScalingTiming {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScalingTable {
-    /// `standalone` (or `coupled`, refused for now).
+    /// `standalone` or `coupled`.
     pub design: ScalingDesign,
     /// Runs per PE count (default 3).
     pub repetitions: Option<u32>,
@@ -67,7 +68,7 @@ pub mod scaling_defaults {
 /// The `[scaling]` settings with their defaults filled in, frozen into the campaign state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScalingSettings {
-    /// How runs measure (only `standalone` runs today).
+    /// How runs measure: one component alone, or coupled configurations.
     pub design: ScalingDesign,
     /// Runs per PE count before the noise rules add any.
     pub repetitions: u32,
@@ -88,12 +89,6 @@ impl ScalingTable {
     /// (the caller adds the file and line).
     pub fn resolve(&self) -> Result<ScalingSettings, String> {
         use scaling_defaults::*;
-        if self.design == ScalingDesign::Coupled {
-            return Err(
-                "[scaling] design = \"coupled\" is not available yet; use design = \"standalone\""
-                    .into(),
-            );
-        }
         let repetitions = self.repetitions.unwrap_or(REPETITIONS);
         if !(1..=crate::limits::MAX_REPETITIONS).contains(&repetitions) {
             return Err(format!(
@@ -130,6 +125,9 @@ impl ScalingTable {
             }
         }
         let timing = self.timing.unwrap_or_default();
+        if timing == ScalingTiming::Wall && self.design == ScalingDesign::Coupled {
+            return Err("[scaling] timing = \"wall\" cannot go with design = \"coupled\": a coupled run's wall time is the slowest component's, each component's speed comes from its computing time in the timing output; drop timing or set timing = \"output\"".into());
+        }
         if timing == ScalingTiming::Wall && self.simulated_days.is_none() {
             return Err("[scaling] timing = \"wall\" needs simulated_days, the simulated length of one run, to turn wall time into SYPD".into());
         }
@@ -185,9 +183,16 @@ mod tests {
     }
 
     #[test]
-    fn coupled_is_refused_for_now_in_one_line() {
-        let e = table("design = \"coupled\"").resolve().unwrap_err();
-        assert!(e.contains("not available yet") && !e.contains('\n'), "{e}");
+    fn coupled_resolves_and_refuses_wall_timing_in_one_line() {
+        let s = table("design = \"coupled\"").resolve().unwrap();
+        assert_eq!(s.design, ScalingDesign::Coupled);
+        let e = table("design = \"coupled\"\nsimulated_days = 1\ntiming = \"wall\"")
+            .resolve()
+            .unwrap_err();
+        assert!(
+            e.contains("timing") && e.contains("coupled") && !e.contains('\n'),
+            "{e}"
+        );
     }
 
     #[test]

@@ -365,11 +365,15 @@ fn a_scaling_table_is_checked_with_the_line_of_its_key() {
         3
     );
     let coupled = base.replace("standalone", "coupled");
-    let e = CampaignFile::parse(&coupled, "c.toml")
-        .unwrap_err()
-        .to_string();
+    CampaignFile::parse(&coupled, "c.toml").unwrap();
+    let e = CampaignFile::parse(
+        &format!("{coupled}simulated_days = 1\ntiming = \"wall\"\n"),
+        "c.toml",
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
-        e.contains("c.toml: line 7:") && e.contains("not available yet") && !e.contains('\n'),
+        e.contains("c.toml: line 9:") && e.contains("design = \"coupled\"") && !e.contains('\n'),
         "{e}"
     );
     let e = CampaignFile::parse(&format!("{base}repetitions = 0\n"), "c.toml")

@@ -441,9 +441,13 @@ fn curve_origin_blocks(s: &Status, out: &mut Vec<Block>) {
         return;
     };
     out.push(Block::Heading("Where the curves came from".into()));
-    out.push(Block::Paragraph(
-        "Measured by this scaling campaign in standalone mode: each run is one component alone at one PE count, so these curves do not include the slowdown a component shows when coupled. SYPD is the mean of the runs kept at a count; sd is their standard deviation; an outlier (far from its count's median, judged against the noise over every count) is left out and run again. The curve files are DIR/curves/NAME.csv.".into(),
-    ));
+    let how = match s.design {
+        Some(crate::config::ScalingDesign::Coupled) => "Measured by this scaling campaign in coupled mode: each run is a coupled configuration holding every component, chosen near balance, and a component's SYPD at its PE count comes from its computing time in the run (waiting for the others left out), so these curves include the slowdown a component shows when coupled.",
+        _ => "Measured by this scaling campaign in standalone mode: each run is one component alone at one PE count, so these curves do not include the slowdown a component shows when coupled.",
+    };
+    out.push(Block::Paragraph(format!(
+        "{how} SYPD is the mean of the runs kept at a count; sd is their standard deviation; an outlier (far from its count's median, judged against the noise over every count) is left out and run again. The curve files are DIR/curves/NAME.csv."
+    )));
     for (name, points) in &curves.0 {
         let queued = counts.get(name).map_or(0, |c| c.queued.len());
         let outliers = counts.get(name).map_or(0, |c| c.outliers.len());

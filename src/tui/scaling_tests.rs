@@ -136,11 +136,20 @@ fn a_scaling_row_opens_its_measured_point_with_the_outlier_left_out() {
 
 #[test]
 fn the_loader_shows_the_points_the_campaign_writes_into_its_curves() {
+    for design in ["standalone", "coupled"] {
+        loader_points_are_the_curve_files(design);
+    }
+}
+
+fn loader_points_are_the_curve_files(design: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let text = "[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
-                [[component]]\nname = \"NEMO\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
-                [scaling]\ndesign = \"standalone\"\ncounts = 3\nrepetitions = 3\nmax_runs = 21\n\n\
-                [executor]\nkind = \"sim\"\njobs = 8\n\n[executor.sim]\nsteps = 8\nseed = 5\n";
+    let text = format!(
+        "[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
+         [[component]]\nname = \"NEMO\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
+         [scaling]\ndesign = \"{design}\"\ncounts = 3\nrepetitions = 3\nmax_runs = 21\n\n\
+         [executor]\nkind = \"sim\"\njobs = 8\n\n[executor.sim]\nsteps = 8\nseed = 5\n"
+    );
+    let text = text.as_str();
     let file = CampaignFile::parse(text, "scaling.toml").unwrap();
     let dir = tmp.path().join("campaign");
     init(&dir, &file, tmp.path(), false).unwrap();
@@ -155,7 +164,7 @@ fn the_loader_shows_the_points_the_campaign_writes_into_its_curves() {
     let view = Loader::new(dir.clone(), comps, None, 0.5).load();
     assert_eq!(view.scaling.len(), 2);
     for (k, c) in view.scaling.iter().enumerate() {
-        assert_eq!(c.mode, "standalone");
+        assert_eq!(c.mode, design);
         let written = Curve::load(c.name.clone(), &dir.join(&state.components[k].curve)).unwrap();
         let shown: Vec<(u32, f64)> = c
             .points
@@ -170,8 +179,10 @@ fn the_loader_shows_the_points_the_campaign_writes_into_its_curves() {
         }
         assert!(c.points.iter().all(|p| p.runs >= 2 && p.queued == 0));
     }
-    // Every scaling row of the table opens its point.
+    // Every scaling row of the table opens its points: the one component a standalone run
+    // measures, every component of a coupled run.
+    let per_row = if design == "coupled" { 2 } else { 1 };
     for row in &view.rows {
-        assert_eq!(view.scaling_points(row).len(), 1, "{row:?}");
+        assert_eq!(view.scaling_points(row).len(), per_row, "{row:?}");
     }
 }

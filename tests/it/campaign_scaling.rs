@@ -22,12 +22,12 @@ use crate::common::processes::wait_with_timeout;
 /// How far (in FN) the configuration chosen from measured curves may be from the best one.
 const FN_TOLERANCE: f64 = 0.01;
 /// Coupling steps of a standalone stand-in run: short, with the LUCIA window still valid.
-const STEPS: u32 = 12;
+pub(crate) const STEPS: u32 = 12;
 /// Real seconds per modelled second: slow enough that a kill lands half-way.
-const COMPRESSION: f64 = 0.03;
+pub(crate) const COMPRESSION: f64 = 0.03;
 
 /// Writes the case's standalone truths as `standalone_NAME.csv` into `dir`.
-fn write_truths(case: &SyntheticCase, dir: &Path) {
+pub(crate) fn write_truths(case: &SyntheticCase, dir: &Path) {
     for c in &case.components {
         write_curve_csv(
             &c.standalone_truth,
@@ -99,7 +99,7 @@ fn command_campaign(case: &SyntheticCase, tmp: &Path) -> PathBuf {
     init(tmp, &text)
 }
 
-fn init(tmp: &Path, text: &str) -> PathBuf {
+pub(crate) fn init(tmp: &Path, text: &str) -> PathBuf {
     let file = tmp.join("scaling.toml");
     std::fs::write(&file, text).unwrap();
     let dir = tmp.join("camp");
@@ -118,7 +118,7 @@ fn init(tmp: &Path, text: &str) -> PathBuf {
     dir
 }
 
-fn done_runs(dir: &Path) -> BTreeMap<String, RunMetrics> {
+pub(crate) fn done_runs(dir: &Path) -> BTreeMap<String, RunMetrics> {
     let state = State::load(dir).unwrap();
     let mut out = BTreeMap::new();
     for it in &state.iterations {
@@ -133,7 +133,7 @@ fn done_runs(dir: &Path) -> BTreeMap<String, RunMetrics> {
 
 /// Runs the campaign, kills its driver with SIGKILL once a third of the first series has
 /// landed, checks nothing measured was lost, and runs it again to the end.
-fn kill_half_way_and_resume(dir: &Path) {
+pub(crate) fn kill_half_way_and_resume(dir: &Path) {
     let first_series = State::load(dir).unwrap().iterations[0]
         .tests
         .iter()

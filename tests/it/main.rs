@@ -16,6 +16,7 @@ mod campaign_algorithm;
 mod campaign_claims;
 mod campaign_cli;
 mod campaign_command;
+mod campaign_coupled;
 mod campaign_demo;
 mod campaign_driver_state;
 mod campaign_file_doc;

@@ -190,6 +190,14 @@ pub struct Status {
     /// A scaling campaign's PE counts per component: measured and queued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scaling: Option<NameMap<ScalingCounts>>,
+    /// How the curves are measured (`standalone` or `coupled`), in a scaling campaign and in
+    /// a cold start; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design: Option<crate::config::ScalingDesign>,
+    /// A cold start's phase in one line (`scaling: ...` while it learns the curves in coupled
+    /// runs, `balancing: ...` once the model guides); absent in other campaigns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
 }
 
 /// A component's PE counts in a scaling campaign.
@@ -485,6 +493,8 @@ impl Status {
             bound_proven: super::state::bound_is_proven(state),
             curves: None,
             scaling: None,
+            design: state.settings.scaling.as_ref().map(|s| s.design),
+            phase: None,
         };
         if state.is_scaling() {
             status.curves = Some(NameMap(scaling_output::curves(state)));

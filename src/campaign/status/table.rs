@@ -150,8 +150,12 @@ impl Status {
     pub fn best_text(&self) -> String {
         if self.scaling.is_some() {
             // What a scaling campaign has instead of a best: its counts and curves.
+            let mode = match self.design {
+                Some(crate::config::ScalingDesign::Coupled) => "coupled mode",
+                _ => "standalone",
+            };
             return format!(
-                "scaling campaign (standalone): curves in curves/NAME.csv\n{}",
+                "scaling campaign ({mode}): curves in curves/NAME.csv\n{}",
                 self.scaling_text().trim_end()
             );
         }

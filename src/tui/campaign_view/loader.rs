@@ -582,8 +582,7 @@ pub fn nproc_from_dir_name(dir: &Path, components: &[LoaderComponent]) -> Vec<u3
 
 /// A scaling campaign's measured points per component, as the library judges them
 /// ([`points_of`] with the campaign's pooled noise: the same outliers `campaign status` and the
-/// report name), with each outlier's SYPD looked up in the state; empty for a balancing
-/// campaign.
+/// report name); empty for a balancing campaign.
 fn scaling_points(state: &State) -> Vec<ScalingCurve> {
     let Some(scaling) = &state.settings.scaling else {
         return Vec::new();
@@ -592,13 +591,6 @@ fn scaling_points(state: &State) -> Vec<ScalingCurve> {
         ScalingDesign::Standalone => "standalone",
         ScalingDesign::Coupled => "coupled",
     };
-    let sypd_of: BTreeMap<&str, f64> = state
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .flat_map(|t| &t.runs)
-        .filter_map(|r| Some((r.id.as_str(), r.metrics.as_ref()?.sypd)))
-        .collect();
     let noise = pooled_noise(state);
     state
         .components
@@ -615,11 +607,7 @@ fn scaling_points(state: &State) -> Vec<ScalingCurve> {
                     sypd: (p.runs > 0).then_some(p.sypd),
                     sd: p.sd,
                     runs: p.runs,
-                    outliers: p
-                        .outliers
-                        .iter()
-                        .filter_map(|id| Some((id.clone(), *sypd_of.get(id.as_str())?)))
-                        .collect(),
+                    outliers: p.outliers.into_iter().zip(p.outlier_sypd).collect(),
                     failed: p.failed,
                     queued: p.queued,
                 })

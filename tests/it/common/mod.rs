@@ -273,6 +273,8 @@ pub fn synthetic_campaign(
         bound_proven: false,
         curves: None,
         scaling: None,
+        design: None,
+        phase: None,
     };
     status.recompute();
     (inputs, settings, status)

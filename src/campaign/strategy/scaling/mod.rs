@@ -91,6 +91,55 @@ pub fn first_series(
         .collect()
 }
 
+/// The coupled design's first series: each component's log-spaced counts paired by rank
+/// (the smallest with the smallest, the largest with the largest; a component with fewer
+/// counts spreads them over the ranks), repeats dropped, and only configurations `fits`
+/// accepts (the campaign's budgets).
+pub fn coupled_first_series(
+    components: &[FrozenComponent],
+    scaling: &ScalingSettings,
+    step: u32,
+    cores_per_node: Option<u32>,
+    fits: &dyn Fn(&[u32]) -> bool,
+) -> Vec<Vec<u32>> {
+    let lists: Vec<Vec<u32>> = components
+        .iter()
+        .map(|comp| grid_for(comp, step, cores_per_node).series(scaling.counts))
+        .collect();
+    let ranks = lists.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    for k in 0..ranks {
+        let Some(config) = lists
+            .iter()
+            .map(|l| {
+                let at = if ranks < 2 || l.len() < 2 {
+                    0
+                } else {
+                    (k * (l.len() - 1) + (ranks - 1) / 2) / (ranks - 1)
+                };
+                l.get(at).copied()
+            })
+            .collect::<Option<Vec<u32>>>()
+        else {
+            continue;
+        };
+        if fits(&config) && !out.contains(&config) {
+            out.push(config);
+        }
+    }
+    out
+}
+
+/// A configuration in words: `IFS 48, NEMO 96`.
+pub fn configuration_words(components: &[FrozenComponent], nproc: &[u32]) -> String {
+    components
+        .iter()
+        .zip(nproc)
+        .map(|(c, p)| format!("{} {p}", c.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// PE counts as a test's `nproc`: `p` for component `c`, 0 for the others.
 pub fn nproc_vector(n: usize, c: usize, p: u32) -> Vec<u32> {
     let mut v = vec![0; n];
@@ -103,9 +152,11 @@ pub struct Scaling;
 
 /// A run the plan asks for, before the budget trims it.
 struct Wanted {
+    /// The component whose point asks for it.
     component: usize,
     test: Option<u32>,
-    nproc: u32,
+    /// The configuration run: the component alone (standalone), or every component.
+    nproc: Vec<u32>,
     runs: u32,
     reason: String,
     /// Re-runs come before new counts when the budget is short.
@@ -121,22 +172,8 @@ impl Strategy for Scaling {
         let Some(last) = state.iterations.last() else {
             return Ok(plan);
         };
-        let noise = pooled_noise(state);
-        let mut wanted: Vec<Wanted> = Vec::new();
-        for c in 0..state.components.len() {
-            let points = points_of(state, c, noise);
-            let reruns = reruns_of(state, c, &points, scaling, noise);
-            let settled = reruns.is_empty() && points.iter().all(|p| p.queued == 0);
-            wanted.extend(reruns);
-            if settled {
-                if let Some(new) = refinement(state, c, &points, noise) {
-                    wanted.push(new);
-                }
-            }
-        }
-        let wanted = within_budget(state, scaling, wanted);
+        let wanted = wanted_runs(state, scaling);
         for test in &last.tests {
-            let c = test.component.unwrap_or(0);
             let goes_on = wanted.iter().find(|w| w.test == Some(test.test));
             let measured = test.runs.iter().any(|r| r.metrics.is_some());
             plan.decisions.push(Decision {
@@ -150,21 +187,28 @@ impl Strategy for Scaling {
                         reason: "measured".into(),
                     },
                     (None, false) => Outcome::Failed {
-                        reason: format!(
-                            "no run of {} at {} PEs was measured",
-                            state.components[c].name, test.nproc[c]
-                        ),
+                        reason: match test.component {
+                            Some(c) => format!(
+                                "no run of {} at {} PEs was measured",
+                                state.components[c].name, test.nproc[c]
+                            ),
+                            None => format!(
+                                "no run of {} was measured",
+                                configuration_words(&state.components, &test.nproc)
+                            ),
+                        },
                     },
                 },
                 notes: Vec::new(),
             });
         }
         let n = state.components.len();
+        debug_assert!(wanted.iter().all(|w| w.nproc.len() == n));
         plan.next = wanted
             .into_iter()
             .map(|w| PlannedTest {
                 test: w.test,
-                nproc: nproc_vector(n, w.component, w.nproc),
+                nproc: w.nproc,
                 step: 0,
                 runs: w.runs,
                 reason: Some(w.reason),
@@ -172,6 +216,96 @@ impl Strategy for Scaling {
             .collect();
         Ok(plan)
     }
+}
+
+/// Everything the scaling design asks for after an iteration, within the budgets: re-runs
+/// for noise, then one new count per component where its curve is most uncertain (with the
+/// coupled design, a coupled configuration whose other components are matched in speed).
+fn wanted_runs(state: &State, scaling: &ScalingSettings) -> Vec<Wanted> {
+    let noise = pooled_noise(state);
+    let coupled = scaling.design == crate::config::ScalingDesign::Coupled;
+    let n = state.components.len();
+    let all_points: Vec<Vec<MeasuredPoint>> = (0..n).map(|c| points_of(state, c, noise)).collect();
+    let mut wanted: Vec<Wanted> = Vec::new();
+    for (c, points) in all_points.iter().enumerate() {
+        let reruns = reruns_of(state, c, points, scaling, noise);
+        let settled = reruns.is_empty() && points.iter().all(|p| p.queued == 0);
+        wanted.extend(reruns);
+        if settled {
+            if let Some(mut new) = refinement(state, c, points, noise) {
+                if coupled {
+                    let Some(config) = partners(state, c, new.nproc[c], &all_points) else {
+                        continue;
+                    };
+                    new.reason = format!(
+                        "{}; coupled with {}",
+                        new.reason,
+                        configuration_words(&state.components, &config)
+                    );
+                    new.nproc = config;
+                }
+                wanted.push(new);
+            }
+        }
+    }
+    let wanted = merged(wanted);
+    within_budget(state, scaling, wanted)
+}
+
+/// Re-runs of one test asked for by several components' points become one, with the most
+/// runs any asked for and every reason; new configurations asked for twice are run once.
+fn merged(wanted: Vec<Wanted>) -> Vec<Wanted> {
+    let mut out: Vec<Wanted> = Vec::new();
+    for w in wanted {
+        let same = out.iter_mut().find(|o| match (o.test, w.test) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => o.nproc == w.nproc,
+            _ => false,
+        });
+        match same {
+            Some(o) => {
+                o.runs = o.runs.max(w.runs);
+                o.reason = format!("{}; {}", o.reason, w.reason);
+            }
+            None => out.push(w),
+        }
+    }
+    out
+}
+
+/// The coupled configuration that measures component `c` at `p` PEs near balance: every other
+/// component at the count of its grid whose estimated speed (from its points so far) is
+/// closest to `c`'s at `p`, so little is paid for waiting; `None` when it does not fit the
+/// campaign's budgets.
+fn partners(state: &State, c: usize, p: u32, points: &[Vec<MeasuredPoint>]) -> Option<Vec<u32>> {
+    let target = estimated_sypd(&points[c], p)?;
+    let mut config = Vec::with_capacity(points.len());
+    for (k, own) in points.iter().enumerate() {
+        if k == c {
+            config.push(p);
+            continue;
+        }
+        let grid = grid_of(state, k);
+        let (low, high) = grid.ends()?;
+        // Candidates log-spaced over the grid, snapped to it; the closest speed wins, the
+        // fewer PEs on a tie (past the measured counts the estimate is flat).
+        let mut best: Option<(f64, u32)> = None;
+        let steps = 256;
+        for i in 0..=steps {
+            let t = f64::from(i) / f64::from(steps);
+            let x = f64::from(low) * (f64::from(high) / f64::from(low)).powf(t);
+            let Some(q) = grid.snap(x) else { continue };
+            let Some(s) = estimated_sypd(own, q) else {
+                continue;
+            };
+            let miss = (s / target).ln().abs();
+            if best.is_none_or(|(m, b)| miss < m - 1e-12 || (miss <= m + 1e-12 && q < b)) {
+                best = Some((miss, q));
+            }
+        }
+        config.push(best?.1);
+    }
+    state.settings.fits(&config).then_some(config)
 }
 
 /// More runs of component `c`'s counts: outliers run again, noisy counts one more run, and
@@ -220,7 +354,8 @@ fn reruns_of(
         out.push(Wanted {
             component: c,
             test: Some(p.test),
-            nproc: p.nproc,
+            nproc: test_nproc(state, p.test)
+                .unwrap_or_else(|| nproc_vector(state.components.len(), c, p.nproc)),
             runs,
             reason: format!(
                 "scaling: {name} at {} PEs: {why}; {runs} more run(s)",
@@ -230,6 +365,17 @@ fn reruns_of(
         });
     }
     out
+}
+
+/// The configuration test `test` last ran.
+fn test_nproc(state: &State, test: u32) -> Option<Vec<u32>> {
+    state
+        .iterations
+        .iter()
+        .rev()
+        .flat_map(|it| &it.tests)
+        .find(|t| t.test == test)
+        .map(|t| t.nproc.clone())
 }
 
 /// How far the farthest outlier of a point is from the kept mean, relative.
@@ -306,7 +452,7 @@ fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> 
     Some(Wanted {
         component: c,
         test: None,
-        nproc: mid,
+        nproc: nproc_vector(state.components.len(), c, mid),
         runs: repetitions,
         reason: format!(
             "scaling: {} uncertain at {}-{} PEs (up to {} between counts, efficiency {:.2}); new count {mid}",
@@ -361,15 +507,27 @@ pub fn run_core_hours(nproc: u32, sypd: f64, scaling: &ScalingSettings) -> Optio
     Some(crate::metrics::chsy(f64::from(nproc), sypd) * years)
 }
 
+/// PEs a test's run holds: its component's alone, or (coupled) every component's and the
+/// extra PEs.
+fn run_pes(state: &State, test: &crate::campaign::state::TestIteration) -> u32 {
+    match test.component {
+        Some(c) => test.nproc[c],
+        None => test
+            .nproc
+            .iter()
+            .fold(state.settings.extra_pes, |a, &p| a.saturating_add(p)),
+    }
+}
+
 /// Core-hours spent so far: every measured run's PEs over its simulated length.
 pub fn core_hours_spent(state: &State, scaling: &ScalingSettings) -> Option<f64> {
     let mut total = 0.0;
     for it in &state.iterations {
         for test in &it.tests {
-            let Some(c) = test.component else { continue };
+            let pes = run_pes(state, test);
             for run in &test.runs {
                 if let Some(m) = &run.metrics {
-                    total += run_core_hours(test.nproc[c], m.sypd, scaling)?;
+                    total += run_core_hours(pes, m.sypd, scaling)?;
                 }
             }
         }
@@ -404,9 +562,24 @@ fn within_budget(state: &State, scaling: &ScalingSettings, mut wanted: Vec<Wante
             w.runs = w.runs.min(left);
         }
         if let Some(left) = hours_left {
-            let points = points_of(state, w.component, noise);
-            let per_run = estimated_sypd(&points, w.nproc)
-                .and_then(|s| run_core_hours(w.nproc, s, scaling))
+            // A run goes at its slowest component: the one measured alone, or every one.
+            let speed = w
+                .nproc
+                .iter()
+                .enumerate()
+                .filter(|&(_, &p)| p > 0)
+                .map(|(k, &p)| estimated_sypd(&points_of(state, k, noise), p))
+                .try_fold(f64::INFINITY, |a, s| s.map(|s| a.min(s)));
+            let pes = if scaling.design == crate::config::ScalingDesign::Coupled {
+                w.nproc
+                    .iter()
+                    .fold(state.settings.extra_pes, |a, &p| a.saturating_add(p))
+            } else {
+                w.nproc[w.component]
+            };
+            let per_run = speed
+                .filter(|s| s.is_finite())
+                .and_then(|s| run_core_hours(pes, s, scaling))
                 .unwrap_or(f64::INFINITY);
             let affordable = (left / per_run).floor().max(0.0) as u32;
             w.runs = w.runs.min(affordable);

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::points::{points_of, pooled_noise};
 use crate::campaign::state::State;
 use crate::campaign::CampaignError;
+use crate::config::ScalingDesign;
 
 /// One measured point of a curve (`campaign status --json`'s `"curves"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,12 +52,27 @@ pub fn curves(state: &State) -> Vec<(String, Vec<CurvePoint>)> {
         .collect()
 }
 
-/// The CSV text of one curve.
-pub fn curve_csv(name: &str, points: &[CurvePoint]) -> String {
+/// The mode a curve was measured in, as its file's comment and the report say it.
+pub fn mode_words(design: ScalingDesign) -> &'static str {
+    match design {
+        ScalingDesign::Standalone => "standalone mode",
+        ScalingDesign::Coupled => "coupled mode",
+    }
+}
+
+/// The CSV text of one curve measured with `design`.
+pub fn curve_csv(name: &str, points: &[CurvePoint], design: ScalingDesign) -> String {
+    let how = match design {
+        ScalingDesign::Standalone => "",
+        ScalingDesign::Coupled => {
+            " (each run coupled, the component's speed from its computing time, waiting left out)"
+        }
+    };
     let mut text = format!(
-        "# {name}: measured in standalone mode by an autolb scaling campaign; SYPD is the mean \
+        "# {name}: measured in {} by an autolb scaling campaign{how}; SYPD is the mean \
          of the runs kept (outliers left out), sd their standard deviation\n\
-         nproc,SYPD,sd,runs\n"
+         nproc,SYPD,sd,runs\n",
+        mode_words(design)
     );
     // Six decimals: far below any run's noise, and the same text whether the numbers come
     // from a driver's memory or from the state read back (JSON may differ in the last bit).
@@ -72,15 +88,20 @@ pub fn curve_csv(name: &str, points: &[CurvePoint]) -> String {
 /// Writes `DIR/curves/NAME.csv` of every component with a measured count (see the module
 /// doc); does nothing for a balancing campaign.
 pub fn write_curves(state: &State, dir: &Path) -> Result<(), CampaignError> {
-    if !state.is_scaling() {
+    let Some(scaling) = state
+        .settings
+        .scaling
+        .as_ref()
+        .filter(|_| state.is_scaling())
+    else {
         return Ok(());
-    }
+    };
     for ((name, points), comp) in curves(state).iter().zip(&state.components) {
         if points.is_empty() {
             continue;
         }
         let path = dir.join(&comp.curve);
-        let text = curve_csv(name, points);
+        let text = curve_csv(name, points, scaling.design);
         if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
             continue;
         }
@@ -113,11 +134,17 @@ mod tests {
                 runs: 1,
             },
         ];
-        let text = curve_csv("IFS", &points);
+        let text = curve_csv("IFS", &points, ScalingDesign::Standalone);
         assert!(
             text.starts_with("# IFS: measured in standalone mode"),
             "{text}"
         );
+        let coupled = curve_csv("IFS", &points, ScalingDesign::Coupled);
+        assert!(
+            coupled.starts_with("# IFS: measured in coupled mode"),
+            "{coupled}"
+        );
+        crate::curve::Curve::from_csv_str("IFS", "IFS.csv", &coupled).unwrap();
         let curve = crate::curve::Curve::from_csv_str("IFS", "IFS.csv", &text).unwrap();
         let read: Vec<(u32, f64)> = curve.points().iter().map(|p| (p.nproc, p.sypd)).collect();
         assert_eq!(read, vec![(48, 2.5), (96, 4.75)]);

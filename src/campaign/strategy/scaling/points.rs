@@ -8,7 +8,8 @@
 //! component ([`pooled_noise`]), so one count's three runs are judged against what the
 //! machine does elsewhere, not against themselves.
 
-use crate::campaign::state::{RunState, State};
+use super::super::guided::component_speeds;
+use crate::campaign::state::{RunMetrics, RunState, State, TestIteration};
 
 /// 1.4826 x MAD estimates a normal standard deviation.
 const MAD_TO_SD: f64 = 1.4826;
@@ -24,7 +25,8 @@ pub const SPREAD_UNITS: f64 = 3.0;
 /// One PE count of one component, as measured so far.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasuredPoint {
-    /// The scaling test that measures it.
+    /// The scaling test that first measured it (with the coupled design, other tests may
+    /// measure the same count beside other partners).
     pub test: u32,
     /// The PE count.
     pub nproc: u32,
@@ -36,6 +38,9 @@ pub struct MeasuredPoint {
     pub runs: u32,
     /// Ids of the measured runs left out as outliers.
     pub outliers: Vec<String>,
+    /// The SYPD each outlier measured for this component, in the order of `outliers` (in a
+    /// coupled run, the component's own coupled-mode speed, not the run's).
+    pub outlier_sypd: Vec<f64>,
     /// Runs that ended without a measurement.
     pub failed: u32,
     /// Runs not ended yet (pending or running).
@@ -78,26 +83,50 @@ fn robust_spread(values: &[f64]) -> Option<f64> {
     Some(MAD_TO_SD * median(&deviations) / m)
 }
 
-/// The measured SYPD of every run of component `c`, per test (PE count), in test order:
-/// `(test, nproc, [(run id, sypd)], failed, queued, total)`.
+/// The measured SYPD of every run of component `c`, per PE count, in the order the counts
+/// were first run: `(first test, nproc, [(run id, sypd)], failed, queued, total)`.
 type Raw = (u32, u32, Vec<(String, f64)>, u32, u32, u32);
+
+/// Component `c`'s SYPD in one run of `test`: a standalone run's own SYPD, or (a coupled run,
+/// every component at once) the component's coupled-mode speed from its computing time,
+/// waiting left out ([`component_speeds`]). `None` when the run does not measure `c`.
+fn sample(state: &State, test: &TestIteration, c: usize, m: &RunMetrics) -> Option<f64> {
+    match test.component {
+        Some(k) => (k == c).then_some(m.sypd),
+        None => {
+            let unit_cost: Vec<f64> = (0..state.components.len())
+                .map(|k| {
+                    state
+                        .settings
+                        .cost_model
+                        .as_ref()
+                        .map_or(1.0, |model| model.unit_cost_of(k))
+                })
+                .collect();
+            component_speeds(m, &test.nproc, &unit_cost).get(c).copied()
+        }
+    }
+}
 
 fn raw_of(state: &State, c: usize) -> Vec<Raw> {
     let mut out: Vec<Raw> = Vec::new();
     for it in &state.iterations {
-        for test in it.tests.iter().filter(|t| t.component == Some(c)) {
-            let at = match out.iter().position(|r| r.0 == test.test) {
+        let measures_c = |t: &&TestIteration| t.component.is_none_or(|k| k == c);
+        for test in it.tests.iter().filter(measures_c) {
+            let p = test.nproc[c];
+            let at = match out.iter().position(|r| r.1 == p) {
                 Some(at) => at,
                 None => {
-                    out.push((test.test, test.nproc[c], Vec::new(), 0, 0, 0));
+                    out.push((test.test, p, Vec::new(), 0, 0, 0));
                     out.len() - 1
                 }
             };
             for run in &test.runs {
                 let raw = &mut out[at];
                 raw.5 += 1;
-                match (run.state, &run.metrics) {
-                    (RunState::Done, Some(m)) => raw.2.push((run.id.clone(), m.sypd)),
+                let measured = run.metrics.as_ref().and_then(|m| sample(state, test, c, m));
+                match (run.state, measured) {
+                    (RunState::Done, Some(sypd)) => raw.2.push((run.id.clone(), sypd)),
                     (RunState::Done | RunState::Failed, _) => raw.3 += 1,
                     _ => raw.4 += 1,
                 }
@@ -133,6 +162,7 @@ pub fn points_of(state: &State, c: usize, noise: f64) -> Vec<MeasuredPoint> {
         .map(|(test, nproc, runs, failed, queued, total)| {
             let values: Vec<f64> = runs.iter().map(|(_, s)| *s).collect();
             let mut outliers = Vec::new();
+            let mut outlier_sypd = Vec::new();
             let mut kept: Vec<f64> = values.clone();
             if values.len() >= 3 {
                 let m = median(&values);
@@ -145,6 +175,7 @@ pub fn points_of(state: &State, c: usize, noise: f64) -> Vec<MeasuredPoint> {
                 off.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
                 off.truncate(values.len() - 2);
                 outliers = off.iter().map(|(_, id, _)| (*id).clone()).collect();
+                outlier_sypd = off.iter().map(|(_, _, s)| *s).collect();
                 kept = runs
                     .iter()
                     .filter(|(id, _)| !outliers.contains(id))
@@ -169,6 +200,7 @@ pub fn points_of(state: &State, c: usize, noise: f64) -> Vec<MeasuredPoint> {
                 sd,
                 runs: n as u32,
                 outliers,
+                outlier_sypd,
                 failed,
                 queued,
                 total,
