@@ -185,6 +185,7 @@ mod tests {
             low,
             high,
             allowed,
+            threads: 1,
         }
     }
 

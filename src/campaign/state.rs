@@ -111,6 +111,36 @@ pub struct FrozenComponent {
     pub high: u32,
     /// PE counts it can run on, ascending; `None` = any count within the limits.
     pub allowed: Option<Vec<u32>>,
+    /// OpenMP threads per MPI rank, fixed for the whole campaign. Its PEs (`low`, `high`,
+    /// `allowed` and every configuration's counts) are cores, whole multiples of it: the
+    /// campaign moves whole ranks. 1 for a pure-MPI component (left out of the state, so
+    /// older states read as 1).
+    #[serde(default = "one_thread", skip_serializing_if = "is_one_thread")]
+    pub threads: u32,
+}
+
+fn one_thread() -> u32 {
+    1
+}
+
+fn is_one_thread(threads: &u32) -> bool {
+    *threads == 1
+}
+
+impl FrozenComponent {
+    /// MPI ranks at `cores` PEs (`cores / threads`).
+    pub fn ranks(&self, cores: u32) -> u32 {
+        cores / self.threads.max(1)
+    }
+
+    /// `cores` as the component runs them: `RxT` (`64x4`) for a hybrid component, the plain
+    /// count for a pure-MPI one, as `autolb predict` writes them.
+    pub fn pes_text(&self, cores: u32) -> String {
+        match self.threads {
+            0 | 1 => cores.to_string(),
+            t => format!("{}x{t}", cores / t),
+        }
+    }
 }
 
 impl TimingName for FrozenComponent {

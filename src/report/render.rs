@@ -13,7 +13,7 @@ use super::{
 };
 use crate::campaign::{Status, TestState};
 use crate::model::ModelKind;
-use crate::predict::{ConfigurationText, Prediction};
+use crate::predict::Prediction;
 
 impl Report {
     /// The report as neutral blocks, in order.
@@ -491,7 +491,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
     let best = s.best.as_ref().map(|b| (b.iteration, b.test));
     for it in &s.iterations {
         for t in &it.tests {
-            let nproc: Vec<String> = t.nproc.values().map(|n| n.to_string()).collect();
+            let nproc = s.pes_texts(t.nproc.values());
             let f = |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
             let mv = match (&t.donor, &t.recipient) {
                 (Some(d), Some(r)) => match t.next_step {
@@ -534,7 +534,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
         let nproc: Vec<u32> = b.nproc.values().copied().collect();
         out.push(Block::Paragraph(format!(
             "Best: {} ({} PEs with the extras), {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3}, measured in lb-iteration {}, test {}.",
-            ConfigurationText::new(&s.components, &nproc),
+            s.configuration_text(&nproc, " + "),
             b.total_nproc,
             b.sypd,
             b.chsy,
