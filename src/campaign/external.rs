@@ -39,6 +39,10 @@ pub struct NextRun {
     pub repetition: u32,
     /// PEs per balanced component, in component order.
     pub nproc: NameMap<u32>,
+    /// OpenMP threads per rank of each component, when one runs more than one (left out
+    /// otherwise): its `nproc` then counts cores, ranks x threads.
+    #[serde(skip_serializing_if = "NameMap::is_empty")]
+    pub threads: NameMap<u32>,
     /// Every PE of the run: the balanced components plus `extra_pes`.
     pub total_nproc: u32,
     /// Absolute.
@@ -59,6 +63,7 @@ impl NextRun {
             test: self.test,
             repetition: self.repetition,
             nproc: self.nproc.0.clone(),
+            threads: self.threads.values().copied().collect(),
             extra_pes: self.total_nproc.saturating_sub(balanced),
             run_dir: self.run_dir.clone(),
         }
@@ -114,6 +119,13 @@ fn next_run_at(state: &State, dir: &Path, (i, t, r): super::state::RunPos) -> Ne
         test: req.test,
         repetition: req.repetition,
         total_nproc: req.total_nproc(),
+        threads: NameMap(
+            req.nproc
+                .iter()
+                .map(|(name, _)| name.clone())
+                .zip(req.threads.iter().copied())
+                .collect(),
+        ),
         nproc: NameMap(req.nproc),
         run_dir: req.run_dir,
         component: req.component,

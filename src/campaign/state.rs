@@ -553,6 +553,16 @@ impl State {
                 .filter(|&(k, _)| measured(k))
                 .map(|(_, (c, &p))| (c.name.clone(), p))
                 .collect(),
+            threads: if self.components.iter().any(|c| c.threads > 1) {
+                self.components
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| measured(k))
+                    .map(|(_, c)| c.threads)
+                    .collect()
+            } else {
+                Vec::new()
+            },
             extra_pes: if test.component.is_some() {
                 0
             } else {

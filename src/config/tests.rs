@@ -36,6 +36,7 @@ fn the_bundled_ecearth3_example_renders() {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
             curve: Some(
+            threads: 1,
                 crate::curve::Curve::load(c.name.clone(), &assets.join(c.curve.as_ref().unwrap()))
                     .unwrap(),
             ),
@@ -57,6 +58,7 @@ fn the_bundled_ecearth3_example_renders() {
         test: 2,
         repetition: 1,
         nproc: Vec::new(),
+        threads: Vec::new(),
         extra_pes: 0,
         run_dir: dir.path().join("iter-01/test-02/rep-1"),
     };
