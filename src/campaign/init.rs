@@ -464,16 +464,6 @@ fn frozen_components(
         // A hybrid component's limits and allowed list count ranks, as its curve does; the
         // campaign holds cores (ranks x threads), so that budgets and costs count what runs.
         let threads = input.curve.as_ref().map_or(1, |c| c.threads());
-        if let Some(m) = file.machine.filter(|m| m.cores_per_node < threads) {
-            return Err(CampaignError::Invalid {
-                file: origin.to_string(),
-                message: format!(
-                    "component {}: {threads} threads per rank do not fit on a node of {} cores; \
-                     a rank's threads share one node: lower its threads",
-                    entry.name, m.cores_per_node
-                ),
-            });
-        }
         let low = entry.min_nproc.unwrap_or(first).saturating_mul(threads);
         let high = entry.max_nproc.unwrap_or(last).saturating_mul(threads);
         if low > high {

@@ -18,6 +18,7 @@ mod campaign_cli;
 mod campaign_command;
 mod campaign_demo;
 mod campaign_driver_state;
+mod campaign_ecearth4;
 mod campaign_file_doc;
 mod campaign_guided;
 mod campaign_kill;

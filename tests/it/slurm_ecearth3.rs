@@ -101,10 +101,10 @@ fn slurm_ecearth3_template_runs_an_mpmd_job_to_lucia_output() {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
             curve: Some(
-            threads: 1,
                 autolb::curve::Curve::load(c.name.clone(), &assets.join(c.curve.as_ref().unwrap()))
                     .unwrap(),
             ),
+            threads: 1,
         })
         .collect();
     let ctx = ExecutorContext {

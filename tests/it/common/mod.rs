@@ -273,6 +273,7 @@ pub fn synthetic_campaign(
         bound_proven: false,
         curves: None,
         scaling: None,
+        threads: None,
     };
     status.recompute();
     (inputs, settings, status)
