@@ -36,10 +36,10 @@ fn the_bundled_ecearth3_example_renders() {
             name: c.name.clone(),
             timing_name: c.timing_name().to_string(),
             curve: Some(
-            threads: 1,
                 crate::curve::Curve::load(c.name.clone(), &assets.join(c.curve.as_ref().unwrap()))
                     .unwrap(),
             ),
+            threads: 1,
         })
         .collect();
     let ctx = crate::executor::ExecutorContext {

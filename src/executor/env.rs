@@ -161,6 +161,7 @@ mod tests {
         assert_eq!(get("AUTOLB_NPROC_NEMO_OCE"), Some("240"));
         assert_eq!(get("AUTOLB_THREADS_NEMO_OCE"), Some("1"));
         assert_eq!(get("AUTOLB_CORES_NEMO_OCE"), Some("240"));
+        assert_eq!(get("AUTOLB_ITERATION"), Some("1"));
     }
 
     #[test]
@@ -188,6 +189,5 @@ mod tests {
         assert_eq!(values["threads.oifs"], "4");
         assert_eq!(values["cores.oifs"], "256");
         assert_eq!(values["threads.nemo"], "1");
-        assert_eq!(get("AUTOLB_ITERATION"), Some("1"));
     }
 }

@@ -505,6 +505,7 @@ mod tests {
             test: 2,
             repetition: 1,
             nproc: vec![("IFS".into(), 408), ("NEMO".into(), 240)],
+            threads: Vec::new(),
             extra_pes: 96,
             run_dir: dir.join("rep-1"),
         }
