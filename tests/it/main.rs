@@ -51,6 +51,7 @@ mod simulate_cli;
 mod simulate_model;
 mod slurm_campaign;
 mod slurm_ecearth3;
+mod slurm_ecearth4;
 mod slurm_executor;
 mod timing_cli;
 mod timing_consistency;

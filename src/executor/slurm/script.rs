@@ -289,7 +289,8 @@ pub struct LaunchStep {
 /// `{launch}`: one `srun` step per component in the background, each with its ranks,
 /// `--cpus-per-task` and `OMP_NUM_THREADS` at its threads per rank, then a wait for all that
 /// ends with the first failed step's status. `overlap` lets the steps share the allocation's
-/// CPUs (`--overlap`), for an allocation capped below the run's cores (`max_ntasks`).
+/// CPUs, and put more tasks than CPUs on them (`--overlap --overcommit`), for an allocation
+/// capped below the run's cores (`max_ntasks`).
 pub fn render_launch(steps: &[LaunchStep], overlap: bool) -> Result<String, String> {
     let mut s = String::from(
         "# One job step per component: MPI ranks, --cpus-per-task and OMP_NUM_THREADS at its threads per rank.\nautolb_pids=\"\"\n",
@@ -305,7 +306,11 @@ pub fn render_launch(steps: &[LaunchStep], overlap: bool) -> Result<String, Stri
             step.name,
             step.ranks,
             step.ranks,
-            if overlap { " --overlap" } else { "" },
+            if overlap {
+                " --overlap --overcommit"
+            } else {
+                ""
+            },
             words.join(" ")
         ));
     }

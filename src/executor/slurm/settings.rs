@@ -41,7 +41,7 @@ pub struct SlurmSettings {
     /// At most this many tasks per job, whatever the run's PEs: for testing a campaign with a
     /// stand-in model on a small machine. `{nproc.NAME}` and `{total_nproc}` keep the model's
     /// PE counts; `{ntasks}` and `--ntasks` are capped, and `{launch}`'s steps share the
-    /// capped allocation (`--overlap`). Cannot be combined with `{multi_prog}`.
+    /// capped allocation (`--overlap --overcommit`). Cannot be combined with `{multi_prog}`.
     pub max_ntasks: Option<u32>,
     /// More sbatch options, one per item (e.g. `["--mem=0", "--constraint=highmem"]`).
     pub sbatch_args: Option<Vec<String>>,
