@@ -119,7 +119,12 @@ pub(super) fn planned_state(
     // A hybrid component runs at one thread count for the whole campaign: the one its curve
     // measures, or, with curves at several, the one the prediction's best configuration gives it.
     let mut inputs = inputs;
-    fix_threads(&mut inputs, &prediction_settings, &file.cost_model(), origin)?;
+    fix_threads(
+        &mut inputs,
+        &prediction_settings,
+        &file.cost_model(),
+        origin,
+    )?;
     let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;
 
     let components = frozen_components(file, &inputs, origin)?;

@@ -178,7 +178,13 @@ mod tests {
 
     #[test]
     fn timedeltas_read_back() {
-        for s in [0.5, 23.456789, 3600.0, 86_400.0 + 61.25, 3.0 * 86_400.0 + 1.0] {
+        for s in [
+            0.5,
+            23.456789,
+            3600.0,
+            86_400.0 + 61.25,
+            3.0 * 86_400.0 + 1.0,
+        ] {
             let text = timedelta(s);
             let back = crate::timing::ecearth4::timedelta_s(&text).unwrap();
             assert!((back - s).abs() < 1e-6, "{s} -> {text} -> {back}");

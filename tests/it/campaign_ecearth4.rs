@@ -66,7 +66,10 @@ fn a_hybrid_component_moves_whole_ranks_and_counts_cores() {
     assert_eq!(state.components[0].threads, 4);
     assert_eq!(state.components[1].threads, 1);
     // The curve's 14..672 ranks at 4 threads are 56..2688 cores.
-    assert_eq!((state.components[0].low, state.components[0].high), (56, 2688));
+    assert_eq!(
+        (state.components[0].low, state.components[0].high),
+        (56, 2688)
+    );
     for t in &state.iterations[0].tests {
         assert_eq!(t.nproc[0] % 4, 0, "{:?} is not whole ranks", t.nproc);
         assert!(t.nproc.iter().sum::<u32>() <= 1024, "{:?}", t.nproc);
@@ -78,9 +81,13 @@ fn a_hybrid_component_moves_whole_ranks_and_counts_cores() {
     let text = autolb().args(["campaign", "status"]).arg(&dir).stdout_ok();
     let first = state.iterations[0].tests[0].nproc[0];
     assert!(text.contains(&format!("{}x4/", first / 4)), "{text}");
-    let json: serde_json::Value =
-        serde_json::from_str(&autolb().args(["campaign", "status", "--json"]).arg(&dir).stdout_ok())
-            .unwrap();
+    let json: serde_json::Value = serde_json::from_str(
+        &autolb()
+            .args(["campaign", "status", "--json"])
+            .arg(&dir)
+            .stdout_ok(),
+    )
+    .unwrap();
     assert_eq!(json["threads"]["oifs"], 4);
     assert_eq!(json["threads"]["nemo"], 1);
 
@@ -166,9 +173,11 @@ fn the_stand_in_writes_an_ecearth4_run_that_reads_back_to_its_times() {
     let outcome = sim::simulate(&run, &out).unwrap();
     assert!(out.join("load_balancing_info.txt").is_file());
     assert!(out.join("log/001/timing.log").is_file());
-    assert!(std::fs::read_dir(&out)
+    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e
         .unwrap()
-        .all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("lucia")));
+        .file_name()
+        .to_string_lossy()
+        .starts_with("lucia")));
 
     let opts = ReadOptions {
         nproc: [("OpenIFS".to_string(), 256), ("oceanx".to_string(), 200)].into(),
@@ -180,7 +189,10 @@ fn the_stand_in_writes_an_ecearth4_run_that_reads_back_to_its_times() {
     for c in &outcome.components {
         let read = m.component(&c.name).unwrap();
         // load_balancing_info.txt prints F8.3.
-        assert!((read.compute_s - c.compute_s).abs() < 6e-4, "{c:?} {read:?}");
+        assert!(
+            (read.compute_s - c.compute_s).abs() < 6e-4,
+            "{c:?} {read:?}"
+        );
         assert!((read.wait_s - c.wait_s).abs() < 6e-4, "{c:?} {read:?}");
     }
     // timing.log's wall time to the microsecond; its simulated time, the leg's 32 steps.
@@ -195,7 +207,10 @@ fn the_stand_in_writes_an_ecearth4_run_that_reads_back_to_its_times() {
         .find(|p| p.nproc == 56)
         .map(|p| p.sypd)
         .unwrap();
-    assert!(curve_sypd > at_64, "{curve_sypd} vs the curve's {at_64} at 56 ranks");
+    assert!(
+        curve_sypd > at_64,
+        "{curve_sypd} vs the curve's {at_64} at 56 ranks"
+    );
     assert_eq!(outcome.components[0].threads, 4);
 }
 
@@ -252,7 +267,10 @@ command = ["{bin}", "simulate", "--out", "{{run_dir}}", "--output", "oasis5", "-
     let state = State::load(&dir).unwrap();
     for (i, it) in state.iterations.iter().enumerate() {
         for (t, test) in it.tests.iter().enumerate() {
-            assert!(test.runs.iter().all(|r| r.state == RunState::Done), "{test:?}");
+            assert!(
+                test.runs.iter().all(|r| r.state == RunState::Done),
+                "{test:?}"
+            );
             let run_dir = state.request(&dir, i, t, 0).run_dir;
             let stdout = std::fs::read_to_string(run_dir.join("stdout")).unwrap();
             let outcome: serde_json::Value = serde_json::from_str(&stdout).unwrap();

@@ -125,7 +125,10 @@ fn slurm_ecearth4_campaign_runs_hybrid_steps_to_the_end() {
                     output.contains("OpenIFS rank 0: OMP_NUM_THREADS=2 cpus=2"),
                     "{output}"
                 );
-                assert!(output.contains("NEMO rank 0: OMP_NUM_THREADS=1"), "{output}");
+                assert!(
+                    output.contains("NEMO rank 0: OMP_NUM_THREADS=1"),
+                    "{output}"
+                );
                 assert!(request.run_dir.join("load_balancing_info.txt").is_file());
                 assert!(request.run_dir.join("log/001/timing.log").is_file());
             }

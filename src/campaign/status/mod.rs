@@ -201,7 +201,12 @@ impl Status {
     /// Component `c`'s `cores` as it runs them: `RxT` for a hybrid component (`64x4`), the
     /// plain count otherwise.
     pub fn pes_text(&self, c: usize, cores: u32) -> String {
-        match self.threads.as_ref().and_then(|t| t.0.get(c)).map(|(_, t)| *t) {
+        match self
+            .threads
+            .as_ref()
+            .and_then(|t| t.0.get(c))
+            .map(|(_, t)| *t)
+        {
             Some(t) if t > 1 => format!("{}x{t}", cores / t),
             _ => cores.to_string(),
         }
@@ -510,14 +515,12 @@ impl Status {
             bound_proven: super::state::bound_is_proven(state),
             curves: None,
             scaling: None,
-            threads: state
-                .components
-                .iter()
-                .any(|c| c.threads > 1)
-                .then(|| NameMap::zip(
+            threads: state.components.iter().any(|c| c.threads > 1).then(|| {
+                NameMap::zip(
                     &state.component_names(),
                     state.components.iter().map(|c| c.threads),
-                )),
+                )
+            }),
         };
         if state.is_scaling() {
             status.curves = Some(NameMap(scaling_output::curves(state)));

@@ -162,7 +162,10 @@ pub(crate) fn sample_requests(ctx: &ExecutorContext) -> Vec<RunRequest> {
             .iter()
             .map(|c| RunRequest {
                 threads: threads(&[c]),
-                ..run(Some(c.name.clone()), vec![(c.name.clone(), c.threads.max(1))])
+                ..run(
+                    Some(c.name.clone()),
+                    vec![(c.name.clone(), c.threads.max(1))],
+                )
             })
             .collect()
     } else {

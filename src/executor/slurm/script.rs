@@ -501,11 +501,8 @@ mod tests {
             .collect();
         out.sort();
         assert_eq!(out, ["nemo 1", "oifs 4"]);
-        let failing = render_launch(
-            &[step("a", 1, 1, "exit 3"), step("b", 1, 2, "true")],
-            false,
-        )
-        .unwrap();
+        let failing =
+            render_launch(&[step("a", 1, 1, "exit 3"), step("b", 1, 2, "true")], false).unwrap();
         assert_eq!(run(&failing).code(), Some(3));
     }
 
