@@ -236,6 +236,31 @@ fn the_sim_executor_runs_an_ecearth4_campaign_to_the_end() {
     let first = state.request(&dir, 0, 0, 0);
     assert!(first.run_dir.join("log/001/timing.log").is_file());
     assert!(first.run_dir.join("load_balancing_info.txt").is_file());
+
+    // The report: ranks x threads in the iteration table, and the best configuration as
+    // EC-Earth4 resources.
+    let best = autolb::campaign::status(&dir).unwrap().best.unwrap();
+    let (oifs, nemo) = (best.nproc.0[0].1, best.nproc.0[1].1);
+    let html = tmp.path().join("report.html");
+    autolb()
+        .args(["report"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&html)
+        .stdout_ok();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains(&format!("<td>{}x4/{nemo}</td>", oifs / 4)),
+        "no {oifs}/4 x 4 row"
+    );
+    let fragment = format!(
+        "  oifs:\n    ntasks: {}\n    omp_num_threads: 4\n  nemo:\n    ntasks: {nemo}\n",
+        oifs / 4
+    );
+    assert!(
+        page.contains("<h2>EC-Earth4</h2>") && page.contains(&fragment),
+        "{page}"
+    );
 }
 
 #[test]
