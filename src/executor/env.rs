@@ -184,10 +184,5 @@ mod tests {
         assert_eq!(get("AUTOLB_CORES_OIFS"), Some("256"));
         assert_eq!(get("AUTOLB_NPROC_NEMO"), Some("200"));
         assert_eq!(get("AUTOLB_TOTAL_NPROC"), Some("464"));
-        let values = crate::executor::command::template::placeholder_values(&run);
-        assert_eq!(values["nproc.oifs"], "64");
-        assert_eq!(values["threads.oifs"], "4");
-        assert_eq!(values["cores.oifs"], "256");
-        assert_eq!(values["threads.nemo"], "1");
     }
 }

@@ -208,6 +208,29 @@ pub fn expand_shell(script: &str, values: &HashMap<String, String>) -> Result<St
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_hybrid_component_has_ranks_threads_and_cores() {
+        let run = RunRequest {
+            component: None,
+            id: "i00-t00-r1".into(),
+            iteration: 0,
+            test: 0,
+            repetition: 1,
+            nproc: vec![("oifs".into(), 256), ("nemo".into(), 200)],
+            threads: vec![4, 1],
+            extra_pes: 8,
+            run_dir: std::path::PathBuf::from("/c/run"),
+        };
+        let values = placeholder_values(&run);
+        assert_eq!(values["nproc.oifs"], "64");
+        assert_eq!(values["threads.oifs"], "4");
+        assert_eq!(values["cores.oifs"], "256");
+        assert_eq!(values["nproc.nemo"], "200");
+        assert_eq!(values["threads.nemo"], "1");
+        assert_eq!(values["cores.nemo"], "200");
+        assert_eq!(values["total_nproc"], "464");
+    }
+
     fn values(dir: &str) -> HashMap<String, String> {
         HashMap::from([
             ("run_dir".to_string(), dir.to_string()),
