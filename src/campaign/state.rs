@@ -639,7 +639,20 @@ pub fn bound_is_proven(state: &State) -> bool {
 pub fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
     let range = u64::from(c.high.saturating_sub(c.low));
     match &c.allowed {
-        Some(list) => list.iter().filter(|&&p| p > c.low && p <= c.high).count() as u64,
+        Some(list) => {
+            let counted = list.iter().filter(|&&p| p > c.low && p <= c.high).count() as u64;
+            // Evenly spaced counts (a hybrid component's whole ranks: every multiple of its
+            // threads): a move of `step` lands on the nearest count, so it moves at least the
+            // multiple of the spacing nearest to `step` (ties to the smaller).
+            let spacing = list.get(1).zip(list.first()).map(|(b, a)| b - a);
+            match spacing {
+                Some(d) if d > 0 && step >= d && list.windows(2).all(|w| w[1] - w[0] == d) => {
+                    let least = u64::from((step + (d - 1) / 2) / d).max(1) * u64::from(d);
+                    counted.min(range.div_ceil(least))
+                }
+                _ => counted,
+            }
+        }
         None => range.div_ceil(u64::from(step.max(1))),
     }
 }

@@ -78,8 +78,16 @@ fn a_hybrid_component_moves_whole_ranks_and_counts_cores() {
     let copy = Curve::load("oifs", &dir.join(&state.components[0].curve)).unwrap();
     assert_eq!(copy.first_nproc(), 56);
 
-    let text = autolb().args(["campaign", "status"]).arg(&dir).stdout_ok();
     let first = state.iterations[0].tests[0].nproc[0];
+    let plan = autolb()
+        .args(["campaign", "plan", "--config"])
+        .arg(&file)
+        .stdout_ok();
+    assert!(
+        plan.contains(&format!("oifs {}x4 / nemo", first / 4)),
+        "{plan}"
+    );
+    let text = autolb().args(["campaign", "status"]).arg(&dir).stdout_ok();
     assert!(text.contains(&format!("{}x4/", first / 4)), "{text}");
     let json: serde_json::Value = serde_json::from_str(
         &autolb()
