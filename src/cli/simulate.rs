@@ -1,4 +1,5 @@
-//! `autolb simulate`: run the built-in stand-in coupled model and write raw LUCIA files.
+//! `autolb simulate`: run the built-in stand-in coupled model and write raw LUCIA files (or,
+//! with `--output oasis5`, an EC-Earth4 run directory).
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,8 @@ pub struct SimulateArgs {
     /// repeat for each component.
     #[arg(long = "comp", value_name = "NAME=NPROC", value_parser = parse_key_value, required_unless_present = "campaign", conflicts_with = "campaign")]
     pub comps: Vec<(String, String)>,
-    /// Directory to write the `lucia.CC.RRRRRR` files into (created if needed)
+    /// Directory to write the `lucia.CC.RRRRRR` files (or the EC-Earth4 files) into (created
+    /// if needed)
     /// [default with --campaign: the run's directory].
     #[arg(long, value_name = "DIR", required_unless_present = "campaign")]
     pub out: Option<PathBuf>,

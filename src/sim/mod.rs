@@ -1,5 +1,6 @@
 //! The built-in stand-in coupled model (`autolb simulate`, used by the `sim` executor): writes
-//! raw LUCIA files for a run of any configuration.
+//! raw LUCIA files, or an EC-Earth4 run directory ([`SimOutput`]), for a run of any
+//! configuration, hybrid MPI/OpenMP components included.
 //!
 //! It is a small discrete-event simulation of an OASIS coupling, not a table of made-up
 //! numbers: every coupling step, each component computes (its time per step comes from its

@@ -48,7 +48,8 @@ pub struct ComponentOutcome {
     pub threads: u32,
     /// How many rank files it wrote (the ranks LUCIA samples at `nproc` PEs).
     pub sampled_ranks: u32,
-    /// SYPD of the truth curve at `nproc` (the component's own speed).
+    /// SYPD of the truth curve at `nproc`, times the hidden thread efficiency of a hybrid
+    /// component (the component's own speed).
     pub truth_sypd: f64,
     /// Compute seconds in the analysis window.
     pub compute_s: f64,
