@@ -273,13 +273,6 @@ fn planned_scaling_state(
         .map_err(invalid)?
         .ok_or_else(|| invalid("no [scaling] table".into()))?;
     let inputs = file.component_inputs(base_dir)?;
-    if let Some(threaded) = inputs.iter().find(|c| c.is_threaded()) {
-        return Err(invalid(format!(
-            "component {}: a scaling campaign measures pure-MPI curves (one thread per rank); \
-             drop its threads column, or measure it with a balancing campaign",
-            threaded.name
-        )));
-    }
     let components = frozen_components(file, &inputs, origin)?;
     // The budget of balanced PEs means nothing here; a standalone run holds one component.
     let widest = components.iter().map(|c| c.high).max().unwrap_or(1);

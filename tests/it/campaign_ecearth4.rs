@@ -145,6 +145,45 @@ fn what_cannot_work_is_refused_in_one_line() {
         err.contains("more than the 2 cores of one node") && err.lines().count() == 1,
         "{err}"
     );
+
+    // The stand-in's built-in curves are pure MPI; a thread count its curve lacks is named.
+    let out = autolb()
+        .args([
+            "simulate",
+            "--comp",
+            "IFS=64",
+            "--threads",
+            "IFS=4",
+            "--comp",
+            "NEMO=100",
+        ])
+        .arg("--out")
+        .arg(tmp.path().join("s1"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--threads IFS=4: pass --curve IFS=PATH"),
+        "{err}"
+    );
+    let out = autolb()
+        .args([
+            "simulate",
+            "--comp",
+            "OpenIFS=64",
+            "--threads",
+            "OpenIFS=3",
+            "--curve",
+        ])
+        .arg(format!("OpenIFS={}", assets().join("oifs.csv").display()))
+        .args(["--comp", "NEMO=100", "--out"])
+        .arg(tmp.path().join("s2"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not 3; add rows at 3 threads"), "{err}");
 }
 
 #[test]
