@@ -381,7 +381,11 @@ fn init_named(
         // In cores, as the campaign's counts are: a hybrid component's ranks x its threads.
         let mut text = String::from("nproc,SYPD\n");
         for p in input.curve.iter().flat_map(|curve| curve.points()) {
-            text.push_str(&format!("{},{}\n", p.nproc * c.threads, p.sypd));
+            text.push_str(&format!(
+                "{},{}\n",
+                p.nproc.saturating_mul(c.threads),
+                p.sypd
+            ));
         }
         state::write_atomically(&dir.join(&c.curve), text.as_bytes())?;
     }
@@ -579,8 +583,11 @@ fn check_fits(
     for (c, &p) in components.iter().zip(nproc) {
         if p < c.low || p > c.high {
             return Err(format!(
-                "{what}: {} = {p} is outside its limits {}..{}; choose a count within them",
-                c.name, c.low, c.high
+                "{what}: {} = {} is outside its limits {}..{}; choose a count within them",
+                c.name,
+                c.pes_text(p),
+                c.pes_text(c.low),
+                c.pes_text(c.high)
             ));
         }
         if let Some(allowed) = &c.allowed {
