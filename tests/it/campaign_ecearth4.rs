@@ -357,3 +357,79 @@ command = ["{bin}", "simulate", "--out", "{{run_dir}}", "--output", "oasis5", "-
     let status_text = autolb().args(["campaign", "status"]).arg(&dir).stdout_ok();
     assert!(status_text.contains("x4/"), "{status_text}");
 }
+
+#[test]
+fn an_outside_driver_gets_ranks_and_threads_and_records_an_ecearth4_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = campaign_file(tmp.path(), "[4]", "");
+    let dir = tmp.path().join("camp");
+    init(&file, &dir);
+    let state = State::load(&dir).unwrap();
+    let cores = state.iterations[0].tests[0].nproc[0];
+
+    let bash = autolb()
+        .args(["campaign", "next", "--bash"])
+        .arg(&dir)
+        .stdout_ok();
+    assert!(
+        bash.contains(&format!("oifs_nprocs=( {} ", cores / 4)),
+        "{bash}"
+    );
+    assert!(bash.contains("oifs_threads=( 4 "), "{bash}");
+    let env = autolb()
+        .args([
+            "campaign",
+            "next",
+            "--env",
+            "--iteration",
+            "0",
+            "--test",
+            "0",
+            "--repetition",
+            "1",
+        ])
+        .arg(&dir)
+        .stdout_ok();
+    assert!(
+        env.contains(&format!("AUTOLB_NPROC_OIFS='{}'", cores / 4)),
+        "{env}"
+    );
+    assert!(env.contains("AUTOLB_THREADS_OIFS='4'"), "{env}");
+    assert!(
+        env.contains(&format!("AUTOLB_CORES_OIFS='{cores}'")),
+        "{env}"
+    );
+
+    // The stand-in runs the campaign's run at its ranks and threads, as EC-Earth4 output.
+    let json = autolb()
+        .args(["simulate", "--campaign"])
+        .arg(&dir)
+        .args([
+            "--run",
+            "i00-t00-r1",
+            "--output",
+            "oasis5",
+            "--steps",
+            "32",
+            "--json",
+        ])
+        .stdout_ok();
+    let outcome: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(outcome["components"][0]["threads"], 4);
+    assert_eq!(
+        outcome["components"][0]["nproc"].as_u64().unwrap() as u32,
+        cores / 4
+    );
+    autolb()
+        .args(["campaign", "record", "--run", "i00-t00-r1"])
+        .arg(&dir)
+        .stdout_ok();
+    let state = State::load(&dir).unwrap();
+    let run = &state.iterations[0].tests[0].runs[0];
+    assert_eq!(run.state, RunState::Done, "{run:?}");
+    let m = run.metrics.as_ref().unwrap();
+    // CHSY counts cores: 24 x (OpenIFS's cores + NEMO's + the extras) / SYPD.
+    let nemo = state.iterations[0].tests[0].nproc[1];
+    let expected = 24.0 * f64::from(cores + nemo + 10) / m.sypd;
+    assert!((m.chsy - expected).abs() < 1e-6 * expected, "{m:?}");
+}
