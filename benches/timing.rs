@@ -27,6 +27,7 @@ fn leg() -> (tempfile::TempDir, u64, ReadOptions) {
             name: name.into(),
             nproc,
             curve: sim::builtin_curve(name).expect("built-in curve"),
+            threads: 1,
         })
         .to_vec();
     let started = Instant::now();

@@ -39,6 +39,7 @@ fn request(dir: &Path, id: &str) -> RunRequest {
         test: 0,
         repetition: 1,
         nproc: vec![("IFS".into(), 2), ("NEMO".into(), 1)],
+        threads: Vec::new(),
         extra_pes: 0,
         run_dir: dir.join(id),
     }

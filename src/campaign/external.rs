@@ -39,6 +39,10 @@ pub struct NextRun {
     pub repetition: u32,
     /// PEs per balanced component, in component order.
     pub nproc: NameMap<u32>,
+    /// OpenMP threads per rank of each component, when one runs more than one (left out
+    /// otherwise): its `nproc` then counts cores, ranks x threads.
+    #[serde(skip_serializing_if = "NameMap::is_empty")]
+    pub threads: NameMap<u32>,
     /// Every PE of the run: the balanced components plus `extra_pes`.
     pub total_nproc: u32,
     /// Absolute.
@@ -59,6 +63,7 @@ impl NextRun {
             test: self.test,
             repetition: self.repetition,
             nproc: self.nproc.0.clone(),
+            threads: self.threads.values().copied().collect(),
             extra_pes: self.total_nproc.saturating_sub(balanced),
             run_dir: self.run_dir.clone(),
         }
@@ -114,6 +119,13 @@ fn next_run_at(state: &State, dir: &Path, (i, t, r): super::state::RunPos) -> Ne
         test: req.test,
         repetition: req.repetition,
         total_nproc: req.total_nproc(),
+        threads: NameMap(
+            req.nproc
+                .iter()
+                .map(|(name, _)| name.clone())
+                .zip(req.threads.iter().copied())
+                .collect(),
+        ),
         nproc: NameMap(req.nproc),
         run_dir: req.run_dir,
         component: req.component,
@@ -321,23 +333,43 @@ fn missing_runs(state: &State, iteration: u32) -> Vec<String> {
 /// `NAME_nprocs=( ... )` lines (one per component, one entry per run, in the order of
 /// [`next`]), plus `autolb_runs`, `autolb_run_dirs`, `autolb_iterations`, `autolb_tests`,
 /// `autolb_repetitions` and `autolb_total_nprocs`, for a runscript to source. Component names
-/// become bash names as [`shell_identifier`] says (`IFS-atm` -> `IFS_atm_nprocs`).
+/// become bash names as [`shell_identifier`] says (`IFS-atm` -> `IFS_atm_nprocs`). A hybrid
+/// component's `NAME_nprocs` are its MPI ranks, as `AUTOLB_NPROC_<NAME>` are, and a
+/// `NAME_threads` array follows it (only in a campaign with a hybrid component).
 pub fn next_as_bash(runs: &[NextRun], components: &[String]) -> Result<String, CampaignError> {
     check_distinct(components.iter().map(String::as_str)).map_err(CampaignError::NoSuchRun)?;
     let mut out = String::new();
     let array = |out: &mut String, name: &str, values: Vec<String>| {
         out.push_str(&format!("{name}=( {} )\n", values.join(" ")));
     };
+    let hybrid = runs.iter().any(|r| r.threads.values().any(|&t| t > 1));
+    let threads_of = |r: &NextRun, name: &str| r.threads.get(name).copied().unwrap_or(1).max(1);
     for name in components {
         let values = runs
             .iter()
-            .map(|r| r.nproc.get(name).map(|p| p.to_string()).unwrap_or_default())
+            .map(|r| {
+                r.nproc
+                    .get(name)
+                    .map(|p| (p / threads_of(r, name)).to_string())
+                    .unwrap_or_default()
+            })
             .collect();
         array(
             &mut out,
             &format!("{}_nprocs", shell_identifier(name)),
             values,
         );
+        if hybrid {
+            let threads = runs
+                .iter()
+                .map(|r| threads_of(r, name).to_string())
+                .collect();
+            array(
+                &mut out,
+                &format!("{}_threads", shell_identifier(name)),
+                threads,
+            );
+        }
     }
     let each = |f: &dyn Fn(&NextRun) -> String| runs.iter().map(f).collect::<Vec<_>>();
     array(&mut out, "autolb_runs", each(&|r| shell_quote(&r.run)));
@@ -366,8 +398,10 @@ pub fn next_as_bash(runs: &[NextRun], components: &[String]) -> Result<String, C
 }
 
 /// The environment of one run as `(name, value)` pairs: `AUTOLB_RUN`, `AUTOLB_RUN_DIR`,
-/// `AUTOLB_ITERATION`, `AUTOLB_TEST`, `AUTOLB_REPETITION`, `AUTOLB_NPROC_<NAME>` per component
-/// (names as [`nproc_env_var`] makes them) and `AUTOLB_TOTAL_NPROC` (extras included).
+/// `AUTOLB_ITERATION`, `AUTOLB_TEST`, `AUTOLB_REPETITION`, `AUTOLB_NPROC_<NAME>` (MPI ranks),
+/// `AUTOLB_THREADS_<NAME>` and `AUTOLB_CORES_<NAME>` per component (names as
+/// [`nproc_env_var`] makes them) and `AUTOLB_TOTAL_NPROC` (extras included), as the `command`
+/// executor sets them.
 pub fn run_env(run: &NextRun) -> Result<Vec<(String, String)>, CampaignError> {
     check_distinct(run.nproc.0.iter().map(|(n, _)| n.as_str()))
         .map_err(CampaignError::NoSuchRun)?;
@@ -382,7 +416,13 @@ pub fn run_env(run: &NextRun) -> Result<Vec<(String, String)>, CampaignError> {
         ("AUTOLB_REPETITION".to_string(), run.repetition.to_string()),
     ];
     for (name, p) in &run.nproc.0 {
-        env.push((nproc_env_var(name), p.to_string()));
+        let threads = run.threads.get(name).copied().unwrap_or(1).max(1);
+        env.push((nproc_env_var(name), (p / threads).to_string()));
+        env.push((
+            crate::executor::env::threads_env_var(name),
+            threads.to_string(),
+        ));
+        env.push((crate::executor::env::cores_env_var(name), p.to_string()));
     }
     env.push((
         "AUTOLB_TOTAL_NPROC".to_string(),

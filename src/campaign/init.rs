@@ -114,21 +114,17 @@ pub(super) fn planned_state(
             ),
         });
     }
-    // A campaign moves PEs of pure-MPI components: its state, moves and run commands carry no
-    // threads per rank yet, and reading a threaded curve's ranks as PEs would be wrong.
-    if let Some(threaded) = inputs.iter().find(|c| c.is_threaded()) {
-        return Err(CampaignError::Invalid {
-            file: origin.to_string(),
-            message: format!(
-                "component {}'s curve is measured at more than 1 thread per rank; campaigns \
-                 balance pure-MPI components only for now: predict its ranks and threads with \
-                 `autolb predict --config`, or give the campaign a curve at 1 thread",
-                threaded.name
-            ),
-        });
-    }
     let mut prediction_settings = file.settings();
     prediction_settings.max_nproc = settings.max_nproc;
+    // A hybrid component runs at one thread count for the whole campaign: the one its curve
+    // measures, or, with curves at several, the one the prediction's best configuration gives it.
+    let mut inputs = inputs;
+    fix_threads(
+        &mut inputs,
+        &prediction_settings,
+        &file.cost_model(),
+        origin,
+    )?;
     let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;
 
     let components = frozen_components(file, &inputs, origin)?;
@@ -143,7 +139,11 @@ pub(super) fn planned_state(
             .collect(),
     };
     if let Some(original) = &file.original {
-        let nproc = original_nproc(file, original, origin)?;
+        let nproc: Vec<u32> = original_nproc(file, original, origin)?
+            .into_iter()
+            .zip(&components)
+            .map(|(ranks, c)| ranks.saturating_mul(c.threads))
+            .collect();
         check_fits("[original]", &components, &nproc, &settings.budgets()).map_err(|message| {
             CampaignError::Invalid {
                 file: origin.to_string(),
@@ -183,6 +183,34 @@ pub(super) fn planned_state(
     }
     state.iterations.push(first);
     Ok((state, inputs))
+}
+
+/// Leaves each hybrid component one thread count per rank: the one its curve measures, or,
+/// with curves at several, the one the prediction's best configuration gives it.
+fn fix_threads(
+    inputs: &mut [predict::ComponentInput],
+    settings: &predict::Settings,
+    cost_model: &crate::machine::CostModel,
+    origin: &str,
+) -> Result<(), CampaignError> {
+    if inputs.iter().all(|c| c.thread_curves.is_empty()) {
+        return Ok(());
+    }
+    let prediction = predict::predict_billed(inputs, settings, cost_model)?;
+    let Some(best) = prediction.top.first() else {
+        return Ok(());
+    };
+    for (input, &t) in inputs.iter_mut().zip(&best.threads) {
+        if !input.thread_curves.is_empty() {
+            input
+                .restrict_threads(&[t])
+                .map_err(|message| CampaignError::Invalid {
+                    file: origin.to_string(),
+                    message,
+                })?;
+        }
+    }
+    Ok(())
 }
 
 /// The `[executor]` with the chosen queue's submission settings; `command` must have one.
@@ -390,9 +418,14 @@ fn init_named(
         .zip(&inputs)
         .filter(|_| !state.is_scaling())
     {
+        // In cores, as the campaign's counts are: a hybrid component's ranks x its threads.
         let mut text = String::from("nproc,SYPD\n");
         for p in input.curve.iter().flat_map(|curve| curve.points()) {
-            text.push_str(&format!("{},{}\n", p.nproc, p.sypd));
+            text.push_str(&format!(
+                "{},{}\n",
+                p.nproc.saturating_mul(c.threads),
+                p.sypd
+            ));
         }
         state::write_atomically(&dir.join(&c.curve), text.as_bytes())?;
     }
@@ -470,22 +503,33 @@ fn frozen_components(
             .map_or(listed.unwrap_or((1, u32::MAX)), |c| {
                 (c.first_nproc(), c.last_nproc())
             });
-        let low = entry.min_nproc.unwrap_or(first);
-        let high = entry.max_nproc.unwrap_or(last);
+        // A hybrid component's limits and allowed list count ranks, as its curve does; the
+        // campaign holds cores (ranks x threads), so that budgets and costs count what runs.
+        let threads = input.curve.as_ref().map_or(1, |c| c.threads());
+        let low = entry.min_nproc.unwrap_or(first).saturating_mul(threads);
+        let high = entry.max_nproc.unwrap_or(last).saturating_mul(threads);
         if low > high {
             return Err(CampaignError::Invalid {
                 file: origin.to_string(),
                 message: format!(
-                    "component {}: min_nproc {low} is above max_nproc {high}; widen the limits",
-                    entry.name
+                    "component {}: min_nproc {} is above max_nproc {}; widen the limits",
+                    entry.name,
+                    low / threads,
+                    high / threads
                 ),
             });
         }
-        let allowed = input.allowed.clone().map(|mut v| {
-            v.sort_unstable();
-            v.dedup();
-            v
-        });
+        let allowed = match input.allowed.clone() {
+            Some(mut v) => {
+                v.iter_mut().for_each(|p| *p = p.saturating_mul(threads));
+                v.sort_unstable();
+                v.dedup();
+                Some(v)
+            }
+            // Whole ranks only: the multiples of the thread count.
+            None if threads > 1 => Some((low..=high).step_by(threads as usize).collect()),
+            None => None,
+        };
         if matches!(
             entry.allowed,
             Some(AllowedEntry::List(_)) | Some(AllowedEntry::File(_))
@@ -519,6 +563,7 @@ fn frozen_components(
             low,
             high,
             allowed,
+            threads,
         });
     }
     Ok(components)
@@ -545,10 +590,18 @@ fn selected_start(
     let mut initial: Vec<(Vec<u32>, String)> = Vec::new();
     for (k, config) in start.iter().enumerate() {
         let what = format!("start entry {}", k + 1);
+        // A hybrid component's count is ranks, as its curve's; the campaign holds cores.
         let nproc: Vec<u32> = file
             .components
             .iter()
-            .map(|c| config.get(&c.name).copied().unwrap_or(0))
+            .zip(components)
+            .map(|(c, frozen)| {
+                config
+                    .get(&c.name)
+                    .copied()
+                    .unwrap_or(0)
+                    .saturating_mul(frozen.threads)
+            })
             .collect();
         check_fits(&what, components, &nproc, budgets).map_err(invalid)?;
         if !initial.iter().any(|(n, _)| *n == nproc) {
@@ -570,8 +623,11 @@ fn check_fits(
     for (c, &p) in components.iter().zip(nproc) {
         if p < c.low || p > c.high {
             return Err(format!(
-                "{what}: {} = {p} is outside its limits {}..{}; choose a count within them",
-                c.name, c.low, c.high
+                "{what}: {} = {} is outside its limits {}..{}; choose a count within them",
+                c.name,
+                c.pes_text(p),
+                c.pes_text(c.low),
+                c.pes_text(c.high)
             ));
         }
         if let Some(allowed) = &c.allowed {

@@ -327,6 +327,7 @@ fn context_of(
                 name: c.name.clone(),
                 timing_name: c.timing_name.clone(),
                 curve,
+                threads: c.threads,
             })
             .collect(),
         period_s,

@@ -52,6 +52,34 @@ pub struct Plan {
     pub initial_step: u32,
     /// A test finishes once its step falls below this many PEs.
     pub minimum_step: u32,
+    /// OpenMP threads per rank of each component, when one runs more than one (absent for
+    /// pure MPI): every `nproc` counts cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<NameMap<u32>>,
+}
+
+impl Plan {
+    /// A test's configuration as text, a hybrid component as `ranks x threads`
+    /// (`oifs 191x4 / nemo 259`).
+    pub fn configuration_text(&self, test: &PlannedTest) -> String {
+        test.nproc
+            .0
+            .iter()
+            .enumerate()
+            .map(|(k, (name, p))| {
+                match self
+                    .threads
+                    .as_ref()
+                    .and_then(|t| t.0.get(k))
+                    .map(|(_, t)| *t)
+                {
+                    Some(t) if t > 1 => format!("{name} {}x{t}", p / t),
+                    _ => format!("{name} {p}"),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" / ")
+    }
 }
 
 /// One test of the first iteration.
@@ -115,7 +143,13 @@ pub fn plan_of(state: &State) -> Plan {
             bound_by(&state.components, s.initial_step, s.minimum_step),
         )
     };
+    let threads = state
+        .components
+        .iter()
+        .any(|c| c.threads > 1)
+        .then(|| NameMap::zip(&names, state.components.iter().map(|c| c.threads)));
     Plan {
+        threads,
         components: names,
         tests,
         repetitions: s.repetitions,
@@ -185,7 +219,31 @@ mod tests {
             low,
             high,
             allowed,
+            threads: 1,
         }
+    }
+
+    #[test]
+    fn whole_ranks_bound_the_moves_as_a_free_range_does() {
+        // A component at 4 threads: every multiple of 4 cores, moved 64 then 32 then 16 cores.
+        let whole_ranks: Vec<u32> = (56..=2688).step_by(4).collect();
+        let hybrid = comp(56, 2688, Some(whole_ranks));
+        let free = comp(56, 2688, None);
+        assert_eq!(
+            iteration_bound(std::slice::from_ref(&hybrid), 64, 16),
+            iteration_bound(std::slice::from_ref(&free), 64, 16)
+        );
+        // A step between two counts moves by the nearest multiple of the spacing, at least one.
+        assert_eq!(
+            moves_at(&comp(0, 40, Some((4..=40).step_by(4).collect())), 6),
+            10
+        );
+        assert_eq!(
+            moves_at(&comp(0, 40, Some((4..=40).step_by(4).collect())), 7),
+            5
+        );
+        // An uneven list (NEMO's decompositions) still counts its entries.
+        assert_eq!(moves_at(&comp(0, 40, Some(vec![4, 5, 9, 40])), 16), 4);
     }
 
     #[test]

@@ -111,6 +111,36 @@ pub struct FrozenComponent {
     pub high: u32,
     /// PE counts it can run on, ascending; `None` = any count within the limits.
     pub allowed: Option<Vec<u32>>,
+    /// OpenMP threads per MPI rank, fixed for the whole campaign. Its PEs (`low`, `high`,
+    /// `allowed` and every configuration's counts) are cores, whole multiples of it: the
+    /// campaign moves whole ranks. 1 for a pure-MPI component (left out of the state, so
+    /// older states read as 1).
+    #[serde(default = "one_thread", skip_serializing_if = "is_one_thread")]
+    pub threads: u32,
+}
+
+fn one_thread() -> u32 {
+    1
+}
+
+fn is_one_thread(threads: &u32) -> bool {
+    *threads == 1
+}
+
+impl FrozenComponent {
+    /// MPI ranks at `cores` PEs (`cores / threads`).
+    pub fn ranks(&self, cores: u32) -> u32 {
+        cores / self.threads.max(1)
+    }
+
+    /// `cores` as the component runs them: `RxT` (`64x4`) for a hybrid component, the plain
+    /// count for a pure-MPI one, as `autolb predict` writes them.
+    pub fn pes_text(&self, cores: u32) -> String {
+        match self.threads {
+            0 | 1 => cores.to_string(),
+            t => format!("{}x{t}", cores / t),
+        }
+    }
 }
 
 impl TimingName for FrozenComponent {
@@ -541,6 +571,16 @@ impl State {
                 .filter(|&(k, _)| measured(k))
                 .map(|(_, (c, &p))| (c.name.clone(), p))
                 .collect(),
+            threads: if self.components.iter().any(|c| c.threads > 1) {
+                self.components
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| measured(k))
+                    .map(|(_, c)| c.threads)
+                    .collect()
+            } else {
+                Vec::new()
+            },
             extra_pes: if test.component.is_some() {
                 0
             } else {
@@ -617,7 +657,20 @@ pub fn bound_is_proven(state: &State) -> bool {
 pub fn moves_at(c: &FrozenComponent, step: u32) -> u64 {
     let range = u64::from(c.high.saturating_sub(c.low));
     match &c.allowed {
-        Some(list) => list.iter().filter(|&&p| p > c.low && p <= c.high).count() as u64,
+        Some(list) => {
+            let counted = list.iter().filter(|&&p| p > c.low && p <= c.high).count() as u64;
+            // Evenly spaced counts (a hybrid component's whole ranks: every multiple of its
+            // threads): a move of `step` lands on the nearest count, so it moves at least the
+            // multiple of the spacing nearest to `step` (ties to the smaller).
+            let spacing = list.get(1).zip(list.first()).map(|(b, a)| b - a);
+            match spacing {
+                Some(d) if d > 0 && step >= d && list.windows(2).all(|w| w[1] - w[0] == d) => {
+                    let least = u64::from((step + (d - 1) / 2) / d).max(1) * u64::from(d);
+                    counted.min(range.div_ceil(least))
+                }
+                _ => counted,
+            }
+        }
         None => range.div_ceil(u64::from(step.max(1))),
     }
 }

@@ -1,4 +1,5 @@
-//! `autolb simulate`: run the built-in stand-in coupled model and write raw LUCIA files.
+//! `autolb simulate`: run the built-in stand-in coupled model and write raw LUCIA files (or,
+//! with `--output oasis5`, an EC-Earth4 run directory).
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,8 @@ pub struct SimulateArgs {
     /// repeat for each component.
     #[arg(long = "comp", value_name = "NAME=NPROC", value_parser = parse_key_value, required_unless_present = "campaign", conflicts_with = "campaign")]
     pub comps: Vec<(String, String)>,
-    /// Directory to write the `lucia.CC.RRRRRR` files into (created if needed)
+    /// Directory to write the `lucia.CC.RRRRRR` files (or the EC-Earth4 files) into (created
+    /// if needed)
     /// [default with --campaign: the run's directory].
     #[arg(long, value_name = "DIR", required_unless_present = "campaign")]
     pub out: Option<PathBuf>,
@@ -31,6 +33,18 @@ pub struct SimulateArgs {
     /// The run (with --campaign), e.g. i00-t01-r2.
     #[arg(long, value_name = "ID", requires = "campaign")]
     pub run: Option<String>,
+    /// OpenMP threads per rank of a hybrid component, `NAME=THREADS` (its --comp then counts
+    /// MPI ranks, and its --curve needs rows at that thread count); repeat per component.
+    #[arg(long = "threads", value_name = "NAME=THREADS", value_parser = parse_key_value, conflicts_with = "campaign")]
+    pub threads: Vec<(String, String)>,
+    /// Speed kept per doubling of threads per rank, hidden from the performance model
+    /// [default: 0.92].
+    #[arg(long = "thread-efficiency", value_name = "E")]
+    pub thread_efficiency: Option<f64>,
+    /// The timing output: `lucia` (raw LUCIA files) or `oasis5` (an EC-Earth4 run directory:
+    /// OASIS 5's load_balancing_info.txt and log/001/timing.log) [default: lucia].
+    #[arg(long, value_name = "FORMAT", value_parser = parse_output)]
+    pub output: Option<sim::SimOutput>,
     /// Truth curve of a component, `NAME=PATH` (CSV `nproc,SYPD`). Default: the built-in
     /// EC-Earth3 SR curves for IFS/ATMIFS and NEMO/oceanx; other names need one.
     #[arg(long = "curve", value_name = "NAME=PATH", value_parser = parse_key_value)]
@@ -74,6 +88,7 @@ pub struct SimulateArgs {
 pub fn run(args: &SimulateArgs) -> Result<()> {
     reject_repeated_names("--comp", &args.comps)?;
     reject_repeated_names("--curve", &args.curves)?;
+    reject_repeated_names("--threads", &args.threads)?;
     check_flags(args)?;
     let (run, out) = match (&args.campaign, &args.run) {
         (Some(dir), Some(id)) => {
@@ -112,7 +127,7 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     let text = if args.json {
         format!("{}\n", serde_json::to_string_pretty(&outcome)?)
     } else {
-        summary(&outcome, &out)
+        summary(&outcome, &out, run.settings.output.unwrap_or_default())
     };
     write_out(&text)?;
     match &outcome.failed {
@@ -164,10 +179,24 @@ fn override_settings(settings: &mut SimSettings, args: &SimulateArgs) {
     if args.seed.is_some() {
         settings.seed = args.seed;
     }
+    if args.thread_efficiency.is_some() {
+        settings.thread_efficiency = args.thread_efficiency;
+    }
+    if args.output.is_some() {
+        settings.output = args.output;
+    }
+}
+
+fn parse_output(s: &str) -> Result<sim::SimOutput, String> {
+    match s {
+        "lucia" => Ok(sim::SimOutput::Lucia),
+        "oasis5" => Ok(sim::SimOutput::Oasis5),
+        _ => Err(format!("{s:?} is not an output; use lucia or oasis5")),
+    }
 }
 
 fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {
-    for (name, _) in &args.curves {
+    for (name, _) in args.curves.iter().chain(&args.threads) {
         if !args.comps.iter().any(|(c, _)| c == name) {
             return Err(user(format!(
                 "--curve {name}=...: no --comp {name}=NPROC to use it"
@@ -178,8 +207,24 @@ fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {
         .iter()
         .map(|(name, value)| {
             let nproc = parse_pes("--comp", name, value)?;
+            let threads = match args.threads.iter().find(|(c, _)| c == name) {
+                Some((_, t)) => t.parse().ok().filter(|&t| t > 0).ok_or_else(|| {
+                    user(format!(
+                        "--threads {name}={t}: give a positive whole number of threads per rank"
+                    ))
+                })?,
+                None => 1,
+            };
             let curve = match args.curves.iter().find(|(c, _)| c == name) {
-                Some((_, path)) => Curve::load(name.clone(), Path::new(path)).map_err(user)?,
+                Some((_, path)) => {
+                    let series = Curve::load_series(name.clone(), Path::new(path)).map_err(user)?;
+                    sim::curve_at_threads(series, threads).map_err(user)?
+                }
+                None if threads > 1 => {
+                    return Err(user(format!(
+                        "--threads {name}={threads}: pass --curve {name}=PATH with rows at {threads} threads (the built-in curves are pure MPI)"
+                    )))
+                }
                 None => sim::builtin_curve(name).ok_or_else(|| {
                     user(format!(
                         "no truth curve for {name}: pass --curve {name}=PATH (built in: IFS/ATMIFS, NEMO/oceanx)"
@@ -190,15 +235,22 @@ fn components(args: &SimulateArgs) -> Result<Vec<SimComponent>> {
                 name: name.clone(),
                 nproc,
                 curve,
+                threads,
             })
         })
         .collect()
 }
 
-fn summary(o: &SimOutcome, out: &Path) -> String {
+fn summary(o: &SimOutcome, out: &Path, output: sim::SimOutput) -> String {
     let files: u32 = o.components.iter().map(|c| c.sampled_ranks).sum();
+    let written = match output {
+        sim::SimOutput::Lucia => format!("{files} LUCIA file(s)"),
+        sim::SimOutput::Oasis5 => {
+            "load_balancing_info.txt and log/001/timing.log (EC-Earth4)".to_string()
+        }
+    };
     let mut s = format!(
-        "wrote {files} LUCIA file(s) to {} ({} exchanges; modelled wall {:.1} s)\n",
+        "wrote {written} to {} ({} exchanges; modelled wall {:.1} s)\n",
         out.display(),
         o.exchanges,
         o.total_wall_s
@@ -210,7 +262,14 @@ fn summary(o: &SimOutcome, out: &Path) -> String {
     for c in &o.components {
         s.push_str(&format!(
             "  {:<10} {:>6} PEs  truth {:>8.3} SYPD  compute {:>9.3} s  wait {:>9.3} s\n",
-            c.name, c.nproc, c.truth_sypd, c.compute_s, c.wait_s
+            c.name,
+            match c.threads {
+                1 => c.nproc.to_string(),
+                t => format!("{}x{t}", c.nproc),
+            },
+            c.truth_sypd,
+            c.compute_s,
+            c.wait_s
         ));
     }
     s

@@ -39,6 +39,7 @@ fn the_bundled_ecearth3_example_renders() {
                 crate::curve::Curve::load(c.name.clone(), &assets.join(c.curve.as_ref().unwrap()))
                     .unwrap(),
             ),
+            threads: 1,
         })
         .collect();
     let ctx = crate::executor::ExecutorContext {
@@ -57,6 +58,7 @@ fn the_bundled_ecearth3_example_renders() {
         test: 2,
         repetition: 1,
         nproc: Vec::new(),
+        threads: Vec::new(),
         extra_pes: 0,
         run_dir: dir.path().join("iter-01/test-02/rep-1"),
     };

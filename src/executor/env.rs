@@ -17,7 +17,9 @@
 //! | `AUTOLB_RUN` | the run id, `i00-t03-r1` |
 //! | `AUTOLB_RUN_DIR` | the run directory |
 //! | `AUTOLB_ITERATION`, `AUTOLB_TEST`, `AUTOLB_REPETITION` | the run's numbers |
-//! | `AUTOLB_NPROC_<NAME>` | PEs of component NAME ([`nproc_env_var`]) |
+//! | `AUTOLB_NPROC_<NAME>` | MPI ranks of component NAME ([`nproc_env_var`]); its PEs when it runs one thread per rank |
+//! | `AUTOLB_THREADS_<NAME>` | OpenMP threads per rank of component NAME, 1 for pure MPI ([`threads_env_var`]) |
+//! | `AUTOLB_CORES_<NAME>` | cores of component NAME, ranks x threads ([`cores_env_var`]) |
 //! | `AUTOLB_COMPONENT`, `AUTOLB_NPROC` | a standalone run (scaling campaign): the component it measures and its PEs |
 //! | `AUTOLB_TOTAL_NPROC` | all PEs of the run, extras included |
 
@@ -35,13 +37,15 @@ pub fn run_env(run: &RunRequest) -> Vec<(String, String)> {
         ("AUTOLB_TEST".to_string(), run.test.to_string()),
         ("AUTOLB_REPETITION".to_string(), run.repetition.to_string()),
     ];
-    for (name, p) in &run.nproc {
-        v.push((nproc_env_var(name), p.to_string()));
+    for (k, (name, p)) in run.nproc.iter().enumerate() {
+        v.push((nproc_env_var(name), run.ranks_of(k).to_string()));
+        v.push((threads_env_var(name), run.threads_of(k).to_string()));
+        v.push((cores_env_var(name), p.to_string()));
     }
     if let Some(component) = &run.component {
         v.push(("AUTOLB_COMPONENT".to_string(), component.clone()));
-        if let Some((_, p)) = run.nproc.iter().find(|(name, _)| name == component) {
-            v.push(("AUTOLB_NPROC".to_string(), p.to_string()));
+        if let Some(k) = run.nproc.iter().position(|(name, _)| name == component) {
+            v.push(("AUTOLB_NPROC".to_string(), run.ranks_of(k).to_string()));
         }
     }
     v.push((
@@ -49,6 +53,16 @@ pub fn run_env(run: &RunRequest) -> Vec<(String, String)> {
         run.total_nproc().to_string(),
     ));
     v
+}
+
+/// The `AUTOLB_THREADS_<NAME>` variable of a component: OpenMP threads per rank.
+pub fn threads_env_var(component: &str) -> String {
+    format!("AUTOLB_THREADS_{}", env_suffix(component))
+}
+
+/// The `AUTOLB_CORES_<NAME>` variable of a component: ranks x threads.
+pub fn cores_env_var(component: &str) -> String {
+    format!("AUTOLB_CORES_{}", env_suffix(component))
 }
 
 /// The `AUTOLB_NPROC_<NAME>` variable of a component.
@@ -135,6 +149,7 @@ mod tests {
             test: 2,
             repetition: 1,
             nproc: vec![("IFS".into(), 408), ("nemo-oce".into(), 240)],
+            threads: Vec::new(),
             extra_pes: 96,
             run_dir: std::path::PathBuf::from("/c/iter-01/test-02/rep-1"),
         };
@@ -144,6 +159,30 @@ mod tests {
         assert_eq!(get("AUTOLB_RUN_DIR"), Some("/c/iter-01/test-02/rep-1"));
         assert_eq!(get("AUTOLB_TOTAL_NPROC"), Some("744"));
         assert_eq!(get("AUTOLB_NPROC_NEMO_OCE"), Some("240"));
+        assert_eq!(get("AUTOLB_THREADS_NEMO_OCE"), Some("1"));
+        assert_eq!(get("AUTOLB_CORES_NEMO_OCE"), Some("240"));
         assert_eq!(get("AUTOLB_ITERATION"), Some("1"));
+    }
+
+    #[test]
+    fn a_hybrid_component_exports_ranks_threads_and_cores() {
+        let run = RunRequest {
+            component: None,
+            id: "i00-t00-r1".into(),
+            iteration: 0,
+            test: 0,
+            repetition: 1,
+            nproc: vec![("oifs".into(), 256), ("nemo".into(), 200)],
+            threads: vec![4, 1],
+            extra_pes: 8,
+            run_dir: std::path::PathBuf::from("/c/run"),
+        };
+        let env = run_env(&run);
+        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("AUTOLB_NPROC_OIFS"), Some("64"));
+        assert_eq!(get("AUTOLB_THREADS_OIFS"), Some("4"));
+        assert_eq!(get("AUTOLB_CORES_OIFS"), Some("256"));
+        assert_eq!(get("AUTOLB_NPROC_NEMO"), Some("200"));
+        assert_eq!(get("AUTOLB_TOTAL_NPROC"), Some("464"));
     }
 }

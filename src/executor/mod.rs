@@ -61,8 +61,13 @@ pub struct RunRequest {
     pub test: u32,
     /// Which repetition of the test in this iteration, 1-based.
     pub repetition: u32,
-    /// `(component name, PEs)` in component order.
+    /// `(component name, PEs)` in component order. A hybrid component's PEs are cores: its
+    /// MPI ranks x its `threads`.
     pub nproc: Vec<(String, u32)>,
+    /// OpenMP threads per MPI rank of each component in `nproc`, in the same order; empty when
+    /// every component runs one thread per rank (pure MPI).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<u32>,
     /// Unbalanced extra PEs (XIOS, runoff mapper) the run also takes.
     pub extra_pes: u32,
     /// Where the run writes its timing output, stdout/stderr and exit status.
@@ -74,6 +79,21 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
+    /// OpenMP threads per rank of the `k`-th component in `nproc` (1 without threads).
+    pub fn threads_of(&self, k: usize) -> u32 {
+        self.threads.get(k).copied().unwrap_or(1).max(1)
+    }
+
+    /// MPI ranks of the `k`-th component in `nproc`: its cores over its threads.
+    pub fn ranks_of(&self, k: usize) -> u32 {
+        self.nproc.get(k).map_or(0, |(_, p)| p / self.threads_of(k))
+    }
+
+    /// Whether some component runs more than one thread per rank.
+    pub fn is_hybrid(&self) -> bool {
+        self.threads.iter().any(|&t| t > 1)
+    }
+
     /// All PEs of the run, extras included (saturating: absurd counts in a campaign file must
     /// not overflow).
     pub fn total_nproc(&self) -> u32 {
@@ -205,9 +225,11 @@ pub struct ComponentContext {
     pub name: String,
     /// Its name in the timing output (what the stand-in model writes).
     pub timing_name: String,
-    /// The campaign's curve (the stand-in model's default truth); `None` in a scaling
-    /// campaign, which measures it.
+    /// The campaign's curve (the stand-in model's default truth), in the campaign's PEs
+    /// (cores); `None` in a scaling campaign, which measures it.
     pub curve: Option<Curve>,
+    /// OpenMP threads per MPI rank the campaign runs it at (1: pure MPI).
+    pub threads: u32,
 }
 
 /// Builds the executor of a campaign's `[executor]` table.

@@ -23,8 +23,8 @@ use crate::sim::{simulate, SimComponent, SimRun, SimSettings};
 /// Runs each run as a simulator thread.
 pub struct SimExecutor {
     settings: SimSettings,
-    /// (campaign name, timing name, truth curve) per component.
-    components: Vec<(String, String, Curve)>,
+    /// (campaign name, timing name, truth curve in ranks, threads per rank) per component.
+    components: Vec<(String, String, Curve, u32)>,
     /// Standalone speed per component, in the same order (standalone runs).
     standalone: Vec<Curve>,
     statuses: Arc<Mutex<HashMap<String, RunStatus>>>,
@@ -56,11 +56,25 @@ impl SimExecutor {
         let mut standalone = Vec::new();
         for c in &ctx.components {
             let names = [c.name.as_str(), c.timing_name.as_str()];
+            let threads = c.threads.max(1);
+            // A hybrid component's campaign curve counts cores: read it at its thread count.
+            let campaign_curve = match (&c.curve, threads) {
+                (Some(curve), t) if t > 1 => Some(
+                    crate::sim::curve_at_threads(vec![curve.clone()], t)
+                        .map_err(|e| ExecutorError::Config(format!("[executor.sim] {e}")))?,
+                ),
+                (curve, _) => curve.clone(),
+            };
             let truth = settings
-                .configured_curve(&names, &ctx.base_dir)
+                .configured_curve_at(&names, &ctx.base_dir, threads)
                 .map_err(|e| ExecutorError::Config(format!("[executor.sim] curves: {e}")))?
-                .or_else(|| c.curve.clone())
-                .or_else(|| names.iter().find_map(|n| crate::sim::builtin_curve(n)))
+                .or(campaign_curve)
+                .or_else(|| {
+                    names
+                        .iter()
+                        .filter(|_| threads == 1)
+                        .find_map(|n| crate::sim::builtin_curve(n))
+                })
                 .ok_or_else(|| {
                     ExecutorError::Config(format!(
                         "[executor.sim] has no truth curve for {}: give curves.{} = \"PATH\" (a file of nproc,SYPD rows)",
@@ -73,7 +87,7 @@ impl SimExecutor {
                     ExecutorError::Config(format!("[executor.sim] standalone_curves: {e}"))
                 })?
                 .unwrap_or_else(|| truth.clone());
-            components.push((c.name.clone(), c.timing_name.clone(), truth));
+            components.push((c.name.clone(), c.timing_name.clone(), truth, threads));
             standalone.push(alone);
         }
         let configured = settings.curves.iter().chain(&settings.standalone_curves);
@@ -110,20 +124,22 @@ impl SimExecutor {
                 let k = self
                     .components
                     .iter()
-                    .position(|(n, _, _)| n == name)
+                    .position(|(n, _, _, _)| n == name)
                     .ok_or_else(|| {
                         ExecutorError::Config(format!("run {}: unknown component {name}", run.id))
                     })?;
-                let (_, timing, truth) = &self.components[k];
+                let (_, timing, truth, threads) = &self.components[k];
                 let curve = if run.component.is_some() {
                     &self.standalone[k]
                 } else {
                     truth
                 };
+                // The request counts cores; the model runs ranks of `threads` threads.
                 Ok(SimComponent {
                     name: timing.clone(),
-                    nproc: *nproc,
+                    nproc: *nproc / threads,
                     curve: curve.clone(),
+                    threads: *threads,
                 })
             })
             .collect::<Result<Vec<_>, ExecutorError>>()?;
@@ -259,6 +275,7 @@ mod tests {
             name: name.into(),
             timing_name: timing.into(),
             curve: crate::sim::builtin_curve(name),
+            threads: 1,
         };
         ExecutorContext {
             base_dir: base.to_path_buf(),
@@ -292,6 +309,7 @@ mod tests {
             test: 0,
             repetition: 1,
             nproc: vec![("IFS".into(), 408), ("NEMO".into(), 229)],
+            threads: Vec::new(),
             extra_pes: 0,
             run_dir: dir.path().join("rep-1"),
         };

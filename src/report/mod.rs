@@ -236,6 +236,8 @@ pub enum Block {
     },
     /// Name-value pairs (the settings), read left to right.
     Pairs(Vec<(String, String)>),
+    /// Text to copy as it is (a configuration fragment), in a fixed-width block.
+    Code(String),
     /// An SVG figure with its caption.
     Figure {
         /// File stem for the Markdown form, e.g. `curves-IFS`.

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::campaign::{Status, TestState};
 use crate::model::ModelKind;
-use crate::predict::{ConfigurationText, Prediction};
+use crate::predict::Prediction;
 
 impl Report {
     /// The report as neutral blocks, in order.
@@ -89,6 +89,9 @@ impl Report {
                         );
                     }
                     body.push_str("</tbody></table>\n");
+                }
+                Block::Code(text) => {
+                    let _ = writeln!(body, "<pre><code>{}</code></pre>", escape(&text));
                 }
                 Block::Figure { id, svg, caption } => {
                     let _ = writeln!(
@@ -166,6 +169,12 @@ impl Report {
                         let _ = writeln!(md, "| {} | {} |", cell(&k), cell(&v));
                     }
                     md.push('\n');
+                }
+                Block::Code(text) => {
+                    // A fence longer than any run of backticks in the text.
+                    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+                    let fence = "`".repeat(longest.max(2) + 1);
+                    let _ = writeln!(md, "{fence}yaml\n{}\n{fence}\n", text.trim_end());
                 }
                 Block::Figure { id, svg, caption } => {
                     let name = format!("{stem}-{id}.svg");
@@ -495,7 +504,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
     let best = s.best.as_ref().map(|b| (b.iteration, b.test));
     for it in &s.iterations {
         for t in &it.tests {
-            let nproc: Vec<String> = t.nproc.values().map(|n| n.to_string()).collect();
+            let nproc = s.pes_texts(t.nproc.values());
             let f = |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
             let mv = match (&t.donor, &t.recipient) {
                 (Some(d), Some(r)) => match t.next_step {
@@ -538,7 +547,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
         let nproc: Vec<u32> = b.nproc.values().copied().collect();
         out.push(Block::Paragraph(format!(
             "Best: {} ({} PEs with the extras), {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3}, measured in lb-iteration {}, test {}.",
-            ConfigurationText::new(&s.components, &nproc),
+            s.configuration_text(&nproc, " + "),
             b.total_nproc,
             b.sypd,
             b.chsy,
@@ -547,6 +556,58 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
             b.iteration,
             b.test
         )));
+        if s.threads.is_some() {
+            ecearth4_blocks(s, &nproc, out);
+        }
+    }
+}
+
+/// A campaign with a hybrid component (EC-Earth4's OpenIFS): its best configuration as the
+/// experiment-config fragment `predict --emit ecearth4` writes.
+fn ecearth4_blocks(s: &Status, nproc: &[u32], out: &mut Vec<Block>) {
+    use crate::predict::emit_ecearth4::{fragment, ComponentResources};
+    let cores_per_node = s
+        .cost_model
+        .as_ref()
+        .and_then(|m| m.machine.as_ref())
+        .map(|m| m.cores_per_node);
+    let components: Vec<ComponentResources> = s
+        .components
+        .iter()
+        .zip(nproc)
+        .enumerate()
+        .map(|(k, (name, &cores))| {
+            let threads = s
+                .threads
+                .as_ref()
+                .and_then(|t| t.0.get(k))
+                .map_or(1, |(_, t)| (*t).max(1));
+            let ntasks = cores / threads;
+            ComponentResources {
+                key: name.to_ascii_lowercase(),
+                ntasks,
+                ntasks_per_node: cores_per_node.map(|n| (n / threads).clamp(1, ntasks.max(1))),
+                omp_num_threads: threads,
+            }
+        })
+        .collect();
+    out.push(Block::Heading("EC-Earth4".into()));
+    match fragment(
+        &components,
+        &format!(
+            "autolb campaign: the best configuration measured, {}",
+            s.configuration_text(nproc, " + ")
+        ),
+    ) {
+        Ok(text) => {
+            out.push(Block::Paragraph(
+                "The best configuration as resources for EC-Earth4's experiment configuration, as autolb predict --emit ecearth4 writes them: paste it into the experiment's YAML.".into(),
+            ));
+            out.push(Block::Code(text));
+        }
+        Err(why) => out.push(Block::Paragraph(format!(
+            "The best configuration cannot be written as EC-Earth4 resources: {why}"
+        ))),
     }
 }
 

@@ -1,5 +1,6 @@
 //! The built-in stand-in coupled model (`autolb simulate`, used by the `sim` executor): writes
-//! raw LUCIA files for a run of any configuration.
+//! raw LUCIA files, or an EC-Earth4 run directory ([`SimOutput`]), for a run of any
+//! configuration, hybrid MPI/OpenMP components included.
 //!
 //! It is a small discrete-event simulation of an OASIS coupling, not a table of made-up
 //! numbers: every coupling step, each component computes (its time per step comes from its
@@ -16,6 +17,7 @@
 //! [`synthetic`] draws random cases (standalone curves and a hidden coupled-mode truth) to
 //! judge performance models on shapes nobody chose.
 
+mod ecearth4;
 mod model;
 pub mod synthetic;
 pub mod synthetic_check;
@@ -48,6 +50,22 @@ pub mod defaults {
     pub const HEAVY_FACTOR: f64 = 1.5;
     /// Largest relative difference between ranks' compute times.
     pub const RANK_IMBALANCE: f64 = 0.01;
+    /// Speed kept per doubling of OpenMP threads in a coupled run, beyond what the component's
+    /// curve at that thread count says (threads compete for memory bandwidth beside the other
+    /// components): 4 threads a rank run at 0.92^2 = 0.85 of the curve's speed.
+    pub const THREAD_EFFICIENCY: f64 = 0.92;
+}
+
+/// What timing output the stand-in model writes (`[executor.sim] output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SimOutput {
+    /// Raw LUCIA files, `lucia.CC.RRRRRR`, as EC-Earth3's OASIS3-MCT 4 writes them.
+    #[default]
+    Lucia,
+    /// An EC-Earth4 run directory: OASIS 5's `load_balancing_info.txt` and the run script's
+    /// `log/001/timing.log`.
+    Oasis5,
 }
 
 /// `[executor.sim]` settings. Every field is optional; see [`defaults`].
@@ -87,6 +105,13 @@ pub struct SimSettings {
     pub compression: Option<f64>,
     /// Seed of the noise, combined with each run's own seed.
     pub seed: Option<u64>,
+    /// Speed kept per doubling of OpenMP threads per rank, in (0, 1]: a hybrid component runs
+    /// at its curve's speed at its thread count times this to the power log2(threads). Hidden
+    /// from the performance model, which must learn it from the runs.
+    pub thread_efficiency: Option<f64>,
+    /// The timing output written: `"lucia"` (default) or `"oasis5"` (an EC-Earth4 run
+    /// directory).
+    pub output: Option<SimOutput>,
     /// Make runs fail: the model stops after this many steps, leaving cut files, and
     /// reports failure (exit status 1 from `autolb simulate`).
     pub fail_after: Option<u32>,
@@ -165,6 +190,11 @@ impl SimSettings {
                 return bad("fail_probability", "must be in [0, 1]");
             }
         }
+        if let Some(e) = self.thread_efficiency {
+            if !(e.is_finite() && e > 0.0 && e <= 1.0) {
+                return bad("thread_efficiency", "must be in (0, 1], e.g. 0.92");
+            }
+        }
         if let Some(n) = self.noise {
             if n >= 0.5 {
                 return bad("noise", "must be below 0.5 (a relative standard deviation)");
@@ -191,6 +221,30 @@ impl SimSettings {
         base_dir: &Path,
     ) -> Result<Option<Curve>, SimError> {
         Self::curve_in(self.curves.as_ref(), names, base_dir)
+    }
+
+    /// The truth curve configured for a component at `threads` threads per rank: the rows at
+    /// that thread count of a file with a threads column ([`curve_at_threads`]);
+    /// `Ok(None)` when none is configured.
+    pub fn configured_curve_at(
+        &self,
+        names: &[&str],
+        base_dir: &Path,
+        threads: u32,
+    ) -> Result<Option<Curve>, SimError> {
+        let Some((name, path)) = self
+            .curves
+            .iter()
+            .flatten()
+            .find(|(k, _)| names.contains(&k.as_str()))
+        else {
+            return Ok(None);
+        };
+        let series = Curve::load_series(name.clone(), &base_dir.join(path))
+            .map_err(|e| SimError::Settings(e.to_string()))?;
+        curve_at_threads(series, threads)
+            .map(Some)
+            .map_err(SimError::Settings)
     }
 
     /// The standalone curve configured for a component (`standalone_curves`), like
@@ -254,10 +308,44 @@ fn is_atmosphere(name: &str) -> bool {
 pub struct SimComponent {
     /// The name written into the LUCIA files (`MD` line): the component's timing name.
     pub name: String,
-    /// PEs the component runs on.
+    /// MPI ranks the component runs on (its PEs, for a pure-MPI component).
     pub nproc: u32,
-    /// The truth curve: how fast the component computes at each PE count.
+    /// The truth curve: how fast the component computes at each rank count, measured at
+    /// `threads` threads per rank.
     pub curve: Curve,
+    /// OpenMP threads per rank (1: pure MPI); more than 1 slows the component by the settings'
+    /// hidden thread efficiency.
+    pub threads: u32,
+}
+
+/// The curve of `series` (one per thread count) at `threads` threads per rank; a single
+/// pure-MPI curve counts cores, and is read at `threads` as `cores / threads` ranks.
+pub fn curve_at_threads(series: Vec<Curve>, threads: u32) -> Result<Curve, String> {
+    let threads = threads.max(1);
+    let name = series.first().map(|c| c.name.clone()).unwrap_or_default();
+    let measured: Vec<u32> = series.iter().map(Curve::threads).collect();
+    if let Some(c) = series.iter().find(|c| c.threads() == threads) {
+        return Ok(c.clone());
+    }
+    match series.as_slice() {
+        [one] if one.threads() == 1 => {
+            let points: Vec<crate::curve::Point> = one
+                .points()
+                .iter()
+                .filter(|p| p.nproc >= threads)
+                .map(|p| crate::curve::Point {
+                    nproc: p.nproc / threads,
+                    sypd: p.sypd,
+                })
+                .collect();
+            let ranks = Curve::from_points(name.clone(), "a curve in cores", &points)
+                .map_err(|e| e.to_string())?;
+            Ok(ranks.with_threads(std::num::NonZeroU32::new(threads).unwrap_or(std::num::NonZeroU32::MIN)))
+        }
+        _ => Err(format!(
+            "{name}: the truth curve measures {measured:?} thread(s) per rank, not {threads}; add rows at {threads} threads"
+        )),
+    }
 }
 
 /// A run to simulate: settings, components, and the run's seed (so repetitions differ).
@@ -308,7 +396,9 @@ pub enum SimError {
     },
 }
 
-/// Runs the model and writes `lucia.CC.RRRRRR` files into `out_dir` (created if needed).
+/// Runs the model and writes its timing output into `out_dir` (created if needed):
+/// `lucia.CC.RRRRRR` files, or with `output = "oasis5"` an EC-Earth4 run directory
+/// (`load_balancing_info.txt`, `log/001/timing.log`).
 pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
     run.settings.validate()?;
     let plan = model::Plan::new(run)?;
@@ -316,7 +406,10 @@ pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
         path: out_dir.to_path_buf(),
         source,
     })?;
-    writer::run(&plan, out_dir)
+    match run.settings.output.unwrap_or_default() {
+        SimOutput::Lucia => writer::run(&plan, out_dir),
+        SimOutput::Oasis5 => ecearth4::run(&plan, out_dir),
+    }
 }
 
 /// Runs the model without writing any file: what it would measure, for benchmarks and model

@@ -41,16 +41,24 @@ pub struct SimOutcome {
 pub struct ComponentOutcome {
     /// The component's timing name.
     pub name: String,
-    /// PEs it ran on.
+    /// MPI ranks it ran on.
     pub nproc: u32,
+    /// OpenMP threads per rank (left out of the JSON for a pure-MPI component).
+    #[serde(skip_serializing_if = "is_one")]
+    pub threads: u32,
     /// How many rank files it wrote (the ranks LUCIA samples at `nproc` PEs).
     pub sampled_ranks: u32,
-    /// SYPD of the truth curve at `nproc` (the component's own speed).
+    /// SYPD of the truth curve at `nproc`, times the hidden thread efficiency of a hybrid
+    /// component (the component's own speed).
     pub truth_sypd: f64,
     /// Compute seconds in the analysis window.
     pub compute_s: f64,
     /// Waiting seconds in the analysis window.
     pub wait_s: f64,
+}
+
+fn is_one(threads: &u32) -> bool {
+    *threads == 1
 }
 
 /// One component ready to simulate.
@@ -59,6 +67,7 @@ pub(crate) struct CompPlan {
     /// OASIS component id (the `CC` of the file names), 1-based.
     pub cc: u32,
     pub nproc: u32,
+    pub threads: u32,
     pub ranks: Vec<u32>,
     /// Per sampled rank: how much faster than the slowest rank it computes (0 for one rank).
     imbalance: Vec<f64>,
@@ -86,7 +95,7 @@ pub(crate) struct Plan {
     pub exchanges: u32,
     pub period_s: f64,
     noise: f64,
-    interp_s: f64,
+    pub interp_s: f64,
     put_s: f64,
     heavy_every: u32,
     heavy_factor: f64,
@@ -142,7 +151,12 @@ impl Plan {
                     reason: "needs at least one PE".into(),
                 });
             }
-            let sypd = truth_sypd(&c.curve, c.nproc);
+            // The hidden cost of threads in a coupled run: a factor per doubling.
+            let thread_factor = s
+                .thread_efficiency
+                .unwrap_or(defaults::THREAD_EFFICIENCY)
+                .powf(f64::from(c.threads.max(1)).log2());
+            let sypd = truth_sypd(&c.curve, c.nproc) * thread_factor;
             if !(sypd.is_finite() && sypd > 0.0) {
                 return Err(SimError::Component {
                     name: c.name.clone(),
@@ -168,6 +182,7 @@ impl Plan {
                 name: c.name.clone(),
                 cc: i as u32 + 1,
                 nproc: c.nproc,
+                threads: c.threads.max(1),
                 ranks,
                 imbalance,
                 sends: (0..fields).map(|f| i as u16 * fields + f + 1).collect(),
@@ -339,6 +354,7 @@ impl Plan {
             .map(|(ci, c)| ComponentOutcome {
                 name: c.name.clone(),
                 nproc: c.nproc,
+                threads: c.threads,
                 sampled_ranks: c.ranks.len() as u32,
                 truth_sypd: c.truth_sypd,
                 compute_s: sum(ci, |h| &h.compute),

@@ -150,6 +150,7 @@ impl SyntheticCase {
                 name: c.name.clone(),
                 nproc: p,
                 curve: c.coupled_truth.clone(),
+                threads: 1,
             })
             .collect()
     }

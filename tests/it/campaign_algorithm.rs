@@ -27,6 +27,7 @@ fn component(name: &str, allowed: Option<Vec<u32>>) -> FrozenComponent {
         low: 100,
         high: 600,
         allowed,
+        threads: 1,
     }
 }
 

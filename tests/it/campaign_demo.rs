@@ -135,6 +135,7 @@ fn a_viewer_overlays_a_finished_run_from_its_directory() {
             name: timing.clone(),
             nproc: p,
             curve: autolb::sim::builtin_curve(timing).unwrap(),
+            threads: 1,
         })
         .collect();
     let sim = autolb::sim::SimRun::new(&Default::default(), components, 7);

@@ -225,7 +225,7 @@ fn emit_ecearth4_writes_yaml_whose_counts_reproduce_the_prediction() {
 }
 
 #[test]
-fn the_campaign_file_chooses_thread_counts_and_a_campaign_refuses_threads() {
+fn the_campaign_file_chooses_thread_counts_and_a_campaign_keeps_one() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("c.toml");
     let write = |threads: &str| {
@@ -288,8 +288,17 @@ fn the_campaign_file_chooses_thread_counts_and_a_campaign_refuses_threads() {
         err.contains("threads = [0] must list positive thread counts"),
         "{err}"
     );
-    // A campaign cannot move a threaded component's ranks yet: refused, saying what to do.
+    // A campaign keeps one thread count per component: the one the prediction chose.
     write("");
+    let predicted: Value = serde_json::from_slice(
+        &autolb()
+            .args(["predict", "--json", "--config"])
+            .arg(&file)
+            .output()
+            .expect("runs")
+            .stdout,
+    )
+    .unwrap();
     let out = autolb()
         .args(["campaign", "init"])
         .arg(tmp.path().join("camp"))
@@ -297,12 +306,14 @@ fn the_campaign_file_chooses_thread_counts_and_a_campaign_refuses_threads() {
         .arg(&file)
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("component OIFS's curve is measured at more than 1 thread per rank"),
-        "{err}"
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let state = autolb::campaign::State::load(&tmp.path().join("camp")).unwrap();
+    let chosen = predicted["top"][0]["threads"]["OIFS"].as_u64().unwrap_or(1) as u32;
+    assert_eq!(state.components[0].threads, chosen);
 }
 
 #[test]

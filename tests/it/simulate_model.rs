@@ -12,6 +12,7 @@ fn comp(name: &str, nproc: u32) -> SimComponent {
         name: name.into(),
         nproc,
         curve: sim::builtin_curve(name).unwrap(),
+        threads: 1,
     }
 }
 
@@ -134,6 +135,7 @@ fn heavy_steps_make_both_wait_even_at_equal_mean_speed() {
         name: name.into(),
         nproc: 50,
         curve: flat.clone(),
+        threads: 1,
     };
     let s = SimSettings {
         noise: Some(0.0),

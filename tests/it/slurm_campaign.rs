@@ -305,6 +305,7 @@ fn slurm_campaign_cancel_scancels_its_jobs() {
         );
         let ticket = autolb::executor::Ticket(run.job.clone().unwrap());
         let request = autolb::executor::RunRequest {
+            threads: Vec::new(),
             component: None,
             id: run.run.clone(),
             iteration: 0,
@@ -345,6 +346,7 @@ fn slurm_campaign_cancel_finds_jobs_the_state_does_not_track() {
     let status = autolb::campaign::status(&dir).unwrap();
     let run = all_runs(&status)[0];
     let request = autolb::executor::RunRequest {
+        threads: Vec::new(),
         component: None,
         id: run.run.clone(),
         iteration: 0,

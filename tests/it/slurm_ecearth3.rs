@@ -104,6 +104,7 @@ fn slurm_ecearth3_template_runs_an_mpmd_job_to_lucia_output() {
                 autolb::curve::Curve::load(c.name.clone(), &assets.join(c.curve.as_ref().unwrap()))
                     .unwrap(),
             ),
+            threads: 1,
         })
         .collect();
     let ctx = ExecutorContext {

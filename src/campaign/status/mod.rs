@@ -198,6 +198,36 @@ pub struct Status {
     /// runs, `balancing: ...` once the model guides); absent in other campaigns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
+    /// OpenMP threads per rank of each component, when one runs more than one (absent for
+    /// pure MPI): every `nproc` counts cores, `nproc / threads` ranks, as `autolb predict`'s
+    /// JSON has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<NameMap<u32>>,
+}
+
+impl Status {
+    /// Component `c`'s `cores` as it runs them: `RxT` for a hybrid component (`64x4`), the
+    /// plain count otherwise.
+    pub fn pes_text(&self, c: usize, cores: u32) -> String {
+        match self
+            .threads
+            .as_ref()
+            .and_then(|t| t.0.get(c))
+            .map(|(_, t)| *t)
+        {
+            Some(t) if t > 1 => format!("{}x{t}", cores / t),
+            _ => cores.to_string(),
+        }
+    }
+
+    /// A configuration's cores per component as text, `RxT` for hybrid components.
+    pub fn pes_texts<'a>(&'a self, nproc: impl IntoIterator<Item = &'a u32>) -> Vec<String> {
+        nproc
+            .into_iter()
+            .enumerate()
+            .map(|(c, &p)| self.pes_text(c, p))
+            .collect()
+    }
 }
 
 /// A component's PE counts in a scaling campaign.
@@ -495,6 +525,12 @@ impl Status {
             scaling: None,
             design: state.settings.scaling.as_ref().map(|s| s.design),
             phase: None,
+            threads: state.components.iter().any(|c| c.threads > 1).then(|| {
+                NameMap::zip(
+                    &state.component_names(),
+                    state.components.iter().map(|c| c.threads),
+                )
+            }),
         };
         if state.is_scaling() {
             status.curves = Some(NameMap(scaling_output::curves(state)));

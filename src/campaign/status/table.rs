@@ -78,7 +78,7 @@ impl Status {
         let mut notes: Vec<Vec<String>> = Vec::new();
         for it in &self.iterations {
             for t in &it.tests {
-                let pes: Vec<String> = t.nproc.values().map(|p| p.to_string()).collect();
+                let pes = self.pes_texts(t.nproc.values());
                 let partial: Vec<String> = t
                     .partial_coupling_cost
                     .values()
@@ -146,6 +146,25 @@ impl Status {
         lines
     }
 
+    /// `IFS 432 / NEMO 216`, or `OpenIFS 64x4 / oceanx 200` with a hybrid component, joined
+    /// by `separator`.
+    pub fn configuration_text(&self, nproc: &[u32], separator: &str) -> String {
+        if self.threads.is_none() {
+            let text = ConfigurationText::new(&self.components, nproc);
+            return if separator == " / " {
+                text.slashed().to_string()
+            } else {
+                text.to_string()
+            };
+        }
+        self.components
+            .iter()
+            .zip(self.pes_texts(nproc))
+            .map(|(name, pes)| format!("{name} {pes}"))
+            .collect::<Vec<_>>()
+            .join(separator)
+    }
+
     /// `best so far: IFS 432 / NEMO 216 (654 PEs with extras) -- 16.80 SYPD, ...`.
     pub fn best_text(&self) -> String {
         if self.scaling.is_some() {
@@ -162,11 +181,7 @@ impl Status {
         match &self.best {
             Some(b) => format!(
                 "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {}{})",
-                ConfigurationText::new(
-                    &self.components,
-                    &b.nproc.values().copied().collect::<Vec<_>>()
-                )
-                .slashed(),
+                self.configuration_text(&b.nproc.values().copied().collect::<Vec<_>>(), " / "),
                 b.total_nproc,
                 b.sypd,
                 b.chsy,

@@ -14,7 +14,6 @@ use color_eyre::eyre::{eyre, Result};
 use autolb::campaign::{self, Barrier, CampaignError, ClaimResult, NextRun, RunLookup};
 use autolb::executor::command::{expand_argv, placeholder_values};
 use autolb::executor::slurm::script::shell_quote;
-use autolb::predict::ConfigurationText;
 
 use super::report;
 use crate::shared::error::{coded, exit, user};
@@ -502,7 +501,7 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
         outln!(
             "  test {:>2}  {}  ({} PEs with extras)  {}",
             t.test,
-            ConfigurationText::pairs(&t.nproc.0).slashed(),
+            plan.configuration_text(t),
             t.total_nproc,
             t.origin
         )?;

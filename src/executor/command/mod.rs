@@ -144,20 +144,42 @@ pub(crate) fn sample_requests(ctx: &ExecutorContext) -> Vec<RunRequest> {
         iteration: 0,
         test: 0,
         repetition: 1,
+        threads: Vec::new(),
         nproc,
         extra_pes: 0,
         run_dir: PathBuf::from("/run"),
     };
+    let threads = |cs: &[&super::ComponentContext]| {
+        let t: Vec<u32> = cs.iter().map(|c| c.threads).collect();
+        if t.iter().all(|&t| t <= 1) {
+            Vec::new()
+        } else {
+            t
+        }
+    };
     if ctx.standalone {
         ctx.components
             .iter()
-            .map(|c| run(Some(c.name.clone()), vec![(c.name.clone(), 1)]))
+            .map(|c| RunRequest {
+                threads: threads(&[c]),
+                ..run(
+                    Some(c.name.clone()),
+                    vec![(c.name.clone(), c.threads.max(1))],
+                )
+            })
             .collect()
     } else {
-        vec![run(
-            None,
-            ctx.components.iter().map(|c| (c.name.clone(), 1)).collect(),
-        )]
+        let all: Vec<&super::ComponentContext> = ctx.components.iter().collect();
+        vec![RunRequest {
+            threads: threads(&all),
+            ..run(
+                None,
+                ctx.components
+                    .iter()
+                    .map(|c| (c.name.clone(), c.threads.max(1)))
+                    .collect(),
+            )
+        }]
     }
 }
 
@@ -458,6 +480,7 @@ mod tests {
                     name: n.to_string(),
                     timing_name: n.to_string(),
                     curve: Some(Curve::from_points(*n, "t", &points).unwrap()),
+                    threads: 1,
                 })
                 .collect(),
             period_s: None,
@@ -485,6 +508,7 @@ mod tests {
             test: 2,
             repetition: 1,
             nproc: vec![("IFS".into(), 408), ("NEMO".into(), 240)],
+            threads: Vec::new(),
             extra_pes: 96,
             run_dir: dir.join("rep-1"),
         }

@@ -1,7 +1,8 @@
 //! The command template: placeholders, and quoting of the values that a shell will parse.
 //!
 //! A template is a list (program and arguments) with placeholders `{run_dir}`,
-//! `{nproc.NAME}`, `{total_nproc}`, `{iteration}`, `{test}`, `{repetition}` and `{run}`, and in
+//! `{nproc.NAME}` (MPI ranks), `{threads.NAME}` (OpenMP threads per rank), `{cores.NAME}`
+//! (ranks x threads), `{total_nproc}`, `{iteration}`, `{test}`, `{repetition}` and `{run}`, and in
 //! a standalone run of a scaling campaign `{component}` and `{nproc}` (the one component);
 //! `{{` and `}}` are literal braces. It runs without a shell, so most values need no quoting.
 //! But in the script argument of a shell (`["bash", "-c", "cd {run_dir} && ./run"]`: the
@@ -30,14 +31,18 @@ pub fn placeholder_values(run: &RunRequest) -> HashMap<String, String> {
     v.insert("test".to_string(), run.test.to_string());
     v.insert("repetition".to_string(), run.repetition.to_string());
     v.insert("run".to_string(), run.id.clone());
-    for (name, p) in &run.nproc {
-        v.insert(format!("nproc.{name}"), p.to_string());
+    // A hybrid component's `nproc` is its MPI ranks, what a launcher starts; its cores are
+    // ranks x threads.
+    for (k, (name, p)) in run.nproc.iter().enumerate() {
+        v.insert(format!("nproc.{name}"), run.ranks_of(k).to_string());
+        v.insert(format!("threads.{name}"), run.threads_of(k).to_string());
+        v.insert(format!("cores.{name}"), p.to_string());
     }
     // A standalone run: the component it measures and its PEs.
     if let Some(component) = &run.component {
         v.insert("component".to_string(), component.clone());
-        if let Some((_, p)) = run.nproc.iter().find(|(name, _)| name == component) {
-            v.insert("nproc".to_string(), p.to_string());
+        if let Some(k) = run.nproc.iter().position(|(name, _)| name == component) {
+            v.insert("nproc".to_string(), run.ranks_of(k).to_string());
         }
     }
     v
@@ -202,6 +207,29 @@ pub fn expand_shell(script: &str, values: &HashMap<String, String>) -> Result<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hybrid_component_has_ranks_threads_and_cores() {
+        let run = RunRequest {
+            component: None,
+            id: "i00-t00-r1".into(),
+            iteration: 0,
+            test: 0,
+            repetition: 1,
+            nproc: vec![("oifs".into(), 256), ("nemo".into(), 200)],
+            threads: vec![4, 1],
+            extra_pes: 8,
+            run_dir: std::path::PathBuf::from("/c/run"),
+        };
+        let values = placeholder_values(&run);
+        assert_eq!(values["nproc.oifs"], "64");
+        assert_eq!(values["threads.oifs"], "4");
+        assert_eq!(values["cores.oifs"], "256");
+        assert_eq!(values["nproc.nemo"], "200");
+        assert_eq!(values["threads.nemo"], "1");
+        assert_eq!(values["cores.nemo"], "200");
+        assert_eq!(values["total_nproc"], "464");
+    }
 
     fn values(dir: &str) -> HashMap<String, String> {
         HashMap::from([

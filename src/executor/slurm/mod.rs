@@ -166,13 +166,22 @@ impl SlurmExecutor {
                 Value::Number(script::nodes_for(ntasks, cpn).into()),
             );
         }
-        for (name, n) in &run.nproc {
-            v.insert(format!("nproc.{name}"), Value::Number((*n).into()));
+        // A hybrid component's `nproc` is its MPI ranks; its cores are ranks x threads.
+        for (k, (name, n)) in run.nproc.iter().enumerate() {
+            v.insert(
+                format!("nproc.{name}"),
+                Value::Number(run.ranks_of(k).into()),
+            );
+            v.insert(
+                format!("threads.{name}"),
+                Value::Number(run.threads_of(k).into()),
+            );
+            v.insert(format!("cores.{name}"), Value::Number((*n).into()));
         }
         if let Some(component) = &run.component {
             v.insert("component".into(), Value::Text(component.clone()));
-            if let Some((_, n)) = run.nproc.iter().find(|(name, _)| name == component) {
-                v.insert("nproc".into(), Value::Number((*n).into()));
+            if let Some(k) = run.nproc.iter().position(|(name, _)| name == component) {
+                v.insert("nproc".into(), Value::Number(run.ranks_of(k).into()));
             }
         }
         v
@@ -197,7 +206,7 @@ impl SlurmExecutor {
                 .collect::<Result<Vec<_>, _>>()
         };
         let mut groups = Vec::new();
-        for (name, n) in &run.nproc {
+        for (k, (name, _)) in run.nproc.iter().enumerate() {
             let words = self.programs.get(name).ok_or_else(|| {
                 format!(
                     "[executor.slurm.multi_prog.programs] has no program for component {name}; \
@@ -206,7 +215,7 @@ impl SlurmExecutor {
             })?;
             groups.push(RankGroup {
                 name: name.clone(),
-                ntasks: *n,
+                ntasks: run.ranks_of(k),
                 command: render(words)?,
             });
         }
@@ -289,6 +298,30 @@ impl SlurmExecutor {
             let path = run.run_dir.join("multi-prog.conf");
             write_atomically(&path, &text)?;
             values.insert("multi_prog".into(), Value::Text(path.display().to_string()));
+            // The same programs as one job step each, with each component's threads.
+            let threads: Vec<u32> = (0..groups.len())
+                .map(|k| {
+                    if k < run.nproc.len() {
+                        run.threads_of(k)
+                    } else {
+                        1
+                    }
+                })
+                .collect();
+            let steps: Vec<script::LaunchStep> = groups
+                .into_iter()
+                .zip(threads)
+                .map(|(g, threads)| script::LaunchStep {
+                    name: g.name,
+                    ranks: g.ntasks,
+                    threads,
+                    command: g.command,
+                })
+                .collect();
+            let overlap = self.ntasks(run) < run.total_nproc();
+            let launch = script::render_launch(&steps, overlap)
+                .map_err(|e| ExecutorError::Config(format!("[executor.slurm.multi_prog] {e}")))?;
+            values.insert("launch".into(), Value::Shell(launch));
         }
         if let Some(words) = &self.command {
             let rendered = words

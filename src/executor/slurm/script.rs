@@ -109,11 +109,16 @@ impl Template {
     /// reported when the campaign starts rather than by the cluster.
     pub fn check_names(&self, known: &[&str]) -> Result<(), String> {
         for (name, line) in self.placeholders() {
-            if name.starts_with("nproc.") || known.contains(&name) {
+            if ["nproc.", "threads.", "cores."]
+                .iter()
+                .any(|p| name.starts_with(p))
+                || known.contains(&name)
+            {
                 continue;
             }
             return Err(format!(
-                "{}: line {line}: unknown placeholder {{{name}}}; known: {}, {{nproc.NAME}} \
+                "{}: line {line}: unknown placeholder {{{name}}}; known: {}, {{nproc.NAME}}, \
+                 {{threads.NAME}}, {{cores.NAME}} \
                  (write {{{{ for a literal brace)",
                 self.source,
                 known
@@ -267,6 +272,54 @@ pub fn render_multi_prog(run_id: &str, groups: &[RankGroup]) -> Result<String, S
     ))
 }
 
+/// One job step of [`render_launch`]: a component's (or extra's) ranks, each on `threads`
+/// cores running `threads` OpenMP threads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchStep {
+    /// Component or extra name (for the comment line).
+    pub name: String,
+    /// MPI ranks.
+    pub ranks: u32,
+    /// OpenMP threads per rank, the step's `--cpus-per-task` (1: pure MPI).
+    pub threads: u32,
+    /// Program and arguments, placeholders already filled in.
+    pub command: Vec<String>,
+}
+
+/// `{launch}`: one `srun` step per component in the background, each with its ranks,
+/// `--cpus-per-task` and `OMP_NUM_THREADS` at its threads per rank, then a wait for all that
+/// ends with the first failed step's status. `overlap` lets the steps share the allocation's
+/// CPUs, and put more tasks than CPUs on them (`--overlap --overcommit`), for an allocation
+/// capped below the run's cores (`max_ntasks`).
+pub fn render_launch(steps: &[LaunchStep], overlap: bool) -> Result<String, String> {
+    let mut s = String::from(
+        "# One job step per component: MPI ranks, --cpus-per-task and OMP_NUM_THREADS at its threads per rank.\nautolb_pids=\"\"\n",
+    );
+    for step in steps.iter().filter(|st| st.ranks > 0) {
+        if step.command.is_empty() {
+            return Err(format!("{}: the program is empty", step.name));
+        }
+        let words: Vec<String> = step.command.iter().map(|w| shell_quote(w)).collect();
+        let t = step.threads.max(1);
+        s.push_str(&format!(
+            "# {}: {} rank(s) x {t} thread(s)\nOMP_NUM_THREADS={t} srun --ntasks={} --cpus-per-task={t}{} {} &\nautolb_pids=\"$autolb_pids $!\"\n",
+            step.name,
+            step.ranks,
+            step.ranks,
+            if overlap {
+                " --overlap --overcommit"
+            } else {
+                ""
+            },
+            words.join(" ")
+        ));
+    }
+    s.push_str(
+        "autolb_status=0\nfor autolb_pid in $autolb_pids; do\n  wait \"$autolb_pid\"\n  autolb_step=$?\n  [ \"$autolb_status\" -ne 0 ] || autolb_status=$autolb_step\ndone\n(exit \"$autolb_status\")",
+    );
+    Ok(s)
+}
+
 /// Nodes needed for `ntasks` tasks with `cores_per_node` cores each (at least 1).
 pub fn nodes_for(ntasks: u32, cores_per_node: u32) -> u32 {
     ntasks.div_ceil(cores_per_node.max(1)).max(1)
@@ -401,6 +454,56 @@ mod tests {
             command: vec!["it's".into()],
         }];
         assert!(render_multi_prog("r", &bad).is_err());
+    }
+
+    #[test]
+    fn launch_gives_each_component_its_threads_and_fails_with_a_step() {
+        let step = |name: &str, ranks, threads, program: &str| LaunchStep {
+            name: name.into(),
+            ranks,
+            threads,
+            command: vec!["sh".into(), "-c".into(), program.into()],
+        };
+        let text = render_launch(
+            &[
+                step("oifs", 64, 4, "echo oifs $OMP_NUM_THREADS >> out"),
+                step("nemo", 200, 1, "echo nemo $OMP_NUM_THREADS >> out"),
+            ],
+            false,
+        )
+        .unwrap();
+        assert!(
+            text.contains("OMP_NUM_THREADS=4 srun --ntasks=64 --cpus-per-task=4 'sh' '-c'"),
+            "{text}"
+        );
+        assert!(text.contains("OMP_NUM_THREADS=1 srun --ntasks=200 --cpus-per-task=1 'sh'"));
+        assert!(!text.contains("--overlap"));
+        assert!(render_launch(&[step("x", 1, 1, "true")], true)
+            .unwrap()
+            .contains("--overlap"));
+        // Run it with an srun that drops its options: each step sees its own threads, and the
+        // status is the failed step's.
+        let dir = tempfile::tempdir().unwrap();
+        let fake = "srun() { while [ \"${1#--}\" != \"$1\" ]; do shift; done; \"$@\"; }\n";
+        let run = |text: &str| {
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("{fake}{text}"))
+                .current_dir(dir.path())
+                .status()
+                .unwrap()
+        };
+        assert!(run(&text).success());
+        let mut out: Vec<String> = std::fs::read_to_string(dir.path().join("out"))
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        out.sort();
+        assert_eq!(out, ["nemo 1", "oifs 4"]);
+        let failing =
+            render_launch(&[step("a", 1, 1, "exit 3"), step("b", 1, 2, "true")], false).unwrap();
+        assert_eq!(run(&failing).code(), Some(3));
     }
 
     #[test]

@@ -40,7 +40,8 @@ pub struct SlurmSettings {
     pub cores_per_node: Option<u32>,
     /// At most this many tasks per job, whatever the run's PEs: for testing a campaign with a
     /// stand-in model on a small machine. `{nproc.NAME}` and `{total_nproc}` keep the model's
-    /// PE counts; `{ntasks}` and `--ntasks` are capped. Cannot be combined with `multi_prog`.
+    /// PE counts; `{ntasks}` and `--ntasks` are capped, and `{launch}`'s steps share the
+    /// capped allocation (`--overlap --overcommit`). Cannot be combined with `{multi_prog}`.
     pub max_ntasks: Option<u32>,
     /// More sbatch options, one per item (e.g. `["--mem=0", "--constraint=highmem"]`).
     pub sbatch_args: Option<Vec<String>>,
@@ -217,7 +218,7 @@ pub(super) fn validate(
         known.push("nodes");
     }
     if settings.multi_prog.is_some() {
-        known.push("multi_prog");
+        known.extend(["multi_prog", "launch"]);
     }
     let word_known = known.clone();
     if command.is_some() {
@@ -234,6 +235,13 @@ pub(super) fn validate(
         ),
         (
             "multi_prog",
+            settings
+                .multi_prog
+                .is_none()
+                .then_some("an [executor.slurm.multi_prog] table"),
+        ),
+        (
+            "launch",
             settings
                 .multi_prog
                 .is_none()
@@ -261,10 +269,11 @@ pub(super) fn validate(
     let (programs, extras) = match &settings.multi_prog {
         None => (BTreeMap::new(), Vec::new()),
         Some(mp) => {
-            if settings.max_ntasks.is_some() {
+            // `{launch}`'s steps share a capped allocation (--overlap); an MPMD file cannot.
+            if settings.max_ntasks.is_some() && job_script.uses("multi_prog") {
                 return Err(config(
-                    "max_ntasks cannot be combined with multi_prog: the MPMD file needs \
-                     every rank of the run; remove one of them"
+                    "max_ntasks cannot be combined with {multi_prog}: the MPMD file needs \
+                     every rank of the run; remove one of them, or launch with {launch}"
                         .into(),
                 ));
             }

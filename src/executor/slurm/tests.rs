@@ -23,6 +23,7 @@ fn run(dir: &Path) -> RunRequest {
         test: 2,
         repetition: 1,
         nproc: vec![("IFS".into(), 3), ("NEMO".into(), 2)],
+        threads: Vec::new(),
         extra_pes: 1,
         run_dir: dir.join("iter-01/test-02/rep-1"),
     }
@@ -240,6 +241,7 @@ fn a_standalone_job_times_its_command_into_wall_s() {
                 name: n.to_string(),
                 timing_name: n.to_string(),
                 curve: None,
+                threads: 1,
             })
             .collect(),
         period_s: None,

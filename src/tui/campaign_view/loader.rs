@@ -671,6 +671,7 @@ mod tests {
             name: name.into(),
             nproc,
             curve: builtin_curve(name).unwrap(),
+            threads: 1,
         };
         let run = SimRun::new(
             &SimSettings::default(),

@@ -275,6 +275,7 @@ pub fn synthetic_campaign(
         scaling: None,
         design: None,
         phase: None,
+        threads: None,
     };
     status.recompute();
     (inputs, settings, status)

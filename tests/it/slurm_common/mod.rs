@@ -131,6 +131,7 @@ pub fn wait_started(ex: &mut dyn Executor, run: &RunRequest, ticket: &Ticket, li
 /// A run request of two components.
 pub fn request(dir: &Path, id: &str, ifs: u32, nemo: u32) -> RunRequest {
     RunRequest {
+        threads: Vec::new(),
         component: None,
         id: id.to_string(),
         iteration: 1,
