@@ -204,7 +204,7 @@ pub enum Section {
     /// The prediction's top N and its counts.
     Prediction(Prediction),
     /// The campaign's iteration table and best configuration.
-    Campaign(Status),
+    Campaign(Box<Status>),
 }
 
 /// The whole report.
@@ -359,7 +359,7 @@ pub fn build(req: &ReportRequest) -> Report {
         sections.push(Section::Prediction(p.clone()));
     }
     if let Some(status) = req.campaign {
-        sections.push(Section::Campaign(status.clone()));
+        sections.push(Section::Campaign(Box::new(status.clone())));
     }
     Report {
         title: req.title.clone(),
