@@ -208,7 +208,11 @@ impl App {
             Action::CycleRows => self.cycle_axis(true),
             Action::CycleCols => self.cycle_axis(false),
             Action::Report => return Some(Effect::WriteReport(Box::new(self.report_job()))),
-            Action::EmitEcearth4 => match super::emit::ecearth4(self) {
+            Action::EmitEcearth4 => match super::emit::ecearth4(
+                &self.ranking,
+                &self.matrix.cursor,
+                &self.output.out_dir,
+            ) {
                 Ok(effect) => return Some(effect),
                 Err(e) => self.ui.error = Some(e),
             },

@@ -5,17 +5,19 @@
 
 use autolb::predict::emit_ecearth4::hetjob_fragment;
 
-use super::app::App;
+use std::path::Path;
+
 use super::effect::Effect;
+use super::ranking::Ranking;
 
 /// The file the fragment goes to, in the app's output directory.
 pub const ECEARTH4_FILE: &str = "ecearth4-job.yml";
 
-/// The effect writing the cursor's configuration as an EC-Earth4 fragment, or why it cannot
-/// be written (a component name YAML would read as a boolean).
-pub fn ecearth4(app: &App) -> Result<Effect, String> {
-    let r = &app.ranking;
-    let config = r.problem.score(&app.matrix.cursor, r.tts_w());
+/// The effect writing the configuration at `cursor` (the matrix's) as an EC-Earth4 fragment
+/// into `out_dir`, or why it cannot be written (a component name YAML would read as a
+/// boolean).
+pub fn ecearth4(r: &Ranking, cursor: &[usize], out_dir: &Path) -> Result<Effect, String> {
+    let config = r.problem.score(cursor, r.tts_w());
     let names = r.problem.names();
     let cores_per_node = r
         .problem
@@ -30,7 +32,7 @@ pub fn ecearth4(app: &App) -> Result<Effect, String> {
     let text = hetjob_fragment(&names, &config, cores_per_node, r.tts_w(), &heading)
         .map_err(|e| format!("EC-Earth4 fragment not written: {e}"))?;
     Ok(Effect::WriteText {
-        path: app.output.out_dir.join(ECEARTH4_FILE),
+        path: out_dir.join(ECEARTH4_FILE),
         text,
         what: format!(
             "the EC-Earth4 job fragment of {}",
