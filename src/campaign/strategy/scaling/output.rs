@@ -97,7 +97,9 @@ pub fn write_curves(state: &State, dir: &Path) -> Result<(), CampaignError> {
         return Ok(());
     };
     for ((name, points), comp) in curves(state).iter().zip(&state.components) {
-        if points.is_empty() {
+        // A curve file is one the curve reader takes (two points at least): until then
+        // `campaign status` shows the count, and `predict --curve` gets no half file.
+        if points.len() < 2 {
             continue;
         }
         let path = dir.join(&comp.curve);
