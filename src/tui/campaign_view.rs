@@ -94,6 +94,9 @@ pub struct CampaignView {
     /// spread, outliers and queued runs (empty for a balancing campaign): the curves pane draws
     /// them and the detail view opens them.
     pub scaling: Vec<ScalingCurve>,
+    /// OpenMP threads per rank of each component, in component order (empty for pure MPI): a
+    /// hybrid component's PEs are written `ranks x threads` as `campaign status` writes them.
+    pub threads: Vec<u32>,
 }
 
 /// One component's measured points in a scaling campaign.
@@ -136,6 +139,26 @@ impl ScalingCurve {
 }
 
 impl CampaignView {
+    /// Component `k`'s `cores` as the campaign runs them: `RxT` for a hybrid component (as
+    /// [`autolb::campaign::Status::pes_text`] writes it), the count otherwise.
+    pub fn pes_text(&self, k: usize, cores: u32) -> String {
+        match self.threads.get(k) {
+            Some(&t) if t > 1 => format!("{}x{t}", cores / t),
+            _ => cores.to_string(),
+        }
+    }
+
+    /// A configuration as `NAME PES + ...`, hybrid components as `RxT`.
+    pub fn describe(&self, nproc: &[u32]) -> String {
+        self.components
+            .iter()
+            .zip(nproc)
+            .enumerate()
+            .map(|(k, (n, &p))| format!("{n} {}", self.pes_text(k, p)))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+
     /// The scaling points a table row measures: each component the row runs (one in a
     /// standalone run, every one in a coupled run) with its point at the row's count. Empty
     /// for a balancing campaign.

@@ -328,6 +328,11 @@ impl Loader {
                 .filter(|b| b.runs < status.repetitions)
                 .map(|b| format!("{} of {} runs", b.runs, status.repetitions)),
             components: names.clone(),
+            threads: status
+                .threads
+                .as_ref()
+                .map(|t| t.0.iter().map(|(_, t)| *t).collect())
+                .unwrap_or_default(),
             pending_runs,
             progress: Some(Progress::of(&status)),
             ..CampaignView::default()

@@ -11,7 +11,7 @@ use crate::tui::campaign_view::{IterRow, ScalingCurve, ScalingPoint};
 use crate::tui::ranking::ModelKind;
 use autolb::model::check::rel_error;
 use autolb::model::Model;
-use autolb::predict::{Cell, ConfigurationText};
+use autolb::predict::Cell;
 
 /// Lines describing a configuration (public for tests).
 pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
@@ -220,7 +220,7 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         None => format!("iteration {} test {}", r.iteration, r.test),
     };
     let mut out = vec![
-        format!("{place}: {}", ConfigurationText::new(names, &r.nproc)),
+        format!("{place}: {}", app.table.campaign.describe(&r.nproc)),
         format!(
             "SYPD {}   CHSY {}   coupling cost {} %   FN {}",
             opt(r.sypd, 2),

@@ -14,7 +14,6 @@ use crate::tui::app::App;
 use crate::tui::keys::Action;
 use crate::tui::table::TableState;
 use crate::tui::ui::Ui;
-use autolb::predict::ConfigurationText;
 
 /// The best-so-far line: the campaign's best with its PEs, SYPD, CHSY and FN (the table's
 /// FN), flagged when it rests on fewer runs than asked; without a campaign, the prediction's
@@ -43,7 +42,7 @@ pub fn best_text(app: &App) -> String {
     };
     let mut text = format!(
         "★ best {} · SYPD {} · CHSY {} · FN {}",
-        ConfigurationText::new(&view.components, &r.nproc),
+        view.describe(&r.nproc),
         opt(r.sypd, 2),
         opt(r.chsy, 0),
         opt(r.fittingness, 3),

@@ -71,7 +71,7 @@ fn columns<'a>(app: &'a App, names: &[String]) -> Vec<Column<'a>> {
         cols.push(Column {
             header: name.clone(),
             cell: Box::new(move |_, r| match r.nproc.get(k) {
-                Some(&p) if p > 0 => p.to_string(),
+                Some(&p) if p > 0 => app.table.campaign.pes_text(k, p),
                 _ => "-".into(),
             }),
             drop_order: 0,
