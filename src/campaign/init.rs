@@ -7,6 +7,8 @@
 //! interrupted `init` left). `campaign.json` is written last, so its presence is what makes a
 //! directory a campaign.
 
+mod cold_start;
+
 use std::path::{Path, PathBuf};
 
 use super::state::{
@@ -98,6 +100,9 @@ pub(super) fn planned_state(
             message: "placement = \"groups\" is for `autolb predict` (the best node packing of each node count); a campaign moves PEs between components and bills them as placement = \"packed\" does: set that, and count the pinned helpers' cores in extra_pes".into(),
         });
     }
+    if file.is_cold_start() {
+        return cold_start::planned_cold_start_state(file, base_dir, origin);
+    }
     if file.scaling.is_some() {
         return planned_scaling_state(file, base_dir, origin);
     }
@@ -169,6 +174,8 @@ pub(super) fn planned_state(
     let mut first = Iteration {
         index: 0,
         tests: Vec::new(),
+        phase: None,
+        normalisation: None,
     };
     for (id, (nproc, origin)) in initial.into_iter().enumerate() {
         let id = id as u32;
@@ -318,6 +325,8 @@ fn planned_scaling_state(
     let mut first = Iteration {
         index: 0,
         tests: Vec::new(),
+        phase: None,
+        normalisation: None,
     };
     for (id, (c, nproc, why)) in series.into_iter().enumerate() {
         let id = id as u32;
@@ -388,7 +397,7 @@ fn init_named(
         .components
         .iter()
         .zip(&inputs)
-        .filter(|_| !state.is_scaling())
+        .filter(|_| !state.measures_curves())
     {
         let mut text = String::from("nproc,SYPD\n");
         for p in input.curve.iter().flat_map(|curve| curve.points()) {

@@ -227,7 +227,7 @@ impl Loader {
     /// one (two measured counts) and they changed since the last load: the app redraws its
     /// curves pane and re-ranks from them as runs land.
     fn scaling_curves(&mut self, state: &State) -> Option<Vec<Curve>> {
-        if !state.is_scaling() {
+        if !state.measures_curves() {
             return None;
         }
         let curves = state
