@@ -383,7 +383,10 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
             None => {
                 let id = state.tests.iter().map(|t| t.id + 1).max().unwrap_or(0);
                 let origin = match plan.phase {
-                    Some(phase) => phase.origin(),
+                    Some(state::ColdStartPhase::Scaling) => strategy::scaling::ORIGIN,
+                    Some(state::ColdStartPhase::Balancing) => {
+                        crate::config::Strategy::Guided.name()
+                    }
                     None if state.is_scaling() => strategy::scaling::ORIGIN,
                     None => state.settings.strategy.name(),
                 };
@@ -557,6 +560,8 @@ pub(crate) fn cancel_all(
     (runs, warnings)
 }
 
+#[cfg(test)]
+mod cold_start_tests;
 #[cfg(test)]
 mod scaling_coupled_tests;
 #[cfg(test)]

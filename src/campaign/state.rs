@@ -165,16 +165,6 @@ pub enum ColdStartPhase {
     Balancing,
 }
 
-impl ColdStartPhase {
-    /// The origin of the tests a phase creates.
-    pub fn origin(self) -> &'static str {
-        match self {
-            ColdStartPhase::Scaling => crate::campaign::strategy::scaling::ORIGIN,
-            ColdStartPhase::Balancing => "guided",
-        }
-    }
-}
-
 /// One test in one lb-iteration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestIteration {
