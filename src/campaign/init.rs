@@ -114,7 +114,8 @@ pub(super) fn planned_state(
             message: format!(
                 "component {} has no curve; a campaign starts from the prediction, which needs \
                  every component's scalability curve: add curve = \"PATH\" to its [[component]] \
-                 table (a file of nproc,SYPD rows)",
+                 table (a file of nproc,SYPD rows), or give no component a curve and set \
+                 strategy = \"guided\" for a cold start",
                 bare.name
             ),
         });
