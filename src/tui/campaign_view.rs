@@ -90,6 +90,8 @@ pub struct CampaignView {
     /// A scaling campaign's measured curves (`DIR/curves/NAME.csv`), in component order, when
     /// every component has one and they changed since the last load; `None` otherwise.
     pub curves: Option<Vec<autolb::curve::Curve>>,
+    /// A cold start's phase in one line (`phase scaling: ...`, `phase balancing: ...`).
+    pub phase: Option<String>,
 }
 
 /// Who drives a watched campaign, as the loader read it from the heartbeat

@@ -374,6 +374,7 @@ impl Loader {
                 .iter()
                 .position(|r| r.iteration == b.iteration && r.test == b.test)
         });
+        view.phase = status.cold_start.as_ref().map(|c| c.phase.clone());
         view
     }
 
