@@ -7,6 +7,8 @@
 //! interrupted `init` left). `campaign.json` is written last, so its presence is what makes a
 //! directory a campaign.
 
+mod cold_start;
+
 use std::path::{Path, PathBuf};
 
 use super::state::{
@@ -98,6 +100,9 @@ pub(super) fn planned_state(
             message: "placement = \"groups\" is for `autolb predict` (the best node packing of each node count); a campaign moves PEs between components and bills them as placement = \"packed\" does: set that, and count the pinned helpers' cores in extra_pes".into(),
         });
     }
+    if file.is_cold_start() {
+        return cold_start::planned_cold_start_state(file, base_dir, origin);
+    }
     if file.scaling.is_some() {
         return planned_scaling_state(file, base_dir, origin);
     }
@@ -109,7 +114,8 @@ pub(super) fn planned_state(
             message: format!(
                 "component {} has no curve; a campaign starts from the prediction, which needs \
                  every component's scalability curve: add curve = \"PATH\" to its [[component]] \
-                 table (a file of nproc,SYPD rows)",
+                 table (a file of nproc,SYPD rows), or give no component a curve and set \
+                 strategy = \"guided\" for a cold start",
                 bare.name
             ),
         });
@@ -169,6 +175,8 @@ pub(super) fn planned_state(
     let mut first = Iteration {
         index: 0,
         tests: Vec::new(),
+        phase: None,
+        normalisation: None,
     };
     for (id, (nproc, origin)) in initial.into_iter().enumerate() {
         let id = id as u32;
@@ -346,6 +354,8 @@ fn planned_scaling_state(
     let mut first = Iteration {
         index: 0,
         tests: Vec::new(),
+        phase: None,
+        normalisation: None,
     };
     for (id, (c, nproc, why)) in series.into_iter().enumerate() {
         let id = id as u32;
@@ -416,7 +426,7 @@ fn init_named(
         .components
         .iter()
         .zip(&inputs)
-        .filter(|_| !state.is_scaling())
+        .filter(|_| !state.measures_curves())
     {
         // In cores, as the campaign's counts are: a hybrid component's ranks x its threads.
         let mut text = String::from("nproc,SYPD\n");

@@ -39,8 +39,8 @@ pub use external::{
 };
 pub use heartbeat::{driver_state, driver_state_of, DriverState, DriverView};
 pub use init::{init, init_file, InitMode, Initialised};
-pub use state::{RunMetrics, RunState, State};
-pub use status::{BestView, NameMap, Phase, RunView, Status, TestState, TestView};
+pub use state::{ColdStartPhase, Outcome, RunMetrics, RunState, State};
+pub use status::{BestView, ColdStartView, NameMap, Phase, RunView, Status, TestState, TestView};
 
 use crate::config::ConfigError;
 use crate::executor::{self, ExecutorError};
@@ -275,7 +275,7 @@ pub fn executor_context(
     dir: &Path,
 ) -> Result<executor::ExecutorContext, CampaignError> {
     // A scaling campaign measures the curves: its executors get none.
-    let curves = if state.is_scaling() {
+    let curves = if state.measures_curves() {
         vec![None; state.components.len()]
     } else {
         state
@@ -383,10 +383,13 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
             Some(id) => id,
             None => {
                 let id = state.tests.iter().map(|t| t.id + 1).max().unwrap_or(0);
-                let origin = if state.is_scaling() {
-                    strategy::scaling::ORIGIN
-                } else {
-                    state.settings.strategy.name()
+                let origin = match plan.phase {
+                    Some(state::ColdStartPhase::Scaling) => strategy::scaling::ORIGIN,
+                    Some(state::ColdStartPhase::Balancing) => {
+                        crate::config::Strategy::Guided.name()
+                    }
+                    None if state.is_scaling() => strategy::scaling::ORIGIN,
+                    None => state.settings.strategy.name(),
                 };
                 state.tests.push(TestRecord {
                     id,
@@ -421,6 +424,8 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
         state.iterations.push(Iteration {
             index: index + 1,
             tests: next_tests,
+            phase: plan.phase,
+            normalisation: plan.normalisation,
         });
         out.new_iteration = Some(index + 1);
     }
@@ -556,6 +561,8 @@ pub(crate) fn cancel_all(
     (runs, warnings)
 }
 
+#[cfg(test)]
+mod cold_start_tests;
 #[cfg(test)]
 mod scaling_coupled_tests;
 #[cfg(test)]

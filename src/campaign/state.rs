@@ -165,6 +165,34 @@ pub struct Iteration {
     pub index: u32,
     /// The test's id ([`TestRecord::id`]).
     pub tests: Vec<TestIteration>,
+    /// A cold start's phase when the iteration was planned; absent in other campaigns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<ColdStartPhase>,
+    /// A cold start's balancing iteration: the FN normalisation the guided strategy compared
+    /// configurations on when it planned it (the bounds of the model's predicted landscape);
+    /// the status scores every measured configuration on the latest one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalisation: Option<Normalisation>,
+}
+
+/// Bounds FN is normalised on ([`crate::metrics::fittingness_in`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Normalisation {
+    /// Bounds of SYPD.
+    pub sypd: crate::metrics::Bounds,
+    /// Bounds of the cost (CHSY, or the machine's cost).
+    pub cost: crate::metrics::Bounds,
+}
+
+/// A cold start's two phases: it learns every component's curve from coupled runs, then
+/// balances with the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColdStartPhase {
+    /// The coupled scaling design chooses the runs.
+    Scaling,
+    /// The guided strategy chooses the runs, with the model learnt from every coupled run.
+    Balancing,
 }
 
 /// One test in one lb-iteration.
@@ -473,10 +501,35 @@ impl State {
         write_atomically(&dir.join(STATE_FILE), text.as_bytes())
     }
 
-    /// Whether this is a scaling campaign (`[scaling]`): it measures curves, one component
-    /// per run, and balances nothing.
+    /// Whether this is a scaling campaign (`[scaling]` without a strategy): it measures
+    /// curves and balances nothing.
     pub fn is_scaling(&self) -> bool {
+        self.settings.scaling.is_some() && !self.is_cold_start()
+    }
+
+    /// Whether this is a cold start (`strategy = "guided"` without curves): the coupled
+    /// scaling design first, then guided balancing with the model learnt from the runs.
+    pub fn is_cold_start(&self) -> bool {
+        self.settings.scaling.is_some() && self.settings.strategy == Strategy::Guided
+    }
+
+    /// Whether the campaign measures its curves (a scaling campaign or a cold start): it
+    /// writes them to `DIR/curves/NAME.csv` as runs land, and has none to give executors.
+    pub fn measures_curves(&self) -> bool {
         self.settings.scaling.is_some()
+    }
+
+    /// A cold start's current phase (the last iteration's); `None` in other campaigns.
+    pub fn phase(&self) -> Option<ColdStartPhase> {
+        if !self.is_cold_start() {
+            return None;
+        }
+        Some(
+            self.iterations
+                .last()
+                .and_then(|it| it.phase)
+                .unwrap_or(ColdStartPhase::Scaling),
+        )
     }
 
     /// Whether this is a scaling campaign whose runs are coupled configurations

@@ -18,6 +18,7 @@ use crate::predict::{ComponentInput, Settings};
 
 mod allowed;
 pub mod scaling;
+mod synthetic;
 mod toml_words;
 
 pub use allowed::{load_allowed, parse_allowed};
@@ -652,8 +653,19 @@ fn check_scaling(file: &CampaignFile, text: &str) -> Result<(), String> {
     if file.start.is_some() {
         return Err("`start` cannot go with [scaling]: a scaling campaign chooses its own PE counts; drop one of them".into());
     }
-    if file.strategy.is_some() {
-        return Err("`strategy` cannot go with [scaling]: a scaling campaign measures curves, it balances nothing; drop one of them".into());
+    match file.strategy {
+        None => {}
+        // A cold start: the coupled design first, then guided balancing.
+        Some(Strategy::Guided) if table.design == ScalingDesign::Coupled => {}
+        Some(Strategy::Guided) => {
+            return Err(format!(
+                "{}strategy = \"guided\" with [scaling] is a cold start, whose first phase runs coupled configurations: set design = \"coupled\", or drop strategy for a standalone scaling campaign",
+                at("design")
+            ))
+        }
+        Some(_) => {
+            return Err("`strategy` cannot go with [scaling]: a scaling campaign measures curves, it balances nothing; drop one of them (strategy = \"guided\" with design = \"coupled\" is a cold start)".into());
+        }
     }
     if file.components.is_empty() {
         return Err(
@@ -663,6 +675,40 @@ fn check_scaling(file: &CampaignFile, text: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+impl CampaignFile {
+    /// Whether this file is a cold start: `strategy = "guided"`, components and none of them
+    /// with a curve (a `[scaling]` table, if any, is coupled: checked when the file is read).
+    /// Such a campaign learns the curves in coupled runs first, then balances.
+    pub fn is_cold_start(&self) -> bool {
+        self.strategy == Some(Strategy::Guided)
+            && !self.components.is_empty()
+            && self.components.iter().all(|c| c.curve.is_none())
+    }
+
+    /// The `[scaling]` settings of a cold start's first phase: the file's `[scaling]` table,
+    /// or (without one) the coupled design with 4 counts and 1 run each, since the guided
+    /// phase repeats what comes close to the best. `counts` and `repetitions` left out of a
+    /// table take these defaults too.
+    pub fn cold_start_scaling(&self) -> Result<ScalingSettings, String> {
+        let mut table = self.scaling.clone().unwrap_or(ScalingTable {
+            design: ScalingDesign::Coupled,
+            repetitions: None,
+            counts: None,
+            max_runs: None,
+            max_core_hours: None,
+            simulated_days: None,
+            timing: None,
+        });
+        table.counts = table.counts.or(Some(COLD_START_COUNTS));
+        table.repetitions = table.repetitions.or(Some(1));
+        table.resolve()
+    }
+}
+
+/// PE counts of a cold start's first series per component (fewer than a scaling campaign's:
+/// the model needs three per component, and the guided phase adds more where they matter).
+pub const COLD_START_COUNTS: u32 = 4;
 
 /// The line (1-based) of `key = ...` inside the `index`-th `header` table of `text`, if found.
 fn line_in_table(text: &str, header: &str, index: usize, key: &str) -> Option<usize> {

@@ -393,7 +393,22 @@ fn a_scaling_table_is_checked_with_the_line_of_its_key() {
     let e = CampaignFile::parse(&format!("strategy = \"guided\"\n{base}"), "c.toml")
         .unwrap_err()
         .to_string();
+    assert!(
+        e.contains("line 8:") && e.contains("cold start") && e.contains("design = \"coupled\""),
+        "{e}"
+    );
+    let e = CampaignFile::parse(&format!("strategy = \"algorithm1\"\n{base}"), "c.toml")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("`strategy` cannot go with [scaling]"), "{e}");
+    // Guided with the coupled design is a cold start.
+    let cold = format!(
+        "strategy = \"guided\"\n{}",
+        base.replace("standalone", "coupled")
+    );
+    assert!(CampaignFile::parse(&cold, "c.toml")
+        .unwrap()
+        .is_cold_start());
     let e = CampaignFile::parse(&format!("{base}bogus = 1\n"), "c.toml")
         .unwrap_err()
         .to_string();

@@ -161,7 +161,7 @@ pub fn campaign_report_from(
         },
     )?;
     Ok(build(&ReportRequest {
-        title: if src.status.curves.is_some() {
+        title: if src.status.scaling.is_some() {
             format!("Scaling campaign {}", campaign_name(dir))
         } else {
             format!("Load-balance campaign {}", campaign_name(dir))

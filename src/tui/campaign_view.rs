@@ -97,6 +97,8 @@ pub struct CampaignView {
     /// OpenMP threads per rank of each component, in component order (empty for pure MPI): a
     /// hybrid component's PEs are written `ranks x threads` as `campaign status` writes them.
     pub threads: Vec<u32>,
+    /// A cold start's phase in one line (`phase scaling: ...`, `phase balancing: ...`).
+    pub phase: Option<String>,
 }
 
 /// One component's measured points in a scaling campaign.

@@ -546,9 +546,9 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
     for c in &state.components {
         let path = dir.join(&c.curve);
         let curve = Curve::load(c.name.clone(), &path).map_err(|e| {
-            if state.is_scaling() {
+            if state.measures_curves() {
                 user(format!(
-                    "{}: this scaling campaign has not measured {} at two PE counts yet, and the app draws its panes from the curves; `autolb campaign status {}` shows where it stands",
+                    "{}: this campaign has not measured {} at two PE counts yet, and the app draws its panes from the curves; `autolb campaign status {}` shows where it stands",
                     path.display(),
                     c.name,
                     dir.display()

@@ -125,6 +125,8 @@ pub(super) fn watched() -> CampaignView {
         progress: None,
         curves: None,
         scaling: Vec::new(),
+        threads: Vec::new(),
+        phase: None,
     }
 }
 
@@ -387,6 +389,30 @@ fn the_status_line_tells_no_driver_from_running_lost_and_stalled() {
     app.update(Event::Campaign(Box::new(v)));
     assert!(status(&app).contains("campaign: done: no successful run │"));
     assert!(view::status::best_text(&app).contains("nothing measured yet"));
+}
+
+#[test]
+fn a_cold_start_shows_its_phase_in_the_best_line() {
+    let mut app = watching();
+    let mut v = watched();
+    let best = v.best;
+    v.best = None;
+    v.phase = Some("phase scaling: learning the curves in coupled runs".into());
+    app.update(Event::Campaign(Box::new(v.clone())));
+    let line = view::status::best_text(&app);
+    assert!(
+        line.contains("none while the curves are learnt")
+            && line.contains("cold start, phase scaling: learning"),
+        "{line}"
+    );
+    v.best = best;
+    v.phase = Some("phase balancing: the model guides the runs since iteration 2".into());
+    app.update(Event::Campaign(Box::new(v)));
+    let line = view::status::best_text(&app);
+    assert!(
+        line.starts_with("★ best") && line.ends_with("cold start, phase balancing"),
+        "{line}"
+    );
 }
 
 #[test]

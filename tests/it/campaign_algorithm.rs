@@ -88,6 +88,8 @@ fn initial_state() -> State {
             })
             .collect(),
         iterations: vec![Iteration {
+            phase: None,
+            normalisation: None,
             index: 0,
             tests: starts
                 .iter()

@@ -15,6 +15,7 @@ mod autosubmit_e2e;
 mod campaign_algorithm;
 mod campaign_claims;
 mod campaign_cli;
+mod campaign_cold_start;
 mod campaign_command;
 mod campaign_coupled;
 mod campaign_demo;

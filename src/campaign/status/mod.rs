@@ -194,15 +194,30 @@ pub struct Status {
     /// a cold start; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub design: Option<crate::config::ScalingDesign>,
-    /// A cold start's phase in one line (`scaling: ...` while it learns the curves in coupled
-    /// runs, `balancing: ...` once the model guides); absent in other campaigns.
+    /// A cold start's phase and FN normalisation; absent in other campaigns. Boxed: a
+    /// status is carried whole in reports, where it should stay small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<String>,
+    pub cold_start: Option<Box<ColdStartView>>,
     /// OpenMP threads per rank of each component, when one runs more than one (absent for
     /// pure MPI): every `nproc` counts cores, `nproc / threads` ranks, as `autolb predict`'s
     /// JSON has them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<NameMap<u32>>,
+}
+
+/// Where a cold start stands (`campaign status --json`'s `"cold_start"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ColdStartView {
+    /// The phase in one line (`phase scaling: ...` while it learns the curves in coupled
+    /// runs, `phase balancing: ...` once the model guides).
+    pub phase: String,
+    /// The FN normalisation: the bounds of the model's predicted landscape the guided strategy
+    /// last compared on (absent in the scaling phase, which has no FN and no best yet). The
+    /// scaling phase's runs span every component's whole range; normalising over the measured
+    /// configurations, as other campaigns do, would judge the answer against configurations
+    /// nobody would choose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalisation: Option<super::state::Normalisation>,
 }
 
 impl Status {
@@ -524,7 +539,7 @@ impl Status {
             curves: None,
             scaling: None,
             design: state.settings.scaling.as_ref().map(|s| s.design),
-            phase: None,
+            cold_start: None,
             threads: state.components.iter().any(|c| c.threads > 1).then(|| {
                 NameMap::zip(
                     &state.component_names(),
@@ -555,6 +570,19 @@ impl Status {
                 }),
             ));
             // Scaling tests are not configurations: no iteration bound and no best.
+            status.iterations_at_most = None;
+        }
+        if state.is_cold_start() {
+            status.curves = Some(NameMap(scaling_output::curves(state)));
+            status.cold_start = Some(Box::new(ColdStartView {
+                phase: super::strategy::cold_start::phase_words(state).unwrap_or_default(),
+                normalisation: state
+                    .iterations
+                    .iter()
+                    .rev()
+                    .find_map(|it| it.normalisation),
+            }));
+            // The bound of Algorithm 1 does not hold for the guided strategy's choices.
             status.iterations_at_most = None;
         }
         status.recompute();
@@ -606,6 +634,11 @@ impl Status {
                 }
             }
         }
+        // A cold start scores on the model's landscape, once it has one.
+        let normalisation = self.cold_start.as_ref().map(|c| c.normalisation);
+        if normalisation == Some(None) {
+            groups.clear();
+        }
         let pooled: Vec<algorithm1::Means> = groups
             .iter()
             .filter_map(|g| algorithm1::mean_metrics(&g.2))
@@ -626,7 +659,10 @@ impl Status {
                 },
             })
             .collect();
-        let (fns, best) = algorithm1::fittingness_and_best(&measured, self.tts_w);
+        let (fns, best) = match normalisation.flatten() {
+            Some(n) => algorithm1::fittingness_and_best_in(&measured, self.tts_w, &n.sypd, &n.cost),
+            None => algorithm1::fittingness_and_best(&measured, self.tts_w),
+        };
         // A scaling campaign's standalone runs are no configurations: no FN, no best.
         for (g, f) in groups.iter().zip(&fns).filter(|_| self.scaling.is_none()) {
             for &(i, t) in &g.3 {

@@ -19,6 +19,9 @@ impl Status {
         lines.push(String::new());
         lines.extend(self.table_lines(width));
         lines.push(String::new());
+        if let Some(c) = &self.cold_start {
+            lines.extend(wrap(&format!("cold start, {}", c.phase), width));
+        }
         lines.extend(wrap(&self.best_text(), width));
         let mut out = lines.join("\n");
         out.push('\n');

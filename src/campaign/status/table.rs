@@ -20,6 +20,9 @@ impl Status {
             c.running,
             c.pending
         ));
+        if let Some(c) = &self.cold_start {
+            out.push_str(&format!("cold start, {}\n", c.phase));
+        }
         out.push_str(&self.best_text());
         out.push('\n');
         out

@@ -285,9 +285,22 @@ pub fn fittingness_and_best(measured: &[Measured], tts_w: f64) -> (Vec<f64>, Opt
     let (Some(sypd), Some(chsy)) = (sypd, chsy) else {
         return (Vec::new(), None);
     };
+    fittingness_and_best_in(measured, tts_w, &sypd, &chsy)
+}
+
+/// [`fittingness_and_best`] on given bounds instead of the measured configurations' own.
+pub fn fittingness_and_best_in(
+    measured: &[Measured],
+    tts_w: f64,
+    sypd: &Bounds,
+    chsy: &Bounds,
+) -> (Vec<f64>, Option<usize>) {
+    if measured.is_empty() {
+        return (Vec::new(), None);
+    }
     let fns: Vec<f64> = measured
         .iter()
-        .map(|m| crate::metrics::fittingness_in(tts_w, m.sypd, m.chsy, &sypd, &chsy))
+        .map(|m| crate::metrics::fittingness_in(tts_w, m.sypd, m.chsy, sypd, chsy))
         .collect();
     let best = (0..measured.len()).min_by(|&a, &b| {
         fns[b]

@@ -8,9 +8,12 @@
 //! * [`Algorithm1`]: the paper's Algorithm 1 ([`algorithm1`]), unchanged.
 //! * [`guided::Guided`]: the calibrated model chooses where to measure next.
 //! * [`scaling::Scaling`]: a scaling campaign's, which measures curves instead of balancing.
+//! * [`cold_start::ColdStart`]: a campaign without curves, the coupled scaling design first,
+//!   then the guided strategy once the model is firm.
 
 pub mod algorithm1;
 pub mod budgets;
+pub mod cold_start;
 pub mod guided;
 pub mod scaling;
 
@@ -28,6 +31,10 @@ pub struct Plan {
     pub decisions: Vec<Decision>,
     /// The next iteration's tests; empty when the campaign is over.
     pub next: Vec<PlannedTest>,
+    /// A cold start's phase of the next iteration; `None` in other campaigns.
+    pub phase: Option<super::state::ColdStartPhase>,
+    /// A cold start's balancing plan: the FN normalisation it compared on.
+    pub normalisation: Option<super::state::Normalisation>,
 }
 
 /// A test of the next iteration.
@@ -85,7 +92,9 @@ pub trait Strategy {
 /// The strategy of a campaign: a scaling campaign's ([`scaling::Scaling`]), else the one it
 /// was created with.
 pub fn for_state(state: &State) -> Box<dyn Strategy> {
-    if state.is_scaling() {
+    if state.is_cold_start() {
+        Box::new(cold_start::ColdStart)
+    } else if state.is_scaling() {
         Box::new(scaling::Scaling)
     } else {
         of(state.settings.strategy)

@@ -233,7 +233,7 @@ impl Loader {
     /// one (two measured counts) and they changed since the last load: the app redraws its
     /// curves pane and re-ranks from them as runs land.
     fn scaling_curves(&mut self, state: &State) -> Option<Vec<Curve>> {
-        if !state.is_scaling() {
+        if !state.measures_curves() {
             return None;
         }
         let curves = state
@@ -385,6 +385,7 @@ impl Loader {
                 .iter()
                 .position(|r| r.iteration == b.iteration && r.test == b.test)
         });
+        view.phase = status.cold_start.as_ref().map(|c| c.phase.clone());
         view
     }
 
@@ -589,7 +590,14 @@ pub fn nproc_from_dir_name(dir: &Path, components: &[LoaderComponent]) -> Vec<u3
 /// ([`points_of`] with the campaign's pooled noise: the same outliers `campaign status` and the
 /// report name); empty for a balancing campaign.
 fn scaling_points(state: &State) -> Vec<ScalingCurve> {
-    let Some(scaling) = &state.settings.scaling else {
+    // A cold start's coupled runs are scored as a campaign's once it balances: its rows stay
+    // campaign rows, its best line says its phase.
+    let Some(scaling) = state
+        .settings
+        .scaling
+        .as_ref()
+        .filter(|_| state.is_scaling())
+    else {
         return Vec::new();
     };
     let mode = match scaling.design {

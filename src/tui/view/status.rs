@@ -38,7 +38,13 @@ pub fn best_text(app: &App) -> String {
         return scaling_text(app);
     }
     let Some(r) = view.best.and_then(|i| view.rows.get(i)) else {
-        return "★ best: nothing measured yet".into();
+        // A cold start has no best while it learns the curves: its phase says what it does.
+        return match &view.phase {
+            Some(phase) => {
+                format!("★ best: none while the curves are learnt · cold start, {phase}")
+            }
+            None => "★ best: nothing measured yet".into(),
+        };
     };
     let mut text = format!(
         "★ best {} · SYPD {} · CHSY {} · FN {}",
@@ -61,6 +67,13 @@ pub fn best_text(app: &App) -> String {
     match &r.label {
         Some(label) => text.push_str(&format!(" · {label}")),
         None => text.push_str(&format!(" · it/t {}/{}", r.iteration, r.test)),
+    }
+    if let Some(phase) = &view.phase {
+        // `phase balancing`, without the sentence after it.
+        text.push_str(&format!(
+            " · cold start, {}",
+            phase.split(':').next().unwrap_or(phase)
+        ));
     }
     text
 }

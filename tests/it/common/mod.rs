@@ -274,7 +274,7 @@ pub fn synthetic_campaign(
         curves: None,
         scaling: None,
         design: None,
-        phase: None,
+        cold_start: None,
         threads: None,
     };
     status.recompute();

@@ -275,6 +275,7 @@ mod tests {
         let interp = state.settings.interp.unwrap_or_default();
         let curve_at: Vec<Interpolant> = curves
             .iter()
+            .flatten()
             .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
             .collect();
         let extra = state.settings.extra_pes;

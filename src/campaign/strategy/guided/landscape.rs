@@ -170,7 +170,10 @@ pub struct Landscape {
     /// Per component, the candidate PE counts of the prediction at `minimum_step` spacing
     /// (allowed lists and limits applied), ascending.
     pub lists: Vec<Vec<u32>>,
-    standalone: Vec<Interpolant>,
+    /// The model's best configuration among the prediction's candidates.
+    pub predicted_best: Option<Vec<u32>>,
+    /// Each component's curve interpolated; `None`: the model's learnt law instead.
+    standalone: Vec<Option<Interpolant>>,
     /// FN's normalisation: the bounds of the model's predicted landscape, i.e. of the kept
     /// configurations of the prediction ranked with this model (the guide's `method/prediction.md`,
     /// step 5).
@@ -182,7 +185,10 @@ pub struct Landscape {
 impl Landscape {
     /// Fits the model on the campaign's measured runs and scores the prediction's candidates with
     /// it; an error (in words) when the prediction cannot be built.
-    pub fn new(state: &State, curves: &[Curve]) -> Result<Landscape, String> {
+    /// A component without a curve (`None`, a cold start) is learnt by the model from the
+    /// coupled runs alone; the model must have learnt it (three or more PE counts measured),
+    /// else its speeds are not numbers.
+    pub fn new(state: &State, curves: &[Option<Curve>]) -> Result<Landscape, String> {
         let s = &state.settings;
         let interp = s.interp.unwrap_or_default();
         let names = state.component_names();
@@ -191,20 +197,29 @@ impl Landscape {
             .map(|c| s.cost_model.as_ref().map_or(1.0, |m| m.unit_cost_of(c)))
             .collect();
         let runs = measured_runs(&names, &measured, &unit_cost);
-        let (model, _skipped) = Model::fit(curves, interp, &runs);
         let inputs: Vec<ComponentInput> = state
             .components
             .iter()
             .zip(curves)
             .map(|(c, curve)| ComponentInput {
-                name: curve.name.clone(),
-                curve: Some(curve.clone()),
+                name: c.name.clone(),
+                curve: curve.clone(),
                 allowed: c.allowed.clone(),
                 min_nproc: Some(c.low),
                 max_nproc: Some(c.high),
                 thread_curves: Vec::new(),
             })
             .collect();
+        let (model, _skipped) = Model::fit(&inputs, interp, &runs);
+        if let Some(unknown) = inputs
+            .iter()
+            .find(|c| c.curve.is_none() && !model.learned_curve(&c.name))
+        {
+            return Err(format!(
+                "the model has not learnt {}'s curve from the coupled runs yet (it needs three or more PE counts measured)",
+                unknown.name
+            ));
+        }
         let settings = predict::Settings {
             max_nproc: s.max_nproc,
             step: s.minimum_step.max(1),
@@ -224,11 +239,20 @@ impl Landscape {
         )
         .map_err(|e| e.to_string())?;
         let lists = problem.components.iter().map(|c| c.nproc.clone()).collect();
+        let best = problem
+            .rank(s.tts_w, 1)
+            .top
+            .first()
+            .map(|b| b.nproc.clone());
         Ok(Landscape {
             standalone: curves
                 .iter()
-                .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
+                .map(|c| {
+                    c.as_ref()
+                        .map(|c| Interpolant::new(interp, &c.xs(), &c.ys()))
+                })
                 .collect(),
+            predicted_best: best,
             sypd: problem.sypd_bounds,
             cost: problem.cost_bounds,
             model,
@@ -238,6 +262,14 @@ impl Landscape {
             lists,
             settings: s.clone(),
         })
+    }
+
+    /// The bounds FN is normalised on here.
+    pub fn normalisation(&self) -> crate::campaign::state::Normalisation {
+        crate::campaign::state::Normalisation {
+            sypd: self.sypd,
+            cost: self.cost,
+        }
     }
 
     /// The campaign's frozen settings.
@@ -250,8 +282,12 @@ impl Landscape {
         let standalone: Vec<f64> = self
             .standalone
             .iter()
+            .zip(&self.names)
             .zip(nproc)
-            .map(|(i, &p)| i.eval(f64::from(p)))
+            .map(|((i, name), &p)| match i {
+                Some(i) => i.eval(f64::from(p)),
+                None => self.model.reference_sypd(name, p).unwrap_or(f64::NAN),
+            })
             .collect();
         self.model
             .estimate(&EstimateRequest::known(&self.names, nproc, &standalone))

@@ -77,6 +77,8 @@ impl Strategy for Guided {
                 })
                 .collect(),
             next: Vec::new(),
+            phase: None,
+            normalisation: None,
         };
         // An unreadable curve ends nothing: the caller may try again (the file system may
         // be slow for a moment) or report it, and the campaign goes on once it can be read.
@@ -100,6 +102,7 @@ impl Strategy for Guided {
             .unwrap_or(1)
             .max(1);
         let chosen = choose::choose(&view, max_tests);
+        let normalisation = Some(view.normalisation());
         let why_stop = match &chosen.stop {
             Some(reason) => reason.clone(),
             None => "measured; the model chose the next tests".to_string(),
@@ -125,6 +128,11 @@ impl Strategy for Guided {
             });
         }
         plan.next = chosen.next;
+        // Kept in the state for a cold start only: other campaigns' status normalises over
+        // what they measured, as the method does.
+        if state.is_cold_start() {
+            plan.normalisation = normalisation;
+        }
         Ok(plan)
     }
 }
@@ -145,10 +153,19 @@ fn finished<'a>(metrics: impl IntoIterator<Item = &'a RunMetrics>, reason: Strin
     }
 }
 
-pub(crate) fn load_curves(state: &State, dir: &Path) -> Result<Vec<Curve>, String> {
+/// The campaign's curves, in component order; none in a cold start, whose model learns every
+/// component's curve from the coupled runs alone.
+pub(crate) fn load_curves(state: &State, dir: &Path) -> Result<Vec<Option<Curve>>, String> {
+    if state.measures_curves() {
+        return Ok(vec![None; state.components.len()]);
+    }
     state
         .components
         .iter()
-        .map(|c| Curve::load(c.name.clone(), &dir.join(&c.curve)).map_err(|e| e.to_string()))
+        .map(|c| {
+            Curve::load(c.name.clone(), &dir.join(&c.curve))
+                .map(Some)
+                .map_err(|e| e.to_string())
+        })
         .collect()
 }

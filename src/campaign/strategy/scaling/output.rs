@@ -86,14 +86,10 @@ pub fn curve_csv(name: &str, points: &[CurvePoint], design: ScalingDesign) -> St
 }
 
 /// Writes `DIR/curves/NAME.csv` of every component with a measured count (see the module
-/// doc); does nothing for a balancing campaign.
+/// doc); does nothing for a campaign that does not measure its curves. A cold start writes
+/// every coupled run's points, the balancing phase's too, for viewers.
 pub fn write_curves(state: &State, dir: &Path) -> Result<(), CampaignError> {
-    let Some(scaling) = state
-        .settings
-        .scaling
-        .as_ref()
-        .filter(|_| state.is_scaling())
-    else {
+    let Some(scaling) = state.settings.scaling.as_ref() else {
         return Ok(());
     };
     for ((name, points), comp) in curves(state).iter().zip(&state.components) {

@@ -1,0 +1,190 @@
+//! Cold starts (`strategy = "guided"`, no curves) driven from outside with made-up coupled
+//! measurements, and from Rust on the stand-in model the way a benchmark drives one: the
+//! first iteration, when the model counts as firm, the one-way switch to balancing, and what
+//! the status shows in each phase.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use super::scaling_coupled_tests::coupled_metrics;
+use crate::campaign::state::{ColdStartPhase, Outcome, RunState, State};
+use crate::campaign::strategy::cold_start::{firmness, MIN_COUNTS};
+use crate::campaign::{advance_in, drive, init, DriveOptions, Status};
+use crate::config::CampaignFile;
+use crate::sim::synthetic::SyntheticCase;
+
+/// A cold start on `case` driven from outside (no executor), budget 60 % of the ranges' tops.
+fn outside_cold_start(case: &SyntheticCase, tmp: &Path) -> (PathBuf, State) {
+    let tops: u32 = case
+        .components
+        .iter()
+        .map(|c| c.standalone.last_nproc())
+        .sum();
+    let budget = tops * 6 / 10;
+    let original: Vec<u32> = case
+        .components
+        .iter()
+        .map(|c| (c.standalone.last_nproc() / 4).max(c.standalone.first_nproc()))
+        .collect();
+    let mut file = CampaignFile::synthetic_cold_start(case, tmp, budget, &original).unwrap();
+    file.executor = None;
+    file.step = Some(4);
+    let dir = tmp.join("campaign");
+    init(&dir, &file, tmp, false).unwrap();
+    let state = State::load(&dir).unwrap();
+    (dir, state)
+}
+
+/// Records the last iteration's runs at the case's true coupled-mode speeds (1 % noise).
+fn measure_last(case: &SyntheticCase, state: &mut State) {
+    let last = state.iterations.len() - 1;
+    for test in &mut state.iterations[last].tests {
+        for run in test.runs.iter_mut().filter(|r| !r.state.is_terminal()) {
+            let h = crate::executor::fnv1a(run.id.bytes().chain(test.test.to_le_bytes()));
+            let noise = 1.0 + 0.01 * ((h % 2001) as f64 / 1000.0 - 1.0);
+            let speeds: Vec<f64> = case
+                .components
+                .iter()
+                .zip(&test.nproc)
+                .map(|(c, &p)| c.coupled_sypd(p) * noise)
+                .collect();
+            run.state = RunState::Done;
+            run.metrics = Some(coupled_metrics(&test.nproc, &speeds));
+        }
+    }
+}
+
+#[test]
+fn the_first_iteration_is_the_original_and_the_coupled_first_series() {
+    let case = SyntheticCase::generate(12, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, state) = outside_cold_start(&case, tmp.path());
+    assert!(state.is_cold_start() && !state.is_scaling());
+    assert_eq!(state.phase(), Some(ColdStartPhase::Scaling));
+    assert_eq!(state.tests[0].origin, "original");
+    assert!(state.tests[1..].iter().all(|t| t.origin == "scaling"));
+    let first = &state.iterations[0];
+    assert_eq!(first.phase, Some(ColdStartPhase::Scaling));
+    // Four counts per component by default, one run each.
+    assert!(first.tests.len() >= 4 && first.tests.iter().all(|t| t.runs.len() == 1));
+    // Wider moves than a balancing campaign's 2 x step.
+    assert!(
+        state.settings.initial_step > 8,
+        "{}",
+        state.settings.initial_step
+    );
+    let status = Status::from_state(&state, tmp.path());
+    assert!(status.best.is_none());
+    assert!(status
+        .cold_start
+        .unwrap()
+        .phase
+        .starts_with("phase scaling"));
+}
+
+#[test]
+fn the_model_is_not_firm_before_three_counts_per_component() {
+    let case = SyntheticCase::generate(12, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, mut state) = outside_cold_start(&case, tmp.path());
+    // Only the first two tests measured: two counts per component.
+    for test in &mut state.iterations[0].tests[2..] {
+        test.runs.clear();
+    }
+    measure_last(&case, &mut state);
+    let why = firmness(&state).unwrap_err();
+    assert!(
+        why.contains(&format!("needs {MIN_COUNTS}")) && why.contains("IFS"),
+        "{why}"
+    );
+}
+
+/// Cold starts on random truths to the end: the scaling phase comes first and the switch to
+/// balancing happens once, when the model is firm (or the design has nothing left); every
+/// test carries its reason, and the status has a best only once it balances.
+#[test]
+fn cold_starts_switch_once_and_end_with_a_best() {
+    for seed in [2u64, 5, 9] {
+        let case = SyntheticCase::generate(seed, 2);
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, mut state) = outside_cold_start(&case, tmp.path());
+        let mut switched_at = None;
+        let mut iterations = 0;
+        while !state.is_done() {
+            measure_last(&case, &mut state);
+            let before = state.phase();
+            let firm = firmness(&state);
+            advance_in(&mut state, &dir).unwrap();
+            let after = state.phase();
+            if before == Some(ColdStartPhase::Scaling) && after == Some(ColdStartPhase::Balancing) {
+                assert!(switched_at.is_none(), "seed {seed}: switched twice");
+                switched_at = Some(state.iterations.len() - 1);
+                let last = &state.iterations[state.iterations.len() - 2];
+                let reason = match &last.tests[0].decision.as_ref().unwrap().outcome {
+                    Outcome::Finished { reason } => reason.clone(),
+                    other => panic!("{other:?}"),
+                };
+                assert!(reason.starts_with("scaling phase over: "), "{reason}");
+                if let Ok(why) = firm {
+                    assert!(reason.contains(&why), "{reason}");
+                }
+                let status = Status::from_state(&state, &dir);
+                assert!(status.cold_start.unwrap().normalisation.is_some());
+            }
+            if before == Some(ColdStartPhase::Balancing) {
+                assert_eq!(after, before, "seed {seed}: back to scaling");
+            }
+            iterations += 1;
+            assert!(iterations < 80, "seed {seed}: no end");
+        }
+        let at = switched_at.unwrap_or_else(|| panic!("seed {seed}: never balanced"));
+        for (k, it) in state.iterations.iter().enumerate() {
+            for t in &it.tests {
+                let reason = t.reason.as_deref().unwrap();
+                assert_eq!(
+                    reason.starts_with("scaling: "),
+                    k < at,
+                    "seed {seed}: {reason}"
+                );
+            }
+        }
+        let status = Status::from_state(&state, &dir);
+        assert!(status.best.is_some(), "seed {seed}");
+        assert!(status
+            .cold_start
+            .unwrap()
+            .phase
+            .starts_with("phase balancing"));
+    }
+}
+
+/// What a benchmark does: the library's cold-start file for a synthetic case, `init` and
+/// `drive` on the stand-in model, to a best configuration.
+#[test]
+fn a_synthetic_cold_start_is_driven_from_rust_to_a_best() {
+    let case = SyntheticCase::generate(31, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let tops: u32 = case
+        .components
+        .iter()
+        .map(|c| c.standalone.last_nproc())
+        .sum();
+    let original: Vec<u32> = case
+        .components
+        .iter()
+        .map(|c| (c.standalone.last_nproc() / 4).max(c.standalone.first_nproc()))
+        .collect();
+    let mut file =
+        CampaignFile::synthetic_cold_start(&case, tmp.path(), tops * 6 / 10, &original).unwrap();
+    file.step = Some(4);
+    let sim = file.executor.as_mut().unwrap().sim.as_mut().unwrap();
+    sim.steps = Some(12);
+    sim.compression = Some(0.0);
+    let dir = tmp.path().join("campaign");
+    init(&dir, &file, tmp.path(), false).unwrap();
+    drive(&dir, &DriveOptions::default(), &AtomicBool::new(false)).unwrap();
+    let state = State::load(&dir).unwrap();
+    assert!(state.is_done());
+    assert_eq!(state.phase(), Some(ColdStartPhase::Balancing));
+    assert!(Status::from_state(&state, &dir).best.is_some());
+}

@@ -1,0 +1,137 @@
+//! The cold start: a guided campaign without curves. It runs the coupled scaling design
+//! ([`super::scaling`], every run a coupled configuration near balance) until the model is
+//! firm, then the guided strategy ([`super::guided`]) with the model learnt from every coupled
+//! run, in the same campaign and state. Each iteration records its [`ColdStartPhase`].
+//!
+//! **Firm** ([`firmness`]) means both:
+//! * every component has at least [`MIN_COUNTS`] distinct PE counts measured (the model's
+//!   scaling law of a component without a curve needs three), and
+//! * the model's band at its own best configuration is narrow: its high end at most
+//!   [`MAX_BAND`] times its low end, so the guided strategy's choices rest on a model that can
+//!   tell configurations near the answer apart.
+//!
+//! When the scaling design has nothing left to run (every curve settled, or its `max_runs` /
+//! `max_core_hours` reached) the campaign moves on whether firm or not; the guided strategy
+//! then stops at once if the model still cannot score configurations, with the reason.
+
+use std::path::Path;
+
+use super::guided::{landscape::Landscape, Guided};
+use super::scaling::points::{points_of, pooled_noise};
+use super::scaling::{configuration_words, Scaling};
+use super::{Plan, PlanError, Strategy};
+use crate::campaign::state::{ColdStartPhase, Outcome, State};
+
+/// PE counts each component needs measured before the model is firm.
+pub const MIN_COUNTS: usize = 3;
+/// The widest band (high end over low end of the coupled SYPD) at the model's best
+/// configuration that counts as firm: about +-10 % around the estimate.
+pub const MAX_BAND: f64 = 1.2;
+
+/// See the module documentation.
+pub struct ColdStart;
+
+impl Strategy for ColdStart {
+    fn plan(&self, state: &State, dir: Option<&Path>) -> Result<Plan, PlanError> {
+        if state.phase() == Some(ColdStartPhase::Balancing) {
+            let mut plan = Guided.plan(state, dir)?;
+            plan.phase = Some(ColdStartPhase::Balancing);
+            return Ok(plan);
+        }
+        let scaling = Scaling.plan(state, dir)?;
+        let switch = match firmness(state) {
+            Ok(why) => Some(why),
+            Err(why) if scaling.next.is_empty() => Some(format!(
+                "the scaling design has nothing left to run, the model not firm ({why})"
+            )),
+            Err(_) => None,
+        };
+        let Some(why) = switch else {
+            return Ok(Plan {
+                phase: Some(ColdStartPhase::Scaling),
+                ..scaling
+            });
+        };
+        let mut plan = Guided.plan(state, dir)?;
+        for d in &mut plan.decisions {
+            if let Outcome::Finished { reason } = &mut d.outcome {
+                *reason = format!("scaling phase over: {why}; {reason}");
+            }
+        }
+        plan.phase = Some(ColdStartPhase::Balancing);
+        Ok(plan)
+    }
+}
+
+/// Whether the model is firm enough to balance with (see the module doc): `Ok` with why, or
+/// `Err` with what is missing, in words.
+pub fn firmness(state: &State) -> Result<String, String> {
+    let noise = pooled_noise(state);
+    for (c, comp) in state.components.iter().enumerate() {
+        let counts = points_of(state, c, noise)
+            .iter()
+            .filter(|p| p.runs > 0)
+            .count();
+        if counts < MIN_COUNTS {
+            return Err(format!(
+                "{} has {counts} PE count(s) measured, the model needs {MIN_COUNTS}",
+                comp.name
+            ));
+        }
+    }
+    let view = Landscape::new(state, &vec![None; state.components.len()])?;
+    let best = view
+        .predicted_best
+        .clone()
+        .ok_or("the model ranks no configuration within the budget")?;
+    let e = view.estimate(&best);
+    let band = e.high / e.low;
+    let words = configuration_words(&state.components, &best);
+    if !(band.is_finite() && band <= MAX_BAND) {
+        return Err(format!(
+            "the model's band at its best ({words}) is {:.0} % wide, more than {:.0} %",
+            100.0 * (band - 1.0),
+            100.0 * (MAX_BAND - 1.0)
+        ));
+    }
+    Ok(format!(
+        "model firm: every component has {MIN_COUNTS} or more PE counts measured, and the band at the model's best ({words}) is {:.0} % wide",
+        100.0 * (band - 1.0)
+    ))
+}
+
+/// A cold start's phase in one line, for `campaign status` and the app: what it learns while
+/// scaling, and since when the model guides; `None` in other campaigns.
+pub fn phase_words(state: &State) -> Option<String> {
+    match state.phase()? {
+        ColdStartPhase::Scaling => {
+            let noise = pooled_noise(state);
+            let counts: Vec<String> = state
+                .components
+                .iter()
+                .enumerate()
+                .map(|(c, comp)| {
+                    let n = points_of(state, c, noise)
+                        .iter()
+                        .filter(|p| p.runs > 0)
+                        .count();
+                    format!("{} {n}", comp.name)
+                })
+                .collect();
+            Some(format!(
+                "phase scaling: learning the curves in coupled runs (PE counts measured: {}); balancing starts once the model is firm",
+                counts.join(", ")
+            ))
+        }
+        ColdStartPhase::Balancing => {
+            let since = state
+                .iterations
+                .iter()
+                .find(|it| it.phase == Some(ColdStartPhase::Balancing))
+                .map_or(0, |it| it.index);
+            Some(format!(
+                "phase balancing: the model learnt from every coupled run guides the runs since iteration {since}"
+            ))
+        }
+    }
+}
