@@ -16,7 +16,8 @@
 //! given: each pipeline measures its own curves first.
 //!
 //! * (a) the paper's: a fixed standalone study, 12 log-spaced PE counts per component from the
-//!   component's first to its last count, 3 runs each, run as stand-in standalone runs directly
+//!   component's first count to its last (or to the most the budget leaves it: see
+//!   [`study_range`]), 3 runs each, run as stand-in standalone runs directly
 //!   (the same runs a scaling campaign's `sim` executor makes, without the campaign), the
 //!   curve the mean of each count; then Algorithm 1 from those curves;
 //! * (b) autolb's: the adaptive standalone scaling campaign (`[scaling] design =
@@ -226,6 +227,23 @@ fn balancing_sim(case: &SyntheticCase, dir: &Path) -> SimSettings {
     sim
 }
 
+/// The PE counts a study of component `k` measures: from its first count to its last, or to
+/// the most the budget leaves it (every other component at its first count), whichever is
+/// lower. Neither balancing campaign can go past that, so measuring beyond it would be waste
+/// in both studies alike.
+fn study_range(case: &SyntheticCase, k: usize) -> (u32, u32) {
+    let others: u32 = case
+        .components
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != k)
+        .map(|(_, c)| c.standalone.first_nproc())
+        .sum();
+    let c = &case.components[k];
+    let hi = c.standalone.last_nproc().min(MAX_NPROC - others) / 8 * 8;
+    (c.standalone.first_nproc(), hi)
+}
+
 fn standalone_truth_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("standalone_truth_{name}.csv"))
 }
@@ -257,10 +275,12 @@ fn run_case(
         components: case
             .components
             .iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(k, c)| {
+                let (lo, hi) = study_range(case, k);
                 let mut entry = common::component(&c.name, None);
-                entry.min_nproc = Some(c.standalone.first_nproc());
-                entry.max_nproc = Some(c.standalone.last_nproc());
+                entry.min_nproc = Some(lo);
+                entry.max_nproc = Some(hi);
                 entry
             })
             .collect(),
@@ -333,10 +353,8 @@ fn fixed_study(case: &SyntheticCase, sim: &SimSettings) -> Result<(Outcome, Vec<
     let mut runs = 0;
     let mut curves = Vec::new();
     for (k, c) in case.components.iter().enumerate() {
-        let (lo, hi) = (
-            f64::from(c.standalone.first_nproc()),
-            f64::from(c.standalone.last_nproc()),
-        );
+        let (lo, hi) = study_range(case, k);
+        let (lo, hi) = (f64::from(lo), f64::from(hi));
         let mut counts: Vec<u32> = (0..FIXED_COUNTS)
             .map(|i| {
                 let f = i as f64 / (FIXED_COUNTS - 1) as f64;
@@ -419,8 +437,8 @@ fn prediction_gap(case: &SyntheticCase, measured: &[Curve]) -> Result<f64, Strin
                 name: c.name.clone(),
                 curve: Some(curve(k)),
                 allowed: None,
-                min_nproc: Some(c.standalone.first_nproc()),
-                max_nproc: Some(c.standalone.last_nproc()),
+                min_nproc: Some(study_range(case, k).0),
+                max_nproc: Some(study_range(case, k).1),
                 thread_curves: Vec::new(),
             })
             .collect()

@@ -154,8 +154,13 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     options.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
     let spread = (s.initial_step / 2).max(s.minimum_step);
     let first_ei = options.first().map(|o| o.0).unwrap_or(0.0);
+    let noise_floor = MIN_EI_NOISE * best.fn_sd(view, run_noise_sd(&view.model));
     for (ei, upper, nproc) in &options {
-        if next.len() >= max_tests || *ei < MIN_EI_SHARE * first_ei || *ei < MIN_EI {
+        if next.len() >= max_tests
+            || *ei < MIN_EI_SHARE * first_ei
+            || *ei < MIN_EI
+            || *ei < noise_floor
+        {
             break;
         }
         if taken(nproc, &next)
@@ -208,7 +213,8 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     Chosen {
         next,
         stop: Some(format!(
-            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {MIN_EI} or more, and no other measured one is within the noise of it"
+            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {:.4} or more (the larger of {MIN_EI} and {MIN_EI_NOISE} standard deviations of the best's measured FN), and no other measured one is within the noise of it",
+            MIN_EI.max(noise_floor)
         )),
     }
 }
