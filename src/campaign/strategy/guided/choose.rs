@@ -341,6 +341,71 @@ mod tests {
         }
     }
 
+    /// The best measured configuration of a view, scored as [`choose`] scores it.
+    fn best_of(view: &Landscape) -> Scored<'_> {
+        view.measured
+            .iter()
+            .map(|m| {
+                let sypd = algorithm1::mean_metrics(&m.runs).unwrap().sypd;
+                Scored {
+                    config: m,
+                    fn_: view.fn_at(&m.nproc, sypd),
+                    sypd,
+                }
+            })
+            .max_by(|a, b| a.fn_.total_cmp(&b.fn_))
+            .unwrap()
+    }
+
+    /// The expected gains of the model's choices, read from their reasons.
+    fn model_gains(chosen: &Chosen) -> Vec<f64> {
+        chosen
+            .next
+            .iter()
+            .filter_map(|t| {
+                let gain = t.reason.as_deref()?.split("(expected gain ").nth(1)?;
+                gain.trim_end_matches(')').parse().ok()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_model_proposes_only_gains_the_noise_of_the_best_does_not_hide() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (_, mut view) = measured_demo(tmp.path());
+        let floor =
+            |view: &Landscape| MIN_EI_NOISE * best_of(view).fn_sd(view, run_noise_sd(&view.model));
+        let once = floor(&view);
+        assert!(
+            once > MIN_EI,
+            "the noise floor {once} is the binding one here"
+        );
+        let chosen = choose(&view, 4);
+        for g in model_gains(&chosen) {
+            assert!(
+                g >= once - 1e-4,
+                "expected gain {g} below the noise floor {once}"
+            );
+        }
+        // Nine runs of every configuration know the best's mean three times better: the floor
+        // falls to a third, and gains it hid before are worth runs now.
+        for m in &mut view.measured {
+            let first = m.runs[0].clone();
+            m.runs = vec![first; 9];
+        }
+        let nine = floor(&view);
+        assert!((nine / once - 1.0 / 3.0).abs() < 0.05, "{nine} vs {once}");
+        let more = model_gains(&choose(&view, 4));
+        assert!(
+            more.len() > model_gains(&chosen).len(),
+            "{more:?} with floor {nine}"
+        );
+        assert!(
+            more.iter().all(|&g| g >= nine - 1e-4 && g < once),
+            "{more:?}"
+        );
+    }
+
     #[test]
     fn contention_needs_a_gap_within_the_noise_and_narrows_with_repetitions() {
         let tmp = tempfile::tempdir().unwrap();
