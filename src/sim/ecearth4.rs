@@ -105,7 +105,7 @@ fn load_balancing_info(plan: &Plan, outcome: &SimOutcome, simulated_s: f64) -> S
         } else {
             0.0
         };
-        let interp = plan.interp_s * p.sends.len() as f64 * f64::from(outcome.window_steps);
+        let interp = p.interp_s * p.sends.len() as f64 * f64::from(outcome.window_steps);
         s.push_str(&format!(" {}\n", a10(&c.name)));
         for other in outcome.components.iter().filter(|o| o.name != c.name) {
             s.push_str(&format!(

@@ -88,6 +88,10 @@ pub struct SimSettings {
     pub noise: Option<f64>,
     /// Interpolation seconds per sent field and step (coupling overhead).
     pub interp_s: Option<f64>,
+    /// Interpolation seconds per sent field and step added for every PE of the sending
+    /// component (default 0): a coupling overhead that grows with the PE count, as the
+    /// exchange of a field spread over more ranks does.
+    pub interp_s_per_pe: Option<f64>,
     /// Seconds in each put call (coupling overhead).
     pub put_s: Option<f64>,
     /// Fields each component sends per exchange (default 1; EC-Earth3's IFS sends 5).
@@ -163,6 +167,7 @@ impl SimSettings {
         for (key, v) in [
             ("noise", self.noise),
             ("interp_s", self.interp_s),
+            ("interp_s_per_pe", self.interp_s_per_pe),
             ("put_s", self.put_s),
             ("compression", self.compression),
         ] {
@@ -261,6 +266,7 @@ impl SimSettings {
     pub fn standalone(&self) -> SimSettings {
         SimSettings {
             interp_s: Some(0.0),
+            interp_s_per_pe: Some(0.0),
             put_s: Some(0.0),
             ..self.clone()
         }

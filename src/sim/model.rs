@@ -78,6 +78,8 @@ pub(crate) struct CompPlan {
     truth_sypd: f64,
     mean_step_s: f64,
     heavy: bool,
+    /// Interpolation seconds per sent field and step (grows with the PE count).
+    pub interp_s: f64,
 }
 
 /// Events of one rank in one exchange.
@@ -95,7 +97,6 @@ pub(crate) struct Plan {
     pub exchanges: u32,
     pub period_s: f64,
     noise: f64,
-    pub interp_s: f64,
     put_s: f64,
     heavy_every: u32,
     heavy_factor: f64,
@@ -137,6 +138,8 @@ impl Plan {
         let period_s = s.period();
         let imbalance_max = s.rank_imbalance.unwrap_or(defaults::RANK_IMBALANCE);
         let fields = s.fields.unwrap_or(1) as u16;
+        let interp_s = s.interp_s.unwrap_or(defaults::INTERP_S);
+        let interp_s_per_pe = s.interp_s_per_pe.unwrap_or(0.0);
         let mut components = Vec::with_capacity(run.components.len());
         for (i, c) in run.components.iter().enumerate() {
             crate::curve::validate_component_name(&c.name).map_err(|reason| {
@@ -191,6 +194,7 @@ impl Plan {
                 // Wall seconds per coupling step at this speed: period / (SYPD * 365).
                 mean_step_s: period_s / (sypd * 365.0),
                 heavy,
+                interp_s: interp_s + interp_s_per_pe * f64::from(c.nproc),
             });
         }
         // Everyone receives every field the others send.
@@ -218,7 +222,6 @@ impl Plan {
             exchanges: steps + 1,
             period_s,
             noise: s.noise.unwrap_or(defaults::NOISE),
-            interp_s: s.interp_s.unwrap_or(defaults::INTERP_S),
             put_s: s.put_s.unwrap_or(defaults::PUT_S),
             heavy_every: s.heavy_every.unwrap_or(defaults::HEAVY_EVERY),
             heavy_factor: s.heavy_factor.unwrap_or(defaults::HEAVY_FACTOR),
@@ -288,7 +291,7 @@ impl Plan {
                     ev.sends.clear();
                     for &f in &c.sends {
                         let ib = t;
-                        let ia = ib + self.interp_s;
+                        let ia = ib + c.interp_s;
                         let pa = ia + self.put_s;
                         ev.sends.push((f, ib, ia, ia, pa));
                         t = pa;

@@ -183,6 +183,23 @@ impl SyntheticCase {
         super::simulate_in_memory(&run)
     }
 
+    /// The coupled SYPD the stand-in goes at on a configuration with `settings` but without
+    /// noise, rank imbalance or failures: the true speed of that configuration, heavy steps and
+    /// coupling overheads included (with heavy steps the coupled run is slower than its slowest
+    /// component's mean speed, because a heavy step's wait is not made up by the others).
+    pub fn noise_free_sypd(&self, settings: &SimSettings, nproc: &[u32]) -> Result<f64, SimError> {
+        let quiet = SimSettings {
+            noise: Some(0.0),
+            rank_imbalance: Some(0.0),
+            fail_after: None,
+            fail_probability: None,
+            compression: None,
+            ..settings.clone()
+        };
+        let out = self.simulate_with(&quiet, nproc, 0)?;
+        Ok(crate::metrics::sypd(out.window_sim_s, out.window_wall_s))
+    }
+
     /// Runs the stand-in on a configuration and reduces what it measured to a
     /// [`crate::model::MeasuredRun`] (component SYPD from compute seconds, coupled SYPD from
     /// the coupled wall time of the analysed window), as timing output of a real run would be.
@@ -455,6 +472,74 @@ mod tests {
                 truth
             );
         }
+    }
+
+    #[test]
+    fn the_noise_free_speed_is_the_slowest_component_without_heavy_steps_and_below_it_with_them() {
+        let case = SyntheticCase::generate(5, 3);
+        let nproc: Vec<u32> = case
+            .components
+            .iter()
+            .map(|c| c.standalone.first_nproc() * 3)
+            .collect();
+        let slowest = case
+            .components
+            .iter()
+            .zip(&nproc)
+            .map(|(c, &p)| c.coupled_sypd(p))
+            .fold(f64::INFINITY, f64::min);
+        let plain = SimSettings {
+            heavy_every: Some(0),
+            interp_s: Some(0.0),
+            put_s: Some(0.0),
+            ..case.base_settings()
+        };
+        let s = case.noise_free_sypd(&plain, &nproc).unwrap();
+        assert!((s / slowest - 1.0).abs() < 0.002, "{s} vs {slowest}");
+        let heavy = SimSettings {
+            heavy_every: Some(4),
+            ..plain.clone()
+        };
+        let h = case.noise_free_sypd(&heavy, &nproc).unwrap();
+        assert!(h < s * 0.999, "heavy steps {h} vs none {s}");
+        // The same run twice: no noise, the same speed.
+        assert_eq!(h, case.noise_free_sypd(&heavy, &nproc).unwrap());
+    }
+
+    #[test]
+    fn interpolation_that_grows_with_pes_slows_large_configurations_more() {
+        let case = SyntheticCase::generate(9, 2);
+        let small: Vec<u32> = case
+            .components
+            .iter()
+            .map(|c| c.standalone.first_nproc())
+            .collect();
+        let large: Vec<u32> = case
+            .components
+            .iter()
+            .map(|c| c.standalone.last_nproc())
+            .collect();
+        let flat = SimSettings {
+            heavy_every: Some(0),
+            ..case.base_settings()
+        };
+        let growing = SimSettings {
+            interp_s_per_pe: Some(2e-5),
+            ..flat.clone()
+        };
+        let loss = |nproc: &[u32]| {
+            1.0 - case.noise_free_sypd(&growing, nproc).unwrap()
+                / case.noise_free_sypd(&flat, nproc).unwrap()
+        };
+        assert!(loss(&small) > 0.0);
+        assert!(
+            loss(&large) > 2.0 * loss(&small),
+            "{} vs {}",
+            loss(&large),
+            loss(&small)
+        );
+        // A standalone run has no coupling, so no interpolation at all.
+        assert_eq!(growing.standalone().interp_s_per_pe, Some(0.0));
     }
 
     #[test]

@@ -154,8 +154,13 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     options.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
     let spread = (s.initial_step / 2).max(s.minimum_step);
     let first_ei = options.first().map(|o| o.0).unwrap_or(0.0);
+    let noise_floor = MIN_EI_NOISE * best.fn_sd(view, run_noise_sd(&view.model));
     for (ei, upper, nproc) in &options {
-        if next.len() >= max_tests || *ei < MIN_EI_SHARE * first_ei || *ei < MIN_EI {
+        if next.len() >= max_tests
+            || *ei < MIN_EI_SHARE * first_ei
+            || *ei < MIN_EI
+            || *ei < noise_floor
+        {
             break;
         }
         if taken(nproc, &next)
@@ -208,7 +213,8 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     Chosen {
         next,
         stop: Some(format!(
-            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {MIN_EI} or more, and no other measured one is within the noise of it"
+            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {:.4} or more (the larger of {MIN_EI} and {MIN_EI_NOISE} standard deviations of the best's measured FN), and no other measured one is within the noise of it",
+            MIN_EI.max(noise_floor)
         )),
     }
 }
@@ -334,6 +340,71 @@ mod tests {
                 assert!(!near(&other.nproc, &t.nproc, s.minimum_step, &s.budgets()));
             }
         }
+    }
+
+    /// The best measured configuration of a view, scored as [`choose`] scores it.
+    fn best_of(view: &Landscape) -> Scored<'_> {
+        view.measured
+            .iter()
+            .map(|m| {
+                let sypd = algorithm1::mean_metrics(&m.runs).unwrap().sypd;
+                Scored {
+                    config: m,
+                    fn_: view.fn_at(&m.nproc, sypd),
+                    sypd,
+                }
+            })
+            .max_by(|a, b| a.fn_.total_cmp(&b.fn_))
+            .unwrap()
+    }
+
+    /// The expected gains of the model's choices, read from their reasons.
+    fn model_gains(chosen: &Chosen) -> Vec<f64> {
+        chosen
+            .next
+            .iter()
+            .filter_map(|t| {
+                let gain = t.reason.as_deref()?.split("(expected gain ").nth(1)?;
+                gain.trim_end_matches(')').parse().ok()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_model_proposes_only_gains_the_noise_of_the_best_does_not_hide() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (_, mut view) = measured_demo(tmp.path());
+        let floor =
+            |view: &Landscape| MIN_EI_NOISE * best_of(view).fn_sd(view, run_noise_sd(&view.model));
+        let once = floor(&view);
+        assert!(
+            once > MIN_EI,
+            "the noise floor {once} is the binding one here"
+        );
+        let chosen = choose(&view, 4);
+        for g in model_gains(&chosen) {
+            assert!(
+                g >= once - 1e-4,
+                "expected gain {g} below the noise floor {once}"
+            );
+        }
+        // Nine runs of every configuration know the best's mean three times better: the floor
+        // falls to a third, and gains it hid before are worth runs now.
+        for m in &mut view.measured {
+            let first = m.runs[0].clone();
+            m.runs = vec![first; 9];
+        }
+        let nine = floor(&view);
+        assert!((nine / once - 1.0 / 3.0).abs() < 0.05, "{nine} vs {once}");
+        let more = model_gains(&choose(&view, 4));
+        assert!(
+            more.len() > model_gains(&chosen).len(),
+            "{more:?} with floor {nine}"
+        );
+        assert!(
+            more.iter().all(|&g| g >= nine - 1e-4 && g < once),
+            "{more:?}"
+        );
     }
 
     #[test]

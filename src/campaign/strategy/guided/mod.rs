@@ -15,7 +15,8 @@
 //!      `initial_step`, halved while the target was measured, down to `minimum_step`), when
 //!      the model's band lets it beat the best;
 //!    * `model`: the configurations whose upper FN beats the best measured FN, by expected
-//!      improvement (at least [`tuning::MIN_EI`]), no two within `initial_step / 2` PEs of each
+//!      improvement (at least [`tuning::MIN_EI`], and at least [`tuning::MIN_EI_NOISE`]
+//!      standard deviations of the best's measured FN), no two within `initial_step / 2` PEs of each
 //!      other in one iteration, all within `initial_step` PEs of one of the two best measured
 //!      configurations (a trust region that moves with the best).
 //!
@@ -45,10 +46,15 @@ pub use landscape::{component_speeds, measured_configs, within_budget, MeasuredC
 pub mod tuning {
     /// A model choice is dropped when its expected improvement is below this share of the
     /// iteration's first choice (so iterations shrink as the model converges).
-    pub const MIN_EI_SHARE: f64 = 0.2;
+    pub const MIN_EI_SHARE: f64 = 0.5;
     /// Nor is a configuration run whose expected FN gain is below this: a run costs the same
     /// wherever it goes, and a gain this small is below what the noise lets a campaign tell.
     pub const MIN_EI: f64 = 0.001;
+    /// Nor one whose expected FN gain is below this many standard deviations of the best's
+    /// measured FN (the model's run-to-run noise over the root of its run count): a gain the
+    /// noise of the best's own measurement hides is not worth a run, and the campaign stops
+    /// once nothing unmeasured promises more.
+    pub const MIN_EI_NOISE: f64 = 0.4;
     /// At most this many configurations (the best included) are repeated at once.
     pub const CONTENDERS_AT_MOST: usize = 4;
     /// The model only proposes configurations within `initial_step` PEs (in every component)
