@@ -22,7 +22,9 @@
 //!   curve the mean of each count; then Algorithm 1 from those curves;
 //! * (b) autolb's: the adaptive standalone scaling campaign (`[scaling] design =
 //!   "standalone"`), then the `guided` strategy from the curves it wrote;
-//! * (c) the cold start (a guided campaign without curves): not run here yet.
+//! * (c) the cold start: a guided campaign without curves (each component's range as the
+//!   studies measure it, the same `[original]`), coupled scaling runs first, then guided
+//!   balancing with the model learnt from them; its initial step is the cold start's default.
 //!
 //! Both balancing campaigns: max_nproc 1200, step 24, top 4 plus an original, repetitions 2,
 //! initial_step 48, minimum_step 12, TTS_w 0.5 (as `campaign_cost`). Cost = core-hours of
@@ -111,18 +113,20 @@ fn main() {
 fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
     let started = Instant::now();
     println!(
-        "| seed | n | fixed study core-h | adaptive study core-h | study % | (a) core-h | (b) core-h | (a) regret | (b) regret | guided / A1 | prediction gap | (c) | target |"
+        "| seed | n | fixed study core-h | adaptive study core-h | study % | (a) core-h | (b) core-h | (a) regret | (b) regret | guided / A1 | prediction gap | (c) core-h | (c) regret | (c) / (a) | target (b) | target (c) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|:---|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|:---|");
     let mut study_ratios = Vec::new();
     let mut balance_ratios: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
     let (mut a_costs, mut b_costs, mut a_regrets, mut b_regrets) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut met, mut predicted, mut fixed_predicted, mut total) = (0, 0, 0, 0);
+    let (mut c_met, mut cold_ratios, mut c_regrets, mut c_costs) =
+        (0, Vec::new(), Vec::new(), Vec::new());
     for &seed in seeds {
         let n = if seed % 2 == 1 { 2 } else { 3 };
         let case = SyntheticCase::generate(seed, n);
-        let (a, b, truth_line) = match run_case(&case, adaptive) {
+        let (a, b, c, truth_line) = match run_case(&case, adaptive) {
             Ok(r) => r,
             Err(e) => {
                 println!("| {seed} | {n} | skipped: {e} |");
@@ -131,6 +135,11 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
         };
         let (a_regret, b_regret) = (a.balance.regret, b.balance.regret);
         let ok = b_regret <= a_regret + 1e-12 || b_regret <= REGRET_SLACK;
+        let c_ok = c.regret <= a_regret + 1e-12 || c.regret <= REGRET_SLACK;
+        c_met += usize::from(c_ok);
+        cold_ratios.push(c.cost / a.cost());
+        c_regrets.push(c.regret);
+        c_costs.push(c.cost);
         total += 1;
         met += usize::from(ok);
         predicted += usize::from(b.prediction_gap <= PREDICTION_SLACK);
@@ -145,7 +154,7 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
         a_regrets.push(a_regret);
         b_regrets.push(b_regret);
         println!(
-            "| {seed} | {n} | {:.1} | {:.1} | {:.0}% | {:.1} | {:.1} | {:.4} | {:.4} | {:.0}% | {:.4} | {} | {} |",
+            "| {seed} | {n} | {:.1} | {:.1} | {:.0}% | {:.1} | {:.1} | {:.4} | {:.4} | {:.0}% | {:.4} | {:.1} | {:.4} | {:.0}% | {} | {} |",
             a.study.cost,
             b.study.cost,
             100.0 * b.study.cost / a.study.cost,
@@ -155,14 +164,17 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
             b_regret,
             100.0 * b.balance.cost / a.balance.cost,
             b.prediction_gap,
-            cold_start(&case).map_or("not run".to_string(), |c| format!("{:.1}", c.cost)),
+            c.cost,
+            c.regret,
+            100.0 * c.cost / a.cost(),
             if ok { "yes" } else { "NO" },
+            if c_ok { "yes" } else { "NO" },
         );
         if verbose {
             println!(
-                "|  |  | runs: fixed {} adaptive {}; balancing runs: a1 {} guided {}; best: a1 {:?} guided {:?}; {truth_line}; fixed-curve prediction gap {:.4} |",
-                a.study.runs, b.study.runs, a.balance.runs, b.balance.runs,
-                a.balance.best, b.balance.best, a.prediction_gap
+                "|  |  | runs: fixed {} adaptive {}; balancing runs: a1 {} guided {} cold start {}; best: a1 {:?} guided {:?} cold start {:?}; {truth_line}; fixed-curve prediction gap {:.4} |",
+                a.study.runs, b.study.runs, a.balance.runs, b.balance.runs, c.runs,
+                a.balance.best, b.balance.best, c.best, a.prediction_gap
             );
         }
     }
@@ -200,16 +212,19 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
             ratios.len()
         );
     }
-    println!("- (c) cold start: not run (see `cold_start`)");
+    println!(
+        "- (c) regret no worse than (a)'s (or <= {REGRET_SLACK}): {c_met} of {total} cases ({:.0} %); regret median {:.4}, max {:.4}",
+        pct(c_met),
+        median(&c_regrets),
+        c_regrets.iter().copied().fold(0.0, f64::max)
+    );
+    println!(
+        "- (c) core-hours / (a)'s: median {:.0} %, max {:.0} %; (c) median {:.1} core-h",
+        100.0 * median(&cold_ratios),
+        100.0 * cold_ratios.iter().copied().fold(0.0, f64::max),
+        median(&c_costs)
+    );
     println!("({:.0} s)", started.elapsed().as_secs_f64());
-}
-
-/// The cold start, pipeline (c): a guided campaign without curves that begins with coupled
-/// scaling runs. Not built on this branch; `None` reports it as "not run". Once the campaign
-/// exists, this runs it on `case` with the settings of [`balancing_sim`] and returns its
-/// outcome (regret filled in by the caller like the others).
-fn cold_start(_case: &SyntheticCase) -> Option<Outcome> {
-    None
 }
 
 /// The stand-in settings of every run of a case (curves written into `dir`): coupled runs at
@@ -253,7 +268,7 @@ fn standalone_truth_path(dir: &Path, name: &str) -> PathBuf {
 fn run_case(
     case: &SyntheticCase,
     adaptive: &ScalingTable,
-) -> Result<(Pipeline, Pipeline, String), String> {
+) -> Result<(Pipeline, Pipeline, Outcome, String), String> {
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let dir = tmp.path();
     case.write_curves(dir).map_err(|e| e.to_string())?;
@@ -303,6 +318,20 @@ fn run_case(
     let guided_file = common::balancing_file(case, &adaptive_paths, sim.clone(), Strategy::Guided);
     let (guided, _) = common::run_campaign(&guided_file, dir, &label("guided"))?;
 
+    // (c): the cold start: the same balancing settings, no curve, each component's range as
+    // the studies have it, and the cold start's own initial step (an eighth of the narrowest
+    // range).
+    let mut cold_file =
+        common::balancing_file(case, &adaptive_paths, sim.clone(), Strategy::Guided);
+    for (k, entry) in cold_file.components.iter_mut().enumerate() {
+        let (lo, hi) = study_range(case, k);
+        entry.curve = None;
+        entry.min_nproc = Some(lo);
+        entry.max_nproc = Some(hi);
+    }
+    cold_file.initial_step = None;
+    let (mut cold, _) = common::run_campaign(&cold_file, dir, &label("cold-start"))?;
+
     // The true speeds: noise-free stand-in runs, each configuration once.
     let memo: RefCell<HashMap<Vec<u32>, f64>> = RefCell::new(HashMap::new());
     let speed = |n: &[u32]| {
@@ -316,8 +345,13 @@ fn run_case(
         s
     };
     let truth = Truth::new(case, &speed);
-    let (a1_best, guided_best) = (a1.best.clone(), guided.best.clone());
-    let answers = [a1_best.as_slice(), guided_best.as_slice()];
+    let (a1_best, guided_best, cold_best) =
+        (a1.best.clone(), guided.best.clone(), cold.best.clone());
+    let answers = [
+        a1_best.as_slice(),
+        guided_best.as_slice(),
+        cold_best.as_slice(),
+    ];
     let (mut a, mut b) = (
         Pipeline {
             study: fixed_study,
@@ -332,8 +366,9 @@ fn run_case(
     );
     a.balance.regret = truth.regret(&a.balance.best, &answers).0;
     b.balance.regret = truth.regret(&b.balance.best, &answers).0;
+    cold.regret = truth.regret(&cold.best, &answers).0;
     let (_, optimum) = truth.regret(&a.balance.best, &answers);
-    Ok((a, b, format!("true optimum {optimum:?}")))
+    Ok((a, b, cold, format!("true optimum {optimum:?}")))
 }
 
 /// The curves loaded from a scaling campaign, in the case's component order.
