@@ -17,6 +17,7 @@ use crate::tui::app::App;
 use crate::tui::calibration::BandPoint;
 use crate::tui::campaign_view::ScalingPoint;
 use crate::tui::pane::Pane;
+use crate::tui::ranking::CurveSeries;
 
 /// Which quantity a chart shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,64 +146,53 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
     // A scaling campaign's points: each kept mean's spread as a vertical bar (one sd either
     // side), the runs left out as outliers where they fell, and the counts queued but not yet
     // measured on the curve as it stands.
-    let scaling_of = |name: &str| scaling.iter().find(|s| s.name == name);
-    let bars: Vec<Vec<[(f64, f64); 2]>> = app
-        .ranking
-        .curves
+    // Per drawn curve, what `f` makes of its scaling points (nothing without them).
+    let per_curve = |f: &PointsOf| -> Vec<Vec<(f64, f64)>> {
+        app.ranking
+            .curves
+            .iter()
+            .map(|c| match scaling.iter().find(|s| s.name == c.name) {
+                Some(s) => f(c, &s.points),
+                None => Vec::new(),
+            })
+            .collect()
+    };
+    // Each bar as its two ends, in pairs.
+    let bar_ends = per_curve(&|_, points| {
+        points
+            .iter()
+            .filter(|pt| pt.runs >= 2 && pt.sd > 0.0)
+            .filter_map(|pt| {
+                let (p, m) = (f64::from(pt.nproc), pt.sypd?);
+                let low = (m - pt.sd).max(m * 0.05);
+                Some([(x(p), y(p, low)), (x(p), y(p, m + pt.sd))])
+            })
+            .flatten()
+            .collect()
+    });
+    let bars: Vec<Vec<[(f64, f64); 2]>> = bar_ends
         .iter()
-        .map(|c| {
-            scaling_of(&c.name)
-                .map(|s| {
-                    s.points
-                        .iter()
-                        .filter(|pt| pt.runs >= 2 && pt.sd > 0.0)
-                        .filter_map(|pt| {
-                            let (p, m) = (f64::from(pt.nproc), pt.sypd?);
-                            let low = (m - pt.sd).max(m * 0.05);
-                            Some([(x(p), y(p, low)), (x(p), y(p, m + pt.sd))])
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
+        .map(|ends| ends.chunks_exact(2).map(|e| [e[0], e[1]]).collect())
         .collect();
-    let outliers: Vec<Vec<(f64, f64)>> = app
-        .ranking
-        .curves
-        .iter()
-        .map(|c| {
-            scaling_of(&c.name)
-                .map(|s| {
-                    s.points
-                        .iter()
-                        .flat_map(|pt| {
-                            let p = f64::from(pt.nproc);
-                            pt.outliers.iter().map(move |(_, v)| (x(p), y(p, *v)))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
-        .collect();
-    let queued: Vec<Vec<(f64, f64)>> = app
-        .ranking
-        .curves
-        .iter()
-        .map(|c| {
-            scaling_of(&c.name)
-                .map(|s| {
-                    s.points
-                        .iter()
-                        .filter(|pt| pt.sypd.is_none() && pt.queued > 0)
-                        .filter_map(|pt| {
-                            let p = f64::from(pt.nproc);
-                            Some((x(p), y(p, on_line(&c.line, p)?)))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
-        .collect();
+    let outliers = per_curve(&|_, points| {
+        points
+            .iter()
+            .flat_map(|pt| {
+                let p = f64::from(pt.nproc);
+                pt.outliers.iter().map(move |(_, v)| (x(p), y(p, *v)))
+            })
+            .collect()
+    });
+    let queued = per_curve(&|c, points| {
+        points
+            .iter()
+            .filter(|pt| pt.sypd.is_none() && pt.queued > 0)
+            .filter_map(|pt| {
+                let p = f64::from(pt.nproc);
+                Some((x(p), y(p, on_line(&c.line, p)?)))
+            })
+            .collect()
+    });
     let show_band = area.height >= BAND_FROM && app.ui.theme.depth != ColorDepth::Mono;
     let cal_lines: Vec<Vec<(f64, f64)>> = calibrated
         .iter()
@@ -387,6 +377,9 @@ pub fn cursor_glyph(theme: &Theme) -> &'static str {
         _ => "•",
     }
 }
+
+/// Chart points made from one drawn curve and its scaling points.
+type PointsOf<'a> = dyn Fn(&CurveSeries, &[ScalingPoint]) -> Vec<(f64, f64)> + 'a;
 
 /// A scaling campaign's error bar (one sd either side of a count's mean), its outlier runs
 /// and its queued counts: characters of their own, legible without colour.

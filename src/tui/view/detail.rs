@@ -258,26 +258,7 @@ pub fn row_lines(app: &App, i: usize) -> Vec<String> {
         view.tts_w.map_or("-".into(), |w| format!("{w:.2}"))
     ));
     out.push(String::new());
-    for run in &r.runs {
-        out.push(format!(
-            "rep {}  {:<8} SYPD {:>6}  CHSY {:>6}  cpl {} %  job {}",
-            run.repetition,
-            run.state,
-            opt(run.sypd, 2),
-            opt(run.chsy, 0),
-            opt(run.coupling_cost.map(|c| c * 100.0), 2),
-            run.job.clone().unwrap_or_else(|| "-".into()),
-        ));
-        out.push(format!("       {}", run.run_dir.display()));
-        if let Some(note) = &run.note {
-            let label = if run.state == "failed" {
-                "failed: "
-            } else {
-                ""
-            };
-            out.push(format!("       {label}{}", compact_note(note)));
-        }
-    }
+    out.extend(run_lines(r, true));
     // The models against the measurement last: a watcher looks at the runs first.
     if let Some(measured) = r.sypd.filter(|_| *names == app.ranking.problem.names()) {
         out.push(String::new());
@@ -340,9 +321,26 @@ fn scaling_row_lines(r: &IterRow, points: &[(&ScalingCurve, &ScalingPoint)]) -> 
     }
     out.push(format!("state {}", r.state));
     out.push(String::new());
+    out.extend(run_lines(r, points.len() > 1));
+    out
+}
+
+/// A row's runs, two lines each (more with a note): state, SYPD (with CHSY and coupling cost
+/// when `coupled`: a standalone scaling run has neither), job, run directory.
+fn run_lines(r: &IterRow, coupled: bool) -> Vec<String> {
+    let mut out = Vec::new();
     for run in &r.runs {
+        let figures = if coupled {
+            format!(
+                "  CHSY {:>6}  cpl {} %",
+                opt(run.chsy, 0),
+                opt(run.coupling_cost.map(|c| c * 100.0), 2)
+            )
+        } else {
+            String::new()
+        };
         out.push(format!(
-            "rep {}  {:<8} SYPD {:>6}  job {}",
+            "rep {}  {:<8} SYPD {:>6}{figures}  job {}",
             run.repetition,
             run.state,
             opt(run.sypd, 2),
@@ -350,7 +348,12 @@ fn scaling_row_lines(r: &IterRow, points: &[(&ScalingCurve, &ScalingPoint)]) -> 
         ));
         out.push(format!("       {}", run.run_dir.display()));
         if let Some(note) = &run.note {
-            out.push(format!("       {}", compact_note(note)));
+            let label = if run.state == "failed" {
+                "failed: "
+            } else {
+                ""
+            };
+            out.push(format!("       {label}{}", compact_note(note)));
         }
     }
     out
