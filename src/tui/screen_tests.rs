@@ -392,6 +392,44 @@ fn the_status_line_tells_no_driver_from_running_lost_and_stalled() {
 }
 
 #[test]
+fn a_lost_driver_outranks_the_last_message_at_80_columns_and_ends_the_eta() {
+    let mut app = watching();
+    let mut v = watched();
+    v.progress = Some(autolb::campaign::status::progress::Progress {
+        iteration: Some(3),
+        iterations_at_most: None,
+        bound_proven: false,
+        done: 7,
+        running: 1,
+        queued: 0,
+        failed: 0,
+        first_start: Some(1.0),
+        last_end: None,
+        mean_run_s: Some(30.0),
+        iteration_left: 2,
+        best_fn_by_iteration: Vec::new(),
+        finished: false,
+    });
+    app.update(Event::Campaign(Box::new(v.clone())));
+    let progress = |app: &App| view::fit::text_of(&view::table::progress_line(app, 200).unwrap());
+    assert!(
+        progress(&app).contains("iteration ETA"),
+        "{}",
+        progress(&app)
+    );
+    v.driver = Some(driver(DriverState::Lost {
+        pid: 4242,
+        host: autolb::campaign::heartbeat::host_name(),
+        gone_s: 40,
+    }));
+    app.update(Event::Campaign(Box::new(v)));
+    app.ui.message = Some("curves: 30 measured points; re-ranked".into());
+    let line = view::fit::text_of(&view::status::status_line(&app, 80));
+    assert!(line.contains("driver lost (pid 4242"), "{line}");
+    assert!(!progress(&app).contains("ETA"), "{}", progress(&app));
+}
+
+#[test]
 fn a_cold_start_shows_its_phase_in_the_best_line() {
     let mut app = watching();
     let mut v = watched();

@@ -14,6 +14,7 @@ use crate::tui::app::App;
 use crate::tui::keys::Action;
 use crate::tui::table::TableState;
 use crate::tui::ui::Ui;
+use autolb::campaign::DriverState;
 
 /// The best-so-far line: the campaign's best with its PEs, SYPD, CHSY and FN (the table's
 /// FN), flagged when it rests on fewer runs than asked; without a campaign, the prediction's
@@ -141,6 +142,24 @@ pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(text.style(style)), area);
 }
 
+/// Whether the watched campaign is not over and its driver was lost (killed, its host gone)
+/// or stalled: nothing moves it on, so no ETA holds. No driver at all is normal for a campaign
+/// driven from outside (a workflow manager).
+pub fn unattended(app: &App) -> bool {
+    app.table.campaign.driver.as_ref().is_some_and(|d| {
+        matches!(
+            d.at(app.ui.now),
+            DriverState::Lost { .. } | DriverState::Stalled { .. }
+        )
+    }) && !campaign_over(&app.table.campaign.state)
+}
+
+/// Whether a campaign state (`CampaignView::state`) says the campaign is over: nothing is
+/// left for a driver to do.
+fn campaign_over(state: &str) -> bool {
+    state.starts_with("done") || state == "cancelled"
+}
+
 /// The campaign's state in words, as `campaign status` says it
 /// ([`autolb::campaign::DriverState::text`]): `running (driver pid 12, seen 2 s ago)`, `driver
 /// lost (...)`, `no driver running`, `stalled (...)`; once it is over, the state (`done`, `done:
@@ -148,7 +167,7 @@ pub fn render_best(app: &App, frame: &mut Frame, area: Rect) {
 pub fn campaign_texts(table: &TableState, now: std::time::SystemTime) -> (String, String) {
     let view = &table.campaign;
     let state = &view.state;
-    let finished = state.starts_with("done") || state == "cancelled";
+    let finished = campaign_over(state);
     match (&view.driver, &view.dir) {
         (Some(driver), Some(dir)) if !finished => {
             let driver = driver.at(now);
@@ -208,7 +227,10 @@ pub fn status_items(app: &App) -> Vec<Item> {
     }
     items.push(Item::new(budget, 8).or_short(short_budget));
     let (campaign, short) = campaign_texts(&app.table, app.ui.now);
-    items.push(Item::new(format!("campaign: {campaign}"), 5).or_short(short));
+    // A campaign whose driver was lost or stalled is what a watcher must see first, above the
+    // last key's message, even at 80 columns.
+    let priority = if unattended(app) { 10 } else { 5 };
+    items.push(Item::new(format!("campaign: {campaign}"), priority).or_short(short));
     if app.table.campaign.pending_runs > 0 {
         items.push(Item::new(
             format!("{} incoming", app.table.campaign.pending_runs),

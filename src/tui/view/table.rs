@@ -405,7 +405,11 @@ pub fn progress_line(app: &App, width: usize) -> Option<Line<'static>> {
         items
             .push(Item::new(format!("{} elapsed", duration_text(e)), 6).or_short(duration_text(e)));
     }
-    if let Some(eta) = p.iteration_eta_s() {
+    // Without a driver nothing finishes the iteration: no ETA rather than a wrong one.
+    if let Some(eta) = p
+        .iteration_eta_s()
+        .filter(|_| !super::status::unattended(app))
+    {
         items.push(
             Item::new(format!("iteration ETA {}", duration_text(eta)), 7)
                 .or_short(format!("ETA {}", duration_text(eta))),
