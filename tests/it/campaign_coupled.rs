@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 
 use autolb::campaign::State;
 use autolb::curve::Curve;
-use autolb::predict::{ComponentInput, Problem, Settings};
-use autolb::sim::synthetic::SyntheticCase;
+use autolb::sim::synthetic::{SyntheticCase, SyntheticComponent};
 use serde_json::Value;
 
-use crate::campaign_scaling::{init, kill_half_way_and_resume, write_truths, COMPRESSION, STEPS};
+use crate::campaign_scaling::{
+    fn_gap, init, kill_half_way_and_resume, write_truths, COMPRESSION, STEPS,
+};
 use crate::common::{autolb, autolb_path};
 
 /// How far (relative) a measured coupled-mode point may be from the true coupled-mode speed:
@@ -148,82 +149,36 @@ fn check_runs(dir: &Path, max_runs: usize) {
     assert!(runs <= max_runs, "{runs} runs");
 }
 
-/// The FN gap, on the true coupled-mode curves, between the best configuration and the one a
-/// prediction from the campaign's curves picks (budget: 60 % of the ranges' tops).
-fn fn_gap(case: &SyntheticCase, dir: &Path) -> f64 {
-    let state = State::load(dir).unwrap();
-    let budget = (case
-        .components
-        .iter()
-        .map(|c| c.standalone.last_nproc())
-        .sum::<u32>() as f64
-        * 0.6) as u32;
-    let settings = Settings {
-        max_nproc: budget,
-        step: 4,
-        ..Settings::default()
-    };
-    let inputs = |curve: &dyn Fn(usize) -> Curve| -> Vec<ComponentInput> {
-        (0..case.components.len())
-            .map(|k| ComponentInput {
-                name: case.components[k].name.clone(),
-                curve: Some(curve(k)),
-                allowed: None,
-                min_nproc: Some(state.components[k].low),
-                max_nproc: Some(state.components[k].high),
-                thread_curves: Vec::new(),
-            })
-            .collect()
-    };
-    let measured = inputs(&|k| {
-        Curve::load(
-            case.components[k].name.clone(),
-            &dir.join(&state.components[k].curve),
-        )
-        .unwrap()
-    });
-    let truth = inputs(&|k| case.components[k].coupled_truth.clone());
-    let chosen = autolb::predict::predict(&measured, &settings).unwrap().top[0].clone();
-    let problem = Problem::new(&truth, &settings).unwrap();
-    let best = problem.rank(settings.tts_w, 1).top[0].clone();
-    let index: Vec<usize> = chosen
-        .nproc
-        .iter()
-        .enumerate()
-        .map(|(c, &p)| problem.candidate_index(c, p).unwrap())
-        .collect();
-    let picked = problem.score(&index, settings.tts_w);
-    eprintln!(
-        "best {:?} FN {:.4}; from coupled-mode curves {:?} FN {:.4}",
-        best.nproc, best.fittingness, picked.nproc, picked.fittingness
-    );
-    best.fittingness - picked.fittingness
+/// A component's true coupled-mode curve (what a coupled scaling campaign measures).
+fn coupled_truth(c: &SyntheticComponent) -> Curve {
+    c.coupled_truth.clone()
+}
+
+/// A coupled scaling campaign of seed `seed`'s truths, made by `make`, killed half-way and
+/// resumed: no run lost, its curves follow the coupled truth, and they balance well.
+fn survives_a_kill_and_follows_the_coupled_truth(
+    seed: u64,
+    make: fn(&SyntheticCase, &Path) -> PathBuf,
+) {
+    let case = SyntheticCase::generate(seed, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    write_truths(&case, tmp.path());
+    let dir = make(&case, tmp.path());
+    kill_half_way_and_resume(&dir);
+    check_runs(&dir, 45);
+    check_curves(&case, &dir, 5);
+    let gap = fn_gap(&case, &dir, coupled_truth);
+    assert!(gap <= FN_TOLERANCE, "FN gap {gap}");
 }
 
 #[test]
 fn a_sim_coupled_scaling_campaign_survives_a_kill_and_follows_the_coupled_truth() {
-    let case = SyntheticCase::generate(7, 2);
-    let tmp = tempfile::tempdir().unwrap();
-    write_truths(&case, tmp.path());
-    let dir = sim_campaign(&case, tmp.path());
-    kill_half_way_and_resume(&dir);
-    check_runs(&dir, 45);
-    check_curves(&case, &dir, 5);
-    let gap = fn_gap(&case, &dir);
-    assert!(gap <= FN_TOLERANCE, "FN gap {gap}");
+    survives_a_kill_and_follows_the_coupled_truth(7, sim_campaign);
 }
 
 #[test]
 fn a_command_coupled_scaling_campaign_survives_a_kill_and_follows_the_coupled_truth() {
-    let case = SyntheticCase::generate(19, 2);
-    let tmp = tempfile::tempdir().unwrap();
-    write_truths(&case, tmp.path());
-    let dir = command_campaign(&case, tmp.path());
-    kill_half_way_and_resume(&dir);
-    check_runs(&dir, 45);
-    check_curves(&case, &dir, 5);
-    let gap = fn_gap(&case, &dir);
-    assert!(gap <= FN_TOLERANCE, "FN gap {gap}");
+    survives_a_kill_and_follows_the_coupled_truth(19, command_campaign);
 }
 
 /// A coupled campaign whose `max_nproc` leaves out the top ranks runs only what fits.
