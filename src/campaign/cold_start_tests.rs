@@ -188,3 +188,60 @@ fn a_synthetic_cold_start_is_driven_from_rust_to_a_best() {
     assert_eq!(state.phase(), Some(ColdStartPhase::Balancing));
     assert!(Status::from_state(&state, &dir).best.is_some());
 }
+
+/// The balancing never starts far from the model's answer: when the model is firm (or the
+/// design has nothing left) but no measured configuration is within `initial_step` PEs of the
+/// model's best, the cold start measures that best first, as one more scaling run. At the
+/// switch the model's best is then within `initial_step` of a measured configuration.
+#[test]
+fn the_balancing_starts_next_to_the_models_best() {
+    use crate::campaign::strategy::guided::{landscape::Landscape, measured_configs};
+    let mut probes = 0;
+    for seed in [2u64, 5, 9, 19] {
+        let case = SyntheticCase::generate(seed, 2);
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, mut state) = outside_cold_start(&case, tmp.path());
+        let mut iterations = 0;
+        while !state.is_done() {
+            measure_last(&case, &mut state);
+            let before = state.clone();
+            advance_in(&mut state, &dir).unwrap();
+            let new = &state.iterations[state.iterations.len() - 1];
+            probes += new
+                .tests
+                .iter()
+                .filter(|t| {
+                    t.reason
+                        .as_deref()
+                        .is_some_and(|r| r.starts_with("scaling: the model's best"))
+                })
+                .count();
+            if before.phase() == Some(ColdStartPhase::Scaling)
+                && state.phase() == Some(ColdStartPhase::Balancing)
+            {
+                let view = Landscape::new(&before, &[None, None]).unwrap();
+                let best = view.predicted_best.unwrap();
+                let nearest = measured_configs(&before)
+                    .iter()
+                    .filter(|m| !m.runs.is_empty())
+                    .map(|m| {
+                        m.nproc
+                            .iter()
+                            .zip(&best)
+                            .map(|(&a, &b)| a.abs_diff(b))
+                            .max()
+                            .unwrap()
+                    })
+                    .min()
+                    .unwrap();
+                assert!(
+                    nearest <= before.settings.initial_step,
+                    "seed {seed}: the balancing starts {nearest} PEs from the model's best {best:?}"
+                );
+            }
+            iterations += 1;
+            assert!(iterations < 80, "seed {seed}: no end");
+        }
+    }
+    assert!(probes > 0, "no case measured the model's best first");
+}

@@ -16,10 +16,10 @@
 
 use std::path::Path;
 
-use super::guided::{landscape::Landscape, Guided};
+use super::guided::{landscape::Landscape, measured_configs, Guided};
 use super::scaling::points::{points_of, pooled_noise};
-use super::scaling::{configuration_words, Scaling};
-use super::{Plan, PlanError, Strategy};
+use super::scaling::{configuration_words, core_hours_spent, Scaling};
+use super::{Plan, PlanError, PlannedTest, Strategy};
 use crate::campaign::state::{ColdStartPhase, Outcome, State};
 
 /// PE counts each component needs measured before the model is firm.
@@ -52,6 +52,13 @@ impl Strategy for ColdStart {
                 ..scaling
             });
         };
+        if let Some(probe) = answer_probe(state) {
+            return Ok(Plan {
+                phase: Some(ColdStartPhase::Scaling),
+                next: vec![probe],
+                ..scaling
+            });
+        }
         let mut plan = Guided.plan(state, dir)?;
         for d in &mut plan.decisions {
             if let Outcome::Finished { reason } = &mut d.outcome {
@@ -61,6 +68,60 @@ impl Strategy for ColdStart {
         plan.phase = Some(ColdStartPhase::Balancing);
         Ok(plan)
     }
+}
+
+/// The model's best configuration as one more scaling run, when no measured configuration is
+/// within `initial_step` PEs of it in every component (see the module doc); `None` when it is
+/// (the guided strategy's first moves reach it), when the model cannot rank configurations,
+/// or when the scaling budgets are spent.
+pub fn answer_probe(state: &State) -> Option<PlannedTest> {
+    let scaling = state.settings.scaling.as_ref()?;
+    if scaling.max_runs.is_some_and(|max| runs_made(state) >= max) {
+        return None;
+    }
+    if let Some(max) = scaling.max_core_hours {
+        if core_hours_spent(state, scaling).is_none_or(|spent| spent >= max) {
+            return None;
+        }
+    }
+    let view = Landscape::new(state, &vec![None; state.components.len()]).ok()?;
+    let best = view.predicted_best.clone()?;
+    let reach = state.settings.initial_step;
+    let nearest = measured_configs(state)
+        .iter()
+        .filter(|m| !m.runs.is_empty())
+        .map(|m| {
+            m.nproc
+                .iter()
+                .zip(&best)
+                .map(|(&a, &b)| a.abs_diff(b))
+                .max()
+                .unwrap_or(0)
+        })
+        .min()?;
+    if nearest <= reach || !state.settings.fits(&best) {
+        return None;
+    }
+    let words = configuration_words(&state.components, &best);
+    Some(PlannedTest {
+        test: None,
+        nproc: best,
+        step: 0,
+        runs: 1,
+        reason: Some(format!(
+            "scaling: the model's best ({words}) is {nearest} PEs from every measured configuration, more than initial_step = {reach}; measured before the balancing starts from the best measured"
+        )),
+    })
+}
+
+/// Runs made or queued so far.
+fn runs_made(state: &State) -> u32 {
+    state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .map(|t| t.runs.len() as u32)
+        .sum()
 }
 
 /// Whether the model is firm enough to balance with (see the module doc): `Ok` with why, or
