@@ -10,6 +10,11 @@
 //!   [`MAX_BAND`] times its low end, so the guided strategy's choices rest on a model that can
 //!   tell configurations near the answer apart.
 //!
+//! Before it switches, the model's best configuration is measured ([`answer_probe`]) when no
+//! measured configuration is within `initial_step` PEs of it: the guided strategy moves from
+//! the best measured configuration by at most `initial_step` an iteration, so without that run
+//! it would walk from a far-off probe towards the answer a step at a time.
+//!
 //! When the scaling design has nothing left to run (every curve settled, or its `max_runs` /
 //! `max_core_hours` reached) the campaign moves on whether firm or not; the guided strategy
 //! then stops at once if the model still cannot score configurations, with the reason.
