@@ -245,3 +245,44 @@ fn the_balancing_starts_next_to_the_models_best() {
     }
     assert!(probes > 0, "no case measured the model's best first");
 }
+
+/// The run at the model's best is a scaling run: it is not made once the scaling phase's
+/// `max_runs` is spent, and its reason says how far the best is from what was measured.
+#[test]
+fn the_run_at_the_models_best_keeps_to_the_scaling_budget() {
+    use crate::campaign::strategy::cold_start::answer_probe;
+    let mut found = false;
+    for seed in [2u64, 5, 9, 19] {
+        let case = SyntheticCase::generate(seed, 2);
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, mut state) = outside_cold_start(&case, tmp.path());
+        let mut iterations = 0;
+        while !state.is_done() && state.phase() == Some(ColdStartPhase::Scaling) {
+            measure_last(&case, &mut state);
+            if let Some(probe) = answer_probe(&state) {
+                let reason = probe.reason.unwrap();
+                assert!(
+                    reason.contains("PEs from every measured configuration"),
+                    "{reason}"
+                );
+                let runs: u32 = state
+                    .iterations
+                    .iter()
+                    .flat_map(|it| &it.tests)
+                    .map(|t| t.runs.len() as u32)
+                    .sum();
+                let mut spent = state.clone();
+                spent.settings.scaling.as_mut().unwrap().max_runs = Some(runs);
+                assert!(answer_probe(&spent).is_none(), "seed {seed}");
+                spent.settings.scaling.as_mut().unwrap().max_runs = Some(runs + 1);
+                assert!(answer_probe(&spent).is_some(), "seed {seed}");
+                found = true;
+                break;
+            }
+            advance_in(&mut state, &dir).unwrap();
+            iterations += 1;
+            assert!(iterations < 80, "seed {seed}: no end");
+        }
+    }
+    assert!(found, "no case wanted a run at the model's best");
+}
