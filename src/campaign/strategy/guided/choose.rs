@@ -185,6 +185,53 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         return Chosen { next, stop: None };
     }
 
+    // Before answering: the best's unmeasured neighbours, one move of `initial_step / 2` PEs
+    // between any two components, that the model's band cannot rule out.
+    let check_step = (s.initial_step / 2).max(s.minimum_step);
+    let n = best.config.nproc.len();
+    let mut checks: Vec<(f64, Vec<u32>, usize, usize)> = Vec::new();
+    for d in 0..n {
+        for r in 0..n {
+            let Some(t) = algorithm1::move_units(
+                &best.config.nproc,
+                d,
+                r,
+                check_step,
+                &view.limits,
+                &budgets,
+            )
+            .filter(|t| within_budget(&budgets, t) && !taken(t, &[])) else {
+                continue;
+            };
+            let upper = view.upper_fn(&t);
+            if upper > best_fn {
+                checks.push((upper, t, d, r));
+            }
+        }
+    }
+    checks.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    for (upper, nproc, d, r) in checks {
+        if next.len() >= max_tests || taken(&nproc, &next) {
+            continue;
+        }
+        next.push(PlannedTest {
+            test: None,
+            nproc,
+            step: check_step,
+            runs: 1,
+            reason: Some(format!(
+                "neighbour: {check_step} PEs {} -> {} from the best ({}); model: {}",
+                view.names[d],
+                view.names[r],
+                ConfigurationText::new(&view.names, &best.config.nproc).slashed(),
+                on_the_model_scale(upper, best_fn)
+            )),
+        });
+    }
+    if !next.is_empty() {
+        return Chosen { next, stop: None };
+    }
+
     // Nothing unmeasured can win: before answering, run once more what the noise leaves in
     // contention with the best (the best included), up to `repetitions` runs each.
     if contenders.len() > 1 {
