@@ -185,33 +185,31 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         return Chosen { next, stop: None };
     }
 
-    // Before answering: the best's unmeasured neighbours, one move of `initial_step / 2` PEs
-    // between any two components, that the model's band cannot rule out.
+    // Before answering: the best's unmeasured neighbours (see [`neighbours`]) that the model's
+    // band cannot rule out.
     let check_step = (s.initial_step / 2).max(s.minimum_step);
-    let n = best.config.nproc.len();
-    let mut checks: Vec<(f64, Vec<u32>, usize, usize)> = Vec::new();
-    for d in 0..n {
-        for r in 0..n {
-            let Some(t) = algorithm1::move_units(
-                &best.config.nproc,
-                d,
-                r,
-                check_step,
-                &view.limits,
-                &budgets,
-            )
-            .filter(|t| within_budget(&budgets, t) && !taken(t, &[])) else {
-                continue;
-            };
-            let upper = view.upper_fn(&t);
-            if upper > best_fn {
-                checks.push((upper, t, d, r));
-            }
+    let mut checks: Vec<(f64, Vec<u32>, String, f64)> = Vec::new();
+    for (t, what) in neighbours(view, &best.config.nproc, check_step) {
+        if taken(&t, &[]) {
+            continue;
+        }
+        let b = view.belief(&t);
+        if b.upper > best_fn {
+            checks.push((
+                expected_improvement(b.mean, b.sd, best_fn),
+                t,
+                what,
+                b.upper,
+            ));
         }
     }
     checks.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    for (upper, nproc, d, r) in checks {
-        if next.len() >= max_tests || taken(&nproc, &next) {
+    let first_check = checks.first().map(|c| c.0).unwrap_or(0.0);
+    for (ei, nproc, what, upper) in checks {
+        if next.len() >= max_tests || ei < MIN_EI_SHARE * first_check {
+            break;
+        }
+        if taken(&nproc, &next) {
             continue;
         }
         next.push(PlannedTest {
@@ -220,9 +218,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
             step: check_step,
             runs: 1,
             reason: Some(format!(
-                "neighbour: {check_step} PEs {} -> {} from the best ({}); model: {}",
-                view.names[d],
-                view.names[r],
+                "neighbour: {what} from the best ({}); model: {} (expected gain {ei:.4})",
                 ConfigurationText::new(&view.names, &best.config.nproc).slashed(),
                 on_the_model_scale(upper, best_fn)
             )),
@@ -264,6 +260,43 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
             MIN_EI.max(noise_floor)
         )),
     }
+}
+
+/// The configurations one move of `step` PEs from `nproc`, with the move in words: one
+/// component's PEs up or down (the next candidate count at least `step` away; the total changes,
+/// as FN's trade of speed against cost may want), or `step` PEs from one component to another
+/// (Algorithm 1's move, in either direction). Within the budget and the limits.
+fn neighbours(view: &Landscape, nproc: &[u32], step: u32) -> Vec<(Vec<u32>, String)> {
+    let s = view.settings();
+    let budgets = s.budgets();
+    let mut out = Vec::new();
+    for (c, list) in view.lists.iter().enumerate() {
+        let dist = budgets.units_for(c, step);
+        let p = nproc[c];
+        let down = list.iter().rev().find(|&&q| q + dist <= p);
+        let up = list.iter().find(|&&q| q >= p + dist);
+        for (q, sign) in [(down, '-'), (up, '+')] {
+            let Some(&q) = q else { continue };
+            let mut t = nproc.to_vec();
+            t[c] = q;
+            if within_budget(&budgets, &t) {
+                out.push((t, format!("{} {sign}{}", view.names[c], q.abs_diff(p))));
+            }
+        }
+    }
+    for d in 0..nproc.len() {
+        for r in 0..nproc.len() {
+            let moved = algorithm1::move_units(nproc, d, r, step, &view.limits, &budgets)
+                .filter(|t| within_budget(&budgets, t));
+            if let Some(t) = moved {
+                out.push((
+                    t,
+                    format!("{step} PEs {} -> {}", view.names[d], view.names[r]),
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Algorithm 1's move from the best measured configuration: its donor gives `step` PEs to its
