@@ -194,9 +194,10 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
             continue;
         }
         let b = view.belief(&t);
-        if b.upper > best_fn {
+        let ei = expected_improvement(b.mean, b.sd, best_fn);
+        if b.upper > best_fn && ei >= MIN_EI {
             checks.push((
-                expected_improvement(b.mean, b.sd, best_fn),
+                ei,
                 t,
                 what,
                 b.upper,
