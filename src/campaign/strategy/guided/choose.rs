@@ -516,4 +516,39 @@ mod tests {
         let ratio = margin2 / margin;
         assert!((ratio - 0.5f64.sqrt()).abs() < 0.02, "{ratio}");
     }
+    #[test]
+    fn neighbours_are_one_move_away_within_the_budget_in_every_direction() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (state, view) = measured_demo(tmp.path());
+        let s = &state.settings;
+        let step = s.initial_step / 2;
+        let from = view.measured[0].nproc.clone();
+        let all = neighbours(&view, &from, step);
+        let (mut up, mut down, mut pairs) = (0, 0, 0);
+        for (t, what) in &all {
+            assert!(within_budget(&s.budgets(), t), "{t:?}");
+            let changed: Vec<usize> = (0..t.len()).filter(|&c| t[c] != from[c]).collect();
+            match changed.as_slice() {
+                [c] => {
+                    assert!(t[*c].abs_diff(from[*c]) >= step, "{what}: {t:?}");
+                    assert!(view.lists[*c].contains(&t[*c]), "{what}: {t:?}");
+                    if t[*c] > from[*c] {
+                        up += 1;
+                    } else {
+                        down += 1;
+                    }
+                }
+                [d, r] => {
+                    assert!(what.contains(" -> "), "{what}");
+                    assert!(t[*d] < from[*d] || t[*r] < from[*r], "{what}: {t:?}");
+                    pairs += 1;
+                }
+                _ => panic!("{what}: {t:?} is more than one move from {from:?}"),
+            }
+        }
+        // Both directions of each kind of move: the neighbour check does not trust the
+        // donor/recipient direction mean times give.
+        assert!(down > 0 && pairs >= 2, "{all:?}");
+        assert!(up > 0 || from.iter().sum::<u32>() + step > s.max_nproc, "{all:?}");
+    }
 }
