@@ -196,12 +196,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         let b = view.belief(&t);
         let ei = expected_improvement(b.mean, b.sd, best_fn);
         if b.upper > best_fn && ei >= MIN_EI {
-            checks.push((
-                ei,
-                t,
-                what,
-                b.upper,
-            ));
+            checks.push((ei, t, what, b.upper));
         }
     }
     checks.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -549,6 +544,9 @@ mod tests {
         // Both directions of each kind of move: the neighbour check does not trust the
         // donor/recipient direction mean times give.
         assert!(down > 0 && pairs >= 2, "{all:?}");
-        assert!(up > 0 || from.iter().sum::<u32>() + step > s.max_nproc, "{all:?}");
+        assert!(
+            up > 0 || from.iter().sum::<u32>() + step > s.max_nproc,
+            "{all:?}"
+        );
     }
 }
