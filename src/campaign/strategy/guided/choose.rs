@@ -211,7 +211,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         next.push(PlannedTest {
             test: None,
             nproc,
-            step: check_step,
+            step: 0,
             runs: 1,
             reason: Some(format!(
                 "neighbour: {what} from the best ({}); model: {} (expected gain {ei:.4})",
@@ -252,7 +252,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     Chosen {
         next,
         stop: Some(format!(
-            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {:.4} or more (the larger of {MIN_EI} and {MIN_EI_NOISE} standard deviations of the best's measured FN), and no other measured one is within the noise of it",
+            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {:.4} or more (the larger of {MIN_EI} and {MIN_EI_NOISE} standard deviations of the best's measured FN), no unmeasured neighbour of it {check_step} PEs away by an expected {MIN_EI} or more, and no other measured one is within the noise of it",
             MIN_EI.max(noise_floor)
         )),
     }
