@@ -49,9 +49,14 @@ fn check_rules(dir: &Path) {
             let reason = t.reason.clone().unwrap_or_default();
             if i > 0 {
                 assert!(
-                    ["model: upper band ", "donor/recipient: ", "repetition: "]
-                        .iter()
-                        .any(|p| reason.starts_with(p)),
+                    [
+                        "model: upper band ",
+                        "donor/recipient: ",
+                        "neighbour: ",
+                        "repetition: "
+                    ]
+                    .iter()
+                    .any(|p| reason.starts_with(p)),
                     "iteration {i} test {}: reason {reason:?}",
                     t.test
                 );

@@ -185,6 +185,45 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         return Chosen { next, stop: None };
     }
 
+    // Before answering: the best's unmeasured neighbours (see [`neighbours`]) that the model's
+    // band cannot rule out.
+    let check_step = (s.initial_step / 2).max(s.minimum_step);
+    let mut checks: Vec<(f64, Vec<u32>, String, f64)> = Vec::new();
+    for (t, what) in neighbours(view, &best.config.nproc, check_step) {
+        if taken(&t, &[]) {
+            continue;
+        }
+        let b = view.belief(&t);
+        let ei = expected_improvement(b.mean, b.sd, best_fn);
+        if b.upper > best_fn && ei >= MIN_EI {
+            checks.push((ei, t, what, b.upper));
+        }
+    }
+    checks.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let first_check = checks.first().map(|c| c.0).unwrap_or(0.0);
+    for (ei, nproc, what, upper) in checks {
+        if next.len() >= max_tests || ei < MIN_EI_SHARE * first_check {
+            break;
+        }
+        if taken(&nproc, &next) {
+            continue;
+        }
+        next.push(PlannedTest {
+            test: None,
+            nproc,
+            step: 0,
+            runs: 1,
+            reason: Some(format!(
+                "neighbour: {what} from the best ({}); model: {} (expected gain {ei:.4})",
+                ConfigurationText::new(&view.names, &best.config.nproc).slashed(),
+                on_the_model_scale(upper, best_fn)
+            )),
+        });
+    }
+    if !next.is_empty() {
+        return Chosen { next, stop: None };
+    }
+
     // Nothing unmeasured can win: before answering, run once more what the noise leaves in
     // contention with the best (the best included), up to `repetitions` runs each.
     if contenders.len() > 1 {
@@ -213,10 +252,47 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     Chosen {
         next,
         stop: Some(format!(
-            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {:.4} or more (the larger of {MIN_EI} and {MIN_EI_NOISE} standard deviations of the best's measured FN), and no other measured one is within the noise of it",
+            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {:.4} or more (the larger of {MIN_EI} and {MIN_EI_NOISE} standard deviations of the best's measured FN), no unmeasured neighbour of it {check_step} PEs away by an expected {MIN_EI} or more, and no other measured one is within the noise of it",
             MIN_EI.max(noise_floor)
         )),
     }
+}
+
+/// The configurations one move of `step` PEs from `nproc`, with the move in words: one
+/// component's PEs up or down (the next candidate count at least `step` away; the total changes,
+/// as FN's trade of speed against cost may want), or `step` PEs from one component to another
+/// (Algorithm 1's move, in either direction). Within the budget and the limits.
+fn neighbours(view: &Landscape, nproc: &[u32], step: u32) -> Vec<(Vec<u32>, String)> {
+    let s = view.settings();
+    let budgets = s.budgets();
+    let mut out = Vec::new();
+    for (c, list) in view.lists.iter().enumerate() {
+        let dist = budgets.units_for(c, step);
+        let p = nproc[c];
+        let down = list.iter().rev().find(|&&q| q + dist <= p);
+        let up = list.iter().find(|&&q| q >= p + dist);
+        for (q, sign) in [(down, '-'), (up, '+')] {
+            let Some(&q) = q else { continue };
+            let mut t = nproc.to_vec();
+            t[c] = q;
+            if within_budget(&budgets, &t) {
+                out.push((t, format!("{} {sign}{}", view.names[c], q.abs_diff(p))));
+            }
+        }
+    }
+    for d in 0..nproc.len() {
+        for r in 0..nproc.len() {
+            let moved = algorithm1::move_units(nproc, d, r, step, &view.limits, &budgets)
+                .filter(|t| within_budget(&budgets, t));
+            if let Some(t) = moved {
+                out.push((
+                    t,
+                    format!("{step} PEs {} -> {}", view.names[d], view.names[r]),
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Algorithm 1's move from the best measured configuration: its donor gives `step` PEs to its
@@ -434,5 +510,43 @@ mod tests {
         let margin2 = contention_margin(&view, &best2, &at(twice, sypd * 0.998)).unwrap();
         let ratio = margin2 / margin;
         assert!((ratio - 0.5f64.sqrt()).abs() < 0.02, "{ratio}");
+    }
+    #[test]
+    fn neighbours_are_one_move_away_within_the_budget_in_every_direction() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (state, view) = measured_demo(tmp.path());
+        let s = &state.settings;
+        let step = s.initial_step / 2;
+        let from = view.measured[0].nproc.clone();
+        let all = neighbours(&view, &from, step);
+        let (mut up, mut down, mut pairs) = (0, 0, 0);
+        for (t, what) in &all {
+            assert!(within_budget(&s.budgets(), t), "{t:?}");
+            let changed: Vec<usize> = (0..t.len()).filter(|&c| t[c] != from[c]).collect();
+            match changed.as_slice() {
+                [c] => {
+                    assert!(t[*c].abs_diff(from[*c]) >= step, "{what}: {t:?}");
+                    assert!(view.lists[*c].contains(&t[*c]), "{what}: {t:?}");
+                    if t[*c] > from[*c] {
+                        up += 1;
+                    } else {
+                        down += 1;
+                    }
+                }
+                [d, r] => {
+                    assert!(what.contains(" -> "), "{what}");
+                    assert!(t[*d] < from[*d] || t[*r] < from[*r], "{what}: {t:?}");
+                    pairs += 1;
+                }
+                _ => panic!("{what}: {t:?} is more than one move from {from:?}"),
+            }
+        }
+        // Both directions of each kind of move: the neighbour check does not trust the
+        // donor/recipient direction mean times give.
+        assert!(down > 0 && pairs >= 2, "{all:?}");
+        assert!(
+            up > 0 || from.iter().sum::<u32>() + step > s.max_nproc,
+            "{all:?}"
+        );
     }
 }

@@ -20,14 +20,20 @@
 //!      other in one iteration, all within `initial_step` PEs of one of the two best measured
 //!      configurations (a trust region that moves with the best).
 //!
+//!    * `neighbour`, when neither proposes anything: the best's unmeasured neighbours at
+//!      `initial_step / 2` PEs (one component up or down, or a move between two components in
+//!      either direction) whose upper FN beats the best, by expected improvement (at least
+//!      [`tuning::MIN_EI`], no noise floor): the model's mean is least trustworthy right
+//!      around the best, where irregular steps decide the balance.
+//!
 //!    A configuration within `minimum_step` PEs (in every component) of a measured one counts
 //!    as measured: it is never run again except as a repetition.
 //! 3. Repeat: once nothing unmeasured can beat the best, the best and the measured
-//!    configurations whose FN is within the band of the noise of the best's (the model's
-//!    run-to-run noise over the root of each one's run count, the model's band width in
-//!    standard deviations) run once more, up to `repetitions` runs each; then step 2 is tried
-//!    again on the new means.
-//! 4. Stop when there is nothing to choose and nothing to repeat.
+//!    configuration closest to it, when its FN is within the band of the noise of the best's
+//!    (the model's run-to-run noise over the root of each one's run count, the model's band
+//!    width in standard deviations), run once more, up to `repetitions` runs each; then step 2
+//!    is tried again on the new means.
+//! 4. Stop when there is nothing to choose, no neighbour to check and nothing to repeat.
 
 mod choose;
 pub mod landscape;
@@ -55,8 +61,9 @@ pub mod tuning {
     /// noise of the best's own measurement hides is not worth a run, and the campaign stops
     /// once nothing unmeasured promises more.
     pub const MIN_EI_NOISE: f64 = 0.4;
-    /// At most this many configurations (the best included) are repeated at once.
-    pub const CONTENDERS_AT_MOST: usize = 4;
+    /// At most this many configurations (the best included) are repeated at once: the best
+    /// and the rival most likely to overturn it.
+    pub const CONTENDERS_AT_MOST: usize = 2;
     /// The model only proposes configurations within `initial_step` PEs (in every component)
     /// of one of this many best measured configurations: a trust region that moves with the
     /// best, so the runs go where the answer is.
