@@ -195,7 +195,8 @@ fn a_synthetic_cold_start_is_driven_from_rust_to_a_best() {
 /// switch the model's best is then within `initial_step` of a measured configuration.
 #[test]
 fn the_balancing_starts_next_to_the_models_best() {
-    use crate::campaign::strategy::guided::{landscape::Landscape, measured_configs};
+    use crate::campaign::strategy::cold_start::distance_to_measured;
+    use crate::campaign::strategy::guided::landscape::Landscape;
     let mut probes = 0;
     for seed in [2u64, 5, 9, 19] {
         let case = SyntheticCase::generate(seed, 2);
@@ -221,19 +222,7 @@ fn the_balancing_starts_next_to_the_models_best() {
             {
                 let view = Landscape::new(&before, &[None, None]).unwrap();
                 let best = view.predicted_best.unwrap();
-                let nearest = measured_configs(&before)
-                    .iter()
-                    .filter(|m| !m.runs.is_empty())
-                    .map(|m| {
-                        m.nproc
-                            .iter()
-                            .zip(&best)
-                            .map(|(&a, &b)| a.abs_diff(b))
-                            .max()
-                            .unwrap()
-                    })
-                    .min()
-                    .unwrap();
+                let nearest = distance_to_measured(&before, &best).unwrap();
                 assert!(
                     nearest <= before.settings.initial_step,
                     "seed {seed}: the balancing starts {nearest} PEs from the model's best {best:?}"

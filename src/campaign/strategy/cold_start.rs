@@ -23,7 +23,7 @@ use std::path::Path;
 
 use super::guided::{landscape::Landscape, measured_configs, Guided};
 use super::scaling::points::{points_of, pooled_noise};
-use super::scaling::{configuration_words, core_hours_spent, Scaling};
+use super::scaling::{configuration_words, core_hours_spent, runs_so_far, Scaling};
 use super::{Plan, PlanError, PlannedTest, Strategy};
 use crate::campaign::state::{ColdStartPhase, Outcome, State};
 
@@ -81,7 +81,10 @@ impl Strategy for ColdStart {
 /// or when the scaling budgets are spent.
 pub fn answer_probe(state: &State) -> Option<PlannedTest> {
     let scaling = state.settings.scaling.as_ref()?;
-    if scaling.max_runs.is_some_and(|max| runs_made(state) >= max) {
+    if scaling
+        .max_runs
+        .is_some_and(|max| runs_so_far(state) >= max)
+    {
         return None;
     }
     if let Some(max) = scaling.max_core_hours {
@@ -92,18 +95,7 @@ pub fn answer_probe(state: &State) -> Option<PlannedTest> {
     let view = Landscape::new(state, &vec![None; state.components.len()]).ok()?;
     let best = view.predicted_best.clone()?;
     let reach = state.settings.initial_step;
-    let nearest = measured_configs(state)
-        .iter()
-        .filter(|m| !m.runs.is_empty())
-        .map(|m| {
-            m.nproc
-                .iter()
-                .zip(&best)
-                .map(|(&a, &b)| a.abs_diff(b))
-                .max()
-                .unwrap_or(0)
-        })
-        .min()?;
+    let nearest = distance_to_measured(state, &best)?;
     if nearest <= reach || !state.settings.fits(&best) {
         return None;
     }
@@ -119,14 +111,22 @@ pub fn answer_probe(state: &State) -> Option<PlannedTest> {
     })
 }
 
-/// Runs made or queued so far.
-fn runs_made(state: &State) -> u32 {
-    state
-        .iterations
+/// How far `nproc` is from the nearest configuration with a measured run: the largest
+/// difference in any one component's PEs, the distance the guided strategy's trust region
+/// moves in. `None` before anything is measured.
+pub(crate) fn distance_to_measured(state: &State, nproc: &[u32]) -> Option<u32> {
+    measured_configs(state)
         .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len() as u32)
-        .sum()
+        .filter(|m| !m.runs.is_empty())
+        .map(|m| {
+            m.nproc
+                .iter()
+                .zip(nproc)
+                .map(|(&a, &b)| a.abs_diff(b))
+                .max()
+                .unwrap_or(0)
+        })
+        .min()
 }
 
 /// Whether the model is firm enough to balance with (see the module doc): `Ok` with why, or

@@ -536,7 +536,7 @@ pub fn core_hours_spent(state: &State, scaling: &ScalingSettings) -> Option<f64>
 }
 
 /// Every run the campaign has made or queued.
-fn runs_so_far(state: &State) -> u32 {
+pub(crate) fn runs_so_far(state: &State) -> u32 {
     state
         .iterations
         .iter()
