@@ -145,9 +145,8 @@ pub fn measure_standalone<C: TimingName>(
                     "{name} ran on {measured} PEs by the timing output, but the run has {p}; this output belongs to another run"
                 )));
             }
-            m.coupled_sypd().ok_or_else(|| {
-                Unmeasured::Unreadable("no SYPD (simulated or wall time unknown)".into())
-            })?
+            m.coupled_sypd()
+                .ok_or_else(|| Unmeasured::Unreadable(no_sypd(&m)))?
         }
         crate::config::ScalingTiming::Wall => {
             let wall = crate::executor::wall_seconds(path).map_err(Unmeasured::Unreadable)?;
@@ -170,6 +169,19 @@ pub fn measure_standalone<C: TimingName>(
     })
 }
 
+/// Why a measurement gives no coupled SYPD, with the campaign file's fix when the coupling
+/// period is what is missing.
+fn no_sypd(m: &Measurement) -> String {
+    let why = m
+        .why_no_coupled_sypd()
+        .unwrap_or_else(|| "no coupled SYPD".into());
+    if m.sim_s.is_none() {
+        format!("no coupled SYPD: {why}; set `period_s` (the coupling period in simulated seconds, e.g. period_s = 2700) at the top of the campaign file")
+    } else {
+        format!("no coupled SYPD: {why}")
+    }
+}
+
 /// The campaign's metrics of one measurement (see the module doc).
 pub fn reduce<C: TimingName>(
     m: &Measurement,
@@ -190,9 +202,7 @@ pub fn reduce_billed<C: TimingName>(
     cost_model: Option<&crate::machine::CostModel>,
 ) -> Result<RunMetrics, String> {
     let unit = |c: usize| cost_model.map_or(1.0, |model| model.unit_cost_of(c));
-    let sypd = m
-        .coupled_sypd()
-        .ok_or("no coupled SYPD (simulated or wall time unknown)")?;
+    let sypd = m.coupled_sypd().ok_or_else(|| no_sypd(m))?;
     let wall = m
         .wall_s
         .filter(|w| w.is_finite() && *w > 0.0)
@@ -273,6 +283,29 @@ mod tests {
         assert!((r.partial_coupling_cost[1] - 0.2).abs() < 1e-12);
         let e = reduce(&m, &["fesom".to_string()], &[10], 0).unwrap_err();
         assert!(e.contains("fesom") && e.contains("ATMIFS"), "{e}");
+    }
+
+    #[test]
+    fn raw_lucia_without_a_coupling_period_names_the_key_that_fixes_it() {
+        let mut m = Measurement::new(Format::LuciaRaw);
+        m.components = vec![
+            ComponentTiming::new("ATMIFS", 10, 90.0, 10.0),
+            ComponentTiming::new("oceanx", 10, 60.0, 40.0),
+        ];
+        m.wall_s = Some(100.0);
+        let comps = ["ATMIFS".to_string(), "oceanx".to_string()];
+        let e = reduce(&m, &comps, &[100, 100], 0).unwrap_err();
+        assert!(
+            e.contains("no simulated time") && e.contains("period_s = 2700"),
+            "{e}"
+        );
+        m.sim_s = Some(metrics::SECONDS_PER_YEAR / 10.0);
+        m.wall_s = None;
+        let e = reduce(&m, &comps, &[100, 100], 0).unwrap_err();
+        assert!(
+            e.contains("no coupled wall time") && !e.contains("period_s"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -51,9 +51,14 @@ pub fn from_measurement(
     if let Some(reason) = &m.partial {
         return Err(format!("partial: {reason}"));
     }
-    let coupled = m
-        .coupled_sypd()
-        .ok_or("no coupled SYPD (simulated or wall time unknown; pass --period?)")?;
+    let coupled = m.coupled_sypd().ok_or_else(|| {
+        let why = m.why_no_coupled_sypd().unwrap_or_default();
+        if m.sim_s.is_none() {
+            format!("no coupled SYPD: {why}; pass --period SECONDS (the coupling period)")
+        } else {
+            format!("no coupled SYPD: {why}")
+        }
+    })?;
     let mut parts = Vec::with_capacity(components.len());
     for c in components {
         let i = m.component_index(&c.timing_name).ok_or_else(|| {

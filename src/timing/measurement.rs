@@ -144,6 +144,22 @@ impl Measurement {
         positive(metrics::sypd(self.sim_s?, positive(self.wall_s?)?))
     }
 
+    /// Why [`Measurement::coupled_sypd`] has no value, in words (`None` when it has one): the
+    /// simulated time is unknown (raw LUCIA files carry none: the reader needs the coupling
+    /// period), or the wall time is unknown or not positive.
+    pub fn why_no_coupled_sypd(&self) -> Option<String> {
+        if self.coupled_sypd().is_some() {
+            return None;
+        }
+        Some(match (self.sim_s, self.wall_s) {
+            (None, _) => "no simulated time: the timing output does not give it and no coupling period was given".into(),
+            (_, None) => "no coupled wall time in the timing output".into(),
+            (Some(sim), Some(wall)) => {
+                format!("simulated time {sim} s over wall time {wall} s is not a positive speed")
+            }
+        })
+    }
+
     /// Core hours per simulated year of the coupled run: `24 * P / SYPD`.
     pub fn chsy(&self) -> Option<f64> {
         let p = self.total_nproc()?;
