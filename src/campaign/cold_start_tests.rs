@@ -275,3 +275,40 @@ fn the_run_at_the_models_best_keeps_to_the_scaling_budget() {
     }
     assert!(found, "no case wanted a run at the model's best");
 }
+
+#[test]
+fn a_cold_start_whose_every_run_failed_stops_after_its_first_iteration() {
+    let case = SyntheticCase::generate(12, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, mut state) = outside_cold_start(&case, tmp.path());
+    let first_runs: usize = state.iterations[0].tests.iter().map(|t| t.runs.len()).sum();
+    for test in &mut state.iterations[0].tests {
+        for run in &mut test.runs {
+            run.state = RunState::Failed;
+        }
+    }
+    advance_in(&mut state, &dir).unwrap();
+    assert!(state.is_done(), "{} iterations", state.iterations.len());
+    assert_eq!(state.iterations.len(), 1);
+    let runs: usize = state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .map(|t| t.runs.len())
+        .sum();
+    assert_eq!(runs, first_runs);
+    let reasons: Vec<String> = state.iterations[0]
+        .tests
+        .iter()
+        .filter_map(|t| match &t.decision.as_ref()?.outcome {
+            Outcome::Failed { reason } | Outcome::Finished { reason } => Some(reason.clone()),
+            Outcome::Continue => None,
+        })
+        .collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("every run of the campaign failed") && r.contains("iter-00/test-")),
+        "{reasons:?}"
+    );
+}

@@ -426,3 +426,31 @@ fn the_core_hour_budget_holds_after_the_first_series() {
         runs(&free)
     );
 }
+
+#[test]
+fn a_scaling_campaign_whose_every_run_fails_ends_after_its_first_series() {
+    let case = SyntheticCase::generate(3, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut file = scaling_file(&case, tmp.path(), "");
+    let sim = file.executor.as_mut().unwrap().sim.as_mut().unwrap();
+    sim.fail_probability = Some(1.0);
+    let dir = tmp.path().join("campaign");
+    init(&dir, &file, tmp.path(), false).unwrap();
+    let first: usize = State::load(&dir).unwrap().iterations[0]
+        .tests
+        .iter()
+        .map(|t| t.runs.len())
+        .sum();
+    drive(&dir, &DriveOptions::default(), &AtomicBool::new(false)).unwrap();
+    let state = State::load(&dir).unwrap();
+    assert!(state.is_done());
+    assert_eq!(state.iterations.len(), 1);
+    let runs: usize = state.iterations[0].tests.iter().map(|t| t.runs.len()).sum();
+    assert_eq!(runs, first, "no failed count is run again");
+    let status = crate::campaign::Status::from_state(&state, &dir);
+    assert!(
+        status.state_label().contains("no successful run"),
+        "{}",
+        status.state_label()
+    );
+}

@@ -689,12 +689,15 @@ impl Status {
     }
 
     /// The campaign's state in words: `done: no successful run` when it ended without one
-    /// measured configuration (every run failed), else the phase.
+    /// measured run (every run failed), else the phase. A scaling campaign has no best, so
+    /// its runs decide.
     pub fn state_label(&self) -> String {
+        let nothing = match self.scaling {
+            None => self.best.is_none(),
+            Some(_) => self.counts.done == 0,
+        };
         match self.state {
-            Phase::Done if self.best.is_none() && self.scaling.is_none() => {
-                "done: no successful run".into()
-            }
+            Phase::Done if nothing => "done: no successful run".into(),
             phase => phase.as_str().into(),
         }
     }

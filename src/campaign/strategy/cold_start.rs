@@ -23,7 +23,9 @@ use std::path::Path;
 
 use super::guided::{landscape::Landscape, measured_configs, Guided};
 use super::scaling::points::{points_of, pooled_noise};
-use super::scaling::{configuration_words, core_hours_spent, runs_so_far, Scaling};
+use super::scaling::{
+    configuration_words, core_hours_spent, nothing_measured, runs_so_far, Scaling,
+};
 use super::{Plan, PlanError, PlannedTest, Strategy};
 use crate::campaign::state::{ColdStartPhase, Outcome, State};
 
@@ -44,6 +46,13 @@ impl Strategy for ColdStart {
             return Ok(plan);
         }
         let scaling = Scaling.plan(state, dir)?;
+        if nothing_measured(state) {
+            // Nothing to learn a model from: the scaling design's decisions say why it stops.
+            return Ok(Plan {
+                phase: Some(ColdStartPhase::Scaling),
+                ..scaling
+            });
+        }
         let switch = match firmness(state) {
             Ok(why) => Some(why),
             Err(why) if scaling.next.is_empty() => Some(format!(

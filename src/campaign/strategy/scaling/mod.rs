@@ -172,7 +172,12 @@ impl Strategy for Scaling {
         let Some(last) = state.iterations.last() else {
             return Ok(plan);
         };
-        let wanted = wanted_runs(state, scaling);
+        let nothing_measured = nothing_measured(state);
+        let wanted = if nothing_measured {
+            Vec::new()
+        } else {
+            wanted_runs(state, scaling)
+        };
         for test in &last.tests {
             let goes_on = wanted.iter().find(|w| w.test == Some(test.test));
             let measured = test.runs.iter().any(|r| r.metrics.is_some());
@@ -185,6 +190,21 @@ impl Strategy for Scaling {
                     (Some(_), _) => Outcome::Continue,
                     (None, true) => Outcome::Finished {
                         reason: "measured".into(),
+                    },
+                    (None, false) if nothing_measured => Outcome::Failed {
+                        reason: format!(
+                            "every run of the campaign failed, so nothing is run again: read a run's stderr and autolb.log in its directory ({}), fix the command or the timing output, and start a new campaign",
+                            test.runs.first().map_or_else(
+                                || "iter-NN/test-NN/rep-N".to_string(),
+                                |r| crate::campaign::state::run_dir_relative(
+                                    last.index,
+                                    test.test,
+                                    r.repetition
+                                )
+                                .display()
+                                .to_string()
+                            )
+                        ),
                     },
                     (None, false) => Outcome::Failed {
                         reason: match test.component {
@@ -533,6 +553,18 @@ pub fn core_hours_spent(state: &State, scaling: &ScalingSettings) -> Option<f64>
         }
     }
     Some(total)
+}
+
+/// No run of the campaign has been measured. When an iteration ends so, the set-up is broken
+/// (the command, the timing output) and every run more would fail the same way, so the design
+/// runs nothing more.
+pub(crate) fn nothing_measured(state: &State) -> bool {
+    !state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .flat_map(|t| &t.runs)
+        .any(|r| r.metrics.is_some())
 }
 
 /// Every run the campaign has made or queued.
