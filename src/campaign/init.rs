@@ -221,7 +221,24 @@ fn fix_threads(
     Ok(())
 }
 
-/// The `[executor]` with the chosen queue's submission settings; `command` must have one.
+/// Refuses a `[scaling] max_runs` that cannot hold the first iteration: `tests` (`unit`,
+/// e.g. counts) of `what` (e.g. the first series), each run `repetitions` times.
+fn check_first_runs(
+    scaling: &crate::config::ScalingSettings,
+    tests: usize,
+    what: &str,
+    unit: &str,
+) -> Result<(), String> {
+    let runs = tests as u64 * u64::from(scaling.repetitions);
+    match scaling.max_runs.filter(|&m| u64::from(m) < runs) {
+        Some(max) => Err(format!(
+            "[scaling] max_runs = {max} cannot hold {what} ({tests} {unit} x {} runs = {runs} runs); raise max_runs, or lower counts or repetitions",
+            scaling.repetitions
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A campaign's state before its first iteration: no test, no iteration, not cancelled.
 fn new_state(
     settings: FrozenSettings,
@@ -241,6 +258,7 @@ fn new_state(
     }
 }
 
+/// The `[executor]` with the chosen queue's submission settings; `command` must have one.
 fn checked_executor(
     file: &CampaignFile,
     origin: &str,
@@ -340,14 +358,7 @@ fn planned_scaling_state(
             .collect()
     };
     let series = tests;
-    let runs = series.len() as u64 * u64::from(scaling.repetitions);
-    if let Some(max) = scaling.max_runs.filter(|&m| u64::from(m) < runs) {
-        return Err(invalid(format!(
-            "[scaling] max_runs = {max} cannot hold the first series ({} counts x {} runs = {runs} runs); raise max_runs, or lower counts or repetitions",
-            series.len(),
-            scaling.repetitions
-        )));
-    }
+    check_first_runs(&scaling, series.len(), "the first series", "counts").map_err(invalid)?;
     let executor = checked_executor(file, origin)?;
     let base_dir = absolute_dir(base_dir)?;
     let mut state = new_state(settings, components, executor, base_dir);

@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use super::{
-    check_fits, checked_executor, frozen_components, frozen_settings, new_state, original_nproc,
+    check_first_runs, check_fits, checked_executor, frozen_components, frozen_settings, new_state,
+    original_nproc,
 };
 use crate::campaign::state::{ColdStartPhase, FrozenComponent, Iteration, TestRecord};
 use crate::campaign::strategy::scaling::{configuration_words, coupled_first_series, ORIGIN};
@@ -75,14 +76,13 @@ pub(super) fn planned_cold_start_state(
         );
         tests.push((config, ORIGIN.to_string(), why));
     }
-    let runs = tests.len() as u64 * u64::from(scaling.repetitions);
-    if let Some(max) = scaling.max_runs.filter(|&m| u64::from(m) < runs) {
-        return Err(invalid(format!(
-            "[scaling] max_runs = {max} cannot hold the cold start's first runs ({} configurations x {} runs = {runs} runs); raise max_runs, or lower counts or repetitions",
-            tests.len(),
-            scaling.repetitions
-        )));
-    }
+    check_first_runs(
+        &scaling,
+        tests.len(),
+        "the cold start's first runs",
+        "configurations",
+    )
+    .map_err(invalid)?;
     let executor = checked_executor(file, origin)?;
     let base_dir = absolute_dir(base_dir)?;
     let mut state = new_state(settings, components, executor, base_dir);
