@@ -1,5 +1,5 @@
 //! What a campaign costs and how close it gets, per strategy, on synthetic cases of the stand-in
-//! model (README, "Campaign strategies").
+//! model (docs/src/benchmarks.md, "Campaign cost").
 //!
 //! `cargo run --release --example campaign_cost` runs the 24 cases the target is judged on
 //! (seeds 1-24; odd seeds have two components, even seeds three), then the 24 held-out cases
@@ -33,30 +33,35 @@ use std::time::Instant;
 
 use autolb::config::Strategy;
 use autolb::sim::synthetic::SyntheticCase;
-use common::{median, parse_seeds, Outcome, Truth, REGRET_SLACK};
+use clap::Parser;
+use common::{median, Outcome, Seeds, Truth, REGRET_SLACK};
 
 /// The seeds the target is judged on, and the held-out ones.
 const MAIN_SEEDS: std::ops::RangeInclusive<u64> = 1..=24;
 const HELD_OUT_SEEDS: std::ops::RangeInclusive<u64> = 25..=48;
 
+/// What a campaign costs and how close it gets, per strategy, on synthetic cases of the
+/// stand-in model (docs/src/benchmarks.md).
+#[derive(Parser)]
+struct Args {
+    /// The seeds to run, as one set: a range like 1-24 or a list like 3,7,10 [default: 1-24,
+    /// then 25-48].
+    #[arg(long)]
+    seeds: Option<Seeds>,
+    /// Each strategy's answer and the true optimum under each case's row.
+    #[arg(long)]
+    verbose: bool,
+    /// Keep Algorithm 1's outcome per seed in this directory and reuse it.
+    #[arg(long)]
+    a1_cache: Option<std::path::PathBuf>,
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let verbose = args.iter().any(|a| a == "--verbose");
-    let cache = value("--a1-cache").map(std::path::PathBuf::from);
-    let sets: Vec<(String, Vec<u64>)> = match value("--seeds") {
-        Some(text) => match parse_seeds(&text) {
-            Ok(seeds) => vec![(format!("seeds {text}"), seeds)],
-            Err(e) => {
-                eprintln!("--seeds {text}: {e}; give a range like 1-24 or a list like 3,7,10");
-                std::process::exit(2);
-            }
-        },
+    let args = Args::parse();
+    let verbose = args.verbose;
+    let cache = args.a1_cache;
+    let sets: Vec<(String, Vec<u64>)> = match args.seeds {
+        Some(Seeds(seeds)) => vec![(format!("{} seeds", seeds.len()), seeds)],
         None => vec![
             (
                 "the 24 cases the target is judged on (seeds 1-24)".to_string(),

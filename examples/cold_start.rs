@@ -3,7 +3,7 @@
 //! how far the best it reports is from the true optimum.
 //!
 //! `cargo run --release --example cold_start` runs seeds 1-8 (odd seeds two components, even
-//! seeds three); `-- --seeds 1-24` (a range) runs others. Each case: budget 60 % of the ranges'
+//! seeds three); `-- --seeds 1-24` (a range, or a list like `3,7,10`) runs others. Each case: budget 60 % of the ranges'
 //! tops, `step = 4`, the original at a quarter of each range's top, the `sim` executor at the
 //! case's true coupled-mode curves without radiation steps (so the coupled run goes at its
 //! slowest component, which the regret's true speeds assume), every other setting at its
@@ -12,6 +12,8 @@
 //! Regret: true FN of the true optimum minus true FN of the best the campaign reports, on the
 //! prediction over the true coupled-mode curves (its normalisation, `step = 4`).
 
+mod common;
+
 use std::sync::atomic::AtomicBool;
 
 use autolb::campaign::{self, ColdStartPhase, DriveOptions, State, Status};
@@ -19,22 +21,19 @@ use autolb::config::CampaignFile;
 use autolb::metrics::{chsy, fittingness_in};
 use autolb::predict::{ComponentInput, Problem, Settings};
 use autolb::sim::synthetic::SyntheticCase;
+use clap::Parser;
+use common::Seeds;
+
+/// Cold starts on synthetic cases of the stand-in model: runs, when balancing starts, regret.
+#[derive(Parser)]
+struct Args {
+    /// The seeds to run: a range like 1-24 or a list like 3,7,10 [default: 1-8].
+    #[arg(long)]
+    seeds: Option<Seeds>,
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let seeds = match args.iter().position(|a| a == "--seeds") {
-        Some(i) => {
-            let text = args.get(i + 1).map(String::as_str).unwrap_or_default();
-            match text.split_once('-').map(|(a, b)| (a.parse(), b.parse())) {
-                Some((Ok(a), Ok(b))) if a <= b => a..=b,
-                _ => {
-                    eprintln!("--seeds {text}: give a range like 1-24");
-                    std::process::exit(2);
-                }
-            }
-        }
-        None => 1..=8u64,
-    };
+    let seeds = Args::parse().seeds.map_or_else(|| (1..=8).collect(), |s| s.0);
     let mut regrets = Vec::new();
     for seed in seeds {
         match run(seed) {
@@ -50,7 +49,7 @@ fn main() {
         println!(
             "{} cases: median regret {:.4}, worst {worst:.4}",
             regrets.len(),
-            regrets[regrets.len() / 2]
+            common::median(&regrets)
         );
     }
 }

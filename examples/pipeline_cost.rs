@@ -48,7 +48,8 @@ use autolb::curve::{Curve, Point};
 use autolb::predict::{ComponentInput, Problem, Settings};
 use autolb::sim::synthetic::{write_curve_csv, SyntheticCase};
 use autolb::sim::{SimComponent, SimRun, SimSettings};
-use common::{median, parse_seeds, Outcome, Truth, MAX_NPROC, MINIMUM_STEP, REGRET_SLACK, TTS_W};
+use clap::Parser;
+use common::{median, Outcome, Seeds, Truth, MAX_NPROC, MINIMUM_STEP, REGRET_SLACK, TTS_W};
 
 /// PE counts per component of the paper's fixed study.
 const FIXED_COUNTS: usize = 12;
@@ -73,41 +74,44 @@ impl Pipeline {
     }
 }
 
+/// Whole pipelines from no curves to a balanced configuration on synthetic cases: (a) the
+/// paper's, (b) autolb's adaptive study then guided, (c) the cold start (docs/src/benchmarks.md).
+#[derive(Parser)]
+struct Args {
+    /// The seeds to run: a range like 1-24 or a list like 3,7,10 [default: 1-24].
+    #[arg(long)]
+    seeds: Option<Seeds>,
+    /// Seeds 1-6 only, when --seeds is not given.
+    #[arg(long)]
+    quick: bool,
+    /// PE counts per component in the adaptive study's first series.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    counts: u32,
+    /// Runs per count in the adaptive study's first series.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    repetitions: u32,
+    /// Each answer and the true optimum under each case's row.
+    #[arg(long)]
+    verbose: bool,
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let number = |name: &str, default: u32| match value(name).map(|v| v.parse::<u32>()) {
-        None => default,
-        Some(Ok(n)) if n > 0 => n,
-        Some(_) => {
-            eprintln!("{name} takes a positive whole number");
-            std::process::exit(2);
-        }
-    };
-    let verbose = args.iter().any(|a| a == "--verbose");
-    let seeds: Vec<u64> = match value("--seeds") {
-        Some(text) => parse_seeds(&text).unwrap_or_else(|e| {
-            eprintln!("--seeds {text}: {e}; give a range like 1-24 or a list like 3,7,10");
-            std::process::exit(2);
-        }),
-        None if args.iter().any(|a| a == "--quick") => (1..=6).collect(),
+    let args = Args::parse();
+    let seeds: Vec<u64> = match args.seeds {
+        Some(Seeds(seeds)) => seeds,
+        None if args.quick => (1..=6).collect(),
         None => (1..=24).collect(),
     };
     let adaptive = ScalingTable {
         design: ScalingDesign::Standalone,
-        repetitions: Some(number("--repetitions", 2)),
-        counts: Some(number("--counts", 4)),
+        repetitions: Some(args.repetitions),
+        counts: Some(args.counts),
         max_runs: None,
         max_core_hours: None,
         simulated_days: None,
         timing: None,
     };
-    run_set(&seeds, &adaptive, verbose);
+    run_set(&seeds, &adaptive, args.verbose);
 }
 
 fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
@@ -192,7 +196,7 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
         b_regrets.iter().copied().fold(0.0, f64::max)
     );
     println!(
-        "- adaptive standalone study / fixed study core-hours: median {:.0} %, max {:.0} %",
+        "- adaptive standalone study / fixed study core-hours: median {:.1} %, max {:.0} %",
         100.0 * median(&study_ratios),
         100.0 * study_ratios.iter().copied().fold(0.0, f64::max)
     );
@@ -206,7 +210,7 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
     );
     for (n, ratios) in &balance_ratios {
         println!(
-            "- balancing part, guided / Algorithm 1 core-hours, {n} components: median {:.0} %, max {:.0} % ({} cases)",
+            "- balancing part, guided / Algorithm 1 core-hours, {n} components: median {:.1} %, max {:.0} % ({} cases)",
             100.0 * median(ratios),
             100.0 * ratios.iter().copied().fold(0.0, f64::max),
             ratios.len()
@@ -219,7 +223,7 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
         c_regrets.iter().copied().fold(0.0, f64::max)
     );
     println!(
-        "- (c) core-hours / (a)'s: median {:.0} %, max {:.0} %; (c) median {:.1} core-h",
+        "- (c) core-hours / (a)'s: median {:.1} %, max {:.0} %; (c) median {:.1} core-h",
         100.0 * median(&cold_ratios),
         100.0 * cold_ratios.iter().copied().fold(0.0, f64::max),
         median(&c_costs)
@@ -319,7 +323,7 @@ fn run_case(
     let (guided, _) = common::run_campaign(&guided_file, dir, &label("guided"))?;
 
     // (c): the cold start: the same balancing settings, no curve, each component's range as
-    // the studies have it, and the cold start's own initial step (an eighth of the narrowest
+    // the studies have it, and the cold start's own initial step (a sixteenth of the narrowest
     // range).
     let mut cold_file =
         common::balancing_file(case, &adaptive_paths, sim.clone(), Strategy::Guided);

@@ -1,4 +1,4 @@
-//! What the campaign benchmarks share (`campaign_cost`, `pipeline_cost`): the campaign
+//! What the campaign benchmarks share (`campaign_cost`, `pipeline_cost`, `cold_start`): the campaign
 //! settings, running a campaign on the stand-in model and pricing its runs, and the regret of
 //! an answer on the true speeds.
 //!
@@ -61,6 +61,20 @@ pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
         return Err("seeds start at 1".into());
     }
     Ok(out)
+}
+
+/// The seeds a benchmark's `--seeds` names, parsed by [`parse_seeds`].
+#[derive(Clone, Debug)]
+pub struct Seeds(pub Vec<u64>);
+
+impl std::str::FromStr for Seeds {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Seeds, String> {
+        parse_seeds(text)
+            .map(Seeds)
+            .map_err(|e| format!("{e}; give a range like 1-24 or a list like 3,7,10"))
+    }
 }
 
 pub fn median(v: &[f64]) -> f64 {

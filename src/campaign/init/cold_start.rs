@@ -106,12 +106,13 @@ pub(super) fn planned_cold_start_state(
     Ok((state, inputs))
 }
 
-/// A cold start's `initial_step` when the file gives none: an eighth of the narrowest
-/// component's range, on the `step` grid, at least the usual `2 x step`. A balancing campaign
-/// starts next to the prediction's answer and moves a little; a cold start's model is learnt
-/// from a few coupled runs spread over the whole ranges, and the guided strategy's trust region
-/// (its moves and how far from the best measured it may look) must reach across the gaps
-/// between them.
+/// A cold start's `initial_step` when the file gives none: a sixteenth of the narrowest
+/// component's range, on the `step` grid, at least the usual `2 x step`. It follows the ranges,
+/// not `step` alone: a cold start's first runs are spread over the whole ranges, and a file with
+/// `step = 1` would otherwise move 2 PEs at a time between them. It is no coarser, because the
+/// guided strategy's last look around its best (its neighbour check) is `initial_step / 2` away:
+/// the answer is only as fine as that. The gaps between the spread runs are bridged instead by
+/// the run at the model's best before balancing (see `strategy::cold_start`).
 pub(super) fn cold_start_initial_step(components: &[FrozenComponent], step: u32) -> u32 {
     let narrowest = components
         .iter()
@@ -119,5 +120,5 @@ pub(super) fn cold_start_initial_step(components: &[FrozenComponent], step: u32)
         .min()
         .unwrap_or(0);
     let step = step.max(1);
-    (narrowest / 8 / step * step).max(2 * step)
+    (narrowest / 16 / step * step).max(2 * step)
 }
