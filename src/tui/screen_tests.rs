@@ -410,8 +410,8 @@ fn a_lost_sim_driver_says_its_runs_ended_with_it_and_a_command_one_that_they_may
     app.update(Event::Campaign(Box::new(v.clone())));
     assert!(
         status(&app).contains(
-            "campaign: driver lost (pid 4242 gone 40 s ago; runs of the sim executor ended \
-             with it; resume with autolb campaign run /scratch/camp to run them again)"
+            "s ago; runs of the sim executor ended with it; resume with autolb campaign run \
+             /scratch/camp to run them again)"
         ),
         "{}",
         status(&app)
@@ -423,6 +423,36 @@ fn a_lost_sim_driver_says_its_runs_ended_with_it_and_a_command_one_that_they_may
         "{}",
         status(&app)
     );
+}
+
+#[test]
+fn a_tick_after_a_sim_driver_died_shows_its_running_runs_stopped_with_it() {
+    let mut v = watched();
+    v.executor = Some("sim".into());
+    // This process: alive, so only the beat's age makes it lost.
+    v.driver = Some(driver(DriverState::Running {
+        pid: std::process::id(),
+        host: autolb::campaign::heartbeat::host_name(),
+        seen_s: 2,
+    }));
+    let row = &mut v.rows[10];
+    assert_eq!((row.iteration, row.test), (1, 4));
+    row.runs.push(RunRow {
+        state: "running".into(),
+        sypd: None,
+        ..run(2, true, 0.0)
+    });
+    row.stopped_state = Some("stopped with the driver 1/2".into());
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(v)));
+    let read_at = app.table.campaign.driver.as_ref().unwrap().at;
+    app.update(Event::Tick(read_at + std::time::Duration::from_secs(5)));
+    assert_eq!(app.table.campaign.rows[10].state, "running 1/2");
+    app.update(Event::Tick(read_at + std::time::Duration::from_secs(30)));
+    let row = &app.table.campaign.rows[10];
+    assert_eq!(row.state, "stopped with the driver 1/2");
+    assert_eq!(row.runs[1].state, "stopped with the driver");
+    assert_eq!(row.runs[0].state, "done");
 }
 
 #[test]
