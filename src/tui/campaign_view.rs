@@ -170,7 +170,11 @@ impl CampaignView {
                 continue;
             };
             row.state = state;
-            for run in row.runs.iter_mut().filter(|r| r.state == RunState::Running.as_str()) {
+            for run in row
+                .runs
+                .iter_mut()
+                .filter(|r| r.state == RunState::Running.as_str())
+            {
                 run.state = STOPPED_WITH_DRIVER.into();
                 stopped += 1;
             }

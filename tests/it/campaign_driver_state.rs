@@ -144,7 +144,11 @@ fn slow_sim_campaign(tmp: &Path) -> PathBuf {
     let file = autolb::campaign::demo::write_demo_inputs(tmp).unwrap();
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("compression = 0.01"));
-    std::fs::write(&file, text.replace("compression = 0.01", "compression = 1.0")).unwrap();
+    std::fs::write(
+        &file,
+        text.replace("compression = 0.01", "compression = 1.0"),
+    )
+    .unwrap();
     let dir = tmp.join("camp");
     common::init(&dir, &file);
     dir
@@ -199,18 +203,20 @@ fn a_sigkilled_sim_driver_took_its_running_runs_along_and_a_resume_runs_them_aga
             .stdout_ok();
         let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            words.contains("runs of the sim executor ended with it; resume with autolb campaign run"),
+            words.contains(
+                "runs of the sim executor ended with it; resume with autolb campaign run"
+            ),
             "{text}"
         );
         assert!(!words.contains("may still be queued"), "{text}");
         assert!(
-            words.contains("runs 0 done, 0 running, ")
-                || words.contains("runs 0/0/"),
+            words.contains("runs 0 done, 0 running, ") || words.contains("runs 0/0/"),
             "{text}"
         );
         assert!(
-            text.lines().skip(1).any(|l| l.ends_with("  stopped with the driver")
-                || l.ends_with("  stopped")),
+            text.lines()
+                .skip(1)
+                .any(|l| l.ends_with("  stopped with the driver") || l.ends_with("  stopped")),
             "{text}"
         );
         assert!(
@@ -237,7 +243,8 @@ fn a_sigkilled_sim_driver_took_its_running_runs_along_and_a_resume_runs_them_aga
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(resumed.stdout.take().unwrap()));
+    let mut lines =
+        std::io::BufRead::lines(std::io::BufReader::new(resumed.stdout.take().unwrap()));
     let line = lines
         .find_map(|l| l.ok().filter(|l| l.starts_with("resumed: ")))
         .expect("a resumed line");

@@ -167,7 +167,9 @@ mod tests {
             let all = text.split_whitespace().collect::<Vec<_>>().join(" ");
             // The demo runs on the sim executor: its runs end with the driver.
             assert!(
-                all.contains("runs of the sim executor ended with it; resume with autolb campaign run"),
+                all.contains(
+                    "runs of the sim executor ended with it; resume with autolb campaign run"
+                ),
                 "{width}: {text}"
             );
         }

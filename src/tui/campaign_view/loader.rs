@@ -873,7 +873,10 @@ mod tests {
         assert_eq!(view.rows[1].state, "pending");
         let p = view.progress.as_ref().unwrap();
         assert_eq!((p.running, p.stopped_with_driver), (0, 1));
-        assert!(p.counts().text().contains("0 running") && p.counts().text().contains("1 stopped with the driver"));
+        assert!(
+            p.counts().text().contains("0 running")
+                && p.counts().text().contains("1 stopped with the driver")
+        );
         // A load after the driver died reads it lost (its pid is gone) and shows the same.
         let mut child = std::process::Command::new("true").spawn().unwrap();
         let dead = child.id();
