@@ -150,11 +150,13 @@ fn cold_starts_switch_once_and_end_with_a_best() {
         }
         let status = Status::from_state(&state, &dir);
         assert!(status.best.is_some(), "seed {seed}");
-        assert!(status
-            .cold_start
-            .unwrap()
-            .phase
-            .starts_with("phase balancing"));
+        // Over: what it came to, not what it does next.
+        let phase = status.cold_start.unwrap().phase;
+        assert_eq!(
+            phase,
+            format!("phase balancing, ended: the model learnt from every coupled run guided the runs since iteration {at}"),
+            "seed {seed}"
+        );
     }
 }
 
@@ -310,5 +312,31 @@ fn a_cold_start_whose_every_run_failed_stops_after_its_first_iteration() {
             .iter()
             .any(|r| r.contains("every run of the campaign failed") && r.contains("iter-00/test-")),
         "{reasons:?}"
+    );
+    // Status, its JSON and the app's best line (which shows the phase as given) say what
+    // happened, and promise no balancing.
+    let status = Status::from_state(&state, &dir);
+    assert_eq!(status.state_label(), "done: no successful run");
+    let phase = &status.cold_start.as_ref().unwrap().phase;
+    assert_eq!(phase, "phase scaling, ended: no coupled run was measured");
+    let json = serde_json::to_value(&status).unwrap();
+    assert_eq!(json["cold_start"]["phase"], phase.as_str());
+    let text = status.render(&crate::campaign::DriverState::Done, &dir, 200);
+    assert!(
+        text.contains("cold start, phase scaling, ended: no coupled run was measured"),
+        "{text}"
+    );
+    assert!(!text.contains("balancing starts"), "{text}");
+    // Cancelled in the scaling phase after some runs were measured: the counts, no promise.
+    let case = SyntheticCase::generate(12, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, mut state) = outside_cold_start(&case, tmp.path());
+    measure_last(&case, &mut state);
+    state.cancelled = true;
+    let phase = Status::from_state(&state, &dir).cold_start.unwrap().phase;
+    assert!(
+        phase.starts_with("phase scaling, cancelled before any balancing (PE counts measured: ")
+            && !phase.contains("balancing starts"),
+        "{phase}"
     );
 }

@@ -25,6 +25,10 @@ use super::CampaignError;
 /// Name of the heartbeat file inside a campaign directory.
 pub const HEARTBEAT_FILE: &str = "driver.json";
 
+/// The executor kind whose runs are threads of the driver's own process (see
+/// [`DriverState::took_runs_with_it`]), as `campaign status` names executors.
+pub const SIM_EXECUTOR: &str = "sim";
+
 /// How often a live driver beats.
 pub const BEAT_INTERVAL: Duration = Duration::from_secs(2);
 
@@ -261,6 +265,35 @@ impl DriverState {
                 dir.display()
             ),
             DriverState::Done => "done".into(),
+        }
+    }
+
+    /// Whether the runs the state file has as running died with this driver, for a campaign
+    /// run by `executor` (its kind's name, `sim`, `command`, ...): only when the driver is lost
+    /// and its executor ran the runs inside the driver's own process (`sim`: the stand-in
+    /// model's threads). A `command` run is a process of its own and a Slurm or workflow
+    /// manager's job outlives its driver, so theirs may still be going. Every view asks this
+    /// one question before it says `stopped with the driver`; a resume runs such runs again.
+    pub fn took_runs_with_it(&self, executor: &str) -> bool {
+        matches!(self, DriverState::Lost { .. }) && executor == SIM_EXECUTOR
+    }
+
+    /// [`DriverState::text`] for a campaign run by `executor`: a lost driver that took its
+    /// runs with it ([`DriverState::took_runs_with_it`]) says so, `driver lost (pid 12 gone 40
+    /// s ago; runs of the sim executor ended with it; resume with autolb campaign run DIR to
+    /// run them again)`, instead of "runs may still be queued".
+    pub fn text_for(&self, dir: &Path, executor: &str) -> String {
+        match self {
+            DriverState::Lost { pid, host, gone_s } if self.took_runs_with_it(executor) => {
+                format!(
+                    "driver lost (pid {pid}{} gone {gone_s} s ago; runs of the {executor} \
+                     executor ended with it; resume with autolb campaign run {} to run them \
+                     again)",
+                    on_host(host),
+                    dir.display()
+                )
+            }
+            other => other.text(dir),
         }
     }
 
@@ -761,6 +794,35 @@ mod tests {
         let file = tmp.path().join("demo-campaign.toml");
         crate::campaign::demo::init_demo_at(&dir, &file, Some(0.0), true).unwrap();
         assert_eq!(driver_state(&dir).unwrap(), DriverState::None);
+    }
+
+    #[test]
+    fn only_a_lost_sim_driver_took_its_runs_along() {
+        let dir = Path::new("/c");
+        let lost = DriverState::Lost {
+            pid: 9,
+            host: host_name(),
+            gone_s: 12,
+        };
+        assert!(lost.took_runs_with_it("sim"));
+        assert_eq!(
+            lost.text_for(dir, "sim"),
+            "driver lost (pid 9 gone 12 s ago; runs of the sim executor ended with it; resume with autolb campaign run /c to run them again)"
+        );
+        // Processes of their own and batch jobs may outlive their driver.
+        for executor in ["command", "slurm", "external"] {
+            assert!(!lost.took_runs_with_it(executor), "{executor}");
+            assert_eq!(lost.text_for(dir, executor), lost.text(dir));
+        }
+        let alive = DriverState::Running {
+            pid: 9,
+            host: host_name(),
+            seen_s: 1,
+        };
+        for state in [alive, DriverState::None, DriverState::Done] {
+            assert!(!state.took_runs_with_it("sim"), "{state:?}");
+            assert_eq!(state.text_for(dir, "sim"), state.text(dir));
+        }
     }
 
     #[test]

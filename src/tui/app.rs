@@ -110,6 +110,7 @@ impl App {
                 if let Some(driver) = &mut self.table.campaign.driver {
                     driver.recheck(now);
                 }
+                self.table.campaign.settle_driver(now);
             }
             Event::Watch(e, at) => self.table.on_watch(e, at),
             Event::Campaign(mut view) => {

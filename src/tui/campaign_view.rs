@@ -12,9 +12,9 @@ use std::time::SystemTime;
 use super::calibration::Calibration;
 
 use autolb::campaign::status::progress::Progress;
-use autolb::campaign::status::runs_summary;
+use autolb::campaign::status::{runs_summary, STOPPED_WITH_DRIVER};
 use autolb::campaign::strategy::algorithm1::{fittingness_and_best, Measured};
-use autolb::campaign::DriverState;
+use autolb::campaign::{DriverState, RunState};
 
 pub use loader::{Loader, LoaderComponent};
 
@@ -54,6 +54,9 @@ pub struct IterRow {
     pub step: Option<u32>,
     /// The state with its runs, e.g. `done 1/2 ✗1`.
     pub state: String,
+    /// The state once the driver took the row's running runs along (`stopped with the driver
+    /// 0/2`, see [`CampaignView::settle_driver`]); `None` when it has no running run.
+    pub stopped_state: Option<String>,
     /// Runs that failed (their reasons are in `runs`).
     pub failed: usize,
     pub job: Option<String>,
@@ -99,6 +102,9 @@ pub struct CampaignView {
     pub threads: Vec<u32>,
     /// A cold start's phase in one line (`phase scaling: ...`, `phase balancing: ...`).
     pub phase: Option<String>,
+    /// The campaign's executor kind as `campaign status` names it (`sim`, `command`, ...,
+    /// `external`); campaign directories only.
+    pub executor: Option<String>,
 }
 
 /// One component's measured points in a scaling campaign.
@@ -141,6 +147,44 @@ impl ScalingCurve {
 }
 
 impl CampaignView {
+    /// Whether the driver, as read and aged to `now`, took the runs it left running along
+    /// ([`DriverState::took_runs_with_it`], the `sim` executor's runs).
+    pub fn runs_stopped_with_driver(&self, now: SystemTime) -> bool {
+        match (&self.driver, &self.executor) {
+            (Some(d), Some(executor)) => d.at(now).took_runs_with_it(executor),
+            _ => false,
+        }
+    }
+
+    /// Shows the rows' running runs as stopped with the driver once it took them along at
+    /// `now`: a driver killed after the last load changes nothing in the directory, so no new
+    /// load would show it. A new driver writes the state, and the load that follows shows
+    /// its runs as they are.
+    pub fn settle_driver(&mut self, now: SystemTime) {
+        if !self.runs_stopped_with_driver(now) {
+            return;
+        }
+        let mut stopped = 0;
+        for row in &mut self.rows {
+            let Some(state) = row.stopped_state.take() else {
+                continue;
+            };
+            row.state = state;
+            for run in row
+                .runs
+                .iter_mut()
+                .filter(|r| r.state == RunState::Running.as_str())
+            {
+                run.state = STOPPED_WITH_DRIVER.into();
+                stopped += 1;
+            }
+        }
+        if let Some(p) = &mut self.progress {
+            p.running = p.running.saturating_sub(stopped);
+            p.stopped_with_driver += stopped;
+        }
+    }
+
     /// Component `k`'s `cores` as the campaign runs them: `RxT` for a hybrid component (as
     /// [`autolb::campaign::Status::pes_text`] writes it), the count otherwise.
     pub fn pes_text(&self, k: usize, cores: u32) -> String {

@@ -96,6 +96,7 @@ pub(super) fn watched() -> CampaignView {
                 recipient: measured.then(|| "NEMO".into()),
                 step: Some(48 >> it),
                 state,
+                stopped_state: None,
                 failed,
                 job: Some(format!("{}/i{it:02}-t{t:02}", 20592000 + it * 10 + t)),
                 runs,
@@ -127,6 +128,7 @@ pub(super) fn watched() -> CampaignView {
         scaling: Vec::new(),
         threads: Vec::new(),
         phase: None,
+        executor: None,
     }
 }
 
@@ -392,6 +394,87 @@ fn the_status_line_tells_no_driver_from_running_lost_and_stalled() {
 }
 
 #[test]
+fn a_lost_sim_driver_says_its_runs_ended_with_it_and_a_command_one_that_they_may_go_on() {
+    let status = |app: &App| view::status::status_text(app).0;
+    let lost = || {
+        driver(DriverState::Lost {
+            pid: 4242,
+            host: autolb::campaign::heartbeat::host_name(),
+            gone_s: 40,
+        })
+    };
+    let mut v = watched();
+    v.driver = Some(lost());
+    v.executor = Some("sim".into());
+    let mut app = watching();
+    app.update(Event::Campaign(Box::new(v.clone())));
+    assert!(
+        status(&app).contains(
+            "s ago; runs of the sim executor ended with it; resume with autolb campaign run \
+             /scratch/camp to run them again)"
+        ),
+        "{}",
+        status(&app)
+    );
+    v.executor = Some("command".into());
+    app.update(Event::Campaign(Box::new(v)));
+    assert!(
+        status(&app).contains("runs may still be queued; resume with autolb campaign run"),
+        "{}",
+        status(&app)
+    );
+}
+
+#[test]
+fn a_tick_after_a_sim_driver_died_shows_its_running_runs_stopped_with_it() {
+    let mut v = watched();
+    v.executor = Some("sim".into());
+    // This process: alive, so only the beat's age makes it lost.
+    v.driver = Some(driver(DriverState::Running {
+        pid: std::process::id(),
+        host: autolb::campaign::heartbeat::host_name(),
+        seen_s: 2,
+    }));
+    let row = &mut v.rows[10];
+    assert_eq!((row.iteration, row.test), (1, 4));
+    row.runs.push(RunRow {
+        state: "running".into(),
+        sypd: None,
+        ..run(2, true, 0.0)
+    });
+    row.stopped_state = Some("stopped with the driver 1/2".into());
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(v)));
+    let read_at = app.table.campaign.driver.as_ref().unwrap().at;
+    app.update(Event::Tick(read_at + std::time::Duration::from_secs(5)));
+    assert_eq!(app.table.campaign.rows[10].state, "running 1/2");
+    app.update(Event::Tick(read_at + std::time::Duration::from_secs(30)));
+    let row = &app.table.campaign.rows[10];
+    assert_eq!(row.state, "stopped with the driver 1/2");
+    assert_eq!(row.runs[1].state, "stopped with the driver");
+    assert_eq!(row.runs[0].state, "done");
+}
+
+#[test]
+fn a_finished_cold_start_without_a_best_promises_nothing() {
+    let mut v = watched();
+    v.best = None;
+    v.phase = Some("phase scaling, ended: no coupled run was measured".into());
+    v.state = "done: no successful run".into();
+    let mut app = watching();
+    app.update(Event::Campaign(Box::new(v.clone())));
+    let best = view::status::best_text(&app);
+    assert_eq!(
+        best,
+        "★ best: none · cold start, phase scaling, ended: no coupled run was measured"
+    );
+    v.state = "running".into();
+    v.phase = Some("phase scaling: learning the curves".into());
+    app.update(Event::Campaign(Box::new(v)));
+    assert!(view::status::best_text(&app).contains("none while the curves are learnt"));
+}
+
+#[test]
 fn a_lost_driver_outranks_the_last_message_at_80_columns_and_ends_the_eta() {
     let mut app = watching();
     let mut v = watched();
@@ -403,6 +486,7 @@ fn a_lost_driver_outranks_the_last_message_at_80_columns_and_ends_the_eta() {
         running: 1,
         queued: 0,
         failed: 0,
+        stopped_with_driver: 0,
         first_start: Some(1.0),
         last_end: None,
         mean_run_s: Some(30.0),
@@ -859,6 +943,7 @@ fn the_progress_line_sits_on_the_tables_border_and_gives_way_at_80_columns() {
         running: 1,
         queued: 1,
         failed: 3,
+        stopped_with_driver: 0,
         first_start: Some(started),
         last_end: None,
         mean_run_s: Some(40.0),

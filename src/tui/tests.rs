@@ -336,6 +336,7 @@ fn sample_view() -> CampaignView {
                 recipient: fnv.map(|_| "NEMO".into()),
                 step: Some(48),
                 state: state.into(),
+                stopped_state: None,
                 job: Some("1234".into()),
                 runs: vec![RunRow {
                     repetition: 1,

@@ -138,6 +138,127 @@ fn a_sigkilled_driver_is_reported_lost_within_ten_seconds() {
     assert!(driver["last_seen_s"].as_u64().unwrap() >= 10, "{driver}");
 }
 
+/// The demo campaign (the `sim` executor: its runs are threads of the driver) slowed so that
+/// a run takes many seconds.
+fn slow_sim_campaign(tmp: &Path) -> PathBuf {
+    let file = autolb::campaign::demo::write_demo_inputs(tmp).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("compression = 0.01"));
+    std::fs::write(
+        &file,
+        text.replace("compression = 0.01", "compression = 1.0"),
+    )
+    .unwrap();
+    let dir = tmp.join("camp");
+    common::init(&dir, &file);
+    dir
+}
+
+#[test]
+fn a_sigkilled_sim_driver_took_its_running_runs_along_and_a_resume_runs_them_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = slow_sim_campaign(tmp.path());
+    let mut child = start_driver(&dir);
+    wait_for_driver(&dir, "running", Duration::from_secs(20));
+    let start = Instant::now();
+    while status_json(&dir)["counts"]["running"] == 0 {
+        assert!(start.elapsed() < Duration::from_secs(20), "no run started");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let (_, _) = wait_for_driver(&dir, "lost", Duration::from_secs(10));
+    let running_in_state = autolb::campaign::State::load(&dir)
+        .unwrap()
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .flat_map(|t| &t.runs)
+        .filter(|r| r.state == autolb::campaign::RunState::Running)
+        .count();
+    assert!(running_in_state > 0);
+
+    // `--json`: the state file's word under "state", the view's beside it, and the counts.
+    let json = status_json(&dir);
+    assert_eq!(json["counts"]["running"], 0, "{}", json["counts"]);
+    assert_eq!(json["counts"]["stopped_with_driver"], running_in_state);
+    let runs: Vec<&Value> = json["iterations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|it| it["tests"].as_array().unwrap())
+        .flat_map(|t| t["runs"].as_array().unwrap())
+        .collect();
+    for run in &runs {
+        let running = run["state"] == "running";
+        assert_eq!(run["stopped_with_driver"] == true, running, "{run}");
+    }
+
+    // The text, wide and at 80 columns: no run says running, the advice says why.
+    for columns in ["200", "80"] {
+        let text = autolb()
+            .args(["campaign", "status"])
+            .arg(&dir)
+            .env("COLUMNS", columns)
+            .stdout_ok();
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains(
+                "runs of the sim executor ended with it; resume with autolb campaign run"
+            ),
+            "{text}"
+        );
+        assert!(!words.contains("may still be queued"), "{text}");
+        assert!(
+            words.contains("runs 0 done, 0 running, ") || words.contains("runs 0/0/"),
+            "{text}"
+        );
+        assert!(
+            text.lines()
+                .skip(1)
+                .any(|l| l.ends_with("  stopped with the driver") || l.ends_with("  stopped")),
+            "{text}"
+        );
+        assert!(
+            !text.lines().skip(1).any(|l| l.contains("running")),
+            "{columns}: {text}"
+        );
+    }
+    // Read-only: the state file still has them running.
+    let still = autolb::campaign::State::load(&dir)
+        .unwrap()
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .flat_map(|t| &t.runs)
+        .filter(|r| r.state == autolb::campaign::RunState::Running)
+        .count();
+    assert_eq!(still, running_in_state);
+
+    // A resume runs them again: as many as status said stopped.
+    let mut resumed = autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines =
+        std::io::BufRead::lines(std::io::BufReader::new(resumed.stdout.take().unwrap()));
+    let line = lines
+        .find_map(|l| l.ok().filter(|l| l.starts_with("resumed: ")))
+        .expect("a resumed line");
+    assert_eq!(
+        line,
+        format!(
+            "resumed: 0 runs found where the last driver left them, {running_in_state} to run again"
+        )
+    );
+    // Its runs are threads of its own: nothing outlives it.
+    resumed.kill().unwrap();
+    resumed.wait().unwrap();
+}
+
 #[test]
 fn ctrl_c_exits_130_and_sigterm_143_and_the_driver_is_then_gone() {
     let tmp = tempfile::tempdir().unwrap();

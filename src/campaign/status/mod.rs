@@ -256,7 +256,8 @@ pub struct ScalingCounts {
     pub outliers: Vec<String>,
 }
 
-/// Runs per state over the whole campaign.
+/// Runs per state over the whole campaign. Each run counts once: a run the state file has as
+/// running but whose driver took it along counts in `stopped_with_driver`, not in `running`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunCounts {
     /// Runs waiting to be started or recorded.
@@ -267,6 +268,51 @@ pub struct RunCounts {
     pub done: usize,
     /// Runs that failed after every retry.
     pub failed: usize,
+    /// Runs the state file has as running that died with their lost driver (the `sim`
+    /// executor's; see [`RunView::stopped_with_driver`]); a resume runs them again.
+    #[serde(default)]
+    pub stopped_with_driver: usize,
+}
+
+/// The word for a run the state file has as running whose driver took it along (see
+/// [`crate::campaign::DriverState::took_runs_with_it`]).
+pub const STOPPED_WITH_DRIVER: &str = "stopped with the driver";
+
+/// [`STOPPED_WITH_DRIVER`] for a narrow table.
+pub const STOPPED_SHORT: &str = "stopped";
+
+impl RunCounts {
+    /// `runs 5 done, 1 running, 2 queued, 1 failed, 2 stopped with the driver`: the failed and
+    /// stopped parts only when there are any.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "runs {} done, {} running, {} queued",
+            self.done, self.running, self.pending
+        );
+        if self.failed > 0 {
+            s.push_str(&format!(", {} failed", self.failed));
+        }
+        if self.stopped_with_driver > 0 {
+            s.push_str(&format!(
+                ", {} {STOPPED_WITH_DRIVER}",
+                self.stopped_with_driver
+            ));
+        }
+        s
+    }
+
+    /// [`RunCounts::text`] for a narrow line: `runs 5/1/2 ✗1 2 stopped` (done, running,
+    /// queued, failed, stopped).
+    pub fn short_text(&self) -> String {
+        let mut s = format!("runs {}/{}/{}", self.done, self.running, self.pending);
+        if self.failed > 0 {
+            s.push_str(&format!(" ✗{}", self.failed));
+        }
+        if self.stopped_with_driver > 0 {
+            s.push_str(&format!(" {} {STOPPED_SHORT}", self.stopped_with_driver));
+        }
+        s
+    }
 }
 
 /// One lb-iteration of the table: its tests.
@@ -354,6 +400,12 @@ pub struct RunView {
     /// When its last attempt ended, or it was recorded (unix seconds), once it has.
     #[serde(default)]
     pub ended_at: Option<f64>,
+    /// The state file has it running, but its driver is lost and took it along (the `sim`
+    /// executor runs it inside the driver's process): it can never finish, and a resume runs
+    /// it again. Derived from the state and the driver's liveness ([`Status::set_driver`]);
+    /// `state` stays as the state file has it. Absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped_with_driver: bool,
 }
 
 impl RunView {
@@ -366,6 +418,17 @@ impl RunView {
         self.partial_coupling_cost =
             NameMap::zip(components, m.partial_coupling_cost.iter().copied());
         self.failure = None;
+        self.stopped_with_driver = false;
+    }
+
+    /// The run's state as every view shows it: [`STOPPED_WITH_DRIVER`] for a run its driver
+    /// took along, else the state file's.
+    pub fn word(&self) -> &'static str {
+        if self.stopped_with_driver {
+            STOPPED_WITH_DRIVER
+        } else {
+            self.state.as_str()
+        }
     }
 
     fn metrics(&self, components: &[String]) -> Option<RunMetrics> {
@@ -443,6 +506,7 @@ impl Status {
                             failure: run.failure.clone(),
                             started_at: run.started_at,
                             ended_at: run.ended_at,
+                            stopped_with_driver: false,
                         }
                     })
                     .collect();
@@ -589,6 +653,25 @@ impl Status {
         status
     }
 
+    /// Sets who drives the campaign (`"driver"`) and what that means for its runs: when the
+    /// driver is lost and took its runs along
+    /// ([`crate::campaign::DriverState::took_runs_with_it`], the `sim` executor), every run the
+    /// state file has as running is [`RunView::stopped_with_driver`]; then recomputes the
+    /// derived columns. The state file is not touched: this is a view.
+    pub fn set_driver(&mut self, driver: &super::DriverState) {
+        self.driver = Some(Box::new(driver.view()));
+        let stopped = driver.took_runs_with_it(&self.executor);
+        for run in self
+            .iterations
+            .iter_mut()
+            .flat_map(|it| it.tests.iter_mut())
+            .flat_map(|t| t.runs.iter_mut())
+        {
+            run.stopped_with_driver = stopped && run.state == RunState::Running;
+        }
+        self.recompute();
+    }
+
     /// Recomputes every derived column from the runs: each test's state and means, the
     /// fittingness of every measured configuration (normalised over all of them), the best,
     /// and the run counts.
@@ -604,6 +687,9 @@ impl Status {
                 for run in &test.runs {
                     match run.state {
                         RunState::Pending => counts.pending += 1,
+                        RunState::Running if run.stopped_with_driver => {
+                            counts.stopped_with_driver += 1
+                        }
                         RunState::Running => counts.running += 1,
                         RunState::Done => counts.done += 1,
                         RunState::Failed => counts.failed += 1,
@@ -847,19 +933,45 @@ impl TestView {
             .count()
     }
 
-    /// The row's state with its runs, e.g. `done 1/2 ✗1` (see [`runs_summary`]).
+    /// The row's state with its runs, e.g. `done 1/2 ✗1` (see [`runs_summary`]); a running
+    /// row whose driver took its runs along says `stopped with the driver 0/2`.
     pub fn summary(&self) -> String {
+        self.summary_in(self.stopped_with_driver(), STOPPED_WITH_DRIVER)
+    }
+
+    /// [`TestView::summary`] for a narrow table: `stopped 0/2` for a row whose driver took its
+    /// runs along.
+    pub fn short_summary(&self) -> String {
+        self.summary_in(self.stopped_with_driver(), STOPPED_SHORT)
+    }
+
+    /// [`TestView::summary`] as it reads once the driver took the runs along, for a viewer
+    /// that learns of it after it built the row (a driver read again on its own host, or
+    /// aged past its beat); `None` when the row has no running run.
+    pub fn summary_if_stopped(&self) -> Option<String> {
+        self.runs
+            .iter()
+            .any(|r| r.state == RunState::Running)
+            .then(|| self.summary_in(true, STOPPED_WITH_DRIVER))
+    }
+
+    /// Whether the row is running only because its state file says so: its running runs died
+    /// with the driver.
+    fn stopped_with_driver(&self) -> bool {
+        self.runs.iter().any(|r| r.stopped_with_driver)
+    }
+
+    fn summary_in(&self, stopped: bool, stopped_word: &str) -> String {
         let failed = self
             .runs
             .iter()
             .filter(|r| r.state == RunState::Failed)
             .count();
-        runs_summary(
-            self.state.as_str(),
-            self.runs_done(),
-            failed,
-            self.runs.len(),
-        )
+        let word = match self.state {
+            TestState::Running if stopped => stopped_word,
+            state => state.as_str(),
+        };
+        runs_summary(word, self.runs_done(), failed, self.runs.len())
     }
 }
 

@@ -14,7 +14,10 @@ impl Status {
     pub fn render(&self, driver: &DriverState, dir: &Path, width: usize) -> String {
         let mut lines = vec![self.summary_line(driver, width)];
         if !matches!(driver, DriverState::Done) {
-            lines.extend(wrap(&format!("driver: {}", driver.text(dir)), width));
+            lines.extend(wrap(
+                &format!("driver: {}", driver.text_for(dir, &self.executor)),
+                width,
+            ));
         }
         lines.push(String::new());
         lines.extend(self.table_lines(width));
@@ -41,35 +44,7 @@ impl Status {
         if let Some(i) = self.iteration {
             parts.push(Part::new(format!("iteration {i}"), 7).or_short(format!("it {i}"), 6));
         }
-        let c = &self.counts;
-        let failed = if c.failed > 0 {
-            format!(", {} failed", c.failed)
-        } else {
-            String::new()
-        };
-        parts.push(
-            Part::new(
-                format!(
-                    "runs {} done, {} running, {} queued{failed}",
-                    c.done, c.running, c.pending
-                ),
-                9,
-            )
-            .or_short(
-                format!(
-                    "runs {}/{}/{}{}",
-                    c.done,
-                    c.running,
-                    c.pending,
-                    if c.failed > 0 {
-                        format!(" ✗{}", c.failed)
-                    } else {
-                        String::new()
-                    }
-                ),
-                8,
-            ),
-        );
+        parts.push(Part::new(self.counts.text(), 9).or_short(self.counts.short_text(), 8));
         if let Some(b) = &self.best {
             parts.push(
                 Part::new(
@@ -165,7 +140,9 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::RunCounts;
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn the_summary_comes_first_and_nothing_is_wider_than_the_width() {
@@ -188,8 +165,11 @@ mod tests {
                 "{width}: {first}"
             );
             let all = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            // The demo runs on the sim executor: its runs end with the driver.
             assert!(
-                all.contains("runs may still be queued; resume with autolb campaign run"),
+                all.contains(
+                    "runs of the sim executor ended with it; resume with autolb campaign run"
+                ),
                 "{width}: {text}"
             );
         }
@@ -200,6 +180,136 @@ mod tests {
         );
         let narrow = status.summary_line(&lost, 60);
         assert!(narrow.contains("runs 0/0/4"), "{narrow}");
+    }
+
+    /// The demo campaign (the `sim` executor, or `executor`) with its first run running, as
+    /// every view shows it with `driver`.
+    fn one_run_running(tmp: &Path, executor: &str, driver: &DriverState) -> (PathBuf, Status) {
+        let (dir, mut state) = super::super::demo_state(tmp);
+        state.run_mut((0, 0, 0)).state = crate::campaign::RunState::Running;
+        let mut status = Status::from_state(&state, &dir);
+        assert_eq!(status.executor, "sim");
+        status.executor = executor.into();
+        status.set_driver(driver);
+        (dir, status)
+    }
+
+    fn lost() -> DriverState {
+        DriverState::Lost {
+            pid: 4242,
+            host: crate::campaign::heartbeat::host_name(),
+            gone_s: 40,
+        }
+    }
+
+    #[test]
+    fn a_lost_sim_driver_took_its_running_runs_along_in_every_view() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, status) = one_run_running(tmp.path(), "sim", &lost());
+        let queued = status.counts.pending;
+        assert!(queued > 0);
+        assert_eq!(
+            status.counts,
+            RunCounts {
+                pending: queued,
+                running: 0,
+                done: 0,
+                failed: 0,
+                stopped_with_driver: 1,
+            }
+        );
+        // The narrow and the wide text.
+        for width in [200, 80] {
+            let text = status.render(&lost(), &dir, width);
+            let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                words.contains(&format!(
+                    "driver lost (pid 4242 gone 40 s ago; runs of the sim executor ended with it; resume with autolb campaign run {} to run them again)",
+                    dir.display()
+                )),
+                "{width}: {text}"
+            );
+            assert!(!words.contains("may still be queued"), "{text}");
+            assert!(
+                !text
+                    .lines()
+                    .any(|l| !l.starts_with("campaign") && l.contains("running")),
+                "{width}: {text}"
+            );
+            for line in text.lines() {
+                assert!(line.chars().count() <= width, "{width}: {line:?}");
+            }
+        }
+        // The row of the run (the demo's first iteration runs each test once).
+        let row = &status.table_lines(200)[1];
+        assert!(row.ends_with("  stopped with the driver"), "{row}");
+        // Narrower, the short form goes before the coupling cost and CHSY.
+        let header = &status.table_lines(55)[0];
+        let row = &status.table_lines(55)[1];
+        assert!(row.ends_with("  stopped"), "{header}\n{row}");
+        assert!(header.contains("CHSY"), "{header}\n{row}");
+        let wide = status.render(&lost(), &dir, 200);
+        assert!(
+            wide.contains(&format!(
+                "runs 0 done, 0 running, {queued} queued, 1 stopped with the driver"
+            )),
+            "{wide}"
+        );
+        let narrow = status.render(&lost(), &dir, 80);
+        assert!(
+            narrow.contains(&format!("runs 0/0/{queued} 1 stopped")),
+            "{narrow}"
+        );
+        let table = status.table();
+        assert!(
+            table.contains("  stopped with the driver\n")
+                && table.contains(&format!(
+                    "0 running, {queued} pending, 1 stopped with the driver"
+                )),
+            "{table}"
+        );
+        // `--json`: the state file's word stays under `state`, the view's beside it.
+        let json = serde_json::to_value(&status).unwrap();
+        let runs = &json["iterations"][0]["tests"][0]["runs"];
+        assert_eq!(runs[0]["state"], "running");
+        assert_eq!(runs[0]["stopped_with_driver"], true);
+        assert!(runs[1].get("stopped_with_driver").is_none(), "{runs}");
+        assert_eq!(json["counts"]["running"], 0);
+        assert_eq!(json["counts"]["stopped_with_driver"], 1);
+        assert_eq!(json["driver"]["state"], "lost");
+        let back: Status = serde_json::from_value(json).unwrap();
+        assert_eq!(back, status);
+    }
+
+    #[test]
+    fn a_lost_command_driver_and_a_live_sim_one_leave_the_runs_running() {
+        let live = DriverState::Running {
+            pid: std::process::id(),
+            host: crate::campaign::heartbeat::host_name(),
+            seen_s: 1,
+        };
+        for (executor, driver) in [("command", lost()), ("slurm", lost()), ("sim", live)] {
+            let tmp = tempfile::tempdir().unwrap();
+            let (dir, status) = one_run_running(tmp.path(), executor, &driver);
+            assert_eq!(
+                (status.counts.running, status.counts.stopped_with_driver),
+                (1, 0),
+                "{executor}"
+            );
+            let text = status.render(&driver, &dir, 200);
+            let row = &status.table_lines(200)[1];
+            assert!(row.ends_with("  running"), "{executor}: {row}");
+            assert!(!text.contains("stopped"), "{executor}: {text}");
+            if executor != "sim" {
+                let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(words.contains("runs may still be queued"), "{text}");
+            }
+            let json = serde_json::to_value(&status).unwrap();
+            let run = &json["iterations"][0]["tests"][0]["runs"][0];
+            assert_eq!(run["state"], "running");
+            assert!(run.get("stopped_with_driver").is_none(), "{run}");
+            assert_eq!(json["counts"]["stopped_with_driver"], 0);
+        }
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub struct Progress {
     pub queued: usize,
     /// Runs that ended without a measurement.
     pub failed: usize,
+    /// Runs the state file has as running that died with their lost driver (see
+    /// [`super::RunCounts::stopped_with_driver`]).
+    pub stopped_with_driver: usize,
     /// When the first run started, unix seconds (elapsed time counts from it); `None` when no
     /// run carries a start time.
     pub first_start: Option<f64>,
@@ -79,12 +82,24 @@ impl Progress {
             running: c.running,
             queued: c.pending,
             failed: c.failed,
+            stopped_with_driver: c.stopped_with_driver,
             first_start,
             last_end,
             mean_run_s: (!walls.is_empty()).then(|| walls.iter().sum::<f64>() / walls.len() as f64),
             iteration_left,
             best_fn_by_iteration: best_by_iteration(status),
             finished: status.done,
+        }
+    }
+
+    /// The runs per state, to write as every view writes them ([`super::RunCounts::text`]).
+    pub fn counts(&self) -> super::RunCounts {
+        super::RunCounts {
+            pending: self.queued,
+            running: self.running,
+            done: self.done,
+            failed: self.failed,
+            stopped_with_driver: self.stopped_with_driver,
         }
     }
 

@@ -13,12 +13,17 @@ impl Status {
         out.push('\n');
         let c = &self.counts;
         out.push_str(&format!(
-            "\ncampaign {}: {} runs done, {} failed, {} running, {} pending\n",
+            "\ncampaign {}: {} runs done, {} failed, {} running, {} pending{}\n",
             self.state_label(),
             c.done,
             c.failed,
             c.running,
-            c.pending
+            c.pending,
+            if c.stopped_with_driver > 0 {
+                format!(", {} {STOPPED_WITH_DRIVER}", c.stopped_with_driver)
+            } else {
+                String::new()
+            }
         ));
         if let Some(c) = &self.cold_start {
             out.push_str(&format!("cold start, {}\n", c.phase));
@@ -75,7 +80,9 @@ impl Status {
             Column::new(&format!("partial% {comp}"), 1, Align::Left),
             Column::new("FN", 8, Align::Right),
             Column::new("donor -> recipient", 4, Align::Left).or_short("d -> r", 3),
-            Column::new("state", 9, Align::Left),
+            // A run its driver took along reads `stopped with the driver` and gives way to
+            // `stopped` before the coupling cost goes.
+            Column::new("state", 9, Align::Left).or_short("state", 5),
         ];
         // Under each row, the reasons of its failed runs (not columns: they are long).
         let mut notes: Vec<Vec<String>> = Vec::new();
@@ -125,6 +132,7 @@ impl Status {
                     column.cells.push(cell);
                 }
                 columns[9].short_cells.push(short_direction);
+                columns[10].short_cells.push(t.short_summary());
                 notes.push(
                     t.runs
                         .iter()

@@ -176,27 +176,46 @@ pub fn firmness(state: &State) -> Result<String, String> {
 }
 
 /// A cold start's phase in one line, for `campaign status` and the app: what it learns while
-/// scaling, and since when the model guides; `None` in other campaigns.
+/// scaling, and since when the model guides; once the campaign is over (done or cancelled),
+/// the phase it ended in and what it came to, with no promise of what comes next (`phase
+/// scaling, ended: no coupled run was measured`). It always starts with the phase's name, so
+/// a reader of `--json` can tell the phase by the first two words. `None` in other campaigns.
 pub fn phase_words(state: &State) -> Option<String> {
-    match state.phase()? {
+    let phase = state.phase()?;
+    let ended = match (state.is_done(), state.cancelled) {
+        (_, true) => Some("cancelled"),
+        (true, false) => Some("ended"),
+        (false, false) => None,
+    };
+    match phase {
         ColdStartPhase::Scaling => {
             let noise = pooled_noise(state);
-            let counts: Vec<String> = state
-                .components
-                .iter()
-                .enumerate()
-                .map(|(c, comp)| {
-                    let n = points_of(state, c, noise)
+            let counts: Vec<usize> = (0..state.components.len())
+                .map(|c| {
+                    points_of(state, c, noise)
                         .iter()
                         .filter(|p| p.runs > 0)
-                        .count();
-                    format!("{} {n}", comp.name)
+                        .count()
                 })
                 .collect();
-            Some(format!(
-                "phase scaling: learning the curves in coupled runs (PE counts measured: {}); balancing starts once the model is firm",
-                counts.join(", ")
-            ))
+            let words = state
+                .components
+                .iter()
+                .zip(&counts)
+                .map(|(comp, n)| format!("{} {n}", comp.name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Some(match ended {
+                Some(how) if counts.iter().all(|&n| n == 0) => {
+                    format!("phase scaling, {how}: no coupled run was measured")
+                }
+                Some(how) => format!(
+                    "phase scaling, {how} before any balancing (PE counts measured: {words})"
+                ),
+                None => format!(
+                    "phase scaling: learning the curves in coupled runs (PE counts measured: {words}); balancing starts once the model is firm"
+                ),
+            })
         }
         ColdStartPhase::Balancing => {
             let since = state
@@ -204,9 +223,14 @@ pub fn phase_words(state: &State) -> Option<String> {
                 .iter()
                 .find(|it| it.phase == Some(ColdStartPhase::Balancing))
                 .map_or(0, |it| it.index);
-            Some(format!(
-                "phase balancing: the model learnt from every coupled run guides the runs since iteration {since}"
-            ))
+            Some(match ended {
+                Some(how) => format!(
+                    "phase balancing, {how}: the model learnt from every coupled run guided the runs since iteration {since}"
+                ),
+                None => format!(
+                    "phase balancing: the model learnt from every coupled run guides the runs since iteration {since}"
+                ),
+            })
         }
     }
 }

@@ -311,12 +311,13 @@ impl Loader {
                 }
             }
         }
-        status.recompute();
         let now = SystemTime::now();
         let driver = DriverReading {
             state: driver_state_of(state, &self.dir, now),
             at: now,
         };
+        // Recomputes the derived columns too.
+        status.set_driver(&driver.state);
         let mut view = CampaignView {
             dir: Some(self.dir.clone()),
             state: status.state_label(),
@@ -356,6 +357,7 @@ impl Loader {
                     recipient: t.recipient.clone(),
                     step: Some(t.step),
                     state: t.summary(),
+                    stopped_state: t.summary_if_stopped(),
                     failed: t
                         .runs
                         .iter()
@@ -367,7 +369,7 @@ impl Loader {
                         .iter()
                         .map(|r| RunRow {
                             repetition: r.repetition,
-                            state: r.state.as_str().into(),
+                            state: r.word().into(),
                             sypd: r.sypd,
                             chsy: r.chsy,
                             coupling_cost: r.coupling_cost,
@@ -386,6 +388,7 @@ impl Loader {
                 .position(|r| r.iteration == b.iteration && r.test == b.test)
         });
         view.phase = status.cold_start.as_ref().map(|c| c.phase.clone());
+        view.executor = Some(status.executor.clone());
         view
     }
 
@@ -840,6 +843,61 @@ mod tests {
         std::fs::write(run.join("table.csv"), table).unwrap();
         assert!(loader.is_complete(&run));
         assert_eq!(loader.load().rows[0].runs[0].state, "done");
+    }
+
+    #[test]
+    fn a_sim_campaigns_running_runs_show_stopped_once_its_driver_is_lost() {
+        use autolb::campaign::heartbeat::Heartbeat;
+        use autolb::campaign::{RunState, State};
+        use std::time::Duration;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+        let mut state = State::load(&dir).unwrap();
+        state.run_mut((0, 0, 0)).state = RunState::Running;
+        state.save(&dir).unwrap();
+        let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
+        // A live driver (this process): its run is running.
+        Heartbeat::of_this_process().save(&dir).unwrap();
+        let mut view = loader.load();
+        assert_eq!(view.executor.as_deref(), Some("sim"));
+        // The demo's first iteration runs each test once.
+        assert_eq!(view.rows[0].state, "running");
+        assert_eq!(view.rows[0].runs[0].state, "running");
+        assert_eq!(view.progress.as_ref().unwrap().running, 1);
+        // Its beat ages past LOST_AFTER with nothing new to load: the next tick shows the
+        // run stopped with it, as `campaign status` would.
+        let later = view.driver.as_ref().unwrap().at + Duration::from_secs(30);
+        view.settle_driver(later);
+        assert_eq!(view.rows[0].state, "stopped with the driver");
+        assert_eq!(view.rows[0].runs[0].state, "stopped with the driver");
+        assert_eq!(view.rows[1].state, "pending");
+        let p = view.progress.as_ref().unwrap();
+        assert_eq!((p.running, p.stopped_with_driver), (0, 1));
+        assert!(
+            p.counts().text().contains("0 running")
+                && p.counts().text().contains("1 stopped with the driver")
+        );
+        // A load after the driver died reads it lost (its pid is gone) and shows the same.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        Heartbeat {
+            pid: dead,
+            ..Heartbeat::of_this_process()
+        }
+        .save(&dir)
+        .unwrap();
+        let view = loader.load();
+        assert!(matches!(
+            view.driver.as_ref().unwrap().state,
+            autolb::campaign::DriverState::Lost { .. }
+        ));
+        assert_eq!(view.rows[0].state, "stopped with the driver");
+        assert_eq!(view.rows[0].runs[0].state, "stopped with the driver");
+        assert_eq!(view.progress.as_ref().unwrap().stopped_with_driver, 1);
+        // The state file still has it running: the app only reads.
+        let state = State::load(&dir).unwrap();
+        assert_eq!(state.run((0, 0, 0)).state, RunState::Running);
     }
 
     #[test]

@@ -39,8 +39,12 @@ pub fn best_text(app: &App) -> String {
         return scaling_text(app);
     }
     let Some(r) = view.best.and_then(|i| view.rows.get(i)) else {
-        // A cold start has no best while it learns the curves: its phase says what it does.
+        // A cold start has no best while it learns the curves: its phase says what it does,
+        // or, once it is over, what it came to.
         return match &view.phase {
+            Some(phase) if campaign_over(&view.state) => {
+                format!("★ best: none · cold start, {phase}")
+            }
             Some(phase) => {
                 format!("★ best: none while the curves are learnt · cold start, {phase}")
             }
@@ -171,7 +175,8 @@ pub fn campaign_texts(table: &TableState, now: std::time::SystemTime) -> (String
     match (&view.driver, &view.dir) {
         (Some(driver), Some(dir)) if !finished => {
             let driver = driver.at(now);
-            (driver.text(dir), driver.short_text())
+            let executor = view.executor.as_deref().unwrap_or_default();
+            (driver.text_for(dir, executor), driver.short_text())
         }
         _ => (state.clone(), state.clone()),
     }

@@ -373,34 +373,8 @@ pub fn progress_line(app: &App, width: usize) -> Option<Line<'static>> {
         let short = format!("it {}", p.iteration.unwrap_or(0));
         items.push(Item::new(text, 10).or_short_early(short, 8));
     }
-    let failed = if p.failed > 0 {
-        format!(", {} failed", p.failed)
-    } else {
-        String::new()
-    };
-    items.push(
-        Item::new(
-            format!(
-                "runs {} done, {} running, {} queued{failed}",
-                p.done, p.running, p.queued
-            ),
-            9,
-        )
-        .or_short_early(
-            format!(
-                "runs {}/{}/{}{}",
-                p.done,
-                p.running,
-                p.queued,
-                if p.failed > 0 {
-                    format!(" ✗{}", p.failed)
-                } else {
-                    String::new()
-                }
-            ),
-            5,
-        ),
-    );
+    let counts = p.counts();
+    items.push(Item::new(counts.text(), 9).or_short_early(counts.short_text(), 5));
     if let Some(e) = p.elapsed_s(now) {
         items
             .push(Item::new(format!("{} elapsed", duration_text(e)), 6).or_short(duration_text(e)));

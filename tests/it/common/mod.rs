@@ -217,6 +217,7 @@ pub fn synthetic_campaign(
                         failure: failed.then(|| "exit status 1".to_string()),
                         started_at: None,
                         ended_at: None,
+                        stopped_with_driver: false,
                     }
                 })
                 .collect();
