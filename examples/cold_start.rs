@@ -33,7 +33,9 @@ struct Args {
 }
 
 fn main() {
-    let seeds = Args::parse().seeds.map_or_else(|| (1..=8).collect(), |s| s.0);
+    let seeds = Args::parse()
+        .seeds
+        .map_or_else(|| (1..=8).collect(), |s| s.0);
     let mut regrets = Vec::new();
     for seed in seeds {
         match run(seed) {

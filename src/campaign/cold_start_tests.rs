@@ -327,6 +327,8 @@ fn a_cold_start_whose_every_run_failed_stops_after_its_first_iteration() {
         "{text}"
     );
     assert!(!text.contains("balancing starts"), "{text}");
+    assert!(text.contains("best: none, no run succeeded"), "{text}");
+    assert!(!text.contains("nothing measured yet"), "{text}");
     // Cancelled in the scaling phase after some runs were measured: the counts, no promise.
     let case = SyntheticCase::generate(12, 2);
     let tmp = tempfile::tempdir().unwrap();

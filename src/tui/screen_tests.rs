@@ -390,7 +390,7 @@ fn the_status_line_tells_no_driver_from_running_lost_and_stalled() {
     v.best = None;
     app.update(Event::Campaign(Box::new(v)));
     assert!(status(&app).contains("campaign: done: no successful run │"));
-    assert!(view::status::best_text(&app).contains("nothing measured yet"));
+    assert!(view::status::best_text(&app).contains("★ best: none, no run succeeded"));
 }
 
 #[test]

@@ -168,14 +168,7 @@ fn a_sigkilled_sim_driver_took_its_running_runs_along_and_a_resume_runs_them_aga
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let (_, _) = wait_for_driver(&dir, "lost", Duration::from_secs(10));
-    let running_in_state = autolb::campaign::State::load(&dir)
-        .unwrap()
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .flat_map(|t| &t.runs)
-        .filter(|r| r.state == autolb::campaign::RunState::Running)
-        .count();
+    let running_in_state = running_in_state_file(&dir);
     assert!(running_in_state > 0);
 
     // `--json`: the state file's word under "state", the view's beside it, and the counts.
@@ -225,14 +218,7 @@ fn a_sigkilled_sim_driver_took_its_running_runs_along_and_a_resume_runs_them_aga
         );
     }
     // Read-only: the state file still has them running.
-    let still = autolb::campaign::State::load(&dir)
-        .unwrap()
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .flat_map(|t| &t.runs)
-        .filter(|r| r.state == autolb::campaign::RunState::Running)
-        .count();
+    let still = running_in_state_file(&dir);
     assert_eq!(still, running_in_state);
 
     // A resume runs them again: as many as status said stopped.
@@ -385,4 +371,17 @@ fn watch_redraws_a_running_campaign_until_ctrl_c() {
     assert!(!out.contains('\u{1b}'), "no escape sequences in a pipe");
     signal(&driver, libc::SIGINT);
     wait_with_timeout(&mut driver, Duration::from_secs(30));
+}
+
+/// How many runs the state file has as running (what the driver wrote last, whatever the
+/// views make of it).
+fn running_in_state_file(dir: &std::path::Path) -> usize {
+    autolb::campaign::State::load(dir)
+        .unwrap()
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .flat_map(|t| &t.runs)
+        .filter(|r| r.state == autolb::campaign::RunState::Running)
+        .count()
 }

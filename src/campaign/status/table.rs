@@ -204,6 +204,8 @@ impl Status {
                     .map(|c| format!("; {c}"))
                     .unwrap_or_default()
             ),
+            // Over without one measured run: no "yet" to promise.
+            None if self.done && self.counts.done == 0 => "best: none, no run succeeded".into(),
             None => "best so far: nothing measured yet".into(),
         }
     }

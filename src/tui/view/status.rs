@@ -48,6 +48,7 @@ pub fn best_text(app: &App) -> String {
             Some(phase) => {
                 format!("★ best: none while the curves are learnt · cold start, {phase}")
             }
+            None if campaign_over(&view.state) => "★ best: none, no run succeeded".into(),
             None => "★ best: nothing measured yet".into(),
         };
     };
