@@ -30,6 +30,7 @@ pub mod theme;
 pub mod trade_off;
 pub mod ui;
 pub mod view;
+pub mod waiting;
 
 #[cfg(test)]
 mod bench;
@@ -102,6 +103,23 @@ pub struct Setup {
 pub fn run(args: &TuiArgs) -> Result<()> {
     // Bad input first (one line, exit code 2), before anything touches the terminal.
     let demo_wanted = is_demo(args) && !args.no_demo_campaign;
+    let keys = match &args.keys {
+        Some(named) => KeyTable::load_named(named),
+        None => KeyTable::load(KeyTable::user_file().as_deref()),
+    }
+    .map_err(user)?;
+    use std::io::IsTerminal;
+    let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    // A campaign that measures its curves and has not measured two counts of each yet: wait
+    // for them on a status screen (see `waiting`) instead of refusing to open.
+    if let Some(dir) = campaign_only(args) {
+        if interactive
+            && !waiting::curves_pending(dir).is_empty()
+            && waiting::wait(dir, &keys)? == waiting::Waited::Quit
+        {
+            return Ok(());
+        }
+    }
     let resolved = if demo_wanted {
         None
     } else {
@@ -112,13 +130,7 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         Some(setup) => calibrated_problem(args, setup)?,
         None => None,
     };
-    let keys = match &args.keys {
-        Some(named) => KeyTable::load_named(named),
-        None => KeyTable::load(KeyTable::user_file().as_deref()),
-    }
-    .map_err(user)?;
-    use std::io::IsTerminal;
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+    if !interactive {
         return Err(user(
             "the terminal app needs a terminal (stdin or stdout is redirected); for scripts use \
              `autolb predict`, `autolb campaign status --json` or `autolb timing`",
@@ -267,6 +279,15 @@ fn calibrated_problem(args: &TuiArgs, setup: &Setup) -> Result<Option<(Problem, 
             runs: resolved.runs,
         },
     )))
+}
+
+/// `--campaign DIR` with no other data: the app's curves and settings come from the
+/// campaign's state.
+fn campaign_only(args: &TuiArgs) -> Option<&Path> {
+    let flags = &args.prediction;
+    let has_data =
+        flags.config.is_some() || !flags.curves.is_empty() || !flags.components.is_empty();
+    args.campaign.as_deref().filter(|_| !has_data)
 }
 
 /// `autolb` alone and `autolb tui` without data open the demo.
@@ -424,9 +445,8 @@ pub fn resolve(args: &TuiArgs) -> Result<Setup> {
     if !has_data && args.campaign.is_none() {
         return Ok(example_setup(args));
     }
-    if !has_data {
-        let dir = args.campaign.clone().unwrap_or_default();
-        return from_campaign_state(&dir, args);
+    if let Some(dir) = campaign_only(args) {
+        return from_campaign_state(dir, args);
     }
     let (inputs, settings) = prediction_flags::resolve(flags)?;
     let file = match &flags.config {

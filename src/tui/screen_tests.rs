@@ -120,6 +120,7 @@ pub(super) fn watched() -> CampaignView {
         components: vec!["IFS".into(), "NEMO".into()],
         rows,
         best,
+        best_means: None,
         pending_runs: 1,
         error: None,
         fitted: None,

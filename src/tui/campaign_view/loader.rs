@@ -387,6 +387,10 @@ impl Loader {
                 .iter()
                 .position(|r| r.iteration == b.iteration && r.test == b.test)
         });
+        view.best_means = status
+            .best
+            .as_ref()
+            .map(|b| (b.sypd, b.chsy, b.fittingness));
         view.phase = status.cold_start.as_ref().map(|c| c.phase.clone());
         view.executor = Some(status.executor.clone());
         view
@@ -760,6 +764,27 @@ mod tests {
         let again = loader.load();
         assert_eq!(again.rows[0].runs.len(), view.rows[0].runs.len());
         assert_eq!(again.rows[0].sypd, Some(sypd));
+    }
+
+    #[test]
+    fn the_best_line_takes_the_means_campaign_status_gives() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+        autolb::campaign::drive(
+            &dir,
+            &autolb::campaign::DriveOptions::default(),
+            &std::sync::atomic::AtomicBool::new(false),
+        )
+        .unwrap();
+        let (status, _) = autolb::campaign::status_with_driver(&dir).unwrap();
+        let best = status.best.expect("the demo ends with a best");
+        let view = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5).load();
+        assert_eq!(
+            view.best_means,
+            Some((best.sypd, best.chsy, best.fittingness))
+        );
+        let row = &view.rows[view.best.unwrap()];
+        assert_eq!((row.iteration, row.test), (best.iteration, best.test));
     }
 
     #[test]

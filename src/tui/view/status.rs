@@ -52,12 +52,18 @@ pub fn best_text(app: &App) -> String {
             None => "★ best: nothing measured yet".into(),
         };
     };
+    // The means over every run of the best, as `campaign status` says them; its row holds one
+    // iteration's runs.
+    let (sypd, chsy, fittingness) = match view.best_means {
+        Some((s, c, f)) => (Some(s), Some(c), Some(f)),
+        None => (r.sypd, r.chsy, r.fittingness),
+    };
     let mut text = format!(
         "★ best {} · SYPD {} · CHSY {} · FN {}",
         view.describe(&r.nproc),
-        opt(r.sypd, 2),
-        opt(r.chsy, 0),
-        opt(r.fittingness, 3),
+        opt(sypd, 2),
+        opt(chsy, 0),
+        opt(fittingness, 3),
     );
     if let Some(c) = &view.best_caveat {
         text.push_str(&format!(" · ⚠ on {c}"));
