@@ -165,8 +165,10 @@ pub fn next(a: &NextArgs) -> Result<()> {
 /// A driver that died without a word is said on stderr (the listing on stdout stays
 /// parseable): its runs are listed, but `campaign run` would resume them.
 fn note_lost_driver(dir: &Path) {
-    if let Ok(driver @ campaign::DriverState::Lost { .. }) = campaign::driver_state(dir) {
-        errln!("note: {}", driver.text(dir));
+    if let Ok((status, driver @ campaign::DriverState::Lost { .. })) =
+        campaign::status_with_driver(dir)
+    {
+        errln!("note: {}", driver.text_for(dir, &status.executor));
     }
 }
 
