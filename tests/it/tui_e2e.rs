@@ -745,3 +745,106 @@ fn the_app_reports_a_sigkilled_driver_lost_within_ten_seconds() {
     s.send("q");
     s.wait_exit();
 }
+
+/// A cold start on the bundled EC-Earth3 SR curves, its runs slowed to a few seconds each.
+fn slow_cold_start(dir: &Path) -> PathBuf {
+    let curves = manifest().join("assets/curves");
+    let file = dir.join("cold.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"max_nproc = 900
+strategy = "guided"
+step = 12
+
+[[component]]
+name = "IFS"
+min_nproc = 48
+max_nproc = 800
+
+[[component]]
+name = "NEMO"
+min_nproc = 48
+max_nproc = 600
+
+[original]
+IFS = 288
+NEMO = 192
+
+[executor]
+kind = "sim"
+
+[executor.sim]
+curves = {{ IFS = "{}", NEMO = "{}" }}
+compression = 0.1
+"#,
+            curves.join("mn4_sr_reduced_ifs.csv").display(),
+            curves.join("mn4_sr_reduced_nemo.csv").display()
+        ),
+    )
+    .unwrap();
+    let camp = dir.join("camp");
+    autolb()
+        .args(["campaign", "init"])
+        .arg(&camp)
+        .arg("--config")
+        .arg(&file)
+        .stdout_ok();
+    camp
+}
+
+#[test]
+fn the_app_opened_before_a_cold_start_has_curves_waits_then_opens_its_panes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = slow_cold_start(tmp.path());
+    let mut s = Session::start(
+        &[
+            "tui",
+            "--campaign",
+            dir.to_str().unwrap(),
+            "--watch",
+            "poll",
+        ],
+        tmp.path(),
+        tmp.path(),
+    );
+    // No run yet: the campaign's status, as `campaign status` prints it, under what it waits for.
+    let waiting = s.wait_for("the waiting screen", |sc| {
+        sc.contains("waiting for the curves of IFS, NEMO (two measured PE counts each)")
+    });
+    assert!(waiting.contains("cold start, phase scaling"), "{waiting}");
+    assert!(waiting.contains("pending"), "{waiting}");
+    let mut driver = autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Two runs give each component two counts: the panes open, the same process.
+    s.wait_for("the panes", |sc| {
+        sc.contains("Fittingness") && !sc.contains("waiting for the curves")
+    });
+    s.send("q");
+    assert!(s.wait_exit().success());
+    s.assert_restored();
+    driver.kill().ok();
+    driver.wait().ok();
+}
+
+#[test]
+fn q_on_the_waiting_screen_quits_and_restores_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = slow_cold_start(tmp.path());
+    let mut s = Session::start(
+        &["tui", "--campaign", dir.to_str().unwrap()],
+        tmp.path(),
+        tmp.path(),
+    );
+    s.wait_for("the waiting screen", |sc| {
+        sc.contains("waiting for the curves of IFS, NEMO")
+    });
+    s.send("q");
+    assert!(s.wait_exit().success());
+    s.assert_restored();
+}
