@@ -121,25 +121,9 @@ mod tests {
     use ratatui::Terminal;
 
     fn cold_start(dir: &Path) {
-        let file: autolb::config::CampaignFile = toml::from_str(
-            r#"
-max_nproc = 900
-strategy = "guided"
-[[component]]
-name = "IFS"
-min_nproc = 48
-max_nproc = 800
-[[component]]
-name = "NEMO"
-min_nproc = 48
-max_nproc = 600
-[original]
-IFS = 288
-NEMO = 192
-[executor]
-kind = "sim"
-"#,
-        )
+        let file: autolb::config::CampaignFile = toml::from_str(include_str!(
+            "../../tests/fixtures/campaigns/cold_start.toml"
+        ))
         .unwrap();
         autolb::campaign::init(dir, &file, dir.parent().unwrap(), false).unwrap();
     }

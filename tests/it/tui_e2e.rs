@@ -746,49 +746,14 @@ fn the_app_reports_a_sigkilled_driver_lost_within_ten_seconds() {
     s.wait_exit();
 }
 
-/// A cold start on the bundled EC-Earth3 SR curves, its runs slowed to a few seconds each.
+/// The cold start of `tests/fixtures/campaigns/cold_start.toml`, made in `dir/camp`.
 fn slow_cold_start(dir: &Path) -> PathBuf {
-    let curves = manifest().join("assets/curves");
-    let file = dir.join("cold.toml");
-    std::fs::write(
-        &file,
-        format!(
-            r#"max_nproc = 900
-strategy = "guided"
-step = 12
-
-[[component]]
-name = "IFS"
-min_nproc = 48
-max_nproc = 800
-
-[[component]]
-name = "NEMO"
-min_nproc = 48
-max_nproc = 600
-
-[original]
-IFS = 288
-NEMO = 192
-
-[executor]
-kind = "sim"
-
-[executor.sim]
-curves = {{ IFS = "{}", NEMO = "{}" }}
-compression = 0.1
-"#,
-            curves.join("mn4_sr_reduced_ifs.csv").display(),
-            curves.join("mn4_sr_reduced_nemo.csv").display()
-        ),
-    )
-    .unwrap();
     let camp = dir.join("camp");
     autolb()
         .args(["campaign", "init"])
         .arg(&camp)
         .arg("--config")
-        .arg(&file)
+        .arg(campaign_fixture("cold_start.toml"))
         .stdout_ok();
     camp
 }
