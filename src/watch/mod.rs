@@ -500,7 +500,11 @@ mod tests {
         std::thread::sleep(Duration::from_millis(200));
         std::fs::create_dir(dir.path().join("run")).unwrap();
         let file = dir.path().join("run/lucia.01.000000");
-        std::fs::write(&file, "Balance: MD ATMIFS\n").unwrap();
+        // Written beside the tree and renamed in, so that it appears whole: a scan between
+        // `write`'s create and its write would rightly report an empty file, then a change.
+        let outside = tempfile::NamedTempFile::new_in(dir.path().parent().unwrap()).unwrap();
+        std::fs::write(outside.path(), "Balance: MD ATMIFS\n").unwrap();
+        outside.persist(&file).unwrap();
         let deadline = Instant::now() + Duration::from_secs(20);
         let (mut changed, mut completed) = (0, 0);
         while Instant::now() < deadline && completed == 0 {
