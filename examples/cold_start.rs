@@ -92,12 +92,7 @@ fn run(seed: u64) -> Result<(String, f64), String> {
         .values()
         .copied()
         .collect();
-    let runs: usize = state
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len())
-        .sum();
+    let runs: usize = state.run_count();
     let switch = state
         .iterations
         .iter()

@@ -256,12 +256,7 @@ fn the_run_at_the_models_best_keeps_to_the_scaling_budget() {
                     reason.contains("PEs from every measured configuration"),
                     "{reason}"
                 );
-                let runs: u32 = state
-                    .iterations
-                    .iter()
-                    .flat_map(|it| &it.tests)
-                    .map(|t| t.runs.len() as u32)
-                    .sum();
+                let runs: u32 = state.run_count() as u32;
                 let mut spent = state.clone();
                 spent.settings.scaling.as_mut().unwrap().max_runs = Some(runs);
                 assert!(answer_probe(&spent).is_none(), "seed {seed}");
@@ -292,12 +287,7 @@ fn a_cold_start_whose_every_run_failed_stops_after_its_first_iteration() {
     advance_in(&mut state, &dir).unwrap();
     assert!(state.is_done(), "{} iterations", state.iterations.len());
     assert_eq!(state.iterations.len(), 1);
-    let runs: usize = state
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len())
-        .sum();
+    let runs: usize = state.run_count();
     assert_eq!(runs, first_runs);
     let reasons: Vec<String> = state.iterations[0]
         .tests

@@ -160,12 +160,7 @@ fn coupled_campaigns_end_near_balance_and_follow_random_truths() {
             assert!(iterations < 60, "seed {seed}: no end");
         }
         assert!(state.iterations.len() as u32 <= bound);
-        let runs: usize = state
-            .iterations
-            .iter()
-            .flat_map(|it| &it.tests)
-            .map(|t| t.runs.len())
-            .sum();
+        let runs: usize = state.run_count();
         assert!(runs <= 40, "seed {seed}: {runs} runs");
         let noise = super::strategy::scaling::points::pooled_noise(&state);
         for (c, comp) in case.components.iter().enumerate() {

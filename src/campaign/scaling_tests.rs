@@ -105,12 +105,7 @@ fn the_run_budget_holds() {
         "counts = 4\nrepetitions = 2\nmax_runs = 18\n",
     );
     assert!(state.is_done());
-    let runs: usize = state
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len())
-        .sum();
+    let runs: usize = state.run_count();
     assert!((16..=18).contains(&runs), "{runs}");
     // Curves a kill left behind the state are brought up to it by the next driver.
     let curve = tmp.path().join("campaign").join(&state.components[1].curve);
@@ -392,14 +387,6 @@ fn the_core_hour_budget_holds_after_the_first_series() {
             })
             .sum::<f64>()
     };
-    let runs = |state: &State| -> usize {
-        state
-            .iterations
-            .iter()
-            .flat_map(|it| &it.tests)
-            .map(|t| t.runs.len())
-            .sum()
-    };
     let tmp = tempfile::tempdir().unwrap();
     let free = run_to_end(&case, tmp.path(), days);
     let (all, first) = (spent(&free), first_series(&free));
@@ -420,10 +407,10 @@ fn the_core_hour_budget_holds_after_the_first_series() {
         spent(&bounded)
     );
     assert!(
-        runs(&bounded) < runs(&free),
+        bounded.run_count() < free.run_count(),
         "{} vs {}",
-        runs(&bounded),
-        runs(&free)
+        bounded.run_count(),
+        free.run_count()
     );
 }
 

@@ -564,6 +564,14 @@ impl State {
         })
     }
 
+    /// How many runs the campaign has made or queued, over every iteration and test.
+    pub fn run_count(&self) -> usize {
+        self.iterations
+            .iter()
+            .map(|it| it.tests.iter().map(|t| t.runs.len()).sum::<usize>())
+            .sum()
+    }
+
     /// The run at a position from [`State::run_positions`] or [`State::find_run`].
     pub fn run(&self, (i, t, r): RunPos) -> &Run {
         &self.iterations[i].tests[t].runs[r]

@@ -221,13 +221,7 @@ fn check_answer(case: &SyntheticCase, dir: &Path) {
     let best = check_phases(dir);
     let r = regret(case, &best);
     let found = found_regret(case, dir);
-    let runs: usize = State::load(dir)
-        .unwrap()
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len())
-        .sum();
+    let runs: usize = State::load(dir).unwrap().run_count();
     eprintln!(
         "seed {}: reported best {best:?} regret {r:.4}; best measured regret {found:.4}; {runs} runs",
         case.seed

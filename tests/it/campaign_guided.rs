@@ -95,12 +95,7 @@ fn check_rules(dir: &Path) {
             Outcome::Finished { reason } if reason.contains("no unmeasured configuration can beat"))
     });
     assert!(stopped, "the campaign does not say why it ended");
-    let runs: usize = state
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len())
-        .sum();
+    let runs: usize = state.run_count();
     eprintln!(
         "{} iterations, {} configurations, {runs} runs",
         state.iterations.len(),

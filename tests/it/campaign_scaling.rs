@@ -15,9 +15,9 @@ use autolb::predict::{ComponentInput, Problem, Settings};
 use autolb::sim::synthetic::{write_curve_csv, SyntheticCase, SyntheticComponent};
 use serde_json::Value;
 
-use crate::common::autolb;
 use crate::common::autolb_path;
 use crate::common::processes::wait_with_timeout;
+use crate::common::autolb;
 
 /// How far (in FN) the configuration chosen from measured curves may be from the best one.
 const FN_TOLERANCE: f64 = 0.01;
@@ -341,12 +341,7 @@ fn wall_timing_turns_the_commands_wall_time_into_sypd() {
             p.nproc
         );
     }
-    let runs: usize = state
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len())
-        .sum();
+    let runs: usize = state.run_count();
     assert!(runs <= 8, "max_runs: {runs}");
 }
 

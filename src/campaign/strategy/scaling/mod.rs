@@ -569,12 +569,7 @@ pub(crate) fn nothing_measured(state: &State) -> bool {
 
 /// Every run the campaign has made or queued.
 pub(crate) fn runs_so_far(state: &State) -> u32 {
-    state
-        .iterations
-        .iter()
-        .flat_map(|it| &it.tests)
-        .map(|t| t.runs.len() as u32)
-        .sum()
+    state.run_count() as u32
 }
 
 /// The plan trimmed to `max_runs` and `max_core_hours`: re-runs first, then new counts; a
