@@ -8,7 +8,7 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use crate::common::processes::{eventually, processes_where, wait_with_timeout};
-use crate::common::{autolb, autolb_path, campaign_file, init, CampaignToml};
+use crate::common::{autolb, autolb_path, campaign_file, init, spawn_campaign_run, CampaignToml};
 use autolb::campaign::claim::{claim_path, CLAIMS_DIR, CLAIM_VAR};
 use autolb::campaign::{RunState, State};
 
@@ -144,13 +144,7 @@ fn sigterm(child: &Child) {
 fn exec_against_a_live_driver_is_refused_and_never_starts_the_command() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = driven_campaign(tmp.path(), "camp");
-    let mut driver = autolb()
-        .args(["campaign", "run"])
-        .arg(&dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut driver = spawn_campaign_run(&dir);
     assert!(eventually(Duration::from_secs(30), &mut || {
         first_run_state(&dir) == RunState::Running
     }));

@@ -2,10 +2,10 @@
 //! to the end, with failing and timed-out runs, killed and resumed, and cancelled.
 
 use crate::common;
-use crate::common::{autolb, autolb_path, CampaignToml};
+use crate::common::{autolb, autolb_path, spawn_campaign_run, CampaignToml};
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use autolb::campaign::{Phase, RunState, State, TestState};
@@ -151,13 +151,7 @@ fn failing_and_timed_out_runs_are_failed_never_averaged() {
 fn killed_driver_leaves_no_process_and_resumes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = setup(tmp.path(), r#", "--compress", "0.05""#, "");
-    let mut child = autolb()
-        .args(["campaign", "run"])
-        .arg(&dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_campaign_run(&dir);
     // Wait until runs are going, then kill -9.
     let start = Instant::now();
     while processes_in(&dir).is_empty() {
@@ -183,13 +177,7 @@ fn killed_driver_leaves_no_process_and_resumes() {
 fn cancel_stops_a_running_campaign() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = setup(tmp.path(), r#", "--compress", "1""#, "");
-    let mut child = autolb()
-        .args(["campaign", "run"])
-        .arg(&dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_campaign_run(&dir);
     let start = Instant::now();
     while processes_in(&dir).is_empty() {
         assert!(start.elapsed() < Duration::from_secs(30), "no run started");

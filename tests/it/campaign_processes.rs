@@ -8,7 +8,7 @@
 //! have completed twice or been started again after it completed.
 
 use crate::common;
-use crate::common::{autolb, autolb_path, CampaignToml};
+use crate::common::{autolb, autolb_path, spawn_campaign_run, CampaignToml};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -300,30 +300,12 @@ fn timeout_and_cancel_end_setsid_descendants_too() {
 fn eight_simultaneous_drivers_and_a_deleted_lock_run_each_run_once() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = setup(tmp.path(), "camp", 0.3, "");
-    let mut drivers: Vec<Child> = (0..8)
-        .map(|_| {
-            autolb()
-                .args(["campaign", "run"])
-                .arg(&dir)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let mut drivers: Vec<Child> = (0..8).map(|_| spawn_campaign_run(&dir)).collect();
     // Delete the lock file while one of them drives; more drivers try.
     std::thread::sleep(Duration::from_millis(500));
     let _ = std::fs::remove_file(dir.join("campaign.lock"));
     for _ in 0..4 {
-        drivers.push(
-            autolb()
-                .args(["campaign", "run"])
-                .arg(&dir)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
-        );
+        drivers.push(spawn_campaign_run(&dir));
     }
     let codes: Vec<Option<i32>> = drivers
         .iter_mut()

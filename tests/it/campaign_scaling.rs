@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::common::autolb_path;
 use crate::common::processes::wait_with_timeout;
-use crate::common::autolb;
+use crate::common::{autolb, spawn_campaign_run};
 
 /// How far (in FN) the configuration chosen from measured curves may be from the best one.
 const FN_TOLERANCE: f64 = 0.01;
@@ -139,13 +139,7 @@ pub(crate) fn kill_half_way_and_resume(dir: &Path) {
         .iter()
         .map(|t| t.runs.len())
         .sum::<usize>();
-    let mut child = autolb()
-        .args(["campaign", "run"])
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_campaign_run(dir);
     let start = Instant::now();
     while done_runs(dir).len() < first_series / 3 {
         assert!(

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
 
-use crate::common::{autolb, autolb_path, campaign_fixture};
+use crate::common::{autolb, autolb_path, campaign_fixture, spawn_campaign_run};
 
 const ROWS: u16 = 45;
 const COLS: u16 = 150;
@@ -24,6 +24,12 @@ struct Session {
 }
 
 impl Session {
+    /// The app watching the campaign in `dir` by polling, started in `home`.
+    fn watching(dir: &Path, home: &Path) -> Session {
+        let dir = dir.to_str().unwrap();
+        Session::start(&["tui", "--campaign", dir, "--watch", "poll"], home, home)
+    }
+
     fn start(args: &[&str], cwd: &Path, config_home: &Path) -> Session {
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -709,25 +715,9 @@ fn a_table_rewritten_faster_than_two_polls_is_never_frozen_at_an_intermediate_va
 fn the_app_reports_a_sigkilled_driver_lost_within_ten_seconds() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = crate::common::slow_command_campaign(tmp.path());
-    let mut driver = autolb()
-        .args(["campaign", "run"])
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut driver = spawn_campaign_run(&dir);
     let pid = driver.id();
-    let mut s = Session::start(
-        &[
-            "tui",
-            "--campaign",
-            dir.to_str().unwrap(),
-            "--watch",
-            "poll",
-        ],
-        tmp.path(),
-        tmp.path(),
-    );
+    let mut s = Session::watching(&dir, tmp.path());
     s.wait_for("the running driver", |sc| {
         sc.contains(&format!("running (driver pid {pid}, seen"))
     });
@@ -762,30 +752,14 @@ fn slow_cold_start(dir: &Path) -> PathBuf {
 fn the_app_opened_before_a_cold_start_has_curves_waits_then_opens_its_panes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = slow_cold_start(tmp.path());
-    let mut s = Session::start(
-        &[
-            "tui",
-            "--campaign",
-            dir.to_str().unwrap(),
-            "--watch",
-            "poll",
-        ],
-        tmp.path(),
-        tmp.path(),
-    );
+    let mut s = Session::watching(&dir, tmp.path());
     // No run yet: the campaign's status, as `campaign status` prints it, under what it waits for.
     let waiting = s.wait_for("the waiting screen", |sc| {
         sc.contains("waiting for the curves of IFS, NEMO (two measured PE counts each)")
     });
     assert!(waiting.contains("cold start, phase scaling"), "{waiting}");
     assert!(waiting.contains("pending"), "{waiting}");
-    let mut driver = autolb()
-        .args(["campaign", "run"])
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut driver = spawn_campaign_run(&dir);
     // Two runs give each component two counts: the panes open, the same process.
     s.wait_for("the panes", |sc| {
         sc.contains("Fittingness") && !sc.contains("waiting for the curves")

@@ -27,6 +27,18 @@ pub fn autolb() -> TestCommand {
     }
 }
 
+/// `autolb campaign run DIR` in the background with its output dropped: a driver for tests
+/// that watch, kill or race it.
+pub fn spawn_campaign_run(dir: &Path) -> Child {
+    autolb()
+        .args(["campaign", "run"])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// A command to run the binary: std's [`Command`] for what it is given, plus how long it may
 /// take.
 pub struct TestCommand {
