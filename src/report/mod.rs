@@ -457,6 +457,17 @@ fn settings(req: &ReportRequest) -> Settings {
     Settings(rows)
 }
 
+/// Where the best was measured, in the report's words (lb-iteration, as the paper says):
+/// `lb-iteration 1, test 4`, or `mean of 3 runs in lb-iterations 1 and 13, test 4`.
+fn best_source(b: &crate::campaign::BestView) -> String {
+    if b.pools_rows() {
+        b.measured_in_text()
+            .replace(" iterations", " lb-iterations")
+    } else {
+        format!("lb-{}", b.measured_in_text())
+    }
+}
+
 fn recommendation(
     req: &ReportRequest,
     names: &[String],
@@ -485,7 +496,7 @@ fn recommendation(
             return Some(Recommendation {
                 basis: Basis::Measured,
                 chosen: Figures {
-                    label: format!("lb-iteration {}, test {}", b.iteration, b.test),
+                    label: best_source(b),
                     config: ConfigurationText::new(names, &nproc).to_string(),
                     sypd: b.sypd,
                     chsy: b.chsy,

@@ -546,15 +546,18 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
     if let Some(b) = &s.best {
         let nproc: Vec<u32> = b.nproc.values().copied().collect();
         out.push(Block::Paragraph(format!(
-            "Best: {} ({} PEs with the extras), {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3}, measured in lb-iteration {}, test {}.",
+            "Best: {} ({} PEs with the extras), {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3}, {}.",
             s.configuration_text(&nproc, " + "),
             b.total_nproc,
             b.sypd,
             b.chsy,
             100.0 * b.coupling_cost,
             b.fittingness,
-            b.iteration,
-            b.test
+            if b.pools_rows() {
+                format!("the {}", super::best_source(b))
+            } else {
+                format!("measured in {}", super::best_source(b))
+            }
         )));
         if s.threads.is_some() {
             ecearth4_blocks(s, &nproc, out);

@@ -82,9 +82,9 @@ pub struct CampaignView {
     pub rows: Vec<IterRow>,
     /// Index into `rows` of the best configuration so far.
     pub best: Option<usize>,
-    /// The best's means over all its runs (SYPD, CHSY, FN), as `campaign status` gives them;
-    /// its row holds one iteration's runs only. `None` without a campaign state.
-    pub best_means: Option<(f64, f64, f64)>,
+    /// The best as `campaign status` gives it: its means over all its runs, where its row
+    /// holds one iteration's runs only. `None` without a campaign state.
+    pub best_measured: Option<autolb::campaign::BestView>,
     /// Runs whose output is still being written ("incoming").
     pub pending_runs: usize,
     pub error: Option<String>,

@@ -120,7 +120,7 @@ pub(super) fn watched() -> CampaignView {
         components: vec!["IFS".into(), "NEMO".into()],
         rows,
         best,
-        best_means: None,
+        best_measured: None,
         pending_runs: 1,
         error: None,
         fitted: None,
@@ -512,6 +512,38 @@ fn a_lost_driver_outranks_the_last_message_at_80_columns_and_ends_the_eta() {
     let line = view::fit::text_of(&view::status::status_line(&app, 80));
     assert!(line.contains("driver lost (pid 4242"), "{line}");
     assert!(!progress(&app).contains("ETA"), "{}", progress(&app));
+}
+
+#[test]
+fn a_best_measured_in_several_iterations_labels_its_means_at_80_columns() {
+    let mut app = watching();
+    let mut v = watched();
+    let row = &v.rows[v.best.unwrap()];
+    let best = |measured_in: Vec<[u32; 2]>| autolb::campaign::BestView {
+        nproc: autolb::campaign::NameMap::zip(&v.components, row.nproc.clone()),
+        sypd: 18.47,
+        chsy: 850.0,
+        coupling_cost: 0.05,
+        fittingness: 1.0,
+        iteration: row.iteration,
+        test: row.test,
+        total_nproc: row.nproc.iter().sum(),
+        runs: 3,
+        measured_in,
+    };
+    // One row: its means are the row's, with no label.
+    v.best_measured = Some(best(vec![[row.iteration, row.test]]));
+    app.update(Event::Campaign(Box::new(v.clone())));
+    let line = view::status::best_text(&app);
+    assert!(
+        line.contains("SYPD 18.47 · ") && !line.contains("mean of"),
+        "{line}"
+    );
+    // Two rows: the means are neither row's, and the line says what they are, kept at 80.
+    v.best_measured = Some(best(vec![[row.iteration, row.test], [3, row.test]]));
+    app.update(Event::Campaign(Box::new(v)));
+    let line = view::fit::text_of(&view::status::best_line(&app, 80));
+    assert!(line.contains("SYPD 18.47 (mean of 3 runs)"), "{line}");
 }
 
 #[test]

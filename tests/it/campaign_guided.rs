@@ -36,6 +36,35 @@ fn init(tmp: &Path, executor: &str) -> PathBuf {
     common::init_demo_campaign(tmp, "camp", &campaign)
 }
 
+/// The best's means pool every measured row of its configuration, and its line says so: one
+/// row by its iteration and test, several as a mean over them (a guided campaign repeats its best
+/// in a later iteration).
+fn check_best_names_its_rows(dir: &Path) {
+    let status = on_campaign(&["campaign", "status", "--json"], dir);
+    let best = &status["best"];
+    let measured: Vec<Value> = status["iterations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|it| {
+            it["tests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t["nproc"] == best["nproc"] && t["sypd"].is_number())
+                .map(|t| serde_json::json!([it["iteration"], t["test"]]))
+        })
+        .collect();
+    assert_eq!(best["measured_in"].as_array().unwrap(), &measured, "{best}");
+    let text = on_campaign(&["campaign", "status"], dir);
+    let text = text.as_str().unwrap().replace("\n  ", " ");
+    let said = match measured.as_slice() {
+        [one] => format!("(iteration {}, test {}", one[0], one[1]),
+        _ => format!("(mean of {} runs in iterations", best["runs"]),
+    };
+    assert!(text.contains(&said), "{said:?} not in {text}");
+}
+
 /// The guided strategy's rules, on a finished campaign.
 fn check_rules(dir: &Path) {
     let state = State::load(dir).unwrap();
@@ -182,6 +211,7 @@ command = ["{bin}", "simulate", "--out", "{{run_dir}}", "--comp", "ATMIFS={{npro
         table.as_str().unwrap().contains("best so far: IFS "),
         "{table}"
     );
+    check_best_names_its_rows(&dir);
     let state = State::load(&dir).unwrap();
     for it in &state.iterations {
         for t in &it.tests {

@@ -303,6 +303,16 @@ impl Status {
                 test: test.test,
                 total_nproc: test.total_nproc,
                 runs: groups[b].2.len() as u32,
+                measured_in: groups[b]
+                    .3
+                    .iter()
+                    .map(|&(i, t)| {
+                        [
+                            self.iterations[i].iteration,
+                            self.iterations[i].tests[t].test,
+                        ]
+                    })
+                    .collect(),
             }
         });
         self.counts = counts;

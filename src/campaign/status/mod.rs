@@ -471,6 +471,53 @@ pub struct BestView {
     /// How many runs its means rest on (fewer than `repetitions` when some failed).
     #[serde(default)]
     pub runs: u32,
+    /// Every row whose runs its means pool, as `[iteration, test]`, first to last: the
+    /// guided strategy repeats a configuration in a later iteration, and then the means are
+    /// over all of them, not one row's.
+    #[serde(default)]
+    pub measured_in: Vec<[u32; 2]>,
+}
+
+impl BestView {
+    /// Whether its means pool the runs of more than one row, so that they differ from every
+    /// row's own by design.
+    pub fn pools_rows(&self) -> bool {
+        self.measured_in.len() > 1
+    }
+
+    /// Where it was measured: `iteration 1, test 4`, or, when its means pool several rows,
+    /// `mean of 3 runs in iterations 1 and 13, test 4` (`... in iterations/tests 1/4 and 5/6`
+    /// when the tests differ).
+    pub fn measured_in_text(&self) -> String {
+        if !self.pools_rows() {
+            return format!("iteration {}, test {}", self.iteration, self.test);
+        }
+        let and = |items: Vec<String>| match items.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        let test = self.measured_in[0][1];
+        if self.measured_in.iter().all(|r| r[1] == test) {
+            let its = self.measured_in.iter().map(|r| r[0].to_string()).collect();
+            format!(
+                "mean of {} runs in iterations {}, test {test}",
+                self.runs,
+                and(its)
+            )
+        } else {
+            let rows = self
+                .measured_in
+                .iter()
+                .map(|r| format!("{}/{}", r[0], r[1]))
+                .collect();
+            format!(
+                "mean of {} runs in iterations/tests {}",
+                self.runs,
+                and(rows)
+            )
+        }
+    }
 }
 
 impl RunState {

@@ -191,15 +191,14 @@ impl Status {
         }
         match &self.best {
             Some(b) => format!(
-                "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} (iteration {}, test {}{})",
+                "best so far: {} ({} PEs with extras) -- {:.2} SYPD, {:.0} CHSY, coupling cost {:.1}%, FN {:.3} ({}{})",
                 self.configuration_text(&b.nproc.values().copied().collect::<Vec<_>>(), " / "),
                 b.total_nproc,
                 b.sypd,
                 b.chsy,
                 b.coupling_cost * 100.0,
                 b.fittingness,
-                b.iteration,
-                b.test,
+                b.measured_in_text(),
                 self.best_caveat()
                     .map(|c| format!("; {c}"))
                     .unwrap_or_default()
@@ -389,6 +388,46 @@ mod tests {
             header.contains("d -> r") && header.contains("cpl%"),
             "{header}"
         );
+    }
+
+    #[test]
+    fn the_best_says_which_rows_its_means_pool() {
+        let best = |runs: u32, rows: &[[u32; 2]]| BestView {
+            nproc: NameMap::default(),
+            sypd: 20.87,
+            chsy: 1035.0,
+            coupling_cost: 0.05,
+            fittingness: 0.869,
+            iteration: rows[0][0],
+            test: rows[0][1],
+            total_nproc: 900,
+            runs,
+            measured_in: rows.to_vec(),
+        };
+        let one = best(2, &[[1, 4]]);
+        assert!(!one.pools_rows());
+        assert_eq!(one.measured_in_text(), "iteration 1, test 4");
+        let repeated = best(2, &[[1, 4], [13, 4]]);
+        assert!(repeated.pools_rows());
+        assert_eq!(
+            repeated.measured_in_text(),
+            "mean of 2 runs in iterations 1 and 13, test 4"
+        );
+        assert_eq!(
+            best(4, &[[1, 4], [5, 4], [13, 4]]).measured_in_text(),
+            "mean of 4 runs in iterations 1, 5 and 13, test 4"
+        );
+        assert_eq!(
+            best(3, &[[1, 4], [5, 6]]).measured_in_text(),
+            "mean of 3 runs in iterations/tests 1/4 and 5/6"
+        );
+        // A state written before the rows were recorded reads as one row.
+        let old: BestView = serde_json::from_str(
+            r#"{"nproc": {}, "sypd": 1, "chsy": 1, "coupling_cost": 0, "fittingness": 1,
+                "iteration": 2, "test": 3, "total_nproc": 9}"#,
+        )
+        .unwrap();
+        assert_eq!(old.measured_in_text(), "iteration 2, test 3");
     }
 
     #[test]

@@ -387,10 +387,7 @@ impl Loader {
                 .iter()
                 .position(|r| r.iteration == b.iteration && r.test == b.test)
         });
-        view.best_means = status
-            .best
-            .as_ref()
-            .map(|b| (b.sypd, b.chsy, b.fittingness));
+        view.best_measured = status.best.clone();
         view.phase = status.cold_start.as_ref().map(|c| c.phase.clone());
         view.executor = Some(status.executor.clone());
         view
@@ -779,10 +776,7 @@ mod tests {
         let (status, _) = autolb::campaign::status_with_driver(&dir).unwrap();
         let best = status.best.expect("the demo ends with a best");
         let view = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5).load();
-        assert_eq!(
-            view.best_means,
-            Some((best.sypd, best.chsy, best.fittingness))
-        );
+        assert_eq!(view.best_measured.as_ref(), Some(&best));
         let row = &view.rows[view.best.unwrap()];
         assert_eq!((row.iteration, row.test), (best.iteration, best.test));
     }

@@ -54,12 +54,18 @@ pub fn best_text(app: &App) -> String {
     };
     // The means over every run of the best, as `campaign status` says them; its row holds one
     // iteration's runs.
-    let (sypd, chsy, fittingness) = match view.best_means {
-        Some((s, c, f)) => (Some(s), Some(c), Some(f)),
+    let (sypd, chsy, fittingness) = match &view.best_measured {
+        Some(b) => (Some(b.sypd), Some(b.chsy), Some(b.fittingness)),
         None => (r.sypd, r.chsy, r.fittingness),
     };
+    // Means over several rows differ from each row's by design: the label says so, and stays
+    // with the SYPD when the line is cut.
+    let pooled = match &view.best_measured {
+        Some(b) if b.pools_rows() => format!(" (mean of {} runs)", b.runs),
+        _ => String::new(),
+    };
     let mut text = format!(
-        "★ best {} · SYPD {} · CHSY {} · FN {}",
+        "★ best {} · SYPD {}{pooled} · CHSY {} · FN {}",
         view.describe(&r.nproc),
         opt(sypd, 2),
         opt(chsy, 0),
