@@ -120,6 +120,18 @@ impl App {
                 if let Some(curves) = view.curves.take() {
                     self.take_curves(curves);
                 }
+                // The campaign's hybrid components, by name: its candidates are written as
+                // its table writes them.
+                self.ranking.campaign_threads = self
+                    .ranking
+                    .problem
+                    .names()
+                    .iter()
+                    .map(|n| {
+                        let k = view.components.iter().position(|c| c == n);
+                        k.and_then(|k| view.threads.get(k).copied()).unwrap_or(1)
+                    })
+                    .collect();
                 self.table.show(*view);
             }
             Event::Done(outcome) => self.on_outcome(outcome),

@@ -46,6 +46,11 @@ pub struct Ranking {
     pub prediction: Prediction,
     /// The entry of the top N selected in the slider pane.
     pub top_selected: usize,
+    /// OpenMP threads per rank of each component in the watched campaign (1 for pure MPI;
+    /// empty without one). A campaign's curve copies count cores, so its hybrid components'
+    /// candidates are cores at that fixed thread count: they are written `ranks x threads`,
+    /// as the campaign's table writes them.
+    pub campaign_threads: Vec<u32>,
 }
 
 impl Ranking {
@@ -69,6 +74,7 @@ impl Ranking {
             top,
             prediction,
             top_selected: 0,
+            campaign_threads: Vec::new(),
         }
     }
 
@@ -156,22 +162,42 @@ impl Ranking {
     /// A scored configuration as text, a hybrid component as ranks x threads per rank
     /// (`oifs 420x4 + nemo 559`, as `predict` writes it); cores otherwise, as [`Self::describe`].
     pub fn describe_scored(&self, c: &Scored) -> String {
-        if c.threads.iter().all(|&t| t <= 1) {
+        let threads = self.threads_of(c);
+        if threads.iter().all(|&t| t <= 1) {
             return self.describe(&c.nproc);
         }
         self.problem
             .names()
             .iter()
             .zip(&c.nproc)
-            .enumerate()
-            .map(
-                |(k, (name, p))| match c.threads.get(k).copied().unwrap_or(1) {
-                    1 => format!("{name} {p}"),
-                    t => format!("{name} {}x{t}", p / t),
-                },
-            )
+            .zip(&threads)
+            .map(|((name, p), &t)| match t {
+                1 => format!("{name} {p}"),
+                t => format!("{name} {}x{t}", p / t),
+            })
             .collect::<Vec<_>>()
             .join(" + ")
+    }
+
+    /// Threads per rank of each component of `c`: the ones its score chose, else the watched
+    /// campaign's where its cores are whole ranks of them, else 1.
+    pub fn threads_of(&self, c: &Scored) -> Vec<u32> {
+        if c.threads.iter().any(|&t| t > 1) {
+            return c.threads.clone();
+        }
+        c.nproc
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| match self.campaign_threads.get(k).copied() {
+                Some(t) if t > 1 && p % t == 0 => t,
+                _ => 1,
+            })
+            .collect()
+    }
+
+    /// Whether any candidate may be written `ranks x threads`.
+    pub fn is_threaded(&self) -> bool {
+        self.problem.is_threaded() || self.campaign_threads.iter().any(|&t| t > 1)
     }
 
     /// The model that colours the matrix and ranks the top N now.

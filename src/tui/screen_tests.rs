@@ -547,6 +547,36 @@ fn a_best_measured_in_several_iterations_labels_its_means_at_80_columns() {
 }
 
 #[test]
+fn a_hybrid_campaigns_candidates_are_written_as_its_table_writes_them() {
+    let mut app = watching();
+    let top = app.ranking.prediction.top.clone();
+    let before: Vec<String> = top.iter().map(|c| app.ranking.describe_scored(c)).collect();
+    assert!(before.iter().all(|d| !d.contains('x')), "{before:?}");
+    // IFS runs 4 threads per rank in the watched campaign; its curve copy counts cores.
+    let mut v = watched();
+    v.threads = vec![4, 1];
+    app.update(Event::Campaign(Box::new(v)));
+    for c in &top {
+        let text = app.ranking.describe_scored(c);
+        let ifs = c.nproc[0];
+        let expected = if ifs % 4 == 0 {
+            format!("IFS {}x4 + NEMO {}", ifs / 4, c.nproc[1])
+        } else {
+            // Not whole ranks of 4: cores, never a rounded rank count.
+            format!("IFS {ifs} + NEMO {}", c.nproc[1])
+        };
+        assert_eq!(text, expected);
+    }
+    assert!(
+        top.iter().any(|c| c.nproc[0] % 4 == 0),
+        "no case of ranks x threads"
+    );
+    let index = app.ranking.problem.index_of(&top[0]).unwrap();
+    let detail = view::detail::config_lines(&app, &index);
+    assert_eq!(detail[0], app.ranking.describe_scored(&top[0]));
+}
+
+#[test]
 fn a_cold_start_shows_its_phase_in_the_best_line() {
     let mut app = watching();
     let mut v = watched();

@@ -17,7 +17,7 @@ use autolb::predict::Cell;
 pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
     let p = &app.ranking.problem;
     let nproc = app.ranking.nproc_of(index);
-    let threads = p.score(index, app.ranking.tts_w()).threads;
+    let threads = app.ranking.threads_of(&p.score(index, app.ranking.tts_w()));
     let mut out = vec![app.ranking.describe_index(index), String::new()];
     // The problem's speeds are the ranking model's: the curves' (the component alone), or the
     // calibrated model's, learned from coupled runs.

@@ -104,15 +104,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         header.push("idle".into());
     }
     header.push(String::new());
-    let threaded = app.ranking.problem.is_threaded();
+    let threaded = app.ranking.is_threaded();
     let rows = app.ranking.prediction.top.iter().enumerate().map(|(i, c)| {
         let mut cells: Vec<String> = vec![(i + 1).to_string()];
         // A hybrid component's cell is its ranks x threads per rank; PEs counts cores.
-        cells.extend(c.nproc.iter().enumerate().map(|(k, p)| {
-            match c.threads.get(k).copied().unwrap_or(1) {
-                1 => p.to_string(),
-                t => format!("{}x{t}", p / t),
-            }
+        let threads = app.ranking.threads_of(c);
+        cells.extend(c.nproc.iter().zip(&threads).map(|(p, &t)| match t {
+            1 => p.to_string(),
+            t => format!("{}x{t}", p / t),
         }));
         cells.push(c.total_nproc.to_string());
         cells.push(format!("{:.2}", c.sypd));
