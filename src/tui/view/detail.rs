@@ -40,10 +40,13 @@ pub fn config_lines(app: &App, index: &[usize]) -> Vec<String> {
         ));
     }
     out.push(String::new());
-    let total = p.total_nproc(nproc.iter().sum());
+    // The budget bounds the balanced components only; the extras come on top of it.
+    let balanced: u32 = nproc.iter().sum();
     out.push(format!(
-        "total PEs {total} (extra {}; budget {})",
-        p.settings.extra_pes, p.settings.max_nproc
+        "total PEs {}: {balanced} balanced (budget {}) + {} extra",
+        p.total_nproc(balanced),
+        p.settings.max_nproc,
+        p.settings.extra_pes
     ));
     out.extend(billing_lines(app, index));
     match p.cell(index, app.ranking.tts_w()) {
