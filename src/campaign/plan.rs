@@ -117,12 +117,7 @@ pub fn plan_of(state: &State) -> Plan {
                 .iter()
                 .map(|t| PlannedTest {
                     test: t.test,
-                    origin: state
-                        .tests
-                        .iter()
-                        .find(|r| r.id == t.test)
-                        .map(|r| r.origin.clone())
-                        .unwrap_or_default(),
+                    origin: state.origin_of(t.test).unwrap_or_default().into(),
                     nproc: NameMap::zip(&names, t.nproc.iter().copied()),
                     total_nproc: t.nproc.iter().sum::<u32>().saturating_add(s.extra_pes),
                 })

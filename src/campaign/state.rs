@@ -564,6 +564,14 @@ impl State {
         })
     }
 
+    /// Where test `id` came from (`prediction #1`, `original`, ...), if the campaign has it.
+    pub fn origin_of(&self, id: u32) -> Option<&str> {
+        self.tests
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| r.origin.as_str())
+    }
+
     /// How many runs the campaign has made or queued, over every iteration and test.
     pub fn run_count(&self) -> usize {
         self.iterations

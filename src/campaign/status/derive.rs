@@ -72,12 +72,7 @@ impl Status {
                         .nproc
                         .iter()
                         .fold(state.settings.extra_pes, |t, &p| t.saturating_add(p)),
-                    origin: state
-                        .tests
-                        .iter()
-                        .find(|r| r.id == test.test)
-                        .map(|r| r.origin.clone())
-                        .unwrap_or_default(),
+                    origin: state.origin_of(test.test).unwrap_or_default().into(),
                     next_step: decision
                         .filter(|d| d.outcome == Outcome::Continue)
                         .map(|d| d.step),
@@ -402,13 +397,7 @@ type ConfigRuns = (Vec<u32>, u32, Vec<RunMetrics>, Vec<(usize, usize)>);
 /// previous decision made.
 fn implied_reason(state: &State, iteration: u32, test: u32) -> Option<String> {
     let names = state.component_names();
-    let origin = || {
-        state
-            .tests
-            .iter()
-            .find(|r| r.id == test)
-            .map(|r| r.origin.clone())
-    };
+    let origin = || state.origin_of(test).map(String::from);
     let Some(previous) = iteration.checked_sub(1) else {
         return origin();
     };
