@@ -10,20 +10,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::processes::wait_with_timeout;
-use crate::common::{self, autolb};
+use crate::common::{self, autolb, spawn_campaign_run_stderr_piped};
 
 fn slow_campaign(tmp: &Path) -> PathBuf {
     common::slow_command_campaign(tmp)
-}
-
-fn start_driver(dir: &Path) -> Child {
-    autolb()
-        .args(["campaign", "run"])
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
 }
 
 fn status_json(dir: &Path) -> Value {
@@ -62,7 +52,7 @@ fn signal(child: &Child, sig: i32) {
 fn a_sigkilled_driver_is_reported_lost_within_ten_seconds() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = slow_campaign(tmp.path());
-    let mut child = start_driver(&dir);
+    let mut child = spawn_campaign_run_stderr_piped(&dir);
     let (_, driver) = wait_for_driver(&dir, "running", Duration::from_secs(20));
     assert_eq!(driver["pid"], child.id());
     assert_eq!(driver["alive"], true);
@@ -158,7 +148,7 @@ fn slow_sim_campaign(tmp: &Path) -> PathBuf {
 fn a_sigkilled_sim_driver_took_its_running_runs_along_and_a_resume_runs_them_again() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = slow_sim_campaign(tmp.path());
-    let mut child = start_driver(&dir);
+    let mut child = spawn_campaign_run_stderr_piped(&dir);
     wait_for_driver(&dir, "running", Duration::from_secs(20));
     let start = Instant::now();
     while status_json(&dir)["counts"]["running"] == 0 {
@@ -253,7 +243,7 @@ fn ctrl_c_exits_130_and_sigterm_143_and_the_driver_is_then_gone() {
         (libc::SIGINT, 130, "Ctrl-C"),
         (libc::SIGTERM, 143, "SIGTERM"),
     ] {
-        let mut child = start_driver(&dir);
+        let mut child = spawn_campaign_run_stderr_piped(&dir);
         wait_for_driver(&dir, "running", Duration::from_secs(20));
         signal(&child, sig);
         let status = wait_with_timeout(&mut child, Duration::from_secs(30));
@@ -341,7 +331,7 @@ fn status_fits_80_columns_and_watch_on_a_finished_campaign_prints_one_frame() {
 fn watch_redraws_a_running_campaign_until_ctrl_c() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = slow_campaign(tmp.path());
-    let mut driver = start_driver(&dir);
+    let mut driver = spawn_campaign_run_stderr_piped(&dir);
     wait_for_driver(&dir, "running", Duration::from_secs(20));
     let mut watch = autolb()
         .args(["campaign", "status", "--watch", "0.2"])

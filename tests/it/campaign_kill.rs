@@ -4,14 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use autolb::campaign::{RunMetrics, RunState, State};
 use rand::Rng;
 
-use crate::common::autolb;
 use crate::common::processes::wait_with_timeout;
+use crate::common::{autolb, spawn_campaign_run_stderr_piped};
 
 /// The demo campaign with a slower stand-in model, so kills land mid-run, choosing its tests
 /// with `strategy`.
@@ -38,16 +38,6 @@ fn setup(tmp: &Path, strategy: &str) -> PathBuf {
         .unwrap();
     assert!(status.success());
     dir
-}
-
-fn start_driver(dir: &Path) -> Child {
-    autolb()
-        .args(["campaign", "run"])
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
 }
 
 fn done_runs(dir: &Path) -> BTreeMap<String, RunMetrics> {
@@ -97,7 +87,7 @@ fn kill_and_resume(strategy: &str) {
     let mut known = BTreeMap::new();
     let mut kills = 0;
     for round in 0..8 {
-        let mut child = start_driver(&dir);
+        let mut child = spawn_campaign_run_stderr_piped(&dir);
         let delay = Duration::from_millis(rng.random_range(150..1200));
         std::thread::sleep(delay);
         if round == 2 {
@@ -141,7 +131,7 @@ fn kill_and_resume(strategy: &str) {
         kills >= 3,
         "only {kills} kills landed; the campaign ran too fast"
     );
-    let mut child = start_driver(&dir);
+    let mut child = spawn_campaign_run_stderr_piped(&dir);
     let status = wait_with_timeout(&mut child, Duration::from_secs(120));
     assert!(status.success());
 

@@ -30,11 +30,21 @@ pub fn autolb() -> TestCommand {
 /// `autolb campaign run DIR` in the background with its output dropped: a driver for tests
 /// that watch, kill or race it.
 pub fn spawn_campaign_run(dir: &Path) -> Child {
+    spawn_campaign_run_to(dir, Stdio::null())
+}
+
+/// [`spawn_campaign_run`] with its stderr piped, for tests that read what the driver said
+/// when it stopped.
+pub fn spawn_campaign_run_stderr_piped(dir: &Path) -> Child {
+    spawn_campaign_run_to(dir, Stdio::piped())
+}
+
+fn spawn_campaign_run_to(dir: &Path, stderr: Stdio) -> Child {
     autolb()
         .args(["campaign", "run"])
         .arg(dir)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap()
 }

@@ -22,7 +22,7 @@ use autolb::timing::{Format, ReadOptions, Reading, TimingError};
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 
 pub use campaign::{campaign_fixture, CampaignToml, ComponentToml};
-pub use command::{autolb, autolb_path, spawn_campaign_run};
+pub use command::{autolb, autolb_path, spawn_campaign_run, spawn_campaign_run_stderr_piped};
 
 /// An externally driven EC-Earth3 campaign file (bundled curves, written into `dir`) with
 /// components named `atm` and `ocean` (for names with a hyphen, pass e.g. "IFS-atm"),
