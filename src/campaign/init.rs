@@ -8,6 +8,7 @@
 //! directory a campaign.
 
 mod cold_start;
+mod distinct;
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +22,7 @@ use crate::executor;
 use crate::executor::{ExecutorConfig, ExecutorKind};
 use crate::machine::CostModel;
 use crate::predict;
+use distinct::{distinct_tests, TWIN_CANDIDATES};
 
 /// What to do when the campaign directory is not empty.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -131,18 +133,22 @@ pub(super) fn planned_state(
         &file.cost_model(),
         origin,
     )?;
+    // More candidates than tests, so that near twins can be passed over (see `distinct_tests`).
+    let wanted = prediction_settings.top;
+    prediction_settings.top = wanted
+        .saturating_mul(TWIN_CANDIDATES)
+        .min(crate::limits::MAX_TOP);
     let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;
 
     let components = frozen_components(file, &inputs, origin)?;
 
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
         Some(start) => selected_start(file, start, &components, &settings.budgets(), origin)?,
-        None => prediction
-            .top
-            .iter()
-            .enumerate()
-            .map(|(k, c)| (c.nproc.clone(), format!("prediction #{}", k + 1)))
-            .collect(),
+        None => distinct_tests(
+            prediction.top.iter().map(|c| c.nproc.as_slice()),
+            wanted,
+            settings.minimum_step,
+        ),
     };
     if let Some(original) = &file.original {
         let nproc: Vec<u32> = original_nproc(file, original, origin)?
@@ -317,6 +323,8 @@ fn planned_scaling_state(
     );
     let mut settings = frozen_settings(&budgeted, origin)?;
     settings.scaling = Some(scaling.clone());
+    // Its run budget bounds a scaling campaign; `max_iterations` only when given.
+    settings.max_iterations = file.max_iterations;
     // The runs per count, where a balancing campaign keeps its runs per test.
     settings.repetitions = scaling.repetitions;
     let step = settings.step.unwrap_or(1);
@@ -727,6 +735,16 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         sim.validate().map_err(|e| invalid(e.to_string()))?;
     }
     let tts_w = file.tts_w.unwrap_or(0.5);
+    let max_iterations = file.max_iterations.unwrap_or(match file.strategy {
+        Some(crate::config::Strategy::Guided) => defaults::GUIDED_MAX_ITERATIONS,
+        _ => defaults::MAX_ITERATIONS,
+    });
+    if !(1..=crate::limits::MAX_ITERATIONS).contains(&max_iterations) {
+        return Err(invalid(format!(
+            "`max_iterations` {max_iterations} is outside 1 to {}; campaigns end after about 5, e.g. max_iterations = 12",
+            crate::limits::MAX_ITERATIONS
+        )));
+    }
     Ok(FrozenSettings {
         max_nproc,
         extra_pes: file.extra_pes.unwrap_or(0),
@@ -746,6 +764,7 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         cost_model: Some(file.cost_model()).filter(|m| !m.is_plain()),
         strategy: file.strategy.unwrap_or_default(),
         scaling: None,
+        max_iterations: Some(max_iterations),
     })
 }
 

@@ -493,10 +493,19 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
         }
         return Ok(());
     }
+    let runs = if plan.first_repetitions == plan.repetitions {
+        format!("{} repetitions", plan.repetitions)
+    } else {
+        format!(
+            "{} run{} in the first iteration (later: up to {} runs of a test)",
+            plan.first_repetitions,
+            if plan.first_repetitions == 1 { "" } else { "s" },
+            plan.repetitions
+        )
+    };
     outln!(
-        "{} tests x {} repetitions, components {}",
+        "{} tests x {runs}, components {}",
         plan.tests.len(),
-        plan.repetitions,
         plan.components.join(", ")
     )?;
     for t in &plan.tests {
@@ -508,14 +517,8 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
             t.origin
         )?;
     }
-    // A scaling campaign's bound says itself what lowers it.
-    let hint = if plan.bound_by.contains("lowers it") {
-        ""
-    } else {
-        "; a larger minimum_step or a narrower range lowers it"
-    };
     outln!(
-        "lb-iterations: at most {}{}\n  {}{hint}",
+        "lb-iterations: at most {}{}\n  {}",
         plan.max_iterations,
         match (plan.bound_proven, plan.components.len() > 2) {
             (true, _) => "",
