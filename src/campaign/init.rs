@@ -271,7 +271,7 @@ fn checked_executor(
         if cfg.kind == ExecutorKind::Command && cfg.command.as_ref().is_none_or(|c| c.is_empty()) {
             return Err(CampaignError::Invalid {
                 file: origin.to_string(),
-                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
+                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{nproc.IFS}\"]".into(),
             });
         }
     }
@@ -383,19 +383,15 @@ fn planned_scaling_state(
     Ok((state, inputs))
 }
 
-/// [`init`], with `origin` naming the campaign file in error messages.
-fn init_named(
+/// Builds the campaign's executor once, before anything is written, so that a bad template
+/// or setting (a text placeholder, an unknown one, a bad Slurm option) is reported at `init`
+/// and `plan`, not at `run`. `dir` is the campaign directory (its base directory for `plan`).
+pub(super) fn check_executor(
+    state: &State,
+    inputs: &[predict::ComponentInput],
     dir: &Path,
-    file: &CampaignFile,
-    base_dir: &Path,
-    mode: InitMode,
-    origin: &str,
-) -> Result<Initialised, CampaignError> {
-    let dir = &absolute_dir(dir)?;
-    let (state, inputs) = planned_state(file, base_dir, origin)?;
+) -> Result<(), CampaignError> {
     if let Some(cfg) = &state.executor {
-        // Build it once, before anything is written, so a bad template or setting is
-        // reported now, not at `run`.
         // Every component of a balancing campaign has a curve ([`planned_state`] refuses one
         // without); a scaling campaign's have none.
         let curves = inputs.iter().map(|input| input.curve.clone());
@@ -408,6 +404,20 @@ fn init_named(
         );
         executor::from_config(cfg, dir, &ctx)?;
     }
+    Ok(())
+}
+
+/// [`init`], with `origin` naming the campaign file in error messages.
+fn init_named(
+    dir: &Path,
+    file: &CampaignFile,
+    base_dir: &Path,
+    mode: InitMode,
+    origin: &str,
+) -> Result<Initialised, CampaignError> {
+    let dir = &absolute_dir(dir)?;
+    let (state, inputs) = planned_state(file, base_dir, origin)?;
+    check_executor(&state, &inputs, dir)?;
     let force = match mode {
         InitMode::New => false,
         InitMode::Force => true,

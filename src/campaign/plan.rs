@@ -98,11 +98,9 @@ pub struct PlannedTest {
 /// Plans the campaign a campaign file would create (nothing is written).
 pub fn plan_file(path: &Path) -> Result<Plan, CampaignError> {
     let file = CampaignFile::load(path)?;
-    let (state, _) = super::planned_state(
-        &file,
-        super::file_base_dir(path),
-        &path.display().to_string(),
-    )?;
+    let base_dir = super::file_base_dir(path);
+    let (state, inputs) = super::planned_state(&file, base_dir, &path.display().to_string())?;
+    super::init::check_executor(&state, &inputs, base_dir)?;
     Ok(plan_of(&state))
 }
 
