@@ -18,7 +18,7 @@ use super::state::{
 use super::{absolute_dir, context_of, defaults, new_test_iteration, CampaignError, State};
 use crate::config::{AllowedEntry, CampaignFile};
 use crate::executor;
-use crate::executor::{ExecutorConfig, ExecutorKind};
+use crate::executor::{ExecutorConfig, ExecutorError, ExecutorKind};
 use crate::machine::CostModel;
 use crate::predict;
 
@@ -385,11 +385,13 @@ fn planned_scaling_state(
 
 /// Builds the campaign's executor once, before anything is written, so that a bad template
 /// or setting (a text placeholder, an unknown one, a bad Slurm option) is reported at `init`
-/// and `plan`, not at `run`. `dir` is the campaign directory (its base directory for `plan`).
+/// and `plan`, not at `run`. `dir` is the campaign directory (its base directory for `plan`);
+/// a setting that cannot work is reported naming the campaign file `origin`.
 pub(super) fn check_executor(
     state: &State,
     inputs: &[predict::ComponentInput],
     dir: &Path,
+    origin: &str,
 ) -> Result<(), CampaignError> {
     if let Some(cfg) = &state.executor {
         // Every component of a balancing campaign has a curve ([`planned_state`] refuses one
@@ -402,7 +404,13 @@ pub(super) fn check_executor(
             state.settings.period_s,
             state.is_standalone_scaling(),
         );
-        executor::from_config(cfg, dir, &ctx)?;
+        executor::from_config(cfg, dir, &ctx).map_err(|e| match e {
+            ExecutorError::Config(message) => CampaignError::Invalid {
+                file: origin.to_string(),
+                message,
+            },
+            other => other.into(),
+        })?;
     }
     Ok(())
 }
@@ -417,7 +425,7 @@ fn init_named(
 ) -> Result<Initialised, CampaignError> {
     let dir = &absolute_dir(dir)?;
     let (state, inputs) = planned_state(file, base_dir, origin)?;
-    check_executor(&state, &inputs, dir)?;
+    check_executor(&state, &inputs, dir, origin)?;
     let force = match mode {
         InitMode::New => false,
         InitMode::Force => true,

@@ -99,8 +99,9 @@ pub struct PlannedTest {
 pub fn plan_file(path: &Path) -> Result<Plan, CampaignError> {
     let file = CampaignFile::load(path)?;
     let base_dir = super::file_base_dir(path);
-    let (state, inputs) = super::planned_state(&file, base_dir, &path.display().to_string())?;
-    super::init::check_executor(&state, &inputs, base_dir)?;
+    let origin = path.display().to_string();
+    let (state, inputs) = super::planned_state(&file, base_dir, &origin)?;
+    super::init::check_executor(&state, &inputs, base_dir, &origin)?;
     Ok(plan_of(&state))
 }
 

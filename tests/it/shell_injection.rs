@@ -37,7 +37,10 @@ const HOSTILE: &[&str] = &[
 /// an apostrophe, a here-document, backticks and `$(...)` inside double quotes, plain, and
 /// the arithmetic that used to become `'408' / 2`. Each writes what it saw into its own file.
 const FORMS: &[(&str, &str)] = &[
-    ("seen-comment", "# don't edit\nprintf %s {run_dir} > seen-comment"),
+    (
+        "seen-comment",
+        "# don't edit\nprintf %s {run_dir} > seen-comment",
+    ),
     ("seen-heredoc", "cat > seen-heredoc <<EOT\n{run_dir}\nEOT"),
     (
         "seen-backtick",
@@ -47,7 +50,10 @@ const FORMS: &[(&str, &str)] = &[
         "seen-dollar",
         "X=\"$(printf %s {run_dir})\"; printf %s \"$X\" > seen-dollar",
     ),
-    ("seen-plain", "cd {run_dir} && printf %s {run_dir} > seen-plain"),
+    (
+        "seen-plain",
+        "cd {run_dir} && printf %s {run_dir} > seen-plain",
+    ),
 ];
 
 /// The one script of every form, `{run_dir}` written as `what`.
@@ -63,7 +69,8 @@ fn script(what: &str) -> String {
 /// The forms written as they must be: the variable, quoted where a shell splits words (in a
 /// here-document the expansion is data already).
 fn safe_script() -> String {
-    script("\"$AUTOLB_RUN_DIR\"").replace("<<EOT\n\"$AUTOLB_RUN_DIR\"\n", "<<EOT\n$AUTOLB_RUN_DIR\n")
+    script("\"$AUTOLB_RUN_DIR\"")
+        .replace("<<EOT\n\"$AUTOLB_RUN_DIR\"\n", "<<EOT\n$AUTOLB_RUN_DIR\n")
 }
 
 /// Every file named `PWNED` under `root`.
@@ -229,7 +236,10 @@ fn templates_naming_a_text_placeholder_are_refused_before_anything_runs() {
         let text = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{text}");
         assert_eq!(text.trim().lines().count(), 1, "{text}");
-        assert!(text.contains("CMD[") && text.contains("\"$AUTOLB_RUN"), "{text}");
+        assert!(
+            text.contains("CMD[") && text.contains("\"$AUTOLB_RUN"),
+            "{text}"
+        );
     }
     let run_dir = State::load(&dir).unwrap().request(&dir, 0, 0, 0).run_dir;
     assert!(!run_dir.join("seen-plain").exists());
@@ -423,7 +433,10 @@ fn slurm_jobs_run_only_the_intended_command_in_every_hostile_directory() {
         "-c".into(),
         format!("{}\n{}", safe_script(), model(".")),
     ];
-    let template = format!("#!/bin/bash\n#SBATCH --comment=forms\n{}\n{{launch}}\n", safe_script());
+    let template = format!(
+        "#!/bin/bash\n#SBATCH --comment=forms\n{}\n{{launch}}\n",
+        safe_script()
+    );
     std::fs::write(tmp.path().join("launch.tmpl"), template).unwrap();
     let programs = format!(
         "[executor.slurm.multi_prog.programs]\nIFS = [\"sh\", \"-c\", {}]\nNEMO = [\"true\"]\n",

@@ -543,7 +543,9 @@ mod tests {
         };
         let e = refused(&["run", "{nproc.FESOM}"]);
         assert!(
-            e.contains("[executor] command[1]") && e.contains("{nproc.FESOM}") && e.contains("{nproc.IFS}"),
+            e.contains("[executor] command[1]")
+                && e.contains("{nproc.FESOM}")
+                && e.contains("{nproc.IFS}"),
             "{e}"
         );
         assert!(refused(&["run", "{nproc.IFS"]).contains("unclosed"));

@@ -97,7 +97,11 @@ pub fn expand(
                     }
                 }
             }
-            '}' => return Err(format!("{place}: a lone }}; write }}}} for a literal brace")),
+            '}' => {
+                return Err(format!(
+                    "{place}: a lone }}; write }}}} for a literal brace"
+                ))
+            }
             c => out.push(c),
         }
     }
@@ -149,7 +153,10 @@ mod tests {
         );
         for text in ["{run_dir}", "x{run}y", "{component}"] {
             let e = expand_argv(&argv(&["a", text]), &values, "cmd").unwrap_err();
-            assert!(e.starts_with("cmd[1]: {") && e.contains("\"$AUTOLB_"), "{e}");
+            assert!(
+                e.starts_with("cmd[1]: {") && e.contains("\"$AUTOLB_"),
+                "{e}"
+            );
         }
         let e = expand("{nproc.FESOM}", &values, "cmd[0]").unwrap_err();
         assert!(e.contains("{nproc.oifs}") && e.starts_with("cmd[0]"), "{e}");

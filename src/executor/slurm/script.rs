@@ -227,7 +227,11 @@ pub fn with_exports(script: &str, exports: &str) -> String {
         at += line.len();
     }
     let (head, rest) = script.split_at(at);
-    let newline = if head.is_empty() || head.ends_with('\n') { "" } else { "\n" };
+    let newline = if head.is_empty() || head.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
     format!("{head}{newline}# Set by autolb for this run:\n{exports}{rest}")
 }
 
@@ -420,8 +424,11 @@ mod tests {
     #[test]
     fn text_placeholders_are_refused_with_their_variable() {
         for (text, var) in crate::executor::env::TEXT_PLACEHOLDERS {
-            let t = Template::parse(&format!("#!/bin/sh\ncat <<EOT\n{{{text}}}\nEOT\n"), "job.sh")
-                .unwrap();
+            let t = Template::parse(
+                &format!("#!/bin/sh\ncat <<EOT\n{{{text}}}\nEOT\n"),
+                "job.sh",
+            )
+            .unwrap();
             let e = t.check_names(&["run_dir", "autolb", text]).unwrap_err();
             assert!(
                 e.starts_with("job.sh: line 3: {") && e.contains(&format!("\"${var}\"")),

@@ -38,7 +38,13 @@ fn command_without_template_becomes_a_quoted_job_script() {
             partition: Some("debug".into()),
             ..Default::default()
         },
-        Some(vec!["./model", "--comp", "ATMIFS={nproc.IFS}", "--out", "."]),
+        Some(vec![
+            "./model",
+            "--comp",
+            "ATMIFS={nproc.IFS}",
+            "--out",
+            ".",
+        ]),
     );
     let ex = SlurmExecutor::from_config(&cfg, dir.path()).unwrap();
     let r = run(dir.path());
@@ -50,7 +56,10 @@ fn command_without_template_becomes_a_quoted_job_script() {
         "{script}"
     );
     assert!(script.contains("export AUTOLB_BIN='"), "{script}");
-    assert!(script.contains("cd \"$AUTOLB_RUN_DIR\" || exit 1"), "{script}");
+    assert!(
+        script.contains("cd \"$AUTOLB_RUN_DIR\" || exit 1"),
+        "{script}"
+    );
     assert!(
         script.contains("'./model' '--comp' 'ATMIFS=3' '--out' '.'"),
         "{script}"
@@ -160,16 +169,26 @@ fn configuration_errors_say_what_to_fix() {
         SlurmSettings::default(),
         Some(vec!["bash", "-c", "cd {run_dir}"]),
     );
-    assert!(e.starts_with("[executor] command[2]: line 1: {run_dir}"), "{e}");
+    assert!(
+        e.starts_with("[executor] command[2]: line 1: {run_dir}"),
+        "{e}"
+    );
     let programs = |words: Vec<&str>| SlurmSettings {
         script: Some("#!/bin/sh\n{launch}\n".into()),
         multi_prog: Some(MultiProgSettings {
-            programs: [("IFS".to_string(), words.into_iter().map(String::from).collect())].into(),
+            programs: [(
+                "IFS".to_string(),
+                words.into_iter().map(String::from).collect(),
+            )]
+            .into(),
             extras: Vec::new(),
         }),
         ..Default::default()
     };
-    let e = err(programs(vec!["bash", "-c", "echo {run_dir} > where.txt"]), None);
+    let e = err(
+        programs(vec!["bash", "-c", "echo {run_dir} > where.txt"]),
+        None,
+    );
     assert!(e.starts_with("multi_prog IFS: line 1: {run_dir}"), "{e}");
     let e = err(
         SlurmSettings {
