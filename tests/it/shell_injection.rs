@@ -286,60 +286,69 @@ fn exec_runs_only_the_intended_command_in_every_hostile_directory() {
     assert_eq!(planted(tmp.path()), Vec::<PathBuf>::new());
 }
 
+/// Makes the campaign `work/K-NAME` from `table` (an `[executor]` table), runs it to the end
+/// with `path` as the driver's PATH, and returns its first run's directory and IFS ranks, after
+/// checking that run is done.
+fn run_campaign(tmp: &Path, k: usize, name: &str, table: &str, path: &str) -> (PathBuf, u32) {
+    let work = tmp.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let file = CampaignToml::default()
+        .set("top", 1)
+        .set("initial_step", 24)
+        .set("minimum_step", 24)
+        .set("repetitions", 1)
+        .table(table)
+        .write(tmp, &format!("c{k}.toml"));
+    let dir = work.join(format!("{k}-{name}"));
+    let out = init_output(&dir, &file, &work);
+    assert!(out.status.success(), "{name:?}: {}", stderr(&out));
+    let out = autolb()
+        .args(["campaign", "run"])
+        .arg(&dir)
+        .env("PATH", path)
+        .current_dir(&work)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{name:?}: {}", stderr(&out));
+    let state = State::load(&dir).unwrap();
+    let (i, t, r) = state.run_positions().next().unwrap();
+    let request = state.request(&dir, i, t, r);
+    let logs = std::fs::read_dir(&request.run_dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            n.ends_with(".err") || n == "stderr"
+        })
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect::<String>();
+    assert_eq!(
+        state.run((i, t, r)).state,
+        autolb::campaign::RunState::Done,
+        "{name:?} ({k}): {logs}"
+    );
+    (request.run_dir.clone(), request.nproc[0].1)
+}
+
+/// The stand-in model writing its timing output into `out`.
+fn model(out: &str) -> String {
+    format!(
+        "{} simulate --out {out} --comp ATMIFS={{nproc.IFS}} --comp oceanx={{nproc.NEMO}}",
+        autolb_path().display()
+    )
+}
+
 #[test]
 fn the_command_executor_runs_only_the_intended_command_in_every_hostile_directory() {
-    use autolb::executor::command::CommandExecutor;
-    use autolb::executor::{ComponentContext, Executor, ExecutorConfig, RunRequest, RunStatus};
     let tmp = tempfile::tempdir().unwrap();
-    let cfg: ExecutorConfig = toml::from_str(&format!(
-        "kind = \"command\"\ncommand = [\"bash\", \"-c\", {}]\n",
-        toml_str(&safe_script())
-    ))
-    .unwrap();
-    let ctx = autolb::executor::ExecutorContext {
-        base_dir: tmp.path().to_path_buf(),
-        components: ["IFS", "NEMO"]
-            .iter()
-            .map(|n| ComponentContext {
-                name: n.to_string(),
-                timing_name: n.to_string(),
-                curve: None,
-                threads: 1,
-            })
-            .collect(),
-        period_s: None,
-        standalone: false,
-    };
+    let table = format!(
+        "[executor]\nkind = \"command\"\ncommand = [\"bash\", \"-c\", \"-\", {}]\n",
+        toml_str(&format!("{}\n{}", safe_script(), model(".")))
+    );
+    let path = std::env::var("PATH").unwrap_or_default();
     for (k, name) in HOSTILE.iter().enumerate() {
-        let campaign = tmp.path().join(format!("{k}-{name}"));
-        let mut exec = CommandExecutor::from_config(&cfg, &campaign, &ctx).unwrap();
-        let run = RunRequest {
-            component: None,
-            id: "i00-t00-r1".into(),
-            iteration: 0,
-            test: 0,
-            repetition: 1,
-            nproc: vec![("IFS".into(), 408), ("NEMO".into(), 240)],
-            threads: Vec::new(),
-            extra_pes: 0,
-            run_dir: campaign.join("iter-00/test-00/rep-1"),
-        };
-        let ticket = exec.start(&run).unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let status = loop {
-            let s = exec.poll(&[(&run, &ticket)]).unwrap().remove(0);
-            if s != RunStatus::Running || std::time::Instant::now() > deadline {
-                break s;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
-        assert_eq!(
-            status,
-            RunStatus::Finished { exit_code: 0 },
-            "{name:?}: {}",
-            std::fs::read_to_string(run.run_dir.join("stderr")).unwrap_or_default()
-        );
-        check_seen(&run.run_dir, 408);
+        let (run_dir, nproc_ifs) = run_campaign(tmp.path(), k, name, &table, &path);
+        check_seen(&run_dir, nproc_ifs);
     }
     assert_eq!(planted(tmp.path()), Vec::<PathBuf>::new());
 }
@@ -418,14 +427,6 @@ fn slurm_jobs_run_only_the_intended_command_in_every_hostile_directory() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let work = tmp.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    let model = |out: &str| {
-        format!(
-            "{} simulate --out {out} --comp ATMIFS={{nproc.IFS}} --comp oceanx={{nproc.NEMO}}",
-            autolb_path().display()
-        )
-    };
     // Three job scripts: the built-in one around `[executor] command`; a template with the
     // forms and `{launch}`; a template with `srun --multi-prog "$AUTOLB_MULTI_PROG"`.
     let command: Vec<String> = vec![
@@ -461,39 +462,7 @@ fn slurm_jobs_run_only_the_intended_command_in_every_hostile_directory() {
     ];
     for (k, name) in HOSTILE.iter().enumerate() {
         let table = &tables[k % tables.len()];
-        let file = CampaignToml::default()
-            .set("top", 1)
-            .set("initial_step", 24)
-            .set("minimum_step", 24)
-            .set("repetitions", 1)
-            .table(table)
-            .write(tmp.path(), &format!("c{k}.toml"));
-        let dir = work.join(format!("{k}-{name}"));
-        let out = init_output(&dir, &file, &work);
-        assert!(out.status.success(), "{name:?}: {}", stderr(&out));
-        let out = autolb()
-            .args(["campaign", "run"])
-            .arg(&dir)
-            .env("PATH", &path)
-            .current_dir(&work)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{name:?}: {}", stderr(&out));
-        let state = State::load(&dir).unwrap();
-        let (i, t, r) = state.run_positions().next().unwrap();
-        let run_dir = state.request(&dir, i, t, r).run_dir;
-        let nproc_ifs = state.request(&dir, i, t, r).nproc[0].1;
-        let job_err = std::fs::read_dir(&run_dir)
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".err"))
-            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-            .collect::<String>();
-        assert_eq!(
-            state.run((i, t, r)).state,
-            autolb::campaign::RunState::Done,
-            "{name:?} ({k}): {job_err}"
-        );
+        let (run_dir, nproc_ifs) = run_campaign(tmp.path(), k, name, table, &path);
         check_seen(&run_dir, nproc_ifs);
         if k % tables.len() != 0 {
             let step = std::fs::read_to_string(run_dir.join("seen-step")).unwrap();
