@@ -19,7 +19,7 @@ use super::state::{
 use super::{absolute_dir, context_of, defaults, new_test_iteration, CampaignError, State};
 use crate::config::{AllowedEntry, CampaignFile};
 use crate::executor;
-use crate::executor::{ExecutorConfig, ExecutorKind};
+use crate::executor::{ExecutorConfig, ExecutorError, ExecutorKind};
 use crate::machine::CostModel;
 use crate::predict;
 use distinct::{distinct_tests, TWIN_CANDIDATES};
@@ -277,7 +277,7 @@ fn checked_executor(
         if cfg.kind == ExecutorKind::Command && cfg.command.as_ref().is_none_or(|c| c.is_empty()) {
             return Err(CampaignError::Invalid {
                 file: origin.to_string(),
-                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
+                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{nproc.IFS}\"]".into(),
             });
         }
     }
@@ -391,19 +391,17 @@ fn planned_scaling_state(
     Ok((state, inputs))
 }
 
-/// [`init`], with `origin` naming the campaign file in error messages.
-fn init_named(
+/// Builds the campaign's executor once, before anything is written, so that a bad template
+/// or setting (a text placeholder, an unknown one, a bad Slurm option) is reported at `init`
+/// and `plan`, not at `run`. `dir` is the campaign directory (its base directory for `plan`);
+/// a setting that cannot work is reported naming the campaign file `origin`.
+pub(super) fn check_executor(
+    state: &State,
+    inputs: &[predict::ComponentInput],
     dir: &Path,
-    file: &CampaignFile,
-    base_dir: &Path,
-    mode: InitMode,
     origin: &str,
-) -> Result<Initialised, CampaignError> {
-    let dir = &absolute_dir(dir)?;
-    let (state, inputs) = planned_state(file, base_dir, origin)?;
+) -> Result<(), CampaignError> {
     if let Some(cfg) = &state.executor {
-        // Build it once, before anything is written, so a bad template or setting is
-        // reported now, not at `run`.
         // Every component of a balancing campaign has a curve ([`planned_state`] refuses one
         // without); a scaling campaign's have none.
         let curves = inputs.iter().map(|input| input.curve.clone());
@@ -414,8 +412,28 @@ fn init_named(
             state.settings.period_s,
             state.is_standalone_scaling(),
         );
-        executor::from_config(cfg, dir, &ctx)?;
+        executor::from_config(cfg, dir, &ctx).map_err(|e| match e {
+            ExecutorError::Config(message) => CampaignError::Invalid {
+                file: origin.to_string(),
+                message,
+            },
+            other => other.into(),
+        })?;
     }
+    Ok(())
+}
+
+/// [`init`], with `origin` naming the campaign file in error messages.
+fn init_named(
+    dir: &Path,
+    file: &CampaignFile,
+    base_dir: &Path,
+    mode: InitMode,
+    origin: &str,
+) -> Result<Initialised, CampaignError> {
+    let dir = &absolute_dir(dir)?;
+    let (state, inputs) = planned_state(file, base_dir, origin)?;
+    check_executor(&state, &inputs, dir, origin)?;
     let force = match mode {
         InitMode::New => false,
         InitMode::Force => true,

@@ -91,11 +91,10 @@ pub struct PlannedTest {
 /// Plans the campaign a campaign file would create (nothing is written).
 pub fn plan_file(path: &Path) -> Result<Plan, CampaignError> {
     let file = CampaignFile::load(path)?;
-    let (state, _) = super::planned_state(
-        &file,
-        super::file_base_dir(path),
-        &path.display().to_string(),
-    )?;
+    let base_dir = super::file_base_dir(path);
+    let origin = path.display().to_string();
+    let (state, inputs) = super::planned_state(&file, base_dir, &origin)?;
+    super::init::check_executor(&state, &inputs, base_dir, &origin)?;
     Ok(plan_of(&state))
 }
 

@@ -97,7 +97,10 @@ fn the_bundled_ecearth3_example_renders() {
         script.contains("NPROC_IFS=384\nNPROC_NEMO=242\n"),
         "{script}"
     );
-    assert!(script.contains("--ntasks=628 --multi-prog '"), "{script}");
+    assert!(
+        script.contains("--ntasks=628 --multi-prog \"$AUTOLB_MULTI_PROG\""),
+        "{script}"
+    );
     assert!(script.contains("628 tasks on 14 nodes"), "{script}");
     let syntax = std::process::Command::new("bash")
         .arg("-n")
@@ -142,7 +145,7 @@ IFS = 480
 
 [executor]
 kind = "command"
-command = ["run.sh", "{run_dir}"]
+command = ["run.sh", "{nproc.IFS}"]
 "#;
 
 #[test]

@@ -50,6 +50,7 @@ mod readme_examples;
 mod report_browser;
 mod report_cli;
 mod report_scale;
+mod shell_injection;
 mod simulate_cli;
 mod simulate_model;
 mod slurm_campaign;

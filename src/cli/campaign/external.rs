@@ -13,7 +13,7 @@ use color_eyre::eyre::{eyre, Result};
 
 use autolb::campaign::{self, Barrier, CampaignError, ClaimResult, NextRun, RunLookup};
 use autolb::executor::command::{expand_argv, placeholder_values};
-use autolb::executor::slurm::script::shell_quote;
+use autolb::executor::env::shell_quote;
 
 use super::report;
 use crate::shared::error::{coded, exit, user};
@@ -88,9 +88,9 @@ pub struct ExecArgs {
     /// Seconds to wait for the campaign lock when recording (0: do not wait).
     #[arg(long, value_name = "SECONDS", default_value_t = campaign::DEFAULT_LOCK_WAIT.as_secs())]
     pub wait: u64,
-    /// The command and its arguments, after `--`, with the `command` executor's
-    /// placeholders ({run_dir}, {nproc.NAME}, {total_nproc}, {iteration}, {test},
-    /// {repetition}, {run}).
+    /// The command and its arguments, after `--`, with the `command` executor's number
+    /// placeholders ({nproc.NAME}, {total_nproc}, {iteration}, {test}, {repetition}); it runs
+    /// in the run directory with AUTOLB_RUN_DIR, AUTOLB_RUN and the rest in its environment.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
 }
@@ -372,13 +372,12 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
     print_recorded(&recorded.map_err(report)?, &a.dir)
 }
 
-/// The command with its placeholders filled in (the `command` executor's code: values in a
-/// shell's `-c` script are quoted for that shell), a relative
-/// program path with a `/` made absolute from where autolb was started (it runs in the run
-/// directory).
+/// The command with its number placeholders filled in (the `command` executor's code; a text
+/// placeholder is refused, naming the argument), a relative program path with a `/` made
+/// absolute from where autolb was started (it runs in the run directory).
 fn command_line(template: &[String], run: &NextRun) -> Result<Vec<String>> {
     let values = placeholder_values(&run.request());
-    let mut argv = expand_argv(template, &values).map_err(|e| user(format!("command: {e}")))?;
+    let mut argv = expand_argv(template, &values, "CMD").map_err(user)?;
     if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
         argv[0] = std::path::absolute(&argv[0])?.display().to_string();
     }
