@@ -59,6 +59,7 @@ mod timing_cli;
 mod timing_consistency;
 mod timing_ecearth4;
 mod timing_fuzz;
+mod timing_legs;
 mod timing_robustness;
 mod timing_samples;
 mod tui_e2e;
