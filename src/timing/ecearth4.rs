@@ -544,9 +544,13 @@ mod tests {
         assert_eq!(wall_disagreement(3510.274, 3526.53), None);
         // Up to clock noise above, a third (and noise) below.
         assert_eq!(wall_disagreement(1015.0, 1000.0), None);
-        assert!(wall_disagreement(1025.0, 1000.0).unwrap().contains("longer"));
+        assert!(wall_disagreement(1025.0, 1000.0)
+            .unwrap()
+            .contains("longer"));
         assert_eq!(wall_disagreement(660.0, 1000.0), None);
-        assert!(wall_disagreement(640.0, 1000.0).unwrap().contains("less than 67 %"));
+        assert!(wall_disagreement(640.0, 1000.0)
+            .unwrap()
+            .contains("less than 67 %"));
         assert!(wall_disagreement(f64::NAN, 1000.0).is_some());
     }
 

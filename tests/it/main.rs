@@ -29,6 +29,7 @@ mod campaign_processes;
 mod campaign_resource;
 mod campaign_scaling;
 mod cli_output;
+mod cli_written_output;
 mod example_cli;
 mod hardening_cli;
 mod interp_scipy;

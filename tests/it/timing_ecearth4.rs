@@ -92,7 +92,8 @@ fn the_oasis5_file_as_oasis_writes_it() {
     assert!(
         m.notes
             .iter()
-            .any(|n| n.contains("computing time of RNFMAP is -13.561 s") && n.contains("read as 0 s")),
+            .any(|n| n.contains("computing time of RNFMAP is -13.561 s")
+                && n.contains("read as 0 s")),
         "{:?}",
         m.notes
     );
@@ -183,15 +184,24 @@ fn a_negative_time_beyond_clock_noise_is_an_error_for_a_component_that_computes(
     let text = oasis_text().replace("RNFMAP /  -13.561", "RNFMAP / -179.000");
     let m = measured(read_text(&text, &ReadOptions::default()));
     let rnf = m.component("RNFMAP").unwrap();
-    assert_eq!((rnf.compute_s, rnf.compute_as_written_s), (0.0, Some(-179.0)));
+    assert_eq!(
+        (rnf.compute_s, rnf.compute_as_written_s),
+        (0.0, Some(-179.0))
+    );
     // A helper's window (computing plus waiting) below zero cannot be real.
     let text = oasis_text().replace("RNFMAP /  -13.561", "RNFMAP / -3600.0");
     let e = read_text(&text, &ReadOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("more negative than its 3496.994 s of waiting"), "{e}");
+    assert!(
+        e.contains("more negative than its 3496.994 s of waiting"),
+        "{e}"
+    );
     // Waiting past the wall time stays an error, helper or not.
-    let text = oasis_text().replace("RNFMAP /  -13.561 / 3496.994", "RNFMAP /  -13.561 / 3900.000");
+    let text = oasis_text().replace(
+        "RNFMAP /  -13.561 / 3496.994",
+        "RNFMAP /  -13.561 / 3900.000",
+    );
     let e = read_text(&text, &ReadOptions::default())
         .unwrap_err()
         .to_string();
@@ -209,9 +219,27 @@ fn helpers_fixture(name: &str) -> PathBuf {
 #[test]
 fn real_output_with_a_helpers_negative_computing_time_is_read() {
     let cases = [
-        ("load_balancing_info_230s.txt", "RNFMAP", -5.98, 210.2, 230.2),
-        ("load_balancing_info_275s.txt", "RNFMAP", -10.9, 253.4, 275.0),
-        ("load_balancing_info_342s.txt", "RNFMAP", -13.6, 316.1, 342.0),
+        (
+            "load_balancing_info_230s.txt",
+            "RNFMAP",
+            -5.98,
+            210.2,
+            230.2,
+        ),
+        (
+            "load_balancing_info_275s.txt",
+            "RNFMAP",
+            -10.9,
+            253.4,
+            275.0,
+        ),
+        (
+            "load_balancing_info_342s.txt",
+            "RNFMAP",
+            -13.6,
+            316.1,
+            342.0,
+        ),
         ("awicm3_lpjg.txt", "lpjg", -179.214, 6010.338, 6120.531),
     ];
     for (file, helper, computing, waiting, wall) in cases {
@@ -229,9 +257,9 @@ fn real_output_with_a_helpers_negative_computing_time_is_read() {
             "{file}"
         );
         assert!(
-            m.notes.iter().any(|n| n.contains(&format!(
-                "computing time of {helper} is {computing} s"
-            )) && n.contains("read as 0 s")),
+            m.notes.iter().any(|n| n
+                .contains(&format!("computing time of {helper} is {computing} s"))
+                && n.contains("read as 0 s")),
             "{file}: {:?}",
             m.notes
         );
@@ -256,11 +284,23 @@ fn real_output_with_a_helpers_negative_computing_time_is_read() {
     let v = json(&["timing", path]);
     let rnf = &v["components"][2];
     assert_eq!(
-        (&rnf["name"], &rnf["compute_s"], &rnf["compute_as_written_s"]),
-        (&Value::from("RNFMAP"), &Value::from(0.0), &Value::from(-5.98))
+        (
+            &rnf["name"],
+            &rnf["compute_s"],
+            &rnf["compute_as_written_s"]
+        ),
+        (
+            &Value::from("RNFMAP"),
+            &Value::from(0.0),
+            &Value::from(-5.98)
+        )
     );
     assert!(v["components"][0].get("compute_as_written_s").is_none());
-    assert!(v["notes"].to_string().contains("RNFMAP is -5.98 s"), "{}", v["notes"]);
+    assert!(
+        v["notes"].to_string().contains("RNFMAP is -5.98 s"),
+        "{}",
+        v["notes"]
+    );
     let out = autolb().args(["timing", path]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -278,9 +318,15 @@ fn a_balanced_component_that_cannot_be_real_is_still_refused() {
     let e = read_text(&bad, &ReadOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("OpenIFS is -5.98 s, negative beyond clock noise"), "{e}");
+    assert!(
+        e.contains("OpenIFS is -5.98 s, negative beyond clock noise"),
+        "{e}"
+    );
     // oceanx waiting past the wall time.
-    let bad = text.replace("oceanx /  179.786 /   37.292", "oceanx /  179.786 /  237.292");
+    let bad = text.replace(
+        "oceanx /  179.786 /   37.292",
+        "oceanx /  179.786 /  237.292",
+    );
     let e = read_text(&bad, &ReadOptions::default())
         .unwrap_err()
         .to_string();
@@ -290,7 +336,10 @@ fn a_balanced_component_that_cannot_be_real_is_still_refused() {
     let e = read_text(&bad, &ReadOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("computing time of OpenIFS (260 s) is above"), "{e}");
+    assert!(
+        e.contains("computing time of OpenIFS (260 s) is above"),
+        "{e}"
+    );
 }
 
 #[test]
