@@ -87,8 +87,8 @@ pub(crate) fn check(m: &mut Measurement, path: &Path) -> Result<(), TimingError>
             }
             notes.push(format!(
                 "the computing time of {} is {} s: it waits {} s, {:.0} % of {of}, a helper \
-                 whose computing time OASIS takes as its window minus its waiting, below zero \
-                 through the ranks' clock spread; read as 0 s",
+                 that waits nearly the whole run, below zero through the ranks' clock spread; \
+                 read as 0 s",
                 c.name,
                 display_number(c.compute_s),
                 display_number(c.wait_s),
