@@ -107,6 +107,22 @@ fn assert_tame(what: &str, bytes: &[u8]) {
     );
 }
 
+/// `autolb campaign ARGS DIR [--config FILE]`: its exit code, stdout and stderr, both streams
+/// checked for raw control characters.
+fn campaign(args: &[&str], dir: &Path, file: Option<&Path>) -> (Option<i32>, String, String) {
+    let mut cmd = autolb();
+    cmd.arg("campaign").args(args).arg(dir);
+    if let Some(file) = file {
+        cmd.arg("--config").arg(file);
+    }
+    let out = cmd.output().unwrap();
+    let what = args.join(" ");
+    assert_tame(&what, &out.stdout);
+    assert_tame(&format!("{what} (stderr)"), &out.stderr);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
 #[test]
 fn a_directory_named_with_escapes_prints_them_escaped() {
     let tmp = tempfile::tempdir().unwrap();
@@ -114,84 +130,34 @@ fn a_directory_named_with_escapes_prints_them_escaped() {
         .set("repetitions", 1)
         .write(tmp.path(), "c.toml");
     let dir = tmp.path().join(HOSTILE);
-    let out = autolb()
-        .args(["campaign", "init"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_tame("init", &out.stdout);
-    assert_tame("init stderr", &out.stderr);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains(&format!(
-            "created campaign {}",
-            tmp.path().join(SHOWN).display()
-        )),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!(
-            "next: autolb campaign next {}",
-            tmp.path().join(SHOWN).display()
-        )),
-        "{text}"
-    );
-
-    let out = autolb()
-        .args(["campaign", "next"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_tame("next", &out.stdout);
-    assert_tame("next stderr", &out.stderr);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let shown = tmp.path().join(SHOWN).display().to_string();
+    let (code, text, err) = campaign(&["init"], &dir, Some(&file));
+    assert_eq!(code, Some(0), "{err}");
+    for line in [
+        format!("created campaign {shown}"),
+        format!("next: autolb campaign next {shown}"),
+    ] {
+        assert!(text.contains(&line), "{line} not in {text}");
+    }
+    let (code, text, err) = campaign(&["next"], &dir, None);
+    assert_eq!(code, Some(0), "{err}");
     assert!(
         text.lines().count() >= 1 && text.lines().all(|l| l.contains(SHOWN)),
         "{text}"
     );
-
-    let out = autolb()
-        .args(["campaign", "status"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_tame("status", &out.stdout);
-    assert_tame("status stderr", &out.stderr);
-
+    let (code, _, err) = campaign(&["status"], &dir, None);
+    assert_eq!(code, Some(0), "{err}");
     // An error naming the directory: one line, the name escaped.
-    let out = autolb()
-        .args(["campaign", "init"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_tame("error", &out.stderr);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (code, _, err) = campaign(&["init"], &dir, Some(&file));
+    assert_eq!(code, Some(2));
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains(SHOWN), "{err}");
     // `next --bash` is for a shell to evaluate: in a pipe the name stays its bytes.
     let out = autolb()
         .args(["campaign", "next", "--bash"])
         .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains(HOSTILE));
+        .stdout_ok();
+    assert!(out.contains(HOSTILE));
 }
 
 #[test]

@@ -25,6 +25,13 @@ fn read_text(text: &str, opts: &ReadOptions) -> Result<Reading, timing::TimingEr
     timing::read(&path, opts)
 }
 
+/// Why `text`, as a `load_balancing_info.txt`, cannot be read.
+fn read_error(text: &str) -> String {
+    read_text(text, &ReadOptions::default())
+        .unwrap_err()
+        .to_string()
+}
+
 fn measured(r: Result<Reading, timing::TimingError>) -> timing::Measurement {
     match r.expect("readable") {
         Reading::Measured(m) => m,
@@ -173,9 +180,7 @@ fn overflow_is_a_partial_reading_never_a_number() {
 fn a_negative_time_beyond_clock_noise_is_an_error_for_a_component_that_computes() {
     // OpenIFS computes for most of the run: -179 s cannot be clock spread.
     let text = oasis_text().replace("OpenIFS / 3301.512", "OpenIFS / -179.000");
-    let e = read_text(&text, &ReadOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = read_error(&text);
     assert!(
         e.contains("computing time of OpenIFS is -179 s, negative beyond clock noise"),
         "{e}"
@@ -190,9 +195,7 @@ fn a_negative_time_beyond_clock_noise_is_an_error_for_a_component_that_computes(
     );
     // A helper's window (computing plus waiting) below zero cannot be real.
     let text = oasis_text().replace("RNFMAP /  -13.561", "RNFMAP / -3600.0");
-    let e = read_text(&text, &ReadOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = read_error(&text);
     assert!(
         e.contains("more negative than its 3496.994 s of waiting"),
         "{e}"
@@ -202,9 +205,7 @@ fn a_negative_time_beyond_clock_noise_is_an_error_for_a_component_that_computes(
         "RNFMAP /  -13.561 / 3496.994",
         "RNFMAP /  -13.561 / 3900.000",
     );
-    let e = read_text(&text, &ReadOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = read_error(&text);
     assert!(e.contains("of RNFMAP add up to 3900 s"), "{e}");
 }
 
@@ -315,9 +316,7 @@ fn a_balanced_component_that_cannot_be_real_is_still_refused() {
     let text = std::fs::read_to_string(helpers_fixture("load_balancing_info_230s.txt")).unwrap();
     // OpenIFS computing below zero beyond clock noise (2 % of 230.2 s is 4.6 s).
     let bad = text.replace("OpenIFS /  201.195", "OpenIFS /   -5.980");
-    let e = read_text(&bad, &ReadOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = read_error(&bad);
     assert!(
         e.contains("OpenIFS is -5.98 s, negative beyond clock noise"),
         "{e}"
@@ -327,15 +326,11 @@ fn a_balanced_component_that_cannot_be_real_is_still_refused() {
         "oceanx /  179.786 /   37.292",
         "oceanx /  179.786 /  237.292",
     );
-    let e = read_text(&bad, &ReadOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = read_error(&bad);
     assert!(e.contains("of oceanx add up to"), "{e}");
     // Computing beyond the wall time.
     let bad = text.replace("OpenIFS /  201.195", "OpenIFS /  260.000");
-    let e = read_text(&bad, &ReadOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = read_error(&bad);
     assert!(
         e.contains("computing time of OpenIFS (260 s) is above"),
         "{e}"
