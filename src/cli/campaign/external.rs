@@ -17,7 +17,7 @@ use autolb::executor::env::shell_quote;
 
 use super::report;
 use crate::shared::error::{coded, exit, user};
-use crate::shared::output::{errln, out, outln};
+use crate::shared::output::{errln, outln, shown, write_data};
 
 #[derive(Debug, Args)]
 pub struct NextArgs {
@@ -123,11 +123,11 @@ pub fn next(a: &NextArgs) -> Result<()> {
         if a.json {
             outln!("{}", serde_json::to_string_pretty(&run)?)?;
         } else if a.env {
-            out!("{}", campaign::next_as_env(&run).map_err(report)?)?;
+            write_data(&campaign::next_as_env(&run).map_err(report)?)?;
         } else if a.bash {
             let components: Vec<String> = run.nproc.0.iter().map(|(n, _)| n.clone()).collect();
             let text = campaign::next_as_bash(std::slice::from_ref(&run), &components);
-            out!("{}", text.map_err(report)?)?;
+            write_data(&text.map_err(report)?)?;
         } else {
             print_runs(std::slice::from_ref(&run))?;
         }
@@ -140,7 +140,7 @@ pub fn next(a: &NextArgs) -> Result<()> {
     } else if a.bash {
         let status = campaign::status(&a.dir).map_err(report)?;
         let text = campaign::next_as_bash(&runs, &status.components).map_err(report)?;
-        out!("{text}")?;
+        write_data(&text)?;
     } else if runs.is_empty() {
         if let Some(holder) = campaign::driven_by(&a.dir).map_err(report)? {
             outln!(
@@ -168,14 +168,17 @@ fn note_lost_driver(dir: &Path) {
     if let Ok((status, driver @ campaign::DriverState::Lost { .. })) =
         campaign::status_with_driver(dir)
     {
-        errln!("note: {}", driver.text_for(dir, &status.executor));
+        errln!(
+            "note: {}",
+            driver.text_for(Path::new(&shown(dir)), &status.executor)
+        );
     }
 }
 
 fn print_runs(runs: &[NextRun]) -> Result<()> {
     for r in runs {
         let pes: Vec<String> = r.nproc.0.iter().map(|(n, p)| format!("{n}={p}")).collect();
-        outln!("{}  {}  {}", r.run, pes.join(" "), r.run_dir.display())?;
+        outln!("{}  {}  {}", r.run, pes.join(" "), shown(&r.run_dir))?;
     }
     Ok(())
 }
@@ -238,12 +241,12 @@ fn print_recorded(r: &campaign::Recorded, dir: &Path) -> Result<()> {
     if let Some(i) = r.advance.new_iteration {
         outln!(
             "iteration {i} is ready: autolb campaign next {}",
-            dir.display()
+            shown(dir)
         )?;
     } else if r.done {
         outln!(
             "the campaign is done: autolb campaign status {}",
-            dir.display()
+            shown(dir)
         )?;
     }
     Ok(())
@@ -312,7 +315,7 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
     errln!(
         "autolb: run {} in {}: {}",
         run.run,
-        run.run_dir.display(),
+        shown(&run.run_dir),
         argv.join(" ")
     );
     let mut command = Command::new(&argv[0]);
