@@ -116,11 +116,12 @@ pub(super) fn watched() -> CampaignView {
             seen_s: 2,
         })),
         tts_w: Some(0.5),
-        best_caveat: Some("1 of 2 runs".into()),
+        best_caveat: Some("rests on 1 of 2 runs".into()),
         components: vec!["IFS".into(), "NEMO".into()],
         rows,
         best,
-        best_measured: None,
+        answer: None,
+        measured: Vec::new(),
         pending_runs: 1,
         error: None,
         fitted: None,
@@ -171,7 +172,7 @@ fn at_80x24_a_watcher_sees_state_best_eight_rows_and_the_slider() {
         screen.contains("★ best IFS 432 + NEMO 216 · SYPD 18.40 · CHSY 845 · FN 1.000"),
         "{screen}"
     );
-    assert!(screen.contains("⚠ on 1 of 2 runs"), "{screen}");
+    assert!(screen.contains("⚠ rests on 1 of 2 runs"), "{screen}");
     assert!(table_rows(&screen) >= 8, "{screen}");
     for full in [
         "failed 0/2 ✗2",
@@ -519,20 +520,29 @@ fn a_best_measured_in_several_iterations_labels_its_means_at_80_columns() {
     let mut app = watching();
     let mut v = watched();
     let row = &v.rows[v.best.unwrap()];
-    let best = |measured_in: Vec<[u32; 2]>| autolb::campaign::BestView {
-        nproc: autolb::campaign::NameMap::zip(&v.components, row.nproc.clone()),
+    let names = v.components.clone();
+    let nproc = row.nproc.clone();
+    let config = v.describe(&nproc);
+    let best = |measured_in: Vec<[u32; 2]>| autolb::campaign::Answer {
+        config: config.clone(),
+        nproc: autolb::campaign::NameMap::zip(&names, nproc.clone()),
+        ranks: autolb::campaign::NameMap::zip(&names, nproc.clone()),
+        threads: autolb::campaign::NameMap::zip(&names, [1, 1]),
         sypd: 18.47,
         chsy: 850.0,
         coupling_cost: 0.05,
         fittingness: 1.0,
-        iteration: row.iteration,
-        test: row.test,
-        total_nproc: row.nproc.iter().sum(),
+        fn_scale: String::new(),
+        total_nproc: nproc.iter().sum(),
         runs: 3,
+        run_ids: Vec::new(),
+        where_measured: String::new(),
         measured_in,
+        provisional: false,
     };
+    let first = [row.iteration, row.test];
     // One row: its means are the row's, with no label.
-    v.best_measured = Some(best(vec![[row.iteration, row.test]]));
+    v.answer = Some(best(vec![first]));
     app.update(Event::Campaign(Box::new(v.clone())));
     let line = view::status::best_text(&app);
     assert!(
@@ -540,7 +550,7 @@ fn a_best_measured_in_several_iterations_labels_its_means_at_80_columns() {
         "{line}"
     );
     // Two rows: the means are neither row's, and the line says what they are, kept at 80.
-    v.best_measured = Some(best(vec![[row.iteration, row.test], [3, row.test]]));
+    v.answer = Some(best(vec![first, [3, first[1]]]));
     app.update(Event::Campaign(Box::new(v)));
     let line = view::fit::text_of(&view::status::best_line(&app, 80));
     assert!(line.contains("SYPD 18.47 (mean of 3 runs)"), "{line}");

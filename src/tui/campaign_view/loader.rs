@@ -323,11 +323,7 @@ impl Loader {
             state: status.state_label(),
             driver: Some(driver),
             tts_w: Some(status.tts_w),
-            best_caveat: status
-                .best
-                .as_ref()
-                .filter(|b| b.runs < status.repetitions)
-                .map(|b| format!("{} of {} runs", b.runs, status.repetitions)),
+            best_caveat: status.best_caveat(),
             components: names.clone(),
             threads: status
                 .threads
@@ -387,7 +383,8 @@ impl Loader {
                 .iter()
                 .position(|r| r.iteration == b.iteration && r.test == b.test)
         });
-        view.best_measured = status.best.clone();
+        view.answer = autolb::campaign::Answer::of(&status);
+        view.measured = autolb::campaign::answer::measured_configurations(&status);
         view.phase = status.cold_start.as_ref().map(|c| c.phase.clone());
         view.executor = Some(status.executor.clone());
         view
@@ -774,9 +771,9 @@ mod tests {
         )
         .unwrap();
         let (status, _) = autolb::campaign::status_with_driver(&dir).unwrap();
-        let best = status.best.expect("the demo ends with a best");
+        let best = status.best.clone().expect("the demo ends with a best");
         let view = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5).load();
-        assert_eq!(view.best_measured.as_ref(), Some(&best));
+        assert_eq!(view.answer, autolb::campaign::Answer::of(&status));
         let row = &view.rows[view.best.unwrap()];
         assert_eq!((row.iteration, row.test), (best.iteration, best.test));
     }

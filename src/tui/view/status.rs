@@ -52,27 +52,26 @@ pub fn best_text(app: &App) -> String {
             None => "★ best: nothing measured yet".into(),
         };
     };
-    // The means over every run of the best, as `campaign status` says them; its row holds one
-    // iteration's runs.
-    let (sypd, chsy, fittingness) = match &view.best_measured {
-        Some(b) => (Some(b.sypd), Some(b.chsy), Some(b.fittingness)),
-        None => (r.sypd, r.chsy, r.fittingness),
+    // The campaign's answer, as `campaign status` and `campaign best` say it: the means over
+    // every run of the best; its row holds one iteration's runs.
+    let (config, sypd, chsy, fittingness) = match &view.answer {
+        Some(a) => (a.config.clone(), Some(a.sypd), Some(a.chsy), Some(a.fittingness)),
+        None => (view.describe(&r.nproc), r.sypd, r.chsy, r.fittingness),
     };
     // Means over several rows differ from each row's by design: the label says so, and stays
     // with the SYPD when the line is cut.
-    let pooled = match &view.best_measured {
-        Some(b) if b.pools_rows() => format!(" (mean of {} runs)", b.runs),
+    let pooled = match &view.answer {
+        Some(a) if a.measured_in.len() > 1 => format!(" (mean of {} runs)", a.runs),
         _ => String::new(),
     };
     let mut text = format!(
-        "★ best {} · SYPD {}{pooled} · CHSY {} · FN {}",
-        view.describe(&r.nproc),
+        "★ best {config} · SYPD {}{pooled} · CHSY {} · FN {}",
         opt(sypd, 2),
         opt(chsy, 0),
         opt(fittingness, 3),
     );
     if let Some(c) = &view.best_caveat {
-        text.push_str(&format!(" · ⚠ on {c}"));
+        text.push_str(&format!(" · ⚠ {c}"));
     }
     // The budget slider asks "what if"; the measured best keeps its FN but may not fit.
     let budget = app.ranking.problem.settings.max_nproc;
