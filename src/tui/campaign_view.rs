@@ -76,7 +76,7 @@ pub struct CampaignView {
     pub driver: Option<DriverReading>,
     /// The fittingness weight of the campaign (or of the app, for plain run directories).
     pub tts_w: Option<f64>,
-    /// When the best rests on fewer runs than asked: `rests on 1 of 2 runs`.
+    /// When the best rests on fewer runs than asked: `1 of 2 runs`.
     pub best_caveat: Option<String>,
     pub components: Vec<String>,
     pub rows: Vec<IterRow>,

@@ -116,7 +116,7 @@ pub(super) fn watched() -> CampaignView {
             seen_s: 2,
         })),
         tts_w: Some(0.5),
-        best_caveat: Some("rests on 1 of 2 runs".into()),
+        best_caveat: Some("1 of 2 runs".into()),
         components: vec!["IFS".into(), "NEMO".into()],
         rows,
         best,
@@ -172,7 +172,7 @@ fn at_80x24_a_watcher_sees_state_best_eight_rows_and_the_slider() {
         screen.contains("★ best IFS 432 + NEMO 216 · SYPD 18.40 · CHSY 845 · FN 1.000"),
         "{screen}"
     );
-    assert!(screen.contains("⚠ rests on 1 of 2 runs"), "{screen}");
+    assert!(screen.contains("⚠ on 1 of 2 runs"), "{screen}");
     assert!(table_rows(&screen) >= 8, "{screen}");
     for full in [
         "failed 0/2 ✗2",

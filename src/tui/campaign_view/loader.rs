@@ -323,7 +323,12 @@ impl Loader {
             state: status.state_label(),
             driver: Some(driver),
             tts_w: Some(status.tts_w),
-            best_caveat: status.best_caveat(),
+            // The status's own caveat, in the line's shorter words.
+            best_caveat: status
+                .best
+                .as_ref()
+                .filter(|_| status.best_caveat().is_some())
+                .map(|b| format!("{} of {} runs", b.runs, status.repetitions)),
             components: names.clone(),
             threads: status
                 .threads

@@ -71,7 +71,7 @@ pub fn best_text(app: &App) -> String {
         opt(fittingness, 3),
     );
     if let Some(c) = &view.best_caveat {
-        text.push_str(&format!(" · ⚠ {c}"));
+        text.push_str(&format!(" · ⚠ on {c}"));
     }
     // The budget slider asks "what if"; the measured best keeps its FN but may not fit.
     let budget = app.ranking.problem.settings.max_nproc;
