@@ -127,6 +127,9 @@ pub struct Against {
     pub chsy_pct: f64,
     /// What the campaign measured of it, when it ran it.
     pub measured: Option<MeasuredFigures>,
+    /// Its measured SYPD against the answer's, per cent, when it ran.
+    #[serde(default)]
+    pub measured_sypd_pct: Option<f64>,
 }
 
 /// The pooled means of a configuration the campaign ran.
@@ -202,6 +205,7 @@ impl Answer {
             is_answer: nproc == self.cores().as_slice(),
             sypd_pct: 100.0 * (sypd / self.sypd - 1.0),
             chsy_pct: 100.0 * (chsy / self.chsy - 1.0),
+            measured_sypd_pct: measured.map(|m| 100.0 * (m.sypd / self.sypd - 1.0)),
             measured,
         }
     }
@@ -264,11 +268,12 @@ impl Against {
         let measured = match &self.measured {
             None => "not measured".to_string(),
             Some(m) => format!(
-                "measured: {:.2} SYPD, {:.0} CHSY over {} run{}, below the best",
+                "measured: {:.2} SYPD, {:.0} CHSY over {} run{} ({} than the best measured, a lower FN)",
                 m.sypd,
                 m.chsy,
                 m.runs,
-                if m.runs == 1 { "" } else { "s" }
+                if m.runs == 1 { "" } else { "s" },
+                pct_word(self.measured_sypd_pct.unwrap_or(0.0), "faster", "slower", "as fast"),
             ),
         };
         format!("predicted {speed} and {cost} than the best measured; {measured}")
@@ -545,9 +550,7 @@ impl CampaignAnswer {
                 Err(e) => out.notes.push(format!("no prediction: {e}")),
             },
             // A cold start has no curve until its scaling phase wrote one.
-            Err(e) => out
-                .notes
-                .push(format!("no prediction yet: {e}")),
+            Err(e) => out.notes.push(format!("no prediction yet: {e}")),
         }
         out
     }
@@ -567,5 +570,85 @@ pub fn answer(dir: &Path) -> Result<(CampaignAnswer, super::DriverState), Campai
     let driver = super::driver_state_of(&state, &dir, std::time::SystemTime::now());
     let mut status = Status::from_state(&state, &dir);
     status.set_driver(&driver);
-    Ok((CampaignAnswer::with_prediction(status, &state, &dir), driver))
+    Ok((
+        CampaignAnswer::with_prediction(status, &state, &dir),
+        driver,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer() -> Answer {
+        let names = ["IFS".to_string(), "NEMO".to_string()];
+        Answer {
+            config: "IFS 408 + NEMO 258".into(),
+            nproc: NameMap::zip(&names, [408, 258]),
+            ranks: NameMap::zip(&names, [408, 258]),
+            threads: NameMap::zip(&names, [1, 1]),
+            sypd: 10.0,
+            chsy: 1000.0,
+            coupling_cost: 0.05,
+            fittingness: 0.95,
+            fn_scale: String::new(),
+            total_nproc: 762,
+            runs: 2,
+            run_ids: Vec::new(),
+            measured_in: vec![[1, 5]],
+            where_measured: "iteration 1, test 5".into(),
+            provisional: false,
+        }
+    }
+
+    #[test]
+    fn a_prediction_beside_the_answer_says_how_much_faster_or_slower_and_whether_it_ran() {
+        let a = answer();
+        let slower = a.compare(&[400, 266], 9.5, 1010.0, None);
+        assert!(!slower.is_answer);
+        assert!((slower.sypd_pct + 5.0).abs() < 1e-9, "{slower:?}");
+        assert_eq!(
+            slower.text(),
+            "predicted 5.0 % slower and 1.0 % dearer than the best measured; not measured"
+        );
+        let measured = MeasuredFigures {
+            sypd: 9.8,
+            chsy: 1005.0,
+            runs: 1,
+        };
+        let ran = a.compare(&[400, 266], 10.4, 990.0, Some(measured));
+        assert_eq!(
+            ran.text(),
+            "predicted 4.0 % faster and 1.0 % cheaper than the best measured; measured: 9.80 SYPD, 1005 CHSY over 1 run (2.0 % slower than the best measured, a lower FN)"
+        );
+        assert_eq!(ran.short_text(), "pred. +4.0 % SYPD vs best, measured 9.80");
+        let same = a.compare(&[408, 258], 10.1, 1000.0, None);
+        assert!(same.is_answer);
+        assert_eq!(same.text(), "the best measured itself");
+    }
+
+    #[test]
+    fn a_predicted_configuration_is_labelled_with_its_model_and_its_own_fn_scale() {
+        let a = answer();
+        let c = PredictedConfig {
+            rank: 1,
+            config: "IFS 400 + NEMO 266".into(),
+            nproc: NameMap::default(),
+            sypd: 9.5,
+            chsy: 1010.0,
+            fittingness_predicted: 0.9,
+            total_nproc: 762,
+            against: Some(a.compare(&[400, 266], 9.5, 1010.0, None)),
+        };
+        let text = c.text("the curves alone (standalone model)");
+        assert!(
+            text.starts_with("predicted #1 by the curves alone (standalone model): IFS 400 + NEMO 266, 9.50 SYPD"),
+            "{text}"
+        );
+        assert!(
+            text.contains("FN 0.900 on the prediction's scale"),
+            "{text}"
+        );
+        assert!(text.ends_with("not measured"), "{text}");
+    }
 }

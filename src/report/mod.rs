@@ -507,10 +507,8 @@ fn recommendation(
                 .find(|(_, t)| t.origin == "original" && t.sypd.is_some() && t.chsy.is_some())
                 .map(|(i, t)| Figures {
                     label: format!("measured in lb-iteration {i}, test {}", t.test),
-                    config: status.configuration_text(
-                        &t.nproc.values().copied().collect::<Vec<_>>(),
-                        " + ",
-                    ),
+                    config: status
+                        .configuration_text(&t.nproc.values().copied().collect::<Vec<_>>(), " + "),
                     sypd: t.sypd.unwrap_or(f64::NAN),
                     chsy: t.chsy.unwrap_or(f64::NAN),
                     coupling_cost: t.coupling_cost,

@@ -329,9 +329,10 @@ fn prediction_blocks(section: &PredictionSection, out: &mut Vec<Block>) {
     let mut header = vec!["rank".to_string()];
     header.extend(p.components.iter().cloned());
     header.extend(["total PEs", "SYPD", "CHSY", "coupling cost", "FN"].map(String::from));
-    let against = section.against.as_ref().filter(|a| {
-        a.configs.iter().any(|c| c.against.is_some())
-    });
+    let against = section
+        .against
+        .as_ref()
+        .filter(|a| a.configs.iter().any(|c| c.against.is_some()));
     if against.is_some() {
         header.push("against the best measured".into());
     }

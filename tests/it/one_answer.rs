@@ -67,12 +67,7 @@ fn app_best_line(dir: &Path, home: &Path, pred: impl Fn(&str) -> bool) -> String
     let screen = s.wait_for("the best line", |sc| sc.lines().any(&pred));
     s.send("q");
     assert!(s.wait_exit().success());
-    screen
-        .lines()
-        .find(|l| pred(l))
-        .unwrap()
-        .trim()
-        .to_string()
+    screen.lines().find(|l| pred(l)).unwrap().trim().to_string()
 }
 
 /// Every view of a finished balancing campaign names one configuration and one SYPD; the
@@ -150,7 +145,8 @@ fn check_one_answer(dir: &Path, home: &Path) -> Value {
             "measured: "
         };
         assert!(
-            predicted_line.contains("than the best measured; ") && predicted_line.contains(measured),
+            predicted_line.contains("than the best measured; ")
+                && predicted_line.contains(measured),
             "{predicted_line}"
         );
         measured.to_string()
@@ -255,8 +251,8 @@ fn a_cold_start_shows_one_answer_everywhere() {
         .components
         .iter()
         .map(|c| {
-            let share = f64::from(budget) / 3.0 * f64::from(c.standalone.last_nproc())
-                / f64::from(tops);
+            let share =
+                f64::from(budget) / 3.0 * f64::from(c.standalone.last_nproc()) / f64::from(tops);
             ((share / 4.0) as u32 * 4).clamp(c.standalone.first_nproc(), c.standalone.last_nproc())
         })
         .collect();
@@ -314,7 +310,10 @@ fn a_scaling_campaign_has_no_answer_in_any_view() {
     init_and_run(&file, &dir);
 
     let status = json(&["campaign", "status"], &dir);
-    assert!(status["best"].is_null() && status["answer"].is_null(), "{status:#}");
+    assert!(
+        status["best"].is_null() && status["answer"].is_null(),
+        "{status:#}"
+    );
     // Its curves predict; the prediction is labelled, with nothing measured to compare with.
     let first = &status["predicted"]["configs"][0];
     assert!(first["against"].is_null(), "{status:#}");

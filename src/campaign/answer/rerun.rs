@@ -63,7 +63,7 @@ pub fn rerun_file(state: &State, dir: &Path, answer: &Answer) -> Result<String, 
         start: Some(vec![start]),
         original: None,
         executor: state.executor.clone(),
-        machine: cost_model.and_then(|m| m.machine.clone()),
+        machine: cost_model.and_then(|m| m.machine),
         cost: cost_model.map(|m| m.cost),
         queues: cost_model.map(|m| m.queues.clone()).unwrap_or_default(),
         use_queue: cost_model.and_then(|m| m.queue.clone()),
@@ -71,7 +71,8 @@ pub fn rerun_file(state: &State, dir: &Path, answer: &Answer) -> Result<String, 
         helpers: Vec::new(),
         scaling: None,
     };
-    let text = toml::to_string(&file).map_err(|e| format!("cannot write the campaign file: {e}"))?;
+    let text =
+        toml::to_string(&file).map_err(|e| format!("cannot write the campaign file: {e}"))?;
     Ok(format!(
         "# autolb campaign best --emit toml: the best configuration measured in {}, run again\n\
          # ({}, {:.2} SYPD, {:.0} CHSY: {}); every other setting as that campaign froze it.\n\
@@ -89,8 +90,8 @@ pub fn rerun_file(state: &State, dir: &Path, answer: &Answer) -> Result<String, 
 /// `curves/NAME.ranks.csv` beside it (atomically; the same content every time) and returns its
 /// path.
 fn ranks_curve(dir: &Path, name: &str, copy: &Path, threads: u32) -> Result<PathBuf, String> {
-    let curve = crate::curve::Curve::load(name.to_string(), &dir.join(copy))
-        .map_err(|e| e.to_string())?;
+    let curve =
+        crate::curve::Curve::load(name.to_string(), &dir.join(copy)).map_err(|e| e.to_string())?;
     let mut text = format!(
         "# {name} at {threads} OpenMP threads per rank: the campaign's curve {} in MPI ranks\nnproc,threads,SYPD\n",
         copy.display()

@@ -178,7 +178,11 @@ fn against_answer(app: &App, c: &autolb::predict::Scored) -> Option<String> {
         .find(|(n, _)| *n == c.nproc)
         .map(|(_, m)| *m);
     let against = answer.compare(&c.nproc, c.sypd, c.chsy, measured);
-    Some(format!("{} model, {}", app.ranking.model, against.short_text()))
+    Some(format!(
+        "{} model, {}",
+        app.ranking.model,
+        against.short_text()
+    ))
 }
 
 /// The cost column's header: what FN weighs (CHSY, NHSY, kWh/SY).

@@ -55,7 +55,12 @@ pub fn best_text(app: &App) -> String {
     // The campaign's answer, as `campaign status` and `campaign best` say it: the means over
     // every run of the best; its row holds one iteration's runs.
     let (config, sypd, chsy, fittingness) = match &view.answer {
-        Some(a) => (a.config.clone(), Some(a.sypd), Some(a.chsy), Some(a.fittingness)),
+        Some(a) => (
+            a.config.clone(),
+            Some(a.sypd),
+            Some(a.chsy),
+            Some(a.fittingness),
+        ),
         None => (view.describe(&r.nproc), r.sypd, r.chsy, r.fittingness),
     };
     // Means over several rows differ from each row's by design: the label says so, and stays
