@@ -1064,3 +1064,25 @@ fn a_changed_cell_refits_the_columns() {
     let total: u16 = after.iter().sum::<u16>() + after.len() as u16 - 1;
     assert!(view::table::fitted(&app, total - 1).0.len() < header.len());
 }
+
+#[test]
+fn at_80x24_the_campaigns_state_outranks_a_message_and_a_finished_campaign_says_done() {
+    let mut app = watching();
+    for message in [
+        "curves: 11 measured points; re-ranked",
+        "sorted by SYPD, descending",
+        "filter: failed (2 of 12 rows)",
+    ] {
+        app.ui.message = Some(message.into());
+        let line = view::fit::text_of(&view::status::status_line(&app, 80));
+        assert!(line.contains("running (driver pid 4242"), "{line}");
+    }
+    // Over: a finished campaign (a cold start, a scaling campaign) says done, message or not.
+    let mut v = watched();
+    v.state = "done".into();
+    v.driver = Some(driver(DriverState::Done));
+    app.update(Event::Campaign(Box::new(v)));
+    app.ui.message = Some("curves: 11 measured points; re-ranked".into());
+    let line = view::fit::text_of(&view::status::status_line(&app, 80));
+    assert!(line.contains("campaign: done"), "{line}");
+}

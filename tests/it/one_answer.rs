@@ -10,7 +10,8 @@ use autolb::config::CampaignFile;
 use autolb::sim::synthetic::SyntheticCase;
 use serde_json::Value;
 
-use crate::campaign_scaling::{write_truths, STEPS};
+use crate::campaign_cold_start::cold_start_file;
+use crate::campaign_scaling::{sim_campaign, write_truths};
 use crate::common::autolb;
 use crate::tui_e2e::Session;
 
@@ -241,28 +242,9 @@ fn a_hybrid_campaign_shows_one_answer_and_writes_it_as_ecearth4_and_a_campaign_f
 fn a_cold_start_shows_one_answer_everywhere() {
     let case = SyntheticCase::generate(7, 2);
     let tmp = tempfile::tempdir().unwrap();
-    let tops: u32 = case
-        .components
-        .iter()
-        .map(|c| c.standalone.last_nproc())
-        .sum();
-    let budget = (f64::from(tops) * 0.6) as u32;
-    let original: Vec<u32> = case
-        .components
-        .iter()
-        .map(|c| {
-            let share =
-                f64::from(budget) / 3.0 * f64::from(c.standalone.last_nproc()) / f64::from(tops);
-            ((share / 4.0) as u32 * 4).clamp(c.standalone.first_nproc(), c.standalone.last_nproc())
-        })
-        .collect();
-    let mut file =
-        CampaignFile::synthetic_cold_start(&case, tmp.path(), budget, &original).unwrap();
-    file.step = Some(4);
-    let executor = file.executor.as_mut().unwrap();
-    executor.jobs = Some(3);
-    let sim = executor.sim.as_mut().unwrap();
-    sim.steps = Some(STEPS);
+    let mut file = cold_start_file(&case, tmp.path());
+    // As fast as the stand-in goes: only the answer matters here.
+    let sim = file.executor.as_mut().unwrap().sim.as_mut().unwrap();
     sim.compression = Some(0.0);
     let path = tmp.path().join("cold.toml");
     std::fs::write(&path, toml::to_string(&file).unwrap()).unwrap();
@@ -284,30 +266,8 @@ fn a_scaling_campaign_has_no_answer_in_any_view() {
     let case = SyntheticCase::generate(7, 2);
     let tmp = tempfile::tempdir().unwrap();
     write_truths(&case, tmp.path());
-    let mut text = String::new();
-    for c in &case.components {
-        text.push_str(&format!(
-            "[[component]]\nname = \"{}\"\nmin_nproc = {}\nmax_nproc = {}\n\n",
-            c.name,
-            c.standalone.first_nproc(),
-            c.standalone.last_nproc()
-        ));
-    }
-    text.push_str(&format!(
-        "[scaling]\ndesign = \"standalone\"\ncounts = 4\n\n[executor]\nkind = \"sim\"\njobs = 3\n\n\
-         [executor.sim]\nsteps = {STEPS}\ncompression = 0.0\nseed = 7\n\n"
-    ));
-    let mut curves = String::from("[executor.sim.curves]\n");
-    let mut alone = String::from("[executor.sim.standalone_curves]\n");
-    for c in &case.components {
-        curves.push_str(&format!("{0} = \"truth_{0}.csv\"\n", c.name));
-        alone.push_str(&format!("{0} = \"standalone_{0}.csv\"\n", c.name));
-    }
-    text.push_str(&format!("{curves}\n{alone}"));
-    let file = tmp.path().join("scaling.toml");
-    std::fs::write(&file, text).unwrap();
-    let dir = tmp.path().join("scaling");
-    init_and_run(&file, &dir);
+    let dir = sim_campaign(&case, tmp.path());
+    autolb().args(["campaign", "run"]).arg(&dir).stdout_ok();
 
     let status = json(&["campaign", "status"], &dir);
     assert!(

@@ -249,9 +249,14 @@ pub fn status_items(app: &App) -> Vec<Item> {
     }
     items.push(Item::new(budget, 8).or_short(short_budget));
     let (campaign, short) = campaign_texts(&app.table, app.ui.now);
-    // A campaign whose driver was lost or stalled is what a watcher must see first, above the
-    // last key's message, even at 80 columns.
-    let priority = if unattended(app) { 10 } else { 5 };
+    // A watched campaign's state (its driver running, lost, stalled, or the campaign done)
+    // outranks the last key's message, even at 80 columns: a message is transient, and a
+    // watcher must always see whether anything still moves the campaign.
+    let priority = if unattended(app) || app.table.campaign.driver.is_some() {
+        10
+    } else {
+        5
+    };
     items.push(Item::new(format!("campaign: {campaign}"), priority).or_short(short));
     if app.table.campaign.pending_runs > 0 {
         items.push(Item::new(
