@@ -1075,7 +1075,7 @@ fn at_80x24_the_campaigns_state_outranks_a_message_and_a_finished_campaign_says_
     ] {
         app.ui.message = Some(message.into());
         let line = view::fit::text_of(&view::status::status_line(&app, 80));
-        assert!(line.contains("running (driver pid 4242"), "{line}");
+        assert!(line.contains("running (pid 4242)"), "{line}");
     }
     // Over: a finished campaign (a cold start, a scaling campaign) says done, message or not.
     let mut v = watched();

@@ -252,12 +252,15 @@ pub fn status_items(app: &App) -> Vec<Item> {
     // A watched campaign's state (its driver running, lost, stalled, or the campaign done)
     // outranks the last key's message, even at 80 columns: a message is transient, and a
     // watcher must always see whether anything still moves the campaign.
-    let priority = if unattended(app) || app.table.campaign.driver.is_some() {
-        10
+    let item = Item::new(format!("campaign: {campaign}"), 10);
+    items.push(if unattended(app) {
+        item.or_short(short)
+    } else if app.table.campaign.driver.is_some() {
+        // The short form (`running (pid 12)`) makes room for the message first.
+        item.or_short_early(short, 5)
     } else {
-        5
-    };
-    items.push(Item::new(format!("campaign: {campaign}"), priority).or_short(short));
+        Item::new(format!("campaign: {campaign}"), 5).or_short(short)
+    });
     if app.table.campaign.pending_runs > 0 {
         items.push(Item::new(
             format!("{} incoming", app.table.campaign.pending_runs),
