@@ -334,6 +334,10 @@ fn prediction_blocks(section: &PredictionSection, out: &mut Vec<Block>) {
         .as_ref()
         .filter(|a| a.configs.iter().any(|c| c.against.is_some()));
     if against.is_some() {
+        // Beside a campaign's FN, this one says its scale.
+        if let Some(fn_header) = header.last_mut() {
+            *fn_header = "FN (prediction's scale)".into();
+        }
         header.push("against the best measured".into());
     }
     // With a hybrid component each cell is `ranks x threads = cores`; totals count cores.

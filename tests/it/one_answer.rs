@@ -83,6 +83,12 @@ fn check_one_answer(dir: &Path, home: &Path) -> Value {
     // `campaign best --json` is the status's answer, and its best's configuration and means.
     let from_best = json(&["campaign", "best"], dir);
     assert_eq!(&from_best, answer);
+    // Both read back as the library's types.
+    let whole: autolb::campaign::CampaignAnswer = serde_json::from_value(status.clone()).unwrap();
+    assert_eq!(
+        whole.answer,
+        Some(serde_json::from_value::<autolb::campaign::Answer>(from_best.clone()).unwrap())
+    );
     assert_eq!(from_best["nproc"], best["nproc"]);
     assert_eq!(from_best["sypd"], best["sypd"]);
     assert_eq!(from_best["chsy"], best["chsy"]);
