@@ -71,6 +71,19 @@ fn app_best_line(dir: &Path, home: &Path, pred: impl Fn(&str) -> bool) -> String
     screen.lines().find(|l| pred(l)).unwrap().trim().to_string()
 }
 
+/// `campaign best DIR` on a campaign without an answer: exit 2 and one line, returned.
+fn best_refused(dir: &Path) -> String {
+    let out = autolb()
+        .args(["campaign", "best"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    err
+}
+
 /// Every view of a finished balancing campaign names one configuration and one SYPD; the
 /// predicted #1 beside it is labelled with its model and compared with it, in the status and
 /// in the report alike.
@@ -283,14 +296,7 @@ fn a_scaling_campaign_has_no_answer_in_any_view() {
     // Its curves predict; the prediction is labelled, with nothing measured to compare with.
     let first = &status["predicted"]["configs"][0];
     assert!(first["against"].is_null(), "{status:#}");
-    let out = autolb()
-        .args(["campaign", "best"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = best_refused(&dir);
     assert!(err.contains("measures curves, not configurations"), "{err}");
     let md = report(&dir);
     assert!(!md.contains("The recommended configuration is"), "{md}");
@@ -307,13 +313,6 @@ fn a_campaign_without_a_successful_run_has_no_best_and_says_so_in_one_line() {
         .args(["campaign", "init", "--demo"])
         .arg(&dir)
         .stdout_ok();
-    let out = autolb()
-        .args(["campaign", "best"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = best_refused(&dir);
     assert!(err.contains("no successful run yet"), "{err}");
 }
