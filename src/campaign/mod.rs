@@ -7,13 +7,15 @@
 //!
 //! * [`init`] runs the prediction and creates the first iteration's tests (module `init`).
 //! * [`drive`] runs the campaign to the end with its executor (resumable after a crash).
-//! * [`status()`] is the iteration table and the best configuration so far.
+//! * [`status()`] is the iteration table and the best configuration so far; [`answer()`] is
+//!   the campaign's result every view renders (module `answer`).
 //! * [`driver_state`] says whether a driver runs the campaign, from its heartbeat
 //!   (`driver.json`, module `heartbeat`).
 //! * [`next`] and [`record`] let an outside workflow manager run the model while autolb only
 //!   decides.
 //! * [`cancel`] stops every queued or running run.
 
+pub mod answer;
 pub mod bound;
 pub mod claim;
 pub mod demo;
@@ -32,6 +34,7 @@ pub mod strategy;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use answer::{answer, Against, Answer, CampaignAnswer, PredictedConfig, PredictedTop};
 pub use driver::{drive, DriveEvent, DriveOptions, DriveOutcome};
 pub use external::{
     barrier, claim_run, driven_by, lock_waiting, next, next_as_bash, next_as_env, next_run, record,

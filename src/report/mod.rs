@@ -24,7 +24,7 @@ pub mod svg;
 
 use serde::Serialize;
 
-use crate::campaign::{Status, TestState};
+use crate::campaign::{Answer, PredictedTop, Status, TestState};
 use crate::interp::{Interpolant, Method};
 use crate::metrics;
 use crate::model::EstimateRequest;
@@ -181,6 +181,16 @@ fn front_cost(problem: &Problem, front: &[Scored]) -> &'static str {
     }
 }
 
+/// The prediction's top N, and, beside a campaign, how each compares with its answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PredictionSection {
+    /// The ranking.
+    pub prediction: Prediction,
+    /// The same configurations compared with the campaign's answer, with the model named;
+    /// `None` without a campaign.
+    pub against: Option<PredictedTop>,
+}
+
 /// The settings table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Settings(pub Vec<(String, String)>);
@@ -201,8 +211,8 @@ pub enum Section {
     Front(FrontSection),
     /// Which model ranked, its bands and its predictions against the measured runs.
     Model(ModelSection),
-    /// The prediction's top N and its counts.
-    Prediction(Prediction),
+    /// The prediction's top N and its counts, each compared with the campaign's answer.
+    Prediction(PredictionSection),
     /// The campaign's iteration table and best configuration.
     Campaign(Box<Status>),
 }
@@ -356,7 +366,10 @@ pub fn build(req: &ReportRequest) -> Report {
             problem.settings.interp,
             Some(p),
         )));
-        sections.push(Section::Prediction(p.clone()));
+        sections.push(Section::Prediction(PredictionSection {
+            against: predicted_top(req, Some(p)),
+            prediction: p.clone(),
+        }));
     }
     if let Some(status) = req.campaign {
         sections.push(Section::Campaign(Box::new(status.clone())));
@@ -457,15 +470,27 @@ fn settings(req: &ReportRequest) -> Settings {
     Settings(rows)
 }
 
-/// Where the best was measured, in the report's words (lb-iteration, as the paper says):
+/// Where the answer was measured, in the report's words (lb-iteration, as the paper says):
 /// `lb-iteration 1, test 4`, or `mean of 3 runs in lb-iterations 1 and 13, test 4`.
-fn best_source(b: &crate::campaign::BestView) -> String {
-    if b.pools_rows() {
-        b.measured_in_text()
-            .replace(" iterations", " lb-iterations")
+fn answer_source(a: &crate::campaign::Answer) -> String {
+    if a.measured_in.len() > 1 {
+        a.where_measured.replace(" iterations", " lb-iterations")
     } else {
-        format!("lb-{}", b.measured_in_text())
+        format!("lb-{}", a.where_measured)
     }
+}
+
+/// The prediction's top N compared with the campaign's answer, as `campaign status` compares
+/// them ([`crate::campaign::PredictedTop::of`]); `None` without a campaign or a prediction.
+fn predicted_top(req: &ReportRequest, prediction: Option<&Prediction>) -> Option<PredictedTop> {
+    let status = req.campaign?;
+    let p = prediction?;
+    let model = match req.model.filter(|m| m.model.is_calibrated()) {
+        Some(m) => crate::campaign::answer::model_text(m.model, m.source),
+        None => crate::campaign::answer::model_text(&crate::model::Model::Standalone, ""),
+    };
+    let answer = Answer::of(status);
+    Some(PredictedTop::of(p, &model, status, answer.as_ref()))
 }
 
 fn recommendation(
@@ -474,8 +499,7 @@ fn recommendation(
     prediction: Option<&Prediction>,
 ) -> Option<Recommendation> {
     if let Some(status) = req.campaign {
-        if let Some(b) = &status.best {
-            let nproc: Vec<u32> = b.nproc.values().copied().collect();
+        if let Some(a) = Answer::of(status) {
             let original = status
                 .iterations
                 .iter()
@@ -483,11 +507,8 @@ fn recommendation(
                 .find(|(_, t)| t.origin == "original" && t.sypd.is_some() && t.chsy.is_some())
                 .map(|(i, t)| Figures {
                     label: format!("measured in lb-iteration {i}, test {}", t.test),
-                    config: ConfigurationText::new(
-                        names,
-                        &t.nproc.values().copied().collect::<Vec<_>>(),
-                    )
-                    .to_string(),
+                    config: status
+                        .configuration_text(&t.nproc.values().copied().collect::<Vec<_>>(), " + "),
                     sypd: t.sypd.unwrap_or(f64::NAN),
                     chsy: t.chsy.unwrap_or(f64::NAN),
                     coupling_cost: t.coupling_cost,
@@ -496,21 +517,23 @@ fn recommendation(
             return Some(Recommendation {
                 basis: Basis::Measured,
                 chosen: Figures {
-                    label: best_source(b),
-                    config: ConfigurationText::new(names, &nproc).to_string(),
-                    sypd: b.sypd,
-                    chsy: b.chsy,
-                    coupling_cost: Some(b.coupling_cost),
-                    total_nproc: b.total_nproc,
+                    label: answer_source(&a),
+                    config: a.config.clone(),
+                    sypd: a.sypd,
+                    chsy: a.chsy,
+                    coupling_cost: Some(a.coupling_cost),
+                    total_nproc: a.total_nproc,
                 },
                 original,
                 years: req.years,
-                provisional: status.state != crate::campaign::Phase::Done
+                provisional: a.provisional
                     || status.iterations.iter().any(|it| {
                         it.tests
                             .iter()
                             .any(|t| matches!(t.state, TestState::Pending | TestState::Running))
                     }),
+                predicted: predicted_top(req, prediction)
+                    .and_then(|p| p.first().map(|c| c.text(&p.model))),
             });
         }
     }
@@ -526,6 +549,7 @@ fn recommendation(
         original,
         years: req.years,
         provisional: false,
+        predicted: None,
     })
 }
 

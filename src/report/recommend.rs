@@ -47,6 +47,9 @@ pub struct Recommendation {
     pub years: f64,
     /// Set while a campaign still runs: the best may change.
     pub provisional: bool,
+    /// Beside a measured answer: the prediction's #1, labelled as predicted with its model and
+    /// compared with the answer ([`crate::campaign::PredictedConfig::text`]).
+    pub predicted: Option<String>,
 }
 
 /// The comparison's numbers.
@@ -209,6 +212,7 @@ mod tests {
             original: Some(figures("orig", 3.54, 16_277.0)),
             years: 400.0,
             provisional: false,
+            predicted: None,
         };
         let h = r.headline();
         assert!(h.contains("1.7 % slower"), "{h}");
@@ -229,6 +233,7 @@ mod tests {
             original: None,
             years: 100.0,
             provisional: false,
+            predicted: None,
         };
         assert!(r.over_years().is_none());
         assert!(r.headline().starts_with("The predicted best configuration"));

@@ -9,11 +9,11 @@ use std::fmt::Write;
 use super::figures;
 use super::svg::escape;
 use super::{
-    Block, CurvesSection, FrontSection, MatrixSection, ModelSection, Report, Section, Settings,
+    Block, CurvesSection, FrontSection, MatrixSection, ModelSection, PredictionSection, Report,
+    Section, Settings,
 };
 use crate::campaign::{Status, TestState};
 use crate::model::ModelKind;
-use crate::predict::Prediction;
 
 impl Report {
     /// The report as neutral blocks, in order.
@@ -31,6 +31,15 @@ impl Report {
                             super::Basis::Predicted => "No original configuration was given; add an [original] table to the campaign file to compare with it.".into(),
                         });
                     }
+                    // A prediction beside the measured answer says it is one, by which
+                    // model, and how it compares.
+                    lines.extend(r.predicted.iter().map(|p| {
+                        let mut c = p.clone();
+                        if let Some(f) = c.get_mut(..1) {
+                            f.make_ascii_uppercase();
+                        }
+                        format!("{c}.")
+                    }));
                     out.push(Block::Callout(lines));
                 }
                 Section::Settings(s) => settings_blocks(s, &mut out),
@@ -311,7 +320,8 @@ fn front_blocks(f: &FrontSection, out: &mut Vec<Block>) {
     out.push(Block::Table { header, rows });
 }
 
-fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
+fn prediction_blocks(section: &PredictionSection, out: &mut Vec<Block>) {
+    let p = &section.prediction;
     out.push(Block::Heading(format!(
         "Prediction: the top {}",
         p.top.len()
@@ -319,6 +329,17 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
     let mut header = vec!["rank".to_string()];
     header.extend(p.components.iter().cloned());
     header.extend(["total PEs", "SYPD", "CHSY", "coupling cost", "FN"].map(String::from));
+    let against = section
+        .against
+        .as_ref()
+        .filter(|a| a.configs.iter().any(|c| c.against.is_some()));
+    if against.is_some() {
+        // Beside a campaign's FN, this one says its scale.
+        if let Some(fn_header) = header.last_mut() {
+            *fn_header = "FN (prediction's scale)".into();
+        }
+        header.push("against the best measured".into());
+    }
     // With a hybrid component each cell is `ranks x threads = cores`; totals count cores.
     let threaded = p
         .top
@@ -346,14 +367,36 @@ fn prediction_blocks(p: &Prediction, out: &mut Vec<Block>) {
         .top
         .iter()
         .enumerate()
-        .map(|(i, c)| row(format!("#{}", i + 1), c))
+        .map(|(i, c)| {
+            let mut r = row(format!("#{}", i + 1), c);
+            if let Some(a) = against {
+                r.push(
+                    a.configs
+                        .get(i)
+                        .and_then(|c| c.against.as_ref())
+                        .map(|x| x.text())
+                        .unwrap_or_default(),
+                );
+            }
+            r
+        })
         .collect();
-    rows.push(row("base case".into(), &p.baseline));
+    let mut base = row("base case".into(), &p.baseline);
+    if against.is_some() {
+        base.push(String::new());
+    }
+    rows.push(base);
     out.push(Block::Table { header, rows });
     out.push(Block::Paragraph(format!(
         "{} feasible configurations within the budget, {} at least as good as the base case; TTS_w {:.2}. The model that predicted them is named under \"The model\".",
         p.configurations, p.considered, p.tts_w
     )));
+    if let Some(a) = &section.against {
+        out.push(Block::Paragraph(format!(
+            "Every row is predicted by {}, not measured unless its last column says so; its FN is {}, so it is not comparable with the campaign's FN.",
+            a.model, a.fn_scale
+        )));
+    }
     if threaded {
         out.push(Block::Paragraph(
             "Each component's cell is its MPI ranks x OpenMP threads per rank = cores; total PEs, CHSY and every cost count cores.".into(),
@@ -543,68 +586,35 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
         }
     }
     out.push(Block::Table { header, rows });
-    if let Some(b) = &s.best {
-        let nproc: Vec<u32> = b.nproc.values().copied().collect();
+    if let Some(a) = crate::campaign::Answer::of(s) {
         out.push(Block::Paragraph(format!(
             "Best: {} ({} PEs with the extras), {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3}, {}.",
-            s.configuration_text(&nproc, " + "),
-            b.total_nproc,
-            b.sypd,
-            b.chsy,
-            100.0 * b.coupling_cost,
-            b.fittingness,
-            if b.pools_rows() {
-                format!("the {}", super::best_source(b))
+            a.config,
+            a.total_nproc,
+            a.sypd,
+            a.chsy,
+            100.0 * a.coupling_cost,
+            a.fittingness,
+            if a.measured_in.len() > 1 {
+                format!("the {}", super::answer_source(&a))
             } else {
-                format!("measured in {}", super::best_source(b))
+                format!("measured in {}", super::answer_source(&a))
             }
         )));
         if s.threads.is_some() {
-            ecearth4_blocks(s, &nproc, out);
+            ecearth4_blocks(s, &a, out);
         }
     }
 }
 
-/// A campaign with a hybrid component (EC-Earth4's OpenIFS): its best configuration as the
-/// experiment-config fragment `predict --emit ecearth4` writes.
-fn ecearth4_blocks(s: &Status, nproc: &[u32], out: &mut Vec<Block>) {
-    use crate::predict::emit_ecearth4::{fragment, ComponentResources};
-    let cores_per_node = s
-        .cost_model
-        .as_ref()
-        .and_then(|m| m.machine.as_ref())
-        .map(|m| m.cores_per_node);
-    let components: Vec<ComponentResources> = s
-        .components
-        .iter()
-        .zip(nproc)
-        .enumerate()
-        .map(|(k, (name, &cores))| {
-            let threads = s
-                .threads
-                .as_ref()
-                .and_then(|t| t.0.get(k))
-                .map_or(1, |(_, t)| (*t).max(1));
-            let ntasks = cores / threads;
-            ComponentResources {
-                key: name.to_ascii_lowercase(),
-                ntasks,
-                ntasks_per_node: cores_per_node.map(|n| (n / threads).clamp(1, ntasks.max(1))),
-                omp_num_threads: threads,
-            }
-        })
-        .collect();
+/// A campaign with a hybrid component (EC-Earth4's OpenIFS): its answer as the
+/// experiment-config fragment `campaign best --emit ecearth4` writes.
+fn ecearth4_blocks(s: &Status, a: &crate::campaign::Answer, out: &mut Vec<Block>) {
     out.push(Block::Heading("EC-Earth4".into()));
-    match fragment(
-        &components,
-        &format!(
-            "autolb campaign: the best configuration measured, {}",
-            s.configuration_text(nproc, " + ")
-        ),
-    ) {
+    match a.ecearth4(s) {
         Ok(text) => {
             out.push(Block::Paragraph(
-                "The best configuration as resources for EC-Earth4's experiment configuration, as autolb predict --emit ecearth4 writes them: paste it into the experiment's YAML.".into(),
+                "The best configuration as resources for EC-Earth4's experiment configuration, as autolb campaign best --emit ecearth4 writes them: paste it into the experiment's YAML.".into(),
             ));
             out.push(Block::Code(text));
         }

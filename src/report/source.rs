@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::campaign::{CampaignError, State, Status};
-use crate::curve::{Curve, CurveError};
+use crate::curve::CurveError;
 use crate::predict::{ComponentInput, PredictError, Problem, ProblemOptions, Settings};
 
 use super::{build, Report, ReportModel, ReportRequest};
@@ -46,32 +46,12 @@ pub struct CampaignSource {
     pub original: Option<Vec<u32>>,
 }
 
-/// Reads a campaign directory: the state and the curve copies in it. The prediction settings
-/// are those frozen at `init` (states written before they were kept: the step is half the
-/// initial step, the campaign's default relation).
+/// Reads a campaign directory: the state and the curve copies in it, with the prediction
+/// settings frozen at `init` ([`crate::campaign::answer::campaign_inputs`], as `campaign
+/// status` predicts).
 pub fn load_campaign(dir: &Path) -> Result<CampaignSource, ReportError> {
     let state = State::load(dir)?;
-    let mut inputs = Vec::new();
-    for c in &state.components {
-        let curve = Curve::load(c.name.clone(), &dir.join(&c.curve))?;
-        inputs.push(ComponentInput {
-            name: c.name.clone(),
-            curve: Some(curve),
-            allowed: c.allowed.clone(),
-            min_nproc: Some(c.low),
-            max_nproc: Some(c.high),
-            thread_curves: Vec::new(),
-        });
-    }
-    let s = &state.settings;
-    let settings = Settings {
-        max_nproc: s.max_nproc,
-        step: s.step.unwrap_or((s.initial_step / 2).max(1)),
-        tts_w: s.tts_w,
-        top: s.top.unwrap_or(Settings::default().top),
-        interp: s.interp.unwrap_or_default(),
-        extra_pes: s.extra_pes,
-    };
+    let (inputs, settings) = crate::campaign::answer::campaign_inputs(&state, dir)?;
     let status = Status::from_state(&state, dir);
     let original = original_of(&status);
     Ok(CampaignSource {
@@ -125,7 +105,7 @@ impl FittedModel {
 }
 
 /// The calibrated model fitted on a campaign's own measured runs (the standalone model while
-/// none is usable), as the app and the guided strategy fit it.
+/// none is usable), as `campaign status`, the app and the guided strategy fit it.
 pub fn campaign_model(src: &CampaignSource, dir: &Path) -> FittedModel {
     let (runs, mut notes) = crate::campaign::measured::campaign_runs(dir).unwrap_or_else(|e| {
         (
@@ -136,7 +116,7 @@ pub fn campaign_model(src: &CampaignSource, dir: &Path) -> FittedModel {
     let (model, fit_notes) = Model::fit(&src.inputs, src.settings.interp, &runs);
     notes.extend(fit_notes);
     FittedModel {
-        source: "fitted on the campaign's measured runs".into(),
+        source: crate::campaign::answer::fitted_on(runs.len()),
         model,
         runs,
         notes,

@@ -76,7 +76,7 @@ fn the_matrix_marks_every_proposal_of_a_two_component_prediction() {
     else {
         panic!("no matrix");
     };
-    let Some(Section::Prediction(p)) = r
+    let Some(Section::Prediction(PredictionSection { prediction: p, .. })) = r
         .sections
         .iter()
         .find(|s| matches!(s, Section::Prediction(_)))
@@ -184,7 +184,7 @@ fn the_front_section_holds_the_winners_of_every_tts_w_and_marks_the_current_one(
         .iter()
         .find(|s| matches!(s, Section::Prediction(_)))
     {
-        Some(Section::Prediction(p)) => p.top[0].nproc.clone(),
+        Some(Section::Prediction(p)) => p.prediction.top[0].nproc.clone(),
         _ => panic!("no prediction"),
     };
     let current = f.current().expect("a winner at the report's TTS_w");

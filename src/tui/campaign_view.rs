@@ -82,9 +82,13 @@ pub struct CampaignView {
     pub rows: Vec<IterRow>,
     /// Index into `rows` of the best configuration so far.
     pub best: Option<usize>,
-    /// The best as `campaign status` gives it: its means over all its runs, where its row
-    /// holds one iteration's runs only. `None` without a campaign state.
-    pub best_measured: Option<autolb::campaign::BestView>,
+    /// The campaign's answer as `campaign status` and `campaign best` give it: its means over
+    /// all its runs, where its row holds one iteration's runs only. `None` without a campaign
+    /// state.
+    pub answer: Option<autolb::campaign::Answer>,
+    /// Every configuration the campaign measured with its pooled means, so that a predicted
+    /// configuration shown beside the answer says whether it was measured and how it did.
+    pub measured: Vec<(Vec<u32>, autolb::campaign::answer::MeasuredFigures)>,
     /// Runs whose output is still being written ("incoming").
     pub pending_runs: usize,
     pub error: Option<String>,

@@ -67,7 +67,6 @@ use ratatui::backend::Backend;
 use ratatui::Terminal;
 
 use autolb::config::CampaignFile;
-use autolb::curve::Curve;
 use autolb::example;
 use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 use autolb::watch::{self, WatchOptions};
@@ -561,57 +560,39 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
         )),
         e => user(e),
     })?;
-    let mut inputs = Vec::new();
-    let mut source = Vec::new();
-    for c in &state.components {
-        let path = dir.join(&c.curve);
-        let curve = Curve::load(c.name.clone(), &path).map_err(|e| {
+    // The campaign's own prediction inputs, as `campaign status` and the report read them.
+    let (inputs, frozen) =
+        autolb::campaign::answer::campaign_inputs(&state, dir).map_err(|e| {
             if state.measures_curves() {
                 user(format!(
-                    "{}: this campaign has not measured {} at two PE counts yet, and the app draws its panes from the curves; `autolb campaign status {}` shows where it stands",
-                    path.display(),
-                    c.name,
+                    "{e}: this campaign has not measured every component at two PE counts yet, and the app draws its panes from the curves; `autolb campaign status {}` shows where it stands",
                     dir.display()
                 ))
             } else {
                 user(e)
             }
         })?;
-        inputs.push(ComponentInput {
-            name: c.name.clone(),
-            curve: Some(curve),
-            allowed: c.allowed.clone(),
-            min_nproc: Some(c.low),
-            max_nproc: Some(c.high),
-            thread_curves: Vec::new(),
-        });
-        source.push(SourceComponent {
+    let source = state
+        .components
+        .iter()
+        .map(|c| SourceComponent {
             name: c.name.clone(),
             timing_name: Some(c.timing_name.clone()),
-            curve: CurveSource::File(path),
+            curve: CurveSource::File(dir.join(&c.curve)),
             allowed: c.allowed.clone(),
             min_nproc: Some(c.low),
             max_nproc: Some(c.high),
-        });
-    }
+        })
+        .collect();
     let s = &state.settings;
-    // States written before the prediction settings were kept lack them: half the initial step
-    // is the campaign's default relation (initial_step = 2 x step); flags override either.
+    // Flags override what the campaign froze.
     let settings = Settings {
-        max_nproc: args.prediction.max_nproc.unwrap_or(s.max_nproc),
-        step: args
-            .prediction
-            .step
-            .or(s.step)
-            .unwrap_or((s.initial_step / 2).max(1)),
-        tts_w: args.prediction.tts_w.unwrap_or(s.tts_w),
-        top: args
-            .prediction
-            .top
-            .or(s.top)
-            .unwrap_or(Settings::default().top),
-        interp: args.prediction.interp.or(s.interp).unwrap_or_default(),
-        extra_pes: args.prediction.extra_pes.unwrap_or(s.extra_pes),
+        max_nproc: args.prediction.max_nproc.unwrap_or(frozen.max_nproc),
+        step: args.prediction.step.unwrap_or(frozen.step),
+        tts_w: args.prediction.tts_w.unwrap_or(frozen.tts_w),
+        top: args.prediction.top.unwrap_or(frozen.top),
+        interp: args.prediction.interp.unwrap_or(frozen.interp),
+        extra_pes: args.prediction.extra_pes.unwrap_or(frozen.extra_pes),
     };
     Ok(Setup {
         inputs,

@@ -120,7 +120,8 @@ pub(super) fn watched() -> CampaignView {
         components: vec!["IFS".into(), "NEMO".into()],
         rows,
         best,
-        best_measured: None,
+        answer: None,
+        measured: Vec::new(),
         pending_runs: 1,
         error: None,
         fitted: None,
@@ -519,20 +520,29 @@ fn a_best_measured_in_several_iterations_labels_its_means_at_80_columns() {
     let mut app = watching();
     let mut v = watched();
     let row = &v.rows[v.best.unwrap()];
-    let best = |measured_in: Vec<[u32; 2]>| autolb::campaign::BestView {
-        nproc: autolb::campaign::NameMap::zip(&v.components, row.nproc.clone()),
+    let names = v.components.clone();
+    let nproc = row.nproc.clone();
+    let config = v.describe(&nproc);
+    let best = |measured_in: Vec<[u32; 2]>| autolb::campaign::Answer {
+        config: config.clone(),
+        nproc: autolb::campaign::NameMap::zip(&names, nproc.clone()),
+        ranks: autolb::campaign::NameMap::zip(&names, nproc.clone()),
+        threads: autolb::campaign::NameMap::zip(&names, [1, 1]),
         sypd: 18.47,
         chsy: 850.0,
         coupling_cost: 0.05,
         fittingness: 1.0,
-        iteration: row.iteration,
-        test: row.test,
-        total_nproc: row.nproc.iter().sum(),
+        fn_scale: String::new(),
+        total_nproc: nproc.iter().sum(),
         runs: 3,
+        run_ids: Vec::new(),
+        where_measured: String::new(),
         measured_in,
+        provisional: false,
     };
+    let first = [row.iteration, row.test];
     // One row: its means are the row's, with no label.
-    v.best_measured = Some(best(vec![[row.iteration, row.test]]));
+    v.answer = Some(best(vec![first]));
     app.update(Event::Campaign(Box::new(v.clone())));
     let line = view::status::best_text(&app);
     assert!(
@@ -540,7 +550,7 @@ fn a_best_measured_in_several_iterations_labels_its_means_at_80_columns() {
         "{line}"
     );
     // Two rows: the means are neither row's, and the line says what they are, kept at 80.
-    v.best_measured = Some(best(vec![[row.iteration, row.test], [3, row.test]]));
+    v.answer = Some(best(vec![first, [3, first[1]]]));
     app.update(Event::Campaign(Box::new(v)));
     let line = view::fit::text_of(&view::status::best_line(&app, 80));
     assert!(line.contains("SYPD 18.47 (mean of 3 runs)"), "{line}");
@@ -1053,4 +1063,26 @@ fn a_changed_cell_refits_the_columns() {
     // Too narrow for the wider table: a column goes.
     let total: u16 = after.iter().sum::<u16>() + after.len() as u16 - 1;
     assert!(view::table::fitted(&app, total - 1).0.len() < header.len());
+}
+
+#[test]
+fn at_80x24_the_campaigns_state_outranks_a_message_and_a_finished_campaign_says_done() {
+    let mut app = watching();
+    for message in [
+        "curves: 11 measured points; re-ranked",
+        "sorted by SYPD, descending",
+        "filter: failed (2 of 12 rows)",
+    ] {
+        app.ui.message = Some(message.into());
+        let line = view::fit::text_of(&view::status::status_line(&app, 80));
+        assert!(line.contains("running (pid 4242)"), "{line}");
+    }
+    // Over: a finished campaign (a cold start, a scaling campaign) says done, message or not.
+    let mut v = watched();
+    v.state = "done".into();
+    v.driver = Some(driver(DriverState::Done));
+    app.update(Event::Campaign(Box::new(v)));
+    app.ui.message = Some("curves: 11 measured points; re-ranked".into());
+    let line = view::fit::text_of(&view::status::status_line(&app, 80));
+    assert!(line.contains("campaign: done"), "{line}");
 }

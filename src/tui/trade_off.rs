@@ -133,13 +133,27 @@ impl TradeOffState {
     }
 }
 
-/// The label of the `k`-th winner: `a`, `b`, ... (`A`, `B`, ... when it is the current one).
-pub fn winner_label(k: usize, current: bool) -> char {
-    let c = (b'a' + (k % 26) as u8) as char;
+/// The name of the `k`-th winner, as the report names it
+/// ([`autolb::report::figures::winner_letter`]: `A` to `Z`, then `AA`, ...), in lower case
+/// unless it is the current one: `a`, `b`, ..., `aa`; `A` when current.
+pub fn winner_label(k: usize, current: bool) -> String {
+    let name = autolb::report::figures::winner_letter(k);
     if current {
-        c.to_ascii_uppercase()
+        name
     } else {
-        c
+        name.to_ascii_lowercase()
+    }
+}
+
+/// The `k`-th winner in one cell of the winners strip: its name when that is one letter, `+`
+/// past `z` (the trade-off pane and the report give its whole name), so a letter in the strip
+/// never stands for two configurations.
+pub fn winner_cell(k: usize) -> char {
+    let name = winner_label(k, false);
+    let mut chars = name.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => c,
+        _ => '+',
     }
 }
 

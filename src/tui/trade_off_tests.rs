@@ -118,7 +118,7 @@ fn the_strip_shows_the_recommendations_interval_under_the_knob() {
         // The bar of 101 cells puts one cell at every hundredth.
         let (cells, _) = strip(&app, 101);
         let letter = cells.chars().nth(usize::from(pct)).unwrap();
-        assert_eq!(letter, super::trade_off::winner_label(k, false));
+        assert_eq!(letter, super::trade_off::winner_cell(k));
     }
 }
 
@@ -199,4 +199,22 @@ fn at_80x24_with_a_campaign_the_trade_off_is_a_summary_in_words() {
     let zoomed = text(&draw(&app, 80, 24));
     assert!(!zoomed.contains(": the plot"), "{zoomed}");
     assert!(zoomed.contains("SYPD"), "{zoomed}");
+}
+
+#[test]
+fn winners_past_z_have_names_of_their_own_and_a_plus_in_the_strip() {
+    use super::trade_off::{winner_cell, winner_label};
+    assert_eq!(winner_label(0, false), "a");
+    assert_eq!(winner_label(0, true), "A");
+    assert_eq!(winner_label(26, false), "aa");
+    assert_eq!(winner_label(27, true), "AB");
+    assert_eq!(winner_cell(25), 'z');
+    assert_eq!(winner_cell(26), '+');
+    // The app's names are the report's, in lower case.
+    for k in 0..100 {
+        assert_eq!(
+            winner_label(k, true),
+            autolb::report::figures::winner_letter(k)
+        );
+    }
 }

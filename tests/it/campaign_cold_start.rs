@@ -54,7 +54,7 @@ fn original(case: &SyntheticCase) -> Vec<u32> {
 
 /// The cold-start file of a case, the library's way ([`CampaignFile::synthetic_cold_start`]),
 /// with the stand-in's run length and speed of these tests.
-fn cold_start_file(case: &SyntheticCase, tmp: &Path) -> CampaignFile {
+pub(crate) fn cold_start_file(case: &SyntheticCase, tmp: &Path) -> CampaignFile {
     let mut file =
         CampaignFile::synthetic_cold_start(case, tmp, budget(case), &original(case)).unwrap();
     file.step = Some(4);

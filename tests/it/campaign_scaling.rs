@@ -56,7 +56,7 @@ fn components_and_scaling(case: &SyntheticCase) -> String {
 
 /// A scaling campaign on the `sim` executor: coupled runs would follow the coupled truth,
 /// standalone runs follow `standalone_curves`.
-fn sim_campaign(case: &SyntheticCase, tmp: &Path) -> PathBuf {
+pub(crate) fn sim_campaign(case: &SyntheticCase, tmp: &Path) -> PathBuf {
     let mut text = components_and_scaling(case);
     text.push_str(&format!(
         "[executor]\nkind = \"sim\"\njobs = 3\n\n[executor.sim]\nsteps = {STEPS}\ncompression = {COMPRESSION}\nseed = {}\n\n",

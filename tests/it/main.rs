@@ -36,6 +36,7 @@ mod hardening_cli;
 mod interp_scipy;
 mod model_accuracy;
 mod model_cli;
+mod one_answer;
 mod pictures;
 mod predict_cli;
 mod predict_exact;

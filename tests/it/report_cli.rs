@@ -250,7 +250,8 @@ fn a_campaign_report_is_ranked_by_the_model_fitted_on_its_runs() {
         .success();
     let md = std::fs::read_to_string(&out).unwrap();
     assert!(
-        md.contains("ranked by | the calibrated model (fitted on the campaign's measured runs)"),
+        md.contains("ranked by | the calibrated model (fitted on the campaign's ")
+            && md.contains(" measured runs)"),
         "{md}"
     );
     assert!(md.contains("## The model"));

@@ -16,7 +16,7 @@ const ROWS: u16 = 45;
 const COLS: u16 = 150;
 const DEADLINE: Duration = Duration::from_secs(60);
 
-struct Session {
+pub(crate) struct Session {
     parser: Arc<Mutex<vt100::Parser>>,
     writer: Box<dyn Write + Send>,
     child: Box<dyn Child + Send + Sync>,
@@ -25,7 +25,7 @@ struct Session {
 
 impl Session {
     /// The app watching the campaign in `dir` by polling, started in `home`.
-    fn watching(dir: &Path, home: &Path) -> Session {
+    pub(crate) fn watching(dir: &Path, home: &Path) -> Session {
         let dir = dir.to_str().unwrap();
         Session::start(&["tui", "--campaign", dir, "--watch", "poll"], home, home)
     }
@@ -74,12 +74,12 @@ impl Session {
         }
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.parser.lock().unwrap().screen().contents()
     }
 
     /// Polls the screen until `pred` holds; panics with the screen after the deadline.
-    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -93,12 +93,12 @@ impl Session {
         }
     }
 
-    fn send(&mut self, bytes: &str) {
+    pub(crate) fn send(&mut self, bytes: &str) {
         self.writer.write_all(bytes.as_bytes()).unwrap();
         self.writer.flush().unwrap();
     }
 
-    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+    pub(crate) fn wait_exit(&mut self) -> portable_pty::ExitStatus {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {

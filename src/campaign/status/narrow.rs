@@ -62,6 +62,54 @@ impl Status {
     }
 }
 
+impl crate::campaign::CampaignAnswer {
+    /// `campaign status`: the status, then the prediction beside the answer, labelled as
+    /// predicted with its model and compared with the answer.
+    pub fn render(&self, driver: &DriverState, dir: &Path, width: usize) -> String {
+        let mut out = self.status.render(driver, dir, width);
+        if let Some(line) = self.predicted_line() {
+            out.push_str(&wrap(&line, width).join("\n"));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// `campaign best`: the answer with its means, where it was measured and the runs it
+    /// pools, then the prediction beside it.
+    pub fn best_text(&self) -> String {
+        let Some(a) = &self.answer else {
+            return String::new();
+        };
+        let mut out = format!(
+            "best measured: {} ({} cores with the extras){}\n  {:.2} SYPD, {:.0} CHSY, coupling cost {:.1} %, FN {:.3} ({})\n  {}: {}\n",
+            a.config,
+            a.total_nproc,
+            if a.provisional { ", so far: the campaign still runs" } else { "" },
+            a.sypd,
+            a.chsy,
+            100.0 * a.coupling_cost,
+            a.fittingness,
+            a.fn_scale,
+            if a.measured_in.len() > 1 {
+                a.where_measured.clone()
+            } else {
+                format!(
+                    "{}, mean of {} run{}",
+                    a.where_measured,
+                    a.runs,
+                    if a.runs == 1 { "" } else { "s" }
+                )
+            },
+            a.run_ids.join(", ")
+        );
+        if let Some(line) = self.predicted_line() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
 /// One part of a line: its text, an optional shorter form, and how long it stays (higher
 /// stays longer; the short form is taken at its own priority).
 struct Part {

@@ -45,6 +45,32 @@ pub enum CampaignCommand {
     Plan(PlanArgs),
     /// Cancel every queued or running run; the campaign runs nothing more.
     Cancel(DirArg),
+    /// The campaign's answer: the best measured configuration with the means of every run
+    /// that measured it (as EC-Earth4 YAML or a campaign file that runs it again, with --emit).
+    Best(BestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BestArgs {
+    /// The campaign directory (made by `autolb campaign init`).
+    pub dir: PathBuf,
+    /// Print one JSON object: nproc (cores), ranks, threads, sypd, chsy, fittingness, runs and
+    /// where it was measured.
+    #[arg(long, conflicts_with = "emit")]
+    pub json: bool,
+    /// Print it as `ecearth4` (EC-Earth4's experiment-config YAML, with omp_num_threads) or
+    /// `toml` (a campaign file with it as the one initial test, other settings kept).
+    #[arg(long, value_name = "FORMAT")]
+    pub emit: Option<BestFormat>,
+}
+
+/// What `campaign best --emit` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BestFormat {
+    /// EC-Earth4's experiment configuration (YAML), the het-job form.
+    Ecearth4,
+    /// A campaign file that runs the answer again.
+    Toml,
 }
 
 #[derive(Debug, Args)]
@@ -139,6 +165,7 @@ pub fn run(cmd: CampaignCommand) -> Result<()> {
         CampaignCommand::Init(a) => init(&a),
         CampaignCommand::Run(a) => drive(&a),
         CampaignCommand::Status(a) => status(&a),
+        CampaignCommand::Best(a) => best(&a),
         CampaignCommand::Next(a) => external::next(&a),
         CampaignCommand::Record(a) => external::record(&a),
         CampaignCommand::Wait(a) => external::wait(&a),
@@ -417,15 +444,43 @@ fn status(a: &StatusArgs) -> Result<()> {
     if let Some(period) = watch {
         return watch_status(&dir, period);
     }
-    let (status, driver) = campaign::status_with_driver(&dir).map_err(report)?;
+    let (answer, driver) = campaign::answer(&dir).map_err(report)?;
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&status)?)?;
+        outln!("{}", serde_json::to_string_pretty(&answer)?)?;
     } else {
         out!(
             "{}",
-            status.render(&driver, Path::new(&shown(&dir)), output_width())
+            answer.render(&driver, Path::new(&shown(&dir)), output_width())
         )?;
     }
+    Ok(())
+}
+
+/// `campaign best`: the answer as text, JSON, EC-Earth4 YAML or a campaign file; one line and
+/// a non-zero exit when no run succeeded.
+fn best(a: &BestArgs) -> Result<()> {
+    let (found, _) = campaign::answer(&a.dir).map_err(report)?;
+    let dir = a.dir.display();
+    let Some(answer) = &found.answer else {
+        return Err(user(if found.status.scaling.is_some() {
+            format!("{dir}: a scaling campaign measures curves, not configurations: it has no best; its curves are in {dir}/curves (`autolb predict` ranks on them)")
+        } else if found.status.done {
+            format!("{dir}: no successful run: the campaign has no best; `autolb campaign status {dir}` shows why each run failed")
+        } else {
+            format!("{dir}: no successful run yet: nothing to answer; `autolb campaign status {dir}` shows where the campaign stands")
+        }));
+    };
+    let text = match (a.json, a.emit) {
+        (true, _) => serde_json::to_string_pretty(answer)? + "\n",
+        (false, Some(BestFormat::Ecearth4)) => answer.ecearth4(&found.status).map_err(user)?,
+        (false, Some(BestFormat::Toml)) => {
+            let dir = campaign::absolute_dir(&a.dir).map_err(report)?;
+            let state = campaign::State::load(&dir).map_err(report)?;
+            campaign::answer::rerun_file(&state, &dir, answer).map_err(user)?
+        }
+        (false, None) => found.best_text(),
+    };
+    out!("{text}")?;
     Ok(())
 }
 
@@ -445,8 +500,9 @@ fn watch_status(dir: &Path, period: Duration) -> Result<()> {
     let mut first = true;
     loop {
         let width = output_width();
-        let (status, driver) = campaign::status_with_driver(dir).map_err(report)?;
-        let frame = status.render(&driver, Path::new(&shown(dir)), width);
+        let (answer, driver) = campaign::answer(dir).map_err(report)?;
+        let frame = answer.render(&driver, Path::new(&shown(dir)), width);
+        let status = &answer.status;
         if terminal {
             // Home and clear, then the frame: no flicker of an empty screen in between.
             write_terminal_control("\x1b[H\x1b[2J")?;

@@ -32,12 +32,19 @@ pub use matrix::{matrix, thin_axis, MATRIX_MAX_AXIS};
 /// Points (x, y) of one series.
 type Series = Vec<(f64, f64)>;
 
-/// The letter of the `i`-th winner of the TTS_w intervals (A, B, ..., then numbers).
+/// The name of the `i`-th winner of the TTS_w intervals, in ascending TTS_w: `A` to `Z`, then
+/// `AA`, `AB`, ... as spreadsheet columns are named, so no two winners share a name however
+/// many there are. The report and the app (in lower case, the current one in capitals) name
+/// winners this one way.
 pub fn winner_letter(i: usize) -> String {
-    match u8::try_from(i) {
-        Ok(k) if k < 26 => char::from(b'A' + k).to_string(),
-        _ => (i + 1).to_string(),
+    let mut n = i + 1;
+    let mut letters = Vec::new();
+    while n > 0 {
+        n -= 1;
+        letters.push(char::from(b'A' + (n % 26) as u8));
+        n /= 26;
     }
+    letters.iter().rev().collect()
 }
 
 /// The cost axis's title for a cost column header.
@@ -47,5 +54,29 @@ fn cost_axis(header: &str) -> String {
         "NHSY" => "NHSY (node hours per simulated year)".into(),
         "kWh/SY" => "kWh per simulated year".into(),
         other => other.into(),
+    }
+}
+
+#[cfg(test)]
+mod winner_tests {
+    use super::winner_letter;
+
+    #[test]
+    fn winners_are_named_like_spreadsheet_columns_and_never_twice() {
+        let names: Vec<String> = (0..3000).map(winner_letter).collect();
+        assert_eq!(
+            [
+                &names[0],
+                &names[25],
+                &names[26],
+                &names[51],
+                &names[52],
+                &names[701],
+                &names[702]
+            ],
+            ["A", "Z", "AA", "AZ", "BA", "ZZ", "AAA"]
+        );
+        let unique: std::collections::BTreeSet<&String> = names.iter().collect();
+        assert_eq!(unique.len(), names.len());
     }
 }

@@ -43,7 +43,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let recommended = app
         .ranking
         .recommended()
-        .map(|c| format!("   recommended: {}", app.ranking.describe_scored(c)))
+        .map(|c| match against_answer(app, c) {
+            Some(against) => format!(
+                "   predicted #1: {} ({against})",
+                app.ranking.describe_scored(c)
+            ),
+            None => format!("   recommended: {}", app.ranking.describe_scored(c)),
+        })
         .unwrap_or_default();
     let fixed = 11 + 5 + 6 + recommended.chars().count();
     let room = usize::from(inner.width).saturating_sub(fixed);
@@ -160,6 +166,25 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(table, rest);
 }
 
+/// Beside a watched campaign's answer, how a predicted configuration compares with it, as
+/// `campaign status` compares them ([`autolb::campaign::Answer::compare`]): `standalone model,
+/// pred. -3.2 % SYPD vs best, not measured`; `None` without an answer.
+fn against_answer(app: &App, c: &autolb::predict::Scored) -> Option<String> {
+    let view = &app.table.campaign;
+    let answer = view.answer.as_ref()?;
+    let measured = view
+        .measured
+        .iter()
+        .find(|(n, _)| *n == c.nproc)
+        .map(|(_, m)| *m);
+    let against = answer.compare(&c.nproc, c.sypd, c.chsy, measured);
+    Some(format!(
+        "{} model, {}",
+        app.ranking.model,
+        against.short_text()
+    ))
+}
+
 /// The cost column's header: what FN weighs (CHSY, NHSY, kWh/SY).
 pub fn cost_header(ranking: &Ranking) -> &'static str {
     ranking.problem.cost_model.cost.header()
@@ -227,12 +252,18 @@ fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
     let recommended = app
         .ranking
         .recommended()
-        .map(|c| {
-            format!(
+        .map(|c| match against_answer(app, c) {
+            // Beside the campaign's answer: a prediction, by which model, against the answer.
+            Some(against) => format!(
+                "  predicted #1 of top {}: {} ({against})",
+                app.ranking.prediction.top.len(),
+                app.ranking.describe_scored(c)
+            ),
+            None => format!(
                 "  #1 of top {}: {}",
                 app.ranking.prediction.top.len(),
                 app.ranking.describe_scored(c)
-            )
+            ),
         })
         .unwrap_or_default();
     let label = format!(

@@ -52,21 +52,25 @@ pub fn best_text(app: &App) -> String {
             None => "★ best: nothing measured yet".into(),
         };
     };
-    // The means over every run of the best, as `campaign status` says them; its row holds one
-    // iteration's runs.
-    let (sypd, chsy, fittingness) = match &view.best_measured {
-        Some(b) => (Some(b.sypd), Some(b.chsy), Some(b.fittingness)),
-        None => (r.sypd, r.chsy, r.fittingness),
+    // The campaign's answer, as `campaign status` and `campaign best` say it: the means over
+    // every run of the best; its row holds one iteration's runs.
+    let (config, sypd, chsy, fittingness) = match &view.answer {
+        Some(a) => (
+            a.config.clone(),
+            Some(a.sypd),
+            Some(a.chsy),
+            Some(a.fittingness),
+        ),
+        None => (view.describe(&r.nproc), r.sypd, r.chsy, r.fittingness),
     };
     // Means over several rows differ from each row's by design: the label says so, and stays
     // with the SYPD when the line is cut.
-    let pooled = match &view.best_measured {
-        Some(b) if b.pools_rows() => format!(" (mean of {} runs)", b.runs),
+    let pooled = match &view.answer {
+        Some(a) if a.measured_in.len() > 1 => format!(" (mean of {} runs)", a.runs),
         _ => String::new(),
     };
     let mut text = format!(
-        "★ best {} · SYPD {}{pooled} · CHSY {} · FN {}",
-        view.describe(&r.nproc),
+        "★ best {config} · SYPD {}{pooled} · CHSY {} · FN {}",
         opt(sypd, 2),
         opt(chsy, 0),
         opt(fittingness, 3),
@@ -245,10 +249,18 @@ pub fn status_items(app: &App) -> Vec<Item> {
     }
     items.push(Item::new(budget, 8).or_short(short_budget));
     let (campaign, short) = campaign_texts(&app.table, app.ui.now);
-    // A campaign whose driver was lost or stalled is what a watcher must see first, above the
-    // last key's message, even at 80 columns.
-    let priority = if unattended(app) { 10 } else { 5 };
-    items.push(Item::new(format!("campaign: {campaign}"), priority).or_short(short));
+    // A watched campaign's state (its driver running, lost, stalled, or the campaign done)
+    // outranks the last key's message, even at 80 columns: a message is transient, and a
+    // watcher must always see whether anything still moves the campaign.
+    let item = Item::new(format!("campaign: {campaign}"), 10);
+    items.push(if unattended(app) {
+        item.or_short(short)
+    } else if app.table.campaign.driver.is_some() {
+        // The short form (`running (pid 12)`) makes room for the message first.
+        item.or_short_early(short, 5)
+    } else {
+        Item::new(format!("campaign: {campaign}"), 5).or_short(short)
+    });
     if app.table.campaign.pending_runs > 0 {
         items.push(Item::new(
             format!("{} incoming", app.table.campaign.pending_runs),

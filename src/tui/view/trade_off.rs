@@ -114,7 +114,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 } else {
                     Style::new()
                 };
-                let label = winner_label(k, now).to_string();
+                let label = winner_label(k, now);
                 ctx.print(w.config.cost(), w.config.sypd, Span::styled(label, style));
             }
             // The cursor is the matrix's: `@` wherever it is, on the front or off it.
@@ -265,7 +265,7 @@ pub fn strip(app: &App, width: usize) -> (String, String) {
         .map(|i| {
             let w = i as f64 / (width - 1) as f64;
             t.winner_at(w)
-                .map(|k| winner_label(k, false))
+                .map(crate::tui::trade_off::winner_cell)
                 .unwrap_or(' ')
         })
         .collect();
