@@ -476,6 +476,7 @@ pub fn status_with_driver(dir: &Path) -> Result<(Status, DriverState), CampaignE
     let state = State::load(&dir)?;
     let driver = driver_state_of(&state, &dir, std::time::SystemTime::now());
     let mut status = Status::from_state(&state, &dir);
+    status.set_claimed(&dir);
     status.set_driver(&driver);
     Ok((status, driver))
 }

@@ -112,7 +112,7 @@ impl Status {
                 .executor
                 .as_ref()
                 .map(|e| format!("{:?}", e.kind).to_lowercase())
-                .unwrap_or_else(|| "external".into()),
+                .unwrap_or_else(|| crate::campaign::heartbeat::EXTERNAL_EXECUTOR.into()),
             counts: RunCounts::default(),
             timing_names: state
                 .components
@@ -180,6 +180,43 @@ impl Status {
         }
         status.recompute();
         status
+    }
+
+    /// Shows the runs a live `campaign exec` claim holds as running, with the holder as their
+    /// job (`exec pid 12 on node7`) and the claim's time as their start. The state file keeps
+    /// such a run waiting until `exec` records it (a workflow manager's job, not a driver, runs
+    /// it), so without this every view would call a run in flight queued. Call it before
+    /// [`Status::set_driver`], which recomputes the counts. Reads `DIR/claims` only, and only
+    /// the claims there.
+    pub fn set_claimed(&mut self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir.join(crate::campaign::claim::CLAIMS_DIR)) else {
+            return;
+        };
+        let claimed: std::collections::BTreeSet<String> = entries
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_suffix(".json")
+                    .map(str::to_string)
+            })
+            .collect();
+        if claimed.is_empty() {
+            return;
+        }
+        for run in self
+            .iterations
+            .iter_mut()
+            .flat_map(|it| it.tests.iter_mut())
+            .flat_map(|t| t.runs.iter_mut())
+            .filter(|r| r.state == RunState::Pending && claimed.contains(&r.run))
+        {
+            if let Some(holder) = crate::campaign::claim::live_claim(dir, &run.run) {
+                run.state = RunState::Running;
+                run.job = Some(format!("exec pid {} on {}", holder.pid, holder.host));
+                run.started_at = Some(holder.started);
+            }
+        }
     }
 
     /// Sets who drives the campaign (`"driver"`) and what that means for its runs: when the
