@@ -847,6 +847,27 @@ mod tests {
     }
 
     #[test]
+    fn a_campaign_without_a_driver_of_its_own_waits_for_its_workflow_manager() {
+        let dir = Path::new("/c");
+        let none = DriverState::None;
+        assert_eq!(
+            none.text_for(dir, EXTERNAL_EXECUTOR),
+            "workflow manager starts the runs; those waiting: autolb campaign next /c"
+        );
+        assert_eq!(none.short_text_for(EXTERNAL_EXECUTOR), "workflow manager");
+        // A campaign with an executor needs `campaign run`; a lost driver is lost whoever
+        // runs the runs.
+        assert_eq!(none.text_for(dir, "command"), "no driver running");
+        assert_eq!(none.short_text_for("slurm"), "no driver");
+        let lost = DriverState::Lost {
+            pid: 9,
+            host: "n1".into(),
+            gone_s: 12,
+        };
+        assert_eq!(lost.short_text_for(EXTERNAL_EXECUTOR), lost.short_text());
+    }
+
+    #[test]
     fn the_json_view_names_state_pid_alive_and_last_seen() {
         let s = DriverState::Lost {
             pid: 9,

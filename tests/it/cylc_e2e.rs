@@ -72,11 +72,7 @@ fn write_model(root: &Path, every: u32) -> PathBuf {
         ),
     )
     .unwrap();
-    std::fs::set_permissions(
-        &model,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    std::fs::set_permissions(&model, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     model
 }
 
@@ -250,8 +246,7 @@ fn a_scheduler_killed_mid_campaign_and_played_again_runs_every_run_once() {
     // The settings are remembered: a restart names only the workflow.
     let mut scheduler = play(&site, &[], 2);
     wait_success(&site, &mut scheduler);
-    let restart_log = std::fs::read_to_string(site.run_dir(WORKFLOW).join("log/scheduler/log"))
-        .unwrap_or_default();
+    let restart_log = site.log(WORKFLOW);
     let driven = status(&example.join("campaign"));
     let runs = counts(&site.root);
     for id in run_ids(&driven) {
@@ -285,6 +280,12 @@ fn a_job_killed_with_its_process_group_is_retried_and_its_run_recorded_once() {
         .map(|(_, _, job)| job)
         .unwrap();
 
+    // A job that has run for a while: Cylc has heard it start.
+    let running = format!("[{job}:submitted] => running");
+    wait_until(&site, "Cylc to see the job running", || {
+        site.log(WORKFLOW).contains(&running)
+    });
+
     // While it runs, every view says so: the run is running, held by `campaign exec`, and the
     // campaign is a workflow manager's.
     let campaign = example.join("campaign");
@@ -293,7 +294,9 @@ fn a_job_killed_with_its_process_group_is_retried_and_its_run_recorded_once() {
     assert_eq!(run["run"], victim);
     assert_eq!(run["state"], "running", "{run}");
     assert!(
-        run["job"].as_str().is_some_and(|j| j.starts_with("exec pid ")),
+        run["job"]
+            .as_str()
+            .is_some_and(|j| j.starts_with("exec pid ")),
         "{run}"
     );
     assert!(seen["counts"]["running"].as_u64().unwrap() >= 1);
@@ -303,9 +306,15 @@ fn a_job_killed_with_its_process_group_is_retried_and_its_run_recorded_once() {
         .env("COLUMNS", "100")
         .stdout_ok();
     let first = text.lines().next().unwrap();
-    assert!(first.starts_with("campaign: workflow manager · iteration 1 · "), "{text}");
+    assert!(
+        first.starts_with("campaign: workflow manager · iteration 1 · "),
+        "{text}"
+    );
     assert!(!first.contains(" 0 running"), "{text}");
-    assert!(text.contains("driver: workflow manager starts the runs"), "{text}");
+    assert!(
+        text.contains("driver: workflow manager starts the runs"),
+        "{text}"
+    );
 
     // A node failure: the job's whole process group dies at once.
     let pid = site.job_pid(WORKFLOW, &job);

@@ -477,3 +477,59 @@ fn test_state(test: &TestView) -> TestState {
         TestState::Done
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::claim::create_claim;
+    use crate::campaign::DriverState;
+
+    #[test]
+    fn a_run_a_live_exec_holds_shows_as_running_and_a_released_one_as_queued() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = super::super::demo_state(tmp.path());
+        let ids: Vec<String> = state.iterations[0]
+            .tests
+            .iter()
+            .flat_map(|t| &t.runs)
+            .map(|r| r.id.clone())
+            .collect();
+        let held = create_claim(&dir, &ids[0]).unwrap();
+        drop(create_claim(&dir, &ids[1]).unwrap());
+
+        let mut status = Status::from_state(&state, &dir);
+        status.set_claimed(&dir);
+        status.set_driver(&DriverState::None);
+        let runs: Vec<&RunView> = status.iterations[0]
+            .tests
+            .iter()
+            .flat_map(|t| &t.runs)
+            .collect();
+        assert_eq!(runs[0].run, held.run());
+        assert_eq!(runs[0].state, RunState::Running);
+        assert_eq!(
+            runs[0].job.as_deref(),
+            Some(
+                format!(
+                    "exec pid {} on {}",
+                    std::process::id(),
+                    crate::campaign::claim::hostname()
+                )
+                .as_str()
+            )
+        );
+        assert!(runs[0].started_at.is_some());
+        assert_eq!(runs[1].state, RunState::Pending);
+        assert_eq!(status.counts.running, 1);
+        assert_eq!(status.counts.pending, ids.len() - 1);
+        assert_eq!(status.iterations[0].tests[0].state, TestState::Running);
+
+        // Once released, the run is queued again: the view follows the claim.
+        drop(held);
+        let mut status = Status::from_state(&state, &dir);
+        status.set_claimed(&dir);
+        status.set_driver(&DriverState::None);
+        assert_eq!(status.counts.running, 0);
+        assert_eq!(status.counts.pending, ids.len());
+    }
+}

@@ -135,7 +135,11 @@ impl Site {
     /// Writes `autolb example --out DIR` under the root; returns DIR.
     pub fn example(&self) -> PathBuf {
         let dir = self.root.join("example");
-        autolb().args(["example", "--out"]).arg(&dir).assert().success();
+        autolb()
+            .args(["example", "--out"])
+            .arg(&dir)
+            .assert()
+            .success();
         dir
     }
 
@@ -146,17 +150,20 @@ impl Site {
 
     /// The scheduler's pid from its contact file, while it has one.
     pub fn scheduler_pid(&self, id: &str) -> Option<i32> {
-        let text =
-            std::fs::read_to_string(self.run_dir(id).join(".service/contact")).ok()?;
+        let text = std::fs::read_to_string(self.run_dir(id).join(".service/contact")).ok()?;
         text.lines()
             .find_map(|l| l.strip_prefix("CYLC_WORKFLOW_PID="))
             .and_then(|p| p.trim().parse().ok())
     }
 
+    /// The scheduler's log of its latest start (empty before it has one).
+    pub fn log(&self, id: &str) -> String {
+        std::fs::read_to_string(self.run_dir(id).join("log/scheduler/log")).unwrap_or_default()
+    }
+
     /// The end of the scheduler's log, for failure messages.
     pub fn log_tail(&self, id: &str) -> String {
-        let log = std::fs::read_to_string(self.run_dir(id).join("log/scheduler/log"))
-            .unwrap_or_default();
+        let log = self.log(id);
         let lines: Vec<&str> = log.lines().collect();
         lines[lines.len().saturating_sub(60)..].join("\n")
     }
@@ -187,7 +194,11 @@ impl Site {
     /// The pid Cylc's background job runner gave job `job` (`CYCLE/TASK/NN`): the leader of
     /// the job's own process group.
     pub fn job_pid(&self, id: &str, job: &str) -> i32 {
-        let status = self.run_dir(id).join("log/job").join(job).join("job.status");
+        let status = self
+            .run_dir(id)
+            .join("log/job")
+            .join(job)
+            .join("job.status");
         let text = std::fs::read_to_string(&status).unwrap();
         text.lines()
             .find_map(|l| l.strip_prefix("CYLC_JOB_ID="))
@@ -265,7 +276,11 @@ pub fn status(dir: &Path) -> Value {
         .arg(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -305,7 +320,11 @@ pub fn run_ids(status: &Value) -> Vec<String> {
 pub fn reference_status(example: &Path) -> Value {
     let file = example.join("assets/cylc/reference.toml");
     let text = std::fs::read_to_string(example.join("assets/cylc/campaign.toml")).unwrap();
-    std::fs::write(&file, format!("{text}\n[executor]\nkind = \"sim\"\njobs = 4\n")).unwrap();
+    std::fs::write(
+        &file,
+        format!("{text}\n[executor]\nkind = \"sim\"\njobs = 4\n"),
+    )
+    .unwrap();
     let dir = example.join("reference");
     crate::common::init(&dir, &file);
     autolb()
