@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::autolb;
+use crate::common::{autolb, status_json as status};
 mod site;
 
-use site::{alive, assert_same_end, cylc_or_skip, kill, reference_status, run_ids, status, Site};
+use site::{alive, assert_same_end, cylc_or_skip, kill, reference_status, run_ids, Site};
 
 const GUIDE: &str = "docs/src/campaigns/cylc.md";
 const WORKFLOW: &str = "lb";

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{autolb, autolb_path};
+use crate::common::{autolb, autolb_path, course, status_json};
 
 /// The Cylc to use, or `None` after saying why the test skips (a panic instead when
 /// `AUTOLB_REQUIRE_CYLC=1`).
@@ -269,40 +269,6 @@ fn files_named(dir: &Path, name: &str) -> Vec<PathBuf> {
     out
 }
 
-/// `autolb campaign status --json DIR`.
-pub fn status(dir: &Path) -> Value {
-    let out = autolb()
-        .args(["campaign", "status", "--json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Every test's PEs and mean SYPD per iteration: the whole course of a campaign.
-pub fn course(status: &Value) -> Vec<(u64, u64, String, String)> {
-    status["iterations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|it| {
-            it["tests"].as_array().unwrap().iter().map(|t| {
-                (
-                    it["iteration"].as_u64().unwrap(),
-                    t["test"].as_u64().unwrap(),
-                    t["nproc"].to_string(),
-                    format!("{:.6}", t["sypd"].as_f64().unwrap_or(f64::NAN)),
-                )
-            })
-        })
-        .collect()
-}
-
 /// Every run id of a campaign's status.
 pub fn run_ids(status: &Value) -> Vec<String> {
     status["iterations"]
@@ -333,7 +299,7 @@ pub fn reference_status(example: &Path) -> Value {
         .timeout(Duration::from_secs(120))
         .assert()
         .success();
-    let reference = status(&dir);
+    let reference = status_json(&dir);
     assert_eq!(reference["state"], "done");
     reference
 }
