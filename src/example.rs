@@ -4,9 +4,9 @@
 //! installed next to it. Source and licence: `assets/curves/SOURCE.md`.
 //!
 //! So is every other file under `assets/` that the guide's examples name (the campaign files,
-//! the curves, the Slurm and Autosubmit set-ups): an installed binary has no repository beside
-//! it, and [`write_assets`] puts them back (`autolb example --out DIR`), laid out as in the
-//! repository, so that an example that names `assets/...` works from that directory.
+//! the curves, the Slurm, Autosubmit and Cylc set-ups): an installed binary has no repository
+//! beside it, and [`write_assets`] puts them back (`autolb example --out DIR`), laid out as in
+//! the repository, so that an example that names `assets/...` works from that directory.
 
 use std::path::{Path, PathBuf};
 
@@ -126,6 +126,9 @@ pub const ASSETS: &[Asset] = &[
     asset!("curves/mn4_sr_reduced_ifs.csv", false),
     asset!("curves/mn4_sr_reduced_nemo.csv", false),
     asset!("curves/mn4_sr_reduced_nemo_pisces.csv", false),
+    asset!("cylc/bin/stand-in-model", true),
+    asset!("cylc/campaign.toml", false),
+    asset!("cylc/flow.cylc", false),
     asset!("demo-campaign.toml", false),
     asset!("examples/cpu_gpu/atm_cpu.csv", false),
     asset!("examples/cpu_gpu/campaign.toml", false),

@@ -567,9 +567,7 @@ impl CampaignAnswer {
 pub fn answer(dir: &Path) -> Result<(CampaignAnswer, super::DriverState), CampaignError> {
     let dir = super::absolute_dir(dir)?;
     let state = State::load(&dir)?;
-    let driver = super::driver_state_of(&state, &dir, std::time::SystemTime::now());
-    let mut status = Status::from_state(&state, &dir);
-    status.set_driver(&driver);
+    let (status, driver) = super::status_of_state(&state, &dir);
     Ok((
         CampaignAnswer::with_prediction(status, &state, &dir),
         driver,

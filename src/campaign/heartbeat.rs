@@ -29,6 +29,10 @@ pub const HEARTBEAT_FILE: &str = "driver.json";
 /// [`DriverState::took_runs_with_it`]), as `campaign status` names executors.
 pub const SIM_EXECUTOR: &str = "sim";
 
+/// The executor name of a campaign without an `[executor]`: a workflow manager (Cylc,
+/// Autosubmit, a job chain) starts its runs through `campaign next` / `exec` / `record`.
+pub const EXTERNAL_EXECUTOR: &str = "external";
+
 /// How often a live driver beats.
 pub const BEAT_INTERVAL: Duration = Duration::from_secs(2);
 
@@ -282,8 +286,16 @@ impl DriverState {
     /// runs with it ([`DriverState::took_runs_with_it`]) says so, `driver lost (pid 12 gone 40
     /// s ago; runs of the sim executor ended with it; resume with autolb campaign run DIR to
     /// run them again)`, instead of "runs may still be queued".
+    ///
+    /// A campaign a workflow manager drives has no driver: its runs wait for the workflow
+    /// manager, which says so (`workflow manager starts the runs; those waiting: autolb campaign
+    /// next DIR`) instead of "no driver running".
     pub fn text_for(&self, dir: &Path, executor: &str) -> String {
         match self {
+            DriverState::None if executor == EXTERNAL_EXECUTOR => format!(
+                "workflow manager starts the runs; those waiting: autolb campaign next {}",
+                dir.display()
+            ),
             DriverState::Lost { pid, host, gone_s } if self.took_runs_with_it(executor) => {
                 format!(
                     "driver lost (pid {pid}{} gone {gone_s} s ago; runs of the {executor} \
@@ -294,6 +306,15 @@ impl DriverState {
                 )
             }
             other => other.text(dir),
+        }
+    }
+
+    /// [`DriverState::short_text`] for a campaign run by `executor`: `workflow manager` for a
+    /// campaign without a driver of its own ([`EXTERNAL_EXECUTOR`]).
+    pub fn short_text_for(&self, executor: &str) -> String {
+        match self {
+            DriverState::None if executor == EXTERNAL_EXECUTOR => "workflow manager".into(),
+            other => other.short_text(),
         }
     }
 
@@ -823,6 +844,27 @@ mod tests {
             assert!(!state.took_runs_with_it("sim"), "{state:?}");
             assert_eq!(state.text_for(dir, "sim"), state.text(dir));
         }
+    }
+
+    #[test]
+    fn a_campaign_without_a_driver_of_its_own_waits_for_its_workflow_manager() {
+        let dir = Path::new("/c");
+        let none = DriverState::None;
+        assert_eq!(
+            none.text_for(dir, EXTERNAL_EXECUTOR),
+            "workflow manager starts the runs; those waiting: autolb campaign next /c"
+        );
+        assert_eq!(none.short_text_for(EXTERNAL_EXECUTOR), "workflow manager");
+        // A campaign with an executor needs `campaign run`; a lost driver is lost whoever
+        // runs the runs.
+        assert_eq!(none.text_for(dir, "command"), "no driver running");
+        assert_eq!(none.short_text_for("slurm"), "no driver");
+        let lost = DriverState::Lost {
+            pid: 9,
+            host: "n1".into(),
+            gone_s: 12,
+        };
+        assert_eq!(lost.short_text_for(EXTERNAL_EXECUTOR), lost.short_text());
     }
 
     #[test]

@@ -477,10 +477,18 @@ pub fn status(dir: &Path) -> Result<Status, CampaignError> {
 pub fn status_with_driver(dir: &Path) -> Result<(Status, DriverState), CampaignError> {
     let dir = absolute_dir(dir)?;
     let state = State::load(&dir)?;
-    let driver = driver_state_of(&state, &dir, std::time::SystemTime::now());
-    let mut status = Status::from_state(&state, &dir);
+    Ok(status_of_state(&state, &dir))
+}
+
+/// The status of a loaded state in `dir` (absolute), now: its runs, those a workflow manager's
+/// `campaign exec` holds shown as running, and its driver. The one derivation every view of a
+/// campaign's status takes.
+pub(crate) fn status_of_state(state: &State, dir: &Path) -> (Status, DriverState) {
+    let driver = driver_state_of(state, dir, std::time::SystemTime::now());
+    let mut status = Status::from_state(state, dir);
+    status.set_claimed(dir);
     status.set_driver(&driver);
-    Ok((status, driver))
+    (status, driver)
 }
 
 /// What [`cancel`] did.

@@ -351,6 +351,20 @@ fn the_status_line_tells_no_driver_from_running_lost_and_stalled() {
     v.driver = Some(driver(DriverState::None));
     app.update(Event::Campaign(Box::new(v.clone())));
     assert!(status(&app).contains("campaign: no driver running │"));
+    // A campaign a workflow manager runs waits for it, not for a driver.
+    v.executor = Some("external".into());
+    app.update(Event::Campaign(Box::new(v.clone())));
+    assert!(
+        status(&app).contains(
+            "campaign: workflow manager starts the runs; those waiting: autolb campaign next \
+             /scratch/camp │"
+        ),
+        "{}",
+        status(&app)
+    );
+    let line = view::fit::text_of(&view::status::status_line(&app, 80));
+    assert!(line.contains("workflow manager"), "{line}");
+    v.executor = None;
     let host = autolb::campaign::heartbeat::host_name();
     v.driver = Some(driver(DriverState::Stalled {
         pid: 4242,

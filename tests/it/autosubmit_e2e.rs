@@ -11,8 +11,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::common::{autolb, autolb_path};
-use serde_json::Value;
+use crate::common::{autolb, autolb_path, course, status_json as status};
 
 fn autosubmit() -> Option<PathBuf> {
     let candidate = std::env::var_os("AUTOSUBMIT")
@@ -23,35 +22,6 @@ fn autosubmit() -> Option<PathBuf> {
         .output()
         .is_ok_and(|o| o.status.success());
     works.then_some(candidate)
-}
-
-fn status(dir: &Path) -> Value {
-    let out = autolb()
-        .args(["campaign", "status", "--json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Every test's PEs per iteration, and each test's mean SYPD: the whole course of a campaign.
-fn course(status: &Value) -> Vec<(u64, u64, String, String)> {
-    status["iterations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|it| {
-            it["tests"].as_array().unwrap().iter().map(|t| {
-                (
-                    it["iteration"].as_u64().unwrap(),
-                    t["test"].as_u64().unwrap(),
-                    t["nproc"].to_string(),
-                    format!("{:.6}", t["sypd"].as_f64().unwrap_or(f64::NAN)),
-                )
-            })
-        })
-        .collect()
 }
 
 #[test]

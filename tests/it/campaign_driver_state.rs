@@ -10,19 +10,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::processes::wait_with_timeout;
-use crate::common::{self, autolb, spawn_campaign_run_stderr_piped};
+use crate::common::{self, autolb, spawn_campaign_run_stderr_piped, status_json};
 
 fn slow_campaign(tmp: &Path) -> PathBuf {
     common::slow_command_campaign(tmp)
-}
-
-fn status_json(dir: &Path) -> Value {
-    let out = autolb()
-        .args(["campaign", "status", "--json"])
-        .arg(dir)
-        .timeout(Duration::from_secs(30))
-        .stdout_ok();
-    serde_json::from_str(&out).unwrap()
 }
 
 /// Polls `campaign status --json` until the driver's state is `want`; how long it took.

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::{autolb, autolb_path, campaign_file, init, stdout};
+use crate::common::{autolb, autolb_path, campaign_file, init, status_json, stdout};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -19,16 +19,6 @@ fn simulate_waiting_runs(dir: &Path) -> Vec<String> {
         autolb::sim::simulate(&run, &out).unwrap();
     }
     runs.into_iter().map(|r| r.run).collect()
-}
-
-fn status_json(dir: &Path) -> Value {
-    let out = autolb()
-        .args(["campaign", "status", "--json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]

@@ -31,6 +31,7 @@ mod campaign_resource;
 mod campaign_scaling;
 mod cli_output;
 mod cli_written_output;
+mod cylc_e2e;
 mod example_cli;
 mod hardening_cli;
 mod interp_scipy;

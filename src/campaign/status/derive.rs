@@ -112,7 +112,7 @@ impl Status {
                 .executor
                 .as_ref()
                 .map(|e| format!("{:?}", e.kind).to_lowercase())
-                .unwrap_or_else(|| "external".into()),
+                .unwrap_or_else(|| crate::campaign::heartbeat::EXTERNAL_EXECUTOR.into()),
             counts: RunCounts::default(),
             timing_names: state
                 .components
@@ -180,6 +180,43 @@ impl Status {
         }
         status.recompute();
         status
+    }
+
+    /// Shows the runs a live `campaign exec` claim holds as running, with the holder as their
+    /// job (`exec pid 12 on node7`) and the claim's time as their start. The state file keeps
+    /// such a run waiting until `exec` records it (a workflow manager's job, not a driver, runs
+    /// it), so without this every view would call a run in flight queued. Call it before
+    /// [`Status::set_driver`], which recomputes the counts. Reads `DIR/claims` only, and only
+    /// the claims there.
+    pub fn set_claimed(&mut self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir.join(crate::campaign::claim::CLAIMS_DIR)) else {
+            return;
+        };
+        let claimed: std::collections::BTreeSet<String> = entries
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_suffix(".json")
+                    .map(str::to_string)
+            })
+            .collect();
+        if claimed.is_empty() {
+            return;
+        }
+        for run in self
+            .iterations
+            .iter_mut()
+            .flat_map(|it| it.tests.iter_mut())
+            .flat_map(|t| t.runs.iter_mut())
+            .filter(|r| r.state == RunState::Pending && claimed.contains(&r.run))
+        {
+            if let Some(holder) = crate::campaign::claim::live_claim(dir, &run.run) {
+                run.state = RunState::Running;
+                run.job = Some(format!("exec pid {} on {}", holder.pid, holder.host));
+                run.started_at = Some(holder.started);
+            }
+        }
     }
 
     /// Sets who drives the campaign (`"driver"`) and what that means for its runs: when the
@@ -438,5 +475,61 @@ fn test_state(test: &TestView) -> TestState {
         TestState::Finished
     } else {
         TestState::Done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::claim::create_claim;
+    use crate::campaign::DriverState;
+
+    #[test]
+    fn a_run_a_live_exec_holds_shows_as_running_and_a_released_one_as_queued() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = super::super::demo_state(tmp.path());
+        let ids: Vec<String> = state.iterations[0]
+            .tests
+            .iter()
+            .flat_map(|t| &t.runs)
+            .map(|r| r.id.clone())
+            .collect();
+        let held = create_claim(&dir, &ids[0]).unwrap();
+        drop(create_claim(&dir, &ids[1]).unwrap());
+
+        let mut status = Status::from_state(&state, &dir);
+        status.set_claimed(&dir);
+        status.set_driver(&DriverState::None);
+        let runs: Vec<&RunView> = status.iterations[0]
+            .tests
+            .iter()
+            .flat_map(|t| &t.runs)
+            .collect();
+        assert_eq!(runs[0].run, held.run());
+        assert_eq!(runs[0].state, RunState::Running);
+        assert_eq!(
+            runs[0].job.as_deref(),
+            Some(
+                format!(
+                    "exec pid {} on {}",
+                    std::process::id(),
+                    crate::campaign::claim::hostname()
+                )
+                .as_str()
+            )
+        );
+        assert!(runs[0].started_at.is_some());
+        assert_eq!(runs[1].state, RunState::Pending);
+        assert_eq!(status.counts.running, 1);
+        assert_eq!(status.counts.pending, ids.len() - 1);
+        assert_eq!(status.iterations[0].tests[0].state, TestState::Running);
+
+        // Once released, the run is queued again: the view follows the claim.
+        drop(held);
+        let mut status = Status::from_state(&state, &dir);
+        status.set_claimed(&dir);
+        status.set_driver(&DriverState::None);
+        assert_eq!(status.counts.running, 0);
+        assert_eq!(status.counts.pending, ids.len());
     }
 }

@@ -38,7 +38,7 @@ impl Status {
         let mut parts = Vec::new();
         let state = match driver {
             DriverState::Done => format!("campaign {}", self.state_label()),
-            other => format!("campaign: {}", other.short_text()),
+            other => format!("campaign: {}", other.short_text_for(&self.executor)),
         };
         parts.push(Part::new(state, 10));
         if let Some(i) = self.iteration {

@@ -227,7 +227,7 @@ fn init(a: &InitArgs) -> Result<()> {
     out!("{}", status.table())?;
     outln!(
         "next: autolb campaign {} {}",
-        if status.executor == "external" {
+        if status.executor == campaign::heartbeat::EXTERNAL_EXECUTOR {
             "next"
         } else {
             "run"

@@ -271,6 +271,8 @@ impl Loader {
     /// [`Loader::load_campaign`] without the model.
     fn load_campaign_table(&mut self, state: &State) -> CampaignView {
         let mut status = Status::from_state(state, &self.dir);
+        // Runs a workflow manager's `campaign exec` holds show as running, not queued.
+        status.set_claimed(&self.dir);
         let names = status.components.clone();
         let mut pending_runs = 0;
         for it in &mut status.iterations {

@@ -193,7 +193,10 @@ pub fn campaign_texts(table: &TableState, now: std::time::SystemTime) -> (String
         (Some(driver), Some(dir)) if !finished => {
             let driver = driver.at(now);
             let executor = view.executor.as_deref().unwrap_or_default();
-            (driver.text_for(dir, executor), driver.short_text())
+            (
+                driver.text_for(dir, executor),
+                driver.short_text_for(executor),
+            )
         }
         _ => (state.clone(), state.clone()),
     }

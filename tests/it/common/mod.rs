@@ -85,6 +85,36 @@ pub fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
+/// `autolb campaign status --json DIR`, parsed.
+pub fn status_json(dir: &Path) -> serde_json::Value {
+    let out = autolb()
+        .args(["campaign", "status", "--json"])
+        .arg(dir)
+        .timeout(Duration::from_secs(30))
+        .stdout_ok();
+    serde_json::from_str(&out).unwrap()
+}
+
+/// Every test's PEs and mean SYPD per iteration, from `campaign status --json`: the whole
+/// course of a campaign, to compare two campaigns run on the same settings and seeds.
+pub fn course(status: &serde_json::Value) -> Vec<(u64, u64, String, String)> {
+    status["iterations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|it| {
+            it["tests"].as_array().unwrap().iter().map(|t| {
+                (
+                    it["iteration"].as_u64().unwrap(),
+                    t["test"].as_u64().unwrap(),
+                    t["nproc"].to_string(),
+                    format!("{:.6}", t["sypd"].as_f64().unwrap_or(f64::NAN)),
+                )
+            })
+        })
+        .collect()
+}
+
 /// Creates the README's demo campaign in `dir` and runs it to the end (a few seconds).
 pub fn demo_campaign(dir: &Path) {
     autolb()

@@ -286,6 +286,40 @@ fn a_sim_campaigns_running_runs_show_stopped_once_its_driver_is_lost() {
 }
 
 #[test]
+fn a_run_a_workflow_managers_exec_holds_shows_as_running() {
+    use autolb::campaign::{claim_run, ClaimResult, State};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = autolb::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+    // No executor: a workflow manager runs the campaign through `campaign exec`.
+    let mut state = State::load(&dir).unwrap();
+    state.executor = None;
+    state.save(&dir).unwrap();
+    let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
+    assert_eq!(loader.load().progress.unwrap().running, 0);
+    let claimed = claim_run(&dir, 0, 0, 1, std::time::Duration::from_secs(5)).unwrap();
+    let ClaimResult::Claimed { claim, .. } = claimed else {
+        panic!("the first run is waiting and unclaimed")
+    };
+    let view = loader.load();
+    assert_eq!(view.executor.as_deref(), Some("external"));
+    assert_eq!(view.rows[0].state, "running");
+    assert_eq!(view.rows[0].runs[0].state, "running");
+    assert!(
+        view.rows[0].runs[0]
+            .job
+            .as_deref()
+            .is_some_and(|j| j.starts_with("exec pid ")),
+        "{:?}",
+        view.rows[0].runs[0].job
+    );
+    assert_eq!(view.progress.as_ref().unwrap().running, 1);
+    assert_eq!(view.rows[1].state, "pending");
+    // Released without a record (the job was cancelled): queued again.
+    drop(claim);
+    assert_eq!(loader.load().rows[0].runs[0].state, "pending");
+}
+
+#[test]
 fn the_driver_is_read_from_the_heartbeat_and_stalls_on_an_old_state() {
     use autolb::campaign::heartbeat::Heartbeat;
     use autolb::campaign::DriverState;
