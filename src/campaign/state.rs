@@ -1,6 +1,7 @@
-//! The campaign's state on disk: `DIR/campaign.json`, written atomically under the campaign's
-//! [`Lock`] (see [`super::lock`]), so that two drivers (or a driver and `campaign record`) never
-//! write it at the same time.
+//! The campaign's state on disk: `DIR/campaign.json`, a snapshot written atomically, and
+//! `DIR/campaign.records.jsonl`, the log of what changed since (module `record_log`), both
+//! written under the campaign's [`Lock`] (see [`super::lock`]), so that two drivers (or a
+//! driver and `campaign record`) never write at the same time.
 //!
 //! The state holds only facts: the frozen settings, every test's configuration per iteration, every
 //! run's state, ticket and measured metrics, and the decision taken after each iteration. Means,
@@ -17,6 +18,9 @@ use crate::config::Strategy;
 use crate::executor::ExecutorConfig;
 
 pub use super::measure::RunMetrics;
+pub use record_log::{Journal, LOG_FILE, MIN_LOG_BYTES};
+
+mod record_log;
 use super::measure::{self, TimingName, Unmeasured};
 use crate::executor::{RunRequest, Ticket};
 
@@ -52,6 +56,11 @@ pub struct State {
     /// Set by `campaign cancel`; a cancelled campaign runs nothing more.
     #[serde(default)]
     pub cancelled: bool,
+    /// Which snapshot and log the state was read from or written to, and what changed since
+    /// ([`State::commit`] writes that); written as the snapshot's `epoch`. Takes no part in
+    /// comparing states. A new state starts with `Journal::default()`.
+    #[serde(default, rename = "epoch")]
+    pub journal: Journal,
 }
 
 /// The campaign settings, fixed at `init` so that editing the campaign file later cannot change
@@ -312,36 +321,6 @@ pub enum Outcome {
 }
 
 impl State {
-    /// Reads `DIR/campaign.json`.
-    pub fn load(dir: &Path) -> Result<State, CampaignError> {
-        let path = dir.join(STATE_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                CampaignError::missing_state(dir)
-            } else {
-                CampaignError::io(format!("cannot read {}", path.display()), e)
-            }
-        })?;
-        let state: State = serde_json::from_str(&text).map_err(|e| CampaignError::BadState {
-            file: path.clone(),
-            reason: e.to_string(),
-        })?;
-        if state.format != STATE_FORMAT {
-            return Err(CampaignError::BadState {
-                file: path,
-                reason: format!(
-                    "state format {} is not the supported {STATE_FORMAT}; use the autolb version that created it",
-                    state.format
-                ),
-            });
-        }
-        state
-            .check_shape()
-            .and_then(|()| state.check_limits())
-            .map_err(|reason| CampaignError::BadState { file: path, reason })?;
-        Ok(state)
-    }
-
     /// Checks the settings against the limits the campaign file is held to ([`crate::limits`]),
     /// so that a hand-edited state is one error naming the key, not an allocation abort or a
     /// run retried forever.
@@ -491,16 +470,6 @@ impl State {
         Ok(())
     }
 
-    /// Writes `DIR/campaign.json` atomically (temp file, fsync, rename, fsync of the directory):
-    /// a kill at any moment leaves either the old or the new state, never a mix.
-    pub fn save(&self, dir: &Path) -> Result<(), CampaignError> {
-        let text = serde_json::to_string_pretty(self).map_err(|e| CampaignError::BadState {
-            file: dir.join(STATE_FILE),
-            reason: e.to_string(),
-        })?;
-        write_atomically(&dir.join(STATE_FILE), text.as_bytes())
-    }
-
     /// Whether this is a scaling campaign (`[scaling]` without a strategy): it measures
     /// curves and balances nothing.
     pub fn is_scaling(&self) -> bool {
@@ -585,9 +554,18 @@ impl State {
         &self.iterations[i].tests[t].runs[r]
     }
 
-    /// The run at a position from [`State::run_positions`] or [`State::find_run`].
+    /// The run at a position from [`State::run_positions`] or [`State::find_run`], to change:
+    /// the journal notes it, so [`State::commit`] writes it.
     pub fn run_mut(&mut self, (i, t, r): RunPos) -> &mut Run {
+        self.journal.run_changed((i, t, r));
         &mut self.iterations[i].tests[t].runs[r]
+    }
+
+    /// Takes the decision of test `t` of iteration `i` (noted in the journal, so
+    /// [`State::commit`] writes it).
+    pub fn decide(&mut self, i: usize, t: usize, decision: Decision) {
+        self.journal.decided(i, t);
+        self.iterations[i].tests[t].decision = Some(decision);
     }
 
     /// Finds a run by id.
@@ -857,3 +835,6 @@ mod tests {
         waiter.join().unwrap().unwrap();
     }
 }
+
+#[cfg(test)]
+mod record_log_tests;

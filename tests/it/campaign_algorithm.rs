@@ -98,6 +98,7 @@ fn initial_state() -> State {
                 .collect(),
         }],
         cancelled: false,
+        journal: Default::default(),
     }
 }
 
