@@ -529,7 +529,9 @@ fn record_as(
         }
     };
     let _lock = lock_waiting(dir, wait)?;
-    let mut state = State::load(dir)?;
+    // What others recorded since the snapshot was read (its log's new lines, usually).
+    let mut state = snapshot;
+    state.refresh(dir)?;
     if state.find_run(run_id) != Some((i, t, r)) {
         return Err(CampaignError::BadState {
             file: dir.join(super::state::STATE_FILE),

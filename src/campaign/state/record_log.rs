@@ -291,13 +291,21 @@ struct Folded {
     len: u64,
 }
 
-/// Folds the log's records of `state`'s epoch into it, in order, once each.
-fn fold(state: &mut State, bytes: &[u8], path: &Path) -> Result<Folded, CampaignError> {
+/// Folds the log's records of `state`'s epoch into it, in order, once each. `bytes` is the log
+/// from `from.len` on, with the records up to `from.seq` folded already (the whole log: from
+/// the start, none).
+fn fold(
+    state: &mut State,
+    bytes: &[u8],
+    path: &Path,
+    from: Folded,
+) -> Result<Folded, CampaignError> {
     let bad = |line: usize, reason: String| CampaignError::BadState {
         file: path.to_path_buf(),
         reason: format!("line {line}: {reason}"),
     };
-    let mut folded = Folded { seq: 0, len: 0 };
+    let mut folded = from;
+    let start = folded.len;
     // The first line that is not whole: harmless at the end (a torn append), an error when
     // whole records follow it.
     let mut damaged: Option<(usize, &str)> = None;
@@ -329,7 +337,7 @@ fn fold(state: &mut State, bytes: &[u8], path: &Path) -> Result<Folded, Campaign
                 ),
             )
         })?;
-        folded.len = offset as u64;
+        folded.len = start + offset as u64;
         if record.epoch != state.journal.epoch || record.seq <= folded.seq {
             continue; // Of a replaced snapshot, or folded already.
         }
@@ -400,7 +408,7 @@ impl State {
                 file.read_to_end(&mut log_bytes).map_err(|e| {
                     CampaignError::io(format!("cannot read {}", log_path.display()), e)
                 })?;
-                fold(&mut state, &log_bytes, &log_path)?
+                fold(&mut state, &log_bytes, &log_path, Folded { seq: 0, len: 0 })?
             }
             None => Folded { seq: 0, len: 0 },
         };
@@ -422,6 +430,70 @@ impl State {
         });
         state.keep_saved();
         Ok(state)
+    }
+
+    /// Brings a state read from `dir` earlier up to what is on disk now, for a writer that read
+    /// it before taking the lock (to measure outside the lock) and must write on top of what
+    /// others wrote since. When the snapshot is still the one it read (same epoch and size),
+    /// only the records appended to the log since are read, so a record costs one reading of
+    /// the state, not two; otherwise, or when this state was changed meanwhile, the whole state
+    /// is read again. After an error the state is not to be used.
+    pub fn refresh(&mut self, dir: &Path) -> Result<(), CampaignError> {
+        if self.refresh_from_log(dir) != Some(true) {
+            *self = State::load(dir)?;
+        }
+        Ok(())
+    }
+
+    /// [`State::refresh`] from the log alone: `Some(true)` when that was possible and done.
+    fn refresh_from_log(&mut self, dir: &Path) -> Option<bool> {
+        let disk = self.journal.disk.clone()?;
+        let untouched = disk.dir == dir
+            && self.journal.runs.is_empty()
+            && self.journal.decisions.is_empty()
+            && (self.tests.len(), self.iterations.len(), self.cancelled)
+                == (disk.tests, disk.iterations, disk.cancelled);
+        if !untouched || self.journal.epoch == 0 {
+            return Some(false);
+        }
+        let log_path = dir.join(LOG_FILE);
+        // Opened before the snapshot is looked at, as in `load`.
+        let log = std::fs::File::open(&log_path);
+        if snapshot_epoch(&dir.join(STATE_FILE), disk.state_len) != Some(self.journal.epoch) {
+            return Some(false);
+        }
+        let tail = match log {
+            Ok(mut file) => {
+                use std::io::Seek;
+                if file.metadata().ok()?.len() < disk.log_len {
+                    return Some(false);
+                }
+                file.seek(std::io::SeekFrom::Start(disk.log_len)).ok()?;
+                let mut tail = Vec::new();
+                file.read_to_end(&mut tail).ok()?;
+                tail
+            }
+            Err(_) if disk.log_len == 0 => Vec::new(),
+            Err(_) => return Some(false),
+        };
+        let from = Folded {
+            seq: disk.seq,
+            len: disk.log_len,
+        };
+        // Any trouble (a damaged record): the state is read whole instead, and that load
+        // reports it with its line.
+        let folded = fold(self, &tail, &log_path, from).ok()?;
+        self.check_shape().ok()?;
+        self.journal.disk = Some(OnDisk {
+            seq: folded.seq,
+            log_len: folded.len,
+            tests: self.tests.len(),
+            iterations: self.iterations.len(),
+            cancelled: self.cancelled,
+            ..disk
+        });
+        self.keep_saved();
+        Some(true)
     }
 
     /// Writes the whole state to `DIR/campaign.json` atomically (temp file, fsync, rename,
@@ -599,6 +671,29 @@ impl State {
              (State::run_mut, State::decide): the change would be lost at the next load"
         );
     }
+}
+
+/// The epoch a snapshot of `len` bytes at `path` ends with, read from its last bytes (the
+/// `epoch` key is the last one [`State::save`] writes); `None` when the file has another size
+/// or does not end so (edited by hand: then it is read whole).
+pub(super) fn snapshot_epoch(path: &Path, len: u64) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    if file.metadata().ok()?.len() != len {
+        return None;
+    }
+    let tail_len = len.min(64);
+    file.seek(SeekFrom::Start(len - tail_len)).ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    let tail = std::str::from_utf8(&tail).ok()?;
+    let rest = &tail[tail.rfind("\"epoch\":")? + "\"epoch\":".len()..];
+    let rest = rest.trim_start();
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    // Only the object's end may follow: an `epoch` inside a nested object is followed by two.
+    (rest[digits..].trim() == "}").then(|| rest[..digits].parse().ok())?
 }
 
 /// A new snapshot's epoch: random, never 0 (the epoch of states written before the log).

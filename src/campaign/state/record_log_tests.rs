@@ -455,3 +455,55 @@ proptest! {
         prop_assert_eq!(&read_plain, &expected);
     }
 }
+
+#[test]
+fn a_refresh_reads_what_others_appended_and_falls_back_to_a_whole_read() {
+    let (_tmp, dir, mut writer) = demo_dir();
+    let runs = first_runs(&writer, 3);
+    let mut reader = State::load(&dir).unwrap();
+    record_done(&mut writer, runs[0], 10.0);
+    writer.commit(&dir).unwrap();
+    reader.refresh(&dir).unwrap();
+    assert_eq!(reader, writer);
+    // The reader writes on top of what it refreshed: one more line, read by everyone.
+    record_done(&mut reader, runs[1], 11.0);
+    reader.commit(&dir).unwrap();
+    assert_eq!(log_bytes(&dir).iter().filter(|&&b| b == b'\n').count(), 2);
+    assert_eq!(State::load(&dir).unwrap(), reader);
+    // A whole save in between (a new epoch): read whole.
+    let mut stale = State::load(&dir).unwrap();
+    record_done(&mut reader, runs[2], 12.0);
+    reader.save(&dir).unwrap();
+    stale.refresh(&dir).unwrap();
+    assert_eq!(stale, reader);
+    // A state changed since it was read is read whole, not mixed.
+    let mut changed = State::load(&dir).unwrap();
+    changed.run_mut(runs[0]).attempts = 99;
+    changed.refresh(&dir).unwrap();
+    assert_eq!(changed, reader);
+}
+
+#[test]
+fn the_snapshot_epoch_is_read_from_its_end_only_when_it_is_the_last_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.json");
+    let cases: [(&str, Option<u64>); 5] = [
+        ("{\n  \"a\": 1,\n  \"epoch\": 42\n}", Some(42)),
+        ("{\"a\":1,\"epoch\":7}", Some(7)),
+        ("{\n  \"x\": {\"epoch\": 5}\n}", None),
+        ("{\n  \"epoch\": 5,\n  \"a\": 1\n}", None),
+        ("{\"epoch\":}", None),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            super::record_log::snapshot_epoch(&path, text.len() as u64),
+            want,
+            "{text}"
+        );
+        assert_eq!(
+            super::record_log::snapshot_epoch(&path, text.len() as u64 + 1),
+            None
+        );
+    }
+}
