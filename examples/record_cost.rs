@@ -8,7 +8,7 @@
 //! record ([`State::commit`]: one appended line), the whole `record` call (which reads the state
 //! as well), and for comparison the time and bytes of writing the whole state
 //! ([`State::save`], what every record cost before the log). `-- --runs 100,1000000` measures
-//! other sizes (at most [`MAX_RUNS`]).
+//! other sizes (at most [`MAX_RUNS`]); `-- --keep DIR` keeps the largest campaign in DIR.
 //!
 //! Bytes written are this process's `wchar` in `/proc/self/io`: every byte it handed to
 //! `write`, whatever the page cache and disk then did with it.
@@ -36,6 +36,10 @@ struct Args {
     /// Campaign sizes in runs, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [100usize, 100_000])]
     runs: Vec<usize>,
+    /// Keep the last (largest) campaign in this directory, for a look with `autolb campaign
+    /// status` (it must not exist yet).
+    #[arg(long)]
+    keep: Option<std::path::PathBuf>,
 }
 
 /// Bytes this process has written so far.
@@ -103,9 +107,9 @@ struct Row {
     save_bytes: u64,
 }
 
-fn measure(runs: usize) -> Row {
+fn measure(runs: usize, keep: Option<&Path>) -> Row {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("campaign");
+    let dir = keep.map_or_else(|| tmp.path().join("campaign"), Path::to_path_buf);
     std::fs::create_dir(&dir).unwrap();
     let state = build(&dir, runs);
     let state_mb = std::fs::metadata(dir.join(STATE_FILE)).unwrap().len() as f64 / 1e6;
@@ -163,7 +167,11 @@ fn ms(d: Duration) -> String {
 
 fn main() {
     let args = Args::parse();
-    if let Some(&n) = args.runs.iter().find(|&&n| n < 2 * RECORDS || n > MAX_RUNS) {
+    if args.runs.is_empty() {
+        eprintln!("--runs: give at least one campaign size");
+        std::process::exit(2);
+    }
+    if let Some(&n) = args.runs.iter().find(|&&n| !(2 * RECORDS..=MAX_RUNS).contains(&n)) {
         eprintln!(
             "--runs {n}: each size must be {} to {MAX_RUNS} runs",
             2 * RECORDS
@@ -172,12 +180,22 @@ fn main() {
     }
     println!("| runs | state file | read state | write one record | bytes per record | `record` call | write whole state | bytes whole |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let rows: Vec<Row> = args.runs.iter().map(|&n| measure(n)).collect();
+    let last = args.runs.len() - 1;
+    let rows: Vec<Row> = args
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| measure(n, args.keep.as_deref().filter(|_| k == last)))
+        .collect();
     for r in &rows {
         println!(
-            "| {} | {:.1} MB | {} ms | {} ms | {} | {} ms | {} ms | {} |",
+            "| {} | {} | {} ms | {} ms | {} | {} ms | {} ms | {} |",
             r.runs,
-            r.state_mb,
+            if r.state_mb < 1.0 {
+                format!("{:.0} kB", r.state_mb * 1e3)
+            } else {
+                format!("{:.1} MB", r.state_mb)
+            },
             ms(r.load),
             ms(r.commit),
             r.commit_bytes,

@@ -419,7 +419,7 @@ fn status(a: &StatusArgs) -> Result<()> {
     }
     let (status, driver) = campaign::status_with_driver(&dir).map_err(report)?;
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&status)?)?;
+        crate::shared::output::write_json(&status)?;
     } else {
         out!("{}", status.render(&driver, &dir, output_width()))?;
     }
