@@ -55,6 +55,14 @@ fn record_done(state: &mut State, pos: RunPos, sypd: f64) {
     run.failure = None;
 }
 
+/// Records the first `n` runs done, one commit each.
+fn commit_first_runs(state: &mut State, dir: &Path, n: usize) {
+    for (k, pos) in first_runs(state, n).into_iter().enumerate() {
+        record_done(state, pos, 10.0 + k as f64);
+        state.commit(dir).unwrap();
+    }
+}
+
 fn log_bytes(dir: &Path) -> Vec<u8> {
     std::fs::read(dir.join(LOG_FILE)).unwrap_or_default()
 }
@@ -118,10 +126,7 @@ fn a_torn_last_line_is_ignored_and_cut_by_the_next_append() {
 #[test]
 fn a_damaged_line_with_records_after_it_is_an_error_naming_the_line() {
     let (_tmp, dir, mut state) = demo_dir();
-    for (k, pos) in first_runs(&state, 2).into_iter().enumerate() {
-        record_done(&mut state, pos, 10.0 + k as f64);
-        state.commit(&dir).unwrap();
-    }
+    commit_first_runs(&mut state, &dir, 2);
     let mut log = log_bytes(&dir);
     log[40] ^= 0x01;
     std::fs::write(dir.join(LOG_FILE), &log).unwrap();
@@ -160,10 +165,7 @@ fn a_record_appended_twice_folds_once() {
 #[test]
 fn a_missing_record_is_an_error() {
     let (_tmp, dir, mut state) = demo_dir();
-    for (k, pos) in first_runs(&state, 3).into_iter().enumerate() {
-        record_done(&mut state, pos, 10.0 + k as f64);
-        state.commit(&dir).unwrap();
-    }
+    commit_first_runs(&mut state, &dir, 3);
     let log = String::from_utf8(log_bytes(&dir)).unwrap();
     let kept: Vec<&str> = log
         .lines()
