@@ -171,7 +171,11 @@ fn main() {
         eprintln!("--runs: give at least one campaign size");
         std::process::exit(2);
     }
-    if let Some(&n) = args.runs.iter().find(|&&n| !(2 * RECORDS..=MAX_RUNS).contains(&n)) {
+    if let Some(&n) = args
+        .runs
+        .iter()
+        .find(|&&n| !(2 * RECORDS..=MAX_RUNS).contains(&n))
+    {
         eprintln!(
             "--runs {n}: each size must be {} to {MAX_RUNS} runs",
             2 * RECORDS

@@ -487,6 +487,16 @@ fn a_refresh_reads_what_others_appended_and_falls_back_to_a_whole_read() {
 
 #[test]
 fn the_snapshot_epoch_is_read_from_its_end_only_when_it_is_the_last_key() {
+    // As `save` writes it: the quick refresh finds the epoch the file holds.
+    let (_tmp, campaign, _) = demo_dir();
+    let snapshot = std::fs::read(campaign.join(STATE_FILE)).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&snapshot).unwrap();
+    let epoch = json["epoch"].as_u64().unwrap();
+    assert_ne!(epoch, 0);
+    assert_eq!(
+        super::record_log::snapshot_epoch(&campaign.join(STATE_FILE), snapshot.len() as u64),
+        Some(epoch)
+    );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.json");
     let cases: [(&str, Option<u64>); 5] = [
