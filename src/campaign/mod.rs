@@ -568,6 +568,8 @@ pub(crate) fn cancel_all(
 #[cfg(test)]
 mod cold_start_tests;
 #[cfg(test)]
+mod record_log_tests;
+#[cfg(test)]
 mod scaling_coupled_tests;
 #[cfg(test)]
 mod scaling_tests;

@@ -676,7 +676,7 @@ impl State {
 /// The epoch a snapshot of `len` bytes at `path` ends with, read from its last bytes (the
 /// `epoch` key is the last one [`State::save`] writes); `None` when the file has another size
 /// or does not end so (edited by hand: then it is read whole).
-pub(super) fn snapshot_epoch(path: &Path, len: u64) -> Option<u64> {
+pub(crate) fn snapshot_epoch(path: &Path, len: u64) -> Option<u64> {
     use std::io::{Seek, SeekFrom};
     let mut file = std::fs::File::open(path).ok()?;
     if file.metadata().ok()?.len() != len {

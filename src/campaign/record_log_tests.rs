@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 
-use super::{
+use super::state::{
     run_id, Decision, Iteration, Journal, Outcome, RunMetrics, RunPos, RunState, State, TestRecord,
     LOG_FILE, MIN_LOG_BYTES, STATE_FILE,
 };
@@ -17,7 +17,7 @@ fn demo_state() -> State {
     static DEMO: OnceLock<(tempfile::TempDir, State)> = OnceLock::new();
     let (_, state) = DEMO.get_or_init(|| {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = crate::campaign::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
+        let dir = super::demo::init_demo(tmp.path(), Some(0.0)).unwrap();
         let state = State::load(&dir).unwrap();
         (tmp, state)
     });
@@ -494,7 +494,7 @@ fn the_snapshot_epoch_is_read_from_its_end_only_when_it_is_the_last_key() {
     let epoch = json["epoch"].as_u64().unwrap();
     assert_ne!(epoch, 0);
     assert_eq!(
-        super::record_log::snapshot_epoch(&campaign.join(STATE_FILE), snapshot.len() as u64),
+        super::state::record_log::snapshot_epoch(&campaign.join(STATE_FILE), snapshot.len() as u64),
         Some(epoch)
     );
     let dir = tempfile::tempdir().unwrap();
@@ -509,12 +509,12 @@ fn the_snapshot_epoch_is_read_from_its_end_only_when_it_is_the_last_key() {
     for (text, want) in cases {
         std::fs::write(&path, text).unwrap();
         assert_eq!(
-            super::record_log::snapshot_epoch(&path, text.len() as u64),
+            super::state::record_log::snapshot_epoch(&path, text.len() as u64),
             want,
             "{text}"
         );
         assert_eq!(
-            super::record_log::snapshot_epoch(&path, text.len() as u64 + 1),
+            super::state::record_log::snapshot_epoch(&path, text.len() as u64 + 1),
             None
         );
     }
