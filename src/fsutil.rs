@@ -1,7 +1,8 @@
 //! Reading the small files a user names (curves, configs, key tables, timing output) with
 //! bounds: only regular files (a FIFO would block forever, `/dev/zero` never ends) and only up
 //! to a size that such a file can have, so that a wrong path is a clear error, not a hang or
-//! gigabytes of memory.
+//! gigabytes of memory. And the two ways autolb writes a file so that a kill never leaves it
+//! half-written: replaced whole and atomically, or appended to durably at a known length.
 
 pub use crate::limits::MAX_SMALL_FILE_BYTES;
 use std::io::{self, Read, Write};
