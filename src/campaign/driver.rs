@@ -254,8 +254,8 @@ impl Driver {
 
     /// Saves the state, then a scaling campaign's curves from it (the state first: a kill in
     /// between leaves curves one run behind a state that rewrites them at the next save).
-    fn save(&self) -> Result<(), CampaignError> {
-        self.state.save(&self.dir)?;
+    fn save(&mut self) -> Result<(), CampaignError> {
+        self.state.commit(&self.dir)?;
         super::strategy::scaling::output::write_curves(&self.state, &self.dir)
     }
 

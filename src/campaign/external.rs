@@ -499,7 +499,9 @@ fn record_as(
         }
     };
     let _lock = lock_waiting(dir, wait)?;
-    let mut state = State::load(dir)?;
+    // What others recorded since the snapshot was read (its log's new lines, usually).
+    let mut state = snapshot;
+    state.refresh(dir)?;
     if state.find_run(run_id) != Some((i, t, r)) {
         return Err(CampaignError::BadState {
             file: dir.join(super::state::STATE_FILE),
@@ -521,7 +523,7 @@ fn record_as(
             holder: holder.describe(),
         });
     }
-    let run = &mut state.iterations[i].tests[t].runs[r];
+    let run = state.run_mut((i, t, r));
     run.attempts = run.attempts.max(1);
     run.ended_at = Some(super::state::unix_now());
     match &metrics {
@@ -538,7 +540,7 @@ fn record_as(
     let run_state = run.state;
     // The run stays recorded when the next iteration cannot be planned yet.
     let advance = advance_in(&mut state, dir);
-    state.save(dir)?;
+    state.commit(dir)?;
     super::strategy::scaling::output::write_curves(&state, dir)?;
     super::claim::release_recorded(dir, run_id, token);
     let advance = advance.map_err(|source| CampaignError::Plan {

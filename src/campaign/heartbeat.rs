@@ -420,7 +420,7 @@ pub fn driver_state_of(state: &State, dir: &Path, now: SystemTime) -> DriverStat
 }
 
 /// Time since the campaign last moved, while runs are queued (`None` when none is): since the
-/// state was saved or a running run's directory last changed, whichever is later.
+/// state was saved or recorded to, or a running run's directory last changed, whichever is later.
 fn idle_for(state: &State, dir: &Path, now: SystemTime) -> Option<Duration> {
     let queued = state
         .run_positions()
@@ -432,7 +432,12 @@ fn idle_for(state: &State, dir: &Path, now: SystemTime) -> Option<Duration> {
         .run_positions()
         .filter(|&pos| state.run(pos).state == RunState::Running)
         .filter_map(|(i, t, r)| age_of(&state.request(dir, i, t, r).run_dir, now));
-    std::iter::once(age_of(&dir.join(STATE_FILE), now).unwrap_or_default())
+    // A record lands in the log; a whole save rewrites the state file (and removes the log).
+    let saved = [STATE_FILE, super::state::LOG_FILE]
+        .into_iter()
+        .filter_map(|name| age_of(&dir.join(name), now))
+        .min();
+    std::iter::once(saved.unwrap_or_default())
         .chain(running)
         .min()
 }

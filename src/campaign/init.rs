@@ -261,6 +261,7 @@ fn new_state(
         tests: Vec::new(),
         iterations: Vec::new(),
         cancelled: false,
+        journal: Default::default(),
     }
 }
 
@@ -432,7 +433,7 @@ fn init_named(
     origin: &str,
 ) -> Result<Initialised, CampaignError> {
     let dir = &absolute_dir(dir)?;
-    let (state, inputs) = planned_state(file, base_dir, origin)?;
+    let (mut state, inputs) = planned_state(file, base_dir, origin)?;
     check_executor(&state, &inputs, dir, origin)?;
     let force = match mode {
         InitMode::New => false,
@@ -524,6 +525,7 @@ fn only_campaign_files(dir: &Path) -> bool {
 /// Files and directories of a campaign that `--force` may remove.
 fn is_campaign_file(name: &str) -> bool {
     name == STATE_FILE
+        || name == state::LOG_FILE
         || name == CANCEL_REQUEST_FILE
         // A new campaign's viewers must not see the last one's lost driver.
         || name == super::heartbeat::HEARTBEAT_FILE

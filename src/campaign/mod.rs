@@ -1,9 +1,10 @@
 //! The load-balance campaign (paper section 4.2, Algorithm 1; the guide's
 //! `method/algorithm1.md`).
 //!
-//! A campaign directory holds `campaign.json` (the whole state, written atomically), a lock
-//! file, copies of the curves, and one directory per run, `iter-II/test-TT/rep-R/`, with the
-//! run's timing output, stdout, stderr and exit status.
+//! A campaign directory holds `campaign.json` (the state, written atomically) with
+//! `campaign.records.jsonl` (what changed since, appended: see [`state`]), a lock file, copies
+//! of the curves, and one directory per run, `iter-II/test-TT/rep-R/`, with the run's timing
+//! output, stdout, stderr and exit status.
 //!
 //! * [`init`] runs the prediction and creates the first iteration's tests (module `init`).
 //! * [`drive`] runs the campaign to the end with its executor (resumable after a crash).
@@ -393,9 +394,12 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
     {
         end_at_max_iterations(&mut plan, cap);
     }
-    for (test, decision) in state.iterations[last].tests.iter_mut().zip(plan.decisions) {
+    for (t, decision) in plan.decisions.into_iter().enumerate() {
+        let Some(test) = state.iterations[last].tests.get(t) else {
+            break;
+        };
         out.decided.push((index, test.test, decision.clone()));
-        test.decision = Some(decision);
+        state.decide(last, t, decision);
     }
     let mut next_tests = Vec::new();
     for planned in plan.next {
@@ -534,7 +538,7 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
             let ended = claim::end_claimed_commands(dir, &state);
             let (runs, mut warnings) = cancel_all(&mut state, dir, exec.as_deref_mut());
             warnings.extend(ended);
-            state.save(dir)?;
+            state.commit(dir)?;
             let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
             Ok(Cancelled::Done { runs, warnings })
         }
@@ -605,6 +609,8 @@ pub(crate) fn cancel_all(
 
 #[cfg(test)]
 mod cold_start_tests;
+#[cfg(test)]
+mod record_log_tests;
 #[cfg(test)]
 mod scaling_coupled_tests;
 #[cfg(test)]

@@ -130,6 +130,22 @@ pub fn shown(path: impl AsRef<Path>) -> String {
     escape_controls(&path.as_ref().display().to_string(), Keep::Nothing).into_owned()
 }
 
+/// Writes `value` to stdout as pretty JSON and a newline, streamed: a large campaign's status
+/// is hundreds of megabytes of text, never built in memory whole.
+pub fn write_json(value: &impl serde::Serialize) -> eyre::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| {
+        if e.is_io() {
+            output_error(io::Error::from(e))
+        } else {
+            eyre::Report::new(e)
+        }
+    })?;
+    out.write_all(b"\n")
+        .and_then(|()| out.flush())
+        .map_err(output_error)
+}
+
 /// Writes any pending output; `main` calls it once after the command, so that an error in the
 /// last buffered line is seen too.
 pub fn flush() -> eyre::Result<()> {

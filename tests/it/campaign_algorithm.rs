@@ -99,6 +99,7 @@ fn initial_state() -> State {
                 .collect(),
         }],
         cancelled: false,
+        journal: Default::default(),
     }
 }
 

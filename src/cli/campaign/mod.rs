@@ -446,7 +446,7 @@ fn status(a: &StatusArgs) -> Result<()> {
     }
     let (answer, driver) = campaign::answer(&dir).map_err(report)?;
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&answer)?)?;
+        crate::shared::output::write_json(&answer)?;
     } else {
         out!(
             "{}",
