@@ -875,7 +875,13 @@ mod tests {
         state.run_mut((0, 0, 0)).state = RunState::Running;
         state.save(&dir).unwrap();
         let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
-        // A live driver (this process): its run is running.
+        // A live driver (this process, holding the driver's lock): its run is running.
+        let lock = autolb::campaign::liveness::HeldLock::take(
+            &dir.join(autolb::campaign::heartbeat::DRIVER_LOCK_FILE),
+            Duration::ZERO,
+        )
+        .unwrap()
+        .unwrap();
         Heartbeat::of_this_process().save(&dir).unwrap();
         let mut view = loader.load();
         assert_eq!(view.executor.as_deref(), Some("sim"));
@@ -883,9 +889,15 @@ mod tests {
         assert_eq!(view.rows[0].state, "running");
         assert_eq!(view.rows[0].runs[0].state, "running");
         assert_eq!(view.progress.as_ref().unwrap().running, 1);
-        // Its beat ages past LOST_AFTER with nothing new to load: the next tick shows the
-        // run stopped with it, as `campaign status` would.
+        // Its lock held, it stays alive however old its beat.
         let later = view.driver.as_ref().unwrap().at + Duration::from_secs(30);
+        view.driver.as_mut().unwrap().recheck(later, &dir);
+        view.settle_driver(later);
+        assert_eq!(view.rows[0].runs[0].state, "running");
+        // It dies, with nothing new to load: the next tick asks its lock and shows the run
+        // stopped with it, as `campaign status` would.
+        drop(lock);
+        view.driver.as_mut().unwrap().recheck(later, &dir);
         view.settle_driver(later);
         assert_eq!(view.rows[0].state, "stopped with the driver");
         assert_eq!(view.rows[0].runs[0].state, "stopped with the driver");
@@ -933,6 +945,12 @@ mod tests {
             Some(DriverState::None),
             "right after init"
         );
+        let _lock = autolb::campaign::liveness::HeldLock::take(
+            &dir.join(autolb::campaign::heartbeat::DRIVER_LOCK_FILE),
+            Duration::ZERO,
+        )
+        .unwrap()
+        .unwrap();
         Heartbeat::of_this_process().save(&dir).unwrap();
         assert!(matches!(
             driver(&mut loader),
