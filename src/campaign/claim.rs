@@ -167,8 +167,12 @@ impl Claim {
     /// Removes the claim file if it is still this claim (`record` removes it under the lock
     /// once the run is recorded; this is for the ways out without a record).
     fn release(&self) {
-        if matches!(read_claim(&self.path), Some(Ok(r)) if r.token == self.record.token) {
-            let _ = std::fs::remove_file(&self.path);
+        match read_claim(&self.path) {
+            Some(Ok(r)) if r.token != self.record.token => {}
+            _ => {
+                let _ = std::fs::remove_file(&self.path);
+                self._lock.remove_file();
+            }
         }
     }
 }
@@ -286,6 +290,13 @@ pub(crate) fn recover_claim(
     let note = match read_claim(&path) {
         None => return Ok(Recovery::Free { note: None }),
         Some(Ok(r)) => {
+            // The cgroup `exec` made for the command (where there is one) holds even what
+            // left its process group and environment.
+            if let Some(cgroup) = reap::run_cgroup_path(&reap::campaign_key(dir), &r.token) {
+                if cgroup.exists() {
+                    reap::end_cgroup(&cgroup);
+                }
+            }
             let ended = reap::kill_by_env(CLAIM_VAR, &r.token);
             if !ended.is_empty() && !gone(CLAIM_VAR, &r.token, Duration::from_secs(2)) {
                 return Ok(Recovery::Ending(format!(
@@ -309,6 +320,7 @@ pub(crate) fn recover_claim(
         Some(Err(reason)) => format!("removed the unreadable claim on run {run_id} ({reason})"),
     };
     remove(&path)?;
+    remove(&claim_lock_path(dir, run_id))?;
     Ok(Recovery::Free { note: Some(note) })
 }
 

@@ -56,23 +56,39 @@ pub fn probe(path: &Path) -> Probe {
 #[derive(Debug)]
 pub struct HeldLock {
     _file: File,
+    path: std::path::PathBuf,
 }
 
 impl HeldLock {
     /// Takes the lock on `path` (creating the file, never truncating or replacing it), retrying
     /// for up to `linger` while a [`probe`] holds it for an instant. `Ok(None)`: someone else
     /// holds it. A file system that refuses locks is an error: liveness could not be shown.
+    ///
+    /// A holder removes its lock file when it lets go (so that lock files do not pile up); a
+    /// lock taken on a file removed meanwhile would guard nothing, so the lock is taken again
+    /// on the file now at `path` until the two are the same.
     pub fn take(path: &Path, linger: Duration) -> std::io::Result<Option<HeldLock>> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)?;
+        use std::os::unix::fs::MetadataExt;
         let deadline = std::time::Instant::now() + linger;
         loop {
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)?;
             match fs4::FileExt::try_lock(&file) {
-                Ok(()) => return Ok(Some(HeldLock { _file: file })),
+                Ok(()) => {
+                    let held = file.metadata()?;
+                    let same = std::fs::metadata(path)
+                        .is_ok_and(|m| m.ino() == held.ino() && m.dev() == held.dev());
+                    if same {
+                        return Ok(Some(HeldLock {
+                            _file: file,
+                            path: path.to_path_buf(),
+                        }));
+                    }
+                }
                 Err(fs4::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -80,6 +96,12 @@ impl HeldLock {
                 Err(fs4::TryLockError::Error(e)) => return Err(e),
             }
         }
+    }
+
+    /// Removes the lock file, still holding the lock (released when the value drops): a
+    /// process that opened it before sees it removed once it gets the lock and tries again.
+    pub fn remove_file(&self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 

@@ -18,7 +18,14 @@ const RUN: [&str; 6] = ["--iteration", "0", "--test", "0", "--repetition", "1"];
 /// `campaign exec DIR <RUN> -- sh -c SCRIPT sh COUNTER BIN DIR`, started in the background.
 /// The script sees the counter as `$1`, autolb as `$2` and the campaign as `$3`.
 fn spawn_exec(dir: &Path, counter: &Path, script: &str) -> Child {
+    spawn_exec_with(dir, counter, script, "auto")
+}
+
+/// [`spawn_exec`] with `AUTOLB_CGROUP` set to `cgroups` (`off`: the environment markers alone
+/// find what the command left).
+fn spawn_exec_with(dir: &Path, counter: &Path, script: &str, cgroups: &str) -> Child {
     autolb()
+        .env(autolb::executor::command::reap::CGROUP_SWITCH, cgroups)
         .args(["campaign", "exec"])
         .arg(dir)
         .args(RUN)
@@ -216,11 +223,14 @@ fn a_claim_left_by_a_sigkilled_exec_is_recovered_and_its_processes_ended() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = one_run_campaign(tmp.path(), "camp");
     let counter = tmp.path().join("counter");
-    // A background child that outlives the shell, as a model's launcher may leave.
-    let mut exec = spawn_exec(
+    // A background child that left the command's process group (`setsid`), as a model's
+    // launcher may leave: the supervisor that ends the group when exec dies misses it, and
+    // without a cgroup only its environment marker finds it.
+    let mut exec = spawn_exec_with(
         &dir,
         &counter,
-        r#"sleep 300 </dev/null >/dev/null 2>&1 & echo "$$" >> "$1"; sleep 300"#,
+        r#"setsid sleep 300 </dev/null >/dev/null 2>&1 & echo "$$" >> "$1"; sleep 300"#,
+        "off",
     );
     assert!(eventually(Duration::from_secs(30), &mut || lines(&counter) == 1));
     exec.kill().unwrap();

@@ -121,8 +121,9 @@ fn a_sigkilled_driver_is_reported_lost_within_ten_seconds() {
     let driver = status_json(&dir)["driver"].clone();
     assert_eq!(driver["state"], "running", "a change just seen: {driver}");
     let (_, driver) = wait_for_driver(&dir, "lost", Duration::from_secs(12));
+    // Whole seconds of this host's clock: 10 s seen may be a little over 9 s elapsed.
     assert!(
-        rewritten.elapsed() >= Duration::from_secs(10),
+        rewritten.elapsed() >= Duration::from_secs(9),
         "lost {:?} after it changed",
         rewritten.elapsed()
     );

@@ -109,7 +109,7 @@ impl RunCgroup {
         if std::env::var_os(CGROUP_SWITCH).is_some_and(|v| v == "off") {
             return None;
         }
-        let path = own_cgroup()?.join(format!("autolb-{key}-{token}"));
+        let path = run_cgroup_path(key, token)?;
         std::fs::create_dir(&path).ok()?;
         Some(RunCgroup { path })
     }
@@ -156,6 +156,13 @@ pub fn end_cgroup(path: &Path) {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// Where [`RunCgroup::create`] makes the cgroup of campaign `key`'s run start `token`, when
+/// this system offers cgroups (so that a process that finds a dead holder's token can end
+/// what is left in it).
+pub fn run_cgroup_path(key: &str, token: &str) -> Option<PathBuf> {
+    Some(own_cgroup()?.join(format!("autolb-{key}-{token}")))
 }
 
 /// Ends every cgroup a driver of the campaign `key` left under our cgroup; returns their names.
