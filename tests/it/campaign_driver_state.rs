@@ -16,7 +16,7 @@ fn slow_campaign(tmp: &Path) -> PathBuf {
     common::slow_command_campaign(tmp)
 }
 
-fn status_json(dir: &Path) -> Value {
+pub(crate) fn status_json(dir: &Path) -> Value {
     let out = autolb()
         .args(["campaign", "status", "--json"])
         .arg(dir)
@@ -41,7 +41,7 @@ fn wait_for_driver(dir: &Path, want: &str, limit: Duration) -> (Duration, Value)
     }
 }
 
-fn signal(child: &Child, sig: i32) {
+pub(crate) fn signal(child: &Child, sig: i32) {
     // SAFETY: a signal to our own child.
     unsafe {
         libc::kill(child.id() as i32, sig);

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::processes::{eventually, processes_where, wait_with_timeout};
+use crate::common::processes::{eventually, is_zombie, processes_where, wait_with_timeout};
 use crate::common::{autolb, autolb_path, campaign_file, init};
 use autolb::campaign::claim::{claim_lock_path, claim_path, CLAIM_VAR};
 use autolb::campaign::liveness::{probe, Probe};
@@ -113,13 +113,7 @@ fn model_pid(s: &Setup) -> i32 {
 
 /// Alive and not a zombie.
 fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|t| {
-            let (_, rest) = t.rsplit_once(')')?;
-            rest.trim_start().chars().next()
-        })
-        .is_some_and(|state| state != 'Z' && state != 'X')
+    !is_zombie(pid)
 }
 
 fn signal(child: &Child, sig: i32) {
@@ -152,13 +146,19 @@ fn attempts_alive(dir: &Path) -> usize {
     tokens.len()
 }
 
+/// [`setup`], then `exec` of the run, once its model has started: the `exec` and the model's
+/// pid.
+fn exec_with_model_started(s: &Setup) -> (Child, i32) {
+    let exec = spawn_exec(s);
+    assert!(eventually(Duration::from_secs(30), &mut || starts(s) == 1));
+    (exec, model_pid(s))
+}
+
 #[test]
 fn sigterm_ends_the_model_grandchild_before_exec_exits_and_only_then_releases_the_claim() {
     let tmp = tempfile::tempdir().unwrap();
     let s = setup(tmp.path(), MODEL_STOPS);
-    let mut exec = spawn_exec(&s);
-    assert!(eventually(Duration::from_secs(30), &mut || starts(&s) == 1));
-    let model = model_pid(&s);
+    let (mut exec, model) = exec_with_model_started(&s);
     assert!(alive(model));
     signal(&exec, libc::SIGTERM);
     let claim = claim_path(&s.dir, RUN_ID);
@@ -210,9 +210,7 @@ fn sigterm_ends_the_model_grandchild_before_exec_exits_and_only_then_releases_th
 fn a_retry_after_a_sigkilled_exec_waits_for_the_orphan_and_never_runs_beside_it() {
     let tmp = tempfile::tempdir().unwrap();
     let s = setup(tmp.path(), MODEL_STOPS);
-    let mut exec = spawn_exec(&s);
-    assert!(eventually(Duration::from_secs(30), &mut || starts(&s) == 1));
-    let orphan = model_pid(&s);
+    let (mut exec, orphan) = exec_with_model_started(&s);
     exec.kill().unwrap(); // SIGKILL
     exec.wait().unwrap();
     // The retry, while the orphan is still being stopped (it takes a second).
@@ -256,8 +254,7 @@ fn a_retry_after_a_sigkilled_exec_waits_for_the_orphan_and_never_runs_beside_it(
 fn a_retry_records_what_the_orphan_of_a_sigkilled_exec_finished_instead_of_running_it_again() {
     let tmp = tempfile::tempdir().unwrap();
     let s = setup(tmp.path(), MODEL_FINISHES);
-    let mut exec = spawn_exec(&s);
-    assert!(eventually(Duration::from_secs(30), &mut || starts(&s) == 1));
+    let (mut exec, _) = exec_with_model_started(&s);
     exec.kill().unwrap(); // SIGKILL, while the model works
     exec.wait().unwrap();
     let mut retry = spawn_exec(&s);

@@ -448,19 +448,9 @@ fn run_supervised(
 ) -> std::io::Result<Ended> {
     let campaign_dir = std::path::absolute(dir)?;
     let cgroup = reap::RunCgroup::create(&reap::campaign_key(&campaign_dir), claim.token());
-    let cgroup_files = cgroup.as_ref().and_then(|cg| {
-        let procs = std::ffi::CString::new(cg.procs().into_os_string().into_encoded_bytes());
-        let kill = cg
-            .kill_file()
-            .and_then(|k| std::ffi::CString::new(k.into_os_string().into_encoded_bytes()).ok());
-        procs.ok().map(|p| (p, kill))
-    });
     supervisor::install(
         &mut command,
-        supervisor::Plan {
-            grace: campaign::claim::STOP_GRACE,
-            cgroup: cgroup_files,
-        },
+        supervisor::Plan::new(campaign::claim::STOP_GRACE, cgroup.as_ref()),
     )?;
     let stop = Arc::new(AtomicUsize::new(0));
     let mut ids = Vec::new();

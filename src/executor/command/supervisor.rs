@@ -50,6 +50,20 @@ pub struct Plan {
     pub cgroup: Option<(CString, Option<CString>)>,
 }
 
+impl Plan {
+    /// The plan for a run with this grace and, when there is one, the run's cgroup.
+    pub fn new(grace: Duration, cgroup: Option<&super::reap::RunCgroup>) -> Plan {
+        let cgroup = cgroup.and_then(|cg| {
+            let procs = CString::new(cg.procs().into_os_string().into_encoded_bytes());
+            let kill = cg
+                .kill_file()
+                .and_then(|k| CString::new(k.into_os_string().into_encoded_bytes()).ok());
+            procs.ok().map(|p| (p, kill))
+        });
+        Plan { grace, cgroup }
+    }
+}
+
 /// Makes `command` start through a supervisor. The `Child` that `spawn` returns is the
 /// supervisor; the command is its only child.
 pub fn install(command: &mut Command, plan: Plan) -> io::Result<()> {
