@@ -91,26 +91,36 @@ fn a_driver_in_its_own_pid_namespace_is_alive() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let dir = crate::common::slow_command_campaign(tmp.path());
-    // `--kill-child`: the driver (pid 1 of the namespace) dies with `unshare`.
+    // Inside, a shell (pid 1 there) uses up pids until the driver gets one that no process
+    // of this host has: its pid asked here would say it is gone.
+    let target = (1000..30_000)
+        .find(|p| (0..20).all(|k| !Path::new(&format!("/proc/{}", p + k)).exists()))
+        .unwrap();
+    let script = format!(
+        r#"i=2; while [ $i -lt {target} ]; do /bin/true; i=$((i + 1)); done; "$0" campaign run "$1""#
+    );
+    // `--kill-child`: the namespace (its pid 1, then everything in it) dies with `unshare`.
     let mut unshare = std::process::Command::new("unshare")
-        .args(["--pid", "--fork", "--kill-child"])
+        .args(["--pid", "--fork", "--kill-child", "sh", "-c", &script])
         .arg(autolb_path())
-        .args(["campaign", "run"])
         .arg(&dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     assert!(
-        eventually(Duration::from_secs(20), &mut || {
+        eventually(Duration::from_secs(60), &mut || {
             status_driver(&dir)["state"] == "running"
         }),
         "{}",
         status_driver(&dir)
     );
-    // Its pid as it knows it means nothing here.
-    let driver = status_driver(&dir);
-    assert_ne!(driver["pid"], unshare.id(), "{driver}");
+    let pid = status_driver(&dir)["pid"].as_u64().unwrap();
+    assert!(pid >= target as u64, "pid {pid} in the namespace");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "pid {pid} is taken on this host too: the test cannot tell a pid check from the lock"
+    );
     std::thread::sleep(Duration::from_secs(3));
     assert_seen_alive(&dir, "in its own PID namespace");
     unshare.kill().unwrap();

@@ -339,10 +339,12 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
     let ended = match run_supervised(command, &a.dir, &claim) {
         Ok(ended) => ended,
         Err(e) => {
+            // The supervisor recorded the failed exec as an exit; the command never started.
+            let _ = std::fs::remove_file(run.run_dir.join(autolb::executor::EXIT_STATUS_FILE));
             return Err(user(format!(
                 "cannot start {:?} for run {}: {e}",
                 argv[0], run.run
-            )))
+            )));
         }
     };
     if !ended.tree_gone {
