@@ -503,16 +503,9 @@ fn now_s() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// This machine's host name (empty when it cannot be read).
+/// This machine's host name, as claims and heartbeats record it.
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most `buf.len()` bytes into the buffer we own.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return String::new();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
+    super::liveness::host_name()
 }
 
 /// A process's state letter and start time (clock ticks since boot) from `/proc/PID/stat`.
@@ -593,7 +586,7 @@ mod tests {
         );
         // Unchanged as this host saw it for longer than CLAIM_STALE: dead, its date ignored.
         let seen = dir.path().join(super::super::liveness::SEEN_DIR);
-        let memory = seen.join(format!("{}.json", super::super::heartbeat::host_name()));
+        let memory = seen.join(format!("{}.json", super::super::liveness::host_name()));
         let text = std::fs::read_to_string(&memory).unwrap();
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
         let since = v["claims/i00-t00-r1.json"]["since"].as_u64().unwrap();

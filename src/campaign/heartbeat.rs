@@ -25,6 +25,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::liveness::host_name;
 use super::liveness::{probe, HeldLock, Probe};
 use super::state::{write_atomically, RunState, State, STATE_FILE};
 use super::CampaignError;
@@ -489,23 +490,6 @@ fn process_exists(pid: u32) -> bool {
     // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
     let r = unsafe { libc::kill(pid, 0) };
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-/// This host's name (`gethostname`), `localhost` when the system gives none.
-pub fn host_name() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname writes at most that many bytes.
-    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if r != 0 {
-        return "localhost".into();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
-    if name.is_empty() {
-        "localhost".into()
-    } else {
-        name
-    }
 }
 
 fn unix_seconds(t: SystemTime) -> u64 {

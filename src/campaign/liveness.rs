@@ -128,9 +128,7 @@ pub fn unchanged_for(dir: &Path, file: &str, now: SystemTime) -> Option<Duration
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let memory = dir
-        .join(SEEN_DIR)
-        .join(format!("{}.json", super::heartbeat::host_name()));
+    let memory = dir.join(SEEN_DIR).join(format!("{}.json", host_name()));
     let mut seen: BTreeMap<String, Seen> = crate::fsutil::read_small_text(&memory)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -153,6 +151,23 @@ pub fn unchanged_for(dir: &Path, file: &str, now: SystemTime) -> Option<Duration
         let _ = crate::fsutil::write_atomically(&memory, text.as_bytes());
     }
     Some(Duration::ZERO)
+}
+
+/// This host's name (`gethostname`), `localhost` when the system gives none.
+pub fn host_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most that many bytes.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if r != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
+    if name.is_empty() {
+        "localhost".into()
+    } else {
+        name
+    }
 }
 
 /// Size, stored modification time, inode and a hash of the content of `path`.
