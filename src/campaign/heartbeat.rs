@@ -390,14 +390,23 @@ pub fn driver_state_of(state: &State, dir: &Path, now: SystemTime) -> DriverStat
     if state.is_done() {
         return DriverState::Done;
     }
+    let lock = probe(&dir.join(DRIVER_LOCK_FILE));
     let Some(beat) = Heartbeat::load(dir) else {
-        return DriverState::None;
+        // A heartbeat deleted or cut under a live driver (it writes a whole one at its next
+        // beat, unless it is stopped): its lock still says it lives.
+        return match lock {
+            Probe::Held => DriverState::Running {
+                pid: super::lock::Lock::holder_pid(dir).unwrap_or(0),
+                host: host_name(),
+                seen_s: 0,
+            },
+            Probe::Free | Probe::Unknown => DriverState::None,
+        };
     };
     if beat.ended.is_some() {
         return DriverState::None;
     }
     let here = beat.host == host_name();
-    let lock = probe(&dir.join(DRIVER_LOCK_FILE));
     // This host's own clock wrote a heartbeat of this host (a date ahead of now counts as
     // now); another host's is aged by this host's memory of when it last changed.
     let seen_s = if here {
@@ -723,6 +732,23 @@ mod tests {
         // A lock held (a file system whose locks reach across hosts) keeps it alive.
         let _lock = hold(&dir);
         assert!(driver_state_of(&state, &dir, t1 + Duration::from_secs(60)).alive());
+    }
+
+    #[test]
+    fn a_heartbeat_deleted_under_a_driver_holding_its_lock_is_a_running_driver() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = demo(tmp.path());
+        let lock = hold(&dir);
+        assert!(!dir.join(HEARTBEAT_FILE).exists());
+        assert_eq!(
+            driver_state_of(&state, &dir, SystemTime::now()).name(),
+            "running"
+        );
+        drop(lock);
+        assert_eq!(
+            driver_state_of(&state, &dir, SystemTime::now()),
+            DriverState::None
+        );
     }
 
     #[test]
