@@ -103,7 +103,7 @@ fn main() {
         None => (1..=24).collect(),
     };
     let adaptive = ScalingTable {
-        design: ScalingDesign::Standalone,
+        design: Some(ScalingDesign::Standalone),
         repetitions: Some(args.repetitions),
         counts: Some(args.counts),
         max_runs: None,

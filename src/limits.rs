@@ -13,6 +13,9 @@ pub const MAX_PERIOD_S: f64 = 86_400.0;
 /// Runs per test and iteration (`repetitions`): a measurement is repeated a few times.
 pub const MAX_REPETITIONS: u32 = 100;
 
+/// lb-iterations of one campaign (`max_iterations`): published campaigns take about 5.
+pub const MAX_ITERATIONS: u32 = 1_000;
+
 /// Extra attempts of a failed run (`[executor] retries`): a run that failed this often will
 /// not succeed on its own, and each attempt keeps its directory.
 pub const MAX_RETRIES: u32 = 100;

@@ -19,8 +19,7 @@ use super::claim::Recovery;
 use super::state::{Lock, RunState, State};
 use super::status::NameMap;
 use super::{absolute_dir, advance_in, Advance, CampaignError, RunMetrics};
-use crate::executor::env::{check_distinct, nproc_env_var, shell_identifier};
-use crate::executor::slurm::script::shell_quote;
+use crate::executor::env::{check_distinct, shell_identifier, shell_quote};
 use crate::executor::{read_exit_status, RunRequest, RunStatus};
 
 /// How long `record` waits for the campaign lock by default: longer than any record or
@@ -467,46 +466,17 @@ pub fn next_as_bash(runs: &[NextRun], components: &[String]) -> Result<String, C
     Ok(out)
 }
 
-/// The environment of one run as `(name, value)` pairs: `AUTOLB_RUN`, `AUTOLB_RUN_DIR`,
-/// `AUTOLB_ITERATION`, `AUTOLB_TEST`, `AUTOLB_REPETITION`, `AUTOLB_NPROC_<NAME>` (MPI ranks),
-/// `AUTOLB_THREADS_<NAME>` and `AUTOLB_CORES_<NAME>` per component (names as
-/// [`nproc_env_var`] makes them) and `AUTOLB_TOTAL_NPROC` (extras included), as the `command`
-/// executor sets them.
+/// The environment of one run as `(name, value)` pairs, as every executor sets it
+/// ([`crate::executor::env::run_env`]).
 pub fn run_env(run: &NextRun) -> Result<Vec<(String, String)>, CampaignError> {
     check_distinct(run.nproc.0.iter().map(|(n, _)| n.as_str()))
         .map_err(CampaignError::NoSuchRun)?;
-    let mut env = vec![
-        ("AUTOLB_RUN".to_string(), run.run.clone()),
-        (
-            "AUTOLB_RUN_DIR".to_string(),
-            run.run_dir.display().to_string(),
-        ),
-        ("AUTOLB_ITERATION".to_string(), run.iteration.to_string()),
-        ("AUTOLB_TEST".to_string(), run.test.to_string()),
-        ("AUTOLB_REPETITION".to_string(), run.repetition.to_string()),
-    ];
-    for (name, p) in &run.nproc.0 {
-        let threads = run.threads.get(name).copied().unwrap_or(1).max(1);
-        env.push((nproc_env_var(name), (p / threads).to_string()));
-        env.push((
-            crate::executor::env::threads_env_var(name),
-            threads.to_string(),
-        ));
-        env.push((crate::executor::env::cores_env_var(name), p.to_string()));
-    }
-    env.push((
-        "AUTOLB_TOTAL_NPROC".to_string(),
-        run.total_nproc.to_string(),
-    ));
-    Ok(env)
+    Ok(crate::executor::env::run_env(&run.request()))
 }
 
 /// [`run_env`] as `export NAME='value'` lines, safe to `eval` (every value single-quoted).
 pub fn next_as_env(run: &NextRun) -> Result<String, CampaignError> {
-    Ok(run_env(run)?
-        .into_iter()
-        .map(|(k, v)| format!("export {k}={}\n", shell_quote(&v)))
-        .collect())
+    Ok(crate::executor::env::export_lines(&run_env(run)?))
 }
 
 /// Takes the campaign lock, waiting up to `wait` while another process holds it (zero: one

@@ -8,6 +8,7 @@
 //! directory a campaign.
 
 mod cold_start;
+mod distinct;
 
 use std::path::{Path, PathBuf};
 
@@ -18,9 +19,10 @@ use super::state::{
 use super::{absolute_dir, context_of, defaults, new_test_iteration, CampaignError, State};
 use crate::config::{AllowedEntry, CampaignFile};
 use crate::executor;
-use crate::executor::{ExecutorConfig, ExecutorKind};
+use crate::executor::{ExecutorConfig, ExecutorError, ExecutorKind};
 use crate::machine::CostModel;
 use crate::predict;
+use distinct::{distinct_tests, TWIN_CANDIDATES};
 
 /// What to do when the campaign directory is not empty.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -131,18 +133,22 @@ pub(super) fn planned_state(
         &file.cost_model(),
         origin,
     )?;
+    // More candidates than tests, so that near twins can be passed over (see `distinct_tests`).
+    let wanted = prediction_settings.top;
+    prediction_settings.top = wanted
+        .saturating_mul(TWIN_CANDIDATES)
+        .min(crate::limits::MAX_TOP);
     let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;
 
     let components = frozen_components(file, &inputs, origin)?;
 
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
         Some(start) => selected_start(file, start, &components, &settings.budgets(), origin)?,
-        None => prediction
-            .top
-            .iter()
-            .enumerate()
-            .map(|(k, c)| (c.nproc.clone(), format!("prediction #{}", k + 1)))
-            .collect(),
+        None => distinct_tests(
+            prediction.top.iter().map(|c| c.nproc.as_slice()),
+            wanted,
+            settings.minimum_step,
+        ),
     };
     if let Some(original) = &file.original {
         let nproc: Vec<u32> = original_nproc(file, original, origin)?
@@ -271,7 +277,7 @@ fn checked_executor(
         if cfg.kind == ExecutorKind::Command && cfg.command.as_ref().is_none_or(|c| c.is_empty()) {
             return Err(CampaignError::Invalid {
                 file: origin.to_string(),
-                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
+                message: "[executor] kind = \"command\" needs `command`, a list of program and arguments, e.g. command = [\"./run.sh\", \"{nproc.IFS}\"]".into(),
             });
         }
     }
@@ -317,6 +323,8 @@ fn planned_scaling_state(
     );
     let mut settings = frozen_settings(&budgeted, origin)?;
     settings.scaling = Some(scaling.clone());
+    // Its run budget bounds a scaling campaign; `max_iterations` only when given.
+    settings.max_iterations = file.max_iterations;
     // The runs per count, where a balancing campaign keeps its runs per test.
     settings.repetitions = scaling.repetitions;
     let step = settings.step.unwrap_or(1);
@@ -383,19 +391,17 @@ fn planned_scaling_state(
     Ok((state, inputs))
 }
 
-/// [`init`], with `origin` naming the campaign file in error messages.
-fn init_named(
+/// Builds the campaign's executor once, before anything is written, so that a bad template
+/// or setting (a text placeholder, an unknown one, a bad Slurm option) is reported at `init`
+/// and `plan`, not at `run`. `dir` is the campaign directory (its base directory for `plan`);
+/// a setting that cannot work is reported naming the campaign file `origin`.
+pub(super) fn check_executor(
+    state: &State,
+    inputs: &[predict::ComponentInput],
     dir: &Path,
-    file: &CampaignFile,
-    base_dir: &Path,
-    mode: InitMode,
     origin: &str,
-) -> Result<Initialised, CampaignError> {
-    let dir = &absolute_dir(dir)?;
-    let (state, inputs) = planned_state(file, base_dir, origin)?;
+) -> Result<(), CampaignError> {
     if let Some(cfg) = &state.executor {
-        // Build it once, before anything is written, so a bad template or setting is
-        // reported now, not at `run`.
         // Every component of a balancing campaign has a curve ([`planned_state`] refuses one
         // without); a scaling campaign's have none.
         let curves = inputs.iter().map(|input| input.curve.clone());
@@ -406,8 +412,28 @@ fn init_named(
             state.settings.period_s,
             state.is_standalone_scaling(),
         );
-        executor::from_config(cfg, dir, &ctx)?;
+        executor::from_config(cfg, dir, &ctx).map_err(|e| match e {
+            ExecutorError::Config(message) => CampaignError::Invalid {
+                file: origin.to_string(),
+                message,
+            },
+            other => other.into(),
+        })?;
     }
+    Ok(())
+}
+
+/// [`init`], with `origin` naming the campaign file in error messages.
+fn init_named(
+    dir: &Path,
+    file: &CampaignFile,
+    base_dir: &Path,
+    mode: InitMode,
+    origin: &str,
+) -> Result<Initialised, CampaignError> {
+    let dir = &absolute_dir(dir)?;
+    let (state, inputs) = planned_state(file, base_dir, origin)?;
+    check_executor(&state, &inputs, dir, origin)?;
     let force = match mode {
         InitMode::New => false,
         InitMode::Force => true,
@@ -727,6 +753,16 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         sim.validate().map_err(|e| invalid(e.to_string()))?;
     }
     let tts_w = file.tts_w.unwrap_or(0.5);
+    let max_iterations = file.max_iterations.unwrap_or(match file.strategy {
+        Some(crate::config::Strategy::Guided) => defaults::GUIDED_MAX_ITERATIONS,
+        _ => defaults::MAX_ITERATIONS,
+    });
+    if !(1..=crate::limits::MAX_ITERATIONS).contains(&max_iterations) {
+        return Err(invalid(format!(
+            "`max_iterations` {max_iterations} is outside 1 to {}; campaigns end after about 5, e.g. max_iterations = 12",
+            crate::limits::MAX_ITERATIONS
+        )));
+    }
     Ok(FrozenSettings {
         max_nproc,
         extra_pes: file.extra_pes.unwrap_or(0),
@@ -746,6 +782,7 @@ fn frozen_settings(file: &CampaignFile, origin: &str) -> Result<FrozenSettings, 
         cost_model: Some(file.cost_model()).filter(|m| !m.is_plain()),
         strategy: file.strategy.unwrap_or_default(),
         scaling: None,
+        max_iterations: Some(max_iterations),
     })
 }
 

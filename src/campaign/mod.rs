@@ -14,6 +14,7 @@
 //!   decides.
 //! * [`cancel`] stops every queued or running run.
 
+pub mod bound;
 pub mod claim;
 pub mod demo;
 pub mod driver;
@@ -235,6 +236,15 @@ pub mod defaults {
     pub const INITIAL_STEP_IN_STEPS: u32 = 2;
     /// `minimum_step` = `initial_step` / this (so three halvings before a test finishes).
     pub const MINIMUM_STEP_DIVISOR: u32 = 8;
+    /// lb-iterations an Algorithm 1 campaign takes at most when `max_iterations` is not given:
+    /// published campaigns ended after 4 to 5, and a test still moving after 12 moves by
+    /// steps too small to matter; the campaign then ends with the best measured.
+    pub const MAX_ITERATIONS: u32 = 12;
+    /// The same for the guided strategy, which runs one or two configurations an iteration.
+    pub const GUIDED_MAX_ITERATIONS: u32 = 24;
+    /// The same for a cold start, whose first iterations measure its curves (its tests took
+    /// 11 to 33 iterations).
+    pub const COLD_START_MAX_ITERATIONS: u32 = 48;
     /// Runs per test and lb-iteration when `repetitions` is not given.
     pub const REPETITIONS: u32 = 2;
     /// Extra attempts of a failed run when `retries` is not given.
@@ -380,9 +390,16 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
     if !complete || current.tests.iter().all(|t| t.decision.is_some()) || state.cancelled {
         return Ok(out);
     }
-    let plan = strategy::for_state(state).plan(state, dir)?;
+    let mut plan = strategy::for_state(state).plan(state, dir)?;
     let last = state.iterations.len() - 1;
     let index = state.iterations[last].index;
+    if let Some(cap) = state
+        .settings
+        .max_iterations
+        .filter(|&cap| index + 1 >= cap)
+    {
+        end_at_max_iterations(&mut plan, cap);
+    }
     for (test, decision) in state.iterations[last].tests.iter_mut().zip(plan.decisions) {
         out.decided.push((index, test.test, decision.clone()));
         test.decision = Some(decision);
@@ -440,6 +457,20 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
         out.new_iteration = Some(index + 1);
     }
     Ok(out)
+}
+
+/// At `max_iterations` no iteration follows: every test that would go on ends, and says why.
+fn end_at_max_iterations(plan: &mut strategy::Plan, cap: u32) {
+    plan.next.clear();
+    for decision in &mut plan.decisions {
+        if decision.outcome == state::Outcome::Continue {
+            decision.outcome = state::Outcome::Finished {
+                reason: format!(
+                    "max_iterations = {cap} reached: the campaign ends with the best measured"
+                ),
+            };
+        }
+    }
 }
 
 /// The iteration table, the best configuration so far and who drives the campaign

@@ -94,6 +94,11 @@ pub struct FrozenSettings {
     /// A scaling campaign's settings (`[scaling]`); absent in a balancing campaign.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scaling: Option<crate::config::ScalingSettings>,
+    /// The most lb-iterations the campaign takes: the strategy's last decisions end every test
+    /// there. `None` for a scaling campaign (its run budget bounds it) and for a campaign made
+    /// before the key existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<u32>,
 }
 
 /// One balanced component with its limits, fixed at `init`.
@@ -713,7 +718,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> 
 
 // How many lb-iterations a campaign can take at most: Algorithm 1 moves each test by `step`
 // until it reaches its limit, halving the step down to `minimum_step` (the reasoning is in
-// `campaign::plan`'s module docs). Here, below both the plan and the status that show it.
+// `campaign::bound`'s module docs). Here, below both the plan and the status that show it.
 
 /// Whether [`iteration_bound`] is proven for this campaign. The bound follows Algorithm 1's
 /// moves; a guided campaign usually takes fewer iterations, but nothing proves it, and with
@@ -755,7 +760,7 @@ pub fn step_values(initial_step: u32, minimum_step: u32) -> Vec<u32> {
     steps
 }
 
-/// An upper bound on the lb-iterations of any test (see [`crate::campaign::plan`]).
+/// An upper bound on the lb-iterations of any test (see [`crate::campaign::bound`]).
 pub fn iteration_bound(
     components: &[FrozenComponent],
     initial_step: u32,

@@ -84,18 +84,18 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            // --help and --version.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // --help and --version: the text is the command's output, so a help that could not
+            // be written (a full disk) is a failure like any other output's.
+            return match e.print().and_then(|()| finish_stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(io) => output_failure(&OutputError(io)),
+            };
         }
     };
-    // The full report is for bugs; it (and a panic's) is plain, without colours, when stderr
-    // is not a terminal, e.g. in a batch job's log.
-    let hook = if std::io::stderr().is_terminal() {
-        color_eyre::config::HookBuilder::default()
-    } else {
-        color_eyre::config::HookBuilder::default().theme(color_eyre::config::Theme::new())
-    };
+    // The full report is for bugs; it (and a panic's) is plain, without colours: its control
+    // characters are shown escaped like every line autolb prints, so a colour code would show
+    // as text, and a batch job's log wants none.
+    let hook = color_eyre::config::HookBuilder::default().theme(color_eyre::config::Theme::new());
     if hook.install().is_err() {
         errln!("autolb: warning: could not install the error reporter");
     }
@@ -108,35 +108,57 @@ pub fn main() -> ExitCode {
             let mut stderr = std::io::stderr().lock();
             if let Some(output_error) = report.chain().find_map(|e| e.downcast_ref::<OutputError>())
             {
-                if output_error.is_broken_pipe() {
-                    // The reader has all it wanted (`| head`): nothing to say.
-                    return ExitCode::from(BROKEN_PIPE);
-                }
-                let _ = writeln!(stderr, "autolb: {output_error}");
-                ExitCode::from(2)
+                drop(stderr);
+                output_failure(output_error)
             } else if let Some(user_error) = report.downcast_ref::<UserError>() {
-                // One line, whatever the message holds.
-                let line = tame(&user_error.to_string().replace(['\n', '\r'], " "));
+                // One line, whatever the message holds: a name's newline shows as `\n`.
+                let line = tame(&user_error.to_string());
                 let _ = writeln!(stderr, "autolb: error: {line}");
                 ExitCode::from(2)
             } else if let Some(coded) = report.downcast_ref::<Coded>() {
                 let _ = writeln!(stderr, "autolb: {}", tame(&coded.to_string()));
                 ExitCode::from(coded.code)
             } else if std::io::stderr().is_terminal() {
-                let _ = writeln!(stderr, "autolb: error: {report:?}");
+                let text = format!("{report:?}");
+                let _ = writeln!(stderr, "autolb: error: {}", escape_layout(&text));
                 ExitCode::from(1)
             } else {
                 // Job logs and pipes: the cause chain on one line, no colour, no backtrace.
-                let _ = writeln!(stderr, "autolb: error: {report:#}");
+                let _ = writeln!(stderr, "autolb: error: {}", tame(&format!("{report:#}")));
                 ExitCode::from(1)
             }
         }
     }
 }
 
-/// A message with every word longer than [`LONG_WORD`] characters (a 100,000-character name
-/// or path) cut to its start, `...` and its length, so one line stays one readable line.
+/// The exit code and message of output that could not be written: a closed pipe ends quietly
+/// with 141, anything else (a full disk, a closed stdout) is one line and exit code 2.
+fn output_failure(e: &OutputError) -> ExitCode {
+    if e.is_broken_pipe() {
+        // The reader has all it wanted (`| head`): nothing to say.
+        return ExitCode::from(BROKEN_PIPE);
+    }
+    errln!("autolb: {e}");
+    ExitCode::from(2)
+}
+
+/// Flushes stdout, so that text still buffered fails here rather than unseen at exit.
+fn finish_stdout() -> std::io::Result<()> {
+    use std::io::Write;
+    std::io::stdout().lock().flush()
+}
+
+/// A multi-line report (an unexpected error's, for a terminal) with the control characters of
+/// what it quotes escaped and its own line ends kept.
+fn escape_layout(text: &str) -> String {
+    output::escape_controls(text, output::Keep::LinesAndTabs).into_owned()
+}
+
+/// A message as one line: control characters (a newline included) shown escaped
+/// (`\x1b`, `\n`), and every word longer than [`LONG_WORD`] characters (a 100,000-character
+/// name or path) cut to its start, `...` and its length, so one line stays one readable line.
 fn tame(line: &str) -> String {
+    let line = output::escape_controls(line, output::Keep::Nothing);
     line.split(' ')
         .map(|word| {
             if word.chars().count() > LONG_WORD {

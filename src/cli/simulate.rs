@@ -28,9 +28,10 @@ pub struct SimulateArgs {
     pub out: Option<PathBuf>,
     /// Simulate a run of this campaign: PEs and timing names from the campaign, its
     /// `[executor.sim]` settings if any (flags override them), the seed from the run id.
-    #[arg(long, value_name = "DIR", requires = "run")]
+    #[arg(long, value_name = "DIR")]
     pub campaign: Option<PathBuf>,
-    /// The run (with --campaign), e.g. i00-t01-r2.
+    /// The run (with --campaign), e.g. i00-t01-r2 [default: $AUTOLB_RUN, which `campaign
+    /// exec` and the executors set].
     #[arg(long, value_name = "ID", requires = "campaign")]
     pub run: Option<String>,
     /// OpenMP threads per rank of a hybrid component, `NAME=THREADS` (its --comp then counts
@@ -90,7 +91,17 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     reject_repeated_names("--curve", &args.curves)?;
     reject_repeated_names("--threads", &args.threads)?;
     check_flags(args)?;
-    let (run, out) = match (&args.campaign, &args.run) {
+    let run_id = args.run.clone().or_else(|| {
+        args.campaign
+            .as_ref()
+            .and_then(|_| std::env::var("AUTOLB_RUN").ok())
+    });
+    if args.campaign.is_some() && run_id.is_none() {
+        return Err(user(
+            "--campaign needs the run: give --run ID, or run it through autolb (campaign exec, an executor), which sets AUTOLB_RUN",
+        ));
+    }
+    let (run, out) = match (&args.campaign, &run_id) {
         (Some(dir), Some(id)) => {
             // Every campaign error, refused I/O included, is the user's to fix (exit 2).
             let (run, run_dir) =

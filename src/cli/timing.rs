@@ -120,6 +120,10 @@ struct ComponentJson<'a> {
     nproc: Option<u32>,
     steps: u64,
     compute_s: f64,
+    /// The computing time as written, when it was read as another (a helper's negative time
+    /// read as 0 s); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compute_as_written_s: Option<f64>,
     wait_s: f64,
     interp_s: Option<f64>,
     send_s: Option<f64>,
@@ -162,6 +166,7 @@ impl<'a> MeasurementJson<'a> {
                     nproc: c.nproc,
                     steps: c.steps,
                     compute_s: c.compute_s,
+                    compute_as_written_s: c.compute_as_written_s,
                     wait_s: c.wait_s,
                     interp_s: c.interp_s,
                     send_s: c.send_s,

@@ -47,6 +47,8 @@ pub struct CampaignFile {
     pub minimum_step: Option<u32>,
     /// Runs per test and iteration.
     pub repetitions: Option<u32>,
+    /// The most lb-iterations the campaign takes (default 12; guided 24, a cold start 48).
+    pub max_iterations: Option<u32>,
     /// Coupling period in seconds (simulated time per coupling step).
     pub period_s: Option<f64>,
     /// How the campaign chooses its tests after each iteration (default Algorithm 1).
@@ -628,7 +630,14 @@ fn check_scaling(file: &CampaignFile, text: &str) -> Result<(), String> {
             .map(|l| format!("line {l}: "))
             .unwrap_or_default()
     };
-    if let Err(message) = table.resolve() {
+    // A cold start's table resolves with its defaults (coupled, fewer counts, one run each):
+    // any subset of its keys may be written.
+    let resolved = if file.strategy == Some(Strategy::Guided) && table.design.is_none() {
+        file.cold_start_scaling()
+    } else {
+        table.resolve()
+    };
+    if let Err(message) = resolved {
         // The message names its key first: `[scaling] KEY = ...`.
         let key = message
             .strip_prefix("[scaling] ")
@@ -656,7 +665,7 @@ fn check_scaling(file: &CampaignFile, text: &str) -> Result<(), String> {
     match file.strategy {
         None => {}
         // A cold start: the coupled design first, then guided balancing.
-        Some(Strategy::Guided) if table.design == ScalingDesign::Coupled => {}
+        Some(Strategy::Guided) if table.design != Some(ScalingDesign::Standalone) => {}
         Some(Strategy::Guided) => {
             return Err(format!(
                 "{}strategy = \"guided\" with [scaling] is a cold start, whose first phase runs coupled configurations: set design = \"coupled\", or drop strategy for a standalone scaling campaign",
@@ -692,7 +701,7 @@ impl CampaignFile {
     /// table take these defaults too.
     pub fn cold_start_scaling(&self) -> Result<ScalingSettings, String> {
         let mut table = self.scaling.clone().unwrap_or(ScalingTable {
-            design: ScalingDesign::Coupled,
+            design: None,
             repetitions: None,
             counts: None,
             max_runs: None,
@@ -700,6 +709,7 @@ impl CampaignFile {
             simulated_days: None,
             timing: None,
         });
+        table.design = table.design.or(Some(ScalingDesign::Coupled));
         table.counts = table.counts.or(Some(COLD_START_COUNTS));
         table.repetitions = table.repetitions.or(Some(1));
         table.resolve()

@@ -36,8 +36,9 @@ pub enum ScalingTiming {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScalingTable {
-    /// `standalone` or `coupled`.
-    pub design: ScalingDesign,
+    /// `standalone` or `coupled`; a cold start (`strategy = "guided"`) is coupled, so it may
+    /// leave this out.
+    pub design: Option<ScalingDesign>,
     /// Runs per PE count (default 3).
     pub repetitions: Option<u32>,
     /// PE counts of the first series per component, log-spaced (default 6).
@@ -89,6 +90,9 @@ impl ScalingTable {
     /// (the caller adds the file and line).
     pub fn resolve(&self) -> Result<ScalingSettings, String> {
         use scaling_defaults::*;
+        let design = self.design.ok_or(
+            "[scaling] design is missing: write design = \"standalone\" (each component alone) or design = \"coupled\" (coupled runs near balance)",
+        )?;
         let repetitions = self.repetitions.unwrap_or(REPETITIONS);
         if !(1..=crate::limits::MAX_REPETITIONS).contains(&repetitions) {
             return Err(format!(
@@ -125,14 +129,14 @@ impl ScalingTable {
             }
         }
         let timing = self.timing.unwrap_or_default();
-        if timing == ScalingTiming::Wall && self.design == ScalingDesign::Coupled {
+        if timing == ScalingTiming::Wall && design == ScalingDesign::Coupled {
             return Err("[scaling] timing = \"wall\" cannot go with design = \"coupled\": a coupled run's wall time is the slowest component's, each component's speed comes from its computing time in the timing output; drop timing or set timing = \"output\"".into());
         }
         if timing == ScalingTiming::Wall && self.simulated_days.is_none() {
             return Err("[scaling] timing = \"wall\" needs simulated_days, the simulated length of one run, to turn wall time into SYPD".into());
         }
         Ok(ScalingSettings {
-            design: self.design,
+            design,
             repetitions,
             counts,
             max_runs: self.max_runs,
@@ -147,7 +151,7 @@ impl From<&ScalingSettings> for ScalingTable {
     /// The table that resolves to these settings (to check a state's settings as a file's).
     fn from(s: &ScalingSettings) -> ScalingTable {
         ScalingTable {
-            design: s.design,
+            design: Some(s.design),
             repetitions: Some(s.repetitions),
             counts: Some(s.counts),
             max_runs: s.max_runs,
@@ -218,5 +222,7 @@ mod tests {
             assert!(e.contains(key), "{text}: {e}");
         }
         assert!(toml::from_str::<ScalingTable>("design = \"both\"").is_err());
+        let e = table("counts = 5").resolve().unwrap_err();
+        assert!(e.contains("design is missing") && !e.contains('\n'), "{e}");
     }
 }

@@ -97,7 +97,10 @@ fn the_bundled_ecearth3_example_renders() {
         script.contains("NPROC_IFS=384\nNPROC_NEMO=242\n"),
         "{script}"
     );
-    assert!(script.contains("--ntasks=628 --multi-prog '"), "{script}");
+    assert!(
+        script.contains("--ntasks=628 --multi-prog \"$AUTOLB_MULTI_PROG\""),
+        "{script}"
+    );
     assert!(script.contains("628 tasks on 14 nodes"), "{script}");
     let syntax = std::process::Command::new("bash")
         .arg("-n")
@@ -142,7 +145,7 @@ IFS = 480
 
 [executor]
 kind = "command"
-command = ["run.sh", "{run_dir}"]
+command = ["run.sh", "{nproc.IFS}"]
 "#;
 
 #[test]
@@ -413,4 +416,33 @@ fn a_scaling_table_is_checked_with_the_line_of_its_key() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("line 8") && e.contains("bogus"), "{e}");
+}
+
+#[test]
+fn a_cold_start_takes_any_subset_of_the_scaling_keys() {
+    let base = "strategy = \"guided\"\nmax_nproc = 900\n[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 800\n[[component]]\nname = \"NEMO\"\nmin_nproc = 48\nmax_nproc = 600\n\n[scaling]\n";
+    for keys in [
+        "max_runs = 30\n",
+        "repetitions = 2\n",
+        "counts = 5\nmax_runs = 40\n",
+        "",
+    ] {
+        let file = CampaignFile::parse(&format!("{base}{keys}"), "c.toml")
+            .unwrap_or_else(|e| panic!("{keys:?}: {e}"));
+        assert!(file.is_cold_start(), "{keys:?}");
+        let s = file.cold_start_scaling().unwrap();
+        assert_eq!(s.design, crate::config::ScalingDesign::Coupled, "{keys:?}");
+        let expected_reps = if keys.contains("repetitions = 2") {
+            2
+        } else {
+            1
+        };
+        assert_eq!(s.repetitions, expected_reps, "{keys:?}");
+    }
+    // Without a strategy, a scaling campaign must say which design it measures with.
+    let plain = base.replace("strategy = \"guided\"\n", "");
+    let e = CampaignFile::parse(&format!("{plain}max_runs = 30\n"), "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("design is missing") && !e.contains('\n'), "{e}");
 }

@@ -1,5 +1,19 @@
-//! Names a run's settings take in a shell: environment variables (`AUTOLB_NPROC_<NAME>`) and
-//! bash array names (`<name>_nprocs`), made from component names.
+//! How a run's values reach the programs it starts: numbers as digits, text as environment
+//! variables.
+//!
+//! A number autolb made (`{nproc.NAME}`, `{total_nproc}`, `{iteration}` ...) is written into a
+//! command or job script as plain digits: digits mean the same to every shell and interpreter,
+//! and shell arithmetic (`$(( {nproc.IFS} / 2 ))`) works. A text value (the run directory, the
+//! run id, a component name, a path) is never written into anything a shell could parse: the
+//! script expands it from the environment (`cd "$AUTOLB_RUN_DIR"`), where the shell treats it
+//! as data whatever characters it holds. Deciding how to quote a value from a parse of the
+//! script around it cannot be made right (here-documents, comments, `$(...)` inside `"..."`,
+//! `bash -c -`, a program that hands its argument to another shell), so templates that name a
+//! text placeholder are refused ([`text_placeholder_refusal`]) and the only place autolb itself
+//! writes a value into a script is [`export_lines`], through [`shell_quote`].
+//!
+//! Names a run's settings take in a shell are made from component names: environment
+//! variables (`AUTOLB_NPROC_<NAME>`) and bash array names (`<name>_nprocs`).
 //!
 //! Component names may hold letters, digits, `_` and `-` ([`crate::curve::validate_component_name`]),
 //! and `-` is not allowed in a shell variable name. So:
@@ -10,7 +24,8 @@
 //!
 //! Two components whose names map to the same variable are refused ([`check_distinct`]).
 //!
-//! [`run_env`] gives every variable of a run; the `command` executor exports them to each run:
+//! [`run_env`] gives every variable of a run; every executor that starts a program (the
+//! `command` executor, `campaign exec`, the Slurm job script) exports them:
 //!
 //! | variable | value |
 //! |---|---|
@@ -53,6 +68,44 @@ pub fn run_env(run: &RunRequest) -> Vec<(String, String)> {
         run.total_nproc().to_string(),
     ));
     v
+}
+
+/// The placeholders whose values are text, with the variable a script expands instead.
+pub const TEXT_PLACEHOLDERS: &[(&str, &str)] = &[
+    ("run_dir", "AUTOLB_RUN_DIR"),
+    ("run", "AUTOLB_RUN"),
+    ("run_id", "AUTOLB_RUN"),
+    ("component", "AUTOLB_COMPONENT"),
+    ("campaign_dir", "AUTOLB_CAMPAIGN_DIR"),
+    ("job_name", "AUTOLB_JOB_NAME"),
+    ("autolb", "AUTOLB_BIN"),
+    ("multi_prog", "AUTOLB_MULTI_PROG"),
+];
+
+/// The one-line refusal of a text placeholder at `place` (a key, an argument, a file and
+/// line), showing the variable to write instead; `None` for any other placeholder.
+pub fn text_placeholder_refusal(place: &str, placeholder: &str) -> Option<String> {
+    let (_, var) = TEXT_PLACEHOLDERS.iter().find(|(p, _)| *p == placeholder)?;
+    Some(format!(
+        "{place}: {{{placeholder}}} is not written into commands or scripts; write \"${var}\" \
+         (an environment variable the script expands)"
+    ))
+}
+
+/// Quotes a string as one POSIX shell word: single quotes, with each `'` written as `'\''`.
+/// Nothing inside single quotes is special to a shell (no `$`, backquote, backslash or line
+/// break), so the word is exactly the string. The only quoting autolb does; its callers put
+/// the word where a word starts (`export NAME=WORD`, one argument of a command line).
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// `export NAME='value'` lines, one per variable: what a generated script starts with, and
+/// what `campaign next --env` prints.
+pub fn export_lines(vars: &[(String, String)]) -> String {
+    vars.iter()
+        .map(|(k, v)| format!("export {k}={}\n", shell_quote(v)))
+        .collect()
 }
 
 /// The `AUTOLB_THREADS_<NAME>` variable of a component: OpenMP threads per rank.
@@ -129,6 +182,63 @@ mod tests {
             assert!(id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
             assert!(!id.starts_with(|c: char| c.is_ascii_digit()), "{id}");
         }
+    }
+
+    /// What `sh` makes of `export X=<quoted>`: the value it reads back.
+    fn through_sh(value: &str) -> String {
+        let script = export_lines(&[("X".into(), value.into())]) + "printf %s \"$X\"";
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{script}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    #[test]
+    fn hostile_values_are_exported_as_exactly_their_text() {
+        for v in [
+            "x$(touch PWNED)",
+            "`touch PWNED`",
+            "a'b",
+            "'\\''",
+            "a\"b",
+            "a\\b",
+            "$'\\x41'",
+            "new\nline",
+            "; touch PWNED; ",
+            "-n",
+            "*?[a]",
+            "",
+            "é ✓ \u{202e}",
+        ] {
+            assert_eq!(through_sh(v), v);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_string_is_exported_as_exactly_its_text(v in "[^\\x00]{0,40}") {
+            proptest::prop_assert_eq!(through_sh(&v), v);
+        }
+
+        #[test]
+        fn shell_characters_are_exported_as_exactly_their_text(
+            v in "[-$`'\"\\\\;&|<>(){}*?~#! \\n\\ta-z]{0,30}"
+        ) {
+            proptest::prop_assert_eq!(through_sh(&v), v);
+        }
+    }
+
+    #[test]
+    fn text_placeholders_are_refused_with_their_variable() {
+        let e = text_placeholder_refusal("[executor] command[2]", "run_dir").unwrap();
+        assert_eq!(
+            e,
+            "[executor] command[2]: {run_dir} is not written into commands or scripts; write \"$AUTOLB_RUN_DIR\" (an environment variable the script expands)"
+        );
+        assert!(text_placeholder_refusal("x", "nproc.IFS").is_none());
     }
 
     #[test]

@@ -5,13 +5,18 @@
 //! `job.launch.method: slurm-hetjob` each component is one Slurm het-job component on nodes of
 //! its own, with `ntasks` (MPI ranks), `ntasks_per_node` and, for a hybrid component such as
 //! OpenIFS, `omp_num_threads` (the het job passes them to `--cpus-per-task`). The
-//! `slurm-wrapper-taskset` form packs several components on every node (`job.groups`); node
-//! packings are not searched yet, so that form is not written.
+//! `slurm-wrapper-taskset` form packs several components on every node (`job.groups`); `predict`
+//! with `placement = "groups"` writes it ([`crate::predict::packing`]) through [`to_yaml`] too.
 //!
 //! The fragment is written from `Serialize` structs with serde_norway, in the order EC-Earth4's
-//! own files use (components in the prediction's order). Keys are component names in lower case;
-//! a name that a YAML 1.1 reader (PyYAML, which ScriptEngine uses) would take for a boolean or
-//! null is refused rather than written.
+//! own files use (components in the prediction's order). Keys are component names in lower
+//! case, so two names that differ only in case would be one key, and a YAML reader keeps the
+//! last: such names are refused, naming both, as are names that would be one of the fragment's
+//! own keys (`launch`, `groups`, `nodes`). serde_norway quotes a key a YAML 1.2 reader would
+//! take for a number, a boolean or null (`0x1f`, `1e3`, `true`); ScriptEngine reads with PyYAML,
+//! a YAML 1.1 reader, which also takes `yes`, `on`, `y` for booleans and `1_000` for a number,
+//! so every key that does not start with a letter or is one of those words is written quoted
+//! ([`to_yaml`]).
 
 use serde::{Serialize, Serializer};
 
@@ -32,19 +37,91 @@ impl<V: Serialize> Serialize for OrderedMap<V> {
     }
 }
 
-/// Words a YAML 1.1 reader takes for a boolean or null when written as a plain key.
+/// Words a YAML 1.1 reader (PyYAML) takes for a boolean or null when written plain, in lower
+/// case (keys are).
 const NOT_STRINGS: [&str; 10] = [
     "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~",
 ];
 
-/// Refuses a key that YAML 1.1 would not read back as the component's name.
-pub fn check_key(key: &str) -> Result<(), String> {
-    if NOT_STRINGS.contains(&key) || key.is_empty() {
-        return Err(format!(
-            "component key {key:?}: YAML readers such as PyYAML take it for a boolean or null; rename the component"
-        ));
+/// Keys of the fragment itself that a component key would clash with: `job.launch`,
+/// `job.groups` and a node group's `nodes`.
+const FRAGMENT_KEYS: [&str; 3] = ["launch", "groups", "nodes"];
+
+/// The component's key under `job`: its name in lower case.
+pub fn key_of(name: &str) -> String {
+    name.to_ascii_lowercase()
+}
+
+/// Whether a YAML reader, 1.1 or 1.2, could read `key` written plain as other than this
+/// string: anything not starting with a letter (a number, `.inf`, `~`, `-1`), a boolean or
+/// null word, or a key with characters outside letters, digits, `_` and `-`.
+fn needs_quotes(key: &str) -> bool {
+    !key.starts_with(|c: char| c.is_ascii_alphabetic())
+        || NOT_STRINGS.contains(&key.to_ascii_lowercase().as_str())
+        || !key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Refuses component names that would not each be a key of their own: two that are one key in
+/// lower case (`IFS` and `ifs`), an empty one, or one that is a key of the fragment itself.
+pub fn check_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
+    let mut seen: Vec<(&str, String)> = Vec::new();
+    for name in names {
+        let key = key_of(name);
+        if key.is_empty() {
+            return Err("a component with an empty name cannot be a YAML key; name it".into());
+        }
+        if FRAGMENT_KEYS.contains(&key.as_str()) {
+            return Err(format!(
+                "component {name:?} would be written as the key {key:?}, which the EC-Earth4 \
+                 fragment uses itself; rename the component"
+            ));
+        }
+        if let Some((other, _)) = seen.iter().find(|(_, k)| *k == key) {
+            return Err(format!(
+                "components {other:?} and {name:?} would both be written as the key {key:?} \
+                 (keys are names in lower case), and a YAML reader keeps only the last; rename \
+                 one of them"
+            ));
+        }
+        seen.push((name, key));
     }
     Ok(())
+}
+
+/// `value` as YAML, with every key in `keys` that a YAML 1.1 reader would not read back as
+/// that string quoted (`'1_000':`, `'yes':`); serde_norway has quoted those YAML 1.2 would
+/// misread already.
+pub fn to_yaml<T: Serialize>(value: &T, keys: &[String]) -> Result<String, String> {
+    let yaml = serde_norway::to_string(value).map_err(|e| e.to_string())?;
+    let quoted: Vec<&String> = keys.iter().filter(|k| needs_quotes(k)).collect();
+    if quoted.is_empty() {
+        return Ok(yaml);
+    }
+    let mut out = String::with_capacity(yaml.len() + 16);
+    for line in yaml.lines() {
+        let body = line.trim_start_matches(' ');
+        let (indent, body) = line.split_at(line.len() - body.len());
+        let (dash, body) = match body.strip_prefix("- ") {
+            Some(rest) => ("- ", rest),
+            None => ("", body),
+        };
+        let key = quoted.iter().find(|k| {
+            body.strip_prefix(k.as_str())
+                .and_then(|rest| rest.strip_prefix(':'))
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+        });
+        match key {
+            Some(k) => {
+                let rest = &body[k.len()..];
+                out.push_str(&format!("{indent}{dash}'{}'{rest}", k.replace('\'', "''")));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 /// One component's resources in the fragment.
@@ -78,7 +155,7 @@ pub fn resources(
             let threads = config.threads.get(k).copied().unwrap_or(1).max(1);
             let ntasks = config.nproc[k] / threads;
             ComponentResources {
-                key: name.to_ascii_lowercase(),
+                key: key_of(name),
                 ntasks,
                 ntasks_per_node: cores_per_node.map(|n| (n / threads).clamp(1, ntasks.max(1))),
                 omp_num_threads: threads,
@@ -115,9 +192,7 @@ struct HetJobFragment<'a> {
 /// component's `ntasks`, `ntasks_per_node` and `omp_num_threads`; an error for a component
 /// name YAML would not read back as a string.
 pub fn fragment(components: &[ComponentResources], comment: &str) -> Result<String, String> {
-    for c in components {
-        check_key(&c.key)?;
-    }
+    check_names(components.iter().map(|c| c.key.as_str()))?;
     let root = HetJobFragment {
         job: HetJob {
             launch: Launch {
@@ -126,7 +201,8 @@ pub fn fragment(components: &[ComponentResources], comment: &str) -> Result<Stri
             components: OrderedMap(components.iter().map(|c| (c.key.clone(), c)).collect()),
         },
     };
-    let yaml = serde_norway::to_string(&root).map_err(|e| e.to_string())?;
+    let keys: Vec<String> = components.iter().map(|c| c.key.clone()).collect();
+    let yaml = to_yaml(&root, &keys)?;
     let mut out: String = comment.lines().map(|l| format!("# {l}\n")).collect();
     out.push_str(&yaml);
     Ok(out)
@@ -142,6 +218,7 @@ pub fn hetjob_fragment(
     tts_w: f64,
     heading: &str,
 ) -> Result<String, String> {
+    check_names(names.iter().map(String::as_str))?;
     let components = resources(names, config, cores_per_node);
     let parts: Vec<String> = components
         .iter()
@@ -210,12 +287,36 @@ mod tests {
     }
 
     #[test]
-    fn keys_yaml_would_read_as_other_than_strings_are_refused() {
-        assert!(check_key("oifs").is_ok());
-        assert!(check_key("nemo-4_2").is_ok());
-        for bad in ["on", "no", "true", "null", "y"] {
-            let e = check_key(bad).unwrap_err();
-            assert!(e.contains("rename the component"), "{e}");
+    fn names_that_are_one_key_are_refused_naming_both() {
+        assert!(check_names(["OIFS", "NEMO", "nemo-4_2"]).is_ok());
+        let e = check_names(["IFS", "NEMO", "ifs"]).unwrap_err();
+        assert!(
+            e.contains("\"IFS\" and \"ifs\" would both be written as the key \"ifs\""),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+        let e = check_names(["Launch"]).unwrap_err();
+        assert!(e.contains("uses itself"), "{e}");
+        assert!(check_names([""]).is_err());
+    }
+
+    #[test]
+    fn keys_a_yaml_reader_would_misread_are_quoted() {
+        for key in [
+            "1_000", "0x1f", "yes", "on", "null", "~", "1e3", ".inf", "y", "-1", "1:20",
+        ] {
+            assert!(needs_quotes(key), "{key}");
         }
+        for key in ["oifs", "nemo-4_2", "xios", "yesterday", "rnfm"] {
+            assert!(!needs_quotes(key), "{key}");
+        }
+        let names: Vec<String> = ["1_000", "yes", "oifs"].map(String::from).to_vec();
+        let r = resources(&names, &scored(&[4, 2, 8], &[1, 1, 1]), None);
+        let text = fragment(&r, "t").unwrap();
+        assert!(
+            text.contains("\n  '1_000':\n") && text.contains("\n  'yes':\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n  oifs:\n"), "{text}");
     }
 }

@@ -26,6 +26,10 @@ pub struct LegTiming {
     pub sypd_incl_overhead: Option<f64>,
     /// `Model speed excl overhead:` SYPD.
     pub sypd_excl_overhead: Option<f64>,
+    /// The line where a second block of these lines starts (a label seen before): the file
+    /// holds more than one leg's timing, and which is this run's is not known. Reading stops
+    /// there.
+    pub second_block_line: Option<usize>,
 }
 
 impl LegTiming {
@@ -75,6 +79,8 @@ pub fn read_timing_log(path: &Path) -> Result<LegTiming, TimingError> {
 /// Parses `timing.log` text: `Run script elapsed time: 1 day, 2:03:04.5`, `Model elapsed time
 /// (no run script overhead): ...`, `Model speed incl overhead:    10.52 SYPD`, `Model speed excl
 /// overhead: ...`. Other lines are skipped; a value that is not a time or a speed is an error.
+/// A label met a second time starts another block: reading stops there and
+/// [`LegTiming::second_block_line`] says where.
 pub fn parse_timing_log(bytes: &[u8], path: &Path) -> Result<LegTiming, TimingError> {
     let mut leg = LegTiming::default();
     let (lines, _cut) = text::complete_trimmed_lines(bytes, path);
@@ -110,14 +116,24 @@ pub fn parse_timing_log(bytes: &[u8], path: &Path) -> Result<LegTiming, TimingEr
                 )),
             }
         };
-        if label.starts_with("run script elapsed time") {
-            leg.script_elapsed_s = Some(time()?);
+        let slot = if label.starts_with("run script elapsed time") {
+            (&mut leg.script_elapsed_s, true)
         } else if label.starts_with("model elapsed time") {
-            leg.model_elapsed_s = Some(time()?);
+            (&mut leg.model_elapsed_s, true)
         } else if label.starts_with("model speed incl") {
-            leg.sypd_incl_overhead = Some(speed()?);
+            (&mut leg.sypd_incl_overhead, false)
         } else if label.starts_with("model speed excl") {
-            leg.sypd_excl_overhead = Some(speed()?);
+            (&mut leg.sypd_excl_overhead, false)
+        } else {
+            continue;
+        };
+        match slot {
+            (Some(_), _) => {
+                leg.second_block_line = Some(*number);
+                break;
+            }
+            (slot, true) => *slot = Some(time()?),
+            (slot, false) => *slot = Some(speed()?),
         }
     }
     Ok(leg)
@@ -306,7 +322,26 @@ pub fn read_run_dir(dir: &Path, opts: &ReadOptions) -> Result<Reading, TimingErr
     let mut partial: Vec<String> = m.partial.take().into_iter().collect();
     if log.is_file() {
         let timing = read_timing_log(&log)?;
-        if timing.is_complete() {
+        let disagreement = timing
+            .model_elapsed_s
+            .zip(m.wall_s)
+            .and_then(|(model, window)| wall_disagreement(window, model));
+        if let Some(line) = timing.second_block_line {
+            partial.push(format!(
+                "{}: line {line} starts a second block of timing lines; a leg's timing.log \
+                 holds one, so which leg the wall and simulated time are of is not known \
+                 (a leg written over another's, or one still being appended)",
+                log.display()
+            ));
+        } else if let (Some(why), true) = (disagreement, timing.is_complete()) {
+            partial.push(format!(
+                "{} and {} disagree on the wall time: {why}; they are of different legs (a \
+                 new leg's {OASIS_FILE} beside the last leg's timing.log), so the run's wall \
+                 and simulated time are not known until the leg's timing.log is written",
+                oasis.display(),
+                log.display()
+            ));
+        } else if timing.is_complete() {
             m.wall_s = timing.model_elapsed_s;
             m.sim_s = timing.simulated_s();
             m.period_s = None;
@@ -341,6 +376,43 @@ pub fn read_run_dir(dir: &Path, opts: &ReadOptions) -> Result<Reading, TimingErr
     }
     m.partial = (!partial.is_empty()).then(|| partial.join("; "));
     Ok(Reading::Measured(m))
+}
+
+/// Share of the model's elapsed time (`timing.log`) that OASIS' analysis window may leave out:
+/// the start-up (reading inputs and restarts), the first two and the last coupling exchanges
+/// and the end (writing restarts). A third: a short balancing run starts up for a minute or two
+/// while its window lasts a few minutes.
+pub const OUTSIDE_WINDOW_MAX: f64 = 1.0 / 3.0;
+
+/// Why OASIS' wall time (`window`, the coupled model simulation time of its analysis window)
+/// cannot be of the run whose model ran `model` seconds by `timing.log`, if it cannot: the
+/// window is part of the model's run, so it may not be longer beyond clock noise
+/// ([`super::CLOCK_NOISE`]), nor shorter than what start-up and the end leave
+/// ([`OUTSIDE_WINDOW_MAX`]) beyond clock noise.
+pub fn wall_disagreement(window: f64, model: f64) -> Option<String> {
+    use crate::limits::display_number;
+    let noise = super::CLOCK_NOISE * model;
+    let shortest = model * (1.0 - OUTSIDE_WINDOW_MAX) - noise;
+    if !(window.is_finite() && model.is_finite()) {
+        return Some("a wall time is not a number".into());
+    }
+    if window > model + noise {
+        return Some(format!(
+            "OASIS' window of {} s is longer than the model's {} s run beyond clock noise",
+            display_number(window),
+            display_number(model)
+        ));
+    }
+    if window < shortest {
+        return Some(format!(
+            "OASIS' window of {} s is less than {:.0} % of the model's {} s run (start-up and \
+             the end leave out less)",
+            display_number(window),
+            (1.0 - OUTSIDE_WINDOW_MAX) * 100.0,
+            display_number(model)
+        ));
+    }
+    None
 }
 
 /// Notes when `ocean.output`'s `jpnij` differs from the PEs NEMO was given: by the launcher
@@ -440,6 +512,46 @@ mod tests {
         assert!(e.contains("t: line 1") && e.contains("fast"), "{e}");
         let cut = parse_timing_log(b"Run script elapsed time: 0:01:00\n", Path::new("t")).unwrap();
         assert!(!cut.is_complete());
+    }
+
+    #[test]
+    fn a_second_block_stops_the_reading_where_it_starts() {
+        let text = b"Run script elapsed time: 0:10:00\n\
+            Model elapsed time (no run script overhead): 0:09:00\n\
+            Model speed incl overhead:     9.00 SYPD\n\
+            Model speed excl overhead:    10.00 SYPD\n\
+            Run script elapsed time: 0:20:00\n\
+            Model speed excl overhead: not a speed\n";
+        let leg = parse_timing_log(text, Path::new("t")).unwrap();
+        assert_eq!(leg.second_block_line, Some(5));
+        assert_eq!(leg.script_elapsed_s, Some(600.0));
+        // A label twice within the first four lines is a second block too.
+        let leg = parse_timing_log(
+            b"Model elapsed time (no run script overhead): 0:09:00\n\
+              Model elapsed time (no run script overhead): 0:18:00\n",
+            Path::new("t"),
+        )
+        .unwrap();
+        assert_eq!(
+            (leg.model_elapsed_s, leg.second_block_line),
+            (Some(540.0), Some(2))
+        );
+    }
+
+    #[test]
+    fn the_window_is_part_of_the_models_run() {
+        // The fixture's leg: 3510.274 s of window in a 3526.53 s run.
+        assert_eq!(wall_disagreement(3510.274, 3526.53), None);
+        // Up to clock noise above, a third (and noise) below.
+        assert_eq!(wall_disagreement(1015.0, 1000.0), None);
+        assert!(wall_disagreement(1025.0, 1000.0)
+            .unwrap()
+            .contains("longer"));
+        assert_eq!(wall_disagreement(660.0, 1000.0), None);
+        assert!(wall_disagreement(640.0, 1000.0)
+            .unwrap()
+            .contains("less than 67 %"));
+        assert!(wall_disagreement(f64::NAN, 1000.0).is_some());
     }
 
     #[test]

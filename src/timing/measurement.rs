@@ -29,6 +29,11 @@ pub struct ComponentTiming {
     pub jitter_s: Option<f64>,
     /// Rank files read for this component (raw LUCIA only).
     pub sampled_ranks: Option<u32>,
+    /// The computing time as the file wrote it, when the reader replaced it: a helper that
+    /// waits nearly the whole run can come out below zero through clock spread, and is read
+    /// as computing 0 s (see the measurement's notes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_as_written_s: Option<f64>,
 }
 
 impl ComponentTiming {
@@ -44,6 +49,7 @@ impl ComponentTiming {
             send_s: None,
             jitter_s: None,
             sampled_ranks: None,
+            compute_as_written_s: None,
         }
     }
 

@@ -77,6 +77,7 @@ fn initial_state() -> State {
             cost_model: None,
             strategy: Default::default(),
             scaling: None,
+            max_iterations: None,
         },
         components: vec![component("A", None), component("B", Some(b_allowed))],
         executor: None,

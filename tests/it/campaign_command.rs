@@ -17,7 +17,7 @@ fn setup(tmp: &Path, extra_args: &str, executor_extra: &str) -> PathBuf {
 [executor]
 kind = "command"
 jobs = 2
-command = ["{bin}", "simulate", "--out", "{{run_dir}}", "--comp", "ATMIFS={{nproc.IFS}}", "--comp", "oceanx={{nproc.NEMO}}", "--seed", "{{repetition}}"{extra_args}]
+command = ["{bin}", "simulate", "--out", ".", "--comp", "ATMIFS={{nproc.IFS}}", "--comp", "oceanx={{nproc.NEMO}}", "--seed", "{{repetition}}"{extra_args}]
 {executor_extra}
 "#,
         bin = autolb_path().display()

@@ -318,7 +318,7 @@ fn the_command_executor_runs_autolb_simulate_as_ecearth4() {
         r#"[executor]
 kind = "command"
 jobs = 2
-command = ["{bin}", "simulate", "--out", "{{run_dir}}", "--output", "oasis5", "--steps", "32", "--json",
+command = ["{bin}", "simulate", "--out", ".", "--output", "oasis5", "--steps", "32", "--json",
   "--comp", "OpenIFS={{nproc.oifs}}", "--threads", "OpenIFS={{threads.oifs}}", "--curve", "OpenIFS={oifs}",
   "--comp", "oceanx={{nproc.nemo}}", "--curve", "oceanx={nemo}", "--seed", "{{test}}"]
 "#,

@@ -201,7 +201,7 @@ fn a_guided_campaign_runs_to_the_end_with_the_command_executor() {
 [executor]
 kind = "command"
 jobs = 2
-command = ["{bin}", "simulate", "--out", "{{run_dir}}", "--comp", "ATMIFS={{nproc.IFS}}", "--comp", "oceanx={{nproc.NEMO}}", "--seed", "{{test}}{{repetition}}"]
+command = ["{bin}", "simulate", "--out", ".", "--comp", "ATMIFS={{nproc.IFS}}", "--comp", "oceanx={{nproc.NEMO}}", "--seed", "{{test}}{{repetition}}"]
 "#,
         bin = autolb_path().display()
     );

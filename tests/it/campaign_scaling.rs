@@ -82,7 +82,7 @@ fn command_campaign(case: &SyntheticCase, tmp: &Path) -> PathBuf {
         format!(
             "#!/bin/sh\nset -e\nseed=$(printf '%s' \"$AUTOLB_RUN\" | cksum | cut -d' ' -f1)\n\
              exec {autolb:?} simulate --standalone --comp \"$AUTOLB_COMPONENT=$AUTOLB_NPROC\" \
-             --curve \"$1=$2/standalone_$1.csv\" --steps {STEPS} --compress {COMPRESSION} \
+             --curve \"$AUTOLB_COMPONENT=$1/standalone_$AUTOLB_COMPONENT.csv\" --steps {STEPS} --compress {COMPRESSION} \
              --seed \"$seed\" --out \"$AUTOLB_RUN_DIR\" >/dev/null\n",
             autolb = autolb_path().display().to_string()
         ),
@@ -90,7 +90,7 @@ fn command_campaign(case: &SyntheticCase, tmp: &Path) -> PathBuf {
     .unwrap();
     let mut text = components_and_scaling(case);
     text.push_str(&format!(
-        "[executor]\nkind = \"command\"\njobs = 3\ncommand = [\"sh\", {:?}, \"{{component}}\", {:?}]\nperiod_s = 2700\n",
+        "[executor]\nkind = \"command\"\njobs = 3\ncommand = [\"sh\", {:?}, {:?}]\nperiod_s = 2700\n",
         script.display().to_string(),
         tmp.display().to_string()
     ));

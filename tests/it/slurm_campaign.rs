@@ -36,8 +36,8 @@ fn write_campaign_file(dir: &Path, small: &Small) -> PathBuf {
 kind = "slurm"
 jobs = {jobs}
 retries = 0
-command = ["{{autolb}}", "simulate", "--comp", "ATMIFS={{nproc.IFS}}", "--comp", "oceanx={{nproc.NEMO}}",
-           "--out", "{{run_dir}}", "--steps", "10", "--compress", "{compress}",
+command = ["{autolb}", "simulate", "--comp", "ATMIFS={{nproc.IFS}}", "--comp", "oceanx={{nproc.NEMO}}",
+           "--out", ".", "--steps", "10", "--compress", "{compress}",
            "--seed", "{{iteration}}{{test}}{{repetition}}"]
 
 [executor.slurm]

@@ -72,14 +72,14 @@ fn slurm_ecearth3_template_runs_an_mpmd_job_to_lucia_output() {
             (
                 "IFS".to_string(),
                 [
-                    "{autolb}",
+                    autolb_path().display().to_string().as_str(),
                     "simulate",
                     "--comp",
                     "ATMIFS={nproc.IFS}",
                     "--comp",
                     "oceanx={nproc.NEMO}",
                     "--out",
-                    "{run_dir}",
+                    ".",
                     "--steps",
                     "6",
                 ]

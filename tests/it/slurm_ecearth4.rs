@@ -27,7 +27,7 @@ fn write_inputs(dir: &Path) {
     .unwrap();
     std::fs::write(
         dir.join("job.tmpl"),
-        "#!/bin/bash\n# EC-Earth4-like job: one step per component.\ncd {run_dir} || exit 1\n{launch}\n",
+        "#!/bin/bash\n# EC-Earth4-like job: one step per component.\ncd \"$AUTOLB_RUN_DIR\" || exit 1\n{launch}\n",
     )
     .unwrap();
     // OpenIFS's ranks report their threads; its first rank runs the stand-in model.
@@ -65,10 +65,10 @@ time_limit = "5"
 autolb = "{autolb}"
 
 [executor.slurm.multi_prog.programs]
-oifs = ["sh", "-c", '{rank0}', "{{autolb}}", "simulate", "--output", "oasis5", "--steps", "32",
+oifs = ["sh", "-c", '{rank0}', "{autolb}", "simulate", "--output", "oasis5", "--steps", "32",
         "--comp", "OpenIFS={{nproc.oifs}}", "--threads", "OpenIFS={{threads.oifs}}",
         "--curve", "OpenIFS={dir}/oifs.csv", "--comp", "oceanx={{nproc.nemo}}",
-        "--curve", "oceanx={dir}/nemo.csv", "--out", "{{run_dir}}", "--seed", "{{test}}"]
+        "--curve", "oceanx={dir}/nemo.csv", "--out", ".", "--seed", "{{test}}"]
 nemo = ["sh", "-c", "echo NEMO rank $SLURM_PROCID: OMP_NUM_THREADS=$OMP_NUM_THREADS"]
 "#,
         autolb = autolb_path().display(),

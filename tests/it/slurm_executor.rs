@@ -31,7 +31,7 @@ fn slurm_job_runs_to_completion_and_sees_its_placeholders() {
         &format!(
             r#"
 kind = "slurm"
-command = ["sh", "-c", "echo IFS={{nproc.IFS}} NEMO={{nproc.NEMO}} total={{total_nproc}} tasks=$SLURM_NTASKS job=$SLURM_JOB_NAME > placeholders.txt; {{autolb}} --version > version.txt"]
+command = ["sh", "-c", "echo IFS={{nproc.IFS}} NEMO={{nproc.NEMO}} total={{total_nproc}} tasks=$SLURM_NTASKS job=$SLURM_JOB_NAME > placeholders.txt; \"$AUTOLB_BIN\" --version > version.txt"]
 [slurm]
 max_ntasks = 1
 poll_interval_s = 0.2
@@ -227,8 +227,8 @@ kind = "slurm"
 poll_interval_s = 0.2
 script = """#!/bin/bash
 #SBATCH --comment=autolb-mpmd-test
-cd {run_dir}
-srun --ntasks={ntasks} --multi-prog {multi_prog}
+cd "$AUTOLB_RUN_DIR"
+srun --ntasks={ntasks} --multi-prog "$AUTOLB_MULTI_PROG"
 """
 [slurm.multi_prog.programs]
 IFS = ["sh", "-c", "echo IFS > rank-$SLURM_PROCID"]
@@ -267,7 +267,7 @@ kind = "slurm"
 [slurm]
 poll_interval_s = 0.2
 script = """#!/bin/bash
-cd {run_dir} && echo {run_dir} > where.txt
+cd "$AUTOLB_RUN_DIR" && printf '%s\\n' "$AUTOLB_RUN_DIR" > where.txt
 """
 "##,
         &dir,

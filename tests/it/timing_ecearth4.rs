@@ -25,6 +25,13 @@ fn read_text(text: &str, opts: &ReadOptions) -> Result<Reading, timing::TimingEr
     timing::read(&path, opts)
 }
 
+/// Why `text`, as a `load_balancing_info.txt`, cannot be read.
+fn read_error(text: &str) -> String {
+    read_text(text, &ReadOptions::default())
+        .unwrap_err()
+        .to_string()
+}
+
 fn measured(r: Result<Reading, timing::TimingError>) -> timing::Measurement {
     match r.expect("readable") {
         Reading::Measured(m) => m,
@@ -83,13 +90,20 @@ fn the_oasis5_file_as_oasis_writes_it() {
     assert_eq!(m.wall_s, Some(3510.274));
     assert_eq!((m.sim_s, m.coupled_sypd()), (None, None));
     assert!(m.notes.iter().any(|n| n == oasis5::NO_SIMULATED_TIME));
-    // RNFMAP's negative computing time is clock noise: kept, with a note, and no SYPD.
+    // RNFMAP waits nearly the whole run: its negative computing time reads as 0 s, with the
+    // written value kept and a note, and no SYPD.
     let rnf = m.component_index("RNFMAP").unwrap();
-    assert_eq!(m.components[rnf].compute_s, -13.561);
-    assert!(m
-        .notes
-        .iter()
-        .any(|n| n.contains("RNFMAP is -13.561 s, negative within clock noise")));
+    assert_eq!(m.components[rnf].compute_s, 0.0);
+    assert_eq!(m.components[rnf].compute_as_written_s, Some(-13.561));
+    assert_eq!(m.component_sypd(rnf), None);
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.contains("computing time of RNFMAP is -13.561 s")
+                && n.contains("read as 0 s")),
+        "{:?}",
+        m.notes
+    );
 }
 
 #[test]
@@ -163,12 +177,164 @@ fn overflow_is_a_partial_reading_never_a_number() {
 }
 
 #[test]
-fn a_negative_time_beyond_clock_noise_is_an_error() {
+fn a_negative_time_beyond_clock_noise_is_an_error_for_a_component_that_computes() {
+    // OpenIFS computes for most of the run: -179 s cannot be clock spread.
+    let text = oasis_text().replace("OpenIFS / 3301.512", "OpenIFS / -179.000");
+    let e = read_error(&text);
+    assert!(
+        e.contains("computing time of OpenIFS is -179 s, negative beyond clock noise"),
+        "{e}"
+    );
+    // The runoff mapper waits 99.6 % of the run: the same -179 s reads as 0 s.
     let text = oasis_text().replace("RNFMAP /  -13.561", "RNFMAP / -179.000");
-    let e = read_text(&text, &ReadOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("negative beyond clock noise"), "{e}");
+    let m = measured(read_text(&text, &ReadOptions::default()));
+    let rnf = m.component("RNFMAP").unwrap();
+    assert_eq!(
+        (rnf.compute_s, rnf.compute_as_written_s),
+        (0.0, Some(-179.0))
+    );
+    // A helper's window (computing plus waiting) below zero cannot be real.
+    let text = oasis_text().replace("RNFMAP /  -13.561", "RNFMAP / -3600.0");
+    let e = read_error(&text);
+    assert!(
+        e.contains("more negative than its 3496.994 s of waiting"),
+        "{e}"
+    );
+    // Waiting past the wall time stays an error, helper or not.
+    let text = oasis_text().replace(
+        "RNFMAP /  -13.561 / 3496.994",
+        "RNFMAP /  -13.561 / 3900.000",
+    );
+    let e = read_error(&text);
+    assert!(e.contains("of RNFMAP add up to 3900 s"), "{e}");
+}
+
+fn helpers_fixture(name: &str) -> PathBuf {
+    fixtures().join("helpers").join(name)
+}
+
+/// Real OASIS 5 output from ECMWF's HPC2020 (EC-Earth4: the runoff mapper, RNFMAP) and a
+/// published AWI-CM3 block (LPJ-GUESS, lpjg): a helper that waits nearly the whole run comes
+/// out with a negative computing time beyond 2 % of the run. Read with that time as 0 s and a
+/// note; the balanced components' times as measured.
+#[test]
+fn real_output_with_a_helpers_negative_computing_time_is_read() {
+    let cases = [
+        (
+            "load_balancing_info_230s.txt",
+            "RNFMAP",
+            -5.98,
+            210.2,
+            230.2,
+        ),
+        (
+            "load_balancing_info_275s.txt",
+            "RNFMAP",
+            -10.9,
+            253.4,
+            275.0,
+        ),
+        (
+            "load_balancing_info_342s.txt",
+            "RNFMAP",
+            -13.6,
+            316.1,
+            342.0,
+        ),
+        ("awicm3_lpjg.txt", "lpjg", -179.214, 6010.338, 6120.531),
+    ];
+    for (file, helper, computing, waiting, wall) in cases {
+        let path = helpers_fixture(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let m = measured(timing::read(&path, &ReadOptions::default()));
+        assert_eq!(m.partial, None, "{file}");
+        assert_eq!(m.wall_s, Some(wall), "{file}");
+        // Beyond the 2 % that clock noise allows a component that computes.
+        assert!(-computing > 0.02 * wall, "{file}");
+        let h = m.component(helper).unwrap();
+        assert_eq!(
+            (h.compute_s, h.compute_as_written_s, h.wait_s),
+            (0.0, Some(computing), waiting),
+            "{file}"
+        );
+        assert!(
+            m.notes.iter().any(|n| n
+                .contains(&format!("computing time of {helper} is {computing} s"))
+                && n.contains("read as 0 s")),
+            "{file}: {:?}",
+            m.notes
+        );
+        // The balanced components' times are the file's, to the digit.
+        for c in m.components.iter().filter(|c| c.name != helper) {
+            assert_eq!(c.compute_as_written_s, None);
+            let row = text
+                .lines()
+                .find(|l| l.split('/').next().map(str::trim) == Some(c.name.as_str()))
+                .unwrap();
+            let cols: Vec<f64> = row
+                .split('/')
+                .skip(1)
+                .map(|v| v.trim().parse().unwrap())
+                .collect();
+            assert_eq!((c.compute_s, c.wait_s), (cols[0], cols[1]), "{file}");
+        }
+    }
+    // The note and the written value reach `autolb timing`, as text and as JSON.
+    let path = helpers_fixture("load_balancing_info_230s.txt");
+    let path = path.to_str().unwrap();
+    let v = json(&["timing", path]);
+    let rnf = &v["components"][2];
+    assert_eq!(
+        (
+            &rnf["name"],
+            &rnf["compute_s"],
+            &rnf["compute_as_written_s"]
+        ),
+        (
+            &Value::from("RNFMAP"),
+            &Value::from(0.0),
+            &Value::from(-5.98)
+        )
+    );
+    assert!(v["components"][0].get("compute_as_written_s").is_none());
+    assert!(
+        v["notes"].to_string().contains("RNFMAP is -5.98 s"),
+        "{}",
+        v["notes"]
+    );
+    let out = autolb().args(["timing", path]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("note: the computing time of RNFMAP is -5.98 s: it waits 210.2 s, 91 %"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_balanced_component_that_cannot_be_real_is_still_refused() {
+    let text = std::fs::read_to_string(helpers_fixture("load_balancing_info_230s.txt")).unwrap();
+    // OpenIFS computing below zero beyond clock noise (2 % of 230.2 s is 4.6 s).
+    let bad = text.replace("OpenIFS /  201.195", "OpenIFS /   -5.980");
+    let e = read_error(&bad);
+    assert!(
+        e.contains("OpenIFS is -5.98 s, negative beyond clock noise"),
+        "{e}"
+    );
+    // oceanx waiting past the wall time.
+    let bad = text.replace(
+        "oceanx /  179.786 /   37.292",
+        "oceanx /  179.786 /  237.292",
+    );
+    let e = read_error(&bad);
+    assert!(e.contains("of oceanx add up to"), "{e}");
+    // Computing beyond the wall time.
+    let bad = text.replace("OpenIFS /  201.195", "OpenIFS /  260.000");
+    let e = read_error(&bad);
+    assert!(
+        e.contains("computing time of OpenIFS (260 s) is above"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -227,15 +393,20 @@ fn day_long_legs_and_a_leg_still_running() {
          Model speed excl overhead:     2.95 SYPD\n",
     )
     .unwrap();
-    let m = measured(timing::read(dir.path(), &ReadOptions::default()));
-    assert_eq!(m.partial, None);
+    let leg_timing = ecearth4::read_timing_log(&leg.join("timing.log")).unwrap();
+    assert!(leg_timing.is_complete());
     assert_eq!(
-        m.wall_s,
+        leg_timing.model_elapsed_s,
         Some(3.0 * 86400.0 + 9.0 * 3600.0 + 21.0 * 60.0 + 21.355932)
     );
+    // The OASIS file beside it is the last leg's (a 3510 s window): not this run's, so the
+    // reading stays partial rather than mixing the two.
+    let m = measured(timing::read(dir.path(), &ReadOptions::default()));
+    let partial = m.partial.unwrap_or_default();
+    assert!(partial.contains("disagree on the wall time"), "{partial}");
     // Two-decimal speeds leave several whole days possible over ten years: the simulated time
     // is SYPD x wall, as precise as the speed line (0.005 in 2.95).
-    let years = m.sim_s.unwrap() / (365.0 * 86400.0);
+    let years = leg_timing.simulated_s().unwrap() / (365.0 * 86400.0);
     assert!((years - 10.0).abs() < 10.0 * 0.005 / 2.95, "{years}");
     // A damaged speed line is an error naming the file, the line and the value.
     std::fs::write(

@@ -40,6 +40,9 @@ pub(super) fn planned_cold_start_state(
     let components = frozen_components(file, &inputs, origin)?;
     let mut settings = frozen_settings(file, origin)?;
     settings.scaling = Some(scaling.clone());
+    if file.max_iterations.is_none() {
+        settings.max_iterations = Some(crate::campaign::defaults::COLD_START_MAX_ITERATIONS);
+    }
     let step = settings.step.unwrap_or(1);
     if file.initial_step.is_none() {
         settings.initial_step = cold_start_initial_step(&components, step);

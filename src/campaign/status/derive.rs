@@ -89,6 +89,7 @@ impl Status {
                 tests,
             });
         }
+        let limit = crate::campaign::bound::iteration_limit(state);
         let mut status = Status {
             state: if state.cancelled {
                 Phase::Cancelled
@@ -122,12 +123,8 @@ impl Status {
             cost_model: state.settings.cost_model.clone(),
             strategy: state.settings.strategy,
             driver: None,
-            iterations_at_most: Some(crate::campaign::state::iteration_bound(
-                &state.components,
-                state.settings.initial_step,
-                state.settings.minimum_step,
-            )),
-            bound_proven: crate::campaign::state::bound_is_proven(state),
+            iterations_at_most: Some(limit.at_most),
+            bound_proven: limit.proven,
             curves: None,
             scaling: None,
             design: state.settings.scaling.as_ref().map(|s| s.design),
@@ -175,8 +172,11 @@ impl Status {
                     .rev()
                     .find_map(|it| it.normalisation),
             }));
-            // The bound of Algorithm 1 does not hold for the guided strategy's choices.
-            status.iterations_at_most = None;
+            // Algorithm 1's bound does not hold for the guided strategy's choices; only an
+            // enforced `max_iterations` bounds a cold start.
+            if state.settings.max_iterations.is_none() {
+                status.iterations_at_most = None;
+            }
         }
         status.recompute();
         status

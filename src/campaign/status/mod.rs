@@ -176,7 +176,7 @@ pub struct Status {
     /// Boxed: a status is carried whole in reports, where it should stay small.
     #[serde(default)]
     pub driver: Option<Box<super::DriverView>>,
-    /// An upper bound on the lb-iterations ([`crate::campaign::plan`]), and whether it is
+    /// An upper bound on the lb-iterations ([`crate::campaign::bound`]), and whether it is
     /// proven (Algorithm 1 with two components) or an estimate.
     #[serde(default)]
     pub iterations_at_most: Option<u32>,

@@ -12,7 +12,7 @@ use crate::campaign::state::RunState;
 pub struct Progress {
     /// The lb-iteration running (or the last one), 0-based.
     pub iteration: Option<u32>,
-    /// An upper bound on the lb-iterations (see [`crate::campaign::plan`]).
+    /// An upper bound on the lb-iterations (see [`crate::campaign::bound`]).
     pub iterations_at_most: Option<u32>,
     /// Whether that bound is proven (two components) or an estimate (more).
     pub bound_proven: bool,

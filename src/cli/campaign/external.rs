@@ -13,12 +13,12 @@ use color_eyre::eyre::{eyre, Result};
 
 use autolb::campaign::{self, Barrier, CampaignError, ClaimResult, NextRun, RunLookup};
 use autolb::executor::command::{expand_argv, placeholder_values, reap, supervisor};
-use autolb::executor::slurm::script::shell_quote;
+use autolb::executor::env::shell_quote;
 use autolb::executor::RunStatus;
 
 use super::report;
 use crate::shared::error::{coded, exit, user};
-use crate::shared::output::{errln, out, outln};
+use crate::shared::output::{errln, outln, shown, write_data};
 
 #[derive(Debug, Args)]
 pub struct NextArgs {
@@ -89,9 +89,9 @@ pub struct ExecArgs {
     /// Seconds to wait for the campaign lock when recording (0: do not wait).
     #[arg(long, value_name = "SECONDS", default_value_t = campaign::DEFAULT_LOCK_WAIT.as_secs())]
     pub wait: u64,
-    /// The command and its arguments, after `--`, with the `command` executor's
-    /// placeholders ({run_dir}, {nproc.NAME}, {total_nproc}, {iteration}, {test},
-    /// {repetition}, {run}).
+    /// The command and its arguments, after `--`, with the `command` executor's number
+    /// placeholders ({nproc.NAME}, {total_nproc}, {iteration}, {test}, {repetition}); it runs
+    /// in the run directory with AUTOLB_RUN_DIR, AUTOLB_RUN and the rest in its environment.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
 }
@@ -124,11 +124,11 @@ pub fn next(a: &NextArgs) -> Result<()> {
         if a.json {
             outln!("{}", serde_json::to_string_pretty(&run)?)?;
         } else if a.env {
-            out!("{}", campaign::next_as_env(&run).map_err(report)?)?;
+            write_data(&campaign::next_as_env(&run).map_err(report)?)?;
         } else if a.bash {
             let components: Vec<String> = run.nproc.0.iter().map(|(n, _)| n.clone()).collect();
             let text = campaign::next_as_bash(std::slice::from_ref(&run), &components);
-            out!("{}", text.map_err(report)?)?;
+            write_data(&text.map_err(report)?)?;
         } else {
             print_runs(std::slice::from_ref(&run))?;
         }
@@ -141,7 +141,7 @@ pub fn next(a: &NextArgs) -> Result<()> {
     } else if a.bash {
         let status = campaign::status(&a.dir).map_err(report)?;
         let text = campaign::next_as_bash(&runs, &status.components).map_err(report)?;
-        out!("{text}")?;
+        write_data(&text)?;
     } else if runs.is_empty() {
         if let Some(holder) = campaign::driven_by(&a.dir).map_err(report)? {
             outln!(
@@ -169,14 +169,17 @@ fn note_lost_driver(dir: &Path) {
     if let Ok((status, driver @ campaign::DriverState::Lost { .. })) =
         campaign::status_with_driver(dir)
     {
-        errln!("note: {}", driver.text_for(dir, &status.executor));
+        errln!(
+            "note: {}",
+            driver.text_for(Path::new(&shown(dir)), &status.executor)
+        );
     }
 }
 
 fn print_runs(runs: &[NextRun]) -> Result<()> {
     for r in runs {
         let pes: Vec<String> = r.nproc.0.iter().map(|(n, p)| format!("{n}={p}")).collect();
-        outln!("{}  {}  {}", r.run, pes.join(" "), r.run_dir.display())?;
+        outln!("{}  {}  {}", r.run, pes.join(" "), shown(&r.run_dir))?;
     }
     Ok(())
 }
@@ -239,12 +242,12 @@ fn print_recorded(r: &campaign::Recorded, dir: &Path) -> Result<()> {
     if let Some(i) = r.advance.new_iteration {
         outln!(
             "iteration {i} is ready: autolb campaign next {}",
-            dir.display()
+            shown(dir)
         )?;
     } else if r.done {
         outln!(
             "the campaign is done: autolb campaign status {}",
-            dir.display()
+            shown(dir)
         )?;
     }
     Ok(())
@@ -326,7 +329,7 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
     errln!(
         "autolb: run {} in {}: {}",
         run.run,
-        run.run_dir.display(),
+        shown(&run.run_dir),
         argv.join(" ")
     );
     let mut command = Command::new(&argv[0]);
@@ -412,13 +415,12 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
     print_recorded(&recorded.map_err(report)?, &a.dir)
 }
 
-/// The command with its placeholders filled in (the `command` executor's code: values in a
-/// shell's `-c` script are quoted for that shell), a relative
-/// program path with a `/` made absolute from where autolb was started (it runs in the run
-/// directory).
+/// The command with its number placeholders filled in (the `command` executor's code; a text
+/// placeholder is refused, naming the argument), a relative program path with a `/` made
+/// absolute from where autolb was started (it runs in the run directory).
 fn command_line(template: &[String], run: &NextRun) -> Result<Vec<String>> {
     let values = placeholder_values(&run.request());
-    let mut argv = expand_argv(template, &values).map_err(|e| user(format!("command: {e}")))?;
+    let mut argv = expand_argv(template, &values, "CMD").map_err(user)?;
     if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
         argv[0] = std::path::absolute(&argv[0])?.display().to_string();
     }
@@ -553,10 +555,19 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
         }
         return Ok(());
     }
+    let runs = if plan.first_repetitions == plan.repetitions {
+        format!("{} repetitions", plan.repetitions)
+    } else {
+        format!(
+            "{} run{} in the first iteration (later: up to {} runs of a test)",
+            plan.first_repetitions,
+            if plan.first_repetitions == 1 { "" } else { "s" },
+            plan.repetitions
+        )
+    };
     outln!(
-        "{} tests x {} repetitions, components {}",
+        "{} tests x {runs}, components {}",
         plan.tests.len(),
-        plan.repetitions,
         plan.components.join(", ")
     )?;
     for t in &plan.tests {
@@ -568,14 +579,8 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
             t.origin
         )?;
     }
-    // A scaling campaign's bound says itself what lowers it.
-    let hint = if plan.bound_by.contains("lowers it") {
-        ""
-    } else {
-        "; a larger minimum_step or a narrower range lowers it"
-    };
     outln!(
-        "lb-iterations: at most {}{}\n  {}{hint}",
+        "lb-iterations: at most {}{}\n  {}",
         plan.max_iterations,
         match (plan.bound_proven, plan.components.len() > 2) {
             (true, _) => "",

@@ -21,7 +21,7 @@ use autolb::predict::ConfigurationText;
 pub mod external;
 
 use crate::shared::error::{coded, exit, user};
-use crate::shared::output::{errln, out, outln};
+use crate::shared::output::{errln, out, outln, shown, write_terminal_control};
 use external::{ExecArgs, NextArgs, PlanArgs, RecordArgs, WaitArgs};
 
 #[derive(Debug, Subcommand)]
@@ -181,7 +181,7 @@ fn init(a: &InitArgs) -> Result<()> {
         {
             outln!(
                 "campaign {} already exists with these settings; nothing to do",
-                a.dir.display()
+                shown(&a.dir)
             )?;
             return Ok(());
         }
@@ -194,7 +194,7 @@ fn init(a: &InitArgs) -> Result<()> {
         .unwrap_or(0);
     outln!(
         "created campaign {} with {tests} tests x {} repetitions ({} executor)",
-        a.dir.display(),
+        shown(&a.dir),
         status.repetitions,
         status.executor
     )?;
@@ -206,7 +206,7 @@ fn init(a: &InitArgs) -> Result<()> {
         } else {
             "run"
         },
-        a.dir.display()
+        shown(&a.dir)
     )?;
     Ok(())
 }
@@ -422,7 +422,10 @@ fn status(a: &StatusArgs) -> Result<()> {
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&status)?)?;
     } else {
-        out!("{}", status.render(&driver, &dir, output_width()))?;
+        out!(
+            "{}",
+            status.render(&driver, Path::new(&shown(&dir)), output_width())
+        )?;
     }
     Ok(())
 }
@@ -444,10 +447,11 @@ fn watch_status(dir: &Path, period: Duration) -> Result<()> {
     loop {
         let width = output_width();
         let (status, driver) = campaign::status_with_driver(dir).map_err(report)?;
-        let frame = status.render(&driver, dir, width);
+        let frame = status.render(&driver, Path::new(&shown(dir)), width);
         if terminal {
             // Home and clear, then the frame: no flicker of an empty screen in between.
-            out!("\x1b[H\x1b[2J{frame}")?;
+            write_terminal_control("\x1b[H\x1b[2J")?;
+            out!("{frame}")?;
         } else {
             if !first {
                 outln!("{}", "-".repeat(width.min(40)))?;

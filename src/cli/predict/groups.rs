@@ -5,7 +5,7 @@
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use autolb::predict::emit_ecearth4::check_key;
+use autolb::predict::emit_ecearth4::{check_names, key_of, to_yaml};
 use autolb::predict::packing::{self, NodeGroup, PackingProblem, PinnedHelper, ScoredPacking};
 
 use crate::shared::error::user;
@@ -100,18 +100,19 @@ fn json(
 }
 
 /// The best packing as EC-Earth4's experiment-configuration fragment (YAML), with a comment
-/// saying what it is; a component name YAML would not read back as a string is refused.
+/// saying what it is; component names that would be one key are refused, keys a YAML reader
+/// would misread are quoted.
 fn ecearth4(problem: &PackingProblem, best: &ScoredPacking, tts_w: f64) -> Result<String> {
-    let names = problem
+    let names: Vec<&str> = problem
         .components
         .iter()
         .map(|c| c.name.as_str())
-        .chain(problem.helpers.iter().map(|h| h.name.as_str()));
-    for name in names {
-        check_key(&name.to_ascii_lowercase()).map_err(user)?;
-    }
+        .chain(problem.helpers.iter().map(|h| h.name.as_str()))
+        .collect();
+    check_names(names.iter().copied()).map_err(user)?;
+    let keys: Vec<String> = names.iter().map(|n| key_of(n)).collect();
     let p = &best.packing;
-    let yaml = serde_norway::to_string(&problem.ecearth4_fragment(p)).map_err(user)?;
+    let yaml = to_yaml(&problem.ecearth4_fragment(p), &keys).map_err(user)?;
     Ok(format!(
         "# autolb predict: the best node packing at TTS_w {tts_w:.2}: {} nodes of {} cores, {:.2} SYPD, NHSY {:.0}\n\
          # paste under your experiment configuration; job.groups lists ranks per node, the first group\n\

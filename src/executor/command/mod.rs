@@ -1,12 +1,11 @@
 //! The `command` executor: runs a user command template locally, one supervised process tree
 //! per run.
 //!
-//! The template ([`template`]) is a list (program and arguments) with placeholders; it is
-//! executed without a shell (a template that wants one says so: `["bash", "-c", "..."]`, and
-//! then the values are quoted for that shell), in the run directory, with stdout and stderr
-//! going to `stdout` and `stderr` there, the run's values also in the environment
-//! ([`crate::executor::env`]). A relative program path containing `/` is relative to the
-//! campaign file.
+//! The template ([`template`]) is a list (program and arguments) with number placeholders; it
+//! is executed without a shell (a template that wants one says so: `["bash", "-c", "..."]`),
+//! in the run directory, with stdout and stderr going to `stdout` and `stderr` there, and the
+//! run's values in the environment ([`crate::executor::env`]; text such as the run directory
+//! only there). A relative program path containing `/` is relative to the campaign file.
 //!
 //! Each run starts through a [`supervisor`] that writes `exit_status` the moment the command
 //! exits, so no driver crash can lose a finished run or run it twice, and that ends the
@@ -17,7 +16,6 @@
 pub mod reap;
 pub mod supervisor;
 pub mod template;
-pub mod wrappers;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -33,6 +31,9 @@ use super::{
     ExecutorError, RunRequest, RunStatus, Ticket,
 };
 pub use template::{expand, expand_argv, placeholder_values};
+
+/// The campaign file key of the template, as errors name it.
+const COMMAND_KEY: &str = "[executor] command";
 
 /// How long a run may take to end after SIGTERM (timeout, cancel, driver stop) before SIGKILL.
 const GRACE: Duration = Duration::from_secs(5);
@@ -76,23 +77,12 @@ impl CommandExecutor {
         let template = cfg.command.clone().unwrap_or_default();
         if template.is_empty() || template[0].is_empty() {
             return Err(ExecutorError::Config(
-                "[executor] command is empty; give the program and its arguments, e.g. command = [\"./run.sh\", \"{run_dir}\"]".into(),
+                "[executor] command is empty; give the program and its arguments, e.g. command = [\"./run.sh\", \"{nproc.IFS}\"]".into(),
             ));
         }
-        let script = template::shell_script_index(&template)
-            .map_err(|e| ExecutorError::Config(format!("[executor] command: {e}")))?;
         for sample in sample_requests(ctx) {
-            let sample = placeholder_values(&sample);
-            for (k, arg) in template.iter().enumerate() {
-                let expanded = if Some(k) == script {
-                    template::expand_shell(arg, &sample)
-                } else {
-                    expand(arg, &sample)
-                };
-                expanded.map_err(|e| {
-                    ExecutorError::Config(format!("[executor] command argument {arg:?}: {e}"))
-                })?;
-            }
+            expand_argv(&template, &placeholder_values(&sample), COMMAND_KEY)
+                .map_err(ExecutorError::Config)?;
         }
         super::env::check_distinct(ctx.components.iter().map(|c| c.name.as_str()))
             .map_err(ExecutorError::Config)?;
@@ -107,11 +97,10 @@ impl CommandExecutor {
         })
     }
 
-    /// The program and arguments of one run, placeholders filled in (and quoted in a shell
-    /// script).
+    /// The program and arguments of one run, placeholders filled in.
     pub fn command_line(&self, run: &RunRequest) -> Result<Vec<String>, ExecutorError> {
-        let mut argv =
-            expand_argv(&self.template, &placeholder_values(run)).map_err(ExecutorError::Config)?;
+        let mut argv = expand_argv(&self.template, &placeholder_values(run), COMMAND_KEY)
+            .map_err(ExecutorError::Config)?;
         if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
             argv[0] = self.base_dir.join(&argv[0]).display().to_string();
         }
@@ -532,7 +521,6 @@ mod tests {
             &cfg(
                 &[
                     "./run.sh",
-                    "{run_dir}",
                     "--ifs={nproc.IFS}",
                     "{total_nproc}",
                     "{iteration}/{test}/{repetition}",
@@ -547,27 +535,54 @@ mod tests {
         let run = request(dir.path());
         let argv = exec.command_line(&run).unwrap();
         assert_eq!(argv[0], dir.path().join("./run.sh").display().to_string());
-        assert_eq!(argv[1], run.run_dir.display().to_string());
-        assert_eq!(&argv[2..], ["--ifs=408", "744", "1/2/1", "{x}"]);
-        let e = CommandExecutor::from_config(
-            &cfg(&["run", "{nproc.FESOM}"], None),
-            dir.path(),
-            &ctx(dir.path()),
-        )
-        .unwrap_err()
-        .to_string();
+        assert_eq!(&argv[1..], ["--ifs=408", "744", "1/2/1", "{x}"]);
+        let refused = |command: &[&str]| {
+            CommandExecutor::from_config(&cfg(command, None), dir.path(), &ctx(dir.path()))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = refused(&["run", "{nproc.FESOM}"]);
         assert!(
-            e.contains("{nproc.FESOM}") && e.contains("{nproc.IFS}"),
+            e.contains("[executor] command[1]")
+                && e.contains("{nproc.FESOM}")
+                && e.contains("{nproc.IFS}"),
             "{e}"
         );
-        let e = CommandExecutor::from_config(
-            &cfg(&["run", "{run_dir"], None),
+        assert!(refused(&["run", "{nproc.IFS"]).contains("unclosed"));
+        let e = refused(&["bash", "-c", "cd {run_dir} && ./run"]);
+        assert_eq!(
+            e,
+            "[executor] command[2]: {run_dir} is not written into commands or scripts; write \"$AUTOLB_RUN_DIR\" (an environment variable the script expands)"
+        );
+    }
+
+    #[test]
+    fn runs_in_the_run_directory_with_text_in_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut exec = CommandExecutor::from_config(
+            &cfg(
+                &[
+                    "sh",
+                    "-c",
+                    "printf '%s|%s|%s|%s' \"$(pwd)\" \"$AUTOLB_RUN_DIR\" \"$AUTOLB_RUN\" $(( {nproc.IFS} / 2 ))",
+                ],
+                None,
+            ),
             dir.path(),
             &ctx(dir.path()),
         )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("unclosed"), "{e}");
+        .unwrap();
+        let run = request(dir.path());
+        let ticket = exec.start(&run).unwrap();
+        assert_eq!(
+            wait(&mut exec, &run, &ticket),
+            RunStatus::Finished { exit_code: 0 }
+        );
+        let d = run.run_dir.canonicalize().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(run.run_dir.join("stdout")).unwrap(),
+            format!("{}|{}|i01-t02-r1|204", d.display(), run.run_dir.display())
+        );
     }
 
     #[test]

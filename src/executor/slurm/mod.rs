@@ -1,9 +1,11 @@
 //! The Slurm executor: each run of a campaign is one batch job.
 //!
 //! A run's job script is rendered from a user template (or, without one, from the
-//! `[executor] command`) into the run directory as `job.sh`, with the placeholders of the
-//! command executor plus `{ntasks}`, `{nodes}`, `{autolb}`, `{job_name}`, `{multi_prog}` and
-//! `{command}`, and submitted with `sbatch --parsable`; the sbatch options (job name, tasks,
+//! `[executor] command`) into the run directory as `job.sh`, with the number placeholders of
+//! the command executor plus `{ntasks}`, `{nodes}`, `{extra_pes}`, and the generated
+//! `{command}` and `{launch}`; the run's text values (run directory, job name, paths) are
+//! `export` lines at its top ([`Self::exports`]), which the script expands. It is submitted
+//! with `sbatch --parsable`; the sbatch options (job name, tasks,
 //! nodes, partition, account, QOS, time limit, exclusive, output files) go on the sbatch
 //! command line, where they override any `#SBATCH` line of the template. The command line is
 //! kept beside the script as `sbatch.cmd` so a run can be resubmitted by hand.
@@ -143,48 +145,40 @@ impl SlurmExecutor {
         Ok(ids)
     }
 
-    /// The placeholder values of a run (without `{multi_prog}` and `{command}`).
+    /// The placeholder values of a run (without `{launch}` and `{command}`): its numbers.
     fn values(&self, run: &RunRequest) -> BTreeMap<String, Value> {
-        let total = run.total_nproc();
         let ntasks = self.ntasks(run);
-        let text = |p: &Path| Value::Text(p.display().to_string());
-        let mut v = BTreeMap::new();
-        v.insert("run_dir".into(), text(&run.run_dir));
-        v.insert("run_id".into(), Value::Text(run.id.clone()));
-        v.insert("campaign_dir".into(), text(&self.campaign_dir));
-        v.insert("job_name".into(), Value::Text(self.job_name(run)));
-        v.insert("iteration".into(), Value::Number(run.iteration.into()));
-        v.insert("test".into(), Value::Number(run.test.into()));
-        v.insert("repetition".into(), Value::Number(run.repetition.into()));
-        v.insert("total_nproc".into(), Value::Number(total.into()));
+        let mut v: BTreeMap<String, Value> = crate::executor::command::placeholder_values(run)
+            .into_iter()
+            .map(|(name, n)| (name, Value::Number(n)))
+            .collect();
         v.insert("extra_pes".into(), Value::Number(run.extra_pes.into()));
         v.insert("ntasks".into(), Value::Number(ntasks.into()));
-        v.insert("autolb".into(), text(&self.autolb));
         if let Some(cpn) = self.settings.cores_per_node {
             v.insert(
                 "nodes".into(),
                 Value::Number(script::nodes_for(ntasks, cpn).into()),
             );
         }
-        // A hybrid component's `nproc` is its MPI ranks; its cores are ranks x threads.
-        for (k, (name, n)) in run.nproc.iter().enumerate() {
-            v.insert(
-                format!("nproc.{name}"),
-                Value::Number(run.ranks_of(k).into()),
-            );
-            v.insert(
-                format!("threads.{name}"),
-                Value::Number(run.threads_of(k).into()),
-            );
-            v.insert(format!("cores.{name}"), Value::Number((*n).into()));
-        }
-        if let Some(component) = &run.component {
-            v.insert("component".into(), Value::Text(component.clone()));
-            if let Some(k) = run.nproc.iter().position(|(name, _)| name == component) {
-                v.insert("nproc".into(), Value::Number(run.ranks_of(k).into()));
-            }
-        }
         v
+    }
+
+    /// The variables the job script exports: the run's ([`crate::executor::env::run_env`]),
+    /// plus `AUTOLB_CAMPAIGN_DIR`, `AUTOLB_JOB_NAME`, `AUTOLB_BIN` (the autolb binary) and,
+    /// with `[executor.slurm.multi_prog]`, `AUTOLB_MULTI_PROG` (the MPMD file).
+    fn exports(&self, run: &RunRequest) -> Vec<(String, String)> {
+        let mut vars = crate::executor::env::run_env(run);
+        let path = |p: &Path| p.display().to_string();
+        vars.push(("AUTOLB_CAMPAIGN_DIR".into(), path(&self.campaign_dir)));
+        vars.push(("AUTOLB_JOB_NAME".into(), self.job_name(run)));
+        vars.push(("AUTOLB_BIN".into(), path(&self.autolb)));
+        if self.settings.multi_prog.is_some() {
+            vars.push((
+                "AUTOLB_MULTI_PROG".into(),
+                path(&run.run_dir.join(MULTI_PROG_FILE)),
+            ));
+        }
+        vars
     }
 
     /// Tasks the job asks for: all PEs of the run, capped by `max_ntasks`.
@@ -295,9 +289,7 @@ impl SlurmExecutor {
                 .map_err(ExecutorError::Config)?;
             let text = script::render_multi_prog(&run.id, &groups)
                 .map_err(|e| ExecutorError::Config(format!("[executor.slurm.multi_prog] {e}")))?;
-            let path = run.run_dir.join("multi-prog.conf");
-            write_atomically(&path, &text)?;
-            values.insert("multi_prog".into(), Value::Text(path.display().to_string()));
+            write_atomically(&run.run_dir.join(MULTI_PROG_FILE), &text)?;
             // The same programs as one job step each, with each component's threads.
             let threads: Vec<u32> = (0..groups.len())
                 .map(|k| {
@@ -338,6 +330,8 @@ impl SlurmExecutor {
             .job_script
             .render(&values, Mode::Shell)
             .map_err(ExecutorError::Config)?;
+        let exports = crate::executor::env::export_lines(&self.exports(run));
+        let text = script::with_exports(&text, &exports);
         let script_path = run.run_dir.join("job.sh");
         write_atomically(&script_path, &text)?;
         let args = self.sbatch_args(run, &script_path);
@@ -377,6 +371,9 @@ impl SlurmExecutor {
         Ok(found)
     }
 }
+
+/// The `srun --multi-prog` file in a run directory (`$AUTOLB_MULTI_PROG`).
+const MULTI_PROG_FILE: &str = "multi-prog.conf";
 
 /// A short stable hash of the campaign directory, so job names differ between campaigns.
 fn campaign_hash(dir: &Path) -> String {

@@ -1,14 +1,20 @@
 //! Job scripts: a user template with placeholders, rendered for one run, plus the optional
 //! MPMD file for `srun --multi-prog` and the `sbatch` options.
 //!
-//! Placeholders are `{name}` or `{nproc.NAME}`. In a job script every value is inserted as
-//! one shell word, already quoted (strings in single quotes, numbers bare), so that no run
-//! directory, component name or user value can end the word and inject shell code. `${VAR}`
-//! is left alone (shell syntax), `{{` writes a literal `{`, and any other `{word}` made of
-//! lower-case letters and `_` is an unknown placeholder, reported with its line (a typo such as
-//! `{ntask}` would otherwise reach the cluster and fail there).
+//! Placeholders are `{name}` or `{nproc.NAME}`, and their values are numbers, written as
+//! digits, or shell text autolb generates from words it quotes itself (`{command}`,
+//! `{launch}`). Text values (the run directory, the job name, paths) are never placeholders:
+//! the job script starts with `export AUTOLB_...=` lines ([`with_exports`]) and expands them
+//! (`"$AUTOLB_RUN_DIR"`), and a template naming one is refused
+//! ([`crate::executor::env::text_placeholder_refusal`]). `${VAR}` is left alone (shell
+//! syntax), `{{` writes a literal `{`, and any other `{word}` made of lower-case letters and
+//! `_` is an unknown placeholder, reported with its line (a typo such as `{ntask}` would
+//! otherwise reach the cluster and fail there).
 
 use std::collections::BTreeMap;
+
+pub use crate::executor::env::shell_quote;
+use crate::executor::env::text_placeholder_refusal;
 
 /// One piece of a parsed template.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,38 +33,30 @@ pub struct Template {
 /// The value of one placeholder for one run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    /// Text: single-quoted in a job script.
-    Text(String),
-    /// A whole number: inserted bare.
+    /// A whole number: inserted as digits.
     Number(u64),
     /// Shell text that is already quoted word by word (e.g. `{command}`): inserted as is in a
     /// job script, refused inside a single word.
     Shell(String),
 }
 
-/// How values are written into the rendered text.
+/// Where the rendered text goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// A job script: every value becomes one quoted shell word.
+    /// A job script: shell text values (`{command}`, `{launch}`) go in as they are.
     Shell,
-    /// One word of a command line (no shell): the value's text as it is; the caller quotes the
-    /// whole word afterwards.
+    /// One word of a command line, which the caller quotes afterwards: numbers only.
     Word,
 }
 
-/// The placeholders every run defines (besides `nproc.NAME`).
+/// The placeholders every run defines (besides `nproc.NAME`, `threads.NAME`, `cores.NAME`).
 pub const RUN_PLACEHOLDERS: &[&str] = &[
-    "run_dir",
-    "run_id",
-    "campaign_dir",
-    "job_name",
     "iteration",
     "test",
     "repetition",
     "total_nproc",
     "extra_pes",
     "ntasks",
-    "autolb",
 ];
 
 impl Template {
@@ -106,9 +104,15 @@ impl Template {
     }
 
     /// Checks that every placeholder is one of `known` (or `nproc.NAME`), so that a typo is
-    /// reported when the campaign starts rather than by the cluster.
+    /// reported when the campaign starts rather than by the cluster, and that none is a text
+    /// placeholder.
     pub fn check_names(&self, known: &[&str]) -> Result<(), String> {
         for (name, line) in self.placeholders() {
+            if let Some(refusal) =
+                text_placeholder_refusal(&format!("{}: line {line}", self.source), name)
+            {
+                return Err(refusal);
+            }
             if ["nproc.", "threads.", "cores."]
                 .iter()
                 .any(|p| name.starts_with(p))
@@ -144,6 +148,16 @@ impl Template {
         self.placeholders().any(|(n, _)| n == placeholder)
     }
 
+    /// Whether the template's text mentions the shell variable `$var` (or `${var}`).
+    pub fn expands(&self, var: &str) -> bool {
+        self.segments.iter().any(|s| match s {
+            Segment::Literal(text) => {
+                text.contains(&format!("${var}")) || text.contains(&format!("${{{var}"))
+            }
+            Segment::Placeholder { .. } => false,
+        })
+    }
+
     /// Fills in the values. A placeholder without a value is an error naming its line.
     pub fn render(&self, values: &BTreeMap<String, Value>, mode: Mode) -> Result<String, String> {
         let mut out = String::new();
@@ -167,8 +181,6 @@ impl Template {
                     })?;
                     match (value, mode) {
                         (Value::Number(n), _) => out.push_str(&n.to_string()),
-                        (Value::Text(t), Mode::Shell) => out.push_str(&shell_quote(t)),
-                        (Value::Text(t), Mode::Word) => out.push_str(t),
                         (Value::Shell(s), Mode::Shell) => out.push_str(s),
                         (Value::Shell(_), Mode::Word) => {
                             return Err(format!(
@@ -203,10 +215,24 @@ fn placeholder_at(text: &str) -> Option<&str> {
     (head_ok && tail_ok).then_some(name)
 }
 
-/// Quotes a string as one POSIX shell word: single quotes, with each `'` written as `'\''`.
-/// Nothing inside single quotes is special to the shell (no `$`, backquote, or newline ends it).
-pub fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+/// The job script with the `export` lines put after its first lines of comments (the
+/// `#!` line and the `#SBATCH` options, which sbatch reads only before the first command).
+pub fn with_exports(script: &str, exports: &str) -> String {
+    let mut at = 0;
+    for line in script.split_inclusive('\n') {
+        let text = line.trim_start();
+        if !(text.is_empty() || text.starts_with('#')) {
+            break;
+        }
+        at += line.len();
+    }
+    let (head, rest) = script.split_at(at);
+    let newline = if head.is_empty() || head.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    format!("{head}{newline}# Set by autolb for this run:\n{exports}{rest}")
 }
 
 /// Quotes one word of an `srun --multi-prog` line. srun groups single-quoted text but has no
@@ -357,10 +383,6 @@ mod tests {
 
     fn values() -> BTreeMap<String, Value> {
         let mut v = BTreeMap::new();
-        v.insert(
-            "run_dir".into(),
-            Value::Text("/c/iter-01/test-02/rep-1".into()),
-        );
         v.insert("ntasks".into(), Value::Number(648));
         v.insert("nproc.IFS".into(), Value::Number(408));
         v.insert("command".into(), Value::Shell("'a' 'b c'".into()));
@@ -370,7 +392,7 @@ mod tests {
     #[test]
     fn placeholders_are_replaced_and_shell_syntax_is_kept() {
         let t = Template::parse(
-            "#!/bin/bash\n#SBATCH -n {ntasks}\ncd {run_dir}\necho ${SLURM_JOB_ID} {nproc.IFS}\n\
+            "#!/bin/bash\n#SBATCH -n {ntasks}\ncd \"$AUTOLB_RUN_DIR\"\necho ${SLURM_JOB_ID} {nproc.IFS} $(( {nproc.IFS} / 2 ))\n\
              for i in {1..3} {a,b}; do { true; }; done\necho {{ntasks}\n{command}\n",
             "job.sh",
         )
@@ -378,7 +400,7 @@ mod tests {
         let out = t.render(&values(), Mode::Shell).unwrap();
         assert_eq!(
             out,
-            "#!/bin/bash\n#SBATCH -n 648\ncd '/c/iter-01/test-02/rep-1'\necho ${SLURM_JOB_ID} 408\n\
+            "#!/bin/bash\n#SBATCH -n 648\ncd \"$AUTOLB_RUN_DIR\"\necho ${SLURM_JOB_ID} 408 $(( 408 / 2 ))\n\
              for i in {1..3} {a,b}; do { true; }; done\necho {ntasks}\n'a' 'b c'\n"
         );
     }
@@ -400,25 +422,38 @@ mod tests {
     }
 
     #[test]
-    fn hostile_values_stay_one_word() {
-        let hostile = "/tmp/x'; rm -rf / #$(touch pwned)`id`\n\"y";
-        let quoted = shell_quote(hostile);
-        // The shell reads it back as exactly the original string.
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("printf %s {quoted}"))
-            .output()
+    fn text_placeholders_are_refused_with_their_variable() {
+        for (text, var) in crate::executor::env::TEXT_PLACEHOLDERS {
+            let t = Template::parse(
+                &format!("#!/bin/sh\ncat <<EOT\n{{{text}}}\nEOT\n"),
+                "job.sh",
+            )
             .unwrap();
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), hostile);
+            let e = t.check_names(&["run_dir", "autolb", text]).unwrap_err();
+            assert!(
+                e.starts_with("job.sh: line 3: {") && e.contains(&format!("\"${var}\"")),
+                "{e}"
+            );
+        }
     }
 
     #[test]
-    fn word_mode_inserts_plain_text_and_refuses_shell_values() {
-        let t = Template::parse("--out={run_dir}/x", "command").unwrap();
+    fn exports_go_after_the_sbatch_options() {
+        let exports = "export A='1'\n";
         assert_eq!(
-            t.render(&values(), Mode::Word).unwrap(),
-            "--out=/c/iter-01/test-02/rep-1/x"
+            with_exports("#!/bin/bash\n#SBATCH -n 1\n\n# x\nset -e\n#SBATCH --late\n", exports),
+            "#!/bin/bash\n#SBATCH -n 1\n\n# x\n# Set by autolb for this run:\nexport A='1'\nset -e\n#SBATCH --late\n"
         );
+        assert_eq!(
+            with_exports("#!/bin/sh", exports),
+            "#!/bin/sh\n# Set by autolb for this run:\nexport A='1'\n"
+        );
+    }
+
+    #[test]
+    fn word_mode_inserts_numbers_and_refuses_shell_values() {
+        let t = Template::parse("--n={nproc.IFS}/x", "command").unwrap();
+        assert_eq!(t.render(&values(), Mode::Word).unwrap(), "--n=408/x");
         let t = Template::parse("{command}", "command").unwrap();
         assert!(t.render(&values(), Mode::Word).is_err());
     }

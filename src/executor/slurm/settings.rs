@@ -99,16 +99,16 @@ pub(super) const DEFAULT_POLL_INTERVAL_S: f64 = 10.0;
 
 /// The job script used without a template: run the `[executor] command` in the run directory.
 pub(super) const COMMAND_SCRIPT: &str = "#!/bin/bash\n\
-# Job script written by autolb from [executor] command, for run {run_id}.\n\
-cd {run_dir} || exit 1\n\
+# Job script written by autolb from [executor] command.\n\
+cd \"$AUTOLB_RUN_DIR\" || exit 1\n\
 {command}\n";
 
 /// The job script for `[executor] command` in a scaling campaign's standalone runs: times the
 /// command and writes its wall seconds into `wall_s` (what `timing = "wall"` reads; the time in
 /// the queue is not in it), and ends with the command's exit code.
 pub(super) const TIMED_COMMAND_SCRIPT: &str = "#!/bin/bash\n\
-# Job script written by autolb from [executor] command, for run {run_id}.\n\
-cd {run_dir} || exit 1\n\
+# Job script written by autolb from [executor] command.\n\
+cd \"$AUTOLB_RUN_DIR\" || exit 1\n\
 autolb_start=$(date +%s.%N)\n\
 {command}\n\
 autolb_status=$?\n\
@@ -206,19 +206,19 @@ pub(super) fn validate(
 
     if ctx.is_some_and(|c| c.standalone) && settings.multi_prog.is_some() {
         return Err(config(
-            "multi_prog describes a coupled run of every component; a scaling campaign runs one component at a time: drop the table and use `[executor] command` (or a script) with {component} and {nproc}".into(),
+            "multi_prog describes a coupled run of every component; a scaling campaign runs one component at a time: drop the table and use `[executor] command` (or a script) with \"$AUTOLB_COMPONENT\" and {nproc}".into(),
         ));
     }
     let mut known: Vec<&str> = script::RUN_PLACEHOLDERS.to_vec();
     if ctx.is_some_and(|c| c.standalone) {
-        // A scaling campaign's standalone runs: the component measured and its PEs.
-        known.extend(["component", "nproc"]);
+        // A scaling campaign's standalone runs: the PEs of the component measured.
+        known.push("nproc");
     }
     if settings.cores_per_node.is_some() {
         known.push("nodes");
     }
     if settings.multi_prog.is_some() {
-        known.extend(["multi_prog", "launch"]);
+        known.push("launch");
     }
     let word_known = known.clone();
     if command.is_some() {
@@ -232,13 +232,6 @@ pub(super) fn validate(
                 .cores_per_node
                 .is_none()
                 .then_some("cores_per_node = N in [executor.slurm]"),
-        ),
-        (
-            "multi_prog",
-            settings
-                .multi_prog
-                .is_none()
-                .then_some("an [executor.slurm.multi_prog] table"),
         ),
         (
             "launch",
@@ -270,10 +263,10 @@ pub(super) fn validate(
         None => (BTreeMap::new(), Vec::new()),
         Some(mp) => {
             // `{launch}`'s steps share a capped allocation (--overlap); an MPMD file cannot.
-            if settings.max_ntasks.is_some() && job_script.uses("multi_prog") {
+            if settings.max_ntasks.is_some() && job_script.expands("AUTOLB_MULTI_PROG") {
                 return Err(config(
-                    "max_ntasks cannot be combined with {multi_prog}: the MPMD file needs \
-                     every rank of the run; remove one of them, or launch with {launch}"
+                    "max_ntasks cannot be combined with \"$AUTOLB_MULTI_PROG\": the MPMD file \
+                     needs every rank of the run; remove one of them, or launch with {launch}"
                         .into(),
                 ));
             }

@@ -39,12 +39,11 @@ fn command_without_template_becomes_a_quoted_job_script() {
             ..Default::default()
         },
         Some(vec![
-            "{autolb}",
-            "simulate",
+            "./model",
             "--comp",
             "ATMIFS={nproc.IFS}",
             "--out",
-            "{run_dir}",
+            ".",
         ]),
     );
     let ex = SlurmExecutor::from_config(&cfg, dir.path()).unwrap();
@@ -52,9 +51,17 @@ fn command_without_template_becomes_a_quoted_job_script() {
     let args = ex.prepare(&r).unwrap();
     let script = std::fs::read_to_string(r.run_dir.join("job.sh")).unwrap();
     let rd = r.run_dir.display().to_string();
-    assert!(script.contains(&format!("cd '{rd}' || exit 1")), "{script}");
     assert!(
-        script.contains(&format!("'simulate' '--comp' 'ATMIFS=3' '--out' '{rd}'")),
+        script.contains(&format!("export AUTOLB_RUN_DIR='{rd}'\n")),
+        "{script}"
+    );
+    assert!(script.contains("export AUTOLB_BIN='"), "{script}");
+    assert!(
+        script.contains("cd \"$AUTOLB_RUN_DIR\" || exit 1"),
+        "{script}"
+    );
+    assert!(
+        script.contains("'./model' '--comp' 'ATMIFS=3' '--out' '.'"),
         "{script}"
     );
     assert!(args.contains(&"--ntasks=2".to_string()), "{args:?}");
@@ -76,7 +83,7 @@ fn template_placeholders_nodes_and_mpmd_file() {
     let cfg = config(
         SlurmSettings {
             script: Some(
-                "#!/bin/bash\n#SBATCH --nodes={nodes}\nsrun -n {ntasks} --multi-prog {multi_prog}\n"
+                "#!/bin/bash\n#SBATCH --nodes={nodes}\nsrun -n {ntasks} --multi-prog \"$AUTOLB_MULTI_PROG\"\n"
                     .into(),
             ),
             cores_per_node: Some(4),
@@ -107,8 +114,11 @@ fn template_placeholders_nodes_and_mpmd_file() {
     let lines: Vec<&str> = mp.lines().skip(1).collect();
     assert_eq!(lines, ["0-2 './ifs' '3'", "3-4 './nemo'", "5 './xios'"]);
     let script = std::fs::read_to_string(r.run_dir.join("job.sh")).unwrap();
+    let mp_path = r.run_dir.join("multi-prog.conf").display().to_string();
     assert!(
-        script.contains("#SBATCH --nodes=2\nsrun -n 6 --multi-prog '"),
+        script.starts_with("#!/bin/bash\n#SBATCH --nodes=2\n# Set by autolb for this run:\n")
+            && script.contains(&format!("export AUTOLB_MULTI_PROG='{mp_path}'\n"))
+            && script.ends_with("\nsrun -n 6 --multi-prog \"$AUTOLB_MULTI_PROG\"\n"),
         "{script}"
     );
 
@@ -144,6 +154,42 @@ fn configuration_errors_say_what_to_fix() {
         None,
     );
     assert!(e.contains("line 2") && e.contains("{ntask}"), "{e}");
+    let e = err(
+        SlurmSettings {
+            script: Some("#!/bin/sh\ncd {run_dir}\n".into()),
+            ..Default::default()
+        },
+        None,
+    );
+    assert_eq!(
+        e,
+        "[executor.slurm] script: line 2: {run_dir} is not written into commands or scripts; write \"$AUTOLB_RUN_DIR\" (an environment variable the script expands)"
+    );
+    let e = err(
+        SlurmSettings::default(),
+        Some(vec!["bash", "-c", "cd {run_dir}"]),
+    );
+    assert!(
+        e.starts_with("[executor] command[2]: line 1: {run_dir}"),
+        "{e}"
+    );
+    let programs = |words: Vec<&str>| SlurmSettings {
+        script: Some("#!/bin/sh\n{launch}\n".into()),
+        multi_prog: Some(MultiProgSettings {
+            programs: [(
+                "IFS".to_string(),
+                words.into_iter().map(String::from).collect(),
+            )]
+            .into(),
+            extras: Vec::new(),
+        }),
+        ..Default::default()
+    };
+    let e = err(
+        programs(vec!["bash", "-c", "echo {run_dir} > where.txt"]),
+        None,
+    );
+    assert!(e.starts_with("multi_prog IFS: line 1: {run_dir}"), "{e}");
     let e = err(
         SlurmSettings {
             template: Some("missing.tmpl".into()),
@@ -186,7 +232,7 @@ fn hostile_run_directory_stays_quoted() {
     let hostile = dir.path().join("it's $(touch PWNED) `id` %j;\"x");
     let cfg = config(
         SlurmSettings::default(),
-        Some(vec!["touch", "{run_dir}/ok"]),
+        Some(vec!["sh", "-c", "touch \"$AUTOLB_RUN_DIR/ok\""]),
     );
     let ex = SlurmExecutor::from_config(&cfg, &hostile).unwrap();
     let mut r = run(&hostile);
@@ -227,7 +273,7 @@ fn job_names_are_unique_per_campaign_and_run() {
     assert!(ea.job_name(&odd).ends_with("-a_b_c"));
 }
 
-/// A scaling campaign's standalone run: `{component}` and `{nproc}` in the command, and the
+/// A scaling campaign's standalone run: `$AUTOLB_COMPONENT` and `{nproc}` in the command, and the
 /// built-in job script times the command into `wall_s` (`timing = "wall"`) and keeps its exit
 /// code; `multi_prog`, which describes a coupled run, is refused.
 #[test]
@@ -252,7 +298,7 @@ fn a_standalone_job_times_its_command_into_wall_s() {
         Some(vec![
             "sh",
             "-c",
-            "sleep 0.3; echo {component} {nproc} > out; exit 3",
+            "sleep 0.3; echo \"$AUTOLB_COMPONENT\" {nproc} > out; exit 3",
         ]),
     );
     let ex = SlurmExecutor::from_context(&cfg, dir.path(), &ctx).unwrap();
@@ -281,7 +327,7 @@ fn a_standalone_job_times_its_command_into_wall_s() {
                 .collect(),
             extras: Vec::new(),
         }),
-        script: Some("#!/bin/bash\nsrun --multi-prog {multi_prog}\n".into()),
+        script: Some("#!/bin/bash\nsrun --multi-prog \"$AUTOLB_MULTI_PROG\"\n".into()),
         ..Default::default()
     };
     let e = SlurmExecutor::from_context(&config(mp, None), dir.path(), &ctx)
