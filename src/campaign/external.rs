@@ -15,11 +15,12 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::claim::Recovery;
 use super::state::{Lock, RunState, State};
 use super::status::NameMap;
 use super::{absolute_dir, advance_in, Advance, CampaignError, RunMetrics};
 use crate::executor::env::{check_distinct, shell_identifier, shell_quote};
-use crate::executor::RunRequest;
+use crate::executor::{read_exit_status, RunRequest, RunStatus};
 
 /// How long `record` waits for the campaign lock by default: longer than any record or
 /// decision takes, short enough that a stuck driver is noticed.
@@ -197,15 +198,32 @@ pub enum ClaimResult {
         /// any.
         recovered: Option<String>,
     },
+    /// An earlier attempt whose `exec` died finished on its own with complete output (its
+    /// supervisor wrote exit status 0 and the output measures): it was recorded now rather
+    /// than run again.
+    Adopted {
+        /// What was recorded.
+        recorded: Recorded,
+        /// A note on the dead holder's claim that was removed, if any.
+        recovered: Option<String>,
+    },
     /// Not waiting (never [`RunLookup::Waiting`] or [`RunLookup::Claimed`]).
     Not(RunLookup),
 }
+
+/// How long [`claim_run`] waits for what a dead holder started to end before it refuses as
+/// busy: the grace `exec` gives a command between its signal and SIGKILL, and a margin.
+pub const ENDING_WAIT: Duration = Duration::from_secs(super::claim::STOP_GRACE.as_secs() + 5);
 
 /// Claims run `(iteration, test, repetition)` to run it (`campaign exec`): under the campaign
 /// lock (waiting up to `wait` for a short holder such as `record`), checks that it is waiting
 /// and that no live process claimed it, recovers a dead holder's claim, and takes it. A live
 /// claim is [`CampaignError::Claimed`]; a `campaign run` driving the campaign (it holds the
 /// lock and starts the runs itself) is [`CampaignError::Driven`].
+///
+/// A dead holder's command that is still ending is waited for (up to [`ENDING_WAIT`], without
+/// the lock), then [`CampaignError::Ending`]; one that finished with complete output is
+/// recorded ([`ClaimResult::Adopted`]), never started again.
 pub fn claim_run(
     dir: &Path,
     iteration: u32,
@@ -214,36 +232,88 @@ pub fn claim_run(
     wait: Duration,
 ) -> Result<ClaimResult, CampaignError> {
     let dir = absolute_dir(dir)?;
-    let _lock = match Lock::acquire(&dir) {
+    let deadline = Instant::now() + ENDING_WAIT;
+    loop {
+        match claim_once(&dir, iteration, test, repetition, wait)? {
+            Ok(result) => return Ok(result),
+            Err((run, what)) if Instant::now() >= deadline => {
+                return Err(CampaignError::Ending { run, what })
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(200)),
+        }
+    }
+}
+
+/// One try of [`claim_run`]; `Err((run, what))` when a dead holder's command is still ending.
+fn claim_once(
+    dir: &Path,
+    iteration: u32,
+    test: u32,
+    repetition: u32,
+    wait: Duration,
+) -> Result<Result<ClaimResult, (String, String)>, CampaignError> {
+    let _lock = match Lock::acquire(dir) {
         Ok(lock) => lock,
         Err(CampaignError::Locked { holder, .. }) => {
             // Held past the linger by a campaign with an executor: its driver. Record and
             // exec hold the lock for milliseconds only.
-            if State::load(&dir)?.executor.is_some() {
-                return Err(CampaignError::Driven { dir, holder });
+            if State::load(dir)?.executor.is_some() {
+                return Err(CampaignError::Driven {
+                    dir: dir.to_path_buf(),
+                    holder,
+                });
             }
-            lock_waiting(&dir, wait)?
+            lock_waiting(dir, wait)?
         }
         Err(e) => return Err(e),
     };
-    let state = State::load(&dir)?;
-    let run = match lookup_run(&state, &dir, iteration, test, repetition)? {
+    let state = State::load(dir)?;
+    let run = match lookup_run(&state, dir, iteration, test, repetition)? {
         RunLookup::Waiting(run) => run,
-        other => return Ok(ClaimResult::Not(other)),
+        other => return Ok(Ok(ClaimResult::Not(other))),
     };
-    let (live, recovered) = super::claim::recover_claim(&dir, &run.run)?;
-    if let Some(holder) = live {
-        return Err(CampaignError::Claimed {
-            run: run.run,
-            holder: holder.describe(),
-        });
+    let recovered = match super::claim::recover_claim(dir, &run.run, &run.run_dir)? {
+        Recovery::Free { note } => note,
+        Recovery::Live(holder) => {
+            return Err(CampaignError::Claimed {
+                run: run.run,
+                holder: holder.describe(),
+            })
+        }
+        Recovery::Ending(what) => return Ok(Err((run.run, what))),
+    };
+    if let Some(recorded) = adopt_finished(dir, state, &run)? {
+        return Ok(Ok(ClaimResult::Adopted {
+            recorded,
+            recovered,
+        }));
     }
-    let claim = super::claim::create_claim(&dir, &run.run)?;
-    Ok(ClaimResult::Claimed {
+    let claim = super::claim::create_claim(dir, &run.run)?;
+    Ok(Ok(ClaimResult::Claimed {
         run,
         claim,
         recovered,
-    })
+    }))
+}
+
+/// For a caller holding the lock, on a waiting run nobody holds: records it when an earlier
+/// attempt finished on its own (exit status 0 in its directory, written by its supervisor
+/// the moment the command ended) and its output measures. `None`: it must be run.
+fn adopt_finished(
+    dir: &Path,
+    state: State,
+    run: &NextRun,
+) -> Result<Option<Recorded>, CampaignError> {
+    if read_exit_status(&run.run_dir) != Some(RunStatus::Finished { exit_code: 0 }) {
+        return Ok(None);
+    }
+    let Some(pos) = state.find_run(&run.run) else {
+        return Ok(None);
+    };
+    let Ok(metrics) = state.measure_run(pos.0, pos.1, &run.run_dir) else {
+        return Ok(None);
+    };
+    record_locked(dir, state, pos, &run.run, Some(metrics), None, None).map(Some)
 }
 
 /// [`next_run`] on a loaded state, claims not looked at.
@@ -508,6 +578,20 @@ fn record_as(
             reason: format!("run {run_id} moved while it was being recorded"),
         });
     }
+    record_locked(dir, state, (i, t, r), run_id, metrics, failed, token)
+}
+
+/// [`record`] once the lock is held and `state` loaded: records run `run_id` at `pos` as
+/// measured (`metrics`) or failed, by the holder of claim `token` if any.
+fn record_locked(
+    dir: &Path,
+    mut state: State,
+    (i, t, r): super::state::RunPos,
+    run_id: &str,
+    metrics: Option<RunMetrics>,
+    failed: Option<&str>,
+    token: Option<&str>,
+) -> Result<Recorded, CampaignError> {
     let run = &state.iterations[i].tests[t].runs[r];
     if run.state.is_terminal() {
         super::claim::release_recorded(dir, run_id, token);
@@ -516,12 +600,24 @@ fn record_as(
     if state.cancelled {
         return Err(CampaignError::Cancelled);
     }
-    let (live, _recovered) = super::claim::recover_claim(dir, run_id)?;
-    if let Some(holder) = live.filter(|h| Some(h.token.as_str()) != token) {
-        return Err(CampaignError::Claimed {
-            run: run_id.to_string(),
-            holder: holder.describe(),
-        });
+    let run_dir = state.request(dir, i, t, r).run_dir;
+    match super::claim::recover_claim(dir, run_id, &run_dir)? {
+        Recovery::Free { .. } => {}
+        // The holder of a claim holds its lock: a claim file cut or deleted under it is its own.
+        Recovery::Live(holder)
+            if token.is_some() && holder.token().is_none_or(|t| Some(t) == token) => {}
+        Recovery::Live(holder) => {
+            return Err(CampaignError::Claimed {
+                run: run_id.to_string(),
+                holder: holder.describe(),
+            })
+        }
+        Recovery::Ending(what) => {
+            return Err(CampaignError::Ending {
+                run: run_id.to_string(),
+                what,
+            })
+        }
     }
     let run = state.run_mut((i, t, r));
     run.attempts = run.attempts.max(1);

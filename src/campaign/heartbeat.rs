@@ -1,14 +1,20 @@
-//! The driver's heartbeat, and the one answer every view gives to "is a driver running?".
+//! The driver's heartbeat and lock, and the one answer every view gives to "is a driver
+//! running?".
 //!
-//! The campaign lock cannot answer it: the OS keeps a `flock` as long as any process holds the
-//! descriptor, and a killed driver's half-started children can hold it for a while, so a dead
-//! driver looked alive. A lock also says nothing to a viewer on another host of a shared file
-//! system. So the driver writes `DIR/driver.json` (pid, host, start time, last beat) every
-//! [`BEAT_INTERVAL`] while it lives and marks it ended when it stops cleanly. A beat older than
-//! [`LOST_AFTER`] means the driver died without a word (SIGKILL, a node crash); on the driver's
-//! own host `kill(pid, 0)` says so at once.
+//! A driver holds an exclusive `flock` on `DIR/driver.lock` for as long as it lives
+//! ([`super::liveness`]). On its host that lock is the answer: held is alive, even when the
+//! driver runs in another PID namespace (its pid means nothing here) or is stopped (SIGSTOP:
+//! alive, silent); free is gone, at once, however it died. The campaign lock cannot serve:
+//! short writers (`record`, `exec`) take it too.
 //!
-//! [`driver_state`] reads it, with the campaign's state for "done" and for the stall rule
+//! The driver also writes `DIR/driver.json` (pid, host, start time, last beat) every
+//! [`BEAT_INTERVAL`] and marks it ended when it stops cleanly: the pid and host for messages,
+//! and, for a viewer on another host of a shared file system (whose locks it may not see),
+//! the only sign of life. There a driver whose heartbeat this host has seen unchanged for
+//! [`LOST_AFTER`] is lost; the date written in it is never compared with this host's clock
+//! (another host's clock may be ahead or behind).
+//!
+//! [`driver_state`] reads both, with the campaign's state for "done" and for the stall rule
 //! ([`STALL_AFTER`]); the terminal app, `campaign status` and `campaign next` all show its
 //! [`DriverState::text`], so they never disagree.
 
@@ -19,11 +25,17 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::liveness::host_name;
+use super::liveness::{probe, HeldLock, Probe};
 use super::state::{write_atomically, RunState, State, STATE_FILE};
 use super::CampaignError;
 
 /// Name of the heartbeat file inside a campaign directory.
 pub const HEARTBEAT_FILE: &str = "driver.json";
+
+/// Name of the lock file a live driver holds inside a campaign directory (never replaced:
+/// the heartbeat is rewritten by renames, which would lose a lock on it).
+pub const DRIVER_LOCK_FILE: &str = "driver.lock";
 
 /// The executor kind whose runs are threads of the driver's own process (see
 /// [`DriverState::took_runs_with_it`]), as `campaign status` names executors.
@@ -36,8 +48,9 @@ pub const EXTERNAL_EXECUTOR: &str = "external";
 /// How often a live driver beats.
 pub const BEAT_INTERVAL: Duration = Duration::from_secs(2);
 
-/// A beat older than this means the driver is gone: five missed beats, so a busy login node or
-/// a slow parallel file system does not make a live driver look lost.
+/// A driver on another host whose heartbeat this host has seen unchanged for this long is gone:
+/// five missed beats, so a busy login node or a slow parallel file system does not make a live
+/// driver look lost. (On its own host its lock decides, at once.)
 pub const LOST_AFTER: Duration = Duration::from_secs(10);
 
 /// How long a campaign with queued runs may show no progress before its driver counts as
@@ -187,8 +200,9 @@ impl DriverState {
     }
 
     /// The state `by` later, with no new beat read: a running driver's beat ages and, past
-    /// [`LOST_AFTER`], it is lost. A viewer that reads the heartbeat only when the directory
-    /// changes (a killed driver changes nothing) still reports it lost in time.
+    /// [`LOST_AFTER`], a driver on another host is lost. A viewer that reads the heartbeat only
+    /// when the directory changes (a killed driver changes nothing) still reports it lost in
+    /// time; on this host [`DriverState::rechecked`] asks its lock instead.
     pub fn aged(&self, by: Duration) -> DriverState {
         // Rounded up: the beat's age in whole seconds is never less than a fresh reading's
         // would be, so the aged state turns lost no later than a new reading would.
@@ -197,7 +211,7 @@ impl DriverState {
             DriverState::Running { pid, host, seen_s }
             | DriverState::Stalled {
                 pid, host, seen_s, ..
-            } if seen_s + by >= LOST_AFTER.as_secs() => DriverState::Lost {
+            } if seen_s + by >= LOST_AFTER.as_secs() && host != host_name() => DriverState::Lost {
                 pid,
                 host,
                 gone_s: seen_s + by,
@@ -227,15 +241,15 @@ impl DriverState {
         }
     }
 
-    /// The state with the driver's pid asked again: a driver on this host whose pid is gone
-    /// is lost now, without waiting for its beat to age (a viewer can ask this every second;
-    /// it is one system call).
-    pub fn rechecked(&self) -> DriverState {
+    /// The state with the lock of the driver of the campaign in `dir` asked again: a driver on
+    /// this host that no longer holds it is lost now, without waiting for its beat to age (a
+    /// viewer can ask this every second; it is two system calls).
+    pub fn rechecked(&self, dir: &Path) -> DriverState {
         match self {
             DriverState::Running { pid, host, seen_s }
             | DriverState::Stalled {
                 pid, host, seen_s, ..
-            } if *host == host_name() && !process_exists(*pid) => DriverState::Lost {
+            } if *host == host_name() && !alive_here(dir, *pid) => DriverState::Lost {
                 pid: *pid,
                 host: host.clone(),
                 gone_s: *seen_s,
@@ -251,6 +265,14 @@ impl DriverState {
     pub fn text(&self, dir: &Path) -> String {
         match self {
             DriverState::None => "no driver running".into(),
+            // Only its lock can keep a driver that stopped beating alive: stopped (SIGSTOP) or
+            // stuck, but not gone.
+            DriverState::Running { pid, host, seen_s } if *seen_s >= LOST_AFTER.as_secs() => {
+                format!(
+                    "running (driver pid {pid}{} holds its lock, but has not beaten for {seen_s} s: stopped or busy)",
+                    on_host(host)
+                )
+            }
             DriverState::Running { pid, host, seen_s } => format!(
                 "running (driver pid {pid}{}, seen {seen_s} s ago)",
                 on_host(host)
@@ -380,30 +402,55 @@ pub fn driver_state(dir: &Path) -> Result<DriverState, CampaignError> {
 }
 
 /// Who drives the campaign in `dir` (whose state is `state`) at `now`: done when nothing more
-/// will run; else from the heartbeat: none without one or after a clean end, lost when its
-/// beat is older than [`LOST_AFTER`] or its pid is gone from this host, stalled when runs are
-/// queued and nothing moved for [`STALL_AFTER`], else running.
+/// will run; else from the heartbeat and the driver's lock: none without a heartbeat or after
+/// a clean end; lost when a driver on this host no longer holds its lock, or when this host
+/// has seen the heartbeat of a driver on another host unchanged for [`LOST_AFTER`] (and its
+/// lock is not held); stalled when runs are queued and nothing moved for [`STALL_AFTER`];
+/// else running.
 pub fn driver_state_of(state: &State, dir: &Path, now: SystemTime) -> DriverState {
     if state.is_done() {
         return DriverState::Done;
     }
+    let lock = probe(&dir.join(DRIVER_LOCK_FILE));
     let Some(beat) = Heartbeat::load(dir) else {
-        return DriverState::None;
+        // A heartbeat deleted or cut under a live driver (it writes a whole one at its next
+        // beat, unless it is stopped): its lock still says it lives.
+        return match lock {
+            Probe::Held => DriverState::Running {
+                pid: super::lock::Lock::holder_pid(dir).unwrap_or(0),
+                host: host_name(),
+                seen_s: 0,
+            },
+            Probe::Free | Probe::Unknown => DriverState::None,
+        };
     };
     if beat.ended.is_some() {
         return DriverState::None;
     }
-    let now_s = unix_seconds(now);
-    let seen_s = now_s.saturating_sub(beat.beat);
-    if seen_s >= LOST_AFTER.as_secs() {
+    let here = beat.host == host_name();
+    // This host's own clock wrote a heartbeat of this host (a date ahead of now counts as
+    // now); another host's is aged by this host's memory of when it last changed.
+    let seen_s = if here {
+        unix_seconds(now).saturating_sub(beat.beat)
+    } else {
+        super::liveness::unchanged_for(dir, HEARTBEAT_FILE, now)
+            .unwrap_or_default()
+            .as_secs()
+    };
+    let alive = match lock {
+        Probe::Held => true,
+        Probe::Free if here => false,
+        Probe::Unknown if here => process_exists(beat.pid) && seen_s < LOST_AFTER.as_secs(),
+        _ => seen_s < LOST_AFTER.as_secs(),
+    };
+    if !alive {
         return DriverState::Lost {
             pid: beat.pid,
             host: beat.host,
             gone_s: seen_s,
         };
     }
-    let idle = idle_for(state, dir, now);
-    let beating = match idle {
+    match idle_for(state, dir, now) {
         Some(idle) if idle >= STALL_AFTER => DriverState::Stalled {
             pid: beat.pid,
             host: beat.host,
@@ -415,8 +462,17 @@ pub fn driver_state_of(state: &State, dir: &Path, now: SystemTime) -> DriverStat
             host: beat.host,
             seen_s,
         },
-    };
-    beating.rechecked()
+    }
+}
+
+/// Whether the driver of the campaign in `dir`, on this host with pid `pid`, is alive: it holds
+/// its lock (or, on a file system without locks, its pid exists).
+fn alive_here(dir: &Path, pid: u32) -> bool {
+    match probe(&dir.join(DRIVER_LOCK_FILE)) {
+        Probe::Held => true,
+        Probe::Free => false,
+        Probe::Unknown => process_exists(pid),
+    }
 }
 
 /// Time since the campaign last moved, while runs are queued (`None` when none is): since the
@@ -471,23 +527,6 @@ fn process_exists(pid: u32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-/// This host's name (`gethostname`), `localhost` when the system gives none.
-pub fn host_name() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname writes at most that many bytes.
-    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if r != 0 {
-        return "localhost".into();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
-    if name.is_empty() {
-        "localhost".into()
-    } else {
-        name
-    }
-}
-
 fn unix_seconds(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -503,6 +542,8 @@ fn unix_now() -> u64 {
 /// scheduler still beats.
 #[derive(Debug)]
 pub struct Beating {
+    /// Released after the end is marked (fields drop after `Drop::drop`).
+    _lock: HeldLock,
     dir: PathBuf,
     beat: Arc<Mutex<Heartbeat>>,
     stop: Arc<(Mutex<bool>, Condvar)>,
@@ -510,9 +551,18 @@ pub struct Beating {
 }
 
 impl Beating {
-    /// Writes the first beat now (an error if it cannot be written: the driver could not save
-    /// its state either) and starts beating.
+    /// Takes the driver's lock, writes the first beat now (an error if it cannot be written:
+    /// the driver could not save its state either) and starts beating. For a caller holding
+    /// the campaign lock: no other driver lives, so the lock is free but for a viewer's probe
+    /// or, for an instant, a half-started child of a driver just killed.
     pub fn start(dir: &Path) -> Result<Beating, CampaignError> {
+        let path = dir.join(DRIVER_LOCK_FILE);
+        let lock = HeldLock::take(&path, Duration::from_secs(2))
+            .map_err(|e| CampaignError::io(format!("cannot lock {}", path.display()), e))?
+            .ok_or_else(|| CampaignError::Locked {
+                dir: dir.to_path_buf(),
+                holder: format!("a process holding {DRIVER_LOCK_FILE}"),
+            })?;
         let first = Heartbeat::of_this_process();
         first.save(dir)?;
         let beat = Arc::new(Mutex::new(first));
@@ -525,6 +575,7 @@ impl Beating {
                 .map_err(|e| CampaignError::io("cannot start the heartbeat thread", e))?
         };
         Ok(Beating {
+            _lock: lock,
             dir: dir.to_path_buf(),
             beat,
             stop,
@@ -629,10 +680,18 @@ mod tests {
         assert_eq!(s.text(&dir), "no driver running");
     }
 
+    /// The driver's lock, as a live driver holds it.
+    fn hold(dir: &Path) -> HeldLock {
+        HeldLock::take(&dir.join(DRIVER_LOCK_FILE), Duration::ZERO)
+            .unwrap()
+            .unwrap()
+    }
+
     #[test]
     fn a_fresh_beat_of_a_live_process_is_running() {
         let tmp = tempfile::tempdir().unwrap();
         let (dir, state) = demo(tmp.path());
+        let _lock = hold(&dir);
         let now = beat_at(&dir, std::process::id(), &host_name(), 2, false);
         let s = driver_state_of(&state, &dir, now);
         assert_eq!(
@@ -652,12 +711,24 @@ mod tests {
     }
 
     #[test]
-    fn an_old_beat_is_lost_even_from_another_host() {
+    fn another_hosts_beat_is_lost_once_this_host_saw_it_unchanged_whatever_its_date() {
         let tmp = tempfile::tempdir().unwrap();
         let (dir, state) = demo(tmp.path());
-        // Another host: the pid cannot be asked, only the beat's age tells.
-        let now = beat_at(&dir, 4242, "some-other-node", 40, false);
-        let s = driver_state_of(&state, &dir, now);
+        // Dated a year ahead by that host's clock: its date decides nothing.
+        let year = 365 * 86_400;
+        let t0 = SystemTime::now();
+        Heartbeat {
+            pid: 4242,
+            host: "some-other-node".into(),
+            started: unix_seconds(t0) + year,
+            beat: unix_seconds(t0) + year,
+            ended: None,
+        }
+        .save(&dir)
+        .unwrap();
+        let s = driver_state_of(&state, &dir, t0);
+        assert!(s.alive(), "first seen now: {s:?}");
+        let s = driver_state_of(&state, &dir, t0 + Duration::from_secs(40));
         assert_eq!(
             s,
             DriverState::Lost {
@@ -667,27 +738,74 @@ mod tests {
             }
         );
         assert!(!s.alive());
-        assert_eq!(s.last_seen_s(), Some(40));
         let text = s.text(&dir);
         assert!(
             text.starts_with("driver lost (pid 4242 on some-other-node gone 40 s ago; runs may still be queued; resume with autolb campaign run "),
             "{text}"
         );
-        // A fresh beat from another host is believed.
-        let now = beat_at(&dir, 4242, "some-other-node", 3, false);
-        assert!(driver_state_of(&state, &dir, now).alive());
+        // Dated a year back, as a clock behind would: a change seen now, so alive.
+        let t1 = t0 + Duration::from_secs(41);
+        Heartbeat {
+            pid: 4242,
+            host: "some-other-node".into(),
+            started: unix_seconds(t0) - year,
+            beat: unix_seconds(t0) - year,
+            ended: None,
+        }
+        .save(&dir)
+        .unwrap();
+        assert!(driver_state_of(&state, &dir, t1).alive());
+        // A lock held (a file system whose locks reach across hosts) keeps it alive.
+        let _lock = hold(&dir);
+        assert!(driver_state_of(&state, &dir, t1 + Duration::from_secs(60)).alive());
     }
 
     #[test]
-    fn a_fresh_beat_of_a_dead_pid_on_this_host_is_lost_at_once() {
+    fn a_heartbeat_deleted_under_a_driver_holding_its_lock_is_a_running_driver() {
         let tmp = tempfile::tempdir().unwrap();
         let (dir, state) = demo(tmp.path());
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        let now = beat_at(&dir, pid, &host_name(), 1, false);
+        let lock = hold(&dir);
+        assert!(!dir.join(HEARTBEAT_FILE).exists());
+        assert_eq!(
+            driver_state_of(&state, &dir, SystemTime::now()).name(),
+            "running"
+        );
+        drop(lock);
+        assert_eq!(
+            driver_state_of(&state, &dir, SystemTime::now()),
+            DriverState::None
+        );
+    }
+
+    #[test]
+    fn a_beat_on_this_host_is_alive_by_the_lock_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, state) = demo(tmp.path());
+        // This process is alive, but holds no lock: a driver that died, its pid reused.
+        let now = beat_at(&dir, std::process::id(), &host_name(), 1, false);
         let s = driver_state_of(&state, &dir, now);
         assert!(matches!(s, DriverState::Lost { gone_s: 1, .. }), "{s:?}");
+        // A driver in another PID namespace (pid 1 there), or stopped for a minute: alive.
+        Heartbeat {
+            pid: 1,
+            ..Heartbeat::of_this_process()
+        }
+        .save(&dir)
+        .unwrap();
+        let lock = hold(&dir);
+        let later = SystemTime::now() + Duration::from_secs(60);
+        let s = driver_state_of(&state, &dir, later);
+        assert!(s.alive(), "{s:?}");
+        assert_eq!(s.rechecked(&dir), s);
+        assert!(
+            s.text(&dir)
+                .contains("holds its lock, but has not beaten for"),
+            "{}",
+            s.text(&dir)
+        );
+        drop(lock);
+        assert_eq!(s.rechecked(&dir).name(), "lost");
+        assert_eq!(driver_state_of(&state, &dir, later).name(), "lost");
     }
 
     #[test]
@@ -707,6 +825,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let (dir, state) = demo(tmp.path());
         // The state was saved 40 minutes ago as seen from `now`; the driver still beats.
+        let _lock = hold(&dir);
         let later = SystemTime::now() + Duration::from_secs(40 * 60);
         Heartbeat {
             beat: unix_seconds(later) - 1,
@@ -768,27 +887,35 @@ mod tests {
     }
 
     #[test]
-    fn rechecking_a_live_state_finds_a_dead_pid_on_this_host_only() {
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
-        let running = |pid: u32, host: String| DriverState::Running {
-            pid,
+    fn only_another_hosts_driver_ages_into_lost_and_a_recheck_asks_the_lock() {
+        let tmp = tempfile::tempdir().unwrap();
+        let running = |host: String| DriverState::Running {
+            pid: 7,
             host,
             seen_s: 3,
         };
+        let here = running(host_name());
+        assert!(
+            here.aged(Duration::from_secs(60)).alive(),
+            "its lock decides"
+        );
+        let lock = hold(tmp.path());
+        assert_eq!(here.rechecked(tmp.path()), here);
+        drop(lock);
         assert_eq!(
-            running(dead, host_name()).rechecked(),
+            here.rechecked(tmp.path()),
             DriverState::Lost {
-                pid: dead,
+                pid: 7,
                 host: host_name(),
                 gone_s: 3
             }
         );
-        let alive = running(std::process::id(), host_name());
-        assert_eq!(alive.rechecked(), alive);
-        let afar = running(dead, "some-other-node".into());
-        assert_eq!(afar.rechecked(), afar, "another host's pid cannot be asked");
+        let afar = running("some-other-node".into());
+        assert_eq!(
+            afar.rechecked(tmp.path()),
+            afar,
+            "another host's lock may not be seen"
+        );
     }
 
     #[test]

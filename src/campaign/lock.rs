@@ -105,6 +105,11 @@ impl Lock {
             Err(fs4::TryLockError::Error(_)) => None,
         }
     }
+
+    /// The pid the holder of the campaign's lock (or its last holder) wrote in `campaign.lock`.
+    pub fn holder_pid(dir: &Path) -> Option<u32> {
+        holder_text(dir).strip_prefix("pid ")?.trim().parse().ok()
+    }
 }
 
 /// A non-blocking exclusive `flock`: true when taken, false when someone holds it.

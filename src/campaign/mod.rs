@@ -24,6 +24,7 @@ pub mod driver;
 pub mod external;
 pub mod heartbeat;
 mod init;
+pub mod liveness;
 pub mod lock;
 pub mod measure;
 pub mod measured;
@@ -90,6 +91,15 @@ pub enum CampaignError {
         run: String,
         /// Who holds the claim: the exec's pid, host and age.
         holder: String,
+    },
+    /// A run whose claim's holder is gone but whose command has not ended yet; busy like a
+    /// lock, for a few seconds.
+    #[error("run {run} is not free yet: {what}; nothing was started: try again in a few seconds")]
+    Ending {
+        /// The run's id (`i00-t03-r1`).
+        run: String,
+        /// What still runs.
+        what: String,
     },
     /// `exec` of a campaign whose runs a live `campaign run` starts itself.
     #[error("{}: `autolb campaign run` ({holder}) runs this campaign's runs itself; running one with `exec` as well would run it twice", dir.display())]

@@ -107,8 +107,9 @@ impl App {
             Event::Resize => {}
             Event::Tick(now) => {
                 self.ui.now = now;
-                if let Some(driver) = &mut self.table.campaign.driver {
-                    driver.recheck(now);
+                let campaign = &mut self.table.campaign;
+                if let (Some(driver), Some(dir)) = (&mut campaign.driver, &campaign.dir) {
+                    driver.recheck(now, dir);
                 }
                 self.table.campaign.settle_driver(now);
             }

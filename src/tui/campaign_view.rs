@@ -244,11 +244,12 @@ impl DriverReading {
             .aged(now.duration_since(self.at).unwrap_or_default())
     }
 
-    /// At a tick: asks the driver's pid again ([`DriverState::rechecked`]), so a driver killed
-    /// on this host shows as lost at the next tick, not only once its beat is old.
-    pub fn recheck(&mut self, now: SystemTime) {
+    /// At a tick: asks the lock of the driver of the campaign in `dir` again
+    /// ([`DriverState::rechecked`]), so a driver killed on this host shows as lost at the next
+    /// tick.
+    pub fn recheck(&mut self, now: SystemTime, dir: &std::path::Path) {
         let aged = self.at(now);
-        let checked = aged.rechecked();
+        let checked = aged.rechecked(dir);
         if checked != aged {
             self.state = checked;
             self.at = now;

@@ -445,10 +445,10 @@ fn a_lost_sim_driver_says_its_runs_ended_with_it_and_a_command_one_that_they_may
 fn a_tick_after_a_sim_driver_died_shows_its_running_runs_stopped_with_it() {
     let mut v = watched();
     v.executor = Some("sim".into());
-    // This process: alive, so only the beat's age makes it lost.
+    // A driver on another host: only its beat's age makes it lost.
     v.driver = Some(driver(DriverState::Running {
         pid: std::process::id(),
-        host: autolb::campaign::heartbeat::host_name(),
+        host: "some-other-node".into(),
         seen_s: 2,
     }));
     let row = &mut v.rows[10];
@@ -628,12 +628,13 @@ fn a_cold_start_shows_its_phase_in_the_best_line() {
 fn a_running_driver_that_stops_beating_shows_lost_as_the_clock_moves_on() {
     let mut app = watching();
     let status = |app: &App| view::status::status_text(app).0;
-    // This process: alive, so only the beat's age can make it lost.
+    // A driver on another host (whose lock this host may not see): only its beat's age can
+    // make it lost.
     let pid = std::process::id();
     let mut v = watched();
     v.driver = Some(driver(DriverState::Running {
         pid,
-        host: autolb::campaign::heartbeat::host_name(),
+        host: "some-other-node".into(),
         seen_s: 2,
     }));
     app.update(Event::Campaign(Box::new(v.clone())));
@@ -642,11 +643,14 @@ fn a_running_driver_that_stops_beating_shows_lost_as_the_clock_moves_on() {
     assert!(status(&app).contains("seen 7 s ago"), "{}", status(&app));
     app.update(Event::Tick(read_at + std::time::Duration::from_secs(9)));
     assert!(
-        status(&app).contains(&format!("campaign: driver lost (pid {pid} gone 11 s ago;")),
+        status(&app).contains(&format!(
+            "campaign: driver lost (pid {pid} on some-other-node gone 11 s ago;"
+        )),
         "{}",
         status(&app)
     );
-    // A driver on this host whose pid is gone is lost at the next tick, its beat still fresh.
+    // A driver on this host that holds no lock (none at /scratch/camp) is lost at the next
+    // tick, its beat still fresh.
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = child.id();
     child.wait().unwrap();

@@ -1,11 +1,12 @@
 //! One claim per run attempt: `campaign exec` (as a workflow manager's retried or duplicated
 //! job calls it), `record`, `next` and `campaign run` agree on who runs a run, so its command
-//! starts once. The commands here append a line to a counter file outside the campaign, so
+//! starts once, also when its claim file is cut or deleted under it (its lock still holds) or
+//! a claim is dated a year ahead (a dead holder's claim is recovered all the same). The commands here append a line to a counter file outside the campaign, so
 //! every start is counted.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use crate::common::processes::{eventually, processes_where, wait_with_timeout};
 use crate::common::{autolb, autolb_path, campaign_file, init, spawn_campaign_run, CampaignToml};
@@ -18,7 +19,14 @@ const RUN: [&str; 6] = ["--iteration", "0", "--test", "0", "--repetition", "1"];
 /// `campaign exec DIR <RUN> -- sh -c SCRIPT sh COUNTER BIN DIR`, started in the background.
 /// The script sees the counter as `$1`, autolb as `$2` and the campaign as `$3`.
 fn spawn_exec(dir: &Path, counter: &Path, script: &str) -> Child {
+    spawn_exec_with(dir, counter, script, "auto")
+}
+
+/// [`spawn_exec`] with `AUTOLB_CGROUP` set to `cgroups` (`off`: the environment markers alone
+/// find what the command left).
+fn spawn_exec_with(dir: &Path, counter: &Path, script: &str, cgroups: &str) -> Child {
     autolb()
+        .env(autolb::executor::command::reap::CGROUP_SWITCH, cgroups)
         .args(["campaign", "exec"])
         .arg(dir)
         .args(RUN)
@@ -35,6 +43,10 @@ fn spawn_exec(dir: &Path, counter: &Path, script: &str) -> Child {
 /// Counts its start, works a little, then writes the stand-in model's timing output.
 const GOOD_RUN: &str =
     r#"echo "$$" >> "$1"; sleep 0.3; exec "$2" simulate --campaign "$3" --run "$AUTOLB_RUN""#;
+
+/// Counts its start, waits for the file `go` beside the counter, then writes the stand-in
+/// model's timing output.
+const GATED_RUN: &str = r#"echo "$$" >> "$1"; while [ ! -e "$1.go" ]; do sleep 0.05; done; exec "$2" simulate --campaign "$3" --run "$AUTOLB_RUN""#;
 
 fn lines(counter: &Path) -> usize {
     std::fs::read_to_string(counter)
@@ -216,11 +228,14 @@ fn a_claim_left_by_a_sigkilled_exec_is_recovered_and_its_processes_ended() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = one_run_campaign(tmp.path(), "camp");
     let counter = tmp.path().join("counter");
-    // A background child that outlives the shell, as a model's launcher may leave.
-    let mut exec = spawn_exec(
+    // A background child that left the command's process group (`setsid`), as a model's
+    // launcher may leave: the supervisor that ends the group when exec dies misses it, and
+    // without a cgroup only its environment marker finds it.
+    let mut exec = spawn_exec_with(
         &dir,
         &counter,
-        r#"sleep 300 </dev/null >/dev/null 2>&1 & echo "$$" >> "$1"; sleep 300"#,
+        r#"setsid sleep 300 </dev/null >/dev/null 2>&1 & echo "$$" >> "$1"; sleep 300"#,
+        "off",
     );
     assert!(eventually(Duration::from_secs(30), &mut || lines(&counter) == 1));
     exec.kill().unwrap();
@@ -289,4 +304,101 @@ fn cancel_ends_the_command_an_exec_runs_and_the_exec_ends_quietly() {
     assert_eq!(first_run_state(&dir), RunState::Failed);
     assert_eq!(claims_left(&dir), 0);
     assert_eq!(lines(&counter), 1);
+}
+
+#[test]
+fn a_claim_cut_or_deleted_under_a_running_exec_lets_no_second_exec_start_the_run() {
+    for attack in ["cut", "deleted"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = one_run_campaign(tmp.path(), "camp");
+        let counter = tmp.path().join("counter");
+        let first = spawn_exec(&dir, &counter, GATED_RUN);
+        assert!(eventually(Duration::from_secs(30), &mut || lines(&counter) == 1));
+        let claim = claim_path(&dir, "i00-t00-r1");
+        match attack {
+            "cut" => std::fs::write(&claim, "{\"run\": \"i00-t0").unwrap(),
+            _ => std::fs::remove_file(&claim).unwrap(),
+        }
+        let out = spawn_exec(&dir, &counter, GATED_RUN)
+            .wait_with_output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{attack}: {stderr}");
+        assert!(
+            stderr.contains("busy: run i00-t00-r1 is being run by `autolb campaign exec` (it holds the claim's lock"),
+            "{attack}: {stderr}"
+        );
+        let next = autolb()
+            .args(["campaign", "next", "--json"])
+            .arg(&dir)
+            .stdout_ok();
+        assert_eq!(
+            next.trim(),
+            "[]",
+            "{attack}: the claimed run is not offered"
+        );
+        // The first exec finishes and records its result.
+        std::fs::write(tmp.path().join("counter.go"), "").unwrap();
+        let out = first.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{attack}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(lines(&counter), 1, "{attack}: started once");
+        assert_eq!(first_run_state(&dir), RunState::Done, "{attack}");
+    }
+}
+
+/// Sets the modification time of `path` a year ahead.
+fn date_a_year_ahead(path: &Path) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(SystemTime::now() + Duration::from_secs(365 * 86_400))
+        .unwrap();
+}
+
+#[test]
+fn a_claim_and_a_heartbeat_dated_a_year_ahead_block_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = one_run_campaign(tmp.path(), "camp");
+    let year = 365.0 * 86_400.0;
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    // A claim of a gone holder on this host, dated (inside and on disk) a year ahead.
+    std::fs::create_dir_all(dir.join("claims")).unwrap();
+    let claim = claim_path(&dir, "i00-t00-r1");
+    let record = serde_json::json!({
+        "run": "i00-t00-r1", "token": "from-the-future", "pid": std::process::id(),
+        "host": autolb::campaign::claim::hostname(), "started": now + year,
+    });
+    std::fs::write(&claim, record.to_string()).unwrap();
+    date_a_year_ahead(&claim);
+    // A heartbeat of a driver on this host that holds no lock, dated a year ahead.
+    let beat = serde_json::json!({
+        "pid": std::process::id(), "host": autolb::campaign::heartbeat::host_name(),
+        "started": now as u64 + year as u64, "beat": now as u64 + year as u64,
+    });
+    std::fs::write(dir.join("driver.json"), beat.to_string()).unwrap();
+    date_a_year_ahead(&dir.join("driver.json"));
+    let driver = crate::common::status_json(&dir)["driver"].clone();
+    assert_eq!(driver["alive"], false, "{driver}");
+    let next = autolb()
+        .args(["campaign", "next", "--json"])
+        .arg(&dir)
+        .stdout_ok();
+    assert!(next.contains("i00-t00-r1"), "offered: {next}");
+    let counter = tmp.path().join("counter");
+    std::fs::write(tmp.path().join("counter.go"), "").unwrap();
+    let out = spawn_exec(&dir, &counter, GATED_RUN)
+        .wait_with_output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("recovered the claim on run i00-t00-r1"),
+        "{stderr}"
+    );
+    assert_eq!(first_run_state(&dir), RunState::Done);
 }

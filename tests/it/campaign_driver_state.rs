@@ -1,7 +1,7 @@
 //! Who drives a campaign, as `campaign status`, `--json` and `next` say it: a running driver is
-//! seen beating, a SIGKILLed one is reported lost within 10 s (on this host at once, from
-//! another host by its heartbeat's age), and a clean stop says so and exits with 128 + the
-//! signal. `campaign status` fits 80 columns and `--watch` redraws until done.
+//! seen beating, a SIGKILLed one is reported lost (on this host at once, by its lock; from
+//! another host once this host has seen its heartbeat unchanged for 10 s), and a clean stop
+//! says so and exits with 128 + the signal. `campaign status` fits 80 columns and `--watch` redraws until done.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -32,7 +32,7 @@ fn wait_for_driver(dir: &Path, want: &str, limit: Duration) -> (Duration, Value)
     }
 }
 
-fn signal(child: &Child, sig: i32) {
+pub(crate) fn signal(child: &Child, sig: i32) {
     // SAFETY: a signal to our own child.
     unsafe {
         libc::kill(child.id() as i32, sig);
@@ -64,8 +64,13 @@ fn a_sigkilled_driver_is_reported_lost_within_ten_seconds() {
     child.kill().unwrap(); // SIGKILL: no chance to say goodbye
     let killed = Instant::now();
     child.wait().unwrap();
+    // On its host its lock says so at once.
     let (_, driver) = wait_for_driver(&dir, "lost", Duration::from_secs(10));
-    assert!(killed.elapsed() <= Duration::from_secs(10));
+    assert!(
+        killed.elapsed() <= Duration::from_secs(3),
+        "{:?}",
+        killed.elapsed()
+    );
     assert_eq!(driver["pid"], child.id());
     assert_eq!(driver["alive"], false);
 
@@ -96,24 +101,22 @@ fn a_sigkilled_driver_is_reported_lost_within_ten_seconds() {
         "{stderr}"
     );
 
-    // Seen from another host sharing the file system, only the beat's age tells: the same
-    // heartbeat, named for another host, is lost once it is 10 s old.
+    // Seen from another host sharing the file system (whose lock this host may not see), only
+    // the heartbeat's changes tell: the same heartbeat, named for another host, is lost once
+    // this host has seen it unchanged for 10 s, whatever the date written in it.
     let path = dir.join("driver.json");
     let mut beat: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     beat["host"] = "another-login-node".into();
     std::fs::write(&path, serde_json::to_string(&beat).unwrap()).unwrap();
-    if killed.elapsed() < Duration::from_secs(7) {
-        let driver = status_json(&dir)["driver"].clone();
-        assert_eq!(
-            driver["state"], "running",
-            "a fresh beat from afar: {driver}"
-        );
-    }
-    let (_, driver) = wait_for_driver(&dir, "lost", Duration::from_secs(11));
+    let rewritten = Instant::now();
+    let driver = status_json(&dir)["driver"].clone();
+    assert_eq!(driver["state"], "running", "a change just seen: {driver}");
+    let (_, driver) = wait_for_driver(&dir, "lost", Duration::from_secs(12));
+    // Whole seconds of this host's clock: 10 s seen may be a little over 9 s elapsed.
     assert!(
-        killed.elapsed() <= Duration::from_millis(10_500),
-        "lost only {:?} after the kill",
-        killed.elapsed()
+        rewritten.elapsed() >= Duration::from_secs(9),
+        "lost {:?} after it changed",
+        rewritten.elapsed()
     );
     assert_eq!(driver["host"], "another-login-node");
     assert!(driver["last_seen_s"].as_u64().unwrap() >= 10, "{driver}");

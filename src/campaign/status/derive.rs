@@ -211,10 +211,19 @@ impl Status {
             .flat_map(|t| t.runs.iter_mut())
             .filter(|r| r.state == RunState::Pending && claimed.contains(&r.run))
         {
-            if let Some(holder) = crate::campaign::claim::live_claim(dir, &run.run) {
-                run.state = RunState::Running;
-                run.job = Some(format!("exec pid {} on {}", holder.pid, holder.host));
-                run.started_at = Some(holder.started);
+            use crate::campaign::claim::ClaimHolder;
+            match crate::campaign::claim::live_claim(dir, &run.run) {
+                Some(ClaimHolder::Known(holder)) => {
+                    run.state = RunState::Running;
+                    run.job = Some(format!("exec pid {} on {}", holder.pid, holder.host));
+                    run.started_at = Some(holder.started);
+                }
+                // Its lock is held, its file cut or deleted: running, by an unnamed exec.
+                Some(ClaimHolder::Unnamed { .. }) => {
+                    run.state = RunState::Running;
+                    run.job = Some("exec (claim file unreadable)".into());
+                }
+                None => {}
             }
         }
     }

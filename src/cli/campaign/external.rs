@@ -6,14 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use color_eyre::eyre::{eyre, Result};
 
 use autolb::campaign::{self, Barrier, CampaignError, ClaimResult, NextRun, RunLookup};
-use autolb::executor::command::{expand_argv, placeholder_values};
+use autolb::executor::command::{expand_argv, placeholder_values, reap, supervisor};
 use autolb::executor::env::shell_quote;
+use autolb::executor::RunStatus;
 
 use super::report;
 use crate::shared::error::{coded, exit, user};
@@ -295,6 +296,19 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
             }
             (run, claim)
         }
+        ClaimResult::Adopted {
+            recorded,
+            recovered,
+        } => {
+            if let Some(note) = recovered {
+                errln!("autolb: {note}");
+            }
+            errln!(
+                "autolb: run {} was finished by an earlier attempt whose exec died; recorded its output instead of running it again",
+                recorded.run
+            );
+            return print_recorded(&recorded, &a.dir);
+        }
         ClaimResult::Not(lookup) => {
             let e = match waiting_or_why(lookup) {
                 Ok(run) => return Err(eyre!("run {} is waiting but was not claimed", run.run)),
@@ -325,37 +339,63 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
         .stdin(Stdio::null())
         .envs(env)
         .env(campaign::claim::CLAIM_VAR, claim.token());
-    die_with_parent(&mut command);
-    let status = match run_forwarding_signals(&mut command, &claim) {
-        Ok(Some(status)) => status,
-        Ok(None) => {
-            // Stopped from outside (job cancelled): record nothing, a retry runs it again.
-            return Err(coded(
-                143,
-                format!("stopped by a signal; run {} stays waiting", run.run),
-            ));
-        }
+    let ended = match run_supervised(command, &a.dir, &claim) {
+        Ok(ended) => ended,
         Err(e) => {
+            // The supervisor recorded the failed exec as an exit; the command never started.
+            let _ = std::fs::remove_file(run.run_dir.join(autolb::executor::EXIT_STATUS_FILE));
             return Err(user(format!(
                 "cannot start {:?} for run {}: {e}",
                 argv[0], run.run
-            )))
+            )));
         }
     };
-    let failure = match status.code() {
-        Some(0) => None,
-        Some(code) => Some(format!("exit status {code}")),
-        None => Some(signal_text(&status)),
+    if !ended.tree_gone {
+        let left = reap::processes_by_env(campaign::claim::CLAIM_VAR, claim.token());
+        claim.keep();
+        return Err(user(format!(
+            "the command of run {} left processes that do not end ({left:?}); its claim stays, so a retry waits until they are gone",
+            run.run
+        )));
+    }
+    // Written by the supervisor the moment the command ended on its own (or, stopped,
+    // exited 0 all the same: its output is complete).
+    let status = autolb::executor::read_exit_status(&run.run_dir);
+    if let Some(signal) = ended.stopped_by {
+        if status == Some(RunStatus::Finished { exit_code: 0 }) {
+            if let Ok(recorded) = campaign::record_claimed(&a.dir, &claim, None, None, wait) {
+                errln!("autolb: stopped by signal {signal}, but the command had finished");
+                return print_recorded(&recorded, &a.dir);
+            }
+        }
+        // Stopped from outside (job cancelled): record nothing, a retry runs it again.
+        return Err(coded(
+            128 + signal as u8,
+            format!(
+                "stopped by signal {signal}; the command and everything it started have ended; run {} stays waiting",
+                run.run
+            ),
+        ));
+    }
+    let failure = match status {
+        Some(RunStatus::Finished { exit_code: 0 }) => None,
+        Some(RunStatus::Finished { exit_code }) => Some(format!("exit status {exit_code}")),
+        Some(RunStatus::Failed { reason }) => Some(reason),
+        Some(other) => Some(format!("unexpected status {other:?}")),
+        None => {
+            let reason = format!(
+                "the run's supervisor ended ({}) without the run's exit status",
+                ended.supervisor
+            );
+            let _ = autolb::executor::write_exit_status(
+                &run.run_dir,
+                &RunStatus::Failed {
+                    reason: reason.clone(),
+                },
+            );
+            Some(reason)
+        }
     };
-    let _ = autolb::executor::write_exit_status(
-        &run.run_dir,
-        &match &failure {
-            None => autolb::executor::RunStatus::Finished { exit_code: 0 },
-            Some(reason) => autolb::executor::RunStatus::Failed {
-                reason: reason.clone(),
-            },
-        },
-    );
     // The record may wait for the lock: the claim must not look abandoned meanwhile.
     claim.heartbeat();
     let recorded = match failure {
@@ -387,16 +427,35 @@ fn command_line(template: &[String], run: &NextRun) -> Result<Vec<String>> {
     Ok(argv)
 }
 
-/// How long a command may take to end after the signal `exec` passed on, before SIGKILL.
-const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How [`run_supervised`] ended.
+struct Ended {
+    /// The supervisor's exit status.
+    supervisor: ExitStatus,
+    /// The signal (SIGINT, SIGTERM or SIGHUP) that stopped the run from outside, if one did.
+    stopped_by: Option<i32>,
+    /// No process of the command is left (its group, its cgroup, anything marked with the
+    /// claim's token): only then may the claim be released.
+    tree_gone: bool,
+}
 
-/// Runs the command to its end. SIGINT/SIGTERM/SIGHUP to autolb are passed on to it, and then
-/// `Ok(None)` says it was stopped from outside.
-fn run_forwarding_signals(
-    command: &mut Command,
+/// Runs the command through the `command` executor's supervisor, which puts it in a process
+/// group (and cgroup, where one can be made) of its own, writes its exit status the moment it
+/// ends, and, told to stop, passes the signal to the whole group, then SIGKILL after
+/// [`campaign::claim::STOP_GRACE`]. SIGINT/SIGTERM/SIGHUP to `exec` are passed to it; if
+/// `exec` dies, the supervisor stops the command by itself (it gets SIGTERM when its parent
+/// dies). Returns once the command and everything it started have ended, or it is sure they
+/// cannot be.
+fn run_supervised(
+    mut command: Command,
+    dir: &Path,
     claim: &campaign::claim::Claim,
-) -> std::io::Result<Option<ExitStatus>> {
-    let mut beat = std::time::Instant::now();
+) -> std::io::Result<Ended> {
+    let campaign_dir = std::path::absolute(dir)?;
+    let cgroup = reap::RunCgroup::create(&reap::campaign_key(&campaign_dir), claim.token());
+    supervisor::install(
+        &mut command,
+        supervisor::Plan::new(campaign::claim::STOP_GRACE, cgroup.as_ref()),
+    )?;
     let stop = Arc::new(AtomicUsize::new(0));
     let mut ids = Vec::new();
     for signal in [
@@ -411,70 +470,71 @@ fn run_forwarding_signals(
             signal as usize,
         )?);
     }
-    let mut child = command.spawn()?;
-    let result = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
+    let spawned = command.spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            for id in ids {
+                signal_hook::low_level::unregister(id);
+            }
+            return Err(e);
         }
-        let signal = stop.load(Ordering::SeqCst);
-        if signal != 0 {
-            // SAFETY: kill(2) on the child's pid, which is ours until it is reaped.
-            unsafe {
-                libc::kill(child.id() as i32, signal as i32);
+    };
+    let pid = child.id() as libc::pid_t;
+    let mut beat = Instant::now();
+    let mut stopping: Option<(Instant, i32)> = None;
+    let supervisor = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => {
+                // Cannot wait for it: end it, so nothing runs unwatched.
+                // SAFETY: kill(2) on our child's pid, which is ours until it is reaped.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                break child.wait().map_err(|_| e)?;
             }
-            // A command that ignores the signal is killed after a grace period, so a
-            // cancelled job ends.
-            let deadline = std::time::Instant::now() + STOP_GRACE;
-            while child.try_wait()?.is_none() && std::time::Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(50));
+        }
+        let signal = stop.load(Ordering::SeqCst) as i32;
+        match stopping {
+            None if signal != 0 => {
+                // The supervisor passes it to the command's whole group.
+                // SAFETY: kill(2) on our child's pid, which is ours until it is reaped.
+                unsafe { libc::kill(pid, signal) };
+                stopping = Some((Instant::now(), signal));
             }
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
+            Some((since, _))
+                if since.elapsed() >= campaign::claim::STOP_GRACE + SUPERVISOR_SLACK =>
+            {
+                // The supervisor does not end: kill it (its command gets SIGKILL with it).
+                // SAFETY: as above.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            _ => {}
         }
         if beat.elapsed() >= campaign::claim::CLAIM_HEARTBEAT {
             claim.heartbeat();
-            beat = std::time::Instant::now();
+            beat = Instant::now();
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     };
+    // What escaped the group (setsid, a double fork) goes too: by the claim's marker, and the
+    // cgroup, which nothing leaves.
+    reap::kill_by_env(campaign::claim::CLAIM_VAR, claim.token());
+    drop(cgroup);
+    let tree_gone =
+        campaign::claim::gone(campaign::claim::CLAIM_VAR, claim.token(), SUPERVISOR_SLACK);
     for id in ids {
         signal_hook::low_level::unregister(id);
     }
-    Ok(result)
+    Ok(Ended {
+        supervisor,
+        stopped_by: stopping.map(|(_, s)| s),
+        tree_gone,
+    })
 }
 
-/// The command gets SIGKILL if `exec` dies (SIGKILL, node loss of the job): it must not run on
-/// unwatched while its claim is recovered and the run started again. What it forked is ended
-/// by the recovery, through the claim's environment marker.
-fn die_with_parent(command: &mut Command) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::process::CommandExt;
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: prctl and getppid are async-signal-safe and touch no memory of ours.
-        unsafe {
-            command.pre_exec(move || {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                if libc::getppid() != parent {
-                    libc::_exit(137);
-                }
-                Ok(())
-            });
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = command;
-}
-
-#[cfg(unix)]
-fn signal_text(status: &ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match status.signal() {
-        Some(s) => format!("killed by signal {s}"),
-        None => format!("ended without an exit code ({status})"),
-    }
-}
+/// Time the supervisor may need beyond its grace to kill and reap the command's group.
+const SUPERVISOR_SLACK: Duration = Duration::from_secs(2);
 
 pub fn plan(a: &PlanArgs) -> Result<()> {
     let plan = campaign::plan::plan_file(&a.config).map_err(report)?;

@@ -182,6 +182,7 @@ pub(crate) fn report(e: CampaignError) -> eyre::Report {
     match e {
         CampaignError::Locked { .. }
         | CampaignError::Claimed { .. }
+        | CampaignError::Ending { .. }
         | CampaignError::Driven { .. } => coded(exit::BUSY, format!("busy: {e}")),
         other => user(other),
     }

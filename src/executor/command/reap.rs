@@ -37,11 +37,24 @@ pub fn campaign_key(campaign_dir: &Path) -> String {
 
 /// SIGKILLs every process whose environment holds `VAR=value`; returns their pids.
 pub fn kill_by_env(var: &str, value: &str) -> Vec<i32> {
+    let found = processes_by_env(var, value);
+    for &pid in &found {
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+    found
+}
+
+/// The live processes (not this one) whose environment holds `VAR=value`. A zombie has no
+/// environment left to read, so a dead process waiting to be reaped is not among them.
+pub fn processes_by_env(var: &str, value: &str) -> Vec<i32> {
     let needle = format!("{var}={value}\0").into_bytes();
     let own = std::process::id() as i32;
-    let mut killed = Vec::new();
+    let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return killed;
+        return found;
     };
     for e in entries.flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
@@ -58,14 +71,10 @@ pub fn kill_by_env(var: &str, value: &str) -> Vec<i32> {
                 .windows(needle.len() + 1)
                 .any(|w| w[0] == 0 && w[1..] == needle[..]);
         if hit {
-            // SAFETY: kill has no memory-safety preconditions.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-            }
-            killed.push(pid);
+            found.push(pid);
         }
     }
-    killed
+    found
 }
 
 /// The writable cgroup v2 directory of this process, if the system offers one: the `0::PATH`
@@ -100,7 +109,7 @@ impl RunCgroup {
         if std::env::var_os(CGROUP_SWITCH).is_some_and(|v| v == "off") {
             return None;
         }
-        let path = own_cgroup()?.join(format!("autolb-{key}-{token}"));
+        let path = run_cgroup_path(key, token)?;
         std::fs::create_dir(&path).ok()?;
         Some(RunCgroup { path })
     }
@@ -147,6 +156,13 @@ pub fn end_cgroup(path: &Path) {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// Where [`RunCgroup::create`] makes the cgroup of campaign `key`'s run start `token`, when
+/// this system offers cgroups (so that a process that finds a dead holder's token can end
+/// what is left in it).
+pub fn run_cgroup_path(key: &str, token: &str) -> Option<PathBuf> {
+    Some(own_cgroup()?.join(format!("autolb-{key}-{token}")))
 }
 
 /// Ends every cgroup a driver of the campaign `key` left under our cgroup; returns their names.

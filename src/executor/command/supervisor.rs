@@ -1,5 +1,5 @@
-//! The run supervisor: a small process between the driver and the user's command that makes a
-//! run's end durable and its processes killable as a whole.
+//! The run supervisor: a small process between the driver (or `campaign exec`) and the user's
+//! command that makes a run's end durable and its processes killable as a whole.
 //!
 //! The driver forks it (inside `Command::pre_exec`, so std still does the stdio, directory and
 //! exec work for the command); it forks the command and waits for it. It
@@ -11,11 +11,12 @@
 //!   disk before the driver could even learn of the exit ("exactly once");
 //! * holds an exclusive `flock` on `run_dir/autolb.running` while it lives, so a restarted
 //!   driver waits for the previous driver's supervisors to end before it reads `exit_status`;
-//! * gets SIGTERM when the driver dies (`PR_SET_PDEATHSIG`) or when the driver stops the run
-//!   (timeout, cancel, Ctrl-C): it then sends SIGTERM to the command's group, SIGKILL after
-//!   the grace time, kills the cgroup, and writes no status (the run did not end on its own:
-//!   it is run again, or the driver records why it stopped it). A command that still exits 0
-//!   is recorded, since its output is complete.
+//! * gets SIGTERM when its parent (the driver, or `campaign exec`) dies (`PR_SET_PDEATHSIG`),
+//!   or SIGTERM, SIGINT or SIGHUP when the parent stops the run (timeout, cancel, Ctrl-C, a
+//!   cancelled job): it then sends that signal to the command's whole process group, SIGKILL
+//!   after the grace time, kills the cgroup, and writes no status (the run did not end on its
+//!   own: it is run again, or the parent records why it stopped it). A command that still
+//!   exits 0 is recorded, since its output is complete.
 //!
 //! Between fork and exec only async-signal-safe calls are allowed (the driver has threads), so
 //! everything the supervisor needs (paths as C strings) is prepared before the fork and the
@@ -26,17 +27,19 @@ use std::io;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 /// Name of the lock file a supervisor holds in its run directory while it lives.
 pub const RUNNING_LOCK_FILE: &str = "autolb.running";
 
-/// Set by the supervisor's signal handler (in the supervisor's own copy of memory).
-static STOP: AtomicBool = AtomicBool::new(false);
+/// The signal that asked the supervisor to stop the run (0: none yet), set by its signal
+/// handler (in the supervisor's own copy of memory) and passed on to the command's group.
+static STOP: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn request_stop(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
+extern "C" fn request_stop(signal: libc::c_int) {
+    // The first signal is the one passed on.
+    let _ = STOP.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
 }
 
 /// What the supervisor needs, prepared before the fork.
@@ -45,6 +48,20 @@ pub struct Plan {
     pub grace: Duration,
     /// `cgroup.procs` and `cgroup.kill` of the run's cgroup, when there is one.
     pub cgroup: Option<(CString, Option<CString>)>,
+}
+
+impl Plan {
+    /// The plan for a run with this grace and, when there is one, the run's cgroup.
+    pub fn new(grace: Duration, cgroup: Option<&super::reap::RunCgroup>) -> Plan {
+        let cgroup = cgroup.and_then(|cg| {
+            let procs = CString::new(cg.procs().into_os_string().into_encoded_bytes());
+            let kill = cg
+                .kill_file()
+                .and_then(|k| CString::new(k.into_os_string().into_encoded_bytes()).ok());
+            procs.ok().map(|p| (p, kill))
+        });
+        Plan { grace, cgroup }
+    }
 }
 
 /// Makes `command` start through a supervisor. The `Child` that `spawn` returns is the
@@ -77,9 +94,9 @@ pub fn install(command: &mut Command, plan: Plan) -> io::Result<()> {
             }
             #[cfg(target_os = "linux")]
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            // The driver may have died before the line above.
+            // The parent may have died before the line above.
             if libc::getppid() != driver {
-                STOP.store(true, Ordering::SeqCst);
+                request_stop(libc::SIGTERM);
             }
             let lock_fd = libc::open(
                 lock.as_ptr(),
@@ -156,8 +173,9 @@ unsafe fn supervise(
             return 70;
         }
         let now = now_ms();
-        if STOP.load(Ordering::SeqCst) && signalled_at.is_none() {
-            libc::kill(-model, libc::SIGTERM);
+        let stop = STOP.load(Ordering::SeqCst);
+        if stop != 0 && signalled_at.is_none() {
+            libc::kill(-model, stop);
             signalled_at = Some(now);
         }
         if let Some(at) = signalled_at {

@@ -17,8 +17,8 @@ pub fn environ(pid: i32) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// True when `pid` is a zombie (dead, waiting for its parent to reap it).
-fn is_zombie(pid: i32) -> bool {
+/// True when `pid` is a zombie (dead, waiting for its parent to reap it) or gone.
+pub fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|s| {

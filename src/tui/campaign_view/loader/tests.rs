@@ -241,7 +241,13 @@ fn a_sim_campaigns_running_runs_show_stopped_once_its_driver_is_lost() {
     state.run_mut((0, 0, 0)).state = RunState::Running;
     state.save(&dir).unwrap();
     let mut loader = Loader::new(dir.clone(), comps(), Some(2700.0), 0.5);
-    // A live driver (this process): its run is running.
+    // A live driver (this process, holding the driver's lock): its run is running.
+    let lock = autolb::campaign::liveness::HeldLock::take(
+        &dir.join(autolb::campaign::heartbeat::DRIVER_LOCK_FILE),
+        Duration::ZERO,
+    )
+    .unwrap()
+    .unwrap();
     Heartbeat::of_this_process().save(&dir).unwrap();
     let mut view = loader.load();
     assert_eq!(view.executor.as_deref(), Some("sim"));
@@ -249,9 +255,15 @@ fn a_sim_campaigns_running_runs_show_stopped_once_its_driver_is_lost() {
     assert_eq!(view.rows[0].state, "running");
     assert_eq!(view.rows[0].runs[0].state, "running");
     assert_eq!(view.progress.as_ref().unwrap().running, 1);
-    // Its beat ages past LOST_AFTER with nothing new to load: the next tick shows the
-    // run stopped with it, as `campaign status` would.
+    // Its lock held, it stays alive however old its beat.
     let later = view.driver.as_ref().unwrap().at + Duration::from_secs(30);
+    view.driver.as_mut().unwrap().recheck(later, &dir);
+    view.settle_driver(later);
+    assert_eq!(view.rows[0].runs[0].state, "running");
+    // It dies, with nothing new to load: the next tick asks its lock and shows the run
+    // stopped with it, as `campaign status` would.
+    drop(lock);
+    view.driver.as_mut().unwrap().recheck(later, &dir);
     view.settle_driver(later);
     assert_eq!(view.rows[0].state, "stopped with the driver");
     assert_eq!(view.rows[0].runs[0].state, "stopped with the driver");
@@ -333,6 +345,12 @@ fn the_driver_is_read_from_the_heartbeat_and_stalls_on_an_old_state() {
         Some(DriverState::None),
         "right after init"
     );
+    let _lock = autolb::campaign::liveness::HeldLock::take(
+        &dir.join(autolb::campaign::heartbeat::DRIVER_LOCK_FILE),
+        Duration::ZERO,
+    )
+    .unwrap()
+    .unwrap();
     Heartbeat::of_this_process().save(&dir).unwrap();
     assert!(matches!(
         driver(&mut loader),
