@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::{autolb, stdout};
+use crate::common::{autolb, status_json};
 
 fn repo(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -33,13 +33,7 @@ fn the_plan_states_the_enforced_bound_not_a_worst_case_of_hundreds() {
     let plan = plan_json(&file);
     assert_eq!(plan["max_iterations"], 12, "{plan}");
     assert_eq!(plan["bound_proven"], true);
-    let text = stdout(
-        &autolb()
-            .args(["campaign", "plan", "--config"])
-            .arg(&file)
-            .output()
-            .unwrap(),
-    );
+    let text = plan_text(&file, &[]);
     assert!(text.contains("lb-iterations: at most 12\n"), "{text}");
     assert!(text.contains("set by max_iterations = 12"), "{text}");
     assert!(text.contains("NUMCHUNKS: 12 "), "{text}");
@@ -73,14 +67,7 @@ fn a_campaign_ends_at_max_iterations_with_the_reason_on_each_test() {
         .arg(&dir)
         .timeout(Duration::from_secs(300))
         .stdout_ok();
-    let status: Value = serde_json::from_str(
-        &autolb()
-            .args(["campaign", "status", "--json"])
-            .arg(&dir)
-            .timeout(Duration::from_secs(30))
-            .stdout_ok(),
-    )
-    .unwrap();
+    let status = status_json(&dir);
     assert_eq!(status["done"], true, "{status}");
     let iterations = status["iterations"].as_array().unwrap();
     assert_eq!(iterations.len(), 2, "{status}");
@@ -100,13 +87,7 @@ fn a_cold_start_plan_says_its_first_tests_run_once() {
     let plan = plan_json(&file);
     assert_eq!(plan["first_repetitions"], 1, "{plan}");
     assert_eq!(plan["max_iterations"], 48, "{plan}");
-    let text = stdout(
-        &autolb()
-            .args(["campaign", "plan", "--config"])
-            .arg(&file)
-            .output()
-            .unwrap(),
-    );
+    let text = plan_text(&file, &[]);
     assert!(
         text.lines()
             .next()
