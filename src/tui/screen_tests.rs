@@ -934,7 +934,7 @@ fn the_table_filters_sorts_and_pages_a_rows_logs_by_keyboard() {
     }
     let typing = text(&draw(&app, 80, 24));
     assert!(
-        typing.contains("filter: failed▏ · enter applies, esc cancels"),
+        typing.contains("filter: failed▏ · enter applies, esc cancels, ctrl-u clears"),
         "{typing}"
     );
     app.update(special(KeyCode::Enter, KeyModifiers::NONE));
