@@ -129,6 +129,21 @@ pub fn window(n: usize, cells: usize, cursor: usize) -> Vec<Range<usize>> {
     (start..start + len).map(|i| i..i + 1).collect()
 }
 
+/// The columns whose label is drawn, for labels `label_lens` long in a pane `width` wide:
+/// every `stride`-th from the first, `stride` the fewest columns that hold the longest label and
+/// a space, so labels are evenly spaced whatever their lengths; none reaching the pane's last
+/// cell, so no label touches the border.
+pub fn labelled_columns(g: &Geometry, label_lens: &[usize], width: u16) -> Vec<usize> {
+    let cell = usize::from(g.cell_w).max(1);
+    let longest = label_lens.iter().copied().max().unwrap_or(1);
+    let stride = (longest + 1).div_ceil(cell);
+    let room = usize::from(width).saturating_sub(usize::from(g.label_w) + 1);
+    (0..label_lens.len())
+        .step_by(stride)
+        .filter(|&k| k * cell + label_lens[k] <= room)
+        .collect()
+}
+
 /// A row label: the PEs a line covers, `408` or `408-456`.
 fn range_label(nproc: &[u32], span: &Range<usize>) -> String {
     let first = nproc[span.start];
@@ -351,25 +366,28 @@ impl Widget for MatrixView<'_> {
         let x0 = area.x + g.label_w;
         let col_x = |k: usize| x0 + k as u16 * g.cell_w;
 
-        // Column labels: the start of the cursor's column first, then block starts where they
-        // fit. Labels give what a line or column covers; the cursor's exact PEs are in the
-        // cursor line.
-        let mut taken: Vec<(u16, u16)> = Vec::new();
+        // Column labels: the start of the cursor's column first, then the evenly spaced ones
+        // it leaves clear. Labels give what a line or column covers; the cursor's exact PEs
+        // are in the cursor line. The pane's last cell stays blank, off the border.
+        let labels: Vec<String> = g
+            .cols
+            .iter()
+            .map(|span| grid.col_nproc[span.start].to_string())
+            .collect();
+        let last = area.right().saturating_sub(1);
+        let mut taken = None;
         if let Some(k) = g.cols.iter().position(|c| c.contains(&cursor.1)) {
-            let label = grid.col_nproc[g.cols[k].start].to_string();
-            let x = col_x(k).min(area.right().saturating_sub(label.len() as u16));
-            buf.set_string(x, area.y, &label, cursor_label);
-            taken.push((x, x + label.len() as u16));
+            let label = &labels[k];
+            let x = col_x(k).min(last.saturating_sub(label.len() as u16));
+            buf.set_string(x, area.y, label, cursor_label);
+            taken = Some((x, x + label.len() as u16));
         }
-        let mut next_free = x0;
-        for (k, span) in g.cols.iter().enumerate() {
+        let lens: Vec<usize> = labels.iter().map(String::len).collect();
+        for k in labelled_columns(&g, &lens, area.width) {
             let x = col_x(k);
-            let label = grid.col_nproc[span.start].to_string();
-            let end = x + label.len() as u16;
-            let clear = taken.iter().all(|&(a, b)| end < a || x > b);
-            if x >= next_free && end <= area.right() && clear {
-                buf.set_string(x, area.y, &label, label_style);
-                next_free = end + 1;
+            let end = x + lens[k] as u16;
+            if taken.is_none_or(|(a, b)| end < a || x > b) {
+                buf.set_string(x, area.y, &labels[k], label_style);
             }
         }
         let plane = OnPlane::of(app);
@@ -728,6 +746,52 @@ mod tests {
         assert_eq!(window(41, 5, 0)[0], 0..1);
         assert_eq!(window(41, 5, 40).last().unwrap().clone(), 40..41);
         assert_eq!(window(3, 5, 1).len(), 3);
+    }
+
+    #[test]
+    fn column_labels_are_evenly_spaced_and_off_the_border_at_every_width() {
+        use ratatui::buffer::Buffer;
+        use ratatui::layout::Rect;
+        use ratatui::style::Modifier;
+        use ratatui::widgets::Widget;
+        let app = crate::tui::tests::app();
+        for width in 12..=200u16 {
+            let area = Rect::new(0, 0, width, 20);
+            let mut buf = Buffer::empty(area);
+            super::MatrixView { app: &app }.render(area, &mut buf);
+            // The labels, as (start, text, the cursor's?), left to right.
+            let mut labels: Vec<(u16, String, bool)> = Vec::new();
+            for x in 0..width {
+                let cell = &buf[(x, 0)];
+                if cell.symbol() == " " {
+                    continue;
+                }
+                let cursor = cell.modifier.contains(Modifier::REVERSED);
+                match labels.last_mut() {
+                    Some((start, text, c)) if *start + text.len() as u16 == x && *c == cursor => {
+                        text.push_str(cell.symbol())
+                    }
+                    _ => labels.push((x, cell.symbol().to_string(), cursor)),
+                }
+            }
+            if labels.is_empty() {
+                continue;
+            }
+            assert_eq!(buf[(width - 1, 0)].symbol(), " ", "{width}: touches the border");
+            let starts: Vec<u16> = labels.iter().filter(|l| !l.2).map(|l| l.0).collect();
+            let gaps: Vec<u16> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+            let Some(&step) = gaps.iter().min() else {
+                continue;
+            };
+            let longest = labels.iter().map(|l| l.1.len() as u16).max().unwrap();
+            assert!(step > longest, "{width}: labels {labels:?} run together");
+            // Even: every gap one step, or a whole number of steps where the cursor's label
+            // took the place of others.
+            assert!(
+                gaps.iter().all(|g| g % step == 0),
+                "{width}: uneven labels {labels:?}"
+            );
+        }
     }
 
     #[test]
