@@ -128,6 +128,11 @@ impl Status {
             curves: None,
             scaling: None,
             design: state.settings.scaling.as_ref().map(|s| s.design),
+            scaling_settings: state
+                .settings
+                .scaling
+                .clone()
+                .filter(|_| state.is_scaling()),
             cold_start: None,
             threads: state.components.iter().any(|c| c.threads > 1).then(|| {
                 NameMap::zip(

@@ -195,6 +195,11 @@ pub struct Status {
     /// a cold start; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub design: Option<crate::config::ScalingDesign>,
+    /// A scaling campaign's own settings (`[scaling]`), for the report to list them instead
+    /// of the balancing settings it does not use. Not in `status --json`: the campaign file
+    /// and `campaign.json` hold them.
+    #[serde(skip)]
+    pub scaling_settings: Option<crate::config::ScalingSettings>,
     /// A cold start's phase and FN normalisation; absent in other campaigns. Boxed: a
     /// status is carried whole in reports, where it should stay small.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -275,6 +275,7 @@ pub fn synthetic_campaign(
         curves: None,
         scaling: None,
         design: None,
+        scaling_settings: None,
         cold_start: None,
         threads: None,
     };
