@@ -210,7 +210,9 @@ fn curve_paths(curves: &[(String, String)]) -> Result<Vec<(String, PathBuf)>> {
         .iter()
         .map(|(name, path)| {
             let path = std::path::absolute(path).map_err(|e| {
-                user(format!("--curve {name}={path}: cannot resolve the path: {e}"))
+                user(format!(
+                    "--curve {name}={path}: cannot resolve the path: {e}"
+                ))
             })?;
             Ok((name.clone(), path))
         })

@@ -427,8 +427,8 @@ fn settings(req: &ReportRequest) -> Settings {
         push(
             "runs",
             format!(
-                "{} done, {} failed, {} running, {} pending",
-                c.done, c.failed, c.running, c.pending
+                "{} done, {} failed, {} cancelled, {} running, {} pending",
+                c.done, c.failed, c.cancelled, c.running, c.pending
             ),
         );
     }
@@ -475,7 +475,10 @@ fn scaling_settings(sc: &crate::config::ScalingSettings, push: &mut impl FnMut(&
         }
         .into(),
     );
-    push("PE counts per component (first series)", sc.counts.to_string());
+    push(
+        "PE counts per component (first series)",
+        sc.counts.to_string(),
+    );
     push("repetitions per PE count", sc.repetitions.to_string());
     if let Some(m) = sc.max_runs {
         push("max_runs", m.to_string());

@@ -215,7 +215,10 @@ fn ctrl_u_clears_the_filter_prompt_as_a_shell_does() {
     assert_eq!(typed(&app).as_deref(), Some("8"));
     assert!(!app.ui.quit);
     // The prompt's hint bar and the filter's help row say the same keys.
-    let filter = BINDINGS.iter().find(|b| b.action == Action::Filter).unwrap();
+    let filter = BINDINGS
+        .iter()
+        .find(|b| b.action == Action::Filter)
+        .unwrap();
     assert!(filter.description.ends_with(super::keys::PROMPT_KEYS));
     let screen = super::tests::text(&super::tests::draw(&app, 80, 24));
     assert!(screen.contains("esc cancels, ctrl-u clears"), "{screen}");

@@ -462,7 +462,12 @@ fn the_report_says_where_each_curve_came_from() {
     for own in ["| design | standalone", "| repetitions per PE count |"] {
         assert!(md.contains(own), "{own:?} not in\n{md}");
     }
-    for foreign in ["initial step", "minimum step", "repetitions per test", "donor"] {
+    for foreign in [
+        "initial step",
+        "minimum step",
+        "repetitions per test",
+        "donor",
+    ] {
         assert!(!md.contains(foreign), "{foreign:?} in\n{md}");
     }
     let section = md

@@ -394,7 +394,10 @@ fn usage_error_says(args: &[&str], needle: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "{args:?}: one line: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: {needle:?} not in {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: {needle:?} not in {stderr}"
+    );
     assert!(out.stdout.is_empty());
 }
 

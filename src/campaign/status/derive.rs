@@ -226,6 +226,12 @@ impl Status {
                         }
                         RunState::Running => counts.running += 1,
                         RunState::Done => counts.done += 1,
+                        RunState::Failed
+                            if run.failure.as_deref()
+                                == Some(crate::campaign::CANCELLED_BEFORE_START) =>
+                        {
+                            counts.cancelled += 1
+                        }
                         RunState::Failed => counts.failed += 1,
                     }
                 }

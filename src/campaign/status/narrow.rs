@@ -215,6 +215,7 @@ mod tests {
                 running: 0,
                 done: 0,
                 failed: 0,
+                cancelled: 0,
                 stopped_with_driver: 1,
             }
         );

@@ -777,7 +777,11 @@ mod tests {
             if labels.is_empty() {
                 continue;
             }
-            assert_eq!(buf[(width - 1, 0)].symbol(), " ", "{width}: touches the border");
+            assert_eq!(
+                buf[(width - 1, 0)].symbol(),
+                " ",
+                "{width}: touches the border"
+            );
             let starts: Vec<u16> = labels.iter().filter(|l| !l.2).map(|l| l.0).collect();
             let gaps: Vec<u16> = starts.windows(2).map(|w| w[1] - w[0]).collect();
             let Some(&step) = gaps.iter().min() else {
