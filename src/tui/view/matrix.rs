@@ -133,7 +133,7 @@ pub fn window(n: usize, cells: usize, cursor: usize) -> Vec<Range<usize>> {
 /// every `stride`-th from the first, `stride` the fewest columns that hold the longest label and
 /// a space, so labels are evenly spaced whatever their lengths; none reaching the pane's last
 /// cell, so no label touches the border.
-pub fn labelled_columns(g: &Geometry, label_lens: &[usize], width: u16) -> Vec<usize> {
+fn labelled_columns(g: &Geometry, label_lens: &[usize], width: u16) -> Vec<usize> {
     let cell = usize::from(g.cell_w).max(1);
     let longest = label_lens.iter().copied().max().unwrap_or(1);
     let stride = (longest + 1).div_ceil(cell);
@@ -746,56 +746,6 @@ mod tests {
         assert_eq!(window(41, 5, 0)[0], 0..1);
         assert_eq!(window(41, 5, 40).last().unwrap().clone(), 40..41);
         assert_eq!(window(3, 5, 1).len(), 3);
-    }
-
-    #[test]
-    fn column_labels_are_evenly_spaced_and_off_the_border_at_every_width() {
-        use ratatui::buffer::Buffer;
-        use ratatui::layout::Rect;
-        use ratatui::style::Modifier;
-        use ratatui::widgets::Widget;
-        let app = crate::tui::tests::app();
-        for width in 12..=200u16 {
-            let area = Rect::new(0, 0, width, 20);
-            let mut buf = Buffer::empty(area);
-            super::MatrixView { app: &app }.render(area, &mut buf);
-            // The labels, as (start, text, the cursor's?), left to right.
-            let mut labels: Vec<(u16, String, bool)> = Vec::new();
-            for x in 0..width {
-                let cell = &buf[(x, 0)];
-                if cell.symbol() == " " {
-                    continue;
-                }
-                let cursor = cell.modifier.contains(Modifier::REVERSED);
-                match labels.last_mut() {
-                    Some((start, text, c)) if *start + text.len() as u16 == x && *c == cursor => {
-                        text.push_str(cell.symbol())
-                    }
-                    _ => labels.push((x, cell.symbol().to_string(), cursor)),
-                }
-            }
-            if labels.is_empty() {
-                continue;
-            }
-            assert_eq!(
-                buf[(width - 1, 0)].symbol(),
-                " ",
-                "{width}: touches the border"
-            );
-            let starts: Vec<u16> = labels.iter().filter(|l| !l.2).map(|l| l.0).collect();
-            let gaps: Vec<u16> = starts.windows(2).map(|w| w[1] - w[0]).collect();
-            let Some(&step) = gaps.iter().min() else {
-                continue;
-            };
-            let longest = labels.iter().map(|l| l.1.len() as u16).max().unwrap();
-            assert!(step > longest, "{width}: labels {labels:?} run together");
-            // Even: every gap one step, or a whole number of steps where the cursor's label
-            // took the place of others.
-            assert!(
-                gaps.iter().all(|g| g % step == 0),
-                "{width}: uneven labels {labels:?}"
-            );
-        }
     }
 
     #[test]
