@@ -684,14 +684,8 @@ curves = { IFS = "flat2.csv" }
             .args(["--run", "i00-t00-r1"])
             .args(extra)
             .current_dir(tmp.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let outcome: Value = serde_json::from_slice(&out.stdout).unwrap();
+            .stdout_ok();
+        let outcome: Value = serde_json::from_str(&out).unwrap();
         outcome["components"][0]["truth_sypd"].as_f64().unwrap()
     };
     assert!((ifs_truth(&[]) - 2.0).abs() < 1e-9, "[executor.sim] curves");
