@@ -693,4 +693,16 @@ curves = { IFS = "flat2.csv" }
         (ifs_truth(&["--curve", "IFS=flat5.csv"]) - 5.0).abs() < 1e-9,
         "--curve overrides [executor.sim] curves"
     );
+    let out = autolb()
+        .args(["simulate", "--campaign"])
+        .arg(&dir)
+        .args(["--run", "i00-t00-r1", "--curve", "LPJG=flat5.csv"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--curve LPJG=...: the campaign has no component LPJG; use one of IFS, NEMO"),
+        "{err}"
+    );
 }
