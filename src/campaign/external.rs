@@ -764,10 +764,10 @@ pub fn wait_for_iteration(
 
 /// The stand-in model's run for run `run_id` of a campaign (`simulate --campaign DIR --run
 /// ID`), built exactly as the `sim` executor builds it: the PEs and timing names from the
-/// campaign, the campaign's `[executor.sim]` settings when it has them (then `adjust`, for
-/// command-line overrides), the truth curves they name or else the campaign's own, and the
-/// seed from the run id, so repetitions differ and a run driven from outside measures what
-/// `campaign run` would. Returns the run and its (absolute) directory.
+/// campaign, the campaign's `[executor.sim]` settings when it has them, whatever its executor
+/// (then `adjust`, for command-line overrides), the truth curves they name or else the
+/// campaign's own, and the seed from the run id, so repetitions differ and a run driven from
+/// outside measures what `campaign run` would. Returns the run and its (absolute) directory.
 pub fn stand_in_run(
     dir: &Path,
     run_id: &str,
@@ -781,17 +781,16 @@ pub fn stand_in_run(
         .ok_or_else(|| CampaignError::UnknownRun {
             id: run_id.to_string(),
         })?;
-    let mut cfg = match &state.executor {
-        Some(cfg) if cfg.kind == ExecutorKind::Sim => cfg.clone(),
-        _ => ExecutorConfig {
-            kind: ExecutorKind::Sim,
-            command: None,
-            timeout_s: None,
-            jobs: None,
-            retries: None,
-            sim: None,
-            slurm: None,
-        },
+    // The `[executor.sim]` table counts whatever the campaign's executor: a command or Slurm
+    // executor that calls `simulate --campaign` is how a workflow runs the stand-in model.
+    let mut cfg = ExecutorConfig {
+        kind: ExecutorKind::Sim,
+        command: None,
+        timeout_s: None,
+        jobs: None,
+        retries: None,
+        sim: state.executor.as_ref().and_then(|cfg| cfg.sim.clone()),
+        slurm: None,
     };
     adjust(cfg.sim.get_or_insert_with(Default::default));
     let ctx = super::executor_context(&state, &dir)?;

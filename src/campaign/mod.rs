@@ -512,6 +512,8 @@ pub enum Cancelled {
     Done {
         /// Ids of the runs that were stopped or will never start.
         runs: Vec<String>,
+        /// How many of them had never started.
+        never_started: usize,
         /// One line per problem met while cancelling (e.g. a run the executor could not cancel,
         /// with the reason).
         warnings: Vec<String>,
@@ -550,7 +552,19 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
             warnings.extend(ended);
             state.commit(dir)?;
             let _ = std::fs::remove_file(dir.join(CANCEL_REQUEST_FILE));
-            Ok(Cancelled::Done { runs, warnings })
+            let never_started = runs
+                .iter()
+                .filter(|id| {
+                    state.find_run(id).is_some_and(|pos| {
+                        state.run(pos).failure.as_deref() == Some(CANCELLED_BEFORE_START)
+                    })
+                })
+                .count();
+            Ok(Cancelled::Done {
+                runs,
+                never_started,
+                warnings,
+            })
         }
         Err(CampaignError::Locked { holder, .. }) => {
             let state = State::load(dir)?;
@@ -570,6 +584,10 @@ pub fn cancel(dir: &Path, wait: Duration) -> Result<Cancelled, CampaignError> {
         Err(e) => Err(e),
     }
 }
+
+/// Why a run the cancel stopped before it ever started ended: it counts as cancelled, not
+/// failed ([`status::RunCounts::cancelled`]).
+pub const CANCELLED_BEFORE_START: &str = "cancelled before it started";
 
 /// Cancels every unfinished run of `state` (the caller holds the lock and saves).
 pub(crate) fn cancel_all(
@@ -599,8 +617,16 @@ pub(crate) fn cancel_all(
             }
         }
         let run = state.run_mut(pos);
+        let started = run.state == RunState::Running || run.attempts > 0;
         run.state = RunState::Failed;
-        run.failure = Some("cancelled".into());
+        run.failure = Some(
+            if started {
+                "cancelled"
+            } else {
+                CANCELLED_BEFORE_START
+            }
+            .into(),
+        );
         runs.push(run.id.clone());
     }
     if let Some(exec) = exec {

@@ -179,15 +179,40 @@ const LONG_WORD: usize = 200;
 const BROKEN_PIPE: u8 = 141;
 
 /// clap's message as one line: its first paragraph (the error and what it names) with the
-/// lines joined, and where to read more.
+/// lines joined, the command or flag it guesses was meant (clap puts that in a later
+/// paragraph, which the one line would drop), and where to read more.
 fn one_line_usage_error(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
     let text = e.render().to_string();
     let first: Vec<&str> = text
         .lines()
         .take_while(|l| !l.trim().is_empty())
         .map(str::trim)
         .collect();
-    format!("{}; see --help", first.join(" "))
+    let guesses: Vec<String> = e
+        .context()
+        .filter(|(kind, _)| {
+            matches!(
+                kind,
+                ContextKind::SuggestedSubcommand
+                    | ContextKind::SuggestedArg
+                    | ContextKind::SuggestedValue
+            )
+        })
+        .flat_map(|(_, value)| match value {
+            ContextValue::String(s) => vec![s.clone()],
+            // clap lists the likeliest last: name it first.
+            ContextValue::Strings(v) => v.iter().rev().cloned().collect(),
+            _ => Vec::new(),
+        })
+        .map(|s| format!("'{s}'"))
+        .collect();
+    let guess = match guesses.as_slice() {
+        [] => String::new(),
+        g => format!("; did you mean {}?", g.join(" or ")),
+    };
+    let sep = if guess.is_empty() { ";" } else { "" };
+    format!("{}{guess}{sep} see --help", first.join(" "))
 }
 
 fn run(cli: Cli) -> Result<()> {

@@ -104,8 +104,14 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     let (run, out) = match (&args.campaign, &run_id) {
         (Some(dir), Some(id)) => {
             // Every campaign error, refused I/O included, is the user's to fix (exit 2).
-            let (run, run_dir) =
-                campaign::stand_in_run(dir, id, |s| override_settings(s, args)).map_err(user)?;
+            check_curve_names(dir, &args.curves)?;
+            let curves = curve_paths(&args.curves)?;
+            let (run, run_dir) = campaign::stand_in_run(dir, id, |s| {
+                override_settings(s, args);
+                // `--curve` wins over the campaign's `[executor.sim] curves` for its component.
+                s.curves.get_or_insert_with(Default::default).extend(curves);
+            })
+            .map_err(user)?;
             (run, args.out.clone().unwrap_or(run_dir))
         }
         _ => {
@@ -196,6 +202,44 @@ fn override_settings(settings: &mut SimSettings, args: &SimulateArgs) {
     if args.output.is_some() {
         settings.output = args.output;
     }
+}
+
+/// Every `--curve NAME` names a component of the campaign (by its name or timing name), said
+/// as the flag the user typed rather than as the `[executor.sim]` key it becomes.
+fn check_curve_names(dir: &Path, curves: &[(String, String)]) -> Result<()> {
+    if curves.is_empty() {
+        return Ok(());
+    }
+    let state = campaign::State::load(dir).map_err(user)?;
+    for (name, _) in curves {
+        let known = state
+            .components
+            .iter()
+            .any(|c| &c.name == name || &c.timing_name == name);
+        if !known {
+            return Err(user(format!(
+                "--curve {name}=...: the campaign has no component {name}; use one of {}",
+                state.component_names().join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The `--curve` files by component, absolute: the campaign's settings read their own paths
+/// relative to the campaign file, the command line's are relative to where it was typed.
+fn curve_paths(curves: &[(String, String)]) -> Result<Vec<(String, PathBuf)>> {
+    curves
+        .iter()
+        .map(|(name, path)| {
+            let path = std::path::absolute(path).map_err(|e| {
+                user(format!(
+                    "--curve {name}={path}: cannot resolve the path: {e}"
+                ))
+            })?;
+            Ok((name.clone(), path))
+        })
+        .collect()
 }
 
 fn parse_output(s: &str) -> Result<sim::SimOutput, String> {

@@ -412,18 +412,25 @@ fn settings(req: &ReportRequest) -> Settings {
         );
     }
     if let Some(st) = req.campaign {
-        if req.problem.is_none() {
-            push("TTS_w", format!("{:.2}", st.tts_w));
-            push("extra PEs (not balanced)", st.extra_pes.to_string());
-        } else if (st.tts_w - req.tts_w).abs() > 1e-9 {
-            push(
-                "campaign TTS_w (its FN and best)",
-                format!("{:.2}", st.tts_w),
-            );
+        match &st.scaling_settings {
+            // A scaling campaign measures curves: it has no FN, no steps and no tests to
+            // repeat, only its own design and budget.
+            Some(sc) => scaling_settings(sc, &mut push),
+            None => {
+                if req.problem.is_none() {
+                    push("TTS_w", format!("{:.2}", st.tts_w));
+                    push("extra PEs (not balanced)", st.extra_pes.to_string());
+                } else if (st.tts_w - req.tts_w).abs() > 1e-9 {
+                    push(
+                        "campaign TTS_w (its FN and best)",
+                        format!("{:.2}", st.tts_w),
+                    );
+                }
+                push("initial step", format!("{} PEs", st.initial_step));
+                push("minimum step", format!("{} PEs", st.minimum_step));
+                push("repetitions per test", st.repetitions.to_string());
+            }
         }
-        push("initial step", format!("{} PEs", st.initial_step));
-        push("minimum step", format!("{} PEs", st.minimum_step));
-        push("repetitions per test", st.repetitions.to_string());
         push("executor", st.executor.clone());
         if let Some(p) = st.period_s {
             push("coupling period", format!("{p} s"));
@@ -433,8 +440,8 @@ fn settings(req: &ReportRequest) -> Settings {
         push(
             "runs",
             format!(
-                "{} done, {} failed, {} running, {} pending",
-                c.done, c.failed, c.running, c.pending
+                "{} done, {} failed, {} cancelled, {} running, {} pending",
+                c.done, c.failed, c.cancelled, c.running, c.pending
             ),
         );
     }
@@ -468,6 +475,41 @@ fn settings(req: &ReportRequest) -> Settings {
         format!("{} simulated years", req.years),
     );
     Settings(rows)
+}
+
+/// A scaling campaign's `[scaling]` settings, as the campaign file names them.
+fn scaling_settings(sc: &crate::config::ScalingSettings, push: &mut impl FnMut(&str, String)) {
+    use crate::config::{ScalingDesign, ScalingTiming};
+    push(
+        "design",
+        match sc.design {
+            ScalingDesign::Standalone => "standalone (each component alone)",
+            ScalingDesign::Coupled => "coupled (configurations near balance)",
+        }
+        .into(),
+    );
+    push(
+        "PE counts per component (first series)",
+        sc.counts.to_string(),
+    );
+    push("repetitions per PE count", sc.repetitions.to_string());
+    if let Some(m) = sc.max_runs {
+        push("max_runs", m.to_string());
+    }
+    if let Some(h) = sc.max_core_hours {
+        push("max_core_hours", format!("{h}"));
+    }
+    if let Some(d) = sc.simulated_days {
+        push("simulated days per run", format!("{d}"));
+    }
+    push(
+        "timing",
+        match sc.timing {
+            ScalingTiming::Output => "the runs' timing output",
+            ScalingTiming::Wall => "the runs' wall time",
+        }
+        .into(),
+    );
 }
 
 /// Where the answer was measured, in the report's words (lb-iteration, as the paper says):

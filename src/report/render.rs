@@ -119,7 +119,7 @@ impl Report {
                 "<meta name=\"generator\" content=\"autolb {version}\">\n",
                 "<title>{title}</title>\n<style>\n{css}</style>\n</head>\n<body>\n",
                 "<h1>{title}</h1>\n<p class=\"source\">{source}</p>\n{body}",
-                "<footer>Written by autolb {version}. Figures after Acosta et al., auto-lb (GMD 2025): ",
+                "<footer>Written by autolb {version}. Figures after Palomas et al., Geosci. Model Dev. 18, 3661 (2025): ",
                 "curves as Figs. 7, 9, 12; matrix as Fig. 5; campaign as Figs. 8, 10, 11.</footer>\n",
                 "</body>\n</html>\n"
             ),
@@ -538,7 +538,12 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
     out.push(Block::Figure {
         id: "campaign".into(),
         svg: figures::campaign(s),
-        caption: "Every test in every lb-iteration, as the paper's Figs. 8, 10 and 11: bars are the means over the runs, dots the single runs; ★ and the bold outline mark the best (highest FN over the whole campaign); hatched bars are tests whose runs all failed, × a failed run, dashed outlines tests not yet measured. Under the bars: the test and its move, donor→recipient and the PEs moved next.".into(),
+        caption: if s.scaling.is_some() {
+            "Every test of the scaling campaign, in the order it ran (a test is one PE count of a component, or one coupled configuration): bars are the means over the runs, dots the single runs; hatched bars are tests whose runs all failed, × a failed run, dashed outlines tests not yet measured."
+        } else {
+            "Every test in every lb-iteration, as the paper's Figs. 8, 10 and 11: bars are the means over the runs, dots the single runs; ★ and the bold outline mark the best (highest FN over the whole campaign); hatched bars are tests whose runs all failed, × a failed run, dashed outlines tests not yet measured. Under the bars: the test and its move, donor→recipient and the PEs moved next."
+        }
+        .into(),
     });
     let mut header = vec!["lb-iter".to_string(), "test".into()];
     header.push(format!("PEs {}", s.components.join("/")));

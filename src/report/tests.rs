@@ -251,3 +251,19 @@ fn the_front_is_drawn_on_the_bill_it_was_computed_on() {
     assert_eq!(p.cost, "CHSY");
     assert!(figures::front(p).contains("CHSY (core hours per simulated year)"));
 }
+
+#[test]
+fn the_footer_cites_the_paper_the_readme_and_the_guide_cite() {
+    const CITATION: &str = "Palomas et al.";
+    let html = example_report(None).to_html();
+    let footer = html.split("<footer>").nth(1).expect("a footer");
+    assert!(
+        footer.contains(CITATION) && footer.contains("18, 3661"),
+        "{footer}"
+    );
+    let readme = include_str!("../../README.md");
+    let guide = include_str!("../../docs/src/introduction.md");
+    for text in [readme, guide] {
+        assert!(text.contains(CITATION) && text.contains("18, 3661, 2025"));
+    }
+}

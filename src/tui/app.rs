@@ -592,14 +592,17 @@ impl App {
     }
 
     /// A key while the `/` query is typed: text edits it, enter applies it (an empty query
-    /// lists every row), esc leaves the filter as it was; ctrl-c still quits.
+    /// lists every row), esc leaves the filter as it was; ctrl-u clears the line, as in a shell
+    /// ([`crate::tui::keys::PROMPT_KEYS`]); ctrl-c still quits.
     fn type_filter(&mut self, key: crossterm::event::KeyEvent) -> Option<Effect> {
         use crossterm::event::{KeyCode, KeyModifiers};
         let text = self.ui.filter_input.as_mut()?;
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                self.ui.quit = true
-            }
+            KeyCode::Char('c') if ctrl => self.ui.quit = true,
+            KeyCode::Char('u') if ctrl => text.clear(),
+            // Another control key is no text: typing its letter would be a surprise.
+            KeyCode::Char(_) if ctrl => {}
             KeyCode::Char(c) => text.push(c),
             KeyCode::Backspace => {
                 text.pop();

@@ -194,3 +194,32 @@ fn bad_files_are_explained() {
         .unwrap_err();
     assert!(e.contains("k.toml: line"), "{e}");
 }
+
+#[test]
+fn ctrl_u_clears_the_filter_prompt_as_a_shell_does() {
+    use super::event::Event;
+    let mut app = super::tests::app();
+    app.update(Event::Campaign(Box::new(super::screen_tests::watched())));
+    let typed = |app: &super::app::App| app.ui.filter_input.clone();
+    app.update(super::tests::key('/'));
+    for c in "failed it2".chars() {
+        app.update(super::tests::key(c));
+    }
+    assert_eq!(typed(&app).as_deref(), Some("failed it2"));
+    let ctrl = |c| Event::Key(press(KeyCode::Char(c), KeyModifiers::CONTROL));
+    app.update(ctrl('u'));
+    assert_eq!(typed(&app).as_deref(), Some(""), "ctrl-u clears the line");
+    // Other control keys type nothing, and the prompt stays open for the next query.
+    app.update(ctrl('a'));
+    app.update(super::tests::key('8'));
+    assert_eq!(typed(&app).as_deref(), Some("8"));
+    assert!(!app.ui.quit);
+    // The prompt's hint bar and the filter's help row say the same keys.
+    let filter = BINDINGS
+        .iter()
+        .find(|b| b.action == Action::Filter)
+        .unwrap();
+    assert!(filter.description.ends_with(super::keys::PROMPT_KEYS));
+    let screen = super::tests::text(&super::tests::draw(&app, 80, 24));
+    assert!(screen.contains("esc cancels, ctrl-u clears"), "{screen}");
+}

@@ -45,6 +45,8 @@ mod fuzz_tests;
 #[cfg(test)]
 mod keys_tests;
 #[cfg(test)]
+mod matrix_tests;
+#[cfg(test)]
 mod picture_tests;
 #[cfg(test)]
 mod scaling_tests;

@@ -502,6 +502,7 @@ fn a_lost_driver_outranks_the_last_message_at_80_columns_and_ends_the_eta() {
         running: 1,
         queued: 0,
         failed: 0,
+        cancelled: 0,
         stopped_with_driver: 0,
         first_start: Some(1.0),
         last_end: None,
@@ -962,7 +963,7 @@ fn the_table_filters_sorts_and_pages_a_rows_logs_by_keyboard() {
     }
     let typing = text(&draw(&app, 80, 24));
     assert!(
-        typing.contains("filter: failed▏ · enter applies, esc cancels"),
+        typing.contains("filter: failed▏ · enter applies, esc cancels, ctrl-u clears"),
         "{typing}"
     );
     app.update(special(KeyCode::Enter, KeyModifiers::NONE));
@@ -1034,6 +1035,7 @@ fn the_progress_line_sits_on_the_tables_border_and_gives_way_at_80_columns() {
         running: 1,
         queued: 1,
         failed: 3,
+        cancelled: 0,
         stopped_with_driver: 0,
         first_start: Some(started),
         last_end: None,

@@ -1,6 +1,6 @@
 //! The iteration bound a campaign states is the one it keeps: `max_iterations` (default 12;
-//! guided 24, a cold start 48) ends every test, `campaign plan` and its Autosubmit numbers say it, and the
-//! repetitions `plan` states are the runs that happen.
+//! guided 24, a cold start 48) ends every test, `campaign plan` and its Autosubmit numbers say
+//! it, and the repetitions `plan` states are the runs that happen.
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,17 +14,16 @@ fn repo(path: &str) -> std::path::PathBuf {
 }
 
 fn plan_json(file: &Path) -> Value {
-    let out = autolb()
-        .args(["campaign", "plan", "--json", "--config"])
+    serde_json::from_str(&plan_text(file, &["--json"])).unwrap()
+}
+
+fn plan_text(file: &Path, flags: &[&str]) -> String {
+    autolb()
+        .args(["campaign", "plan"])
+        .args(flags)
+        .arg("--config")
         .arg(file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+        .stdout_ok()
 }
 
 #[test]

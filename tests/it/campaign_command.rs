@@ -215,7 +215,21 @@ fn cancel_stops_a_running_campaign() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("cancelled 4 unfinished runs"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("cancelled 4 unfinished runs: 0 stopped, 4 never started"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Runs that never started are cancelled, not failed, in every count.
+    let status = autolb::campaign::status(&dir2).unwrap();
+    assert_eq!((status.counts.cancelled, status.counts.failed), (4, 0));
+    assert!(status.counts.text().contains("4 cancelled"));
+    assert!(
+        status.table().contains(", 4 cancelled"),
+        "{}",
+        status.table()
+    );
 }
 
 #[test]

@@ -60,6 +60,20 @@ fn a_sigkilled_driver_is_reported_lost_within_ten_seconds() {
         next.contains(&format!("running (driver pid {}, seen", child.id())),
         "{next}"
     );
+    // `--json` too: an empty list on stdout, and why on stderr.
+    let next = autolb()
+        .args(["campaign", "next", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(next.status.success());
+    let listed: Value = serde_json::from_slice(&next.stdout).unwrap();
+    assert_eq!(listed, Value::Array(Vec::new()));
+    let why = String::from_utf8_lossy(&next.stderr);
+    assert!(
+        why.contains("nothing to run here") && why.contains(&format!("driver pid {}", child.id())),
+        "{why}"
+    );
 
     child.kill().unwrap(); // SIGKILL: no chance to say goodbye
     let killed = Instant::now();

@@ -646,3 +646,53 @@ fn a_cancelled_exec_stops_its_command_and_records_nothing() {
     assert_eq!(runs.len(), 1);
     assert_eq!(status_json(&dir)["counts"]["pending"], 1);
 }
+
+#[test]
+fn simulate_with_a_campaign_takes_its_sim_table_and_curve_flags_whatever_the_executor() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Flat truth curves, so the speed the model ran at names the curve it used.
+    std::fs::write(tmp.path().join("flat2.csv"), "nproc,SYPD\n48,2\n4000,2\n").unwrap();
+    std::fs::write(tmp.path().join("flat5.csv"), "nproc,SYPD\n48,5\n4000,5\n").unwrap();
+    let dir = crate::common::init_demo_campaign(
+        tmp.path(),
+        "camp",
+        &crate::common::CampaignToml::default().table(
+            r#"
+[executor]
+kind = "command"
+command = ["sh", "-c", "true"]
+
+[executor.sim]
+curves = { IFS = "flat2.csv" }
+"#,
+        ),
+    );
+    let ifs_truth = |extra: &[&str]| {
+        let out = autolb()
+            .args(["simulate", "--json", "--campaign"])
+            .arg(&dir)
+            .args(["--run", "i00-t00-r1"])
+            .args(extra)
+            .current_dir(tmp.path())
+            .stdout_ok();
+        let outcome: Value = serde_json::from_str(&out).unwrap();
+        outcome["components"][0]["truth_sypd"].as_f64().unwrap()
+    };
+    assert!((ifs_truth(&[]) - 2.0).abs() < 1e-9, "[executor.sim] curves");
+    assert!(
+        (ifs_truth(&["--curve", "IFS=flat5.csv"]) - 5.0).abs() < 1e-9,
+        "--curve overrides [executor.sim] curves"
+    );
+    let out = autolb()
+        .args(["simulate", "--campaign"])
+        .arg(&dir)
+        .args(["--run", "i00-t00-r1", "--curve", "LPJG=flat5.csv"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--curve LPJG=...: the campaign has no component LPJG; use one of IFS, NEMO"),
+        "{err}"
+    );
+}

@@ -458,6 +458,18 @@ fn the_report_says_where_each_curve_came_from() {
         .stdout_ok();
     let md = std::fs::read_to_string(&out).unwrap();
     assert!(md.starts_with("# Scaling campaign"), "{md}");
+    // Its own settings and words, none of a balancing campaign's.
+    for own in ["| design | standalone", "| repetitions per PE count |"] {
+        assert!(md.contains(own), "{own:?} not in\n{md}");
+    }
+    for foreign in [
+        "initial step",
+        "minimum step",
+        "repetitions per test",
+        "donor",
+    ] {
+        assert!(!md.contains(foreign), "{foreign:?} in\n{md}");
+    }
     let section = md
         .split("## Where the curves came from")
         .nth(1)

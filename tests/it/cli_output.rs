@@ -387,3 +387,24 @@ fn the_top_level_help_says_how_long_the_demo_lasts_and_how_to_speed_it_up() {
     assert!(text.contains("about 2 minutes"), "{text}");
     assert!(text.contains("--demo-compression 0.2"), "{text}");
 }
+
+/// `autolb ARGS` is one line on stderr, exit code 2, that holds `needle`.
+fn usage_error_says(args: &[&str], needle: &str) {
+    let out = autolb().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: one line: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: {needle:?} not in {stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_mistyped_command_or_flag_gets_a_did_you_mean() {
+    usage_error_says(&["campain", "status", "x"], "did you mean 'campaign'");
+    usage_error_says(&["predict", "--curves", "x"], "did you mean '--curve'");
+    // Nested commands too.
+    usage_error_says(&["campaign", "stauts", "x"], "did you mean 'status'");
+}

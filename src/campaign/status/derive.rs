@@ -128,6 +128,11 @@ impl Status {
             curves: None,
             scaling: None,
             design: state.settings.scaling.as_ref().map(|s| s.design),
+            scaling_settings: state
+                .settings
+                .scaling
+                .clone()
+                .filter(|_| state.is_scaling()),
             cold_start: None,
             threads: state.components.iter().any(|c| c.threads > 1).then(|| {
                 NameMap::zip(
@@ -267,6 +272,12 @@ impl Status {
                         }
                         RunState::Running => counts.running += 1,
                         RunState::Done => counts.done += 1,
+                        RunState::Failed
+                            if run.failure.as_deref()
+                                == Some(crate::campaign::CANCELLED_BEFORE_START) =>
+                        {
+                            counts.cancelled += 1
+                        }
                         RunState::Failed => counts.failed += 1,
                     }
                 }

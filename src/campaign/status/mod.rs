@@ -195,6 +195,11 @@ pub struct Status {
     /// a cold start; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub design: Option<crate::config::ScalingDesign>,
+    /// A scaling campaign's own settings (`[scaling]`), for the report to list them instead
+    /// of the balancing settings it does not use. Not in `status --json`: the campaign file
+    /// and `campaign.json` hold them.
+    #[serde(skip)]
+    pub scaling_settings: Option<crate::config::ScalingSettings>,
     /// A cold start's phase and FN normalisation; absent in other campaigns. Boxed: a
     /// status is carried whole in reports, where it should stay small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -269,6 +274,9 @@ pub struct RunCounts {
     pub done: usize,
     /// Runs that failed after every retry.
     pub failed: usize,
+    /// Runs a cancel ended before they ever started.
+    #[serde(default)]
+    pub cancelled: usize,
     /// Runs the state file has as running that died with their lost driver (the `sim`
     /// executor's; see [`RunView::stopped_with_driver`]); a resume runs them again.
     #[serde(default)]
@@ -283,8 +291,8 @@ pub const STOPPED_WITH_DRIVER: &str = "stopped with the driver";
 pub const STOPPED_SHORT: &str = "stopped";
 
 impl RunCounts {
-    /// `runs 5 done, 1 running, 2 queued, 1 failed, 2 stopped with the driver`: the failed and
-    /// stopped parts only when there are any.
+    /// `runs 5 done, 1 running, 2 queued, 1 failed, 3 cancelled, 2 stopped with the driver`:
+    /// the failed, cancelled and stopped parts only when there are any.
     pub fn text(&self) -> String {
         let mut s = format!(
             "runs {} done, {} running, {} queued",
@@ -292,6 +300,9 @@ impl RunCounts {
         );
         if self.failed > 0 {
             s.push_str(&format!(", {} failed", self.failed));
+        }
+        if self.cancelled > 0 {
+            s.push_str(&format!(", {} cancelled", self.cancelled));
         }
         if self.stopped_with_driver > 0 {
             s.push_str(&format!(
@@ -302,12 +313,15 @@ impl RunCounts {
         s
     }
 
-    /// [`RunCounts::text`] for a narrow line: `runs 5/1/2 ✗1 2 stopped` (done, running,
-    /// queued, failed, stopped).
+    /// [`RunCounts::text`] for a narrow line: `runs 5/1/2 ✗1 3 cancelled 2 stopped` (done,
+    /// running, queued, failed, cancelled, stopped).
     pub fn short_text(&self) -> String {
         let mut s = format!("runs {}/{}/{}", self.done, self.running, self.pending);
         if self.failed > 0 {
             s.push_str(&format!(" ✗{}", self.failed));
+        }
+        if self.cancelled > 0 {
+            s.push_str(&format!(" {} cancelled", self.cancelled));
         }
         if self.stopped_with_driver > 0 {
             s.push_str(&format!(" {} {STOPPED_SHORT}", self.stopped_with_driver));

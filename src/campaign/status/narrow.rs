@@ -263,6 +263,7 @@ mod tests {
                 running: 0,
                 done: 0,
                 failed: 0,
+                cancelled: 0,
                 stopped_with_driver: 1,
             }
         );

@@ -24,6 +24,8 @@ pub struct Progress {
     pub queued: usize,
     /// Runs that ended without a measurement.
     pub failed: usize,
+    /// Runs a cancel ended before they started.
+    pub cancelled: usize,
     /// Runs the state file has as running that died with their lost driver (see
     /// [`super::RunCounts::stopped_with_driver`]).
     pub stopped_with_driver: usize,
@@ -82,6 +84,7 @@ impl Progress {
             running: c.running,
             queued: c.pending,
             failed: c.failed,
+            cancelled: c.cancelled,
             stopped_with_driver: c.stopped_with_driver,
             first_start,
             last_end,
@@ -99,6 +102,7 @@ impl Progress {
             running: self.running,
             done: self.done,
             failed: self.failed,
+            cancelled: self.cancelled,
             stopped_with_driver: self.stopped_with_driver,
         }
     }

@@ -13,12 +13,17 @@ impl Status {
         out.push('\n');
         let c = &self.counts;
         out.push_str(&format!(
-            "\ncampaign {}: {} runs done, {} failed, {} running, {} pending{}\n",
+            "\ncampaign {}: {} runs done, {} failed, {} running, {} pending{}{}\n",
             self.state_label(),
             c.done,
             c.failed,
             c.running,
             c.pending,
+            if c.cancelled > 0 {
+                format!(", {} cancelled", c.cancelled)
+            } else {
+                String::new()
+            },
             if c.stopped_with_driver > 0 {
                 format!(", {} {STOPPED_WITH_DRIVER}", c.stopped_with_driver)
             } else {

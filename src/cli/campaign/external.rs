@@ -136,31 +136,41 @@ pub fn next(a: &NextArgs) -> Result<()> {
     }
     let runs = campaign::next(&a.dir).map_err(report)?;
     note_lost_driver(&a.dir);
-    if a.json {
-        outln!("{}", serde_json::to_string_pretty(&runs)?)?;
-    } else if a.bash {
-        let status = campaign::status(&a.dir).map_err(report)?;
-        let text = campaign::next_as_bash(&runs, &status.components).map_err(report)?;
-        write_data(&text)?;
-    } else if runs.is_empty() {
-        if let Some(holder) = campaign::driven_by(&a.dir).map_err(report)? {
-            outln!(
-                "nothing to run here: `autolb campaign run` runs this campaign's runs itself; {holder}"
-            )?;
-            return Ok(());
+    if a.json || a.bash {
+        // The listing stays parseable on stdout; why it is empty goes to stderr.
+        if runs.is_empty() {
+            errln!("note: {}", why_nothing_to_run(&a.dir)?);
         }
-        let status = campaign::status(&a.dir).map_err(report)?;
-        outln!(
-            "nothing to run: the campaign is {}",
-            match status.state {
-                campaign::Phase::Running => "waiting for running runs".to_string(),
-                _ => status.state_label(),
-            }
-        )?;
+        if a.json {
+            outln!("{}", serde_json::to_string_pretty(&runs)?)?;
+        } else {
+            let status = campaign::status(&a.dir).map_err(report)?;
+            let text = campaign::next_as_bash(&runs, &status.components).map_err(report)?;
+            write_data(&text)?;
+        }
+    } else if runs.is_empty() {
+        outln!("{}", why_nothing_to_run(&a.dir)?)?;
     } else {
         print_runs(&runs)?;
     }
     Ok(())
+}
+
+/// Why `next` lists no run: a driver runs them itself, or the campaign's state.
+fn why_nothing_to_run(dir: &Path) -> Result<String> {
+    if let Some(holder) = campaign::driven_by(dir).map_err(report)? {
+        return Ok(format!(
+            "nothing to run here: `autolb campaign run` runs this campaign's runs itself; {holder}"
+        ));
+    }
+    let status = campaign::status(dir).map_err(report)?;
+    Ok(format!(
+        "nothing to run: the campaign is {}",
+        match status.state {
+            campaign::Phase::Running => "waiting for running runs".to_string(),
+            _ => status.state_label(),
+        }
+    ))
 }
 
 /// A driver that died without a word is said on stderr (the listing on stdout stays

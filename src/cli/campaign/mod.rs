@@ -553,11 +553,19 @@ fn output_width() -> usize {
 
 fn cancel(dir: &Path) -> Result<()> {
     match campaign::cancel(dir, Duration::from_secs(30)).map_err(report)? {
-        campaign::Cancelled::Done { runs, warnings } => {
+        campaign::Cancelled::Done {
+            runs,
+            never_started,
+            warnings,
+        } => {
             for w in &warnings {
                 errln!("warning: {w}");
             }
-            outln!("cancelled {} unfinished runs", runs.len())?;
+            outln!(
+                "cancelled {} unfinished runs: {} stopped, {never_started} never started",
+                runs.len(),
+                runs.len() - never_started
+            )?;
         }
         campaign::Cancelled::AlreadyDone => {
             outln!("the campaign is already done; nothing to cancel")?

@@ -22,6 +22,17 @@ use super::pane::Pane;
 mod key;
 pub use key::Key;
 
+/// The keys of a typed prompt (the `/` filter), as the filter's help row and the prompt's hint
+/// bar both say them; a macro so the help row's text can be built from it at compile time.
+macro_rules! prompt_keys {
+    () => {
+        "enter applies, esc cancels, ctrl-u clears"
+    };
+}
+
+/// What the keys of a typed prompt do (see [`prompt_keys`]).
+pub const PROMPT_KEYS: &str = prompt_keys!();
+
 /// Everything a key can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Action {
@@ -357,7 +368,10 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Filter,
         name: "filter",
         defaults: &["/"],
-        description: "filter the table: words a row must all have (failed, running, it2, 408, IFS=408); enter applies, esc clears",
+        description: concat!(
+            "filter the table: words a row must all have (failed, running, it2, 408, IFS=408); ",
+            prompt_keys!()
+        ),
         hint: Some("filter"),
         panes: Panes::Only(&[Pane::Table]),
     },

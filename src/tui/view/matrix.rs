@@ -129,6 +129,21 @@ pub fn window(n: usize, cells: usize, cursor: usize) -> Vec<Range<usize>> {
     (start..start + len).map(|i| i..i + 1).collect()
 }
 
+/// The columns whose label is drawn, for labels `label_lens` long in a pane `width` wide:
+/// every `stride`-th from the first, `stride` the fewest columns that hold the longest label and
+/// a space, so labels are evenly spaced whatever their lengths; none reaching the pane's last
+/// cell, so no label touches the border.
+fn labelled_columns(g: &Geometry, label_lens: &[usize], width: u16) -> Vec<usize> {
+    let cell = usize::from(g.cell_w).max(1);
+    let longest = label_lens.iter().copied().max().unwrap_or(1);
+    let stride = (longest + 1).div_ceil(cell);
+    let room = usize::from(width).saturating_sub(usize::from(g.label_w) + 1);
+    (0..label_lens.len())
+        .step_by(stride)
+        .filter(|&k| k * cell + label_lens[k] <= room)
+        .collect()
+}
+
 /// A row label: the PEs a line covers, `408` or `408-456`.
 fn range_label(nproc: &[u32], span: &Range<usize>) -> String {
     let first = nproc[span.start];
@@ -351,25 +366,28 @@ impl Widget for MatrixView<'_> {
         let x0 = area.x + g.label_w;
         let col_x = |k: usize| x0 + k as u16 * g.cell_w;
 
-        // Column labels: the start of the cursor's column first, then block starts where they
-        // fit. Labels give what a line or column covers; the cursor's exact PEs are in the
-        // cursor line.
-        let mut taken: Vec<(u16, u16)> = Vec::new();
+        // Column labels: the start of the cursor's column first, then the evenly spaced ones
+        // it leaves clear. Labels give what a line or column covers; the cursor's exact PEs
+        // are in the cursor line. The pane's last cell stays blank, off the border.
+        let labels: Vec<String> = g
+            .cols
+            .iter()
+            .map(|span| grid.col_nproc[span.start].to_string())
+            .collect();
+        let last = area.right().saturating_sub(1);
+        let mut taken = None;
         if let Some(k) = g.cols.iter().position(|c| c.contains(&cursor.1)) {
-            let label = grid.col_nproc[g.cols[k].start].to_string();
-            let x = col_x(k).min(area.right().saturating_sub(label.len() as u16));
-            buf.set_string(x, area.y, &label, cursor_label);
-            taken.push((x, x + label.len() as u16));
+            let label = &labels[k];
+            let x = col_x(k).min(last.saturating_sub(label.len() as u16));
+            buf.set_string(x, area.y, label, cursor_label);
+            taken = Some((x, x + label.len() as u16));
         }
-        let mut next_free = x0;
-        for (k, span) in g.cols.iter().enumerate() {
+        let lens: Vec<usize> = labels.iter().map(String::len).collect();
+        for k in labelled_columns(&g, &lens, area.width) {
             let x = col_x(k);
-            let label = grid.col_nproc[span.start].to_string();
-            let end = x + label.len() as u16;
-            let clear = taken.iter().all(|&(a, b)| end < a || x > b);
-            if x >= next_free && end <= area.right() && clear {
-                buf.set_string(x, area.y, &label, label_style);
-                next_free = end + 1;
+            let end = x + lens[k] as u16;
+            if taken.is_none_or(|(a, b)| end < a || x > b) {
+                buf.set_string(x, area.y, &labels[k], label_style);
             }
         }
         let plane = OnPlane::of(app);

@@ -342,7 +342,7 @@ pub fn render_hints(ui: &Ui, frame: &mut Frame, area: Rect) {
         // Typing a `/` query: the query and how to end it, the examples as room allows.
         let items = vec![
             Item::new(format!("filter: {text}▏"), 10),
-            Item::new("enter applies, esc cancels".to_string(), 8),
+            Item::new(crate::tui::keys::PROMPT_KEYS.to_string(), 8),
             Item::new(
                 "words a row must all have: failed running it2 408 IFS=408".to_string(),
                 4,

@@ -305,6 +305,7 @@ pub fn synthetic_campaign(
         curves: None,
         scaling: None,
         design: None,
+        scaling_settings: None,
         cold_start: None,
         threads: None,
     };
