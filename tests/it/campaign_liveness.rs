@@ -55,7 +55,8 @@ fn a_driver_stopped_with_sigstop_longer_than_a_beat_timeout_is_alive() {
         status_driver(&dir)["state"] == "running"
     }));
     signal(&driver, libc::SIGSTOP);
-    // Past the 10 s after which a silent driver used to count as lost.
+    // Past the 10 s of silence after which a driver seen from another host counts as lost: on
+    // its own host its lock, still held, decides.
     std::thread::sleep(Duration::from_secs(12));
     assert_seen_alive(&dir, "stopped");
     let text = autolb()

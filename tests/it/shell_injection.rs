@@ -33,9 +33,10 @@ const HOSTILE: &[&str] = &[
     "%j 100%",
 ];
 
-/// The forms that broke, as scripts naming the run directory by `{run_dir}`: a comment with
-/// an apostrophe, a here-document, backticks and `$(...)` inside double quotes, plain, and
-/// the arithmetic that used to become `'408' / 2`. Each writes what it saw into its own file.
+/// Shell contexts where a quoted value is easy to get wrong, each naming the run directory
+/// where `{run_dir}` stands ([`script`] writes it as the variable or the placeholder): a comment with an apostrophe, a here-document, backticks and `$(...)`
+/// inside double quotes, plain, and arithmetic on a placeholder's digits. Each writes what it
+/// saw into its own file.
 const FORMS: &[(&str, &str)] = &[
     (
         "seen-comment",
