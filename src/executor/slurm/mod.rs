@@ -4,7 +4,7 @@
 //! `[executor] command`) into the run directory as `job.sh`, with the number placeholders of
 //! the command executor plus `{ntasks}`, `{nodes}`, `{extra_pes}`, and the generated
 //! `{command}` and `{launch}`; the run's text values (run directory, job name, paths) are
-//! `export` lines at its top ([`Self::exports`]), which the script expands. It is submitted
+//! `export` lines at its top (`SlurmExecutor::exports`), which the script expands. It is submitted
 //! with `sbatch --parsable`; the sbatch options (job name, tasks,
 //! nodes, partition, account, QOS, time limit, exclusive, output files) go on the sbatch
 //! command line, where they override any `#SBATCH` line of the template. The command line is
