@@ -45,6 +45,10 @@ pub struct Plan {
     pub initial_step: u32,
     /// A test finishes once its step falls below this many PEs.
     pub minimum_step: u32,
+    /// Notes on the first tests' PE counts, one line each: counts that leave part of a node
+    /// unused, where an allowed list holds too few whole-node counts for the series asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// OpenMP threads per rank of each component, when one runs more than one (absent for
     /// pure MPI): every `nproc` counts cores.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -135,6 +139,7 @@ pub fn plan_of(state: &State) -> Plan {
         .any(|c| c.threads > 1)
         .then(|| NameMap::zip(&names, state.components.iter().map(|c| c.threads)));
     Plan {
+        notes: partial_node_notes(state),
         threads,
         components: names,
         tests,
@@ -149,4 +154,52 @@ pub fn plan_of(state: &State) -> Plan {
         initial_step: s.initial_step,
         minimum_step: s.minimum_step,
     }
+}
+
+/// Per component whose first-series counts leave part of a node unused, a line naming them:
+/// an allowed list with too few whole-node counts keeps its other counts rather than measure
+/// fewer than asked ([`super::strategy::scaling::counts::Grid::new`]).
+fn partial_node_notes(state: &State) -> Vec<String> {
+    let Some(node) = state
+        .settings
+        .cost_model
+        .as_ref()
+        .and_then(|m| m.machine)
+        .map(|m| m.cores_per_node)
+        .filter(|&n| n > 1)
+    else {
+        return Vec::new();
+    };
+    if !state.measures_curves() {
+        return Vec::new();
+    }
+    let tests = state
+        .iterations
+        .first()
+        .map(|it| &it.tests[..])
+        .unwrap_or(&[]);
+    state
+        .components
+        .iter()
+        .enumerate()
+        .filter_map(|(c, comp)| {
+            let mut partial: Vec<u32> = tests
+                .iter()
+                .filter_map(|t| t.nproc.get(c).copied())
+                .filter(|&p| p > 0 && p % node != 0)
+                .collect();
+            partial.sort_unstable();
+            partial.dedup();
+            let list: Vec<String> = partial.iter().map(u32::to_string).collect();
+            (!partial.is_empty()).then(|| {
+                format!(
+                    "{}: {} PEs leave part of a {node}-core node unused (too few of its allowed \
+                     counts are whole nodes for the counts asked); such a run takes whole nodes, \
+                     and with cost = \"node-hours\" pays for them",
+                    comp.name,
+                    list.join(", ")
+                )
+            })
+        })
+        .collect()
 }

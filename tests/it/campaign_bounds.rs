@@ -1,6 +1,6 @@
 //! The iteration bound a campaign states is the one it keeps: `max_iterations` (default 12;
 //! guided 24, a cold start 48) ends every test, `campaign plan` and its Autosubmit numbers say
-//! it, and the repetitions `plan` states are the runs that happen.
+//! it, and the repetitions and PE counts `plan` states are the runs that happen.
 
 use std::path::Path;
 use std::time::Duration;
@@ -94,4 +94,45 @@ fn a_cold_start_plan_says_its_first_tests_run_once() {
             .contains("x 1 run in the first iteration (later: up to 2 runs of a test)"),
         "{text}"
     );
+}
+
+#[test]
+fn whole_nodes_never_shrink_a_curve_silently() {
+    // NEMO's ORCA1 list holds two multiples of 48 (48 and 1008): five counts are asked for.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("scaling.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[machine]\ncores_per_node = 48\n\n[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 960\n\n[[component]]\nname = \"NEMO\"\nallowed = \"{}\"\nmin_nproc = 48\nmax_nproc = 1008\n\n[scaling]\ndesign = \"standalone\"\ncounts = 5\n",
+            repo("assets/nemo_orca1_allowed_nproc.txt").display()
+        ),
+    )
+    .unwrap();
+    let plan = plan_json(&file);
+    let counts = |k: usize| -> Vec<u64> {
+        let mut v: Vec<u64> = plan["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["nproc"].as_object().unwrap().values().nth(k)?.as_u64())
+            .filter(|&p| p > 0)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    assert_eq!(counts(0).len(), 5, "IFS {:?}", counts(0));
+    assert!(counts(0).iter().all(|p| p % 48 == 0), "{:?}", counts(0));
+    let nemo = counts(1);
+    assert_eq!(nemo.len(), 5, "NEMO {nemo:?}");
+    let notes = plan["notes"].as_array().expect("a note on NEMO's counts");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    let note = notes[0].as_str().unwrap();
+    assert!(
+        note.starts_with("NEMO: ") && note.contains("48-core node"),
+        "{note}"
+    );
+    let text = plan_text(&file, &[]);
+    assert!(text.contains(&format!("note: {note}\n")), "{text}");
 }

@@ -589,6 +589,9 @@ pub fn plan(a: &PlanArgs) -> Result<()> {
             t.origin
         )?;
     }
+    for note in &plan.notes {
+        outln!("note: {note}")?;
+    }
     outln!(
         "lb-iterations: at most {}{}\n  {}",
         plan.max_iterations,

@@ -31,13 +31,17 @@ impl Grid {
     /// The grid of a component with limits `low..=high`, an optional allowed list, the
     /// campaign's `step` and the node size (`cores_per_node` of a `[machine]`). A rule no count
     /// in the range can meet is dropped (whole nodes first, then `step`), so the grid is never
-    /// empty while the range or the allowed list holds a count.
+    /// empty while the range or the allowed list holds a count. An allowed list keeps only its
+    /// whole-node counts when they are at least `wanted` (the counts the first series asks
+    /// for): fewer would shrink the curve without a word (NEMO's ORCA1 list has two multiples
+    /// of 48), so then every allowed count stays, some leaving part of a node unused.
     pub fn new(
         low: u32,
         high: u32,
         allowed: Option<&[u32]>,
         step: u32,
         cores_per_node: Option<u32>,
+        wanted: u32,
     ) -> Grid {
         let node = cores_per_node.unwrap_or(1).max(1);
         if let Some(list) = allowed {
@@ -47,7 +51,11 @@ impl Grid {
                 .filter(|p| (low..=high).contains(p))
                 .collect();
             let whole: Vec<u32> = within.iter().copied().filter(|p| p % node == 0).collect();
-            let mut chosen = if whole.is_empty() { within } else { whole };
+            let mut chosen = if whole.is_empty() || whole.len() < wanted as usize {
+                within
+            } else {
+                whole
+            };
             chosen.sort_unstable();
             chosen.dedup();
             return Grid::List(chosen);
@@ -160,9 +168,9 @@ mod tests {
 
     #[test]
     fn a_series_is_log_spaced_and_snapped_to_whole_nodes() {
-        let grid = Grid::new(48, 960, None, 1, Some(48));
+        let grid = Grid::new(48, 960, None, 1, Some(48), 6);
         assert_eq!(grid.series(6), vec![48, 96, 144, 288, 528, 960]);
-        let grid = Grid::new(50, 1000, None, 10, None);
+        let grid = Grid::new(50, 1000, None, 10, None, 5);
         let s = grid.series(5);
         assert_eq!(s.first(), Some(&50));
         assert_eq!(s.last(), Some(&1000));
@@ -172,16 +180,20 @@ mod tests {
     #[test]
     fn an_allowed_list_is_the_grid_and_whole_nodes_are_kept_when_they_can_be() {
         let list = [20, 29, 48, 96, 100, 144, 2000];
-        let grid = Grid::new(20, 150, Some(&list), 1, Some(48));
+        let grid = Grid::new(20, 150, Some(&list), 1, Some(48), 3);
         assert_eq!(grid, Grid::List(vec![48, 96, 144]));
-        let grid = Grid::new(20, 47, Some(&list), 1, Some(48));
+        // Asked for more counts than whole nodes give: every allowed count stays.
+        let grid = Grid::new(20, 150, Some(&list), 1, Some(48), 4);
+        assert_eq!(grid, Grid::List(vec![20, 29, 48, 96, 100, 144]));
+        assert_eq!(grid.series(4).len(), 4);
+        let grid = Grid::new(20, 47, Some(&list), 1, Some(48), 2);
         assert_eq!(grid, Grid::List(vec![20, 29]));
         assert_eq!(grid.snap(25.0), Some(29));
     }
 
     #[test]
     fn a_range_smaller_than_a_node_keeps_the_step() {
-        let grid = Grid::new(10, 40, None, 5, Some(48));
+        let grid = Grid::new(10, 40, None, 5, Some(48), 2);
         assert_eq!(
             grid,
             Grid::Multiples {
@@ -199,7 +211,7 @@ mod tests {
         fn series_stay_on_the_grid(low in 1u32..500, span in 0u32..5000, step in 1u32..64,
                                    node in proptest::option::of(1u32..128), n in 2u32..12) {
             let high = low + span;
-            let grid = Grid::new(low, high, None, step, node);
+            let grid = Grid::new(low, high, None, step, node, n);
             let s = grid.series(n);
             prop_assert!(!s.is_empty());
             prop_assert!(s.len() <= n as usize);

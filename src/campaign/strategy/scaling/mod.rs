@@ -57,17 +57,31 @@ pub fn grid_of(state: &State, c: usize) -> Grid {
             .as_ref()
             .and_then(|m| m.machine)
             .map(|m| m.cores_per_node),
+        state
+            .settings
+            .scaling
+            .as_ref()
+            .map_or(crate::config::scaling::scaling_defaults::COUNTS, |s| {
+                s.counts
+            }),
     )
 }
 
-/// The grid of a frozen component with the campaign's `step` and node size.
-pub fn grid_for(comp: &FrozenComponent, step: u32, cores_per_node: Option<u32>) -> Grid {
+/// The grid of a frozen component with the campaign's `step` and node size, for a first
+/// series of `wanted` counts ([`Grid::new`]).
+pub fn grid_for(
+    comp: &FrozenComponent,
+    step: u32,
+    cores_per_node: Option<u32>,
+    wanted: u32,
+) -> Grid {
     Grid::new(
         comp.low,
         comp.high,
         comp.allowed.as_deref(),
         step,
         cores_per_node,
+        wanted,
     )
 }
 
@@ -83,7 +97,7 @@ pub fn first_series(
         .iter()
         .enumerate()
         .flat_map(|(c, comp)| {
-            grid_for(comp, step, cores_per_node)
+            grid_for(comp, step, cores_per_node, scaling.counts)
                 .series(scaling.counts)
                 .into_iter()
                 .map(move |p| (c, p))
@@ -104,7 +118,7 @@ pub fn coupled_first_series(
 ) -> Vec<Vec<u32>> {
     let lists: Vec<Vec<u32>> = components
         .iter()
-        .map(|comp| grid_for(comp, step, cores_per_node).series(scaling.counts))
+        .map(|comp| grid_for(comp, step, cores_per_node, scaling.counts).series(scaling.counts))
         .collect();
     let ranks = lists.iter().map(Vec::len).max().unwrap_or(0);
     let mut out: Vec<Vec<u32>> = Vec::new();
