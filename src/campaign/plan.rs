@@ -160,14 +160,7 @@ pub fn plan_of(state: &State) -> Plan {
 /// an allowed list with too few whole-node counts keeps its other counts rather than measure
 /// fewer than asked ([`super::strategy::scaling::counts::Grid::new`]).
 fn partial_node_notes(state: &State) -> Vec<String> {
-    let Some(node) = state
-        .settings
-        .cost_model
-        .as_ref()
-        .and_then(|m| m.machine)
-        .map(|m| m.cores_per_node)
-        .filter(|&n| n > 1)
-    else {
+    let Some(node) = state.cores_per_node().filter(|&n| n > 1) else {
         return Vec::new();
     };
     if !state.measures_curves() {

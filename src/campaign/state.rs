@@ -340,6 +340,15 @@ impl State {
         self.settings.scaling.is_some() && self.settings.strategy == Strategy::Guided
     }
 
+    /// Cores per node of the campaign's `[machine]`, if it has one.
+    pub fn cores_per_node(&self) -> Option<u32> {
+        self.settings
+            .cost_model
+            .as_ref()
+            .and_then(|m| m.machine)
+            .map(|m| m.cores_per_node)
+    }
+
     /// Whether the campaign measures its curves (a scaling campaign or a cold start): it
     /// writes them to `DIR/curves/NAME.csv` as runs land, and has none to give executors.
     pub fn measures_curves(&self) -> bool {

@@ -224,21 +224,8 @@ impl Executor for CommandExecutor {
             .envs(super::env::run_env(run))
             .env(reap::TOKEN_VAR, &token)
             .env(reap::CAMPAIGN_VAR, &self.campaign_key);
-        let cgroup_files = cgroup.as_ref().and_then(|cg| {
-            let procs = std::ffi::CString::new(cg.procs().into_os_string().into_encoded_bytes());
-            let kill = cg
-                .kill_file()
-                .and_then(|k| std::ffi::CString::new(k.into_os_string().into_encoded_bytes()).ok());
-            procs.ok().map(|p| (p, kill))
-        });
-        supervisor::install(
-            &mut command,
-            supervisor::Plan {
-                grace: GRACE,
-                cgroup: cgroup_files,
-            },
-        )
-        .map_err(io(format!("cannot prepare run {}", run.id)))?;
+        supervisor::install(&mut command, supervisor::Plan::new(GRACE, cgroup.as_ref()))
+            .map_err(io(format!("cannot prepare run {}", run.id)))?;
         let child = match command.spawn() {
             Ok(child) => child,
             Err(e) => {

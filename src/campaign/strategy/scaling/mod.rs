@@ -51,12 +51,7 @@ pub fn grid_of(state: &State, c: usize) -> Grid {
     grid_for(
         comp,
         state.settings.step.unwrap_or(1),
-        state
-            .settings
-            .cost_model
-            .as_ref()
-            .and_then(|m| m.machine)
-            .map(|m| m.cores_per_node),
+        state.cores_per_node(),
         state
             .settings
             .scaling
