@@ -5,19 +5,15 @@
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use autolb::predict::emit_ecearth4::{check_names, key_of, to_yaml};
-use std::path::Path;
-
-use autolb::campaign::state::STATE_FILE;
-use autolb::campaign::State;
 use autolb::model::{Model, ModelKind};
+use autolb::predict::emit_ecearth4::{check_names, key_of, to_yaml};
 use autolb::predict::packing::{
     self, NodeGroup, PackingProblem, PinnedHelper, RankedPackings, ScoredPacking,
 };
-use autolb::predict::ComponentInput;
 
 use crate::shared::error::user;
 use crate::shared::output::{errln, write_out};
+use crate::shared::packing_model::packing_model;
 use crate::shared::prediction_flags::{ModelFlags, PredictionSetup};
 
 /// `predict --json` with node groups: the names of the columns, which model ranked, then the
@@ -72,7 +68,11 @@ pub fn run(setup: &PredictionSetup, flags: &ModelFlags, output: Output) -> Resul
         );
     }
     let model = if flags.wants_model() {
-        calibrated(setup, flags)?
+        let (model, notes) = packing_model(setup, flags)?;
+        for n in &notes {
+            errln!("autolb: note: {n}");
+        }
+        model
     } else {
         Model::Standalone
     };
@@ -90,100 +90,6 @@ pub fn run(setup: &PredictionSetup, flags: &ModelFlags, output: Output) -> Resul
         Output::Table => table(&ranked),
     };
     write_out(&text)
-}
-
-/// The calibrated model of `--measured` (or `--model`), fitted as [`packing::rank_node_packings`]
-/// takes it: each component in cores at the thread count its runs ran
-/// ([`packing::model_components`]). The notes on runs left out go to stderr.
-fn calibrated(setup: &PredictionSetup, flags: &ModelFlags) -> Result<Model> {
-    if !flags.steps.is_empty() {
-        return Err(user(
-            "--steps is not used with placement = \"groups\" (node packings rank by the slowest component's speed); drop --steps, or use placement = \"packed\"",
-        ));
-    }
-    let threads = measured_threads(&setup.inputs, flags)?;
-    let inputs = packing::model_components(&setup.inputs, &threads).map_err(user)?;
-    let request = flags.request(&inputs, setup.file.as_ref(), None)?;
-    for n in &request.notes {
-        errln!("autolb: note: {n}");
-    }
-    let resolved = request.load(&inputs, setup.settings.interp)?;
-    for n in &resolved.notes {
-        errln!("autolb: note: {n}");
-    }
-    if !resolved.model.is_calibrated() {
-        errln!("autolb: note: no usable measured run; the packings are ranked by the standalone curves");
-    }
-    for (input, t) in setup.inputs.iter().zip(&threads) {
-        if input.series().count() > 1 {
-            errln!(
-                "autolb: note: {}: the model learned its coupled-mode speed at {t} thread(s) per rank; packings at other thread counts take the same correction at their core count",
-                input.name
-            );
-        }
-    }
-    Ok(resolved.model)
-}
-
-/// The thread count per rank each component's measured runs ran: a campaign directory records
-/// it; otherwise a component's only thread count. A hybrid component's runs must come from a
-/// campaign directory, whose PE counts are cores as the model takes them (a run directory's
-/// files count MPI ranks).
-fn measured_threads(inputs: &[ComponentInput], flags: &ModelFlags) -> Result<Vec<u32>> {
-    let mut campaigns = Vec::new();
-    let mut other = None;
-    for path in &flags.measured {
-        if path.join(STATE_FILE).is_file() {
-            let state = State::load(path).map_err(user)?;
-            campaigns.push((path, state));
-        } else {
-            other = Some(path);
-        }
-    }
-    inputs
-        .iter()
-        .map(|input| {
-            let mut found: Option<(u32, &Path)> = None;
-            for (path, state) in &campaigns {
-                let Some(c) = state.components.iter().find(|c| c.name == input.name) else {
-                    continue;
-                };
-                let t = c.threads.max(1);
-                match found {
-                    Some((first, at)) if first != t => {
-                        return Err(user(format!(
-                            "{}: --measured {} ran it at {first} thread(s) per rank and --measured {} at {t}; give runs of one thread count",
-                            input.name,
-                            at.display(),
-                            path.display()
-                        )))
-                    }
-                    _ => found = Some((t, path.as_path())),
-                }
-            }
-            let only: Vec<u32> = input.series().map(|c| c.threads()).collect();
-            let t = match (found, only.as_slice()) {
-                (Some((t, _)), _) => t,
-                (None, [t]) => *t,
-                (None, _) => {
-                    return Err(user(format!(
-                        "{}: its curve measures {} threads per rank and the measured runs do not say which they ran; pass --threads {}=T with the runs' thread count, or give a campaign directory",
-                        input.name,
-                        only.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
-                        input.name
-                    )))
-                }
-            };
-            if let (true, Some(path)) = (t > 1, other) {
-                return Err(user(format!(
-                    "{}: with placement = \"groups\", runs of a hybrid component are read from a campaign directory (which records its threads and counts cores); --measured {} is not one",
-                    input.name,
-                    path.display()
-                )));
-            }
-            Ok(t)
-        })
-        .collect()
 }
 
 /// The ranked packings as one JSON object.

@@ -72,7 +72,9 @@ impl RankedPackings {
 /// model (fitted on measured runs, [`Model::fit`]) corrects them to coupled-mode speeds and
 /// gives each packing's SYPD its band. The calibrated model counts a component's PEs in cores
 /// (ranks x threads), as a campaign does, so fit it on runs whose PE counts are cores
-/// against curves in cores. The packing of each node count is the fastest by the model's
+/// against curves in cores ([`model_components`] gives those curves; for a campaign directory,
+/// `campaign::measured::campaign_model` fits the same model, its curve copies counting cores at
+/// the campaign's threads). The packing of each node count is the fastest by the model's
 /// balance-free speeds (exact for them, [`PackingProblem::with_model`]); its SYPD and band are
 /// the full model's ([`Model::estimate`]).
 ///
