@@ -5,14 +5,19 @@
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
+use autolb::model::{Model, ModelKind};
 use autolb::predict::emit_ecearth4::{check_names, key_of, to_yaml};
-use autolb::predict::packing::{self, NodeGroup, PackingProblem, PinnedHelper, ScoredPacking};
+use autolb::predict::packing::{
+    self, NodeGroup, PackingProblem, PinnedHelper, RankedPackings, ScoredPacking,
+};
 
 use crate::shared::error::user;
 use crate::shared::output::{errln, write_out};
-use crate::shared::prediction_flags::PredictionSetup;
+use crate::shared::packing_model::packing_model;
+use crate::shared::prediction_flags::{ModelFlags, PredictionSetup};
 
-/// `predict --json` with node groups: the names of the columns, then the ranked packings.
+/// `predict --json` with node groups: the names of the columns, which model ranked, then the
+/// ranked packings (each with its SYPD band).
 #[derive(Serialize)]
 struct PackingsJson<'a> {
     cores_per_node: u32,
@@ -23,6 +28,12 @@ struct PackingsJson<'a> {
     tts_w: f64,
     /// Node counts searched: 1 to this (the budget's whole nodes).
     max_nodes: u32,
+    /// `standalone` (the curves alone) or `calibrated` (fitted on measured runs).
+    model: ModelKind,
+    /// Measured runs the calibrated model learned from (0 for the curves alone).
+    runs: usize,
+    /// What ranked the packings, as the table says it.
+    basis: String,
     top: &'a [ScoredPacking],
 }
 
@@ -37,72 +48,72 @@ pub enum Output {
     Ecearth4,
 }
 
-/// Ranks the best packing of every node count the budget allows and prints them.
-pub fn run(setup: &PredictionSetup, output: Output) -> Result<()> {
+/// Ranks the best packing of every node count the budget allows, with the standalone curves or,
+/// given measured runs or a model file, the calibrated model, and prints them.
+pub fn run(setup: &PredictionSetup, flags: &ModelFlags, output: Output) -> Result<()> {
     let machine = setup
         .cost_model
         .machine
         .expect("groups placement comes from a [machine]");
-    let cpn = machine.cores_per_node;
     let helpers: Vec<PinnedHelper> = setup
         .file
         .as_ref()
         .map(|(f, _)| f.pinned_helpers())
         .unwrap_or_default();
     let settings = &setup.settings;
-    let max_nodes = settings.max_nproc / cpn;
-    if max_nodes == 0 {
-        return Err(user(format!(
-            "the budget max_nproc = {} is less than one node of {cpn} cores; with placement = \"groups\" the budget counts the cores of whole nodes",
-            settings.max_nproc
-        )));
-    }
     if settings.extra_pes > 0 {
         errln!(
             "autolb: note: extra_pes = {} is not counted with placement = \"groups\"; give each helper its own [[component]] with pinned and nproc",
             settings.extra_pes
         );
     }
-    let problem =
-        PackingProblem::from_inputs(&setup.inputs, helpers, cpn, settings.interp, max_nodes)
-            .map_err(user)?;
-    let ranked = packing::rank_packings(&problem, 1..=max_nodes, settings.tts_w, settings.top)
-        .map_err(user)?;
-    if ranked.is_empty() {
-        return Err(user(format!(
-            "no packing of 1 to {max_nodes} nodes lets every component run inside its curve and allowed list; raise max_nproc or check the components' ranges"
-        )));
-    }
+    let model = if flags.wants_model() {
+        let (model, notes) = packing_model(setup, flags)?;
+        for n in &notes {
+            errln!("autolb: note: {n}");
+        }
+        model
+    } else {
+        Model::Standalone
+    };
+    let ranked = packing::rank_node_packings(
+        &setup.inputs,
+        helpers,
+        settings,
+        machine.cores_per_node,
+        &model,
+    )
+    .map_err(user)?;
     let text = match output {
-        Output::Json => json(&problem, &ranked, settings.tts_w, max_nodes)?,
-        Output::Ecearth4 => ecearth4(&problem, &ranked[0], settings.tts_w)?,
-        Output::Table => table(&problem, &ranked),
+        Output::Json => json(&ranked, settings.tts_w)?,
+        Output::Ecearth4 => ecearth4(&ranked, settings.tts_w)?,
+        Output::Table => table(&ranked),
     };
     write_out(&text)
 }
 
 /// The ranked packings as one JSON object.
-fn json(
-    problem: &PackingProblem,
-    ranked: &[ScoredPacking],
-    tts_w: f64,
-    max_nodes: u32,
-) -> Result<String> {
+fn json(ranked: &RankedPackings, tts_w: f64) -> Result<String> {
+    let problem = &ranked.problem;
     let out = PackingsJson {
         cores_per_node: problem.cores_per_node,
         components: problem.components.iter().map(|c| c.name.as_str()).collect(),
         helpers: problem.helpers.iter().map(|h| h.name.as_str()).collect(),
         tts_w,
-        max_nodes,
-        top: ranked,
+        max_nodes: ranked.max_nodes,
+        model: ranked.model,
+        runs: ranked.runs,
+        basis: ranked.basis().join(" "),
+        top: &ranked.top,
     };
     Ok(serde_json::to_string_pretty(&out).map_err(user)? + "\n")
 }
 
-/// The best packing as EC-Earth4's experiment-configuration fragment (YAML), with a comment
-/// saying what it is; component names that would be one key are refused, keys a YAML reader
-/// would misread are quoted.
-fn ecearth4(problem: &PackingProblem, best: &ScoredPacking, tts_w: f64) -> Result<String> {
+/// The best packing as EC-Earth4's experiment-configuration fragment (YAML), with comments
+/// saying what it is and what ranked it; component names that would be one key are refused,
+/// keys a YAML reader would misread are quoted.
+fn ecearth4(ranked: &RankedPackings, tts_w: f64) -> Result<String> {
+    let problem = &ranked.problem;
     let names: Vec<&str> = problem
         .components
         .iter()
@@ -111,29 +122,55 @@ fn ecearth4(problem: &PackingProblem, best: &ScoredPacking, tts_w: f64) -> Resul
         .collect();
     check_names(names.iter().copied()).map_err(user)?;
     let keys: Vec<String> = names.iter().map(|n| key_of(n)).collect();
+    let best = &ranked.top[0];
     let p = &best.packing;
     let yaml = to_yaml(&problem.ecearth4_fragment(p), &keys).map_err(user)?;
+    let basis: String = ranked
+        .basis()
+        .iter()
+        .map(|line| format!("# {line}\n"))
+        .collect();
     Ok(format!(
-        "# autolb predict: the best node packing at TTS_w {tts_w:.2}: {} nodes of {} cores, {:.2} SYPD, NHSY {:.0}\n\
+        "# autolb predict: the best node packing at TTS_w {tts_w:.2}: {} nodes of {} cores, {}, NHSY {:.0}\n\
+         {basis}\
          # paste under your experiment configuration; job.groups lists ranks per node, the first group\n\
          # holds the first-node helpers; load_balancing: 1 makes OASIS write load_balancing_info.txt\n{yaml}",
-        p.nodes, problem.cores_per_node, p.sypd, best.nhsy
+        p.nodes,
+        problem.cores_per_node,
+        sypd_text(ranked, best),
+        best.nhsy,
     ))
 }
 
+/// A packing's SYPD as the text says it: `10.76 SYPD`, with the calibrated model's band
+/// (`10.12 SYPD (band 9.71-10.55)`).
+fn sypd_text(ranked: &RankedPackings, s: &ScoredPacking) -> String {
+    match ranked.model {
+        ModelKind::Standalone => format!("{:.2} SYPD", s.packing.sypd),
+        ModelKind::Calibrated => format!(
+            "{:.2} SYPD (band {:.2}-{:.2})",
+            s.packing.sypd, s.sypd_low, s.sypd_high
+        ),
+    }
+}
+
 /// One row per packing (its node count, each component's total ranks (`RxT` with T threads per
-/// rank), speed, billed cost, idle cores, FN), then one line per node group.
-fn table(problem: &PackingProblem, ranked: &[ScoredPacking]) -> String {
+/// rank), speed, with the calibrated model its band, billed cost, idle cores, FN), then one
+/// line per node group; under the table, what the columns mean and what ranked them.
+fn table(ranked: &RankedPackings) -> String {
+    let problem = &ranked.problem;
     let cpn = problem.cores_per_node;
+    let banded = ranked.model == ModelKind::Calibrated;
     let mut out = format!("{:>4} {:>5}", "rank", "nodes");
     for c in &problem.components {
         out.push_str(&format!(" {:>10}", c.name));
     }
-    out.push_str(&format!(
-        " {:>8} {:>9} {:>5} {:>7}\n",
-        "SYPD", "NHSY", "idle", "FN"
-    ));
-    for (i, s) in ranked.iter().enumerate() {
+    out.push_str(&format!(" {:>8}", "SYPD"));
+    if banded {
+        out.push_str(&format!(" {:>13}", "band"));
+    }
+    out.push_str(&format!(" {:>9} {:>5} {:>7}\n", "NHSY", "idle", "FN"));
+    for (i, s) in ranked.top.iter().enumerate() {
         let p = &s.packing;
         out.push_str(&format!("{:>4} {:>5}", i + 1, p.nodes));
         for (r, t) in p.ranks.iter().zip(&p.threads) {
@@ -144,9 +181,13 @@ fn table(problem: &PackingProblem, ranked: &[ScoredPacking]) -> String {
             };
             out.push_str(&format!(" {cell:>10}"));
         }
+        out.push_str(&format!(" {:>8.2}", p.sypd));
+        if banded {
+            let band = format!("{:.2}-{:.2}", s.sypd_low, s.sypd_high);
+            out.push_str(&format!(" {band:>13}"));
+        }
         out.push_str(&format!(
-            " {:>8.2} {:>9.0} {:>5} {:>7.4}\n",
-            p.sypd,
+            " {:>9.0} {:>5} {:>7.4}\n",
             s.nhsy,
             p.idle_cores(),
             s.fittingness
@@ -165,6 +206,14 @@ fn table(problem: &PackingProblem, ranked: &[ScoredPacking]) -> String {
     out.push_str(&format!(
         "NHSY: core-hours billed per simulated year, whole nodes of {cpn} cores; idle: cores no rank uses\n"
     ));
+    for line in ranked.basis() {
+        out.push_str(&format!("{line}\n"));
+    }
+    if !banded {
+        out.push_str(
+            "--measured DIR (a campaign's directory) ranks them with the calibrated model\n",
+        );
+    }
     out
 }
 
