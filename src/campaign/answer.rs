@@ -148,7 +148,7 @@ impl Answer {
     pub fn of(status: &Status) -> Option<Answer> {
         let b = status.best.as_ref()?;
         let threads: Vec<u32> = (0..status.components.len())
-            .map(|c| thread_count(status, c))
+            .map(|c| status.threads_of(c))
             .collect();
         let nproc: Vec<u32> = b.nproc.values().copied().collect();
         let run_ids = b
@@ -330,15 +330,6 @@ fn fn_scale(status: &Status) -> String {
             status.tts_w
         ),
     }
-}
-
-/// Component `c`'s threads per rank (1 for pure MPI).
-fn thread_count(status: &Status, c: usize) -> u32 {
-    status
-        .threads
-        .as_ref()
-        .and_then(|t| t.0.get(c))
-        .map_or(1, |(_, t)| (*t).max(1))
 }
 
 /// The row of iteration `i`, test `t`.

@@ -163,6 +163,10 @@ impl TimingName for FrozenComponent {
     fn timing_name(&self) -> &str {
         &self.timing_name
     }
+
+    fn threads(&self) -> u32 {
+        self.threads.max(1)
+    }
 }
 
 /// Where a test came from.
