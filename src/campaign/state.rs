@@ -150,11 +150,12 @@ impl FrozenComponent {
     }
 
     /// `cores` as the component runs them: `RxT` (`64x4`) for a hybrid component, the plain
-    /// count for a pure-MPI one, as `autolb predict` writes them.
+    /// count for a pure-MPI one, as `autolb predict` writes them. A count that is not whole
+    /// ranks (or 0, a component a standalone run leaves out) stays a plain count.
     pub fn pes_text(&self, cores: u32) -> String {
         match self.threads {
-            0 | 1 => cores.to_string(),
-            t => format!("{}x{t}", cores / t),
+            t if t > 1 && cores > 0 && cores % t == 0 => format!("{}x{t}", cores / t),
+            _ => cores.to_string(),
         }
     }
 }
