@@ -275,7 +275,12 @@ impl Against {
                 m.runs,
                 if m.runs == 1 { "" } else { "s" },
                 compared_words(
-                    &pct_word(self.measured_sypd_pct.unwrap_or(0.0), "faster", "slower", "as fast"),
+                    &pct_word(
+                        self.measured_sypd_pct.unwrap_or(0.0),
+                        "faster",
+                        "slower",
+                        "as fast"
+                    ),
                     ""
                 ),
             ),

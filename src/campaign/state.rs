@@ -154,7 +154,7 @@ impl FrozenComponent {
     /// ranks (or 0, a component a standalone run leaves out) stays a plain count.
     pub fn pes_text(&self, cores: u32) -> String {
         match self.threads {
-            t if t > 1 && cores > 0 && cores % t == 0 => format!("{}x{t}", cores / t),
+            t if t > 1 && cores > 0 && cores.is_multiple_of(t) => format!("{}x{t}", cores / t),
             _ => cores.to_string(),
         }
     }

@@ -62,7 +62,9 @@ fn the_guide_walks_from_no_curves_to_the_ecearth4_yaml_with_the_outputs_it_shows
     let steps = console_steps(&text);
     let commands: Vec<&str> = steps.iter().map(|(_, c, _)| c.as_str()).collect();
     assert!(
-        commands.first().is_some_and(|c| c.contains("campaign init"))
+        commands
+            .first()
+            .is_some_and(|c| c.contains("campaign init"))
             && commands
                 .last()
                 .is_some_and(|c| c.contains("campaign best") && c.contains("--emit ecearth4")),
@@ -179,7 +181,11 @@ fn a_cold_start_at_four_threads_gives_one_answer_as_yaml_as_json_and_in_the_stat
     assert_eq!(components, ["oifs", "nemo"], "{yaml}");
     for name in ["oifs", "nemo"] {
         let entry = &doc["job"][name];
-        assert_eq!(entry["ntasks"].as_u64(), best["ranks"][name].as_u64(), "{yaml}");
+        assert_eq!(
+            entry["ntasks"].as_u64(),
+            best["ranks"][name].as_u64(),
+            "{yaml}"
+        );
         assert_eq!(
             entry["omp_num_threads"].as_u64().unwrap_or(1),
             best["threads"][name].as_u64().unwrap(),
@@ -189,6 +195,28 @@ fn a_cold_start_at_four_threads_gives_one_answer_as_yaml_as_json_and_in_the_stat
     assert_eq!(doc["job"]["oifs"]["omp_num_threads"].as_u64(), Some(4));
     // 112-core nodes hold 28 ranks of 4 threads.
     assert_eq!(doc["job"]["oifs"]["ntasks_per_node"].as_u64(), Some(28));
+
+    // The campaign file that runs it again, written elsewhere, starts from that configuration
+    // (its stand-in's truth curves by absolute path).
+    let again = autolb()
+        .args(["campaign", "best"])
+        .arg(&dir)
+        .args(["--emit", "toml"])
+        .stdout_ok();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let file = elsewhere.path().join("again.toml");
+    std::fs::write(&file, again).unwrap();
+    let rerun = elsewhere.path().join("again");
+    autolb()
+        .args(["campaign", "init", "--config"])
+        .arg(&file)
+        .arg(&rerun)
+        .stdout_ok();
+    let first = json(&["campaign", "status"], &rerun);
+    let tests = first["iterations"][0]["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 1, "{first:#}");
+    assert_eq!(tests[0]["nproc"], best["nproc"], "{first:#}");
+    assert_eq!(first["threads"]["oifs"], 4, "{first:#}");
 }
 
 #[test]
