@@ -306,3 +306,39 @@ fn threads_without_a_curve_are_refused_where_no_run_measures_them() {
         "{err}"
     );
 }
+
+#[test]
+fn a_coupled_scaling_campaign_learns_a_hybrid_curve_in_whole_ranks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inputs = repo().join("assets/examples/ecearth4-mn5");
+    for f in ["oifs.csv", "nemo.csv", "nemo_ocean.output"] {
+        std::fs::copy(inputs.join(f), tmp.path().join(f)).unwrap();
+    }
+    let text = std::fs::read_to_string(example())
+        .unwrap()
+        .replace("strategy = \"guided\"", "")
+        .replace(
+            "\n[original]",
+            "\n[scaling]\ndesign = \"coupled\"\nrepetitions = 1\nmax_runs = 10\n\n[original]",
+        );
+    let file = tmp.path().join("scaling.toml");
+    std::fs::write(&file, text).unwrap();
+    let dir = tmp.path().join("camp");
+    run(&file, &dir);
+    let status = json(&["campaign", "status"], &dir);
+    assert_eq!(status["threads"]["oifs"], 4, "{status:#}");
+    let points = status["curves"]["oifs"].as_array().unwrap();
+    assert!(points.len() >= 3, "{status:#}");
+    for p in points {
+        assert_eq!(p["nproc"].as_u64().unwrap() % 4, 0, "{p:#}");
+    }
+    // The curve file counts cores and says so; the curve reader takes it.
+    let csv = dir.join("curves/oifs.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        text.contains("# nproc counts cores: MPI ranks x 4 OpenMP threads per rank"),
+        "{text}"
+    );
+    let curve = autolb::curve::Curve::load("oifs", &csv).unwrap();
+    assert_eq!(curve.points().len(), points.len());
+}
