@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::autolb;
+use crate::readme_examples::normalise;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -45,15 +46,6 @@ fn console_steps(text: &str) -> Vec<(usize, String, String)> {
         .into_iter()
         .map(|(line, command, out)| (line, command, out.join("\n")))
         .collect()
-}
-
-fn normalise(s: &str) -> String {
-    s.lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
-        .trim_end()
-        .to_string()
 }
 
 #[test]
