@@ -33,6 +33,7 @@ mod campaign_scaling;
 mod cli_output;
 mod cli_written_output;
 mod cylc_e2e;
+mod ecearth4_path;
 mod example_cli;
 mod exec_signals;
 mod hardening_cli;
