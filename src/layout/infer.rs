@@ -40,7 +40,11 @@ impl PeRange {
 /// component uses (one threaded component makes every PE count that many cores).
 pub fn cores(ranges: &[PeRange]) -> u64 {
     let end = ranges.iter().map(PeRange::end).max().unwrap_or(0);
-    let threads = ranges.iter().map(|r| u64::from(r.threads.max(1))).max().unwrap_or(1);
+    let threads = ranges
+        .iter()
+        .map(|r| u64::from(r.threads.max(1)))
+        .max()
+        .unwrap_or(1);
     end * threads
 }
 
@@ -75,7 +79,10 @@ fn infer_group(
         parts.sort_by_key(|(lowest, _)| *lowest);
         return Some(Layout::beside(parts.into_iter().map(|(_, l)| l).collect()));
     }
-    let union: BTreeSet<u64> = members.iter().flat_map(|&i| sets[i].iter().copied()).collect();
+    let union: BTreeSet<u64> = members
+        .iter()
+        .flat_map(|&i| sets[i].iter().copied())
+        .collect();
     let (spanning, rest): (Vec<usize>, Vec<usize>) =
         members.iter().partition(|&&i| sets[i].len() == union.len());
     let leaf = |i: usize| Layout::Component(components[i].0.clone());
@@ -163,8 +170,14 @@ mod tests {
         let seq = named(&[("atm", r(64, 0)), ("lnd", r(64, 0)), ("ocn", r(64, 0))]);
         assert_eq!(infer(&seq).unwrap().to_string(), "atm ; lnd ; ocn");
         // Interleaved by stride 2: disjoint PEs, so side by side.
-        let even = PeRange { stride: 2, ..r(8, 0) };
-        let odd = PeRange { stride: 2, ..r(8, 1) };
+        let even = PeRange {
+            stride: 2,
+            ..r(8, 0)
+        };
+        let odd = PeRange {
+            stride: 2,
+            ..r(8, 1)
+        };
         let c = named(&[("a", even), ("b", odd)]);
         assert_eq!(infer(&c).unwrap().to_string(), "a | b");
         assert_eq!(cores(&[even, odd]), 17);
@@ -176,7 +189,10 @@ mod tests {
 
     #[test]
     fn cores_take_the_most_threads_over_the_highest_pe() {
-        let threaded = PeRange { threads: 3, ..r(256, 1152) };
+        let threaded = PeRange {
+            threads: 3,
+            ..r(256, 1152)
+        };
         assert_eq!(cores(&[r(1152, 0), threaded, r(32, 1408)]), 1440 * 3);
     }
 

@@ -315,7 +315,9 @@ mod tests {
         assert_eq!(l.to_string(), "ocn | (atm ; (ice | lnd))");
         assert_eq!(Layout::parse("ifs|nemo").unwrap().to_string(), "ifs | nemo");
         assert_eq!(
-            Layout::parse(" ((atm ; lnd) ; ice) ; ocn ").unwrap().to_string(),
+            Layout::parse(" ((atm ; lnd) ; ice) ; ocn ")
+                .unwrap()
+                .to_string(),
             "atm ; lnd ; ice ; ocn"
         );
         assert_eq!(Layout::parse("(atm)").unwrap(), c("atm"));
@@ -355,6 +357,9 @@ mod tests {
             assert!(!e.to_string().contains('\n'));
         }
         let deep = format!("{}a{}", "(".repeat(100), ")".repeat(100));
-        assert!(Layout::parse(&deep).unwrap_err().message.contains("nest deeper"));
+        assert!(Layout::parse(&deep)
+            .unwrap_err()
+            .message
+            .contains("nest deeper"));
     }
 }
