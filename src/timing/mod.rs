@@ -373,7 +373,7 @@ fn detect_in_dir(dir: &Path) -> Result<Option<(Format, PathBuf)>, TimingError> {
             return Ok(Some((format, candidate)));
         }
     }
-    cime::newest_in_dir(dir).map_err(|e| TimingError::io(dir, &e))
+    cime::newest_in_dir(dir, None).map_err(|e| TimingError::io(dir, &e))
 }
 
 fn resolve_for_format(path: &Path, is_dir: bool, format: Format) -> Result<PathBuf, TimingError> {
@@ -388,7 +388,8 @@ fn resolve_for_format(path: &Path, is_dir: bool, format: Format) -> Result<PathB
         return Ok(path.to_path_buf());
     }
     if matches!(format, Format::Cime | Format::Esmf) {
-        let found = cime::newest_in_dir(path).map_err(|e| TimingError::io(path, &e))?;
+        let found =
+            cime::newest_in_dir(path, Some(format)).map_err(|e| TimingError::io(path, &e))?;
         return match found {
             Some((f, file)) if f == format => Ok(file),
             _ => Err(TimingError::Option(format!(

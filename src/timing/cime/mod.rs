@@ -181,11 +181,12 @@ pub(crate) fn whole_lines(text: &str) -> (Vec<(usize, &str)>, bool) {
 }
 
 /// The newest CIME timing file in `dir` or in its `timing/` folder (a case directory): a
-/// summary (`cesm_timing.*`, `e3sm_timing.*`) if there is one, else an ESMF profile summary.
-/// A case's `timing/` folder keeps every run's files; the newest by modification time (by name
-/// when equal) is the last run.
+/// summary (`cesm_timing.*`, `e3sm_timing.*`) if there is one, else an ESMF profile summary;
+/// only files of `want` when given. A case's `timing/` folder keeps every run's files; the
+/// newest by modification time (by name when equal) is the last run.
 pub(crate) fn newest_in_dir(
     dir: &std::path::Path,
+    want: Option<Format>,
 ) -> std::io::Result<Option<(Format, std::path::PathBuf)>> {
     for place in [dir.to_path_buf(), dir.join("timing")] {
         if !place.is_dir() {
@@ -207,6 +208,9 @@ pub(crate) fn newest_in_dir(
             }
         }
         for (format, mut found) in [(Format::Cime, summaries), (Format::Esmf, profiles)] {
+            if want.is_some_and(|w| w != format) {
+                continue;
+            }
             found.sort();
             if let Some((_, _, path)) = found.pop() {
                 return Ok(Some((format, path)));

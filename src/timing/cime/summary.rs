@@ -54,7 +54,7 @@ fn number(s: &str) -> Option<f64> {
 /// One row of the component table: `atm = cam 1536 0 1536 x 1 1 (1 )`.
 fn table_row(line: &str) -> Option<CimeComponent> {
     let t: Vec<&str> = line.split_whitespace().collect();
-    let [class, "=", model, _comp_pes, root, tasks, "x", threads, _instances, rest @ ..] =
+    let [class, "=", model, comp_pes, root, tasks, "x", threads, instances, rest @ ..] =
         t.as_slice()
     else {
         return None;
@@ -62,7 +62,10 @@ fn table_row(line: &str) -> Option<CimeComponent> {
     let stride_text: String = rest.concat();
     let stride = stride_text.strip_prefix('(')?.strip_suffix(')')?;
     let class = class.to_ascii_lowercase();
-    if !class.chars().all(|c| c.is_ascii_alphanumeric()) {
+    if !class.chars().all(|c| c.is_ascii_alphanumeric())
+        || comp_pes.parse::<u64>().is_err()
+        || instances.parse::<u32>().is_err()
+    {
         return None;
     }
     Some(CimeComponent {
