@@ -111,18 +111,27 @@ pub fn table(m: &Measurement, run: &CimeRun) -> String {
     }
     let json = CimeJson::new(m, run);
     let c = &json.coupled;
-    let _ = writeln!(
-        out,
-        "coupled: TOT {} s, simulated {} days, SYPD {}, CHSY {} (cost on {} PEs; {} cores by CIME's count), CPL {} s, CPL COMM {} s",
-        secs(c.run_s),
-        opt(run.sim_days),
-        c.sypd.map_or_else(|| "-".into(), |v| format!("{v:.2}")),
-        c.chsy.map_or_else(|| "-".into(), |v| format!("{v:.1}")),
-        opt(c.cost_pes.map(u64::from).or(c.cores)),
-        opt(c.cores),
-        secs(c.cpl_run_s),
-        secs(c.cpl_comm_s),
-    );
+    let mut parts = vec![format!("TOT {} s", secs(c.run_s))];
+    if let Some(days) = run.sim_days {
+        parts.push(format!("simulated {days} days"));
+    }
+    if let Some(sypd) = c.sypd {
+        parts.push(format!("SYPD {sypd:.2}"));
+    }
+    if let Some(chsy) = c.chsy {
+        parts.push(format!("CHSY {chsy:.1}"));
+    }
+    match (c.cost_pes, c.cores) {
+        (Some(pes), Some(cores)) => {
+            parts.push(format!("cost on {pes} PEs ({cores} cores by CIME's count)"));
+        }
+        (None, Some(cores)) => parts.push(format!("{cores} cores by CIME's count")),
+        (Some(pes), None) => parts.push(format!("cost on {pes} PEs")),
+        (None, None) => {}
+    }
+    parts.push(format!("CPL {} s", secs(c.cpl_run_s)));
+    parts.push(format!("CPL COMM {} s", secs(c.cpl_comm_s)));
+    let _ = writeln!(out, "coupled: {}", parts.join(", "));
     match (&json.layout, json.predicted_run_s, run.run_s) {
         (Some(layout), Some(predicted), Some(tot)) => {
             let _ = writeln!(out, "layout: {layout}");

@@ -502,3 +502,19 @@ fn layout_check_reports_the_model_error_over_the_noresm3_runs() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("only with --layout-check"));
 }
+
+#[test]
+fn older_and_newer_header_generations_read_alike() {
+    // The 2017 generation says `pes per node` and has no Driver line; newer ones indent every
+    // line by two spaces. Neither changes what is read.
+    let path = cesm2();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let whole = summary::parse(&text, &path).unwrap();
+    let older = text.replace("mpi tasks per node      ", "pes per node");
+    assert_ne!(older, text);
+    let indented: String = text.lines().map(|l| format!("  {l}\n")).collect();
+    let crlf = text.replace('\n', "\r\n");
+    for variant in [older, indented, crlf] {
+        assert_eq!(summary::parse(&variant, &path).unwrap(), whole);
+    }
+}
