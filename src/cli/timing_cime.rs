@@ -209,12 +209,7 @@ fn summaries(path: &Path) -> Result<Vec<PathBuf>> {
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    autolb::model::check::median_sorted(&v)
 }
 
 /// `--layout-check`: for every CIME summary under `paths`, the layout model's TOT beside the

@@ -10,10 +10,10 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-use crate::common::{autolb, complete_is_whole};
+use crate::common::{autolb, complete_is_whole, fixtures};
 
 fn cime() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timing/cime")
+    fixtures().join("cime")
 }
 
 const NE16: &str = "1345315.251015-002914";

@@ -186,22 +186,12 @@ pub fn parse(text: &str, path: &Path) -> Result<Reading, TimingError> {
     if !with_pes {
         notes.push("no PEs column (ESMF before 8.3): threads unknown".into());
     }
-    let mut run = CimeRun {
-        driver: "NUOPC".into(),
-        case: None,
-        components: Vec::new(),
-        run_s: Some(regions[ensemble].max_s),
-        sim_days: None,
-        sypd: None,
-        chsy: None,
-        cost_pes: None,
-        cpl_run_s: None,
-        cpl_comm_s: None,
-        init_s: regions
-            .iter()
-            .find(|r| r.depth == regions[ensemble].depth && r.name == "[ensemble] Init 1")
-            .map(|r| r.max_s),
-    };
+    let mut run = CimeRun::new("NUOPC");
+    run.run_s = Some(regions[ensemble].max_s);
+    run.init_s = regions
+        .iter()
+        .find(|r| r.depth == regions[ensemble].depth && r.name == "[ensemble] Init 1")
+        .map(|r| r.max_s);
     let (mut med, mut comm) = (0.0, 0.0);
     for (i, r) in regions.iter().enumerate() {
         if !descends(&regions, i, run_root) {

@@ -93,6 +93,23 @@ pub struct CimeRun {
 }
 
 impl CimeRun {
+    /// A run of `driver` with nothing read yet.
+    pub fn new(driver: &str) -> CimeRun {
+        CimeRun {
+            driver: driver.to_string(),
+            case: None,
+            components: Vec::new(),
+            run_s: None,
+            sim_days: None,
+            sypd: None,
+            chsy: None,
+            cost_pes: None,
+            cpl_run_s: None,
+            cpl_comm_s: None,
+            init_s: None,
+        }
+    }
+
     /// The components that take part in the layout: every class but stubs. The coupler is one
     /// of them: its own time is spent on its PEs, one after the others there; what the layout
     /// model leaves out is the communication and any waiting inside the driver's loop.

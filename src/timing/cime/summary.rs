@@ -82,19 +82,7 @@ fn table_row(line: &str) -> Option<CimeComponent> {
 /// Parses summary text read from `path`.
 pub fn parse(text: &str, path: &Path) -> Result<Reading, TimingError> {
     let (lines, cut) = whole_lines(text);
-    let mut run = CimeRun {
-        driver: "MCT".into(),
-        case: None,
-        components: Vec::new(),
-        run_s: None,
-        sim_days: None,
-        sypd: None,
-        chsy: None,
-        cost_pes: None,
-        cpl_run_s: None,
-        cpl_comm_s: None,
-        init_s: None,
-    };
+    let mut run = CimeRun::new("MCT");
     let mut notes = Vec::new();
     let mut saw_driver = false;
     let mut in_table = false;
