@@ -10,9 +10,11 @@
 //! The tree gives the layout model ([`Layout::run_time`]): the time of `a | b` is the larger of
 //! the two, the time of `a ; b` their sum. [`infer`] reads the tree back from the PE ranges a
 //! CIME run states, and [`cores`] counts the cores a set of ranges takes the way CIME bills them.
-//! A parse error names the column and how to write the expression instead.
+//! A parse error names the column and how to write the expression instead. [`search::fastest`]
+//! finds the fastest placement of a tree within a budget, exactly.
 
 mod infer;
+pub mod search;
 
 use std::fmt;
 
