@@ -19,11 +19,16 @@ use std::path::Path;
 use super::{whole_lines, CimeComponent, CimeRun};
 use crate::timing::{Format, Reading, TimingError};
 
-/// Whether a file name is a CIME summary: `cesm_timing.*` or `e3sm_timing.*` (any model name
-/// before `_timing.`), but not the `*_timing_stats.*` files beside it.
+/// The model names CIME puts before `_timing.`: CESM (and NorESM, which runs as `cesm`), E3SM
+/// and its former name ACME.
+const MODELS: [&str; 3] = ["cesm", "e3sm", "acme"];
+
+/// Whether a file name is a CIME summary: `cesm_timing.*` or `e3sm_timing.*` (`acme_timing.*`
+/// in older E3SM), but not the `*_timing_stats.*` files beside it. Other names are recognised
+/// by their text.
 pub fn is_summary_name(name: &str) -> bool {
     name.split_once("_timing.")
-        .is_some_and(|(model, _)| !model.is_empty() && !model.contains('.'))
+        .is_some_and(|(model, rest)| MODELS.contains(&model) && !rest.is_empty())
 }
 
 /// Whether text (the first few kilobytes of a file) is a CIME summary.
@@ -240,4 +245,21 @@ pub fn parse(text: &str, path: &Path) -> Result<Reading, TimingError> {
         notes.push("no `run length : N days` line: simulated time unknown".into());
     }
     Ok(run.into_reading(Format::Cime, partial, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_names_are_cimes_own() {
+        assert!(is_summary_name(
+            "cesm_timing.b.e20.BHIST.9459679.180517-114852"
+        ));
+        assert!(is_summary_name("e3sm_timing.case.123.240101-000000"));
+        assert!(!is_summary_name("cesm_timing_stats.240101-000000"));
+        assert!(!is_summary_name("ifs_timing.csv"));
+        assert!(!is_summary_name("timing.log"));
+        assert!(!is_summary_name("cesm_timing."));
+    }
 }
