@@ -64,6 +64,7 @@ mod slurm_campaign;
 mod slurm_ecearth3;
 mod slurm_ecearth4;
 mod slurm_executor;
+mod timing_cime;
 mod timing_cli;
 mod timing_consistency;
 mod timing_ecearth4;
