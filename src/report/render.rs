@@ -561,11 +561,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
                 },
                 _ => String::new(),
             };
-            let failed = t
-                .runs
-                .iter()
-                .filter(|r| r.state == crate::campaign::RunState::Failed)
-                .count();
+            let failed = t.runs_failed();
             // Upper case stands out in the table, in print too.
             let mut state = match t.state {
                 TestState::Failed => "FAILED".to_string(),

@@ -17,6 +17,7 @@ mod campaign_bounds;
 mod campaign_claims;
 mod campaign_cli;
 mod campaign_cold_start;
+mod campaign_counts;
 mod campaign_command;
 mod campaign_coupled;
 mod campaign_demo;

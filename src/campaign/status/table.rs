@@ -144,8 +144,9 @@ impl Status {
                         .filter(|r| r.state == RunState::Failed)
                         .map(|r| {
                             format!(
-                                "    rep {} failed: {}",
+                                "    rep {} {}: {}",
                                 r.repetition,
+                                r.word(),
                                 r.failure.as_deref().unwrap_or("no reason recorded")
                             )
                         })

@@ -361,11 +361,7 @@ impl Loader {
                     step: Some(t.step),
                     state: t.summary(),
                     stopped_state: t.summary_if_stopped(),
-                    failed: t
-                        .runs
-                        .iter()
-                        .filter(|r| r.state == RunState::Failed)
-                        .count(),
+                    failed: t.runs_failed(),
                     job: t.runs.iter().rev().find_map(|r| r.job.clone()),
                     runs: t
                         .runs
