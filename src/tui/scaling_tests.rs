@@ -186,3 +186,45 @@ fn loader_points_are_the_curve_files(design: &str) {
         assert_eq!(view.scaling_points(row).len(), per_row, "{row:?}");
     }
 }
+
+#[test]
+fn a_curve_file_edited_by_hand_changes_no_curve_the_app_draws_and_is_flagged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let toml = "[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
+         [[component]]\nname = \"NEMO\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
+         [scaling]\ndesign = \"standalone\"\ncounts = 3\nrepetitions = 2\nmax_runs = 14\n\n\
+         [executor]\nkind = \"sim\"\njobs = 8\n\n[executor.sim]\nsteps = 8\nseed = 5\n";
+    let file = CampaignFile::parse(toml, "scaling.toml").unwrap();
+    let dir = tmp.path().join("campaign");
+    init(&dir, &file, tmp.path(), false).unwrap();
+    drive(&dir, &DriveOptions::default(), &AtomicBool::new(false)).unwrap();
+    let state = State::load(&dir).unwrap();
+    let comps = ["IFS", "NEMO"]
+        .map(|n| LoaderComponent {
+            name: n.into(),
+            timing_name: n.into(),
+        })
+        .to_vec();
+    let measured = Loader::new(dir.clone(), comps.clone(), None, 0.5)
+        .load()
+        .curves
+        .expect("both curves measured");
+    // IFS's file gets absurd speeds at its first two counts.
+    let path = dir.join(&state.components[0].curve);
+    let first = measured[0].points()[0].nproc;
+    let second = measured[0].points()[1].nproc;
+    let mut edited = format!("nproc,SYPD\n{first},48999\n{second},1e300\n");
+    for p in &measured[0].points()[2..] {
+        edited.push_str(&format!("{},{}\n", p.nproc, p.sypd));
+    }
+    std::fs::write(&path, edited).unwrap();
+
+    let view = Loader::new(dir.clone(), comps, None, 0.5).load();
+    assert_eq!(view.curves.as_ref(), Some(&measured));
+    assert_eq!(view.curve_notes.len(), 1, "{:?}", view.curve_notes);
+    assert!(view.curve_notes[0].contains("48999"), "{:?}", view.curve_notes);
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(view)));
+    let screen = text(&draw(&app, 160, 30));
+    assert!(screen.contains("⚠ 1 curve file ≠ state"), "{screen}");
+}

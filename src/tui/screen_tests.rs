@@ -131,6 +131,7 @@ pub(super) fn watched() -> CampaignView {
         threads: Vec::new(),
         phase: None,
         executor: None,
+        curve_notes: Vec::new(),
     }
 }
 

@@ -134,6 +134,11 @@ impl Status {
                 .clone()
                 .filter(|_| state.is_scaling()),
             cold_start: None,
+            curve_notes: if state.measures_curves() {
+                scaling_output::curve_file_notes(state, dir)
+            } else {
+                Vec::new()
+            },
             threads: state.components.iter().any(|c| c.threads > 1).then(|| {
                 NameMap::zip(
                     &state.component_names(),

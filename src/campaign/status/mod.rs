@@ -206,6 +206,11 @@ pub struct Status {
     /// status is carried whole in reports, where it should stay small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_start: Option<Box<ColdStartView>>,
+    /// A campaign that measures its curves: one note per curve file (`DIR/curves/NAME.csv`)
+    /// that disagrees with what the state measured, naming both. Every view predicts from the
+    /// state, so the note says why an edited file changed nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curve_notes: Vec<String>,
     /// OpenMP threads per rank of each component, when one runs more than one (absent for
     /// pure MPI): every `nproc` counts cores, `nproc / threads` ranks, as `autolb predict`'s
     /// JSON has them.

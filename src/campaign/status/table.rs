@@ -35,6 +35,9 @@ impl Status {
         }
         out.push_str(&self.best_text());
         out.push('\n');
+        for note in &self.curve_notes {
+            out.push_str(&format!("note: {note}\n"));
+        }
         out
     }
 
