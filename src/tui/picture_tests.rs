@@ -95,8 +95,7 @@ fn ran() -> &'static Ran {
                 timing_name: c.timing_name.clone(),
             })
             .collect();
-        let mut view =
-            Loader::new(dir, components, state.settings.period_s, settings.tts_w).load();
+        let mut view = Loader::new(dir, components, state.settings.period_s, settings.tts_w).load();
         view.dir = Some(PathBuf::from(SHOWN_DIR));
         // The runs' wall-clock times are those of a stand-in model run at full speed, which
         // differ from one run of this test to the next: the pictures leave them out.
@@ -264,14 +263,30 @@ fn the_best_line_in_the_pictures_is_the_answer_and_its_rows() {
                 .find_map(|part| part.trim().strip_prefix(name))
                 .map(|v| v.split_whitespace().next().unwrap_or_default().to_string())
         };
-        let need = |name: &str| field(name).unwrap_or_else(|| panic!("{}: no {name}in {best}", p.name));
+        let need =
+            |name: &str| field(name).unwrap_or_else(|| panic!("{}: no {name}in {best}", p.name));
         let (sypd, chsy, fn_) = (need("SYPD "), need("CHSY "), need("FN "));
-        assert!(best.contains(&answer.config), "{}: {best} is not {}", p.name, answer.config);
+        assert!(
+            best.contains(&answer.config),
+            "{}: {best} is not {}",
+            p.name,
+            answer.config
+        );
         assert_eq!(sypd, format!("{:.2}", answer.sypd), "{}: {best}", p.name);
         assert_eq!(chsy, format!("{:.0}", answer.chsy), "{}: {best}", p.name);
-        assert_eq!(fn_, format!("{:.3}", answer.fittingness), "{}: {best}", p.name);
+        assert_eq!(
+            fn_,
+            format!("{:.3}", answer.fittingness),
+            "{}: {best}",
+            p.name
+        );
         if let Some(named) = field("it/t ") {
-            assert_eq!(named, format!("{}/{}", best_row.iteration, best_row.test), "{}", p.name);
+            assert_eq!(
+                named,
+                format!("{}/{}", best_row.iteration, best_row.test),
+                "{}",
+                p.name
+            );
         }
         // The rows that measured it: their runs' mean is the line's.
         let rows: Vec<_> = view
@@ -280,7 +295,9 @@ fn the_best_line_in_the_pictures_is_the_answer_and_its_rows() {
             .filter(|r| answer.measured_in.contains(&[r.iteration, r.test]))
             .collect();
         assert_eq!(rows.len(), answer.measured_in.len());
-        assert!(rows.iter().all(|r| r.fittingness.map(|f| format!("{f:.3}")) == Some(fn_.clone())));
+        assert!(rows
+            .iter()
+            .all(|r| r.fittingness.map(|f| format!("{f:.3}")) == Some(fn_.clone())));
         let runs: Vec<f64> = rows
             .iter()
             .flat_map(|r| r.runs.iter().filter_map(|run| run.sypd))

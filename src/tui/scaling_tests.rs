@@ -222,7 +222,11 @@ fn a_curve_file_edited_by_hand_changes_no_curve_the_app_draws_and_is_flagged() {
     let view = Loader::new(dir.clone(), comps, None, 0.5).load();
     assert_eq!(view.curves.as_ref(), Some(&measured));
     assert_eq!(view.curve_notes.len(), 1, "{:?}", view.curve_notes);
-    assert!(view.curve_notes[0].contains("48999"), "{:?}", view.curve_notes);
+    assert!(
+        view.curve_notes[0].contains("48999"),
+        "{:?}",
+        view.curve_notes
+    );
     let mut app = app();
     app.update(Event::Campaign(Box::new(view)));
     let screen = text(&draw(&app, 160, 30));

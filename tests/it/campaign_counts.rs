@@ -103,7 +103,10 @@ fn a_campaign_cancelled_before_any_run_started_shows_no_failure() {
     assert!(!words.is_empty());
     assert!(words.iter().all(|w| w == "cancelled"), "{words:?}");
     assert_eq!(counts["failed"], 0, "{counts}");
-    assert_eq!(counts["cancelled"].as_u64().unwrap(), 2 * words.len() as u64);
+    assert_eq!(
+        counts["cancelled"].as_u64().unwrap(),
+        2 * words.len() as u64
+    );
 
     let table = autolb().args(["campaign", "status"]).arg(&dir).stdout_ok();
     assert!(table.contains("cancelled 0/2"), "{table}");

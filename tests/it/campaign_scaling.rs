@@ -567,7 +567,10 @@ fn a_curve_file_edited_after_the_campaign_changes_no_answer_and_is_noted() {
     }
     let note = format!("Note: {curve} disagrees with the campaign's state");
     let head = after.split("\n## ").nth(1).unwrap();
-    assert!(head.contains(&note), "{note:?} not in the recommendation:\n{head}");
+    assert!(
+        head.contains(&note),
+        "{note:?} not in the recommendation:\n{head}"
+    );
 
     let json: Value = serde_json::from_str(
         &autolb()
@@ -579,10 +582,10 @@ fn a_curve_file_edited_after_the_campaign_changes_no_answer_and_is_noted() {
     let notes = json["curve_notes"].as_array().unwrap();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].as_str().unwrap().starts_with(&curve), "{notes:?}");
-    let text = autolb()
-        .args(["campaign", "status"])
-        .arg(&dir)
-        .stdout_ok();
+    let text = autolb().args(["campaign", "status"]).arg(&dir).stdout_ok();
     let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(words.contains(&format!("note: {curve} disagrees")), "{text}");
+    assert!(
+        words.contains(&format!("note: {curve} disagrees")),
+        "{text}"
+    );
 }
