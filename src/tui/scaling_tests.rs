@@ -141,18 +141,23 @@ fn the_loader_shows_the_points_the_campaign_writes_into_its_curves() {
     }
 }
 
-fn loader_points_are_the_curve_files(design: &str) {
-    let tmp = tempfile::tempdir().unwrap();
+/// A two-component scaling campaign (`design`, `repetitions` per count) run to its end by the
+/// driver in `tmp/campaign`, with the loader's components.
+fn ran_scaling(
+    tmp: &std::path::Path,
+    design: &str,
+    repetitions: u32,
+) -> (std::path::PathBuf, State, Vec<LoaderComponent>) {
     let text = format!(
         "[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
          [[component]]\nname = \"NEMO\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
-         [scaling]\ndesign = \"{design}\"\ncounts = 3\nrepetitions = 3\nmax_runs = 21\n\n\
-         [executor]\nkind = \"sim\"\njobs = 8\n\n[executor.sim]\nsteps = 8\nseed = 5\n"
+         [scaling]\ndesign = \"{design}\"\ncounts = 3\nrepetitions = {repetitions}\nmax_runs = {}\n\n\
+         [executor]\nkind = \"sim\"\njobs = 8\n\n[executor.sim]\nsteps = 8\nseed = 5\n",
+        7 * repetitions
     );
-    let text = text.as_str();
-    let file = CampaignFile::parse(text, "scaling.toml").unwrap();
-    let dir = tmp.path().join("campaign");
-    init(&dir, &file, tmp.path(), false).unwrap();
+    let file = CampaignFile::parse(&text, "scaling.toml").unwrap();
+    let dir = tmp.join("campaign");
+    init(&dir, &file, tmp, false).unwrap();
     drive(&dir, &DriveOptions::default(), &AtomicBool::new(false)).unwrap();
     let state = State::load(&dir).unwrap();
     let comps = ["IFS", "NEMO"]
@@ -161,6 +166,12 @@ fn loader_points_are_the_curve_files(design: &str) {
             timing_name: n.into(),
         })
         .to_vec();
+    (dir, state, comps)
+}
+
+fn loader_points_are_the_curve_files(design: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state, comps) = ran_scaling(tmp.path(), design, 3);
     let view = Loader::new(dir.clone(), comps, None, 0.5).load();
     assert_eq!(view.scaling.len(), 2);
     for (k, c) in view.scaling.iter().enumerate() {
@@ -190,21 +201,7 @@ fn loader_points_are_the_curve_files(design: &str) {
 #[test]
 fn a_curve_file_edited_by_hand_changes_no_curve_the_app_draws_and_is_flagged() {
     let tmp = tempfile::tempdir().unwrap();
-    let toml = "[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
-         [[component]]\nname = \"NEMO\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
-         [scaling]\ndesign = \"standalone\"\ncounts = 3\nrepetitions = 2\nmax_runs = 14\n\n\
-         [executor]\nkind = \"sim\"\njobs = 8\n\n[executor.sim]\nsteps = 8\nseed = 5\n";
-    let file = CampaignFile::parse(toml, "scaling.toml").unwrap();
-    let dir = tmp.path().join("campaign");
-    init(&dir, &file, tmp.path(), false).unwrap();
-    drive(&dir, &DriveOptions::default(), &AtomicBool::new(false)).unwrap();
-    let state = State::load(&dir).unwrap();
-    let comps = ["IFS", "NEMO"]
-        .map(|n| LoaderComponent {
-            name: n.into(),
-            timing_name: n.into(),
-        })
-        .to_vec();
+    let (dir, state, comps) = ran_scaling(tmp.path(), "standalone", 2);
     let measured = Loader::new(dir.clone(), comps.clone(), None, 0.5)
         .load()
         .curves

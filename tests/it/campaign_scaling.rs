@@ -432,17 +432,23 @@ fn the_app_on_a_scaling_campaign_without_curves_yet_says_where_to_look() {
     );
 }
 
-#[test]
-fn the_report_says_where_each_curve_came_from() {
-    let case = SyntheticCase::generate(11, 2);
-    let tmp = tempfile::tempdir().unwrap();
-    write_truths(&case, tmp.path());
-    let dir = sim_campaign(&case, tmp.path());
+/// A two-component sim scaling campaign on truths of `seed`, run to its end in `tmp`.
+fn ran_sim_campaign(seed: u64, tmp: &Path) -> (SyntheticCase, PathBuf) {
+    let case = SyntheticCase::generate(seed, 2);
+    write_truths(&case, tmp);
+    let dir = sim_campaign(&case, tmp);
     autolb()
         .args(["campaign", "run"])
         .arg(&dir)
         .timeout(Duration::from_secs(300))
         .stdout_ok();
+    (case, dir)
+}
+
+#[test]
+fn the_report_says_where_each_curve_came_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (case, dir) = ran_sim_campaign(11, tmp.path());
     let status: Value = serde_json::from_str(
         &autolb()
             .args(["campaign", "status", "--json"])
@@ -510,15 +516,8 @@ fn recommendation(md: &str) -> String {
 
 #[test]
 fn a_curve_file_edited_after_the_campaign_changes_no_answer_and_is_noted() {
-    let case = SyntheticCase::generate(11, 2);
     let tmp = tempfile::tempdir().unwrap();
-    write_truths(&case, tmp.path());
-    let dir = sim_campaign(&case, tmp.path());
-    autolb()
-        .args(["campaign", "run"])
-        .arg(&dir)
-        .timeout(Duration::from_secs(300))
-        .stdout_ok();
+    let (_, dir) = ran_sim_campaign(11, tmp.path());
     let report = |name: &str| {
         let out = tmp.path().join(name);
         autolb()
