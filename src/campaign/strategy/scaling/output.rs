@@ -129,9 +129,10 @@ pub fn measured_curve(state: &State, c: usize) -> Option<Curve> {
     Curve::from_csv_str(name.clone(), &comp.curve.display().to_string(), &text).ok()
 }
 
-/// A note for each curve file that disagrees with the curve the state measured (a count one
-/// has and the other has not, or another SYPD at a count), naming both: views predict from
-/// the state ([`measured_curve`]), so a hand-edited file changes nothing, and says so.
+/// A note for each curve file changed since the state was saved that disagrees with the curve
+/// the state measured (a count one has and the other has not, or another SYPD at a count),
+/// naming both: views predict from the state ([`measured_curve`]), so a hand-edited file
+/// changes nothing, and says so.
 pub fn curve_file_notes(state: &State, dir: &Path) -> Vec<String> {
     let mut notes = Vec::new();
     for (c, comp) in state.components.iter().enumerate() {
@@ -139,6 +140,18 @@ pub fn curve_file_notes(state: &State, dir: &Path) -> Vec<String> {
             continue;
         };
         let path = dir.join(&comp.curve);
+        // A file older than the state's last save is one its driver is about to write again
+        // (it saves the state first), and a missing one is written then too: only a file
+        // changed since the state was saved is someone else's.
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        match (
+            modified(&path),
+            modified(&dir.join(crate::campaign::state::STATE_FILE)),
+        ) {
+            (None, _) => continue,
+            (Some(file), Some(saved)) if file < saved => continue,
+            _ => {}
+        }
         let differences = match Curve::load(comp.name.clone(), &path) {
             Ok(file) => curve_differences(&file, &measured),
             Err(e) => vec![format!("it cannot be read ({e})")],
