@@ -422,7 +422,8 @@ pub struct CampaignPrediction {
     pub notes: Vec<String>,
 }
 
-/// The prediction inputs of a campaign: each component's curve copy with the campaign's limits,
+/// The prediction inputs of a campaign: each component's curve with the campaign's limits (the
+/// curve its state measured in a scaling campaign or a cold start, else its copy in `DIR`),
 /// and the settings frozen at `init` (states written before they were kept: the step is half
 /// the initial step, the campaign's default relation).
 pub fn campaign_inputs(
@@ -430,8 +431,13 @@ pub fn campaign_inputs(
     dir: &Path,
 ) -> Result<(Vec<ComponentInput>, Settings), crate::curve::CurveError> {
     let mut inputs = Vec::new();
-    for c in &state.components {
-        let curve = Curve::load(c.name.clone(), &dir.join(&c.curve))?;
+    for (i, c) in state.components.iter().enumerate() {
+        // A campaign that measures its curves predicts from what its state measured; the
+        // file is its copy for other tools, and may be stale or edited.
+        let curve = match super::strategy::scaling::output::measured_curve(state, i) {
+            Some(curve) => curve,
+            None => Curve::load(c.name.clone(), &dir.join(&c.curve))?,
+        };
         inputs.push(ComponentInput {
             name: c.name.clone(),
             curve: Some(curve),

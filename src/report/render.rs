@@ -40,6 +40,9 @@ impl Report {
                         }
                         format!("{c}.")
                     }));
+                    // A curve file edited after the campaign changed nothing: say so where
+                    // the answer is read.
+                    lines.extend(self.campaign_curve_notes().map(|n| format!("Note: {n}.")));
                     out.push(Block::Callout(lines));
                 }
                 Section::Settings(s) => settings_blocks(s, &mut out),
@@ -52,6 +55,17 @@ impl Report {
             }
         }
         out
+    }
+
+    /// The campaign's notes on curve files that disagree with its state.
+    fn campaign_curve_notes(&self) -> impl Iterator<Item = &String> {
+        self.sections
+            .iter()
+            .filter_map(|s| match s {
+                Section::Campaign(status) => Some(&status.curve_notes),
+                _ => None,
+            })
+            .flatten()
     }
 
     /// One self-contained HTML page.
@@ -530,6 +544,9 @@ fn curve_origin_blocks(s: &Status, out: &mut Vec<Block>) {
 
 fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
     curve_origin_blocks(s, out);
+    for note in &s.curve_notes {
+        out.push(Block::Paragraph(format!("Note: {note}.")));
+    }
     out.push(Block::Heading("The campaign".into()));
     if s.iterations.is_empty() {
         out.push(Block::Paragraph("No lb-iteration yet.".into()));
@@ -561,11 +578,7 @@ fn campaign_blocks(s: &Status, out: &mut Vec<Block>) {
                 },
                 _ => String::new(),
             };
-            let failed = t
-                .runs
-                .iter()
-                .filter(|r| r.state == crate::campaign::RunState::Failed)
-                .count();
+            let failed = t.runs_failed();
             // Upper case stands out in the table, in print too.
             let mut state = match t.state {
                 TestState::Failed => "FAILED".to_string(),

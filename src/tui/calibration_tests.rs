@@ -150,9 +150,11 @@ fn curves_pane_shows_coupled_points_and_the_calibrated_curve_at_80x24() {
     app.ui.focus = Pane::Curves;
     app.update(key('z'));
     let screen = text(&draw(&app, 80, 24));
-    assert!(screen.contains("▗ coupled ▞ calibrated"), "{screen}");
+    assert!(screen.contains("▗ coupled +~ calibrated"), "{screen}");
     let body: String = screen.lines().skip(1).collect();
     assert!(body.contains('▗'), "coupled points drawn:\n{screen}");
+    // Each component's calibrated curve in its own glyph, colour or not.
+    assert!(body.contains('+') && body.contains('~'), "{screen}");
     insta::assert_snapshot!(screen);
     // Without a calibrated model neither appears.
     let mut plain = super::tests::app();
@@ -301,6 +303,71 @@ fn the_loader_refits_the_model_on_a_finished_campaign() {
     app.update(Event::Campaign(Box::new(view)));
     app.update(key('M'));
     assert_eq!(app.ranking.model, ModelKind::Calibrated);
+}
+
+/// Every glyph the curves pane draws with a calibrated model (borders, axis labels and words
+/// aside) is one the legend lists, with colour and without; none is a sextant (U+1FB00..),
+/// a block many SSH clients' fonts lack; and each component's calibrated curve has its own.
+#[test]
+fn the_curves_pane_draws_only_listed_glyphs_and_no_sextant() {
+    use super::theme::ColorDepth;
+    let rows = view::legend::glyph_rows();
+    for depth in [ColorDepth::TrueColor, ColorDepth::Mono] {
+        let listed: String = rows
+            .iter()
+            .map(|g| match depth {
+                ColorDepth::Mono => g.mono.as_str(),
+                _ => g.colour.as_str(),
+            })
+            .collect();
+        for (w, h) in [(80, 24), (120, 44), (200, 60)] {
+            let mut app = super::tests::app_with(depth, std::env::temp_dir());
+            let cal = fit(&app, runs(&app));
+            app.set_calibration(cal);
+            app.ui.focus = Pane::Curves;
+            app.update(key('z'));
+            let buf = draw(&app, w, h);
+            // The zoomed pane's two charts, down to their bottom border; the status lines
+            // under them are the status line's own.
+            let screen = text(&buf);
+            let lines: Vec<&str> = screen.lines().collect();
+            let last = lines.iter().rposition(|l| l.contains('┛')).unwrap();
+            let symbols: std::collections::BTreeSet<char> =
+                lines[..=last].iter().flat_map(|l| l.chars()).collect();
+            // A Braille or quarter-block marker draws the sub-cell pattern its points fall in:
+            // the legend shows one of each family (`⣿`; `▗` / `▖`).
+            let quadrants = "▘▝▖▗▌▐▚▞▛▜▙▟";
+            let family = |c: char| match c {
+                '\u{2800}'..='\u{28FF}' => '⣿',
+                c if quadrants.contains(c) && depth == ColorDepth::Mono => '▗',
+                c if quadrants.contains(c) => '▖',
+                c => c,
+            };
+            for c in symbols.iter().map(|&c| family(c)) {
+                assert!(
+                    !('\u{1FB00}'..='\u{1FBFF}').contains(&c),
+                    "{depth:?} {w}x{h}: sextant {c:?}"
+                );
+                // Words and numbers are ASCII; borders are box drawing.
+                let plain = c.is_ascii() || ('\u{2500}'..='\u{257F}').contains(&c);
+                assert!(
+                    plain || listed.contains(c),
+                    "{depth:?} {w}x{h}: {c:?} drawn but not in the legend\n{}",
+                    text(&buf)
+                );
+            }
+            for i in 0..2 {
+                let g = view::curves::calibrated_glyph(i);
+                assert!(listed.contains(g), "{g} not in the legend");
+                let body: String = text(&buf).lines().skip(1).collect();
+                assert!(body.contains(g), "{depth:?} {w}x{h}: {g} not drawn");
+            }
+        }
+    }
+    assert_ne!(
+        view::curves::calibrated_glyph(0),
+        view::curves::calibrated_glyph(1)
+    );
 }
 
 /// The band's quarter blocks appear on a tall chart with colour (where lines are Braille or

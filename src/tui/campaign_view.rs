@@ -112,6 +112,9 @@ pub struct CampaignView {
     /// The campaign's executor kind as `campaign status` names it (`sim`, `command`, ...,
     /// `external`); campaign directories only.
     pub executor: Option<String>,
+    /// Notes on curve files that disagree with what the campaign's state measured (campaign
+    /// status says them in full); the app draws and ranks from the state either way.
+    pub curve_notes: Vec<String>,
 }
 
 /// One component's measured points in a scaling campaign.

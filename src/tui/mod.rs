@@ -55,6 +55,8 @@ mod screen_html;
 #[cfg(test)]
 mod screen_tests;
 #[cfg(test)]
+mod status_line_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod trade_off_tests;

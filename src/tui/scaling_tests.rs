@@ -141,18 +141,23 @@ fn the_loader_shows_the_points_the_campaign_writes_into_its_curves() {
     }
 }
 
-fn loader_points_are_the_curve_files(design: &str) {
-    let tmp = tempfile::tempdir().unwrap();
+/// A two-component scaling campaign (`design`, `repetitions` per count) run to its end by the
+/// driver in `tmp/campaign`, with the loader's components.
+fn ran_scaling(
+    tmp: &std::path::Path,
+    design: &str,
+    repetitions: u32,
+) -> (std::path::PathBuf, State, Vec<LoaderComponent>) {
     let text = format!(
         "[[component]]\nname = \"IFS\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
          [[component]]\nname = \"NEMO\"\nmin_nproc = 48\nmax_nproc = 960\n\n\
-         [scaling]\ndesign = \"{design}\"\ncounts = 3\nrepetitions = 3\nmax_runs = 21\n\n\
-         [executor]\nkind = \"sim\"\njobs = 8\n\n[executor.sim]\nsteps = 8\nseed = 5\n"
+         [scaling]\ndesign = \"{design}\"\ncounts = 3\nrepetitions = {repetitions}\nmax_runs = {}\n\n\
+         [executor]\nkind = \"sim\"\njobs = 8\n\n[executor.sim]\nsteps = 8\nseed = 5\n",
+        7 * repetitions
     );
-    let text = text.as_str();
-    let file = CampaignFile::parse(text, "scaling.toml").unwrap();
-    let dir = tmp.path().join("campaign");
-    init(&dir, &file, tmp.path(), false).unwrap();
+    let file = CampaignFile::parse(&text, "scaling.toml").unwrap();
+    let dir = tmp.join("campaign");
+    init(&dir, &file, tmp, false).unwrap();
     drive(&dir, &DriveOptions::default(), &AtomicBool::new(false)).unwrap();
     let state = State::load(&dir).unwrap();
     let comps = ["IFS", "NEMO"]
@@ -161,6 +166,12 @@ fn loader_points_are_the_curve_files(design: &str) {
             timing_name: n.into(),
         })
         .to_vec();
+    (dir, state, comps)
+}
+
+fn loader_points_are_the_curve_files(design: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state, comps) = ran_scaling(tmp.path(), design, 3);
     let view = Loader::new(dir.clone(), comps, None, 0.5).load();
     assert_eq!(view.scaling.len(), 2);
     for (k, c) in view.scaling.iter().enumerate() {
@@ -185,4 +196,36 @@ fn loader_points_are_the_curve_files(design: &str) {
     for row in &view.rows {
         assert_eq!(view.scaling_points(row).len(), per_row, "{row:?}");
     }
+}
+
+#[test]
+fn a_curve_file_edited_by_hand_changes_no_curve_the_app_draws_and_is_flagged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state, comps) = ran_scaling(tmp.path(), "standalone", 2);
+    let measured = Loader::new(dir.clone(), comps.clone(), None, 0.5)
+        .load()
+        .curves
+        .expect("both curves measured");
+    // IFS's file gets absurd speeds at its first two counts.
+    let path = dir.join(&state.components[0].curve);
+    let first = measured[0].points()[0].nproc;
+    let second = measured[0].points()[1].nproc;
+    let mut edited = format!("nproc,SYPD\n{first},48999\n{second},1e300\n");
+    for p in &measured[0].points()[2..] {
+        edited.push_str(&format!("{},{}\n", p.nproc, p.sypd));
+    }
+    std::fs::write(&path, edited).unwrap();
+
+    let view = Loader::new(dir.clone(), comps, None, 0.5).load();
+    assert_eq!(view.curves.as_ref(), Some(&measured));
+    assert_eq!(view.curve_notes.len(), 1, "{:?}", view.curve_notes);
+    assert!(
+        view.curve_notes[0].contains("48999"),
+        "{:?}",
+        view.curve_notes
+    );
+    let mut app = app();
+    app.update(Event::Campaign(Box::new(view)));
+    let screen = text(&draw(&app, 160, 30));
+    assert!(screen.contains("⚠ 1 curve file ≠ state"), "{screen}");
 }

@@ -432,17 +432,23 @@ fn the_app_on_a_scaling_campaign_without_curves_yet_says_where_to_look() {
     );
 }
 
-#[test]
-fn the_report_says_where_each_curve_came_from() {
-    let case = SyntheticCase::generate(11, 2);
-    let tmp = tempfile::tempdir().unwrap();
-    write_truths(&case, tmp.path());
-    let dir = sim_campaign(&case, tmp.path());
+/// A two-component sim scaling campaign on truths of `seed`, run to its end in `tmp`.
+fn ran_sim_campaign(seed: u64, tmp: &Path) -> (SyntheticCase, PathBuf) {
+    let case = SyntheticCase::generate(seed, 2);
+    write_truths(&case, tmp);
+    let dir = sim_campaign(&case, tmp);
     autolb()
         .args(["campaign", "run"])
         .arg(&dir)
         .timeout(Duration::from_secs(300))
         .stdout_ok();
+    (case, dir)
+}
+
+#[test]
+fn the_report_says_where_each_curve_came_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (case, dir) = ran_sim_campaign(11, tmp.path());
     let status: Value = serde_json::from_str(
         &autolb()
             .args(["campaign", "status", "--json"])
@@ -492,4 +498,93 @@ fn the_report_says_where_each_curve_came_from() {
             assert!(section.contains(&row), "{row} not in\n{section}");
         }
     }
+}
+
+/// The `## Recommendation` section of a Markdown report, its notes left out.
+fn recommendation(md: &str) -> String {
+    md.split("## Recommendation")
+        .nth(1)
+        .expect("a recommendation")
+        .split("\n## ")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("Note:") && l.trim() != ">")
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_curve_file_edited_after_the_campaign_changes_no_answer_and_is_noted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, dir) = ran_sim_campaign(11, tmp.path());
+    let report = |name: &str| {
+        let out = tmp.path().join(name);
+        autolb()
+            .args(["report", "--markdown", "--out"])
+            .arg(&out)
+            .arg(&dir)
+            .stdout_ok();
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let before = report("before.md");
+    assert!(!before.contains("disagrees"), "{before}");
+
+    // By hand: the first two measured counts of the first component get absurd speeds.
+    let state = autolb::campaign::State::load(&dir).unwrap();
+    let file = dir.join(&state.components[0].curve);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut edited = Vec::new();
+    let mut rows = 0;
+    let mut changed = Vec::new();
+    for line in text.lines() {
+        let cells: Vec<&str> = line.split(',').collect();
+        if cells[0].parse::<u32>().is_ok() && rows < 2 {
+            let sypd = ["999", "1e300"][rows];
+            changed.push((cells[0].to_string(), sypd));
+            edited.push(format!("{},{sypd}", cells[0]));
+            rows += 1;
+        } else if cells[0].parse::<u32>().is_ok() {
+            edited.push(cells[..2].join(","));
+        } else if line.starts_with("nproc") {
+            edited.push("nproc,SYPD".into());
+        } else {
+            edited.push(line.to_string());
+        }
+    }
+    assert_eq!(rows, 2, "{text}");
+    std::fs::write(&file, edited.join("\n") + "\n").unwrap();
+
+    let after = report("after.md");
+    // The answer comes from the state: the recommendation reads as before.
+    assert_eq!(recommendation(&before), recommendation(&after));
+    let curve = state.components[0].curve.display().to_string();
+    for (nproc, sypd) in &changed {
+        let shown = if *sypd == "999" { "999.00" } else { "1e300" };
+        let said = format!("at {nproc} PEs the file has {shown} SYPD, the state ");
+        assert!(after.contains(&said), "{said:?} not in\n{after}");
+    }
+    let note = format!("Note: {curve} disagrees with the campaign's state");
+    let head = after.split("\n## ").nth(1).unwrap();
+    assert!(
+        head.contains(&note),
+        "{note:?} not in the recommendation:\n{head}"
+    );
+
+    let json: Value = serde_json::from_str(
+        &autolb()
+            .args(["campaign", "status", "--json"])
+            .arg(&dir)
+            .stdout_ok(),
+    )
+    .unwrap();
+    let notes = json["curve_notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].as_str().unwrap().starts_with(&curve), "{notes:?}");
+    let text = autolb().args(["campaign", "status"]).arg(&dir).stdout_ok();
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(&format!("note: {curve} disagrees")),
+        "{text}"
+    );
 }

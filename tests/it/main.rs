@@ -18,6 +18,7 @@ mod campaign_claims;
 mod campaign_cli;
 mod campaign_cold_start;
 mod campaign_command;
+mod campaign_counts;
 mod campaign_coupled;
 mod campaign_demo;
 mod campaign_driver_state;

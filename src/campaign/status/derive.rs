@@ -134,6 +134,11 @@ impl Status {
                 .clone()
                 .filter(|_| state.is_scaling()),
             cold_start: None,
+            curve_notes: if state.measures_curves() {
+                scaling_output::curve_file_notes(state, dir)
+            } else {
+                Vec::new()
+            },
             threads: state.components.iter().any(|c| c.threads > 1).then(|| {
                 NameMap::zip(
                     &state.component_names(),
@@ -264,23 +269,7 @@ impl Status {
         let mut groups: Vec<ConfigRuns> = Vec::new();
         for (i, it) in self.iterations.iter_mut().enumerate() {
             for (t, test) in it.tests.iter_mut().enumerate() {
-                for run in &test.runs {
-                    match run.state {
-                        RunState::Pending => counts.pending += 1,
-                        RunState::Running if run.stopped_with_driver => {
-                            counts.stopped_with_driver += 1
-                        }
-                        RunState::Running => counts.running += 1,
-                        RunState::Done => counts.done += 1,
-                        RunState::Failed
-                            if run.failure.as_deref()
-                                == Some(crate::campaign::CANCELLED_BEFORE_START) =>
-                        {
-                            counts.cancelled += 1
-                        }
-                        RunState::Failed => counts.failed += 1,
-                    }
-                }
+                counts.merge(&test.counts());
                 let metrics: Vec<RunMetrics> =
                     test.runs.iter().filter_map(|r| r.metrics(&names)).collect();
                 let means = algorithm1::mean_metrics(&metrics);
@@ -489,18 +478,23 @@ fn implied_reason(state: &State, iteration: u32, test: u32) -> Option<String> {
     }
 }
 
-/// A row's state from its runs and notes (the decision is reflected in `donor` / `notes`).
+/// A row's state from its run counts ([`TestView::counts`], which the summary adds up), so a
+/// row is running only while one of its runs is, and waits while a run waits (for a driver or a
+/// workflow manager), whatever its other runs did. The decision shows in `donor` / `notes`.
 fn test_state(test: &TestView) -> TestState {
-    let all_terminal = test.runs.iter().all(|r| r.state.is_terminal());
-    if !all_terminal {
-        return if test.runs.iter().all(|r| r.state == RunState::Pending) {
-            TestState::Pending
-        } else {
-            TestState::Running
-        };
+    let c = test.counts();
+    if c.running > 0 || c.stopped_with_driver > 0 {
+        return TestState::Running;
     }
-    if test.runs.iter().all(|r| r.state == RunState::Failed) {
-        return TestState::Failed;
+    if c.pending > 0 || test.runs.is_empty() {
+        return TestState::Pending;
+    }
+    if c.done == 0 {
+        return if c.failed > 0 {
+            TestState::Failed
+        } else {
+            TestState::Cancelled
+        };
     }
     if test.next_step.is_none() && (test.donor.is_some() || !test.notes.is_empty()) {
         TestState::Finished

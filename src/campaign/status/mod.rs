@@ -127,6 +127,8 @@ pub enum TestState {
     Failed,
     /// Measured; the step fell below `minimum_step`, the test stopped.
     Finished,
+    /// A cancel ended every run before it started (none failed, none measured).
+    Cancelled,
 }
 
 /// `campaign status --json`.
@@ -204,6 +206,11 @@ pub struct Status {
     /// status is carried whole in reports, where it should stay small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_start: Option<Box<ColdStartView>>,
+    /// A campaign that measures its curves: one note per curve file (`DIR/curves/NAME.csv`)
+    /// that disagrees with what the state measured, naming both. Every view predicts from the
+    /// state, so the note says why an edited file changed nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curve_notes: Vec<String>,
     /// OpenMP threads per rank of each component, when one runs more than one (absent for
     /// pure MPI): every `nproc` counts cores, `nproc / threads` ranks, as `autolb predict`'s
     /// JSON has them.
@@ -291,6 +298,29 @@ pub const STOPPED_WITH_DRIVER: &str = "stopped with the driver";
 pub const STOPPED_SHORT: &str = "stopped";
 
 impl RunCounts {
+    /// Counts one run where every view counts it: a run its lost driver took along is
+    /// stopped, not running; a run a cancel ended before it started is cancelled, not failed.
+    pub fn add(&mut self, run: &RunView) {
+        match run.state {
+            RunState::Pending => self.pending += 1,
+            RunState::Running if run.stopped_with_driver => self.stopped_with_driver += 1,
+            RunState::Running => self.running += 1,
+            RunState::Done => self.done += 1,
+            RunState::Failed if run.cancelled_before_start() => self.cancelled += 1,
+            RunState::Failed => self.failed += 1,
+        }
+    }
+
+    /// Adds another set of counts (a test's to the campaign's).
+    pub fn merge(&mut self, other: &RunCounts) {
+        self.pending += other.pending;
+        self.running += other.running;
+        self.done += other.done;
+        self.failed += other.failed;
+        self.cancelled += other.cancelled;
+        self.stopped_with_driver += other.stopped_with_driver;
+    }
+
     /// `runs 5 done, 1 running, 2 queued, 1 failed, 3 cancelled, 2 stopped with the driver`:
     /// the failed, cancelled and stopped parts only when there are any.
     pub fn text(&self) -> String {
@@ -441,9 +471,18 @@ impl RunView {
     pub fn word(&self) -> &'static str {
         if self.stopped_with_driver {
             STOPPED_WITH_DRIVER
+        } else if self.cancelled_before_start() {
+            "cancelled"
         } else {
             self.state.as_str()
         }
+    }
+
+    /// Whether a cancel ended the run before it ever started: it counts as cancelled, not
+    /// failed.
+    pub fn cancelled_before_start(&self) -> bool {
+        self.state == RunState::Failed
+            && self.failure.as_deref() == Some(crate::campaign::CANCELLED_BEFORE_START)
     }
 
     fn metrics(&self, components: &[String]) -> Option<RunMetrics> {
@@ -566,6 +605,7 @@ impl TestState {
             TestState::Done => "done",
             TestState::Failed => "failed",
             TestState::Finished => "finished",
+            TestState::Cancelled => "cancelled",
         }
     }
 }
@@ -577,6 +617,21 @@ impl TestView {
             .iter()
             .filter(|r| r.state == RunState::Done)
             .count()
+    }
+
+    /// The test's runs counted as the campaign's summary counts them: the summary is the sum
+    /// of these, and the test's state word is read from them, so the two always agree.
+    pub fn counts(&self) -> RunCounts {
+        let mut counts = RunCounts::default();
+        for run in &self.runs {
+            counts.add(run);
+        }
+        counts
+    }
+
+    /// Runs that failed, not counting those a cancel ended before they started.
+    pub fn runs_failed(&self) -> usize {
+        self.counts().failed
     }
 
     /// The row's state with its runs, e.g. `done 1/2 ✗1` (see [`runs_summary`]); a running
@@ -608,11 +663,7 @@ impl TestView {
     }
 
     fn summary_in(&self, stopped: bool, stopped_word: &str) -> String {
-        let failed = self
-            .runs
-            .iter()
-            .filter(|r| r.state == RunState::Failed)
-            .count();
+        let failed = self.runs_failed();
         let word = match self.state {
             TestState::Running if stopped => stopped_word,
             state => state.as_str(),

@@ -26,6 +26,9 @@ impl Status {
             lines.extend(wrap(&format!("cold start, {}", c.phase), width));
         }
         lines.extend(wrap(&self.best_text(), width));
+        for note in &self.curve_notes {
+            lines.extend(wrap(&format!("note: {note}"), width));
+        }
         let mut out = lines.join("\n");
         out.push('\n');
         out

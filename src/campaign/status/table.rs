@@ -35,6 +35,9 @@ impl Status {
         }
         out.push_str(&self.best_text());
         out.push('\n');
+        for note in &self.curve_notes {
+            out.push_str(&format!("note: {note}\n"));
+        }
         out
     }
 
@@ -144,8 +147,9 @@ impl Status {
                         .filter(|r| r.state == RunState::Failed)
                         .map(|r| {
                             format!(
-                                "    rep {} failed: {}",
+                                "    rep {} {}: {}",
                                 r.repetition,
+                                r.word(),
                                 r.failure.as_deref().unwrap_or("no reason recorded")
                             )
                         })

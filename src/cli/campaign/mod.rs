@@ -419,6 +419,9 @@ impl Progress {
             } => {
                 let text = match (state, sypd, failure) {
                     (RunState::Done, Some(s), _) => format!("done  {run}: {s:.2} SYPD"),
+                    (_, _, Some(f)) if f == campaign::CANCELLED_BEFORE_START => {
+                        format!("cancelled {run} before it started")
+                    }
                     (_, _, Some(f)) => format!("FAILED {run}: {f}"),
                     _ => format!("ended {run}"),
                 };

@@ -211,7 +211,7 @@ pub fn campaign(s: &Status) -> String {
                         (bar / 6.0).clamp(1.2, 2.5),
                         &format!(r#"fill="white" stroke="{INK}" stroke-width="0.8""#),
                     );
-                } else if r.state == RunState::Failed {
+                } else if r.state == RunState::Failed && !r.cancelled_before_start() {
                     svg.text(
                         cx,
                         base - 2.0,
@@ -268,6 +268,7 @@ pub fn campaign(s: &Status) -> String {
             },
             _ => match t.state {
                 TestState::Failed => "failed".into(),
+                TestState::Cancelled => "cancelled".into(),
                 TestState::Pending | TestState::Running => "…".into(),
                 _ => String::new(),
             },

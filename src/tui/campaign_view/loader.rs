@@ -229,17 +229,17 @@ impl Loader {
         view
     }
 
-    /// A scaling campaign's curves as its driver wrote them so far, when every component has
+    /// A scaling campaign's curves as its state measured them so far, when every component has
     /// one (two measured counts) and they changed since the last load: the app redraws its
     /// curves pane and re-ranks from them as runs land.
     fn scaling_curves(&mut self, state: &State) -> Option<Vec<Curve>> {
         if !state.measures_curves() {
             return None;
         }
-        let curves = state
-            .components
-            .iter()
-            .map(|c| Curve::load(c.name.clone(), &self.dir.join(&c.curve)).ok())
+        // The state's measured curves, not the files: a file edited by hand is not what the
+        // campaign measured (`campaign status` notes the difference).
+        let curves = (0..state.components.len())
+            .map(|c| autolb::campaign::strategy::scaling::output::measured_curve(state, c))
             .collect::<Option<Vec<Curve>>>()?;
         if self.curves_sent.as_ref() == Some(&curves) {
             return None;
@@ -326,6 +326,7 @@ impl Loader {
             driver: Some(driver),
             tts_w: Some(status.tts_w),
             // The status's own caveat, in the line's shorter words.
+            curve_notes: status.curve_notes.clone(),
             best_caveat: status
                 .best
                 .as_ref()
@@ -361,11 +362,7 @@ impl Loader {
                     step: Some(t.step),
                     state: t.summary(),
                     stopped_state: t.summary_if_stopped(),
-                    failed: t
-                        .runs
-                        .iter()
-                        .filter(|r| r.state == RunState::Failed)
-                        .count(),
+                    failed: t.runs_failed(),
                     job: t.runs.iter().rev().find_map(|r| r.job.clone()),
                     runs: t
                         .runs

@@ -79,9 +79,11 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
             Item::new(format!("{} coupled", coupled_glyph(&app.ui.theme)), 6)
                 .or_short(coupled_glyph(&app.ui.theme)),
         );
-        items.push(
-            Item::new(format!("{CALIBRATED_GLYPH} calibrated"), 5).or_short(CALIBRATED_GLYPH),
-        );
+        let glyphs = (0..app.ranking.curves.len())
+            .map(calibrated_glyph)
+            .collect::<Vec<_>>()
+            .join("");
+        items.push(Item::new(format!("{glyphs} calibrated"), 5).or_short(glyphs));
     }
     let mut spans = fit(items, " ", usize::from(area.width).saturating_sub(5)).spans;
     spans.insert(0, Span::raw(" "));
@@ -287,7 +289,7 @@ fn chart(app: &App, frame: &mut Frame, area: Rect, q: Quantity) {
         if let Some(l) = cal_lines.get(i) {
             datasets.push(
                 Dataset::default()
-                    .marker(Marker::Sextant)
+                    .marker(Marker::Custom(CALIBRATED_CHARS[i % CALIBRATED_CHARS.len()]))
                     .graph_type(GraphType::Line)
                     .style(style)
                     .data(l),
@@ -403,8 +405,23 @@ fn on_line(line: &[(f64, f64)], p: f64) -> Option<f64> {
     Some(lo.1 + (hi.1 - lo.1) * (p - lo.0) / (hi.0 - lo.0))
 }
 
-/// The calibrated curve's glyph (its own marker, so it differs from every standalone line).
-pub const CALIBRATED_GLYPH: &str = "▞";
+/// The calibrated curve of each component, one cell per character: `+`, `~`, `=`, then again.
+/// A character of its own per component, so the components' calibrated curves differ without
+/// colour too, and ASCII, which every terminal font has. (ratatui's sextants are finer, but
+/// sit in a Unicode block of 2020 that many fonts of SSH clients and login nodes lack, and
+/// look the same for every component.)
+const CALIBRATED_CHARS: [char; 3] = ['+', '~', '='];
+
+/// The legend's sample of component `i`'s calibrated curve.
+pub fn calibrated_glyph(i: usize) -> &'static str {
+    ["+", "~", "="][i % CALIBRATED_CHARS.len()]
+}
+
+/// The legend's sample of a measured point (ratatui's block marker).
+pub const MEASURED_GLYPH: &str = "█";
+
+/// The legend's sample of the calibrated curve's band (quadrants, drawn with colour only).
+pub const BAND_GLYPH: &str = "▖";
 
 /// The measured coupled-mode points: bars (`▄`) with colour; without colour quadrants (`▗`), as
 /// the cursor's verticals use bars there.

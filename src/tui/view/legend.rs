@@ -10,8 +10,8 @@ use crate::tui::trade_off::winner_label;
 use autolb::watch::ActiveMode;
 
 use super::curves::{
-    coupled_glyph, cursor_glyph, glyph, CALIBRATED_GLYPH, ERROR_BAR_GLYPH, OUTLIER_GLYPH,
-    QUEUED_GLYPH,
+    calibrated_glyph, coupled_glyph, cursor_glyph, glyph, BAND_GLYPH, ERROR_BAR_GLYPH,
+    MEASURED_GLYPH, OUTLIER_GLYPH, QUEUED_GLYPH,
 };
 use super::matrix::{rank_label, shade, NO_QUEUE_GLYPH, WORSE_GLYPH};
 use super::status::{model_badge, watch_badge};
@@ -38,6 +38,7 @@ pub fn glyph_rows() -> Vec<GlyphRow> {
     let mono = Theme::new(ColorDepth::Mono);
     let shades: String = [0.0, 0.25, 0.5, 0.75].into_iter().map(shade).collect();
     let lines = |t: &Theme| (0..3).map(|i| glyph(t, i)).collect::<Vec<_>>().join(" ");
+    let calibrated = (0..3).map(calibrated_glyph).collect::<Vec<_>>().join(" ");
     vec![
         row(
             &lines(&colour),
@@ -52,12 +53,22 @@ pub fn glyph_rows() -> Vec<GlyphRow> {
         row(
             coupled_glyph(&colour),
             coupled_glyph(&mono),
-            "curves: a component's speed in a measured coupled run",
+            "curves: a component's speed in a measured coupled run (quarter blocks without colour)",
         ),
         row(
-            CALIBRATED_GLYPH,
-            CALIBRATED_GLYPH,
-            "curves: the calibrated curve",
+            MEASURED_GLYPH,
+            MEASURED_GLYPH,
+            "curves: a measured point of a curve",
+        ),
+        row(
+            &calibrated,
+            &calibrated,
+            "curves: each component's calibrated curve (1st, 2nd, 3rd component, then again)",
+        ),
+        row(
+            BAND_GLYPH,
+            "not drawn",
+            "curves: the calibrated curve's 90 % band (quarter blocks, on charts of 16 lines or more)",
         ),
         row(
             ERROR_BAR_GLYPH,
@@ -106,6 +117,11 @@ pub fn glyph_rows() -> Vec<GlyphRow> {
             "▸408-456",
             "▸408-456",
             "matrix: the row holding the cursor and the PEs it covers",
+        ),
+        row(
+            "⣿ (faint)",
+            "⣿",
+            "trade-off: the configurations kept (Braille dots) and the front joined (Braille line)",
         ),
         row("•", "•", "trade-off: the speed/cost front"),
         row(

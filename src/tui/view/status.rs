@@ -90,6 +90,7 @@ pub fn best_text(app: &App) -> String {
         Some(label) => text.push_str(&format!(" · {label}")),
         None => text.push_str(&format!(" · it/t {}/{}", r.iteration, r.test)),
     }
+    text.push_str(&curve_files_part(view));
     if let Some(phase) = &view.phase {
         // `phase balancing`, without the sentence after it.
         text.push_str(&format!(
@@ -129,7 +130,18 @@ fn scaling_text(app: &App) -> String {
     if let Some(c) = view.scaling.first() {
         text.push_str(&format!(" · {} mode", c.mode));
     }
+    text.push_str(&curve_files_part(view));
     text
+}
+
+/// ` · ⚠ 1 curve file ≠ state` when curve files disagree with what the state measured (the
+/// app draws and ranks from the state; `campaign status` names both values); else nothing.
+fn curve_files_part(view: &crate::tui::campaign_view::CampaignView) -> String {
+    match view.curve_notes.len() {
+        0 => String::new(),
+        1 => " · ⚠ 1 curve file ≠ state".into(),
+        n => format!(" · ⚠ {n} curve files ≠ state"),
+    }
 }
 
 /// The best-so-far line laid out into `width`: the configuration, SYPD, FN and a caveat stay

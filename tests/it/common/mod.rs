@@ -307,6 +307,7 @@ pub fn synthetic_campaign(
         design: None,
         scaling_settings: None,
         cold_start: None,
+        curve_notes: Vec::new(),
         threads: None,
     };
     status.recompute();

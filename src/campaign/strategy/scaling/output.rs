@@ -14,6 +14,7 @@ use super::points::{points_of, pooled_noise};
 use crate::campaign::state::State;
 use crate::campaign::CampaignError;
 use crate::config::ScalingDesign;
+use crate::curve::Curve;
 
 /// One measured point of a curve (`campaign status --json`'s `"curves"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,6 +123,103 @@ pub fn write_curves(state: &State, dir: &Path) -> Result<(), CampaignError> {
         crate::campaign::state::write_atomically(&path, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// The curve component `c` measured, read from the state alone: the text
+/// [`write_curves`] writes read back, so every view predicts from the same numbers whether the
+/// file is there, stale or edited by hand. `None` for a campaign that does not measure its
+/// curves and while the component has fewer than two measured counts.
+pub fn measured_curve(state: &State, c: usize) -> Option<Curve> {
+    let scaling = state.settings.scaling.as_ref()?;
+    let comp = state.components.get(c)?;
+    let all = curves(state);
+    let (name, points) = all.get(c)?;
+    if points.len() < 2 {
+        return None;
+    }
+    let text = curve_csv(name, points, scaling.design);
+    Curve::from_csv_str(name.clone(), &comp.curve.display().to_string(), &text).ok()
+}
+
+/// A note for each curve file changed since the state was saved that disagrees with the curve
+/// the state measured (a count one has and the other has not, or another SYPD at a count),
+/// naming both: views predict from the state ([`measured_curve`]), so a hand-edited file
+/// changes nothing, and says so.
+pub fn curve_file_notes(state: &State, dir: &Path) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (c, comp) in state.components.iter().enumerate() {
+        let Some(measured) = measured_curve(state, c) else {
+            continue;
+        };
+        let path = dir.join(&comp.curve);
+        // A file older than the state's last save is one its driver is about to write again
+        // (it saves the state first), and a missing one is written then too: only a file
+        // changed since the state was saved is someone else's.
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        match (
+            modified(&path),
+            modified(&dir.join(crate::campaign::state::STATE_FILE)),
+        ) {
+            (None, _) => continue,
+            (Some(file), Some(saved)) if file < saved => continue,
+            _ => {}
+        }
+        let differences = match Curve::load(comp.name.clone(), &path) {
+            Ok(file) => curve_differences(&file, &measured),
+            Err(e) => vec![format!("it cannot be read ({e})")],
+        };
+        if differences.is_empty() {
+            continue;
+        }
+        notes.push(format!(
+            "{} disagrees with the campaign's state: {}; the curve the state measured is used",
+            comp.curve.display(),
+            differences.join(", ")
+        ));
+    }
+    notes
+}
+
+/// Where the file's curve differs from the measured one, in words: `at 48 PEs the file has
+/// 999 SYPD, the state 3.2`; `the file has 12 PEs, the state has not`.
+fn curve_differences(file: &Curve, measured: &Curve) -> Vec<String> {
+    // Both were written with six decimals; anything past that is the file's own.
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0);
+    let mut out = Vec::new();
+    for m in measured.points() {
+        match file.points().iter().find(|f| f.nproc == m.nproc) {
+            Some(f) if same(f.sypd, m.sypd) => {}
+            Some(f) => out.push(format!(
+                "at {} PEs the file has {} SYPD, the state {}",
+                m.nproc,
+                sypd_text(f.sypd),
+                sypd_text(m.sypd)
+            )),
+            None => out.push(format!(
+                "the state measured {} PEs, the file has no row for it",
+                m.nproc
+            )),
+        }
+    }
+    for f in file.points() {
+        if !measured.points().iter().any(|m| m.nproc == f.nproc) {
+            out.push(format!(
+                "the file has {} PEs ({} SYPD), which the state never measured",
+                f.nproc,
+                sypd_text(f.sypd)
+            ));
+        }
+    }
+    out
+}
+
+/// A SYPD as a note writes it: two decimals, or its exponent when far out of range.
+fn sypd_text(sypd: f64) -> String {
+    if sypd.abs() >= 1e6 {
+        format!("{sypd:e}")
+    } else {
+        format!("{sypd:.2}")
+    }
 }
 
 #[cfg(test)]
