@@ -217,27 +217,37 @@ impl Fit<'_> {
                     Some(l) if l.counts < 3 => (0.0, SLOPE_PRIOR_SD),
                     Some(_) => (0.0, 0.0),
                 };
-                // A law chosen by leave-one-out says how far its counts scatter around it
-                // (decomposition jumps): the smoother takes that as its noise, so it follows
-                // no single count's jump.
-                let sn = scatter[i].unwrap_or(noise_sd);
+                let fit_at = |sn: f64| match hyper {
+                    Some(h) => Gp::fit_with(
+                        xs,
+                        ys,
+                        extra,
+                        prior_mean,
+                        LEVEL_PRIOR_SD,
+                        slope_sd,
+                        sn,
+                        h[i],
+                    ),
+                    None => Gp::fit_trend(xs, ys, extra, prior_mean, LEVEL_PRIOR_SD, slope_sd, sn),
+                };
+                // The smoother's noise: the run-to-run noise, or the law's scatter at left-out
+                // counts (decomposition jumps no smooth function follows), whichever the runs'
+                // marginal likelihood prefers: a smooth misfit is followed, jumps are not
+                // chased into the neighbouring counts.
+                let ratio = match scatter[i] {
+                    Some(sd) if sd > noise_sd => {
+                        let (smooth, jumpy) = (fit_at(noise_sd), fit_at(sd));
+                        if jumpy.nll() < smooth.nll() {
+                            jumpy
+                        } else {
+                            smooth
+                        }
+                    }
+                    _ => fit_at(noise_sd),
+                };
                 ComponentModel {
                     name: name.clone(),
-                    ratio: match hyper {
-                        Some(h) => Gp::fit_with(
-                            xs,
-                            ys,
-                            extra,
-                            prior_mean,
-                            LEVEL_PRIOR_SD,
-                            slope_sd,
-                            sn,
-                            h[i],
-                        ),
-                        None => {
-                            Gp::fit_trend(xs, ys, extra, prior_mean, LEVEL_PRIOR_SD, slope_sd, sn)
-                        }
-                    },
+                    ratio,
                     law,
                     coupling_s_per_day: 0.0,
                     scatter_sd: scatter[i],
