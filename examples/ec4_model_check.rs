@@ -127,11 +127,12 @@ fn solve(a: &[f64], b: &[f64], k: usize) -> Option<Vec<f64>> {
             return None;
         }
         m.swap(c, p);
-        for r in 0..k {
+        let pivot = m[c].clone();
+        for (r, row) in m.iter_mut().enumerate() {
             if r != c {
-                let f = m[r][c] / m[c][c];
-                for j in c..=k {
-                    m[r][j] -= f * m[c][j];
+                let f = row[c] / pivot[c];
+                for (x, &y) in row.iter_mut().zip(&pivot).skip(c) {
+                    *x -= f * y;
                 }
             }
         }
