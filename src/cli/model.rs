@@ -8,7 +8,9 @@ use color_eyre::eyre::Result;
 use serde_json::json;
 
 use autolb::interp::Method;
-use autolb::model::check::{leave_one_out_with_steps, Check};
+use autolb::model::check::{leave_one_out_by, Check};
+use autolb::model::decomposition::layouts_of;
+use autolb::model::{FitOptions, Model};
 use autolb::predict::ComponentInput;
 
 use crate::shared::error::user;
@@ -123,7 +125,16 @@ impl ModelInputs {
 
 fn check(args: &CheckArgs) -> Result<()> {
     let (curves, interp, resolved) = ModelInputs::resolve(&args.common)?.load()?;
-    let (check, _) = leave_one_out_with_steps(&curves, interp, &resolved.runs, &resolved.steps);
+    // A decomposition is a property of the count, known before a run: each fold's model
+    // knows those of every run, the left-out one's included.
+    let options = FitOptions {
+        layouts: layouts_of(&resolved.runs),
+        ..FitOptions::default()
+    };
+    let steps = &resolved.steps;
+    let (check, _) = leave_one_out_by(&curves, interp, &resolved.runs, steps, &|train| {
+        Model::fit_with_options(&curves, interp, train, steps, &options).0
+    });
     if check.runs.len() < 2 {
         return Err(user(format!(
             "{} usable measured run(s); leave-one-out needs at least two",

@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 use super::gp::Gp;
 use super::scaling_law::{Observation, ScalingLaw};
 use super::{
-    coupling_time, overhead, run_length, steps, Calibrated, ComponentCurve, ComponentModel,
-    CoupledFactor, MeasuredComponent, MeasuredRun, Model, DEFAULT_COUPLED_SD, DEFAULT_NOISE_SD,
-    LEVEL_PRIOR_SD, NOISE_SD_RANGE, NOT_PACE_SETTING_SD, SLOPE_PRIOR_SD,
+    coupling_time, overhead, robust_law, run_length, steps, Calibrated, ComponentCurve,
+    ComponentModel, CoupledFactor, FitOptions, LawChoice, MeasuredComponent, MeasuredRun, Model,
+    DEFAULT_COUPLED_SD, DEFAULT_NOISE_SD, LEVEL_PRIOR_SD, NOISE_SD_RANGE, NOT_PACE_SETTING_SD,
+    SLOPE_PRIOR_SD,
 };
 use crate::curve::Curve;
 use crate::interp::{Interpolant, Method};
@@ -24,6 +25,7 @@ pub(super) fn calibrate<C: ComponentCurve>(
     runs: &[MeasuredRun],
     steps: &steps::Steps,
     coupling_time: bool,
+    options: &FitOptions,
 ) -> (Model, Vec<String>) {
     let mut notes = Vec::new();
     let names: Vec<String> = components.iter().map(|c| c.name().to_string()).collect();
@@ -51,6 +53,7 @@ pub(super) fn calibrate<C: ComponentCurve>(
         steps,
         typical: run_length::typical(&only_runs),
         coupling_time,
+        options,
     };
     // The fixed cost by its profile likelihood, with the smoothers' hyperparameters held
     // where the fit without a fixed cost put them (one factorisation per candidate), then
@@ -95,6 +98,8 @@ struct Fit<'a> {
     typical: Option<f64>,
     /// Whether the components' coupling times per step are tried ([`coupling_time`]).
     coupling_time: bool,
+    /// The reported decompositions and how a component without a curve is learned.
+    options: &'a FitOptions,
 }
 
 impl Fit<'_> {
@@ -141,14 +146,19 @@ impl Fit<'_> {
         let noise_sd = pooled_sd(replicate.values())
             .unwrap_or(DEFAULT_NOISE_SD)
             .clamp(NOISE_SD_RANGE.0, NOISE_SD_RANGE.1);
-        // Each component's reference speed: its curve, or a law learned from its speeds.
+        // Each component's reference speed: its curve, or a law learned from its speeds, over
+        // its effective processes where the runs reported its decomposition.
+        let layouts = &self.options.layouts;
+        let effective = |i: usize, nproc: u32| layouts.effective(&names[i], nproc).0;
+        let mut scatter: Vec<Option<f64>> = vec![None; names.len()];
         let laws: Vec<Option<ScalingLaw>> = self
             .interpolants
             .iter()
             .zip(&measured)
-            .map(|(f, m)| match f {
-                Some(_) => None,
-                None => ScalingLaw::fit(
+            .enumerate()
+            .map(|(i, (f, m))| match (f, self.options.laws) {
+                (Some(_), _) => None,
+                (None, LawChoice::Aic) => ScalingLaw::fit(
                     &m.iter()
                         .map(|&(nproc, sypd, extra)| Observation {
                             nproc,
@@ -157,6 +167,17 @@ impl Fit<'_> {
                         })
                         .collect::<Vec<_>>(),
                 ),
+                (None, LawChoice::LeaveOneOut) => {
+                    let points: Vec<robust_law::Point> = m
+                        .iter()
+                        .map(|&(nproc, sypd, extra)| {
+                            (effective(i, nproc), sypd, noise_sd * noise_sd + extra)
+                        })
+                        .collect();
+                    let fitted = robust_law::fit(&points)?;
+                    scatter[i] = fitted.scatter_sd.map(|s| s.max(noise_sd));
+                    Some(fitted.law)
+                }
             })
             .collect();
         // Per component: (ln nproc, ln ratio, extra variance).
@@ -166,7 +187,7 @@ impl Fit<'_> {
             for &(nproc, x, extra) in m {
                 let reference = match (&self.interpolants[i], &laws[i]) {
                     (Some(f), _) => f.eval(f64::from(nproc)),
-                    (None, Some(law)) => law.sypd(f64::from(nproc)),
+                    (None, Some(law)) => law.sypd(effective(i, nproc)),
                     (None, None) => return None,
                 };
                 data[i].0.push(f64::from(nproc).ln());
@@ -196,31 +217,40 @@ impl Fit<'_> {
                     Some(l) if l.counts < 3 => (0.0, SLOPE_PRIOR_SD),
                     Some(_) => (0.0, 0.0),
                 };
+                let fit_at = |sn: f64| match hyper {
+                    Some(h) => Gp::fit_with(
+                        xs,
+                        ys,
+                        extra,
+                        prior_mean,
+                        LEVEL_PRIOR_SD,
+                        slope_sd,
+                        sn,
+                        h[i],
+                    ),
+                    None => Gp::fit_trend(xs, ys, extra, prior_mean, LEVEL_PRIOR_SD, slope_sd, sn),
+                };
+                // The smoother's noise: the run-to-run noise, or the law's scatter at left-out
+                // counts (decomposition jumps no smooth function follows), whichever the runs'
+                // marginal likelihood prefers: a smooth misfit is followed, jumps are not
+                // chased into the neighbouring counts.
+                let ratio = match scatter[i] {
+                    Some(sd) if sd > noise_sd => {
+                        let (smooth, jumpy) = (fit_at(noise_sd), fit_at(sd));
+                        if jumpy.nll() < smooth.nll() {
+                            jumpy
+                        } else {
+                            smooth
+                        }
+                    }
+                    _ => fit_at(noise_sd),
+                };
                 ComponentModel {
                     name: name.clone(),
-                    ratio: match hyper {
-                        Some(h) => Gp::fit_with(
-                            xs,
-                            ys,
-                            extra,
-                            prior_mean,
-                            LEVEL_PRIOR_SD,
-                            slope_sd,
-                            noise_sd,
-                            h[i],
-                        ),
-                        None => Gp::fit_trend(
-                            xs,
-                            ys,
-                            extra,
-                            prior_mean,
-                            LEVEL_PRIOR_SD,
-                            slope_sd,
-                            noise_sd,
-                        ),
-                    },
+                    ratio,
                     law,
                     coupling_s_per_day: 0.0,
+                    scatter_sd: scatter[i],
                 }
             })
             .collect();
@@ -264,6 +294,7 @@ impl Fit<'_> {
             },
             fixed_s,
             typical_simulated_s: self.typical,
+            layouts: layouts.clone(),
         };
         Some((model, nll))
     }

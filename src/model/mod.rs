@@ -45,12 +45,14 @@
 
 pub mod check;
 pub mod coupling_time;
+pub mod decomposition;
 mod estimate;
 mod fit;
 pub mod gp;
 pub mod guide;
 pub mod measured;
 pub mod overhead;
+pub mod robust_law;
 pub mod run_length;
 pub mod scaling_law;
 pub mod steps;
@@ -59,6 +61,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::curve::Curve;
 use crate::interp::Method;
+use decomposition::Layouts;
 pub use estimate::{EstimateRequest, Speeds};
 use gp::Gp;
 use scaling_law::ScalingLaw;
@@ -111,6 +114,10 @@ pub const NOT_PACE_SETTING_SD: f64 = 0.1;
 /// instead of returning to the level (EC-Earth3 SR: IFS at 0.97 of its curve on 192 PEs, 0.85
 /// on 1008, 1.0 on 48). Fixed a priori.
 pub const SLOPE_PRIOR_SD: f64 = 0.1;
+
+/// How far (in ln processes, about 25 %) measured counts count as neighbours whose
+/// disagreement widens a component's band ([`Calibrated::scatter_var`]).
+pub const NEIGHBOUR_LN: f64 = 0.22;
 
 /// Run-to-run noise assumed when no PE count of a component was measured twice.
 pub const DEFAULT_NOISE_SD: f64 = 0.03;
@@ -243,6 +250,10 @@ pub struct Calibrated {
     /// when none is given (`None`: unknown, long-run speeds).
     #[serde(default)]
     pub typical_simulated_s: Option<f64>,
+    /// The domain decompositions the runs reported ([`decomposition`]): the laws of
+    /// components without a curve count their parallel work in effective processes.
+    #[serde(default, skip_serializing_if = "Layouts::is_empty")]
+    pub layouts: Layouts,
 }
 
 /// One component's learned coupled-mode ratio.
@@ -264,6 +275,32 @@ pub struct ComponentModel {
     /// existed.
     #[serde(default)]
     pub coupling_s_per_day: f64,
+    /// For a component without a curve whose law's terms were chosen by leave-one-out
+    /// ([`robust_law`]): the robust spread (ln units) of the law's errors at counts it was not
+    /// fitted on, the component's predictive spread in the band. `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scatter_sd: Option<f64>,
+}
+
+/// How the calibrated model learns a component without a curve ([`Model::fit_with_options`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LawChoice {
+    /// The law's terms chosen by leave-one-out over its measured counts, the band from the
+    /// law's left-out errors ([`robust_law`]): the default.
+    #[default]
+    LeaveOneOut,
+    /// The law's terms chosen by AIC on the training runs and the band from the run-to-run
+    /// noise ([`scaling_law`]), as autolb did before: kept to measure what the other brings.
+    Aic,
+}
+
+/// What [`Model::fit_with_options`] takes besides the runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FitOptions {
+    /// The domain decompositions the runs reported ([`decomposition`]).
+    pub layouts: Layouts,
+    /// How a component without a curve is learned.
+    pub laws: LawChoice,
 }
 
 /// The coupling overhead: ln(coupled SYPD / slowest component's SYPD) is
@@ -345,7 +382,19 @@ impl Model {
         runs: &[MeasuredRun],
         steps: &steps::Steps,
     ) -> (Model, Vec<String>) {
-        Model::fit_terms(components, interp, runs, steps, true)
+        Model::fit_with_options(components, interp, runs, steps, &FitOptions::default())
+    }
+
+    /// [`Model::fit_with_steps`] with the decompositions the runs reported and a choice of how
+    /// components without a curve are learned ([`FitOptions`]).
+    pub fn fit_with_options<C: ComponentCurve>(
+        components: &[C],
+        interp: Method,
+        runs: &[MeasuredRun],
+        steps: &steps::Steps,
+        options: &FitOptions,
+    ) -> (Model, Vec<String>) {
+        fit::calibrate(components, interp, runs, steps, true, options)
     }
 
     /// [`Model::fit_with_steps`], with the components' coupling times per step tried
@@ -358,7 +407,14 @@ impl Model {
         steps: &steps::Steps,
         coupling_time: bool,
     ) -> (Model, Vec<String>) {
-        fit::calibrate(components, interp, runs, steps, coupling_time)
+        fit::calibrate(
+            components,
+            interp,
+            runs,
+            steps,
+            coupling_time,
+            &FitOptions::default(),
+        )
     }
 
     /// The speed a component without a standalone curve is measured against: the scaling law
@@ -370,7 +426,7 @@ impl Model {
             Model::Calibrated(m) => m
                 .component(name)
                 .and_then(|c| c.law.as_ref())
-                .map(|law| law.sypd(f64::from(nproc.max(1)))),
+                .map(|law| law.sypd(m.layouts.effective(name, nproc).0)),
         }
     }
 
@@ -526,11 +582,46 @@ impl Calibrated {
         match self.component(name) {
             Some(c) => {
                 let (mean, var) = c.ratio.predict(f64::from(p).ln());
-                let law_var = c.law.as_ref().map_or(0.0, |l| l.log_var(f64::from(p)));
-                (mean, var + law_var)
+                let Some(law) = &c.law else {
+                    return (mean, var);
+                };
+                let (effective, layout_var) = self.layouts.effective(name, p);
+                (
+                    mean,
+                    var + law.log_var(effective) + layout_var + self.scatter_var(c, p),
+                )
             }
             None => (self.global_log_ratio, LEVEL_PRIOR_SD * LEVEL_PRIOR_SD),
         }
+    }
+
+    /// Variance a component without a curve adds to the band beyond the run-to-run noise: the
+    /// law's scatter at counts it was not fitted on ([`ComponentModel::scatter_sd`]), or more
+    /// where the measured counts around `nproc` disagree with each other (a decomposition
+    /// jump among them): the mean square of their errors around the law, the counts within
+    /// [`NEIGHBOUR_LN`] of `nproc` in ln weighing by closeness.
+    fn scatter_var(&self, c: &ComponentModel, nproc: u32) -> f64 {
+        let Some(scatter) = c.scatter_sd else {
+            return 0.0;
+        };
+        let x = f64::from(nproc.max(1)).ln();
+        let data = c.ratio.data();
+        let (mut sum, mut weight, mut count) = (0.0, 0.0, 0usize);
+        for (&xi, &yi) in data.xs.iter().zip(&data.ys) {
+            let d = (xi - x).abs();
+            if d <= NEIGHBOUR_LN {
+                let w = 1.0 - d / NEIGHBOUR_LN;
+                sum += w * yi * yi;
+                weight += w;
+                count += 1;
+            }
+        }
+        let local = if count >= 2 && weight > 0.0 {
+            sum / weight
+        } else {
+            0.0
+        };
+        ((scatter * scatter).max(local) - self.noise_sd * self.noise_sd).max(0.0)
     }
 
     /// Component `name`'s coupling time in days of wall time per simulated year (0 when the

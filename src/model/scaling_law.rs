@@ -32,13 +32,13 @@ use serde::{Deserialize, Serialize};
 use super::gp::{cholesky, solve_cholesky};
 
 /// Huber's threshold in robust standard deviations: residuals beyond it weigh less.
-const HUBER_K: f64 = 1.5;
+pub(super) const HUBER_K: f64 = 1.5;
 /// Gauss-Newton steps (the fit changes by far less than the noise after a few).
-const ITERATIONS: usize = 12;
+pub(super) const ITERATIONS: usize = 12;
 /// The sets of free coefficients tried (serial, parallel, growth), in the order a tie is
 /// broken: ideal scaling, Amdahl, Amdahl with communication, then laws without a parallel
 /// part (a component measured only past its fastest count).
-const TERM_SETS: [[bool; 3]; 7] = [
+pub(super) const TERM_SETS: [[bool; 3]; 7] = [
     [false, true, false],
     [true, true, false],
     [false, true, true],
@@ -106,39 +106,51 @@ impl ScalingLaw {
 
     /// Fits the law to `observations`; `None` without a usable observation.
     pub fn fit(observations: &[Observation]) -> Option<ScalingLaw> {
-        let obs: Vec<Observation> = observations
+        let points: Vec<(f64, f64, f64)> = observations
+            .iter()
+            .map(|o| (f64::from(o.nproc), o.sypd, o.log_var))
+            .collect();
+        ScalingLaw::fit_sets(&points, &TERM_SETS)
+    }
+
+    /// Fits the law to points `(x, SYPD, variance of ln SYPD)`, `x` the processes the law is
+    /// evaluated at (real ones, or effective ones: [`super::decomposition`]), keeping the
+    /// best of `sets` by AIC at each Gauss-Newton step (one set: that set's law); `None`
+    /// without a usable point or when no set fits.
+    pub(super) fn fit_sets(points: &[(f64, f64, f64)], sets: &[[bool; 3]]) -> Option<ScalingLaw> {
+        let obs: Vec<(f64, f64, f64)> = points
             .iter()
             .copied()
-            .filter(|o| {
-                o.nproc > 0
-                    && o.sypd.is_finite()
-                    && o.sypd > 0.0
-                    && o.log_var.is_finite()
-                    && o.log_var > 0.0
+            .filter(|&(x, sypd, var)| {
+                x.is_finite()
+                    && x >= 1.0
+                    && sypd.is_finite()
+                    && sypd > 0.0
+                    && var.is_finite()
+                    && var > 0.0
             })
             .collect();
         if obs.is_empty() {
             return None;
         }
-        let mut counts: Vec<u32> = obs.iter().map(|o| o.nproc).collect();
-        counts.sort_unstable();
+        let mut counts: Vec<f64> = obs.iter().map(|o| o.0).collect();
+        counts.sort_by(f64::total_cmp);
         counts.dedup();
         // Coefficients in scaled units, so the three columns have similar sizes: p in units of
         // the geometric mean count, days in units of the median measured days.
-        let p_ref =
-            (counts.iter().map(|&p| f64::from(p).ln()).sum::<f64>() / counts.len() as f64).exp();
-        let mut days: Vec<f64> = obs.iter().map(|o| 1.0 / o.sypd).collect();
+        let p_ref = (counts.iter().map(|p| p.ln()).sum::<f64>() / counts.len() as f64).exp();
+        let mut days: Vec<f64> = obs.iter().map(|o| 1.0 / o.1).collect();
         days.sort_by(f64::total_cmp);
         let t_ref = days[days.len() / 2];
         let rows: Vec<[f64; 3]> = obs
             .iter()
             .map(|o| {
-                let q = f64::from(o.nproc) / p_ref;
+                let q = o.0 / p_ref;
                 [1.0, 1.0 / q, q]
             })
             .collect();
-        let log_days: Vec<f64> = obs.iter().map(|o| (1.0 / (o.sypd * t_ref)).ln()).collect();
-        let sd: Vec<f64> = obs.iter().map(|o| o.log_var.sqrt()).collect();
+        let log_days: Vec<f64> = obs.iter().map(|o| (1.0 / (o.1 * t_ref)).ln()).collect();
+        let sd: Vec<f64> = obs.iter().map(|o| o.2.sqrt()).collect();
         // Start from relative residuals around the measured days themselves.
         let mut fitted: Vec<f64> = log_days.iter().map(|l| l.exp()).collect();
         let mut robust = vec![1.0; obs.len()];
@@ -146,7 +158,7 @@ impl ScalingLaw {
         for _ in 0..ITERATIONS {
             // The first set in TERM_SETS order wins unless another is clearly better (exact
             // fits tie up to rounding).
-            let solution = TERM_SETS
+            let solution = sets
                 .iter()
                 .filter(|set| set.iter().filter(|&&f| f).count() <= counts.len())
                 .filter_map(|set| solve(set, &rows, &log_days, &fitted, &sd, &robust))
@@ -199,11 +211,11 @@ impl ScalingLaw {
 }
 
 /// One set of free coefficients solved.
-struct Solution {
-    theta: [f64; 3],
-    covariance: [f64; 9],
+pub(super) struct Solution {
+    pub(super) theta: [f64; 3],
+    pub(super) covariance: [f64; 9],
     /// The reduced chi-square the covariance was scaled by (at least 1).
-    inflation: f64,
+    pub(super) inflation: f64,
     aic: f64,
 }
 
@@ -212,7 +224,7 @@ struct Solution {
 /// weighted least squares on rows `x_i / t_i` against `ln days_i - ln t_i + 1`. `None` when a
 /// free coefficient comes out negative (another set is the non-negative optimum) or the
 /// system is singular.
-fn solve(
+pub(super) fn solve(
     set: &[bool; 3],
     rows: &[[f64; 3]],
     log_days: &[f64],
@@ -279,7 +291,7 @@ fn solve(
 /// `inflation` times the inverse of the information matrix of the free coefficients of `set`
 /// about ln days at the fitted days `fitted` (rows `x_i / t_i`, weights `robust_i / sd_i^2`),
 /// as a 3 x 3 matrix with zeros for the others; `None` when it is singular.
-fn covariance(
+pub(super) fn covariance(
     set: &[bool; 3],
     rows: &[[f64; 3]],
     fitted: &[f64],
@@ -312,11 +324,11 @@ fn covariance(
     Some(out)
 }
 
-fn dot(x: &[f64; 3], y: &[f64; 3]) -> f64 {
+pub(super) fn dot(x: &[f64; 3], y: &[f64; 3]) -> f64 {
     x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
 }
 
-fn median_abs(v: &[f64]) -> f64 {
+pub(super) fn median_abs(v: &[f64]) -> f64 {
     let mut a: Vec<f64> = v.iter().map(|x| x.abs()).collect();
     a.sort_by(f64::total_cmp);
     super::check::median_sorted(&a)

@@ -18,9 +18,10 @@ use autolb::config::{self, CampaignFile};
 use autolb::curve::Curve;
 use autolb::interp::Method;
 use autolb::machine::{CostKind, CostModel, Machine, Placement};
+use autolb::model::decomposition::layouts_of;
 use autolb::model::measured::Naming;
 use autolb::model::steps::{StepProfile, Steps};
-use autolb::model::{MeasuredRun, Model};
+use autolb::model::{FitOptions, MeasuredRun, Model};
 use autolb::predict::{ComponentInput, Settings};
 
 use super::error::user;
@@ -596,7 +597,13 @@ impl ModelRequest {
                     runs.extend(r);
                     notes.extend(n);
                 }
-                let (model, fit_notes) = Model::fit_with_steps(inputs, interp, &runs, &steps);
+                // NEMO's decompositions where the runs' ocean.output says them.
+                let options = FitOptions {
+                    layouts: layouts_of(&runs),
+                    ..FitOptions::default()
+                };
+                let (model, fit_notes) =
+                    Model::fit_with_options(inputs, interp, &runs, &steps, &options);
                 notes.extend(fit_notes);
                 Ok(ResolvedModel {
                     model,

@@ -1,11 +1,18 @@
 //! Writes the model's outcome as an EC-Earth4 run directory: OASIS 5's
-//! `load_balancing_info.txt` in the run directory and the run script's `log/001/timing.log`,
-//! in the layouts [`crate::timing::ecearth4`] reads. Both are written once, when the run ends,
-//! as EC-Earth4 writes them; a failed run leaves neither.
+//! `load_balancing_info.txt` in the run directory, the run script's `log/001/timing.log` and
+//! NEMO's `log/001/ocean.output`, in the layouts [`crate::timing::ecearth4`] reads. They are
+//! written once, when the run ends; a failed run leaves none.
+//!
+//! As in a real EC-Earth4 run, NEMO (the component named `ocean...` or `nemo...`) works on a
+//! domain split into `jpni x jpnj` rectangles with the land-only ones removed
+//! ([`super::ec4_runs::standin_split`]): its speed is its curve's times how well that split
+//! shares the work, so it jumps between neighbouring counts, and `ocean.output` reports the
+//! split in NEMO 4.2's words.
 
 use std::path::Path;
 use std::time::Duration;
 
+use super::ec4_runs::{standin_split, StandinSplit, GRID};
 use super::model::{Plan, SimOutcome};
 use super::SimError;
 use crate::metrics::SECONDS_PER_YEAR;
@@ -14,8 +21,27 @@ use crate::metrics::SECONDS_PER_YEAR;
 /// `timing.log`'s "incl overhead" speed counts on top of the model's wall time.
 const SCRIPT_OVERHEAD_S: f64 = 2.0;
 
-/// Runs the plan and writes the two files into `dir`.
-pub(crate) fn run(plan: &Plan, dir: &Path) -> Result<SimOutcome, SimError> {
+/// Whether an OASIS name is NEMO's (EC-Earth4's is `oceanx`).
+fn is_nemo(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("ocean") || lower.starts_with("nemo")
+}
+
+/// Splits NEMO's domain for its processes and sets its speed by the split (see the module
+/// doc); `None` when the plan has no NEMO.
+pub(crate) fn decompose(plan: &mut Plan) -> Option<StandinSplit> {
+    let nemo = plan.components.iter_mut().find(|c| is_nemo(&c.name))?;
+    let split = standin_split(nemo.nproc)?;
+    nemo.scale_speed(split.speed_factor);
+    Some(split)
+}
+
+/// Runs the plan and writes the files into `dir`.
+pub(crate) fn run(
+    plan: &Plan,
+    dir: &Path,
+    split: Option<StandinSplit>,
+) -> Result<SimOutcome, SimError> {
     let outcome = plan.simulate_all(|_| Ok(()))?;
     if plan.compression > 0.0 {
         // The files appear when the run ends, as a real run's do.
@@ -47,6 +73,12 @@ pub(crate) fn run(plan: &Plan, dir: &Path) -> Result<SimOutcome, SimError> {
         &dir.join("log").join("001").join("timing.log"),
         timing_log(outcome.total_wall_s, simulated_s),
     )?;
+    if let Some(split) = split {
+        write(
+            &dir.join("log").join("001").join("ocean.output"),
+            ocean_output(&split),
+        )?;
+    }
     Ok(outcome)
 }
 
@@ -139,6 +171,48 @@ fn load_balancing_info(plan: &Plan, outcome: &SimOutcome, simulated_s: f64) -> S
     s
 }
 
+/// NEMO 4.2's report of its split: the namelist's halo, the land subdomains it removed (or
+/// its warning when it had to keep some) and the decomposition with the global grid.
+fn ocean_output(split: &StandinSplit) -> String {
+    let (ni, nj) = (split.jpni, split.jpnj);
+    let halo = 1;
+    let (gi, gj) = (GRID.0 + 2 * halo, GRID.1 + 2 * halo);
+    let side = |g: u32, n: u32| g.div_ceil(n) + 2 * halo;
+    let mut s = format!(
+        " namelist nammpp\n      halo width (applies to both rows and columns)       nn_hls = {halo}\n\n\
+         \x20mpp_init:\n ~~~~~~~~ \n"
+    );
+    if split.nproc > split.ocean {
+        s.push_str(&format!(
+            "   The number of mpi processes: {:5}\n   exceeds the maximum number of ocean subdomains = {:5}\n\
+             \x20  we suppressed {:4} land subdomains \n   BUT we had to keep {:4} land subdomains that are useless...\n\n\
+             \x20   --- YOU ARE WASTING CPU... ---\n\n",
+            split.nproc,
+            split.ocean,
+            (ni * nj).saturating_sub(split.nproc),
+            split.nproc - split.ocean
+        ));
+    } else {
+        s.push_str(&format!(
+            "\n   Number of mpi processes: {:5}\n   Number of ocean subdomains = {:5}\n\
+             \x20  Number of suppressed land subdomains = {:5}\n\n",
+            split.nproc,
+            split.ocean,
+            (ni * nj).saturating_sub(split.nproc)
+        ));
+    }
+    s.push_str(&format!(
+        " MPI Message Passing MPI - domain lay out over processors\n\n    defines mpp subdomains\n\
+         \x20      jpni = {ni:12}\n       jpnj = {nj:12}\n      jpnij = {:12}\n\n\
+         \x20      sum ijpi(i,1) = {:12}  jpiglo = {gi:12}\n\
+         \x20      sum ijpj(1,j) = {:12}  jpjglo = {gj:12}\n",
+        split.nproc,
+        side(GRID.0, ni) * ni,
+        side(GRID.1, nj) * nj,
+    ));
+    s
+}
+
 /// A Python `timedelta` as `str()` writes it: `H:MM:SS.ffffff`, without the fraction at whole
 /// seconds, and `N day(s), ` before it past a day.
 fn timedelta(seconds: f64) -> String {
@@ -175,6 +249,38 @@ fn timing_log(wall_s: f64, simulated_s: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the stand-in writes reads back as the split it used, and NEMO's speed factor
+    /// rises and falls over neighbouring counts.
+    #[test]
+    fn ocean_output_reports_the_split_and_the_speed_follows_it() {
+        let mut factors = Vec::new();
+        for p in [41u32, 97, 150, 151, 152, 259, 387, 1000] {
+            let split = standin_split(p).unwrap();
+            let d = crate::timing::ecearth4::parse_ocean_output(ocean_output(&split).as_bytes());
+            assert_eq!(
+                (d.jpni, d.jpnj, d.jpnij),
+                (Some(split.jpni), Some(split.jpnj), Some(p))
+            );
+            assert_eq!(
+                d.land_subdomains_removed(),
+                Some((split.jpni * split.jpnj).saturating_sub(p))
+            );
+            assert_eq!(d.global, Some((GRID.0 + 2, GRID.1 + 2)));
+            assert_eq!(d.wasting_cpu, p > split.ocean, "{p}");
+            factors.push(split.speed_factor);
+        }
+        let steps: Vec<f64> = (100..160)
+            .map(|p| standin_split(p).unwrap().speed_factor)
+            .collect();
+        let ups = steps.windows(2).filter(|w| w[1] > w[0] * 1.005).count();
+        let downs = steps.windows(2).filter(|w| w[1] < w[0] / 1.005).count();
+        assert!(ups > 0 && downs > 0, "{steps:?}");
+        assert!(
+            factors.iter().all(|f| (0.5..2.0).contains(f)),
+            "{factors:?}"
+        );
+    }
 
     #[test]
     fn timedeltas_read_back() {

@@ -17,6 +17,7 @@
 //! [`synthetic`] draws random cases (standalone curves and a hidden coupled-mode truth) to
 //! judge performance models on shapes nobody chose.
 
+pub mod ec4_runs;
 mod ecearth4;
 mod model;
 pub mod synthetic;
@@ -404,17 +405,21 @@ pub enum SimError {
 
 /// Runs the model and writes its timing output into `out_dir` (created if needed):
 /// `lucia.CC.RRRRRR` files, or with `output = "oasis5"` an EC-Earth4 run directory
-/// (`load_balancing_info.txt`, `log/001/timing.log`).
+/// (`load_balancing_info.txt`, `log/001/timing.log`, and NEMO's `log/001/ocean.output`: there
+/// NEMO's speed follows its domain decomposition, [`ec4_runs::standin_split`]).
 pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
     run.settings.validate()?;
-    let plan = model::Plan::new(run)?;
+    let mut plan = model::Plan::new(run)?;
     std::fs::create_dir_all(out_dir).map_err(|source| SimError::Io {
         path: out_dir.to_path_buf(),
         source,
     })?;
     match run.settings.output.unwrap_or_default() {
         SimOutput::Lucia => writer::run(&plan, out_dir),
-        SimOutput::Oasis5 => ecearth4::run(&plan, out_dir),
+        SimOutput::Oasis5 => {
+            let split = ecearth4::decompose(&mut plan);
+            ecearth4::run(&plan, out_dir, split)
+        }
     }
 }
 
@@ -422,5 +427,9 @@ pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
 /// tests that need thousands of runs. Same outcome as [`simulate`] for the same run.
 pub fn simulate_in_memory(run: &SimRun) -> Result<SimOutcome, SimError> {
     run.settings.validate()?;
-    model::Plan::new(run)?.simulate_all(|_| Ok(()))
+    let mut plan = model::Plan::new(run)?;
+    if run.settings.output.unwrap_or_default() == SimOutput::Oasis5 {
+        ecearth4::decompose(&mut plan);
+    }
+    plan.simulate_all(|_| Ok(()))
 }

@@ -82,6 +82,15 @@ pub(crate) struct CompPlan {
     pub interp_s: f64,
 }
 
+impl CompPlan {
+    /// Multiplies its speed by `factor` (NEMO's decomposition in an EC-Earth4 run,
+    /// [`super::ec4_runs::standin_split`]).
+    pub fn scale_speed(&mut self, factor: f64) {
+        self.truth_sypd *= factor;
+        self.mean_step_s /= factor;
+    }
+}
+
 /// Events of one rank in one exchange.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RankEvents {

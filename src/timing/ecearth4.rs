@@ -183,6 +183,24 @@ pub struct NemoDecomposition {
     pub mpi_processes: Option<u32>,
     /// NEMO printed `YOU ARE WASTING CPU`: a decomposition with land-only domains.
     pub wasting_cpu: bool,
+    /// `Number of suppressed land subdomains =`: land-only rectangles NEMO removed (NEMO 4.2
+    /// prints it before the decomposition when it removed as many as it could).
+    pub land_removed: Option<u32>,
+    /// The global grid with halos, `jpiglo` and `jpjglo`, from the lines that check the split
+    /// (`sum ijpi(i,1) = ... jpiglo = ...`).
+    pub global: Option<(u32, u32)>,
+    /// The halo width `nn_hls` from the namelist echo.
+    pub halo: Option<u32>,
+}
+
+impl NemoDecomposition {
+    /// Land-only rectangles removed: as NEMO printed it, else `jpni * jpnj - jpnij`; `None`
+    /// until the split is known.
+    pub fn land_subdomains_removed(&self) -> Option<u32> {
+        let (ni, nj) = (self.jpni?, self.jpnj?);
+        self.land_removed
+            .or_else(|| Some((ni * nj).saturating_sub(self.jpnij?)))
+    }
 }
 
 /// Reads `jpnij`, NEMO's real MPI size with land domains removed, from an `ocean.output`;
@@ -197,16 +215,28 @@ pub fn read_ocean_output(path: &Path) -> Result<NemoDecomposition, TimingError> 
 }
 
 /// Parses `ocean.output` text. The values count after the last `defines mpp subdomains` line
-/// only: the namelist echo before it prints `jpni = 0` too, meaning "choose for me".
+/// only: the namelist echo before it prints `jpni = 0` too, meaning "choose for me". A file
+/// NEMO is still writing is read up to its last complete line (a cut `jpnij =  1` of 104
+/// would read as 1).
 pub fn parse_ocean_output(bytes: &[u8]) -> NemoDecomposition {
-    let text = String::from_utf8_lossy(bytes);
+    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(end) => &bytes[..=end],
+        None => &[][..],
+    };
+    let text = String::from_utf8_lossy(complete);
     let mut d = NemoDecomposition::default();
     let mut after = false;
     for line in text.lines() {
         let lower = line.to_ascii_lowercase();
+        if let Some(n) = value_after(&lower, "number of suppressed land subdomains") {
+            d.land_removed = Some(n);
+        }
+        if let Some(h) = value_after(&lower, "nn_hls") {
+            d.halo = Some(h);
+        }
         if lower.contains("defines mpp subdomains") {
             after = true;
-            (d.jpni, d.jpnj, d.jpnij) = (None, None, None);
+            (d.jpni, d.jpnj, d.jpnij, d.global) = (None, None, None, None);
             continue;
         }
         if lower.contains("you are wasting cpu") {
@@ -219,6 +249,12 @@ pub fn parse_ocean_output(bytes: &[u8]) -> NemoDecomposition {
             d.jpnij = value_after(&lower, "jpnij").or(d.jpnij);
             d.jpni = value_after(&lower, "jpni").or(d.jpni);
             d.jpnj = value_after(&lower, "jpnj").or(d.jpnj);
+            if let Some(gi) = value_after(&lower, "jpiglo") {
+                d.global = Some((gi, d.global.map_or(0, |g| g.1)));
+            }
+            if let Some(gj) = value_after(&lower, "jpjglo") {
+                d.global = Some((d.global.map_or(0, |g| g.0), gj));
+            }
         }
     }
     d
@@ -285,6 +321,16 @@ pub fn is_run_dir(dir: &Path) -> bool {
             || legs
                 .iter()
                 .any(|l| l.join(OASIS_FILE).is_file() || l.join("timing.log").is_file()))
+}
+
+/// The `ocean.output` NEMO left in run directory `dir`: its last leg's, else the run
+/// directory's own; `None` when there is none.
+pub fn ocean_output(dir: &Path) -> Option<PathBuf> {
+    let leg = legs(dir).pop();
+    leg.map(|l| l.join("ocean.output"))
+        .into_iter()
+        .chain([dir.join("ocean.output")])
+        .find(|p| p.is_file())
 }
 
 /// The component that is NEMO, by its OASIS name (EC-Earth4's is `oceanx`).
@@ -366,10 +412,7 @@ pub fn read_run_dir(dir: &Path, opts: &ReadOptions) -> Result<Reading, TimingErr
             leg.display()
         ));
     }
-    let ocean = [leg.join("ocean.output"), dir.join("ocean.output")]
-        .into_iter()
-        .find(|p| p.is_file());
-    if let Some(ocean) = ocean {
+    if let Some(ocean) = ocean_output(dir) {
         check_nemo_size(&ocean, &m, opts)?
             .into_iter()
             .for_each(|n| m.notes.push(n));
@@ -566,6 +609,35 @@ mod tests {
             (Some(12), Some(10), Some(104), Some(120))
         );
         assert!(d.wasting_cpu);
+        assert_eq!(d.land_subdomains_removed(), Some(16));
         assert_eq!(parse_ocean_output(b"jpnij = 5\n").jpnij, None);
+    }
+
+    /// NEMO 4.2's own lines: the land subdomains it removed, the global grid from the split's
+    /// check, the halo from the namelist echo; a file cut in a line is read up to the last
+    /// whole one.
+    #[test]
+    fn the_decomposition_of_nemo_4_2_and_a_half_written_file() {
+        let text = "   nammpp\n      nn_hls = 1\n mpp_init:\n ~~~~~~~~\n\n\
+            \x20  Number of mpi processes:   104\n   Number of ocean subdomains =   104\n\
+            \x20  Number of suppressed land subdomains =    16\n\n\
+            \x20MPI Message Passing MPI - domain lay out over processors\n\n\
+            \x20   defines mpp subdomains\n       jpni =           12\n       jpnj =           10\n\
+            \x20     jpnij =          104\n      nimpp = 1\n      njmpp = 1\n\n\
+            \x20      sum ijpi(i,1) =          384  jpiglo =          362\n\
+            \x20      sum ijpj(1,j) =          351  jpjglo =          333\n";
+        let d = parse_ocean_output(text.as_bytes());
+        assert_eq!((d.jpni, d.jpnj, d.jpnij), (Some(12), Some(10), Some(104)));
+        assert_eq!(
+            (d.land_removed, d.global, d.halo),
+            (Some(16), Some((362, 333)), Some(1))
+        );
+        assert!(!d.wasting_cpu);
+        // Cut inside `jpnij =          104`: the split is not known yet.
+        let cut = &text[..text.find("jpnij =").unwrap() + 12];
+        let d = parse_ocean_output(cut.as_bytes());
+        assert_eq!((d.jpni, d.jpnj, d.jpnij), (Some(12), Some(10), None));
+        assert_eq!(d.land_subdomains_removed(), Some(16));
+        assert_eq!(parse_ocean_output(b"   jpni = 1").jpni, None);
     }
 }
