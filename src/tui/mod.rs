@@ -41,6 +41,8 @@ mod calibration_tests;
 #[cfg(test)]
 mod effect_tests;
 #[cfg(test)]
+mod emit_tests;
+#[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
 mod keys_tests;
@@ -196,15 +198,8 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         out_dir,
         setup.title.clone(),
     );
-    if cost_model
-        .machine
-        .is_some_and(|m| m.placement == autolb::machine::Placement::Groups)
-    {
-        // The app ranks PE counts; node packings are `predict`'s, so the screen says which
-        // view this is rather than showing a second answer as if it were the packing's.
-        app.ui.message =
-            Some("placement = groups: PE counts here; node packings: `autolb predict`".into());
-    }
+    // Paths on the status line are said relative to where the app was started.
+    app.output.cwd = std::env::current_dir().ok();
     if let Some((p, fit)) = calibrated {
         app.ranking.other_model = Some((p, ranking::ModelKind::Calibrated));
         app.toggle_model();

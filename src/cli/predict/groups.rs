@@ -5,11 +5,12 @@
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use autolb::predict::emit_ecearth4::{check_names, key_of, to_yaml};
+use autolb::predict::emit_ecearth4;
+use autolb::predict::node_groups::{self, NodePackings};
 use autolb::predict::packing::{self, NodeGroup, PackingProblem, PinnedHelper, ScoredPacking};
 
 use crate::shared::error::user;
-use crate::shared::output::{errln, write_out};
+use crate::shared::output::errln;
 use crate::shared::prediction_flags::PredictionSetup;
 
 /// `predict --json` with node groups: the names of the columns, then the ranked packings.
@@ -37,8 +38,8 @@ pub enum Output {
     Ecearth4,
 }
 
-/// Ranks the best packing of every node count the budget allows and prints them.
-pub fn run(setup: &PredictionSetup, output: Output) -> Result<()> {
+/// Ranks the best packing of every node count the budget allows, as `predict` prints them.
+pub fn run(setup: &PredictionSetup, output: Output) -> Result<String> {
     let machine = setup
         .cost_model
         .machine
@@ -50,35 +51,23 @@ pub fn run(setup: &PredictionSetup, output: Output) -> Result<()> {
         .map(|(f, _)| f.pinned_helpers())
         .unwrap_or_default();
     let settings = &setup.settings;
-    let max_nodes = settings.max_nproc / cpn;
-    if max_nodes == 0 {
-        return Err(user(format!(
-            "the budget max_nproc = {} is less than one node of {cpn} cores; with placement = \"groups\" the budget counts the cores of whole nodes",
-            settings.max_nproc
-        )));
-    }
+    let NodePackings {
+        problem,
+        max_nodes,
+        top: ranked,
+        ..
+    } = node_groups::rank_node_packings(&setup.inputs, helpers, cpn, settings).map_err(user)?;
     if settings.extra_pes > 0 {
         errln!(
             "autolb: note: extra_pes = {} is not counted with placement = \"groups\"; give each helper its own [[component]] with pinned and nproc",
             settings.extra_pes
         );
     }
-    let problem =
-        PackingProblem::from_inputs(&setup.inputs, helpers, cpn, settings.interp, max_nodes)
-            .map_err(user)?;
-    let ranked = packing::rank_packings(&problem, 1..=max_nodes, settings.tts_w, settings.top)
-        .map_err(user)?;
-    if ranked.is_empty() {
-        return Err(user(format!(
-            "no packing of 1 to {max_nodes} nodes lets every component run inside its curve and allowed list; raise max_nproc or check the components' ranges"
-        )));
-    }
-    let text = match output {
+    Ok(match output {
         Output::Json => json(&problem, &ranked, settings.tts_w, max_nodes)?,
         Output::Ecearth4 => ecearth4(&problem, &ranked[0], settings.tts_w)?,
         Output::Table => table(&problem, &ranked),
-    };
-    write_out(&text)
+    })
 }
 
 /// The ranked packings as one JSON object.
@@ -100,25 +89,14 @@ fn json(
 }
 
 /// The best packing as EC-Earth4's experiment-configuration fragment (YAML), with a comment
-/// saying what it is; component names that would be one key are refused, keys a YAML reader
-/// would misread are quoted.
+/// saying what it is.
 fn ecearth4(problem: &PackingProblem, best: &ScoredPacking, tts_w: f64) -> Result<String> {
-    let names: Vec<&str> = problem
-        .components
-        .iter()
-        .map(|c| c.name.as_str())
-        .chain(problem.helpers.iter().map(|h| h.name.as_str()))
-        .collect();
-    check_names(names.iter().copied()).map_err(user)?;
-    let keys: Vec<String> = names.iter().map(|n| key_of(n)).collect();
-    let p = &best.packing;
-    let yaml = to_yaml(&problem.ecearth4_fragment(p), &keys).map_err(user)?;
-    Ok(format!(
-        "# autolb predict: the best node packing at TTS_w {tts_w:.2}: {} nodes of {} cores, {:.2} SYPD, NHSY {:.0}\n\
-         # paste under your experiment configuration; job.groups lists ranks per node, the first group\n\
-         # holds the first-node helpers; load_balancing: 1 makes OASIS write load_balancing_info.txt\n{yaml}",
-        p.nodes, problem.cores_per_node, p.sypd, best.nhsy
-    ))
+    emit_ecearth4::groups_fragment(
+        problem,
+        &best.packing,
+        &format!("autolb predict: the best node packing at TTS_w {tts_w:.2}"),
+    )
+    .map_err(user)
 }
 
 /// One row per packing (its node count, each component's total ranks (`RxT` with T threads per

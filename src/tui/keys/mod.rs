@@ -395,7 +395,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::EmitEcearth4,
         name: "ecearth4",
         defaults: &["y"],
-        description: "write the matrix cursor's configuration as an EC-Earth4 job fragment (YAML) to the output directory",
+        description: "write the matrix cursor's configuration (the table's selected row when the table has the focus) as EC-Earth4 YAML to the output directory, with its threads and, on a file that packs nodes, its node groups",
         hint: None,
         panes: Panes::All,
     },

@@ -1,0 +1,333 @@
+//! Node groups for a prediction's settings: the node packings `predict` ranks on a machine with
+//! `placement = "groups"`, and any one configuration laid out on whole nodes.
+//!
+//! `autolb predict` and the terminal app both answer "which configuration" for one campaign
+//! file. With node groups that answer is a node packing ([`crate::predict::packing`]), searched
+//! over node counts that the budget's whole nodes allow; the CLI and the app take it from
+//! [`rank_node_packings`], one computation, so they cannot recommend different packings for
+//! one file.
+//!
+//! The app also writes configurations that are no packing's best: the one under its matrix
+//! cursor or a campaign's measured row. [`lay_out`] puts such a configuration (ranks and
+//! threads per component) on nodes in the form EC-Earth4's `job.groups` takes and the packing
+//! search uses: the first node, which also holds the first-node helpers, then nodes packed
+//! alike, each with the per-node helpers. It keeps the fewest nodes that hold it, and among
+//! those the split closest to even, so a regular node carries about its share of each
+//! component.
+
+use super::packing::{
+    self, NodeGroup, PackedComponent, Packing, PackingProblem, Pinned, PinnedHelper, ScoredPacking,
+};
+use super::{ComponentInput, Settings};
+
+/// The node packings ranked for a prediction's settings, as `predict` prints them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodePackings {
+    /// The components, the helpers and the node size the packings were searched with.
+    pub problem: PackingProblem,
+    /// Node counts searched: 1 to this, the budget's whole nodes.
+    pub max_nodes: u32,
+    /// TTS_w the packings are ranked at.
+    pub tts_w: f64,
+    /// The best packing of each node count, best first, at most the settings' top N.
+    pub top: Vec<ScoredPacking>,
+}
+
+/// The best packing of each node count the budget (`settings.max_nproc`, whole nodes of
+/// `cores_per_node`) allows, ranked by fittingness at `settings.tts_w`; an error in one line
+/// when the budget is under one node, a component has no curve, or no node count lets every
+/// component run.
+pub fn rank_node_packings(
+    inputs: &[ComponentInput],
+    helpers: Vec<PinnedHelper>,
+    cores_per_node: u32,
+    settings: &Settings,
+) -> Result<NodePackings, String> {
+    let max_nodes = settings.max_nproc / cores_per_node.max(1);
+    if max_nodes == 0 {
+        return Err(format!(
+            "the budget max_nproc = {} is less than one node of {cores_per_node} cores; with placement = \"groups\" the budget counts the cores of whole nodes",
+            settings.max_nproc
+        ));
+    }
+    let problem =
+        PackingProblem::from_inputs(inputs, helpers, cores_per_node, settings.interp, max_nodes)
+            .map_err(|e| e.to_string())?;
+    let top = packing::rank_packings(&problem, 1..=max_nodes, settings.tts_w, settings.top)
+        .map_err(|e| e.to_string())?;
+    if top.is_empty() {
+        return Err(format!(
+            "no packing of 1 to {max_nodes} nodes lets every component run inside its curve and allowed list; raise max_nproc or check the components' ranges"
+        ));
+    }
+    Ok(NodePackings {
+        problem,
+        max_nodes,
+        tts_w: settings.tts_w,
+        top,
+    })
+}
+
+/// The problem a fragment is written from when no packing was searched (a component known
+/// only from measured runs has no curve to search with): the components' names, the helpers
+/// and the node size, with no speeds. Only for [`PackingProblem::ecearth4_fragment`], which
+/// reads names.
+pub fn naming_problem(
+    names: &[String],
+    helpers: Vec<PinnedHelper>,
+    cores_per_node: u32,
+) -> PackingProblem {
+    PackingProblem {
+        cores_per_node,
+        components: names
+            .iter()
+            .map(|name| PackedComponent {
+                name: name.clone(),
+                options: Vec::new(),
+            })
+            .collect(),
+        helpers,
+    }
+}
+
+/// Beyond the fewest nodes the cores need, how many more node counts [`lay_out`] tries before
+/// it gives up: a split that fits comes within a node or two unless ranks are as wide as
+/// nodes.
+const EXTRA_NODES_TRIED: u32 = 64;
+
+/// `ranks[c]` MPI ranks of `threads[c]` cores each, per component, with the `helpers`, laid
+/// out on nodes of `cores_per_node` cores as a first node and nodes packed alike (see the
+/// module doc), at the speed `sypd` given; an error in one line when no such layout of a few
+/// nodes holds them (a rank wider than a node, or helpers that fill one).
+pub fn lay_out(
+    cores_per_node: u32,
+    helpers: &[PinnedHelper],
+    ranks: &[u32],
+    threads: &[u32],
+    sypd: f64,
+) -> Result<Packing, String> {
+    let pinned = |p: Pinned| -> u32 {
+        helpers
+            .iter()
+            .filter(|h| h.pinned == p)
+            .map(|h| h.ranks)
+            .sum()
+    };
+    let every = pinned(Pinned::PerNode);
+    let first_only = pinned(Pinned::FirstNode);
+    if every + first_only >= cores_per_node {
+        return Err(format!(
+            "the pinned helpers take {} of the {cores_per_node} cores of the first node, leaving none for the components; raise cores_per_node or pin fewer ranks",
+            every + first_only
+        ));
+    }
+    let (regular_cap, first_cap) = (cores_per_node - every, cores_per_node - every - first_only);
+    let threads: Vec<u32> = (0..ranks.len())
+        .map(|c| threads.get(c).copied().unwrap_or(1).max(1))
+        .collect();
+    if let Some(c) = (0..ranks.len()).find(|&c| ranks[c] > 0 && threads[c] > regular_cap) {
+        return Err(format!(
+            "a rank of component {} takes {} threads, more than the {regular_cap} cores a node has beside its helpers",
+            c + 1,
+            threads[c]
+        ));
+    }
+    let cores: u32 = ranks.iter().zip(&threads).map(|(r, t)| r * t).sum();
+    let fewest = (cores + first_only).div_ceil(regular_cap.max(1)).max(1);
+    for nodes in fewest..=fewest + EXTRA_NODES_TRIED {
+        let Some(regular) = regular_split(ranks, &threads, nodes, regular_cap, first_cap) else {
+            continue;
+        };
+        let first: Vec<u32> = ranks
+            .iter()
+            .zip(&regular)
+            .map(|(r, g)| r - (nodes - 1) * g)
+            .collect();
+        let used = |r: &[u32]| r.iter().zip(&threads).map(|(r, t)| r * t).sum::<u32>();
+        let helpers_on = |first_node: bool| -> Vec<u32> {
+            helpers
+                .iter()
+                .map(|h| match h.pinned {
+                    Pinned::PerNode => h.ranks,
+                    Pinned::FirstNode if first_node => h.ranks,
+                    Pinned::FirstNode => 0,
+                })
+                .collect()
+        };
+        let mut groups = vec![NodeGroup {
+            nodes: 1,
+            idle_cores: first_cap - used(&first),
+            ranks: first,
+            helpers: helpers_on(true),
+        }];
+        if nodes > 1 {
+            let rest = NodeGroup {
+                nodes: nodes - 1,
+                idle_cores: regular_cap - used(&regular),
+                ranks: regular,
+                helpers: helpers_on(false),
+            };
+            if rest.ranks == groups[0].ranks && rest.helpers == groups[0].helpers {
+                groups[0].nodes = nodes;
+            } else {
+                groups.push(rest);
+            }
+        }
+        return Ok(Packing {
+            nodes,
+            threads,
+            ranks: ranks.to_vec(),
+            groups,
+            sypd,
+        });
+    }
+    Err(format!(
+        "no layout of {fewest} to {} nodes of {cores_per_node} cores holds these ranks as a first node and nodes packed alike; write job.groups by hand",
+        fewest + EXTRA_NODES_TRIED
+    ))
+}
+
+/// Ranks per regular node of each component for a job of `nodes` nodes, the first node taking
+/// the rest, or `None` when no split fits both nodes' cores. Among the splits that fit, the one
+/// closest to `ranks / nodes` per node (the sum of the distances, in ranks).
+fn regular_split(
+    ranks: &[u32],
+    threads: &[u32],
+    nodes: u32,
+    regular_cap: u32,
+    first_cap: u32,
+) -> Option<Vec<u32>> {
+    let cores: u32 = ranks.iter().zip(threads).map(|(r, t)| r * t).sum();
+    if nodes == 1 {
+        return (cores <= first_cap).then(|| vec![0; ranks.len()]);
+    }
+    let others = nodes - 1;
+    // The regular node uses `s` cores; the first node then holds `cores - others * s`.
+    let least = cores.saturating_sub(first_cap).div_ceil(others);
+    if least > regular_cap {
+        return None;
+    }
+    let cap = regular_cap as usize;
+    // cost[s]: the least distance from even of a split of the components so far using `s`
+    // cores of a regular node; choice[c][s]: the ranks component c takes on it then.
+    let mut cost = vec![f64::INFINITY; cap + 1];
+    cost[0] = 0.0;
+    let mut choice: Vec<Vec<u32>> = Vec::with_capacity(ranks.len());
+    for (&r, &t) in ranks.iter().zip(threads) {
+        let even = f64::from(r) / f64::from(nodes);
+        let most = (r / others).min(regular_cap / t);
+        let mut next = vec![f64::INFINITY; cap + 1];
+        let mut picked = vec![0u32; cap + 1];
+        for (s, &c) in cost.iter().enumerate() {
+            if !c.is_finite() {
+                continue;
+            }
+            for g in 0..=most {
+                let to = s + (g * t) as usize;
+                if to > cap {
+                    break;
+                }
+                let d = c + (f64::from(g) - even).abs();
+                if d < next[to] {
+                    next[to] = d;
+                    picked[to] = g;
+                }
+            }
+        }
+        cost = next;
+        choice.push(picked);
+    }
+    let s = (least as usize..=cap)
+        .filter(|&s| cost[s].is_finite())
+        .min_by(|&a, &b| cost[a].total_cmp(&cost[b]).then(b.cmp(&a)))?;
+    let mut split = vec![0; ranks.len()];
+    let mut at = s;
+    for c in (0..ranks.len()).rev() {
+        let g = choice[c][at];
+        split[c] = g;
+        at -= (g * threads[c]) as usize;
+    }
+    Some(split)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn helper(name: &str, pinned: Pinned) -> PinnedHelper {
+        PinnedHelper {
+            name: name.into(),
+            ranks: 1,
+            pinned,
+        }
+    }
+
+    /// Every rank placed, no node over its cores, the helpers where they are pinned.
+    fn check(p: &Packing, cpn: u32, helpers: &[PinnedHelper], ranks: &[u32], threads: &[u32]) {
+        assert_eq!(p.ranks, ranks);
+        assert_eq!(p.threads, threads);
+        assert_eq!(p.groups.iter().map(|g| g.nodes).sum::<u32>(), p.nodes);
+        for (c, &r) in ranks.iter().enumerate() {
+            let placed: u32 = p.groups.iter().map(|g| g.nodes * g.ranks[c]).sum();
+            assert_eq!(placed, r, "component {c} in {p:?}");
+        }
+        for (i, g) in p.groups.iter().enumerate() {
+            let used: u32 = g.ranks.iter().zip(threads).map(|(r, t)| r * t).sum::<u32>()
+                + g.helpers.iter().sum::<u32>();
+            assert_eq!(used + g.idle_cores, cpn, "group {i} of {p:?}");
+            for (h, &n) in helpers.iter().zip(&g.helpers) {
+                let want = match h.pinned {
+                    Pinned::PerNode => 1,
+                    Pinned::FirstNode => u32::from(i == 0),
+                };
+                assert_eq!(n, want, "{} in group {i}", h.name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_hybrid_configuration_takes_the_fewest_nodes_with_its_helpers() {
+        let helpers = [
+            helper("xios", Pinned::PerNode),
+            helper("rnfm", Pinned::FirstNode),
+        ];
+        // 368 ranks of 2 threads and 259 NEMO ranks: 995 cores, 9 nodes of 112 with the
+        // helpers (1,007 of 1,008 cores).
+        let p = lay_out(112, &helpers, &[368, 259], &[2, 1], 10.0).unwrap();
+        assert_eq!(p.nodes, 9);
+        check(&p, 112, &helpers, &[368, 259], &[2, 1]);
+        assert_eq!(p.groups.len(), 2);
+        // The regular nodes carry about their share.
+        let regular = &p.groups[1].ranks;
+        assert!((40..=42).contains(&regular[0]), "{p:?}");
+        assert!((27..=31).contains(&regular[1]), "{p:?}");
+    }
+
+    #[test]
+    fn one_node_or_alike_nodes_make_one_group() {
+        let p = lay_out(128, &[], &[64, 32], &[1, 2], 1.0).unwrap();
+        assert_eq!((p.nodes, p.groups.len()), (1, 1));
+        check(&p, 128, &[], &[64, 32], &[1, 2]);
+        let p = lay_out(100, &[], &[300, 100], &[1, 1], 1.0).unwrap();
+        assert_eq!((p.nodes, p.groups.len()), (4, 1));
+        assert_eq!(p.groups[0].ranks, [75, 25]);
+    }
+
+    #[test]
+    fn wide_ranks_may_need_a_node_more_than_the_cores_say() {
+        // Three ranks of 64 threads: 192 cores would fit two nodes of 112, but a rank cannot
+        // straddle two nodes.
+        let helpers = [helper("xios", Pinned::PerNode)];
+        let p = lay_out(112, &helpers, &[3], &[64], 1.0).unwrap();
+        assert_eq!(p.nodes, 3);
+        check(&p, 112, &helpers, &[3], &[64]);
+        let e = lay_out(112, &helpers, &[1], &[112], 1.0).unwrap_err();
+        assert!(e.contains("112 threads"), "{e}");
+        let two = [
+            helper("xios", Pinned::PerNode),
+            helper("rnfm", Pinned::FirstNode),
+        ];
+        let e = lay_out(2, &two, &[1], &[1], 1.0).unwrap_err();
+        assert!(e.contains("pinned helpers take 2 of the 2 cores"), "{e}");
+    }
+}
