@@ -7,7 +7,8 @@
 //! OpenIFS, `omp_num_threads` (the het job passes them to `--cpus-per-task`). The
 //! `slurm-wrapper-taskset` form packs several components on every node (`job.groups`), with the
 //! pinned helpers (XIOS, the runoff mapper) where the campaign file pins them: `predict` with
-//! `placement = "groups"` and the terminal app on such a file write it ([`groups_fragment`]).
+//! `placement = "groups"` and the terminal app on such a file write it
+//! ([`crate::predict::node_groups::groups_fragment`]) with [`to_yaml`] too.
 //!
 //! The fragment is written from `Serialize` structs with serde_norway, in the order EC-Earth4's
 //! own files use (components in the prediction's order). Keys are component names in lower
@@ -21,7 +22,6 @@
 
 use serde::{Serialize, Serializer};
 
-use super::packing::{Packing, PackingProblem};
 use super::Scored;
 
 /// Key-value pairs serialised as a map in this order, where a `BTreeMap` would sort them.
@@ -259,39 +259,6 @@ pub fn hetjob_text(
         parts.join(" + ")
     );
     fragment(&components, &comment)
-}
-
-/// A node packing as EC-Earth4's `job.groups` fragment (`slurm-wrapper-taskset`: the node
-/// groups with the pinned helpers, each hybrid component's `omp_num_threads`, OASIS's
-/// load-balance analysis on), its comment `heading` then the nodes, speed and billed cost;
-/// `predict --emit ecearth4` with `placement = "groups"` and the app's `y` on such a file write
-/// this text. Component and helper names that would be one key are refused.
-pub fn groups_fragment(
-    problem: &PackingProblem,
-    packing: &Packing,
-    heading: &str,
-) -> Result<String, String> {
-    let names: Vec<&str> = problem
-        .components
-        .iter()
-        .map(|c| c.name.as_str())
-        .chain(problem.helpers.iter().map(|h| h.name.as_str()))
-        .collect();
-    check_names(names.iter().copied())?;
-    let keys: Vec<String> = names.iter().map(|n| key_of(n)).collect();
-    let yaml = to_yaml(&problem.ecearth4_fragment(packing), &keys)?;
-    let cpn = problem.cores_per_node;
-    let speed = if packing.sypd.is_finite() {
-        format!(", {:.2} SYPD, NHSY {:.0}", packing.sypd, packing.nhsy(cpn))
-    } else {
-        String::new()
-    };
-    Ok(format!(
-        "# {heading}: {} nodes of {cpn} cores{speed}\n\
-         # paste under your experiment configuration; job.groups lists ranks per node, the first group\n\
-         # holds the first-node helpers; load_balancing: 1 makes OASIS write load_balancing_info.txt\n{yaml}",
-        packing.nodes
-    ))
 }
 
 #[cfg(test)]

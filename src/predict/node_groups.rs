@@ -15,6 +15,7 @@
 //! those the split closest to even, so a regular node carries about its share of each
 //! component.
 
+use super::emit_ecearth4;
 use super::packing::{
     self, NodeGroup, PackedComponent, Packing, PackingProblem, Pinned, PinnedHelper, ScoredPacking,
 };
@@ -88,6 +89,39 @@ pub fn naming_problem(
             .collect(),
         helpers,
     }
+}
+
+/// A node packing as EC-Earth4's `job.groups` fragment (`slurm-wrapper-taskset`: the node
+/// groups with the pinned helpers, each hybrid component's `omp_num_threads`, OASIS's
+/// load-balance analysis on), its comment `heading` then the nodes, speed and billed cost;
+/// `predict --emit ecearth4` with `placement = "groups"` and the app's `y` on such a file write
+/// this text. Component and helper names that would be one key are refused.
+pub fn groups_fragment(
+    problem: &PackingProblem,
+    packing: &Packing,
+    heading: &str,
+) -> Result<String, String> {
+    let names: Vec<&str> = problem
+        .components
+        .iter()
+        .map(|c| c.name.as_str())
+        .chain(problem.helpers.iter().map(|h| h.name.as_str()))
+        .collect();
+    emit_ecearth4::check_names(names.iter().copied())?;
+    let keys: Vec<String> = names.iter().map(|n| emit_ecearth4::key_of(n)).collect();
+    let yaml = emit_ecearth4::to_yaml(&problem.ecearth4_fragment(packing), &keys)?;
+    let cpn = problem.cores_per_node;
+    let speed = if packing.sypd.is_finite() {
+        format!(", {:.2} SYPD, NHSY {:.0}", packing.sypd, packing.nhsy(cpn))
+    } else {
+        String::new()
+    };
+    Ok(format!(
+        "# {heading}: {} nodes of {cpn} cores{speed}\n\
+         # paste under your experiment configuration; job.groups lists ranks per node, the first group\n\
+         # holds the first-node helpers; load_balancing: 1 makes OASIS write load_balancing_info.txt\n{yaml}",
+        packing.nodes
+    ))
 }
 
 /// Beyond the fewest nodes the cores need, how many more node counts [`lay_out`] tries before

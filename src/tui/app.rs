@@ -234,7 +234,14 @@ impl App {
             Action::CycleRows => self.cycle_axis(true),
             Action::CycleCols => self.cycle_axis(false),
             Action::Report => return Some(Effect::WriteReport(Box::new(self.report_job()))),
-            Action::EmitEcearth4 => match super::emit::ecearth4(self) {
+            Action::EmitEcearth4 => match super::emit::shown(
+                &self.ranking,
+                &self.table,
+                self.ui.focus,
+                &self.matrix.cursor,
+            )
+            .and_then(|s| super::emit::ecearth4(&self.ranking, &s, &self.output.out_dir))
+            {
                 Ok(effect) => return Some(effect),
                 Err(e) => self.ui.error = Some(e),
             },

@@ -9,13 +9,13 @@
 
 use std::path::{Path, PathBuf};
 
-use autolb::predict::emit_ecearth4::{groups_fragment, hetjob_text};
-use autolb::predict::node_groups::{self, naming_problem};
+use autolb::predict::emit_ecearth4::hetjob_text;
+use autolb::predict::node_groups::{self, groups_fragment, naming_problem};
 
-use super::app::App;
 use super::effect::Effect;
 use super::pane::Pane;
-use super::ranking::Groups;
+use super::ranking::{Groups, Ranking};
+use super::table::TableState;
 
 /// The file the YAML goes to, in the app's output directory.
 pub const ECEARTH4_FILE: &str = "ecearth4-job.yml";
@@ -54,17 +54,22 @@ impl Shown {
 
 /// What `y` writes: the table's selected row when the table has the focus and lists a
 /// balancing campaign's rows, else the configuration under the matrix cursor.
-pub fn shown(app: &App) -> Result<Shown, String> {
-    let view = &app.table.campaign;
-    let row = app
-        .table
+/// `focus` is the focused pane, `cursor` the matrix cursor.
+pub fn shown(
+    ranking: &Ranking,
+    table: &TableState,
+    focus: Pane,
+    cursor: &[usize],
+) -> Result<Shown, String> {
+    let view = &table.campaign;
+    let row = table
         .selected_row()
-        .filter(|_| app.ui.focus == Pane::Table && view.scaling.is_empty());
+        .filter(|_| focus == Pane::Table && view.scaling.is_empty());
     let Some(i) = row else {
-        return Ok(cursor(app));
+        return Ok(at_cursor(ranking, cursor));
     };
     let r = &view.rows[i];
-    let names = app.ranking.problem.names();
+    let names = ranking.problem.names();
     // The table's columns are the campaign's components; the problem's order may differ.
     let mut nproc = Vec::with_capacity(names.len());
     let mut threads = Vec::with_capacity(names.len());
@@ -102,9 +107,8 @@ pub fn shown(app: &App) -> Result<Shown, String> {
 }
 
 /// The configuration under the matrix cursor, as its line names it.
-fn cursor(app: &App) -> Shown {
-    let r = &app.ranking;
-    let config = r.problem.score(&app.matrix.cursor, r.tts_w());
+fn at_cursor(r: &Ranking, cursor: &[usize]) -> Shown {
+    let config = r.problem.score(cursor, r.tts_w());
     Shown {
         place: "the configuration under the matrix cursor".into(),
         threads: r.threads_of(&config),
@@ -115,22 +119,20 @@ fn cursor(app: &App) -> Shown {
     }
 }
 
-/// The effect writing what the screen shows ([`shown`]) as EC-Earth4 YAML into the output
-/// directory, or why it cannot be written (a component name YAML would misread, a
-/// configuration no node layout holds).
-pub fn ecearth4(app: &App) -> Result<Effect, String> {
-    let shown = shown(app)?;
-    let (text, what) = yaml(app, &shown).map_err(|e| format!("EC-Earth4 YAML not written: {e}"))?;
+/// The effect writing what the screen shows ([`shown`]) as EC-Earth4 YAML into `out_dir`, or
+/// why it cannot be written (a component name YAML would misread, a configuration no node
+/// layout holds).
+pub fn ecearth4(r: &Ranking, shown: &Shown, out_dir: &Path) -> Result<Effect, String> {
+    let (text, what) = yaml(r, shown).map_err(|e| format!("EC-Earth4 YAML not written: {e}"))?;
     Ok(Effect::WriteText {
-        path: app.output.out_dir.join(ECEARTH4_FILE),
+        path: out_dir.join(ECEARTH4_FILE),
         text,
         what,
     })
 }
 
 /// The YAML of `shown` and what it is in a few words for the status line.
-pub fn yaml(app: &App, shown: &Shown) -> Result<(String, String), String> {
-    let r = &app.ranking;
+pub fn yaml(r: &Ranking, shown: &Shown) -> Result<(String, String), String> {
     let names = r.problem.names();
     let speed = match (shown.sypd, shown.measured) {
         (Some(s), true) => format!("measured {s:.2} SYPD"),

@@ -3,14 +3,10 @@
 //! Each test draws the whole app, reads the configuration off the screen (the matrix cursor
 //! line, a table row, the recommended line), writes it with `y`, parses the YAML back and
 //! compares it count by count with the screen: ranks, `omp_num_threads`, node groups and the
-//! helpers the file pins. The recommendation is compared with `autolb predict --config` on the
-//! same file, run through the command's own code.
+//! helpers the file pins. (That the app recommends what `predict` does is tested beside
+//! `predict`, in `cli::predict::app_tests`.)
 
 use std::path::{Path, PathBuf};
-
-use clap::Parser;
-
-use autolb::predict::{Problem, ProblemOptions};
 
 use super::app::App;
 use super::effect::{Effect, Outcome};
@@ -22,55 +18,37 @@ use super::theme::{ColorDepth, Theme};
 use crate::shared::prediction_flags::{self, PredictionFlags};
 
 /// The EC-Earth4 example: node groups, XIOS on every node, the runoff mapper on the first.
-const GROUPS_FILE: &str = "assets/examples/ecearth4-mn5/campaign.toml";
+pub(crate) const GROUPS_FILE: &str = "assets/examples/ecearth4-mn5/campaign.toml";
 /// The same model as a plain file: OpenIFS at 4 threads, PEs packed, helpers in extra_pes.
-const PLAIN_FILE: &str = "assets/examples/ecearth4-mn5/campaign-sim.toml";
+pub(crate) const PLAIN_FILE: &str = "assets/examples/ecearth4-mn5/campaign-sim.toml";
 
-fn repo(path: &str) -> PathBuf {
+pub(crate) fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 /// The app opened on a campaign file as `autolb tui --config FILE` opens it.
-fn open_on(file: &str, out_dir: &Path) -> App {
+pub(crate) fn open_on(file: &str, out_dir: &Path) -> App {
+    let flags = PredictionFlags {
+        config: Some(repo(file)),
+        ..PredictionFlags::default()
+    };
     let args = super::args::TuiArgs {
-        prediction: PredictionFlags {
-            config: Some(repo(file)),
-            ..PredictionFlags::default()
-        },
+        prediction: flags,
         ..super::args::TuiArgs::default()
     };
     let setup = super::resolve(&args).unwrap();
     let cost_model = prediction_flags::resolve_cost_model(&args.prediction).unwrap();
-    let problem = Problem::build(
-        &setup.inputs,
-        &setup.settings,
-        ProblemOptions {
-            model: None,
-            cost_model: Some(&cost_model),
-        },
-    )
-    .unwrap();
-    App::new(
-        problem,
-        &setup.inputs,
-        KeyTable::default(),
-        Theme::new(ColorDepth::Mono),
-        setup.source.clone(),
-        out_dir.to_path_buf(),
-        setup.title.clone(),
-    )
+    let view = super::View {
+        keys: KeyTable::default(),
+        theme: Theme::new(ColorDepth::Mono),
+        out_dir: out_dir.to_path_buf(),
+    };
+    super::standalone_app(&setup, &cost_model, view).unwrap()
 }
 
-/// `autolb predict --config FILE --json`, through the command's code.
-fn predict_json(file: &str) -> serde_json::Value {
-    #[derive(Parser)]
-    struct Command {
-        #[command(flatten)]
-        predict: crate::cli::predict::PredictArgs,
-    }
-    let config = repo(file).display().to_string();
-    let args = Command::try_parse_from(["predict", "--config", &config, "--json"]).unwrap();
-    serde_json::from_str(&crate::cli::predict::output(&args.predict).unwrap()).unwrap()
+/// The whole app drawn at `width` x `height`, as text.
+pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
+    text(&draw(app, width, height))
 }
 
 /// Presses `y`, runs the write, and returns the YAML and the status line's message.
@@ -112,7 +90,7 @@ fn counts(config: &str) -> Vec<(String, u64, u64)> {
 
 /// The configuration the matrix cursor line names on screen: the first line whose text before
 /// ` · SYPD` is a configuration and nothing else.
-fn cursor_config(screen: &str) -> String {
+pub(crate) fn cursor_config(screen: &str) -> String {
     screen
         .lines()
         .filter_map(|l| {
@@ -184,7 +162,7 @@ fn y_on_a_hybrid_campaign_writes_the_cursor_line_and_the_rows_ranks_and_threads(
     app.update(Event::Campaign(Box::new(view)));
     // On a candidate whose IFS cores are whole ranks of 4 threads.
     let at = (0..app.ranking.problem.components[0].nproc.len())
-        .find(|&i| app.ranking.problem.components[0].nproc[i] % 4 == 0)
+        .find(|&i| app.ranking.problem.components[0].nproc[i].is_multiple_of(4))
         .unwrap();
     app.matrix.cursor[0] = at;
     let screen = text(&draw(&app, 160, 50));
@@ -278,88 +256,4 @@ fn the_written_files_name_fits_an_80_column_status_line() {
         screen.contains("ecearth4-job.yml"),
         "the file name on the 80-column screen:\n{screen}"
     );
-}
-
-/// The configuration `predict --json` puts first: `oifs 368x2 + nemo 259`.
-fn predicted_first(json: &serde_json::Value) -> String {
-    let names: Vec<&str> = json["components"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
-    let top = &json["top"][0];
-    let (ranks, threads): (Vec<u64>, Vec<u64>) = match top.get("packing") {
-        Some(p) => (
-            p["ranks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r.as_u64().unwrap())
-                .collect(),
-            p["threads"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t.as_u64().unwrap())
-                .collect(),
-        ),
-        None => names
-            .iter()
-            .map(|n| {
-                (
-                    top["ranks"][n].as_u64().unwrap(),
-                    top["threads"][n].as_u64().unwrap(),
-                )
-            })
-            .unzip(),
-    };
-    names
-        .iter()
-        .zip(ranks.iter().zip(&threads))
-        .map(|(n, (r, t))| match t {
-            1 => format!("{n} {r}"),
-            t => format!("{n} {r}x{t}"),
-        })
-        .collect::<Vec<_>>()
-        .join(" + ")
-}
-
-#[test]
-fn the_app_recommends_what_predict_does_for_one_file() {
-    let tmp = tempfile::tempdir().unwrap();
-    for file in [GROUPS_FILE, PLAIN_FILE] {
-        let predicted = predicted_first(&predict_json(file));
-        let app = open_on(file, tmp.path());
-        let screen = text(&draw(&app, 200, 50));
-        let recommended = screen
-            .lines()
-            .find(|l| l.contains("recommended"))
-            .unwrap_or_else(|| panic!("{file}: no recommended line in\n{screen}"));
-        assert!(
-            recommended.contains(&predicted),
-            "{file}: predict says {predicted}, the app {recommended:?}"
-        );
-        // The cursor starts on it.
-        assert_eq!(cursor_config(&screen), predicted, "{file}");
-        if file == GROUPS_FILE {
-            // The matrix and the top N rank PE counts, and the screen says so.
-            assert!(screen.contains("PE counts, not node packings"), "{screen}");
-            assert!(
-                recommended.contains("node packing as `autolb predict`"),
-                "{recommended}"
-            );
-            assert!(screen.contains("#1 by PE count"), "{screen}");
-            let packing = &predict_json(file)["top"][0]["packing"];
-            let nodes = packing["nodes"].as_u64().unwrap();
-            assert!(
-                recommended.contains(&format!("{nodes} nodes")),
-                "{recommended}"
-            );
-        }
-    }
-    // The whole screen at 120 columns on the groups file, as a user sees it.
-    let app = open_on(GROUPS_FILE, tmp.path());
-    let screen = text(&draw(&app, 120, 40));
-    insta::assert_snapshot!("groups_file_recommends_the_packing", screen);
 }

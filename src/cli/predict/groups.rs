@@ -5,7 +5,6 @@
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use autolb::predict::emit_ecearth4;
 use autolb::predict::node_groups::{self, NodePackings};
 use autolb::predict::packing::{self, NodeGroup, PackingProblem, PinnedHelper, ScoredPacking};
 
@@ -91,7 +90,7 @@ fn json(
 /// The best packing as EC-Earth4's experiment-configuration fragment (YAML), with a comment
 /// saying what it is.
 fn ecearth4(problem: &PackingProblem, best: &ScoredPacking, tts_w: f64) -> Result<String> {
-    emit_ecearth4::groups_fragment(
+    node_groups::groups_fragment(
         problem,
         &best.packing,
         &format!("autolb predict: the best node packing at TTS_w {tts_w:.2}"),

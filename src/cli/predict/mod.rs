@@ -5,6 +5,8 @@
 //! file are resolved into one checked value ([`PredictRun`]), then the measured runs or the
 //! model file are loaded, the configurations ranked, and the result printed.
 
+#[cfg(test)]
+mod app_tests;
 pub mod front;
 mod groups;
 pub mod json;
