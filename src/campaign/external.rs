@@ -545,6 +545,9 @@ fn record_as(
     token: Option<&str>,
 ) -> Result<Recorded, CampaignError> {
     let dir = &absolute_dir(dir)?;
+    if let Some(recorded) = record_in_slice(dir, run_id, timing, failed, wait, token)? {
+        return Ok(recorded);
+    }
     // Measure on a snapshot, before taking the lock: what a measurement needs (components,
     // the test's PEs) never changes once a run exists, and the lock is then held only for
     // the write, milliseconds, however many jobs record at once.
@@ -554,31 +557,203 @@ fn record_as(
         .ok_or_else(|| CampaignError::UnknownRun {
             id: run_id.to_string(),
         })?;
-    let metrics = match failed {
-        Some(_) => None,
-        None => {
-            let path = match timing {
-                Some(p) => p.to_path_buf(),
-                None => snapshot.request(dir, i, t, r).run_dir,
-            };
-            Some(
-                snapshot
-                    .measure_run(i, t, &path)
-                    .map_err(|e| CampaignError::Unmeasurable(format!("{}: {e}", path.display())))?,
-            )
-        }
-    };
+    let it = &snapshot.iterations[i];
+    let metrics = measure(&snapshot, it.index, &it.tests[t], r, dir, timing, failed)?;
     let _lock = lock_waiting(dir, wait)?;
     // What others recorded since the snapshot was read (its log's new lines, usually).
     let mut state = snapshot;
     state.refresh(dir)?;
-    if state.find_run(run_id) != Some((i, t, r)) {
+    record_whole_locked(dir, state, (i, t, r), run_id, metrics, failed, token)
+}
+
+/// [`record_locked`] on `state`, refreshed under the lock, once it is checked that run `run_id`
+/// is still at `pos`.
+fn record_whole_locked(
+    dir: &Path,
+    state: State,
+    pos: super::state::RunPos,
+    run_id: &str,
+    metrics: Option<RunMetrics>,
+    failed: Option<&str>,
+    token: Option<&str>,
+) -> Result<Recorded, CampaignError> {
+    if state.find_run(run_id) != Some(pos) {
         return Err(CampaignError::BadState {
             file: dir.join(super::state::STATE_FILE),
             reason: format!("run {run_id} moved while it was being recorded"),
         });
     }
-    record_locked(dir, state, (i, t, r), run_id, metrics, failed, token)
+    record_locked(dir, state, pos, run_id, metrics, failed, token)
+}
+
+/// The measurement of run `r` of `test` (in iteration `iteration`) from its timing output
+/// (`timing`, or its run directory), or `None` for a run recorded as failed.
+fn measure(
+    state: &State,
+    iteration: u32,
+    test: &super::state::TestIteration,
+    r: usize,
+    dir: &Path,
+    timing: Option<&Path>,
+    failed: Option<&str>,
+) -> Result<Option<RunMetrics>, CampaignError> {
+    if failed.is_some() {
+        return Ok(None);
+    }
+    let path = match timing {
+        Some(p) => p.to_path_buf(),
+        None => state.request_in(dir, iteration, test, r).run_dir,
+    };
+    state
+        .measure_test(test, &path)
+        .map(Some)
+        .map_err(|e| CampaignError::Unmeasurable(format!("{}: {e}", path.display())))
+}
+
+/// [`record_as`] reading only the run's slice of the state ([`State::run_slice`]), so that a
+/// record costs the same in a campaign of any size. `None` when the record is not one the slice
+/// can make alone: the run ended already (a record again, or a conflict), the campaign was
+/// cancelled, it measures curves (rewritten from every run at each record), or this may be the
+/// iteration's last open run (whose record plans the next iteration); the whole state is read
+/// then.
+fn record_in_slice(
+    dir: &Path,
+    run_id: &str,
+    timing: Option<&Path>,
+    failed: Option<&str>,
+    wait: Duration,
+    token: Option<&str>,
+) -> Result<Option<Recorded>, CampaignError> {
+    let fits = |s: &super::state::RunSlice| {
+        !s.run().state.is_terminal()
+            && !s.head.cancelled
+            && s.others_open
+            && !s.head.measures_curves()
+    };
+    let Some(slice) = State::run_slice(dir, run_id)?.filter(fits) else {
+        return Ok(None);
+    };
+    let (_, _, r) = slice.pos;
+    let metrics = measure(
+        &slice.head,
+        slice.iteration,
+        &slice.test,
+        r,
+        dir,
+        timing,
+        failed,
+    )?;
+    let _lock = lock_waiting(dir, wait)?;
+    let whole = |metrics| {
+        let state = State::load(dir)?;
+        record_whole_locked(dir, state, slice.pos, run_id, metrics, failed, token).map(Some)
+    };
+    let Some(mut now) = State::run_slice(dir, run_id)?.filter(|s| s.pos == slice.pos && fits(s))
+    else {
+        return whole(metrics);
+    };
+    let run_dir = now
+        .head
+        .request_in(dir, now.iteration, &now.test, r)
+        .run_dir;
+    check_claim(dir, run_id, &run_dir, token)?;
+    end_run(now.run_mut(), metrics.as_ref(), failed);
+    if !now.commit_run(dir)? {
+        return whole(metrics);
+    }
+    super::claim::release_recorded(dir, run_id, token);
+    #[cfg(debug_assertions)]
+    check_slice_record(dir, &now);
+    #[cfg(test)]
+    SLICE_RECORDS.with(|n| n.set(n.get() + 1));
+    Ok(Some(Recorded {
+        run: run_id.to_string(),
+        state: now.run().state,
+        metrics,
+        advance: Advance::default(),
+        done: false,
+        again: false,
+    }))
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Records this thread made on a slice, for tests that must know which way a record went.
+    pub(super) static SLICE_RECORDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Checks a record made on a slice against the whole state read back: the run as the slice
+/// wrote it, and another run of its iteration still open (so that nothing was to be planned).
+#[cfg(debug_assertions)]
+fn check_slice_record(dir: &Path, slice: &super::state::RunSlice) {
+    let whole = State::load(dir).expect("the state reads back after a record on its slice");
+    // Compared as read back: JSON does not give every float back to the last bit.
+    let written: super::state::Run =
+        serde_json::from_str(&serde_json::to_string(slice.run()).unwrap()).unwrap();
+    assert_eq!(
+        whole.run(slice.pos),
+        &written,
+        "the slice's run is the state's"
+    );
+    let (i, _, _) = slice.pos;
+    assert_eq!(
+        i + 1,
+        whole.iterations.len(),
+        "the slice's iteration is the last"
+    );
+    assert!(
+        whole.iterations[i]
+            .tests
+            .iter()
+            .flat_map(|t| &t.runs)
+            .any(|r| !r.state.is_terminal()),
+        "a record on a slice left its iteration with an open run"
+    );
+    assert!(!whole.is_done());
+}
+
+/// Refuses a record of `run_id` while another holds its claim (a live `campaign exec` that is
+/// not the holder of `token`), recovering a dead holder's claim.
+fn check_claim(
+    dir: &Path,
+    run_id: &str,
+    run_dir: &Path,
+    token: Option<&str>,
+) -> Result<(), CampaignError> {
+    match super::claim::recover_claim(dir, run_id, run_dir)? {
+        Recovery::Free { .. } => Ok(()),
+        // The holder of a claim holds its lock: a claim file cut or deleted under it is its own.
+        Recovery::Live(holder)
+            if token.is_some() && holder.token().is_none_or(|t| Some(t) == token) =>
+        {
+            Ok(())
+        }
+        Recovery::Live(holder) => Err(CampaignError::Claimed {
+            run: run_id.to_string(),
+            holder: holder.describe(),
+        }),
+        Recovery::Ending(what) => Err(CampaignError::Ending {
+            run: run_id.to_string(),
+            what,
+        }),
+    }
+}
+
+/// Ends `run` now: done with `metrics`, or failed for `failed`'s reason.
+fn end_run(run: &mut super::state::Run, metrics: Option<&RunMetrics>, failed: Option<&str>) {
+    run.attempts = run.attempts.max(1);
+    run.ended_at = Some(super::state::unix_now());
+    match metrics {
+        Some(m) => {
+            run.state = RunState::Done;
+            run.metrics = Some(m.clone());
+            run.failure = None;
+        }
+        None => {
+            run.state = RunState::Failed;
+            run.failure = Some(failed.unwrap_or("recorded as failed").to_string());
+        }
+    }
 }
 
 /// [`record`] once the lock is held and `state` loaded: records run `run_id` at `pos` as
@@ -601,38 +776,9 @@ fn record_locked(
         return Err(CampaignError::Cancelled);
     }
     let run_dir = state.request(dir, i, t, r).run_dir;
-    match super::claim::recover_claim(dir, run_id, &run_dir)? {
-        Recovery::Free { .. } => {}
-        // The holder of a claim holds its lock: a claim file cut or deleted under it is its own.
-        Recovery::Live(holder)
-            if token.is_some() && holder.token().is_none_or(|t| Some(t) == token) => {}
-        Recovery::Live(holder) => {
-            return Err(CampaignError::Claimed {
-                run: run_id.to_string(),
-                holder: holder.describe(),
-            })
-        }
-        Recovery::Ending(what) => {
-            return Err(CampaignError::Ending {
-                run: run_id.to_string(),
-                what,
-            })
-        }
-    }
+    check_claim(dir, run_id, &run_dir, token)?;
     let run = state.run_mut((i, t, r));
-    run.attempts = run.attempts.max(1);
-    run.ended_at = Some(super::state::unix_now());
-    match &metrics {
-        Some(m) => {
-            run.state = RunState::Done;
-            run.metrics = Some(m.clone());
-            run.failure = None;
-        }
-        None => {
-            run.state = RunState::Failed;
-            run.failure = Some(failed.unwrap_or("recorded as failed").to_string());
-        }
-    }
+    end_run(run, metrics.as_ref(), failed);
     let run_state = run.state;
     // The run stays recorded when the next iteration cannot be planned yet.
     let advance = advance_in(&mut state, dir);

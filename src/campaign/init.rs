@@ -526,6 +526,7 @@ fn only_campaign_files(dir: &Path) -> bool {
 fn is_campaign_file(name: &str) -> bool {
     name == STATE_FILE
         || name == state::LOG_FILE
+        || name == state::LAYOUT_FILE
         || name == CANCEL_REQUEST_FILE
         // A new campaign's viewers must not see the last one's lost driver.
         || name == super::heartbeat::HEARTBEAT_FILE
@@ -875,9 +876,9 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<(), CampaignError> {
         .map(|e| e.file_name().to_string_lossy().to_string())
         .collect();
     let unfinished_init = !names.iter().any(|n| n == STATE_FILE)
-        && names
-            .iter()
-            .all(|n| n == "curves" || n == LOCK_FILE || n.starts_with(".tmp"));
+        && names.iter().all(|n| {
+            n == "curves" || n == LOCK_FILE || n == state::LAYOUT_FILE || n.starts_with(".tmp")
+        });
     if !force && !unfinished_init {
         return Err(CampaignError::NotEmpty(dir.to_path_buf()));
     }

@@ -648,6 +648,8 @@ mod cold_start_tests;
 #[cfg(test)]
 mod record_log_tests;
 #[cfg(test)]
+mod run_slice_tests;
+#[cfg(test)]
 mod scaling_coupled_tests;
 #[cfg(test)]
 mod scaling_tests;

@@ -19,10 +19,12 @@ use crate::executor::ExecutorConfig;
 
 pub use super::measure::RunMetrics;
 pub(crate) use checks::check_executor_limits;
-pub use record_log::{Journal, LOG_FILE, MIN_LOG_BYTES};
+pub use record_log::{Journal, LOG_FILE, MAX_LOG_BYTES};
+pub use slice::{RunSlice, LAYOUT_FILE};
 
 mod checks;
 pub(crate) mod record_log;
+mod slice;
 use super::measure::{self, TimingName, Unmeasured};
 use crate::executor::{RunRequest, Ticket};
 
@@ -443,7 +445,16 @@ impl State {
     /// Measures the timing output at `path` as a run of test `(i, t)`: with the campaign's
     /// components, the test's PEs, the extra PEs and the coupling period.
     pub fn measure_run(&self, i: usize, t: usize, path: &Path) -> Result<RunMetrics, Unmeasured> {
-        let test = &self.iterations[i].tests[t];
+        self.measure_test(&self.iterations[i].tests[t], path)
+    }
+
+    /// [`State::measure_run`] of a run of `test`, which need not be in this state's
+    /// iterations (a [`RunSlice`]'s test).
+    pub fn measure_test(
+        &self,
+        test: &TestIteration,
+        path: &Path,
+    ) -> Result<RunMetrics, Unmeasured> {
         if let (Some(c), Some(scaling)) = (test.component, &self.settings.scaling) {
             return measure::measure_standalone(
                 path,
@@ -457,7 +468,7 @@ impl State {
         measure::measure_billed(
             path,
             &self.components,
-            &self.iterations[i].tests[t].nproc,
+            &test.nproc,
             self.settings.extra_pes,
             self.settings.period_s,
             self.settings.cost_model.as_ref(),
@@ -467,14 +478,25 @@ impl State {
     /// Everything an executor needs to start run `(i, t, r)`.
     pub fn request(&self, dir: &Path, i: usize, t: usize, r: usize) -> RunRequest {
         let it = &self.iterations[i];
-        let test = &it.tests[t];
+        self.request_in(dir, it.index, &it.tests[t], r)
+    }
+
+    /// [`State::request`] of run `r` of `test` in iteration `iteration` ([`Iteration::index`]),
+    /// which need not be in this state's iterations (a [`RunSlice`]'s test).
+    pub fn request_in(
+        &self,
+        dir: &Path,
+        iteration: u32,
+        test: &TestIteration,
+        r: usize,
+    ) -> RunRequest {
         let run = &test.runs[r];
         // A standalone run holds its one component, without the coupled run's extra PEs.
         let measured = |k: usize| test.component.is_none_or(|c| c == k);
         RunRequest {
             component: test.component.map(|c| self.components[c].name.clone()),
             id: run.id.clone(),
-            iteration: it.index,
+            iteration,
             test: test.test,
             repetition: run.repetition,
             nproc: self
@@ -500,7 +522,7 @@ impl State {
             } else {
                 self.settings.extra_pes
             },
-            run_dir: dir.join(run_dir_relative(it.index, test.test, run.repetition)),
+            run_dir: dir.join(run_dir_relative(iteration, test.test, run.repetition)),
         }
     }
 

@@ -1,11 +1,10 @@
-//! Node groups for a prediction's settings: the node packings `predict` ranks on a machine with
-//! `placement = "groups"`, and any one configuration laid out on whole nodes.
+//! Node groups as EC-Earth4 writes them: a packing as `job.groups` YAML ([`groups_fragment`]),
+//! and any one configuration laid out on whole nodes ([`lay_out`]).
 //!
 //! `autolb predict` and the terminal app both answer "which configuration" for one campaign
-//! file. With node groups that answer is a node packing ([`crate::predict::packing`]), searched
-//! over node counts that the budget's whole nodes allow; the CLI and the app take it from
-//! [`rank_node_packings`], one computation, so they cannot recommend different packings for
-//! one file.
+//! file. With node groups that answer is a node packing, ranked by one computation
+//! ([`crate::predict::packing::rank_node_packings`]) and written by one writer, so they cannot
+//! recommend or write different packings for one file.
 //!
 //! The app also writes configurations that are no packing's best: the one under its matrix
 //! cursor or a campaign's measured row. [`lay_out`] puts such a configuration (ranks and
@@ -17,56 +16,21 @@
 
 use super::emit_ecearth4;
 use super::packing::{
-    self, NodeGroup, PackedComponent, Packing, PackingProblem, Pinned, PinnedHelper, ScoredPacking,
+    NodeGroup, PackedComponent, Packing, PackingProblem, Pinned, PinnedHelper, RankedPackings,
+    ScoredPacking,
 };
-use super::{ComponentInput, Settings};
+use crate::model::ModelKind;
 
-/// The node packings ranked for a prediction's settings, as `predict` prints them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NodePackings {
-    /// The components, the helpers and the node size the packings were searched with.
-    pub problem: PackingProblem,
-    /// Node counts searched: 1 to this, the budget's whole nodes.
-    pub max_nodes: u32,
-    /// TTS_w the packings are ranked at.
-    pub tts_w: f64,
-    /// The best packing of each node count, best first, at most the settings' top N.
-    pub top: Vec<ScoredPacking>,
-}
-
-/// The best packing of each node count the budget (`settings.max_nproc`, whole nodes of
-/// `cores_per_node`) allows, ranked by fittingness at `settings.tts_w`; an error in one line
-/// when the budget is under one node, a component has no curve, or no node count lets every
-/// component run.
-pub fn rank_node_packings(
-    inputs: &[ComponentInput],
-    helpers: Vec<PinnedHelper>,
-    cores_per_node: u32,
-    settings: &Settings,
-) -> Result<NodePackings, String> {
-    let max_nodes = settings.max_nproc / cores_per_node.max(1);
-    if max_nodes == 0 {
-        return Err(format!(
-            "the budget max_nproc = {} is less than one node of {cores_per_node} cores; with placement = \"groups\" the budget counts the cores of whole nodes",
-            settings.max_nproc
-        ));
+/// A ranked packing's SYPD as `predict` and the app write it: `10.76 SYPD`, with the calibrated
+/// model's band (`10.12 SYPD (band 9.71-10.55)`).
+pub fn sypd_text(ranked: &RankedPackings, s: &ScoredPacking) -> String {
+    match ranked.model {
+        ModelKind::Standalone => format!("{:.2} SYPD", s.packing.sypd),
+        ModelKind::Calibrated => format!(
+            "{:.2} SYPD (band {:.2}-{:.2})",
+            s.packing.sypd, s.sypd_low, s.sypd_high
+        ),
     }
-    let problem =
-        PackingProblem::from_inputs(inputs, helpers, cores_per_node, settings.interp, max_nodes)
-            .map_err(|e| e.to_string())?;
-    let top = packing::rank_packings(&problem, 1..=max_nodes, settings.tts_w, settings.top)
-        .map_err(|e| e.to_string())?;
-    if top.is_empty() {
-        return Err(format!(
-            "no packing of 1 to {max_nodes} nodes lets every component run inside its curve and allowed list; raise max_nproc or check the components' ranges"
-        ));
-    }
-    Ok(NodePackings {
-        problem,
-        max_nodes,
-        tts_w: settings.tts_w,
-        top,
-    })
 }
 
 /// The problem a fragment is written from when no packing was searched (a component known
@@ -93,13 +57,15 @@ pub fn naming_problem(
 
 /// A node packing as EC-Earth4's `job.groups` fragment (`slurm-wrapper-taskset`: the node
 /// groups with the pinned helpers, each hybrid component's `omp_num_threads`, OASIS's
-/// load-balance analysis on), its comment `heading` then the nodes, speed and billed cost;
-/// `predict --emit ecearth4` with `placement = "groups"` and the app's `y` on such a file write
-/// this text. Component and helper names that would be one key are refused.
+/// load-balance analysis on), after comments: `first_line` (what it is, its nodes and speed),
+/// `notes` (what ranked it), then how to use it. `predict --emit ecearth4` with `placement =
+/// "groups"` and the app's `y` on such a file write this text. Component and helper names that
+/// would be one key are refused.
 pub fn groups_fragment(
     problem: &PackingProblem,
     packing: &Packing,
-    heading: &str,
+    first_line: &str,
+    notes: &[String],
 ) -> Result<String, String> {
     let names: Vec<&str> = problem
         .components
@@ -110,17 +76,11 @@ pub fn groups_fragment(
     emit_ecearth4::check_names(names.iter().copied())?;
     let keys: Vec<String> = names.iter().map(|n| emit_ecearth4::key_of(n)).collect();
     let yaml = emit_ecearth4::to_yaml(&problem.ecearth4_fragment(packing), &keys)?;
-    let cpn = problem.cores_per_node;
-    let speed = if packing.sypd.is_finite() {
-        format!(", {:.2} SYPD, NHSY {:.0}", packing.sypd, packing.nhsy(cpn))
-    } else {
-        String::new()
-    };
+    let notes: String = notes.iter().map(|n| format!("# {n}\n")).collect();
     Ok(format!(
-        "# {heading}: {} nodes of {cpn} cores{speed}\n\
+        "# {first_line}\n{notes}\
          # paste under your experiment configuration; job.groups lists ranks per node, the first group\n\
-         # holds the first-node helpers; load_balancing: 1 makes OASIS write load_balancing_info.txt\n{yaml}",
-        packing.nodes
+         # holds the first-node helpers; load_balancing: 1 makes OASIS write load_balancing_info.txt\n{yaml}"
     ))
 }
 

@@ -3,5 +3,6 @@
 
 pub mod error;
 pub mod output;
+pub mod packing_model;
 pub mod parse;
 pub mod prediction_flags;

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use autolb::predict::emit_ecearth4::hetjob_text;
-use autolb::predict::node_groups::{self, groups_fragment, naming_problem};
+use autolb::predict::node_groups::{self, groups_fragment, naming_problem, sypd_text};
 
 use super::effect::Effect;
 use super::pane::Pane;
@@ -140,7 +140,7 @@ pub fn yaml(r: &Ranking, shown: &Shown) -> Result<(String, String), String> {
         (None, _) => "not measured yet".into(),
     };
     if let Some(g) = &r.groups {
-        return groups_yaml(g, &names, shown);
+        return groups_yaml(g, &names, shown, r.tts_w());
     }
     let by = if shown.measured {
         String::new()
@@ -165,7 +165,12 @@ pub fn yaml(r: &Ranking, shown: &Shown) -> Result<(String, String), String> {
 
 /// `shown` as node groups: the ranked packing itself when it is one (as `predict` writes it),
 /// else the configuration laid out on the fewest nodes that hold it.
-fn groups_yaml(g: &Groups, names: &[String], shown: &Shown) -> Result<(String, String), String> {
+fn groups_yaml(
+    g: &Groups,
+    names: &[String],
+    shown: &Shown,
+    tts_w: f64,
+) -> Result<(String, String), String> {
     let ranks = shown.ranks();
     let ranked = g.ranked(&ranks, &shown.threads);
     let packing = match ranked {
@@ -178,22 +183,39 @@ fn groups_yaml(g: &Groups, names: &[String], shown: &Shown) -> Result<(String, S
             shown.sypd.unwrap_or(f64::NAN),
         )?,
     };
-    let how = match (ranked, &g.packings) {
-        (Some(_), Ok(p)) => format!(
-            "a node packing autolb predict ranks at TTS_w {:.2}",
-            p.tts_w
-        ),
-        _ if shown.measured => "laid out on the fewest nodes that hold it".to_string(),
-        _ => "laid out on the fewest nodes that hold it (predicted speed)".to_string(),
-    };
-    let heading = format!("autolb tui: {}, {}; {how}", shown.place, shown.text);
-    let text = match &g.packings {
-        Ok(p) => groups_fragment(&p.problem, &packing, &heading)?,
-        Err(_) => groups_fragment(
-            &naming_problem(names, g.helpers.clone(), g.cores_per_node),
-            &packing,
-            &heading,
-        )?,
+    let cpn = g.cores_per_node;
+    let text = match (ranked, &g.packings) {
+        // A ranked packing: `predict --emit ecearth4`'s text for it, with what ranked it.
+        (Some(_), Ok(r)) => {
+            let scored = r.top.iter().find(|s| s.packing == packing);
+            let speed =
+                scored.map_or_else(|| format!("{:.2} SYPD", packing.sypd), |s| sypd_text(r, s));
+            let first = format!(
+                "autolb tui: {}, {}; a node packing autolb predict ranks at TTS_w {:.2}: {} nodes of {cpn} cores, {speed}, NHSY {:.0}",
+                shown.place,
+                shown.text,
+                tts_w,
+                packing.nodes,
+                packing.nhsy(cpn)
+            );
+            groups_fragment(&r.problem, &packing, &first, &r.basis())?
+        }
+        _ => {
+            let speed = match (shown.sypd, shown.measured) {
+                (Some(s), true) => format!(", measured {s:.2} SYPD"),
+                (Some(s), false) => format!(", {s:.2} SYPD predicted for its PEs"),
+                (None, _) => String::new(),
+            };
+            let first = format!(
+                "autolb tui: {}, {}; laid out on the fewest nodes that hold it: {} nodes of {cpn} cores{speed}",
+                shown.place, shown.text, packing.nodes
+            );
+            let problem = match &g.packings {
+                Ok(r) => r.problem.clone(),
+                Err(_) => naming_problem(names, g.helpers.clone(), cpn),
+            };
+            groups_fragment(&problem, &packing, &first, &[])?
+        }
     };
     let what = format!(
         "EC-Earth4 job.groups of {} on {} nodes",

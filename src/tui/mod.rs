@@ -189,6 +189,15 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         }
         None => standalone_app(&setup, &cost_model, view)?,
     };
+    // Node packings with measured runs: the model `predict --measured` fits for them.
+    if app.ranking.groups.is_some() && args.model.wants_model() {
+        let prediction = args.prediction.resolve()?;
+        let (model, notes) = crate::shared::packing_model::packing_model(&prediction, &args.model)?;
+        app.ranking.set_packing_model(model);
+        if let Some(n) = notes.first() {
+            app.ui.message = Some(format!("node packings: {n}"));
+        }
+    }
     // Paths on the status line are said relative to where the app was started.
     app.output.cwd = std::env::current_dir().ok();
     if let Some((p, fit)) = calibrated {

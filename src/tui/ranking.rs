@@ -4,8 +4,7 @@
 
 use autolb::interp::Interpolant;
 use autolb::model::Model;
-use autolb::predict::node_groups::{self, NodePackings};
-use autolb::predict::packing::{Packing, PinnedHelper, ScoredPacking};
+use autolb::predict::packing::{self, Packing, PinnedHelper, RankedPackings, ScoredPacking};
 use autolb::predict::{ComponentInput, ConfigurationText, Prediction, Problem, Scored};
 
 use super::calibration::Calibration;
@@ -66,9 +65,12 @@ pub struct Groups {
     pub helpers: Vec<PinnedHelper>,
     /// Cores of one node.
     pub cores_per_node: u32,
-    /// The packings [`node_groups::rank_node_packings`] ranks, or why there are none (a
-    /// component without a curve, a budget under one node).
-    pub packings: Result<NodePackings, String>,
+    /// The model the packings are ranked with: the standalone curves, or the calibrated model
+    /// fitted as `predict --measured` fits it for packings.
+    pub model: Model,
+    /// The packings [`packing::rank_node_packings`] ranks, as `predict` does, or why there are
+    /// none (a component without a curve, a budget under one node).
+    pub packings: Result<RankedPackings, String>,
     /// TTS_w in hundredths, top N and budget the packings were ranked at (`None`: not yet).
     ranked_at: Option<(u8, usize, u32)>,
 }
@@ -80,6 +82,7 @@ impl Groups {
         Groups {
             helpers,
             cores_per_node,
+            model: Model::Standalone,
             packings: Err("not ranked yet".into()),
             ranked_at: None,
         }
@@ -133,6 +136,16 @@ impl Ranking {
         self.rank_groups();
     }
 
+    /// Ranks the node packings with `model` from now on (the calibrated model `predict
+    /// --measured` fits for packings).
+    pub fn set_packing_model(&mut self, model: Model) {
+        if let Some(g) = &mut self.groups {
+            g.model = model;
+            g.ranked_at = None;
+        }
+        self.rank_groups();
+    }
+
     /// Ranks the node packings again when TTS_w, the top N or the budget moved since they
     /// were ranked (the search is the costly part, so only then).
     fn rank_groups(&mut self) {
@@ -145,12 +158,14 @@ impl Ranking {
             top: self.top,
             ..self.problem.settings.clone()
         };
-        g.packings = node_groups::rank_node_packings(
+        g.packings = packing::rank_node_packings(
             &self.inputs,
             g.helpers.clone(),
-            g.cores_per_node,
             &settings,
-        );
+            g.cores_per_node,
+            &g.model,
+        )
+        .map_err(|e| e.to_string());
         g.ranked_at = Some(at);
     }
 

@@ -48,6 +48,7 @@ mod predict_front_cli;
 mod predict_full_model;
 mod predict_machine;
 mod predict_packing;
+mod predict_packing_measured;
 mod predict_resource;
 mod predict_threads;
 mod predict_threads_cli;

@@ -4,9 +4,10 @@
 //! iteration planned, the campaign cancelled). [`State::load`] reads the snapshot and folds the
 //! log into it; [`State::commit`] appends what changed since the last load or save as one line;
 //! [`State::save`] writes the whole state (atomically) and starts a new log. `commit` saves
-//! the whole state instead once the log would grow past the snapshot's size (and at least
-//! [`MIN_LOG_BYTES`]), so a load never reads more than about twice the state and the rewrites
-//! cost, spread over the records, a constant per record.
+//! the whole state instead once the log would grow past [`MAX_LOG_BYTES`], so that a load reads
+//! the snapshot and at most that much more, and a record, which reads only its run's slice of
+//! the snapshot and the log ([`super::slice`]), reads a bounded amount however large the
+//! campaign. A large campaign's snapshot is then rewritten once every thousand records or so.
 //!
 //! Each line is `{"crc":"XXXXXXXX","record":{...}}\n`, the CRC-32 of the record's bytes as
 //! written, and holds every change of one commit: a commit lands whole or not at all (a test's
@@ -40,10 +41,11 @@ use crate::campaign::CampaignError;
 /// Name of the log of changes beside the state file.
 pub const LOG_FILE: &str = "campaign.records.jsonl";
 
-/// The log is folded into the state file once it would be larger than the state file, but
-/// never while it is smaller than this: a small campaign's loads stay cheap either way, and its
-/// snapshot is not rewritten at every record.
-pub const MIN_LOG_BYTES: u64 = 256 << 10;
+/// The log is folded into the state file once it would be longer than this: about a thousand
+/// records, read by every record's slice ([`super::slice`]) and by every load. Small enough that
+/// reading it stays a few milliseconds, large enough that a small campaign's snapshot is not
+/// rewritten at every record and a large one's only every thousand records.
+pub const MAX_LOG_BYTES: u64 = 256 << 10;
 
 /// What [`State::load`] and [`State::save`] know about the files a state came from, and what
 /// changed in it since, so that [`State::commit`] writes only that. Not part of what the
@@ -118,6 +120,19 @@ impl<'de> Deserialize<'de> for Journal {
 }
 
 impl Journal {
+    /// The snapshot's epoch.
+    pub(super) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// A journal of the same snapshot that knows nothing else.
+    pub(super) fn clone_epoch(&self) -> Journal {
+        Journal {
+            epoch: self.epoch,
+            ..Journal::default()
+        }
+    }
+
     /// Notes that run `pos` changed.
     pub(super) fn run_changed(&mut self, pos: RunPos) {
         self.runs.insert(pos);
@@ -131,7 +146,7 @@ impl Journal {
 
 /// One commit: every change since the previous one.
 #[derive(Serialize, Deserialize)]
-struct Record<'a> {
+pub(super) struct Record<'a> {
     epoch: u64,
     seq: u64,
     changes: Vec<Change<'a>>,
@@ -140,7 +155,7 @@ struct Record<'a> {
 /// One change: a value set at a position, or the next element of a list (`at` = its length).
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum Change<'a> {
+pub(super) enum Change<'a> {
     Test {
         at: usize,
         test: std::borrow::Cow<'a, TestRecord>,
@@ -161,7 +176,12 @@ enum Change<'a> {
 }
 
 /// Sets `list[at]`, or adds it when `at` is the list's length.
-fn set_or_push<T>(list: &mut Vec<T>, at: usize, value: T, what: &str) -> Result<(), String> {
+pub(super) fn set_or_push<T>(
+    list: &mut Vec<T>,
+    at: usize,
+    value: T,
+    what: &str,
+) -> Result<(), String> {
     match at.cmp(&list.len()) {
         std::cmp::Ordering::Less => list[at] = value,
         std::cmp::Ordering::Equal => list.push(value),
@@ -284,21 +304,23 @@ fn unframe(line: &[u8]) -> Result<&[u8], &'static str> {
 }
 
 /// What folding a log gave.
-struct Folded {
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Folded {
     /// The last record applied (0: none).
-    seq: u64,
+    pub(super) seq: u64,
     /// Bytes up to the end of the last whole line.
-    len: u64,
+    pub(super) len: u64,
 }
 
-/// Folds the log's records of `state`'s epoch into it, in order, once each. `bytes` is the log
-/// from `from.len` on, with the records up to `from.seq` folded already (the whole log: from
-/// the start, none).
-fn fold(
-    state: &mut State,
+/// Folds the log's records of snapshot `epoch` in order, once each, through `apply` (which says
+/// what a change names that the state lacks). `bytes` is the log from `from.len` on, with the
+/// records up to `from.seq` folded already (the whole log: from the start, none).
+pub(super) fn fold(
+    epoch: u64,
     bytes: &[u8],
     path: &Path,
     from: Folded,
+    mut apply: impl FnMut(Change<'_>) -> Result<(), String>,
 ) -> Result<Folded, CampaignError> {
     let bad = |line: usize, reason: String| CampaignError::BadState {
         file: path.to_path_buf(),
@@ -338,7 +360,7 @@ fn fold(
             )
         })?;
         folded.len = start + offset as u64;
-        if record.epoch != state.journal.epoch || record.seq <= folded.seq {
+        if record.epoch != epoch || record.seq <= folded.seq {
             continue; // Of a replaced snapshot, or folded already.
         }
         if record.seq != folded.seq + 1 {
@@ -351,13 +373,45 @@ fn fold(
             ));
         }
         for change in record.changes {
-            change
-                .apply(state)
-                .map_err(|e| bad(line_no, format!("the record {e}")))?;
+            apply(change).map_err(|e| bad(line_no, format!("the record {e}")))?;
         }
         folded.seq = record.seq;
     }
     Ok(folded)
+}
+
+/// Appends one record holding `changes` to the log of snapshot `epoch` in `dir`, whose records
+/// up to `from` the writer has read; returns the log's new length. `None` when the log has no
+/// room for it ([`MAX_LOG_BYTES`]) or is shorter than the writer read (removed or cut by
+/// hand): the caller then writes the whole state instead. The caller holds the campaign's lock.
+pub(super) fn append_record(
+    dir: &Path,
+    epoch: u64,
+    from: Folded,
+    changes: Vec<Change<'_>>,
+) -> Result<Option<u64>, CampaignError> {
+    let record = Record {
+        epoch,
+        seq: from.seq + 1,
+        changes,
+    };
+    let room = MAX_LOG_BYTES.saturating_sub(from.len);
+    let log_path = dir.join(LOG_FILE);
+    let line = frame(&record, room).map_err(|e| CampaignError::BadState {
+        file: log_path.clone(),
+        reason: e.to_string(),
+    })?;
+    let Some(line) = line else {
+        return Ok(None);
+    };
+    match crate::fsutil::append_at(&log_path, from.len, &line) {
+        Ok(()) => Ok(Some(from.len + line.len() as u64)),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(e) => Err(CampaignError::io(
+            format!("cannot append to {}", log_path.display()),
+            e,
+        )),
+    }
 }
 
 impl State {
@@ -408,7 +462,14 @@ impl State {
                 file.read_to_end(&mut log_bytes).map_err(|e| {
                     CampaignError::io(format!("cannot read {}", log_path.display()), e)
                 })?;
-                fold(&mut state, &log_bytes, &log_path, Folded { seq: 0, len: 0 })?
+                let epoch = state.journal.epoch;
+                fold(
+                    epoch,
+                    &log_bytes,
+                    &log_path,
+                    Folded { seq: 0, len: 0 },
+                    |c| c.apply(&mut state),
+                )?
             }
             None => Folded { seq: 0, len: 0 },
         };
@@ -482,7 +543,8 @@ impl State {
         };
         // Any trouble (a damaged record): the state is read whole instead, and that load
         // reports it with its line.
-        let folded = fold(self, &tail, &log_path, from).ok()?;
+        let epoch = self.journal.epoch;
+        let folded = fold(epoch, &tail, &log_path, from, |c| c.apply(self)).ok()?;
         self.check_shape().ok()?;
         self.journal.disk = Some(OnDisk {
             seq: folded.seq,
@@ -504,8 +566,10 @@ impl State {
         let path = dir.join(STATE_FILE);
         let previous = std::mem::replace(&mut self.journal.epoch, fresh_epoch());
         let this = &*self;
+        let mut layout = None;
         let written = crate::fsutil::write_atomically_with(&path, |w| {
-            serde_json::to_writer_pretty(w, this).map_err(std::io::Error::from)
+            layout = Some(this.write_snapshot(w)?);
+            Ok(())
         });
         let state_len = match written {
             Ok(n) => n,
@@ -521,6 +585,11 @@ impl State {
         // Its records are in the snapshot now; a log left by a kill here is skipped as of
         // another epoch, and cut by the next append.
         let _ = std::fs::remove_file(dir.join(LOG_FILE));
+        // The layout is a cache that names the snapshot it describes: one not written (a kill,
+        // a full disk) leaves the old one, which no longer matches and is not used.
+        if let Some(layout) = layout {
+            layout.write(dir);
+        }
         self.journal.disk = Some(OnDisk {
             dir: dir.to_path_buf(),
             seq: 0,
@@ -553,40 +622,23 @@ impl State {
         if changes.is_empty() {
             return Ok(());
         }
-        let record = Record {
-            epoch: self.journal.epoch,
-            seq: disk.seq + 1,
-            changes,
-        };
-        let room = disk
-            .state_len
-            .max(MIN_LOG_BYTES)
-            .saturating_sub(disk.log_len);
-        let log_path = dir.join(LOG_FILE);
-        let line = frame(&record, room).map_err(|e| CampaignError::BadState {
-            file: log_path.clone(),
-            reason: e.to_string(),
-        })?;
-        let Some(line) = line else {
-            return self.save(dir);
+        let from = Folded {
+            seq: disk.seq,
+            len: disk.log_len,
         };
         #[cfg(debug_assertions)]
-        self.check_journal(record.changes);
-        match crate::fsutil::append_at(&log_path, disk.log_len, &line) {
-            Ok(()) => {}
-            // Not the log this state read (removed or cut by hand): the state in memory is
-            // whole, so it is written whole.
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return self.save(dir),
-            Err(e) => {
-                return Err(CampaignError::io(
-                    format!("cannot append to {}", log_path.display()),
-                    e,
-                ))
-            }
-        }
+        self.check_journal(
+            self.changes_since(&disk)
+                .expect("the changes were just listed"),
+        );
+        let Some(log_len) = append_record(dir, self.journal.epoch, from, changes)? else {
+            // No room in the log, or not the log this state read (removed or cut by hand):
+            // the state in memory is whole, so it is written whole.
+            return self.save(dir);
+        };
         self.journal.disk = Some(OnDisk {
             seq: disk.seq + 1,
-            log_len: disk.log_len + line.len() as u64,
+            log_len,
             tests: self.tests.len(),
             iterations: self.iterations.len(),
             cancelled: self.cancelled,

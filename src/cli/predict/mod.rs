@@ -103,7 +103,13 @@ impl PredictRun {
                  slowest component's); drop --steps, or use `autolb predict --steps` for the top N",
             ));
         }
-        let model = if args.model.wants_model() {
+        // With node groups the model is fitted in cores at the runs' thread counts
+        // (`groups::calibrated`), not on the inputs as they are.
+        let groups = setup
+            .cost_model
+            .machine
+            .is_some_and(|m| m.placement == Placement::Groups);
+        let model = if args.model.wants_model() && !groups {
             Some(
                 args.model
                     .request(&setup.inputs, setup.file.as_ref(), None)?,
@@ -140,9 +146,9 @@ pub fn output(args: &PredictArgs) -> Result<String> {
         .machine
         .is_some_and(|m| m.placement == Placement::Groups);
     if groups {
-        if run.model.is_some() || args.front {
+        if args.front {
             return Err(user(
-                "placement = \"groups\" ranks node packings with the standalone curves only; drop --front, --measured and --model, or use placement = \"packed\"",
+                "placement = \"groups\" ranks the best node packing of each node count, not a front; drop --front, or use placement = \"packed\"",
             ));
         }
         let output = match run.output {
@@ -150,7 +156,7 @@ pub fn output(args: &PredictArgs) -> Result<String> {
             Output::Emit(EmitFormat::Ecearth4) => groups::Output::Ecearth4,
             _ => groups::Output::Table,
         };
-        return groups::run(&run.setup, output);
+        return groups::run(&run.setup, &args.model, output);
     }
     if let Some(request) = &run.model {
         for n in &request.notes {

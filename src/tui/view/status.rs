@@ -120,13 +120,13 @@ fn packing_text(app: &App, g: &crate::tui::ranking::Groups) -> String {
             t => format!("{n} {r}x{t}"),
         })
         .collect();
-    let model = if app.ranking.model == crate::tui::ranking::ModelKind::Calibrated {
-        " by the curves, not the calibrated model"
-    } else {
-        ""
+    // What ranked it, as `predict` says it: the curves alone, or the calibrated model.
+    let by = match g.packings.as_ref().map(|r| r.model) {
+        Ok(autolb::model::ModelKind::Calibrated) => "by the calibrated model",
+        _ => "by the curves",
     };
     format!(
-        "recommended packing: {} nodes, {} · SYPD {:.2} · NHSY {:.0} · FN {:.3} · the best node packing as `autolb predict` ranks it{model}; the matrix and top N rank PE counts",
+        "recommended packing: {} nodes, {} · SYPD {:.2} · NHSY {:.0} · FN {:.3} · the best node packing as `autolb predict` ranks it, {by}; the matrix and top N rank PE counts",
         p.nodes,
         config.join(" + "),
         p.sypd,
