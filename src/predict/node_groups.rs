@@ -16,8 +16,7 @@
 
 use super::emit_ecearth4;
 use super::packing::{
-    NodeGroup, PackedComponent, Packing, PackingProblem, Pinned, PinnedHelper, RankedPackings,
-    ScoredPacking,
+    PackedComponent, Packing, PackingProblem, PinnedHelper, RankedPackings, ScoredPacking,
 };
 use crate::model::ModelKind;
 
@@ -89,45 +88,32 @@ pub fn groups_fragment(
 /// nodes.
 const EXTRA_NODES_TRIED: u32 = 64;
 
-/// `ranks[c]` MPI ranks of `threads[c]` cores each, per component, with the `helpers`, laid
-/// out on nodes of `cores_per_node` cores as a first node and nodes packed alike (see the
-/// module doc), at the speed `sypd` given; an error in one line when no such layout of a few
-/// nodes holds them (a rank wider than a node, or helpers that fill one).
+/// `ranks[c]` MPI ranks of `threads[c]` cores each, per component of `problem`, laid out on its
+/// nodes with its helpers as a first node and nodes packed alike (see the module doc), at the
+/// speed `sypd` given; an error in one line when no such layout of a few nodes holds them (a
+/// rank wider than a node, or helpers that fill one). Only the problem's node size and helpers
+/// are used, so a [`naming_problem`] will do.
 pub fn lay_out(
-    cores_per_node: u32,
-    helpers: &[PinnedHelper],
+    problem: &PackingProblem,
     ranks: &[u32],
     threads: &[u32],
     sypd: f64,
 ) -> Result<Packing, String> {
-    let pinned = |p: Pinned| -> u32 {
-        helpers
-            .iter()
-            .filter(|h| h.pinned == p)
-            .map(|h| h.ranks)
-            .sum()
-    };
-    let every = pinned(Pinned::PerNode);
-    let first_only = pinned(Pinned::FirstNode);
-    if every + first_only >= cores_per_node {
-        return Err(format!(
-            "the pinned helpers take {} of the {cores_per_node} cores of the first node, leaving none for the components; raise cores_per_node or pin fewer ranks",
-            every + first_only
-        ));
-    }
-    let (regular_cap, first_cap) = (cores_per_node - every, cores_per_node - every - first_only);
+    let cores_per_node = problem.cores_per_node;
+    let (regular_cap, first_cap) = problem.node_capacities().map_err(|e| e.to_string())?;
     let threads: Vec<u32> = (0..ranks.len())
         .map(|c| threads.get(c).copied().unwrap_or(1).max(1))
         .collect();
     if let Some(c) = (0..ranks.len()).find(|&c| ranks[c] > 0 && threads[c] > regular_cap) {
         return Err(format!(
-            "a rank of component {} takes {} threads, more than the {regular_cap} cores a node has beside its helpers",
-            c + 1,
+            "a rank of {} takes {} threads, more than the {regular_cap} cores a node has beside its helpers",
+            problem.components.get(c).map_or("a component", |p| p.name.as_str()),
             threads[c]
         ));
     }
     let cores: u32 = ranks.iter().zip(&threads).map(|(r, t)| r * t).sum();
-    let fewest = (cores + first_only).div_ceil(regular_cap.max(1)).max(1);
+    let first_only = regular_cap - first_cap;
+    let fewest = (cores + first_only).div_ceil(regular_cap).max(1);
     for nodes in fewest..=fewest + EXTRA_NODES_TRIED {
         let Some(regular) = regular_split(ranks, &threads, nodes, regular_cap, first_cap) else {
             continue;
@@ -137,43 +123,7 @@ pub fn lay_out(
             .zip(&regular)
             .map(|(r, g)| r - (nodes - 1) * g)
             .collect();
-        let used = |r: &[u32]| r.iter().zip(&threads).map(|(r, t)| r * t).sum::<u32>();
-        let helpers_on = |first_node: bool| -> Vec<u32> {
-            helpers
-                .iter()
-                .map(|h| match h.pinned {
-                    Pinned::PerNode => h.ranks,
-                    Pinned::FirstNode if first_node => h.ranks,
-                    Pinned::FirstNode => 0,
-                })
-                .collect()
-        };
-        let mut groups = vec![NodeGroup {
-            nodes: 1,
-            idle_cores: first_cap - used(&first),
-            ranks: first,
-            helpers: helpers_on(true),
-        }];
-        if nodes > 1 {
-            let rest = NodeGroup {
-                nodes: nodes - 1,
-                idle_cores: regular_cap - used(&regular),
-                ranks: regular,
-                helpers: helpers_on(false),
-            };
-            if rest.ranks == groups[0].ranks && rest.helpers == groups[0].helpers {
-                groups[0].nodes = nodes;
-            } else {
-                groups.push(rest);
-            }
-        }
-        return Ok(Packing {
-            nodes,
-            threads,
-            ranks: ranks.to_vec(),
-            groups,
-            sypd,
-        });
+        return Ok(problem.groups_of(nodes, threads, &regular, &first, sypd));
     }
     Err(format!(
         "no layout of {fewest} to {} nodes of {cores_per_node} cores holds these ranks as a first node and nodes packed alike; write job.groups by hand",
@@ -248,6 +198,14 @@ fn regular_split(
 mod tests {
     use super::*;
 
+    use crate::predict::packing::Pinned;
+
+    /// Components `a`, `b`, ... on nodes of `cpn` cores with `helpers`.
+    fn nodes(cpn: u32, helpers: &[PinnedHelper], components: usize) -> PackingProblem {
+        let names: Vec<String> = (0..components).map(|c| format!("c{c}")).collect();
+        naming_problem(&names, helpers.to_vec(), cpn)
+    }
+
     fn helper(name: &str, pinned: Pinned) -> PinnedHelper {
         PinnedHelper {
             name: name.into(),
@@ -287,7 +245,7 @@ mod tests {
         ];
         // 368 ranks of 2 threads and 259 NEMO ranks: 995 cores, 9 nodes of 112 with the
         // helpers (1,007 of 1,008 cores).
-        let p = lay_out(112, &helpers, &[368, 259], &[2, 1], 10.0).unwrap();
+        let p = lay_out(&nodes(112, &helpers, 2), &[368, 259], &[2, 1], 10.0).unwrap();
         assert_eq!(p.nodes, 9);
         check(&p, 112, &helpers, &[368, 259], &[2, 1]);
         assert_eq!(p.groups.len(), 2);
@@ -299,10 +257,10 @@ mod tests {
 
     #[test]
     fn one_node_or_alike_nodes_make_one_group() {
-        let p = lay_out(128, &[], &[64, 32], &[1, 2], 1.0).unwrap();
+        let p = lay_out(&nodes(128, &[], 2), &[64, 32], &[1, 2], 1.0).unwrap();
         assert_eq!((p.nodes, p.groups.len()), (1, 1));
         check(&p, 128, &[], &[64, 32], &[1, 2]);
-        let p = lay_out(100, &[], &[300, 100], &[1, 1], 1.0).unwrap();
+        let p = lay_out(&nodes(100, &[], 2), &[300, 100], &[1, 1], 1.0).unwrap();
         assert_eq!((p.nodes, p.groups.len()), (4, 1));
         assert_eq!(p.groups[0].ranks, [75, 25]);
     }
@@ -312,16 +270,16 @@ mod tests {
         // Three ranks of 64 threads: 192 cores would fit two nodes of 112, but a rank cannot
         // straddle two nodes.
         let helpers = [helper("xios", Pinned::PerNode)];
-        let p = lay_out(112, &helpers, &[3], &[64], 1.0).unwrap();
+        let p = lay_out(&nodes(112, &helpers, 1), &[3], &[64], 1.0).unwrap();
         assert_eq!(p.nodes, 3);
         check(&p, 112, &helpers, &[3], &[64]);
-        let e = lay_out(112, &helpers, &[1], &[112], 1.0).unwrap_err();
+        let e = lay_out(&nodes(112, &helpers, 1), &[1], &[112], 1.0).unwrap_err();
         assert!(e.contains("112 threads"), "{e}");
         let two = [
             helper("xios", Pinned::PerNode),
             helper("rnfm", Pinned::FirstNode),
         ];
-        let e = lay_out(2, &two, &[1], &[1], 1.0).unwrap_err();
+        let e = lay_out(&nodes(2, &two, 1), &[1], &[1], 1.0).unwrap_err();
         assert!(e.contains("pinned helpers take 2 of the 2 cores"), "{e}");
     }
 }

@@ -173,17 +173,20 @@ fn groups_yaml(
 ) -> Result<(String, String), String> {
     let ranks = shown.ranks();
     let ranked = g.ranked(&ranks, &shown.threads);
+    let cpn = g.cores_per_node;
+    let problem = match &g.packings {
+        Ok(r) => r.problem.clone(),
+        Err(_) => naming_problem(names, g.helpers.clone(), cpn),
+    };
     let packing = match ranked {
         Some(p) => p.clone(),
         None => node_groups::lay_out(
-            g.cores_per_node,
-            &g.helpers,
+            &problem,
             &ranks,
             &shown.threads,
             shown.sypd.unwrap_or(f64::NAN),
         )?,
     };
-    let cpn = g.cores_per_node;
     let text = match (ranked, &g.packings) {
         // A ranked packing: `predict --emit ecearth4`'s text for it, with what ranked it.
         (Some(_), Ok(r)) => {
@@ -210,10 +213,6 @@ fn groups_yaml(
                 "autolb tui: {}, {}; laid out on the fewest nodes that hold it: {} nodes of {cpn} cores{speed}",
                 shown.place, shown.text, packing.nodes
             );
-            let problem = match &g.packings {
-                Ok(r) => r.problem.clone(),
-                Err(_) => naming_problem(names, g.helpers.clone(), cpn),
-            };
             groups_fragment(&problem, &packing, &first, &[])?
         }
     };
