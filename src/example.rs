@@ -136,6 +136,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("examples/cpu_gpu/truth_atm_cpu.csv", false),
     asset!("examples/cpu_gpu/truth_oce_gpu.csv", false),
     asset!("examples/ecearth4-mn5/campaign-sim.toml", false),
+    asset!("examples/ecearth4-mn5/cold-start-sim.toml", false),
     asset!("examples/ecearth4-mn5/campaign.toml", false),
     asset!("examples/ecearth4-mn5/nemo.csv", false),
     asset!("examples/ecearth4-mn5/nemo_ocean.output", false),

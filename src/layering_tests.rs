@@ -14,7 +14,7 @@ const LIBRARY_LAYERS: &[(&str, &[&str])] = &[
     (
         "core",
         &[
-            "metrics", "curve", "interp", "machine", "timing", "model", "predict",
+            "metrics", "curve", "interp", "machine", "layout", "timing", "model", "predict",
         ],
     ),
     (

@@ -5,6 +5,7 @@
 //!
 //! * [`curve`]: measured scalability curves (nproc -> SYPD) and their validation.
 //! * [`interp`]: interpolation of a curve between measured points.
+//! * [`layout`]: layouts as trees (side by side, one after the other) and the layout model.
 //! * [`metrics`]: CPMIP metrics and fittingness, exactly as the guide's `method/prediction.md`
 //!   defines them.
 //! * [`model`]: the performance model (standalone or calibrated from measured runs).
@@ -42,8 +43,8 @@
 //! two sibling modules of one parent that import each other):
 //!
 //! 1. base: [`limits`] < [`fsutil`];
-//! 2. core: [`metrics`] < [`curve`] < [`interp`] < [`machine`] < [`timing`] < [`model`] <
-//!    [`predict`]: the method itself, from plain formulas to the search;
+//! 2. core: [`metrics`] < [`curve`] < [`interp`] < [`machine`] < [`layout`] < [`timing`] <
+//!    [`model`] < [`predict`]: the method itself, from plain formulas to the search;
 //! 3. services: [`example`] < [`sim`] < [`executor`] < [`config`] < [`watch`] < [`campaign`] <
 //!    [`report`]: the built-in example and the stand-in model, what runs a configuration, the
 //!    campaign file, and the campaign and its report on top;
@@ -56,6 +57,7 @@ pub mod example;
 pub mod executor;
 pub mod fsutil;
 pub mod interp;
+pub mod layout;
 pub mod limits;
 pub mod machine;
 pub mod metrics;

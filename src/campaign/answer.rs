@@ -148,7 +148,7 @@ impl Answer {
     pub fn of(status: &Status) -> Option<Answer> {
         let b = status.best.as_ref()?;
         let threads: Vec<u32> = (0..status.components.len())
-            .map(|c| thread_count(status, c))
+            .map(|c| status.threads_of(c))
             .collect();
         let nproc: Vec<u32> = b.nproc.values().copied().collect();
         let run_ids = b
@@ -265,18 +265,27 @@ impl Against {
         }
         let speed = pct_word(self.sypd_pct, "faster", "slower", "as fast");
         let cost = pct_word(-self.chsy_pct, "cheaper", "dearer", "as cheap");
+        let compared = compared_words(&speed, &cost);
         let measured = match &self.measured {
             None => "not measured".to_string(),
             Some(m) => format!(
-                "measured: {:.2} SYPD, {:.0} CHSY over {} run{} ({} than the best measured, a lower FN)",
+                "measured: {:.2} SYPD, {:.0} CHSY over {} run{} ({}, a lower FN)",
                 m.sypd,
                 m.chsy,
                 m.runs,
                 if m.runs == 1 { "" } else { "s" },
-                pct_word(self.measured_sypd_pct.unwrap_or(0.0), "faster", "slower", "as fast"),
+                compared_words(
+                    &pct_word(
+                        self.measured_sypd_pct.unwrap_or(0.0),
+                        "faster",
+                        "slower",
+                        "as fast"
+                    ),
+                    ""
+                ),
             ),
         };
-        format!("predicted {speed} and {cost} than the best measured; {measured}")
+        format!("predicted {compared}; {measured}")
     }
 
     /// The short form for a narrow line: `pred. -3.2 % SYPD, not measured`.
@@ -308,6 +317,21 @@ impl PredictedConfig {
     }
 }
 
+/// `3.2 % slower and 1.0 % cheaper than the best measured`, with `as` where a figure is the
+/// same (`as fast as the best measured and 1.0 % cheaper`); `cost` may be empty.
+fn compared_words(speed: &str, cost: &str) -> String {
+    const BEST: &str = "the best measured";
+    let same = |w: &str| w.starts_with("as ");
+    match (same(speed), cost) {
+        (true, "") => format!("{speed} as {BEST}"),
+        (false, "") => format!("{speed} than {BEST}"),
+        (true, c) if same(c) => format!("{speed} and {c} as {BEST}"),
+        (true, c) => format!("{speed} as {BEST} and {c}"),
+        (false, c) if same(c) => format!("{speed} than {BEST} and {c}"),
+        (false, c) => format!("{speed} and {c} than {BEST}"),
+    }
+}
+
 fn pct_word(v: f64, up: &str, down: &str, same: &str) -> String {
     if v.abs() < 0.05 {
         same.to_string()
@@ -330,15 +354,6 @@ fn fn_scale(status: &Status) -> String {
             status.tts_w
         ),
     }
-}
-
-/// Component `c`'s threads per rank (1 for pure MPI).
-fn thread_count(status: &Status, c: usize) -> u32 {
-    status
-        .threads
-        .as_ref()
-        .and_then(|t| t.0.get(c))
-        .map_or(1, |(_, t)| (*t).max(1))
 }
 
 /// The row of iteration `i`, test `t`.
@@ -620,6 +635,12 @@ mod tests {
             "predicted 4.0 % faster and 1.0 % cheaper than the best measured; measured: 9.80 SYPD, 1005 CHSY over 1 run (2.0 % slower than the best measured, a lower FN)"
         );
         assert_eq!(ran.short_text(), "pred. +4.0 % SYPD vs best, measured 9.80");
+        // A figure within 0.05 % reads "as": as fast as, not as fast than.
+        let level = a.compare(&[400, 266], 10.0, 994.0, None);
+        assert_eq!(
+            level.text(),
+            "predicted as fast as the best measured and 0.6 % cheaper; not measured"
+        );
         let same = a.compare(&[408, 258], 10.1, 1000.0, None);
         assert!(same.is_answer);
         assert_eq!(same.text(), "the best measured itself");

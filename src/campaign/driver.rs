@@ -78,6 +78,9 @@ pub enum DriveEvent {
         run: String,
         /// PEs per component, by name, in component order.
         nproc: Vec<(String, u32)>,
+        /// OpenMP threads per rank of each component in `nproc`; empty when every one runs
+        /// pure MPI.
+        threads: Vec<u32>,
         /// Which attempt this is (1 for the first).
         attempt: u32,
         /// The executor's handle of the run (a process id, a Slurm job id).
@@ -528,6 +531,7 @@ impl Driver {
             self.emit(DriveEvent::RunStarted {
                 run: req.id.clone(),
                 nproc: req.nproc.clone(),
+                threads: req.threads.clone(),
                 attempt,
                 ticket: ticket.0,
             });

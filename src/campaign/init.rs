@@ -555,7 +555,18 @@ fn frozen_components(
             });
         // A hybrid component's limits and allowed list count ranks, as its curve does; the
         // campaign holds cores (ranks x threads), so that budgets and costs count what runs.
-        let threads = input.curve.as_ref().map_or(1, |c| c.threads());
+        let threads = component_threads(entry, input);
+        if let Some(node) = file.machine.map(|m| m.cores_per_node) {
+            if threads > node {
+                return Err(CampaignError::Invalid {
+                    file: origin.to_string(),
+                    message: format!(
+                        "component {}: {threads} threads per rank is more than a node's {node} cores; a rank's threads share its node: lower threads",
+                        entry.name
+                    ),
+                });
+            }
+        }
         let low = entry.min_nproc.unwrap_or(first).saturating_mul(threads);
         let high = entry.max_nproc.unwrap_or(last).saturating_mul(threads);
         if low > high {
@@ -617,6 +628,22 @@ fn frozen_components(
         });
     }
     Ok(components)
+}
+
+/// The one thread count per rank a component runs at in the campaign: its curve's, or, for a
+/// component whose curve the campaign learns, the one `threads` keeps (the file allows one
+/// only then: [`CampaignFile::parse`]).
+fn component_threads(
+    entry: &crate::config::ComponentEntry,
+    input: &predict::ComponentInput,
+) -> u32 {
+    match &input.curve {
+        Some(curve) => curve.threads(),
+        None => match entry.threads.as_deref() {
+            Some(&[t]) => t.max(1),
+            _ => 1,
+        },
+    }
 }
 
 /// The `start` configurations in component order, each checked against the components'

@@ -52,6 +52,30 @@ impl std::fmt::Display for Unmeasured {
 pub trait TimingName {
     /// The component's name in the timing output (e.g. `ATMIFS`, `oceanx`).
     fn timing_name(&self) -> &str;
+
+    /// OpenMP threads per MPI rank (1 for pure MPI). The campaign counts a component's cores;
+    /// timing output counts its MPI processes (LUCIA writes a file per sampled rank, OASIS
+    /// counts ranks), so the run's cores are divided by this before they are checked against it.
+    fn threads(&self) -> u32 {
+        1
+    }
+}
+
+/// A timing name with the component's threads per rank, where no campaign component is at hand
+/// (a status read back from JSON).
+impl TimingName for (String, u32) {
+    fn timing_name(&self) -> &str {
+        &self.0
+    }
+
+    fn threads(&self) -> u32 {
+        self.1
+    }
+}
+
+/// The MPI processes of a component run on `cores` cores, as timing output counts them.
+fn processes<C: TimingName>(component: &C, cores: u32) -> u32 {
+    cores / component.threads().max(1)
 }
 
 impl TimingName for String {
@@ -88,7 +112,7 @@ pub fn measure_billed<C: TimingName>(
         nproc: components
             .iter()
             .zip(nproc)
-            .map(|(c, &p)| (c.timing_name().to_string(), p))
+            .map(|(c, &p)| (c.timing_name().to_string(), processes(c, p)))
             .collect::<BTreeMap<_, _>>(),
         ..ReadOptions::default()
     };
@@ -116,12 +140,13 @@ pub fn measure_standalone<C: TimingName>(
     period_s: Option<f64>,
 ) -> Result<RunMetrics, Unmeasured> {
     let p = nproc[index];
+    let ranks = processes(component, p);
     let name = component.timing_name();
     let sypd = match scaling.timing {
         crate::config::ScalingTiming::Output => {
             let opts = ReadOptions {
                 period_s,
-                nproc: BTreeMap::from([(name.to_string(), p)]),
+                nproc: BTreeMap::from([(name.to_string(), ranks)]),
                 ..ReadOptions::default()
             };
             let reading =
@@ -140,9 +165,9 @@ pub fn measure_standalone<C: TimingName>(
                     found.join(", ")
                 ))
             })?;
-            if let Some(measured) = t.nproc.filter(|&n| n != p) {
+            if let Some(measured) = t.nproc.filter(|&n| n != ranks) {
                 return Err(Unmeasured::Unreadable(format!(
-                    "{name} ran on {measured} PEs by the timing output, but the run has {p}; this output belongs to another run"
+                    "{name} ran on {measured} PEs by the timing output, but the run has {ranks}; this output belongs to another run"
                 )));
             }
             m.coupled_sypd()
@@ -227,10 +252,11 @@ pub fn reduce_billed<C: TimingName>(
         // The readers refuse a file whose PEs are not the run's; a measurement made elsewhere
         // (or by a reader that cannot tell) is checked here too, so no path records another
         // run's output.
-        if let Some(measured) = t.nproc.filter(|&n| n != p) {
+        let ranks = processes(c, p);
+        if let Some(measured) = t.nproc.filter(|&n| n != ranks) {
             return Err(format!(
-                "{} ran on {measured} PEs by the timing output, but the run has {p}; this output \
-                 belongs to another run",
+                "{} ran on {measured} PEs by the timing output, but the run has {ranks}; this \
+                 output belongs to another run",
                 c.timing_name()
             ));
         }

@@ -36,9 +36,16 @@ pub fn campaign_runs_of(state: &State, dir: &Path) -> (Vec<MeasuredRun>, Vec<Str
                     .zip(&test.nproc)
                     .map(|(c, &p)| (c.name.clone(), p))
                     .collect();
-                match load_run(&path, &names, &nproc, state.settings.period_s) {
+                // The timing output counts MPI processes: a hybrid component's ranks.
+                let processes: BTreeMap<String, u32> = state
+                    .components
+                    .iter()
+                    .zip(&test.nproc)
+                    .map(|(c, &p)| (c.name.clone(), c.ranks(p)))
+                    .collect();
+                match load_run(&path, &names, &processes, state.settings.period_s) {
                     Ok(mut m) => {
-                        // The campaign ran these PEs, whatever a file claims.
+                        // The campaign ran these PEs (cores), whatever a file claims.
                         for c in &mut m.components {
                             if let Some(&p) = nproc.get(&c.name) {
                                 c.nproc = p;

@@ -152,11 +152,12 @@ impl FrozenComponent {
     }
 
     /// `cores` as the component runs them: `RxT` (`64x4`) for a hybrid component, the plain
-    /// count for a pure-MPI one, as `autolb predict` writes them.
+    /// count for a pure-MPI one, as `autolb predict` writes them. A count that is not whole
+    /// ranks (or 0, a component a standalone run leaves out) stays a plain count.
     pub fn pes_text(&self, cores: u32) -> String {
         match self.threads {
-            0 | 1 => cores.to_string(),
-            t => format!("{}x{t}", cores / t),
+            t if t > 1 && cores > 0 && cores.is_multiple_of(t) => format!("{}x{t}", cores / t),
+            _ => cores.to_string(),
         }
     }
 }
@@ -164,6 +165,10 @@ impl FrozenComponent {
 impl TimingName for FrozenComponent {
     fn timing_name(&self) -> &str {
         &self.timing_name
+    }
+
+    fn threads(&self) -> u32 {
+        self.threads.max(1)
     }
 }
 

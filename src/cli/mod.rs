@@ -17,6 +17,7 @@ pub mod predict;
 pub mod report;
 pub mod simulate;
 pub mod timing;
+mod timing_cime;
 
 use std::process::ExitCode;
 

@@ -18,11 +18,18 @@ use crate::shared::parse::{parse_key_value, parse_pes, reject_repeated_names};
 pub struct TimingArgs {
     /// A run's timing output: a directory of raw `lucia.CC.RRRRRR` files, or a `table.csv`,
     /// `summary`, `lucia.log`, `load_balancing_info.txt` or per-step CSV (or a directory
-    /// holding one of them), or an EC-Earth4 run directory (`log/NNN/` legs).
-    #[arg(value_name = "PATH")]
-    pub path: PathBuf,
+    /// holding one of them), an EC-Earth4 run directory (`log/NNN/` legs), or a CIME run's
+    /// `cesm_timing.*`/`e3sm_timing.*` or `ESMF_Profile.summary` (or its case directory).
+    /// With --layout-check, any number of CIME summaries or directories holding them.
+    #[arg(value_name = "PATH", required = true, num_args = 1..)]
+    pub paths: Vec<PathBuf>,
+    /// The layout model's TOT error over CIME runs: for every `cesm_timing.*` summary given
+    /// (or in a directory given), the TOT the layout tree gives from the components' run times
+    /// beside the measured TOT, and the median and largest error.
+    #[arg(long)]
+    pub layout_check: bool,
     /// Read as this format instead of detecting it: lucia-raw, lucia-log, oasis5, table,
-    /// summary, steps, ecearth4.
+    /// summary, steps, ecearth4, cime, esmf.
     #[arg(long, value_name = "F")]
     pub format: Option<Format>,
     /// Coupling period in seconds (simulated time per coupling step; EC-Earth3 SR: 2700).
@@ -38,18 +45,38 @@ pub struct TimingArgs {
 }
 
 pub fn run(args: &TimingArgs) -> Result<()> {
+    if args.layout_check {
+        return write_out(&super::timing_cime::layout_check(&args.paths, args.json)?);
+    }
+    let [path] = args.paths.as_slice() else {
+        return Err(user(format!(
+            "{} paths given; `autolb timing` reads one run (several only with --layout-check)",
+            args.paths.len()
+        )));
+    };
     let opts = options(args)?;
-    let measurement = match timing::read(&args.path, &opts).map_err(user)? {
+    let measurement = match timing::read(path, &opts).map_err(user)? {
         Reading::Measured(m) => m,
         Reading::Incomplete { reason } => {
             return Err(user(format!(
                 "{}: nothing complete to measure yet: {}",
-                args.path.display(),
-                timing::reason_without_path(&reason, &args.path)
+                path.display(),
+                timing::reason_without_path(&reason, path)
             )))
         }
     };
-    for note in name_disagreements(&args.path, &measurement) {
+    if let Some(run) = measurement.cime.as_deref() {
+        let text = if args.json {
+            let json = super::timing_cime::CimeJson::new(&measurement, run);
+            let mut t = serde_json::to_string_pretty(&json).map_err(user)?;
+            t.push('\n');
+            t
+        } else {
+            super::timing_cime::table(&measurement, run)
+        };
+        return write_out(&text);
+    }
+    for note in name_disagreements(path, &measurement) {
         errln!("autolb: note: {note}");
     }
     let text = if args.json {

@@ -244,6 +244,7 @@ impl CampaignFile {
             file: file.to_string(),
             message,
         };
+        let learns_curves = parsed.learns_curves();
         for (k, c) in parsed.components.iter().enumerate() {
             validate_component_name(&c.name).map_err(semantics)?;
             if let Some(t) = &c.timing_name {
@@ -282,12 +283,9 @@ impl CampaignFile {
                         c.name
                     )));
                 }
-                if c.curve.is_none() && threads.iter().any(|&t| t != 1) {
-                    return Err(semantics(format!(
-                        "{at}component {}: threads other than 1 need a curve with a threads \
-                         column (speeds at each thread count); add curve = \"PATH\"",
-                        c.name
-                    )));
+                if c.curve.is_none() {
+                    check_threads_without_curve(&c.name, threads, learns_curves)
+                        .map_err(|why| semantics(format!("{at}{why}")))?;
                 }
             }
             let has_range = c.allowed.is_some() || (c.min_nproc.is_some() && c.max_nproc.is_some());
@@ -481,6 +479,36 @@ impl CampaignFile {
             interp: self.interp.unwrap_or(d.interp),
             extra_pes: self.extra_pes.unwrap_or(d.extra_pes),
         }
+    }
+}
+
+/// `threads` of a component without a curve: a campaign that learns its curves
+/// (`learns_curves`) keeps one thread count, at which its runs measure the speed; anything else
+/// needs the speed at each thread count from a curve.
+fn check_threads_without_curve(
+    name: &str,
+    threads: &[u32],
+    learns_curves: bool,
+) -> Result<(), String> {
+    if threads.iter().all(|&t| t == 1) {
+        return Ok(());
+    }
+    if !learns_curves {
+        return Err(format!(
+            "component {name}: threads other than 1 need a curve with a threads column (speeds \
+             at each thread count); add curve = \"PATH\", or learn the curve at one thread \
+             count in a cold start (strategy = \"guided\", no component with a curve) or a \
+             scaling campaign ([scaling])"
+        ));
+    }
+    match threads {
+        [_] => Ok(()),
+        _ => Err(format!(
+            "component {name}: threads = {threads:?} without a curve; a campaign that learns \
+             the curve keeps one thread count per rank, e.g. threads = [{}]: run a campaign per \
+             thread count to compare them",
+            threads.iter().max().copied().unwrap_or(1)
+        )),
     }
 }
 
@@ -686,6 +714,19 @@ fn check_scaling(file: &CampaignFile, text: &str) -> Result<(), String> {
 }
 
 impl CampaignFile {
+    /// Whether the campaign learns its components' curves from its own runs: a cold start, or
+    /// a scaling campaign (`[scaling]`). Only then may a component without a curve run more
+    /// than one thread per rank: its runs measure the speed at that thread count.
+    pub fn learns_curves(&self) -> bool {
+        self.scaling.is_some()
+            || (self.strategy == Some(Strategy::Guided)
+                && self
+                    .components
+                    .iter()
+                    .filter(|c| c.pinned.is_none())
+                    .all(|c| c.curve.is_none()))
+    }
+
     /// Whether this file is a cold start: `strategy = "guided"`, components and none of them
     /// with a curve (a `[scaling]` table, if any, is coupled: checked when the file is read).
     /// Such a campaign learns the curves in coupled runs first, then balances.

@@ -91,6 +91,10 @@ pub struct Measurement {
     /// Things the reader noticed that do not make the measurement partial (e.g. "nproc of
     /// ATMIFS unknown: pass --nproc ATMIFS=N").
     pub notes: Vec<String>,
+    /// What a CIME run's timing file says beyond the above (PE ranges, threads, coupler and
+    /// communication times, the file's own cost); `None` for other formats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cime: Option<Box<super::cime::CimeRun>>,
 }
 
 impl Measurement {
@@ -105,6 +109,7 @@ impl Measurement {
             partial: None,
             series: Vec::new(),
             notes: Vec::new(),
+            cime: None,
         }
     }
 
@@ -128,8 +133,14 @@ impl Measurement {
     }
 
     /// PEs of all components together (P_M), when every component's is known (and the sum
-    /// fits: a damaged file can claim absurd PE counts).
+    /// fits: a damaged file can claim absurd PE counts). A CIME run's components share PEs:
+    /// there it is the PEs the file's cost counts, or else the cores CIME's rule gives.
     pub fn total_nproc(&self) -> Option<u32> {
+        if let Some(run) = &self.cime {
+            return run
+                .cost_pes
+                .or_else(|| run.cores().and_then(|c| u32::try_from(c).ok()));
+        }
         if self.components.is_empty() {
             return None;
         }

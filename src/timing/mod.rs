@@ -16,11 +16,14 @@
 //! * [`Format::Steps`]: the per-coupling-step CSV, kept as a per-step series ([`step_series`]);
 //! * [`Format::Ecearth4`]: an EC-Earth4 run directory, `log/NNN/` beside the OASIS 5 file: the
 //!   OASIS file's components with the leg's wall time and SYPD from `timing.log` ([`ecearth4`]).
+//! * [`Format::Cime`] / [`Format::Esmf`]: a CIME run's (CESM, E3SM, NorESM) `cesm_timing.*`
+//!   summary and NUOPC's `ESMF_Profile.summary` ([`cime`]; the guide's `timing-cime.md`).
 //!
 //! Files of running jobs are half-written as a rule, not an exception: readers measure the
 //! complete part and say so in [`Measurement::partial`], or return [`Reading::Incomplete`].
 //! They never panic on any input and never pass a number off as complete when it is not.
 
+pub mod cime;
 mod consistency;
 pub mod ecearth4;
 pub mod lucia_log;
@@ -58,11 +61,15 @@ pub enum Format {
     Steps,
     /// An EC-Earth4 run directory: `load_balancing_info.txt` and `log/NNN/timing.log`.
     Ecearth4,
+    /// A CIME run's timing summary, `cesm_timing.CASE.LID` or `e3sm_timing.CASE.LID`.
+    Cime,
+    /// An ESMF profile summary, `ESMF_Profile.summary` (NUOPC runs).
+    Esmf,
 }
 
 impl Format {
     /// Every format, in the order `--format` lists them.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 9] = [
         Format::LuciaRaw,
         Format::LuciaLog,
         Format::Oasis5,
@@ -70,6 +77,8 @@ impl Format {
         Format::Summary,
         Format::Steps,
         Format::Ecearth4,
+        Format::Cime,
+        Format::Esmf,
     ];
 
     /// The name used on the command line and in JSON.
@@ -82,6 +91,8 @@ impl Format {
             Format::Summary => "summary",
             Format::Steps => "steps",
             Format::Ecearth4 => "ecearth4",
+            Format::Cime => "cime",
+            Format::Esmf => "esmf",
         }
     }
 
@@ -129,6 +140,8 @@ impl std::str::FromStr for Format {
             "table.csv" | "lucia-lite" => Some(Format::Table),
             "step-series" | "timesteps" | "series" => Some(Format::Steps),
             "ec-earth4" | "ece4" => Some(Format::Ecearth4),
+            "cesm" | "e3sm" | "noresm" | "cesm-timing" => Some(Format::Cime),
+            "esmf-profile" | "nuopc" => Some(Format::Esmf),
             _ => None,
         };
         alias
@@ -295,7 +308,8 @@ pub fn read(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
                 return Ok(Reading::Incomplete {
                     reason: format!(
                         "{}: no timing output yet (no lucia.* files, table.csv, summary, \
-                         lucia.log, load_balancing_info.txt or EC-Earth4 log/NNN/)",
+                         lucia.log, load_balancing_info.txt, EC-Earth4 log/NNN/, \
+                         cesm_timing.* or ESMF_Profile.summary)",
                         path.display()
                     ),
                 })
@@ -311,6 +325,8 @@ pub fn read(path: &Path, opts: &ReadOptions) -> Result<Reading, TimingError> {
         Format::Summary => table::read_summary_file(&target, opts)?,
         Format::Steps => step_series::read_file(&target, opts)?,
         Format::Ecearth4 => ecearth4::read_run_dir(&target, opts)?,
+        Format::Cime => cime::summary::read_file(&target)?,
+        Format::Esmf => cime::esmf::read_file(&target)?,
     };
     if let Reading::Measured(m) = &mut reading {
         consistency::check(m, &target)?;
@@ -357,7 +373,7 @@ fn detect_in_dir(dir: &Path) -> Result<Option<(Format, PathBuf)>, TimingError> {
             return Ok(Some((format, candidate)));
         }
     }
-    Ok(None)
+    cime::newest_in_dir(dir, None).map_err(|e| TimingError::io(dir, &e))
 }
 
 fn resolve_for_format(path: &Path, is_dir: bool, format: Format) -> Result<PathBuf, TimingError> {
@@ -370,6 +386,22 @@ fn resolve_for_format(path: &Path, is_dir: bool, format: Format) -> Result<PathB
     }
     if !is_dir || matches!(format, Format::LuciaRaw | Format::Ecearth4) {
         return Ok(path.to_path_buf());
+    }
+    if matches!(format, Format::Cime | Format::Esmf) {
+        let found =
+            cime::newest_in_dir(path, Some(format)).map_err(|e| TimingError::io(path, &e))?;
+        return match found {
+            Some((f, file)) if f == format => Ok(file),
+            _ => Err(TimingError::Option(format!(
+                "{}: holds no {} file; give the file's path",
+                path.display(),
+                if format == Format::Cime {
+                    "cesm_timing.*/e3sm_timing.*"
+                } else {
+                    "ESMF_Profile.summary"
+                }
+            ))),
+        };
     }
     if let Some((name, _)) = DIR_FILES.iter().find(|(_, f)| *f == format) {
         return Ok(path.join(name));
@@ -395,7 +427,9 @@ fn detect_file(path: &Path) -> Result<Format, TimingError> {
         .or_else(|| {
             name.starts_with("load_balancing_info")
                 .then_some(Format::Oasis5)
-        });
+        })
+        .or_else(|| cime::summary::is_summary_name(&name).then_some(Format::Cime))
+        .or_else(|| cime::esmf::is_profile_name(&name).then_some(Format::Esmf));
     if let Some(f) = by_name {
         return Ok(f);
     }
@@ -428,6 +462,10 @@ fn sniff(path: &Path) -> Result<Format, TimingError> {
         Some(Format::Oasis5)
     } else if text.contains("Number of processes:") {
         Some(Format::Summary)
+    } else if cime::summary::sniff(&text) {
+        Some(Format::Cime)
+    } else if cime::esmf::sniff(&text) {
+        Some(Format::Esmf)
     } else {
         None
     };

@@ -164,7 +164,8 @@ fn bad_input_is_one_line_exit_2() {
         err.trim(),
         format!(
             "autolb: error: {path}: nothing complete to measure yet: no timing output yet (no \
-             lucia.* files, table.csv, summary, lucia.log, load_balancing_info.txt or EC-Earth4 log/NNN/)"
+             lucia.* files, table.csv, summary, lucia.log, load_balancing_info.txt, EC-Earth4 log/NNN/, \
+             cesm_timing.* or ESMF_Profile.summary)"
         )
     );
     assert_eq!(err.matches(&path).count(), 1, "the path once: {err}");

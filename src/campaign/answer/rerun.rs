@@ -63,7 +63,10 @@ pub fn rerun_file(state: &State, dir: &Path, answer: &Answer) -> Result<String, 
         components,
         start: Some(vec![start]),
         original: None,
-        executor: state.executor.clone(),
+        executor: state
+            .executor
+            .clone()
+            .map(|e| sim_paths_from(e, &state.base_dir)),
         machine: cost_model.and_then(|m| m.machine),
         cost: cost_model.map(|m| m.cost),
         queues: cost_model.map(|m| m.queues.clone()).unwrap_or_default(),
@@ -84,6 +87,23 @@ pub fn rerun_file(state: &State, dir: &Path, answer: &Answer) -> Result<String, 
         answer.chsy,
         answer.where_measured
     ))
+}
+
+/// The executor with the stand-in model's curve files by absolute path: the campaign read them
+/// relative to its campaign file's directory (`base`), and the new file may be written anywhere.
+fn sim_paths_from(
+    mut executor: crate::executor::ExecutorConfig,
+    base: &Path,
+) -> crate::executor::ExecutorConfig {
+    if let Some(sim) = executor.sim.as_mut() {
+        for paths in [sim.curves.as_mut(), sim.standalone_curves.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            paths.values_mut().for_each(|p| *p = base.join(&*p));
+        }
+    }
+    executor
 }
 
 /// A hybrid component's curve as a campaign file takes it: MPI ranks with a `threads` column.

@@ -53,7 +53,13 @@ pub(super) fn planned_cold_start_state(
         settings.minimum_step = settings.minimum_step.min(settings.initial_step);
     }
     let budgets = settings.budgets();
-    let nproc = original_nproc(file, original, origin)?;
+    // A hybrid component's `[original]` count is ranks, as in any campaign file; the campaign
+    // holds cores.
+    let nproc: Vec<u32> = original_nproc(file, original, origin)?
+        .into_iter()
+        .zip(&components)
+        .map(|(ranks, c)| ranks.saturating_mul(c.threads))
+        .collect();
     check_fits("[original]", &components, &nproc, &budgets).map_err(invalid)?;
     let cores_per_node = file.machine.map(|m| m.cores_per_node);
     let series = coupled_first_series(&components, &scaling, step, cores_per_node, &|n| {

@@ -392,6 +392,14 @@ impl Status {
             .then(|| format!("rests on {} of {} runs", b.runs, self.repetitions))
     }
 
+    /// Component `c`'s OpenMP threads per MPI rank (1 for pure MPI).
+    pub fn threads_of(&self, c: usize) -> u32 {
+        self.threads
+            .as_ref()
+            .and_then(|t| t.0.get(c))
+            .map_or(1, |(_, t)| (*t).max(1))
+    }
+
     /// Reads the timing output in a run's directory as the driver would: `Ok(None)` while it
     /// is incomplete (the run is still going), `Err` when it can never be measured.
     pub fn measure_run(&self, id: &str) -> Result<Option<RunMetrics>, String> {
@@ -406,9 +414,12 @@ impl Status {
             return Ok(None);
         }
         let nproc: Vec<u32> = test.nproc.values().copied().collect();
+        let components: Vec<(String, u32)> = (0..self.timing_names.len())
+            .map(|c| (self.timing_names[c].clone(), self.threads_of(c)))
+            .collect();
         match measure::measure_billed(
             &run.run_dir,
-            &self.timing_names,
+            &components,
             &nproc,
             self.extra_pes,
             self.period_s,

@@ -214,15 +214,16 @@ fn init(a: &InitArgs) -> Result<()> {
         }
     }
     let status = campaign::status(&a.dir).map_err(report)?;
-    let tests = status
-        .iterations
-        .first()
-        .map(|i| i.tests.len())
-        .unwrap_or(0);
+    let first = status.iterations.first();
+    let tests = first.map_or(0, |i| i.tests.len());
+    // The runs the first iteration makes of each test: `repetitions` in Algorithm 1, one in a
+    // guided campaign and in a cold start's first phase (`[scaling] repetitions`).
+    let runs = first
+        .and_then(|i| i.tests.iter().map(|t| t.runs.len()).max())
+        .unwrap_or(status.repetitions as usize);
     outln!(
-        "created campaign {} with {tests} tests x {} repetitions ({} executor)",
+        "created campaign {} with {tests} tests x {runs} repetitions ({} executor)",
         shown(&a.dir),
-        status.repetitions,
         status.executor
     )?;
     out!("{}", status.table())?;
@@ -383,12 +384,26 @@ impl Progress {
             DriveEvent::RunStarted {
                 run,
                 nproc,
+                threads,
                 attempt,
                 ..
             } => {
+                // A hybrid component as ranks x threads, as the plan and status write it.
+                let configuration = if threads.is_empty() {
+                    ConfigurationText::pairs(nproc).slashed().to_string()
+                } else {
+                    nproc
+                        .iter()
+                        .zip(threads)
+                        .map(|((name, p), &t)| match t {
+                            0 | 1 => format!("{name} {p}"),
+                            t => format!("{name} {}x{t}", p / t),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                };
                 let text = format!(
-                    "start {run}: {}{}",
-                    ConfigurationText::pairs(nproc).slashed(),
+                    "start {run}: {configuration}{}",
                     if *attempt > 1 { format!(" (attempt {attempt})") } else { String::new() }
                 );
                 match &p.bar {

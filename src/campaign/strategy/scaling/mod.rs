@@ -144,7 +144,7 @@ pub fn configuration_words(components: &[FrozenComponent], nproc: &[u32]) -> Str
     components
         .iter()
         .zip(nproc)
-        .map(|(c, p)| format!("{} {p}", c.name))
+        .map(|(c, &p)| format!("{} {}", c.name, c.pes_text(p)))
         .collect::<Vec<_>>()
         .join(", ")
 }

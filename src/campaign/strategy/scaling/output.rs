@@ -99,7 +99,19 @@ pub fn write_curves(state: &State, dir: &Path) -> Result<(), CampaignError> {
             continue;
         }
         let path = dir.join(&comp.curve);
-        let text = curve_csv(name, points, scaling.design);
+        let mut text = curve_csv(name, points, scaling.design);
+        if comp.threads > 1 {
+            // Its counts are the campaign's, cores at its one thread count: a reader taking
+            // the file as a curve must not read them as pure-MPI ranks.
+            let header = text.find('\n').map_or(text.len(), |k| k + 1);
+            text.insert_str(
+                header,
+                &format!(
+                    "# nproc counts cores: MPI ranks x {} OpenMP threads per rank\n",
+                    comp.threads
+                ),
+            );
+        }
         if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
             continue;
         }

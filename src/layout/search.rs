@@ -1,0 +1,471 @@
+//! The fastest placement of a layout tree within a budget of PEs: an exact search.
+//!
+//! Every component may take one of its allowed task counts. Parts side by side (`|`) divide
+//! the PEs between them; parts one after the other (`;`) each may use all of them. The search
+//! is a dynamic programme over the tree: for every node and every budget `P` it keeps the best
+//! time with at most `P` PEs, a component taking its best allowed count that fits, `;` adding its
+//! parts' best times at `P`, and `|` trying every division of `P` between a part and the parts
+//! before it. That is exact for the layout model ([`Layout::run_time`]) and takes
+//! O(components x P^2) steps; [`MAX_UNITS`] bounds `P`. Budgets are counted in units of PEs
+//! (1 for single PEs; a node's cores keeps every part of a `|` on whole nodes), and a component
+//! with `n` tasks takes `ceil(n / unit)` units.
+
+use super::Layout;
+
+/// The most units (budget / unit) a search takes: the search is quadratic in them.
+pub const MAX_UNITS: u32 = 20_000;
+
+/// Where one component goes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Placement {
+    /// The component.
+    pub name: String,
+    /// Its MPI tasks.
+    pub tasks: u32,
+    /// Its first PE.
+    pub root_pe: u32,
+}
+
+/// The fastest placement found.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Best {
+    /// The layout model's time for it.
+    pub run_s: f64,
+    /// PEs it spans (one past the highest PE any component uses).
+    pub width: u32,
+    /// Every component of the tree, left to right.
+    pub placements: Vec<Placement>,
+}
+
+/// A node's best times by budget, and how each was reached.
+struct Table {
+    /// `best[p]`: the least time with at most `p` units, if any placement fits.
+    best: Vec<Option<f64>>,
+    how: How,
+}
+
+enum How {
+    /// The count a component takes at each budget.
+    Component { name: String, pick: Vec<u32> },
+    /// Parts one after the other: each gets the whole budget.
+    After(Vec<Table>),
+    /// Parts side by side; `split[i][p]`: units part `i` takes when parts `0..=i` share `p`.
+    Beside {
+        parts: Vec<Table>,
+        split: Vec<Vec<u32>>,
+    },
+}
+
+/// The fastest placement of `layout` on at most `budget` PEs counted in units of `unit`, each
+/// component taking one of `counts(name)` tasks in `time(name, tasks)` seconds (`None`: that
+/// count cannot run). `Ok(None)` when nothing fits; `Err` when the budget is too large to search.
+pub fn fastest(
+    layout: &Layout,
+    budget: u32,
+    unit: u32,
+    counts: &dyn Fn(&str) -> Vec<u32>,
+    time: &dyn Fn(&str, u32) -> Option<f64>,
+) -> Result<Option<Best>, String> {
+    let unit = unit.max(1);
+    let units = budget / unit;
+    if units > MAX_UNITS {
+        return Err(format!(
+            "a budget of {budget} PEs is {units} units of {unit}; the exact search takes at most {MAX_UNITS}: count in larger units (a node's cores)"
+        ));
+    }
+    let table = build(layout, units as usize, unit, counts, time);
+    let Some(run_s) = table.best[units as usize] else {
+        return Ok(None);
+    };
+    let mut placements = Vec::new();
+    place(&table, units as usize, 0, unit, &mut placements);
+    let width = placements
+        .iter()
+        .map(|p| p.root_pe + p.tasks)
+        .max()
+        .unwrap_or(0);
+    Ok(Some(Best {
+        run_s,
+        width,
+        placements,
+    }))
+}
+
+fn units_of(tasks: u32, unit: u32) -> usize {
+    tasks.div_ceil(unit) as usize
+}
+
+fn build(
+    layout: &Layout,
+    units: usize,
+    unit: u32,
+    counts: &dyn Fn(&str) -> Vec<u32>,
+    time: &dyn Fn(&str, u32) -> Option<f64>,
+) -> Table {
+    match layout {
+        Layout::Component(name) => {
+            let mut first: Vec<Option<(f64, u32)>> = vec![None; units + 1];
+            let mut allowed = counts(name);
+            allowed.sort_unstable();
+            allowed.dedup();
+            for n in allowed.into_iter().filter(|&n| n > 0) {
+                let need = units_of(n, unit);
+                let Some(t) = time(name, n).filter(|t| t.is_finite()) else {
+                    continue;
+                };
+                if need <= units && first[need].is_none_or(|(old, _)| t < old) {
+                    first[need] = Some((t, n));
+                }
+            }
+            let mut best = vec![None; units + 1];
+            let mut pick = vec![0; units + 1];
+            let mut running: Option<(f64, u32)> = None;
+            for p in 0..=units {
+                if let Some((t, n)) = first[p] {
+                    if running.is_none_or(|(old, _)| t < old) {
+                        running = Some((t, n));
+                    }
+                }
+                if let Some((t, n)) = running {
+                    best[p] = Some(t);
+                    pick[p] = n;
+                }
+            }
+            Table {
+                best,
+                how: How::Component {
+                    name: name.clone(),
+                    pick,
+                },
+            }
+        }
+        Layout::After(parts) => {
+            let tables: Vec<Table> = parts
+                .iter()
+                .map(|p| build(p, units, unit, counts, time))
+                .collect();
+            let best = (0..=units)
+                .map(|p| tables.iter().map(|t| t.best[p]).sum::<Option<f64>>())
+                .collect();
+            Table {
+                best,
+                how: How::After(tables),
+            }
+        }
+        Layout::Beside(parts) => {
+            let tables: Vec<Table> = parts
+                .iter()
+                .map(|p| build(p, units, unit, counts, time))
+                .collect();
+            let mut acc = tables[0].best.clone();
+            let mut split = vec![Vec::new()];
+            for t in &tables[1..] {
+                let mut next = vec![None; units + 1];
+                let mut took = vec![0u32; units + 1];
+                for p in 0..=units {
+                    for mine in 0..=p {
+                        let (Some(a), Some(b)) = (acc[p - mine], t.best[mine]) else {
+                            continue;
+                        };
+                        let both = a.max(b);
+                        if next[p].is_none_or(|old| both < old) {
+                            next[p] = Some(both);
+                            took[p] = mine as u32;
+                        }
+                    }
+                }
+                acc = next;
+                split.push(took);
+            }
+            Table {
+                best: acc,
+                how: How::Beside {
+                    parts: tables,
+                    split,
+                },
+            }
+        }
+    }
+}
+
+/// Places `table`'s choice at budget `p` from PE `root`; returns the PEs it spans.
+fn place(table: &Table, p: usize, root: u32, unit: u32, out: &mut Vec<Placement>) -> u32 {
+    match &table.how {
+        How::Component { name, pick } => {
+            let tasks = pick[p];
+            out.push(Placement {
+                name: name.clone(),
+                tasks,
+                root_pe: root,
+            });
+            // A part beside others starts on a unit boundary.
+            units_of(tasks, unit) as u32 * unit
+        }
+        How::After(parts) => parts
+            .iter()
+            .map(|t| place(t, p, root, unit, out))
+            .max()
+            .unwrap_or(0),
+        How::Beside { parts, split } => {
+            let mut budgets = vec![0usize; parts.len()];
+            let mut left = p;
+            for i in (1..parts.len()).rev() {
+                budgets[i] = split[i][left] as usize;
+                left -= budgets[i];
+            }
+            budgets[0] = left;
+            let mut offset = 0;
+            for (t, b) in parts.iter().zip(budgets) {
+                offset += place(t, b, root + offset, unit, out);
+            }
+            offset
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use std::collections::BTreeMap;
+
+    /// Width of an assignment of task counts on the tree: `|` adds, `;` takes the largest.
+    fn width(l: &Layout, tasks: &BTreeMap<String, u32>) -> u32 {
+        match l {
+            Layout::Component(n) => tasks[n],
+            Layout::Beside(parts) => parts.iter().map(|p| width(p, tasks)).sum(),
+            Layout::After(parts) => parts.iter().map(|p| width(p, tasks)).max().unwrap_or(0),
+        }
+    }
+
+    /// The best time by trying every combination of allowed counts.
+    fn enumerate(
+        l: &Layout,
+        budget: u32,
+        counts: &BTreeMap<String, Vec<u32>>,
+        times: &BTreeMap<(String, u32), f64>,
+    ) -> Option<f64> {
+        let names: Vec<String> = l.components().iter().map(|s| s.to_string()).collect();
+        let mut best: Option<f64> = None;
+        let mut idx = vec![0usize; names.len()];
+        loop {
+            let tasks: BTreeMap<String, u32> = names
+                .iter()
+                .zip(&idx)
+                .map(|(n, &i)| (n.clone(), counts[n][i]))
+                .collect();
+            if width(l, &tasks) <= budget {
+                let t = l
+                    .run_time(&|n: &str| times.get(&(n.to_string(), tasks[n])).copied())
+                    .unwrap();
+                best = Some(best.map_or(t, |b: f64| b.min(t)));
+            }
+            let mut k = 0;
+            loop {
+                if k == names.len() {
+                    return best;
+                }
+                idx[k] += 1;
+                if idx[k] < counts[&names[k]].len() {
+                    break;
+                }
+                idx[k] = 0;
+                k += 1;
+            }
+        }
+    }
+
+    fn random_tree(rng: &mut StdRng, names: &mut Vec<String>, depth: u32) -> Layout {
+        if depth == 0 || names.len() >= 5 || rng.random_bool(0.4) {
+            let name = format!("c{}", names.len());
+            names.push(name.clone());
+            return Layout::Component(name);
+        }
+        let parts = (0..rng.random_range(2..=3))
+            .map(|_| random_tree(rng, names, depth - 1))
+            .collect();
+        if rng.random_bool(0.5) {
+            Layout::beside(parts)
+        } else {
+            Layout::after(parts)
+        }
+    }
+
+    #[test]
+    fn the_search_finds_what_plain_enumeration_finds() {
+        let mut rng = StdRng::seed_from_u64(37);
+        for case in 0..300 {
+            let mut names = Vec::new();
+            let tree = random_tree(&mut rng, &mut names, 3);
+            let mut counts = BTreeMap::new();
+            let mut times = BTreeMap::new();
+            for n in &names {
+                let mut c: Vec<u32> = (0..rng.random_range(1..=4))
+                    .map(|_| rng.random_range(1..=12))
+                    .collect();
+                c.sort_unstable();
+                c.dedup();
+                for &k in &c {
+                    times.insert((n.clone(), k), rng.random_range(1.0..100.0));
+                }
+                counts.insert(n.clone(), c);
+            }
+            let budget = rng.random_range(1..=30);
+            let expected = enumerate(&tree, budget, &counts, &times);
+            let found = fastest(&tree, budget, 1, &|n| counts[n].clone(), &|n, k| {
+                times.get(&(n.to_string(), k)).copied()
+            })
+            .unwrap();
+            assert_eq!(
+                found.as_ref().map(|b| b.run_s),
+                expected,
+                "case {case}: {tree}"
+            );
+            let Some(best) = found else { continue };
+            // The placement is real: within the budget, disjoint where `|` says, and its
+            // time by the tree is the time reported.
+            assert!(best.width <= budget, "case {case}");
+            let tasks: BTreeMap<String, u32> = best
+                .placements
+                .iter()
+                .map(|p| (p.name.clone(), p.tasks))
+                .collect();
+            let t = tree
+                .run_time(&|n: &str| times.get(&(n.to_string(), tasks[n])).copied())
+                .unwrap();
+            assert_eq!(t, best.run_s, "case {case}");
+            let ranges: Vec<(String, super::super::PeRange)> = best
+                .placements
+                .iter()
+                .map(|p| {
+                    (
+                        p.name.clone(),
+                        super::super::PeRange {
+                            tasks: p.tasks,
+                            threads: 1,
+                            root_pe: p.root_pe,
+                            stride: 1,
+                        },
+                    )
+                })
+                .collect();
+            assert!(
+                super::super::cores(&ranges.iter().map(|r| r.1).collect::<Vec<_>>())
+                    <= u64::from(budget)
+            );
+        }
+    }
+
+    #[test]
+    fn cesm_default_on_a_budget() {
+        // Times inversely proportional to tasks: work / n.
+        let work = |n: &str| match n {
+            "ocn" => 400.0,
+            "atm" => 600.0,
+            "ice" => 100.0,
+            "lnd" => 80.0,
+            _ => 0.0,
+        };
+        let tree = Layout::parse("ocn | (atm ; (ice | lnd))").unwrap();
+        let best = fastest(&tree, 100, 1, &|_| (1..=100).collect(), &|n, k| {
+            Some(work(n) / f64::from(k))
+        })
+        .unwrap()
+        .unwrap();
+        assert!(best.width <= 100);
+        let get = |n: &str| {
+            best.placements
+                .iter()
+                .find(|p| p.name == n)
+                .unwrap()
+                .clone()
+        };
+        let (ocn, atm, ice, lnd) = (get("ocn"), get("atm"), get("ice"), get("lnd"));
+        // ocn first, the rest beside it; ice and lnd side by side on atm's PEs.
+        assert_eq!(ocn.root_pe, 0);
+        assert_eq!(atm.root_pe, ocn.tasks);
+        assert_eq!(ice.root_pe, atm.root_pe);
+        assert_eq!(lnd.root_pe, ice.root_pe + ice.tasks);
+        assert!(ice.tasks + lnd.tasks <= 100 - ocn.tasks && atm.tasks <= 100 - ocn.tasks);
+        // Work 400 on ocn against 600 + 180 on the rest: the balance is near 400/n = 780/(100-n).
+        assert!(
+            (best.run_s - 400.0 / f64::from(ocn.tasks)).abs() < 1e-9
+                || best.run_s > 400.0 / f64::from(ocn.tasks)
+        );
+        assert!(best.run_s < 12.0, "{best:?}");
+        let too_big = fastest(&tree, 1_000_000, 1, &|_| vec![1], &|_, _| Some(1.0));
+        assert!(too_big.unwrap_err().contains("larger units"));
+        assert_eq!(
+            fastest(&tree, 3, 1, &|_| vec![2], &|_, _| Some(1.0)).unwrap(),
+            None
+        );
+    }
+}
+
+/// The `./xmlchange` lines that give a placement in a CIME case: per component its class's
+/// `NTASKS`, `ROOTPE` and `NTHRDS` (`threads(name)`), then `./case.setup --reset`, which a
+/// changed layout needs before the case is built again.
+pub fn xmlchange_lines(placements: &[Placement], threads: &dyn Fn(&str) -> u32) -> String {
+    let mut out = String::new();
+    for p in placements {
+        let class = p.name.to_ascii_uppercase();
+        out.push_str(&format!(
+            "./xmlchange NTASKS_{class}={},ROOTPE_{class}={},NTHRDS_{class}={}\n",
+            p.tasks,
+            p.root_pe,
+            threads(&p.name).max(1)
+        ));
+    }
+    out.push_str("./case.setup --reset\n");
+    out
+}
+
+#[cfg(test)]
+mod xmlchange_tests {
+    use super::*;
+    use crate::layout::{infer, PeRange};
+
+    #[test]
+    fn the_lines_give_back_the_layout_and_its_time() {
+        let tree = Layout::parse("ocn | (atm ; (ice | lnd))").unwrap();
+        let work = |n: &str| match n {
+            "ocn" => 300.0,
+            "atm" => 500.0,
+            _ => 90.0,
+        };
+        let time = |n: &str, k: u32| Some(work(n) / f64::from(k));
+        let best = fastest(&tree, 64, 1, &|_| (1..=64).collect(), &time)
+            .unwrap()
+            .unwrap();
+        let lines = xmlchange_lines(&best.placements, &|_| 1);
+        assert!(lines.ends_with("./case.setup --reset\n"));
+        // Read the lines back as CIME would set the case, and infer the layout from them.
+        let mut ranges = Vec::new();
+        for line in lines.lines().filter(|l| l.starts_with("./xmlchange ")) {
+            let fields: Vec<(String, u32)> = line["./xmlchange ".len()..]
+                .split(',')
+                .map(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap();
+                    (k.to_string(), v.parse().unwrap())
+                })
+                .collect();
+            let class = fields[0]
+                .0
+                .strip_prefix("NTASKS_")
+                .unwrap()
+                .to_ascii_lowercase();
+            let range = PeRange {
+                tasks: fields[0].1,
+                root_pe: fields[1].1,
+                threads: fields[2].1,
+                stride: 1,
+            };
+            ranges.push((class, range));
+        }
+        let back = infer(&ranges).unwrap();
+        let tasks = |n: &str| ranges.iter().find(|(c, _)| c == n).map(|(_, r)| r.tasks);
+        let again = back.run_time(&|n| time(n, tasks(n)?)).unwrap();
+        assert_eq!(again, best.run_s, "{back}");
+    }
+}
