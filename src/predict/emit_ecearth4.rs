@@ -5,8 +5,10 @@
 //! `job.launch.method: slurm-hetjob` each component is one Slurm het-job component on nodes of
 //! its own, with `ntasks` (MPI ranks), `ntasks_per_node` and, for a hybrid component such as
 //! OpenIFS, `omp_num_threads` (the het job passes them to `--cpus-per-task`). The
-//! `slurm-wrapper-taskset` form packs several components on every node (`job.groups`); `predict`
-//! with `placement = "groups"` writes it ([`crate::predict::packing`]) through [`to_yaml`] too.
+//! `slurm-wrapper-taskset` form packs several components on every node (`job.groups`), with the
+//! pinned helpers (XIOS, the runoff mapper) where the campaign file pins them: `predict` with
+//! `placement = "groups"` and the terminal app on such a file write it
+//! ([`crate::predict::node_groups::groups_fragment`]) with [`to_yaml`] too.
 //!
 //! The fragment is written from `Serialize` structs with serde_norway, in the order EC-Earth4's
 //! own files use (components in the prediction's order). Keys are component names in lower
@@ -141,19 +143,22 @@ pub struct ComponentResources {
     pub omp_num_threads: u32,
 }
 
-/// The resources of each component of `config` (component names `names`), with ranks per node
-/// when the nodes' cores are known.
+/// The resources of each component (names `names`) of a configuration of `nproc` cores per
+/// component at `threads` OpenMP threads per rank (1 where not given), with ranks per node when
+/// the nodes' cores are known.
 pub fn resources(
     names: &[String],
-    config: &Scored,
+    nproc: &[u32],
+    threads: &[u32],
     cores_per_node: Option<u32>,
 ) -> Vec<ComponentResources> {
     names
         .iter()
+        .zip(nproc)
         .enumerate()
-        .map(|(k, name)| {
-            let threads = config.threads.get(k).copied().unwrap_or(1).max(1);
-            let ntasks = config.nproc[k] / threads;
+        .map(|(k, (name, &cores))| {
+            let threads = threads.get(k).copied().unwrap_or(1).max(1);
+            let ntasks = cores / threads;
             ComponentResources {
                 key: key_of(name),
                 ntasks,
@@ -210,7 +215,7 @@ pub fn fragment(components: &[ComponentResources], comment: &str) -> Result<Stri
 
 /// The het-job fragment of one configuration with its comment: `heading` (who chose it and
 /// how), its SYPD and TTS_w, and each component's ranks and threads; the CLI's `--emit
-/// ecearth4` and the app's key write this one text.
+/// ecearth4` writes this text.
 pub fn hetjob_fragment(
     names: &[String],
     config: &Scored,
@@ -218,8 +223,27 @@ pub fn hetjob_fragment(
     tts_w: f64,
     heading: &str,
 ) -> Result<String, String> {
+    hetjob_text(
+        names,
+        &config.nproc,
+        &config.threads,
+        cores_per_node,
+        &format!("{heading}, {:.2} SYPD at TTS_w {tts_w:.2}", config.sypd),
+    )
+}
+
+/// The het-job fragment of `nproc` cores per component at `threads` threads per rank, its
+/// comment `heading` then each component's ranks and threads (`oifs 191 x 4 threads`); the
+/// terminal app's `y` writes this text for a configuration it shows.
+pub fn hetjob_text(
+    names: &[String],
+    nproc: &[u32],
+    threads: &[u32],
+    cores_per_node: Option<u32>,
+    heading: &str,
+) -> Result<String, String> {
     check_names(names.iter().map(String::as_str))?;
-    let components = resources(names, config, cores_per_node);
+    let components = resources(names, nproc, threads, cores_per_node);
     let parts: Vec<String> = components
         .iter()
         .zip(names)
@@ -229,10 +253,9 @@ pub fn hetjob_fragment(
         })
         .collect();
     let comment = format!(
-        "{heading}, {:.2} SYPD at TTS_w {tts_w:.2}: {}\n\
+        "{heading}: {}\n\
          keys are the component names in lower case; for job.groups (node packings, \
          slurm-wrapper-taskset) use [machine] placement = \"groups\"",
-        config.sypd,
         parts.join(" + ")
     );
     fragment(&components, &comment)
@@ -242,23 +265,10 @@ pub fn hetjob_fragment(
 mod tests {
     use super::*;
 
-    fn scored(nproc: &[u32], threads: &[u32]) -> Scored {
-        Scored {
-            nproc: nproc.to_vec(),
-            threads: threads.to_vec(),
-            total_nproc: nproc.iter().sum(),
-            sypd: 1.0,
-            chsy: 1.0,
-            coupling_cost: 0.0,
-            fittingness: 1.0,
-            billing: None,
-        }
-    }
-
     #[test]
     fn ranks_per_node_follow_the_threads_and_never_exceed_the_ranks() {
         let names = ["OIFS".to_string(), "NEMO".to_string()];
-        let r = resources(&names, &scored(&[224, 9], &[4, 1]), Some(112));
+        let r = resources(&names, &[224, 9], &[4, 1], Some(112));
         assert_eq!(
             r,
             [
@@ -282,7 +292,7 @@ mod tests {
              ntasks_per_node: 28\n    omp_num_threads: 4\n  nemo:\n    ntasks: 9\n    \
              ntasks_per_node: 9\n"
         );
-        let none = resources(&names, &scored(&[224, 9], &[4, 1]), None);
+        let none = resources(&names, &[224, 9], &[4, 1], None);
         assert!(none.iter().all(|c| c.ntasks_per_node.is_none()));
     }
 
@@ -311,7 +321,7 @@ mod tests {
             assert!(!needs_quotes(key), "{key}");
         }
         let names: Vec<String> = ["1_000", "yes", "oifs"].map(String::from).to_vec();
-        let r = resources(&names, &scored(&[4, 2, 8], &[1, 1, 1]), None);
+        let r = resources(&names, &[4, 2, 8], &[1, 1, 1], None);
         let text = fragment(&r, "t").unwrap();
         assert!(
             text.contains("\n  '1_000':\n") && text.contains("\n  'yes':\n"),

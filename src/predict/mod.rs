@@ -17,6 +17,7 @@ pub mod emit_ecearth4;
 pub mod front;
 pub mod full_model;
 pub mod naive;
+pub mod node_groups;
 pub mod packing;
 mod placed;
 mod resources;

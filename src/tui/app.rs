@@ -47,16 +47,29 @@ impl App {
         out_dir: std::path::PathBuf,
         title: String,
     ) -> App {
-        let ranking = Ranking::new(problem, inputs);
+        let mut ranking = Ranking::new(problem, inputs);
+        // A file that packs nodes: its recommendation is the best node packing, as `predict`
+        // ranks it, with the helpers the file pins.
+        if let Some(m) = ranking
+            .problem
+            .cost_model
+            .machine
+            .filter(|m| m.placement == autolb::machine::Placement::Groups)
+        {
+            let helpers = selection_source
+                .base
+                .as_ref()
+                .map(|f| f.pinned_helpers())
+                .unwrap_or_default();
+            ranking.set_groups(helpers, m.cores_per_node);
+        }
         let n = ranking.problem.components.len();
-        let cursor = ranking
-            .recommended()
-            .and_then(|c| ranking.problem.index_of(c))
-            .unwrap_or_else(|| vec![0; n]);
+        let cursor = ranking.recommended_index().unwrap_or_else(|| vec![0; n]);
+        let shown = ranking.recommended().map(|_| ranking.nproc_of(&cursor));
         let matrix = MatrixState::new(&ranking, cursor);
         let mut trade_off = TradeOffState::new(&ranking.problem, matrix.cloud_points(&ranking));
-        if let Some(best) = ranking.recommended() {
-            trade_off.select(&best.nproc);
+        if let Some(nproc) = shown {
+            trade_off.select(&nproc);
         }
         App {
             ranking,
@@ -67,6 +80,7 @@ impl App {
             output: Output {
                 selection_source,
                 out_dir,
+                cwd: None,
             },
         }
     }
@@ -164,9 +178,11 @@ impl App {
             Outcome::ReportWritten(path) => {
                 self.ui.say(format!("wrote the report {}", path.display()))
             }
-            Outcome::TextWritten { what, path } => {
-                self.ui.say(format!("wrote {what}: {}", path.display()))
-            }
+            Outcome::TextWritten { what, path } => self.ui.say(super::emit::written_message(
+                &path,
+                &what,
+                self.output.cwd.as_deref(),
+            )),
             Outcome::Failed(e) => self.ui.error = Some(e),
         }
     }
@@ -206,11 +222,7 @@ impl App {
             Action::Detail => self.open_detail(),
             Action::Write => return self.write_selection(),
             Action::Best => {
-                if let Some(index) = self
-                    .ranking
-                    .recommended()
-                    .and_then(|c| self.ranking.problem.index_of(c))
-                {
+                if let Some(index) = self.ranking.recommended_index() {
                     self.matrix.cursor = index;
                     self.regrid();
                     self.follow_cursor();
@@ -222,11 +234,14 @@ impl App {
             Action::CycleRows => self.cycle_axis(true),
             Action::CycleCols => self.cycle_axis(false),
             Action::Report => return Some(Effect::WriteReport(Box::new(self.report_job()))),
-            Action::EmitEcearth4 => match super::emit::ecearth4(
+            Action::EmitEcearth4 => match super::emit::shown(
                 &self.ranking,
+                &self.table,
+                self.ui.focus,
                 &self.matrix.cursor,
-                &self.output.out_dir,
-            ) {
+            )
+            .and_then(|s| super::emit::ecearth4(&self.ranking, &s, &self.output.out_dir))
+            {
                 Ok(effect) => return Some(effect),
                 Err(e) => self.ui.error = Some(e),
             },

@@ -14,6 +14,9 @@ use super::selection::{self, Selection, SelectionSource, Written};
 pub struct Output {
     pub selection_source: SelectionSource,
     pub out_dir: PathBuf,
+    /// The directory the app was started in, when known: paths under it are said relative to
+    /// it on the status line.
+    pub cwd: Option<PathBuf>,
 }
 
 /// Work for the event loop.

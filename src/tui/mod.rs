@@ -41,6 +41,8 @@ mod calibration_tests;
 #[cfg(test)]
 mod effect_tests;
 #[cfg(test)]
+pub(crate) mod emit_tests;
+#[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
 mod keys_tests;
@@ -72,6 +74,7 @@ use ratatui::Terminal;
 
 use autolb::config::CampaignFile;
 use autolb::example;
+use autolb::machine::CostModel;
 use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 use autolb::watch::{self, WatchOptions};
 
@@ -172,41 +175,33 @@ pub fn run(args: &TuiArgs) -> Result<()> {
         Some(_) => calibrated.take(),
         None => None,
     };
-    let problem = match &only_calibrated {
-        Some((p, _)) => p.clone(),
-        None => Problem::build(
-            &setup.inputs,
-            &setup.settings,
-            ProblemOptions {
-                model: None,
-                cost_model: Some(&cost_model),
-            },
-        )
-        .map_err(user)?,
-    };
-    problem.check_grid_size().map_err(user)?;
     let out_dir = match &args.out {
         Some(d) => d.clone(),
         None => std::env::current_dir().wrap_err("cannot find the current directory")?,
     };
-    let mut app = App::new(
-        problem,
-        &setup.inputs,
+    let view = View {
         keys,
         theme,
-        setup.source.clone(),
         out_dir,
-        setup.title.clone(),
-    );
-    if cost_model
-        .machine
-        .is_some_and(|m| m.placement == autolb::machine::Placement::Groups)
-    {
-        // The app ranks PE counts; node packings are `predict`'s, so the screen says which
-        // view this is rather than showing a second answer as if it were the packing's.
-        app.ui.message =
-            Some("placement = groups: PE counts here; node packings: `autolb predict`".into());
+    };
+    let mut app = match &only_calibrated {
+        Some((p, _)) => {
+            p.check_grid_size().map_err(user)?;
+            view.open(p.clone(), &setup)
+        }
+        None => standalone_app(&setup, &cost_model, view)?,
+    };
+    // Node packings with measured runs: the model `predict --measured` fits for them.
+    if app.ranking.groups.is_some() && args.model.wants_model() {
+        let prediction = args.prediction.resolve()?;
+        let (model, notes) = crate::shared::packing_model::packing_model(&prediction, &args.model)?;
+        app.ranking.set_packing_model(model);
+        if let Some(n) = notes.first() {
+            app.ui.message = Some(format!("node packings: {n}"));
+        }
     }
+    // Paths on the status line are said relative to where the app was started.
+    app.output.cwd = std::env::current_dir().ok();
     if let Some((p, fit)) = calibrated {
         app.ranking.other_model = Some((p, ranking::ModelKind::Calibrated));
         app.toggle_model();
@@ -235,6 +230,45 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     drop(restore);
     drop(demo);
     result
+}
+
+/// How the app looks and where it writes: the key table, the colours and the output
+/// directory.
+pub struct View {
+    pub keys: KeyTable,
+    pub theme: Theme,
+    pub out_dir: PathBuf,
+}
+
+impl View {
+    /// The app on `problem`, built from `setup`.
+    fn open(self, problem: Problem, setup: &Setup) -> App {
+        App::new(
+            problem,
+            &setup.inputs,
+            self.keys,
+            self.theme,
+            setup.source.clone(),
+            self.out_dir,
+            setup.title.clone(),
+        )
+    }
+}
+
+/// The app on `setup` with the standalone model and the machine, cost and queue of
+/// `cost_model`, as `autolb tui --config FILE` opens a file whose components all have curves.
+pub fn standalone_app(setup: &Setup, cost_model: &CostModel, view: View) -> Result<App> {
+    let problem = Problem::build(
+        &setup.inputs,
+        &setup.settings,
+        ProblemOptions {
+            model: None,
+            cost_model: Some(cost_model),
+        },
+    )
+    .map_err(user)?;
+    problem.check_grid_size().map_err(user)?;
+    Ok(view.open(problem, setup))
 }
 
 /// The prediction under the calibrated model, when `--measured` or `--model` asks for one.

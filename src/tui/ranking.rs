@@ -4,6 +4,7 @@
 
 use autolb::interp::Interpolant;
 use autolb::model::Model;
+use autolb::predict::packing::{self, Packing, PinnedHelper, RankedPackings, ScoredPacking};
 use autolb::predict::{ComponentInput, ConfigurationText, Prediction, Problem, Scored};
 
 use super::calibration::Calibration;
@@ -51,6 +52,55 @@ pub struct Ranking {
     /// candidates are cores at that fixed thread count: they are written `ranks x threads`,
     /// as the campaign's table writes them.
     pub campaign_threads: Vec<u32>,
+    /// With `placement = "groups"`: the node packings, ranked as `predict` ranks them. The
+    /// matrix and the top N stay PE counts; the recommendation is the best packing.
+    pub groups: Option<Groups>,
+}
+
+/// A file with `placement = "groups"`: its pinned helpers and its node packings at the
+/// ranking's TTS_w, top N and budget.
+#[derive(Debug, Clone)]
+pub struct Groups {
+    /// The pinned helpers (XIOS, the runoff mapper) as the campaign file pins them.
+    pub helpers: Vec<PinnedHelper>,
+    /// Cores of one node.
+    pub cores_per_node: u32,
+    /// The model the packings are ranked with: the standalone curves, or the calibrated model
+    /// fitted as `predict --measured` fits it for packings.
+    pub model: Model,
+    /// The packings [`packing::rank_node_packings`] ranks, as `predict` does, or why there are
+    /// none (a component without a curve, a budget under one node).
+    pub packings: Result<RankedPackings, String>,
+    /// TTS_w in hundredths, top N and budget the packings were ranked at (`None`: not yet).
+    ranked_at: Option<(u8, usize, u32)>,
+}
+
+impl Groups {
+    /// Helpers and node size for a file with `placement = "groups"`; ranked by
+    /// [`Ranking::rerank`].
+    pub fn new(helpers: Vec<PinnedHelper>, cores_per_node: u32) -> Groups {
+        Groups {
+            helpers,
+            cores_per_node,
+            model: Model::Standalone,
+            packings: Err("not ranked yet".into()),
+            ranked_at: None,
+        }
+    }
+
+    /// The best packing, when there is one.
+    pub fn best(&self) -> Option<&ScoredPacking> {
+        self.packings.as_ref().ok().and_then(|p| p.top.first())
+    }
+
+    /// The ranked packing of exactly these ranks and threads per component, if any.
+    pub fn ranked(&self, ranks: &[u32], threads: &[u32]) -> Option<&Packing> {
+        let p = self.packings.as_ref().ok()?;
+        p.top
+            .iter()
+            .map(|s| &s.packing)
+            .find(|p| p.ranks == ranks && p.threads == threads)
+    }
 }
 
 impl Ranking {
@@ -75,12 +125,74 @@ impl Ranking {
             prediction,
             top_selected: 0,
             campaign_threads: Vec::new(),
+            groups: None,
         }
+    }
+
+    /// Ranks node packings as well, for a file with `placement = "groups"` and these
+    /// helpers; the recommendation becomes the best packing.
+    pub fn set_groups(&mut self, helpers: Vec<PinnedHelper>, cores_per_node: u32) {
+        self.groups = Some(Groups::new(helpers, cores_per_node));
+        self.rank_groups();
+    }
+
+    /// Ranks the node packings with `model` from now on (the calibrated model `predict
+    /// --measured` fits for packings).
+    pub fn set_packing_model(&mut self, model: Model) {
+        if let Some(g) = &mut self.groups {
+            g.model = model;
+            g.ranked_at = None;
+        }
+        self.rank_groups();
+    }
+
+    /// Ranks the node packings again when TTS_w, the top N or the budget moved since they
+    /// were ranked (the search is the costly part, so only then).
+    fn rank_groups(&mut self) {
+        let at = (self.tts_w_pct, self.top, self.problem.settings.max_nproc);
+        let Some(g) = self.groups.as_mut().filter(|g| g.ranked_at != Some(at)) else {
+            return;
+        };
+        let settings = autolb::predict::Settings {
+            tts_w: f64::from(self.tts_w_pct) / 100.0,
+            top: self.top,
+            ..self.problem.settings.clone()
+        };
+        g.packings = packing::rank_node_packings(
+            &self.inputs,
+            g.helpers.clone(),
+            &settings,
+            g.cores_per_node,
+            &g.model,
+        )
+        .map_err(|e| e.to_string());
+        g.ranked_at = Some(at);
+    }
+
+    /// Candidate indices of the recommendation: the best node packing's ranks and threads with
+    /// node groups (when it is on the matrix), else the top of the ranking.
+    pub fn recommended_index(&self) -> Option<Vec<usize>> {
+        if let Some(best) = self.groups.as_ref().and_then(Groups::best) {
+            let p = &best.packing;
+            let at: Option<Vec<usize>> = (0..p.ranks.len())
+                .map(|c| {
+                    let t = p.threads[c];
+                    self.problem.candidate_index_at(c, p.ranks[c] * t, t)
+                })
+                .collect();
+            if at.is_some() {
+                return at;
+            }
+        }
+        self.recommended().and_then(|c| self.problem.index_of(c))
     }
 
     /// Takes new curves for the components they name (a scaling campaign's, as runs land) and
     /// samples them again for the curves pane; the caller rebuilds the problem.
     pub fn set_curves(&mut self, curves: Vec<autolb::curve::Curve>) {
+        if let Some(g) = &mut self.groups {
+            g.ranked_at = None;
+        }
         for curve in curves {
             if let Some(input) = self.inputs.iter_mut().find(|i| i.name == curve.name) {
                 input.curve = Some(curve);
@@ -247,6 +359,7 @@ impl Ranking {
         self.top_selected = self
             .top_selected
             .min(self.prediction.top.len().saturating_sub(1));
+        self.rank_groups();
     }
 
     /// Moves the top-N selection one entry up or down, within the list.

@@ -6,13 +6,13 @@ use color_eyre::eyre::Result;
 use serde::Serialize;
 
 use autolb::model::{Model, ModelKind};
-use autolb::predict::emit_ecearth4::{check_names, key_of, to_yaml};
+use autolb::predict::node_groups;
 use autolb::predict::packing::{
     self, NodeGroup, PackingProblem, PinnedHelper, RankedPackings, ScoredPacking,
 };
 
 use crate::shared::error::user;
-use crate::shared::output::{errln, write_out};
+use crate::shared::output::errln;
 use crate::shared::packing_model::packing_model;
 use crate::shared::prediction_flags::{ModelFlags, PredictionSetup};
 
@@ -50,7 +50,7 @@ pub enum Output {
 
 /// Ranks the best packing of every node count the budget allows, with the standalone curves or,
 /// given measured runs or a model file, the calibrated model, and prints them.
-pub fn run(setup: &PredictionSetup, flags: &ModelFlags, output: Output) -> Result<()> {
+pub fn run(setup: &PredictionSetup, flags: &ModelFlags, output: Output) -> Result<String> {
     let machine = setup
         .cost_model
         .machine
@@ -84,12 +84,11 @@ pub fn run(setup: &PredictionSetup, flags: &ModelFlags, output: Output) -> Resul
         &model,
     )
     .map_err(user)?;
-    let text = match output {
+    Ok(match output {
         Output::Json => json(&ranked, settings.tts_w)?,
         Output::Ecearth4 => ecearth4(&ranked, settings.tts_w)?,
         Output::Table => table(&ranked),
-    };
-    write_out(&text)
+    })
 }
 
 /// The ranked packings as one JSON object.
@@ -110,48 +109,18 @@ fn json(ranked: &RankedPackings, tts_w: f64) -> Result<String> {
 }
 
 /// The best packing as EC-Earth4's experiment-configuration fragment (YAML), with comments
-/// saying what it is and what ranked it; component names that would be one key are refused,
-/// keys a YAML reader would misread are quoted.
+/// saying what it is and what ranked it.
 fn ecearth4(ranked: &RankedPackings, tts_w: f64) -> Result<String> {
-    let problem = &ranked.problem;
-    let names: Vec<&str> = problem
-        .components
-        .iter()
-        .map(|c| c.name.as_str())
-        .chain(problem.helpers.iter().map(|h| h.name.as_str()))
-        .collect();
-    check_names(names.iter().copied()).map_err(user)?;
-    let keys: Vec<String> = names.iter().map(|n| key_of(n)).collect();
     let best = &ranked.top[0];
     let p = &best.packing;
-    let yaml = to_yaml(&problem.ecearth4_fragment(p), &keys).map_err(user)?;
-    let basis: String = ranked
-        .basis()
-        .iter()
-        .map(|line| format!("# {line}\n"))
-        .collect();
-    Ok(format!(
-        "# autolb predict: the best node packing at TTS_w {tts_w:.2}: {} nodes of {} cores, {}, NHSY {:.0}\n\
-         {basis}\
-         # paste under your experiment configuration; job.groups lists ranks per node, the first group\n\
-         # holds the first-node helpers; load_balancing: 1 makes OASIS write load_balancing_info.txt\n{yaml}",
+    let first = format!(
+        "autolb predict: the best node packing at TTS_w {tts_w:.2}: {} nodes of {} cores, {}, NHSY {:.0}",
         p.nodes,
-        problem.cores_per_node,
-        sypd_text(ranked, best),
+        ranked.problem.cores_per_node,
+        node_groups::sypd_text(ranked, best),
         best.nhsy,
-    ))
-}
-
-/// A packing's SYPD as the text says it: `10.76 SYPD`, with the calibrated model's band
-/// (`10.12 SYPD (band 9.71-10.55)`).
-fn sypd_text(ranked: &RankedPackings, s: &ScoredPacking) -> String {
-    match ranked.model {
-        ModelKind::Standalone => format!("{:.2} SYPD", s.packing.sypd),
-        ModelKind::Calibrated => format!(
-            "{:.2} SYPD (band {:.2}-{:.2})",
-            s.packing.sypd, s.sypd_low, s.sypd_high
-        ),
-    }
+    );
+    node_groups::groups_fragment(&ranked.problem, p, &first, &ranked.basis()).map_err(user)
 }
 
 /// One row per packing (its node count, each component's total ranks (`RxT` with T threads per

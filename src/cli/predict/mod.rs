@@ -5,6 +5,8 @@
 //! file are resolved into one checked value ([`PredictRun`]), then the measured runs or the
 //! model file are loaded, the configurations ranked, and the result printed.
 
+#[cfg(test)]
+mod app_tests;
 pub mod front;
 mod groups;
 pub mod json;
@@ -132,6 +134,11 @@ impl PredictRun {
 }
 
 pub fn run(args: &PredictArgs) -> Result<()> {
+    write_out(&output(args)?)
+}
+
+/// What `predict` prints for these arguments (its notes go to stderr as it runs).
+pub fn output(args: &PredictArgs) -> Result<String> {
     let run = PredictRun::resolve(args)?;
     let groups = run
         .setup
@@ -183,14 +190,13 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             )
             .map_err(user)?;
             let trade_off = front::TradeOff::of(&problem);
-            let text = match run.output {
+            Ok(match run.output {
                 Output::FrontJson => {
                     serde_json::to_string_pretty(&trade_off.json()).map_err(user)? + "\n"
                 }
                 Output::FrontCsv => trade_off.csv()?,
                 _ => front::table(&trade_off),
-            };
-            write_out(&text)
+            })
         }
         Output::Table | Output::Json | Output::Emit(_) => match resolved {
             Some(resolved) => print_with_model(&run, &resolved),
@@ -198,7 +204,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 let prediction =
                     predict::predict_billed(&setup.inputs, &setup.settings, &setup.cost_model)
                         .map_err(user)?;
-                let text = if let Output::Emit(format) = run.output {
+                Ok(if let Output::Emit(format) = run.output {
                     emit(
                         format,
                         &prediction,
@@ -210,8 +216,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                     serde_json::to_string_pretty(&json).map_err(user)? + "\n"
                 } else {
                     format!("{}{}", table(&prediction), billing_lines(&setup.cost_model))
-                };
-                write_out(&text)
+                })
             }
         },
     }
@@ -219,7 +224,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
 
 /// `predict --measured/--model`: the calibrated model ranks; the output says so and gives each
 /// proposal's band.
-fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
+fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<String> {
     let PredictionSetup {
         inputs,
         settings,
@@ -254,7 +259,7 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
             (e.low, e.high)
         })
         .collect();
-    let text = if let Output::Emit(format) = run.output {
+    Ok(if let Output::Emit(format) = run.output {
         let by = if model.is_calibrated() {
             "the calibrated model"
         } else {
@@ -277,8 +282,7 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
                 !resolved.steps.is_empty()
             )
         )
-    };
-    write_out(&text)
+    })
 }
 
 /// `--emit`: the best configuration as the model's own configuration text.

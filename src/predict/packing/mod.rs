@@ -292,6 +292,12 @@ impl PackingProblem {
         if let Some(c) = self.components.iter().find(|c| c.options.is_empty()) {
             return Err(PackingError::NoThreads(c.name.clone()));
         }
+        self.node_capacities()
+    }
+
+    /// Cores of a regular node and of the first node the helpers leave, or the error when they
+    /// leave none.
+    pub(crate) fn node_capacities(&self) -> Result<(u32, u32), PackingError> {
         let every = self.helper_cores(Pinned::PerNode);
         let first = every + self.helper_cores(Pinned::FirstNode);
         let cores = self.cores_per_node;

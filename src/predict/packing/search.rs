@@ -41,8 +41,22 @@ impl PackingProblem {
         first: &[u32],
         sypd: f64,
     ) -> Packing {
-        let (reg_cap, first_cap) = self.capacities().expect("checked before the search");
         let threads: Vec<u32> = options.iter().map(|o| o.threads).collect();
+        self.groups_of(nodes, threads, regular, first, sypd)
+    }
+
+    /// The packing of `nodes` nodes with `regular` ranks of each component (of `threads`
+    /// cores each) on every node but the first and `first` on the first, the helpers where
+    /// they are pinned, as node groups; `regular` and `first` must fit their nodes.
+    pub(crate) fn groups_of(
+        &self,
+        nodes: u32,
+        threads: Vec<u32>,
+        regular: &[u32],
+        first: &[u32],
+        sypd: f64,
+    ) -> Packing {
+        let (reg_cap, first_cap) = self.node_capacities().expect("checked by the caller");
         let cores = |r: &[u32]| r.iter().zip(&threads).map(|(r, t)| r * t).sum::<u32>();
         let ranks = (0..regular.len())
             .map(|c| (nodes - 1) * regular[c] + first[c])

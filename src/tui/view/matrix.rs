@@ -51,6 +51,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         Item::new(format!("Fittingness: {} ↓ × {} →", names.0, names.1), 9)
             .or_short_early(format!("FN: {} ↓ × {} →", names.0, names.1), 5),
     ];
+    if app.ranking.groups.is_some() {
+        // The file packs nodes: the recommendation is a node packing, the cells are PE counts.
+        items.push(Item::new("PE counts, not node packings", 7).or_short("PE counts"));
+    }
     let block = pane_block(&app.ui, Pane::Matrix, "");
     let inner = block.inner(area);
     // The title sits between the corners, a space either side and a border cell at the end.

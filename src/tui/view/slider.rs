@@ -48,6 +48,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "   predicted #1: {} ({against})",
                 app.ranking.describe_scored(c)
             ),
+            // With node groups the recommendation is a node packing (the best line's): this
+            // is the PE counts' #1.
+            None if app.ranking.groups.is_some() => {
+                format!("   #1 by PE count: {}", app.ranking.describe_scored(c))
+            }
             None => format!("   recommended: {}", app.ranking.describe_scored(c)),
         })
         .unwrap_or_default();
@@ -260,8 +265,13 @@ fn render_compact(app: &App, frame: &mut Frame, area: Rect) {
                 app.ranking.describe_scored(c)
             ),
             None => format!(
-                "  #1 of top {}: {}",
+                "  #1 of top {}{}: {}",
                 app.ranking.prediction.top.len(),
+                if app.ranking.groups.is_some() {
+                    " PE counts"
+                } else {
+                    ""
+                },
                 app.ranking.describe_scored(c)
             ),
         })

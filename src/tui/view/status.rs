@@ -22,6 +22,9 @@ use autolb::campaign::DriverState;
 pub fn best_text(app: &App) -> String {
     let view = &app.table.campaign;
     if view.dir.is_none() {
+        if let Some(g) = &app.ranking.groups {
+            return packing_text(app, g);
+        }
         return match app.ranking.recommended() {
             Some(c) => format!(
                 "recommended: {} ({} PEs) · SYPD {:.2} · {} {} · FN {:.3} (predicted)",
@@ -99,6 +102,38 @@ pub fn best_text(app: &App) -> String {
         ));
     }
     text
+}
+
+/// With node groups the recommendation is the best node packing, the one `predict` ranks
+/// first for the file; the matrix beside it ranks PE counts, and the line says so.
+fn packing_text(app: &App, g: &crate::tui::ranking::Groups) -> String {
+    let Some(best) = g.best() else {
+        let why = g.packings.as_ref().err().cloned().unwrap_or_default();
+        return format!("recommended packing: none · no node packing: {why}");
+    };
+    let p = &best.packing;
+    let names = app.ranking.problem.names();
+    let config: Vec<String> = names
+        .iter()
+        .zip(p.ranks.iter().zip(&p.threads))
+        .map(|(n, (r, t))| match t {
+            1 => format!("{n} {r}"),
+            t => format!("{n} {r}x{t}"),
+        })
+        .collect();
+    // What ranked it, as `predict` says it: the curves alone, or the calibrated model.
+    let by = match g.packings.as_ref().map(|r| r.model) {
+        Ok(autolb::model::ModelKind::Calibrated) => "by the calibrated model",
+        _ => "by the curves",
+    };
+    format!(
+        "recommended packing: {} nodes, {} · SYPD {:.2} · NHSY {:.0} · FN {:.3} · the best node packing as `autolb predict` ranks it, {by}; the matrix and top N rank PE counts",
+        p.nodes,
+        config.join(" + "),
+        p.sypd,
+        best.nhsy,
+        best.fittingness
+    )
 }
 
 /// A scaling campaign has no best configuration: its line says how far each curve is measured
