@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod output;
+pub mod hybrid_model;
 pub mod packing_model;
 pub mod parse;
 pub mod prediction_flags;

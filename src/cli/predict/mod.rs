@@ -14,9 +14,10 @@ use color_eyre::eyre::Result;
 
 use autolb::machine::{CostModel, Placement};
 use autolb::model::{EstimateRequest, Model};
-use autolb::predict::{self, ComponentInput, Prediction, Problem, ProblemOptions, Scored};
+use autolb::predict::{self, at_threads, ComponentInput, Prediction, Problem, ProblemOptions, Scored};
 
 use crate::shared::error::user;
+use crate::shared::hybrid_model;
 use crate::shared::output::errln;
 use crate::shared::output::write_out;
 use crate::shared::prediction_flags::{
@@ -73,6 +74,9 @@ struct PredictRun {
     model: Option<ModelRequest>,
     /// Where the model came from, for the line that says which ranked.
     origin: Origin,
+    /// Each component's thread count per rank when the calibrated model predicts hybrid
+    /// components (`setup.inputs` are then in cores; see [`hybrid_inputs`]).
+    threads: Option<Vec<u32>>,
     output: Output,
 }
 
@@ -86,7 +90,7 @@ enum Origin {
 
 impl PredictRun {
     fn resolve(args: &PredictArgs) -> Result<PredictRun> {
-        let setup = args.prediction.resolve()?;
+        let mut setup = args.prediction.resolve()?;
         let output = match (args.emit, args.front, args.json, args.csv) {
             (Some(format), ..) => Output::Emit(format),
             (None, true, true, _) => Output::FrontJson,
@@ -107,6 +111,11 @@ impl PredictRun {
             .cost_model
             .machine
             .is_some_and(|m| m.placement == Placement::Groups);
+        let threads = if args.model.wants_model() && !groups {
+            hybrid_inputs(&mut setup, &args.model)?
+        } else {
+            None
+        };
         let model = if args.model.wants_model() && !groups {
             Some(
                 args.model
@@ -125,6 +134,7 @@ impl PredictRun {
         Ok(PredictRun {
             setup,
             model,
+            threads,
             origin,
             output,
         })
@@ -173,7 +183,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             if run.model.is_some() && !model.is_calibrated() {
                 errln!("autolb: note: no usable measured run; the front is the standalone model's");
             }
-            let problem = Problem::build(
+            let mut problem = Problem::build(
                 &setup.inputs,
                 &setup.settings,
                 ProblemOptions {
@@ -182,6 +192,9 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 },
             )
             .map_err(user)?;
+            if let Some(threads) = &run.threads {
+                at_threads::label(&mut problem, threads);
+            }
             let trade_off = front::TradeOff::of(&problem);
             let text = match run.output {
                 Output::FrontJson => {
@@ -227,7 +240,7 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         ..
     } = &run.setup;
     let model = &resolved.model;
-    let problem = Problem::build(
+    let mut problem = Problem::build(
         inputs,
         settings,
         ProblemOptions {
@@ -236,6 +249,9 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         },
     )
     .map_err(user)?;
+    if let Some(threads) = &run.threads {
+        at_threads::label(&mut problem, threads);
+    }
     let prediction = if resolved.steps.is_empty() {
         predict::full_model::rank(&problem, model, inputs, settings.tts_w, settings.top)
     } else {
@@ -279,6 +295,21 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<()> {
         )
     };
     write_out(&text)
+}
+
+/// With hybrid components and a calibrated model: puts each component at the thread count its
+/// measured runs ran, in cores (`setup.inputs` replaced), prints the notes, and returns the
+/// thread counts to label the candidates with; `None` (nothing changed) when every component
+/// runs 1 thread per rank.
+fn hybrid_inputs(setup: &mut PredictionSetup, flags: &ModelFlags) -> Result<Option<Vec<u32>>> {
+    let Some(at) = hybrid_model::at_measured_threads(setup, flags)? else {
+        return Ok(None);
+    };
+    for n in &at.notes {
+        errln!("autolb: note: {n}");
+    }
+    setup.inputs = at.inputs;
+    Ok(Some(at.threads))
 }
 
 /// `--emit`: the best configuration as the model's own configuration text.
