@@ -77,7 +77,10 @@ fn one_in_cores(input: &ComponentInput, t: u32, step: u32) -> Result<ComponentIn
         r.checked_mul(t)
             .ok_or_else(|| format!("{name}: {r} ranks x {t} threads is too many cores"))
     };
-    let allowed = ranks.into_iter().map(cores).collect::<Result<Vec<_>, _>>()?;
+    let allowed = ranks
+        .into_iter()
+        .map(cores)
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(ComponentInput {
         name: name.clone(),
         curve,

@@ -54,12 +54,7 @@ pub fn at_measured_threads(
             Some(_) => input.series().map(|c| c.threads()).collect(),
             None => file_threads(file, &input.name).unwrap_or_else(|| vec![1]),
         };
-        let list = |v: &[u32]| {
-            v.iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
         if !allowed.contains(&t) {
             return Err(user(format!(
                 "{name}: the measured runs ran it at {t} thread(s) per rank and the prediction allows {} only; the calibrated model knows its speed at {t} threads: allow {t} (threads = [{t}] or --threads {name}={t}), or drop --measured/--model to predict other thread counts from its curve",

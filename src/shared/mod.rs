@@ -2,8 +2,8 @@
 //! neither borrows from the other: the user-error type, value parsers, and the prediction flags.
 
 pub mod error;
-pub mod output;
 pub mod hybrid_model;
+pub mod output;
 pub mod packing_model;
 pub mod parse;
 pub mod prediction_flags;

@@ -82,19 +82,35 @@ fn the_calibrated_model_predicts_a_cold_start_at_its_thread_count_in_whole_ranks
         .args(["--emit", "ecearth4"])
         .stdout_ok();
     let doc: serde_norway::Value = serde_norway::from_str(&yaml).unwrap();
-    assert_eq!(doc["job"]["oifs"]["omp_num_threads"].as_u64(), Some(4), "{yaml}");
+    assert_eq!(
+        doc["job"]["oifs"]["omp_num_threads"].as_u64(),
+        Some(4),
+        "{yaml}"
+    );
     assert_eq!(
         doc["job"]["oifs"]["ntasks"].as_u64(),
         cold_best["ranks"]["oifs"].as_u64(),
         "{yaml}"
     );
     assert_eq!(doc["job"]["oifs"]["ntasks_per_node"].as_u64(), Some(28));
-    assert_eq!(doc["job"]["nemo"]["omp_num_threads"].as_u64(), None, "{yaml}");
+    assert_eq!(
+        doc["job"]["nemo"]["omp_num_threads"].as_u64(),
+        None,
+        "{yaml}"
+    );
 
     // A model fitted on the runs predicts the same.
     let model = tmp.path().join("model.json");
     autolb()
-        .args(["model", "fit", "--config", cold_file, "--measured", dir_s, "--out"])
+        .args([
+            "model",
+            "fit",
+            "--config",
+            cold_file,
+            "--measured",
+            dir_s,
+            "--out",
+        ])
         .arg(&model)
         .stdout_ok();
     let from_file = json(&[
@@ -135,7 +151,10 @@ fn the_calibrated_model_predicts_a_cold_start_at_its_thread_count_in_whole_ranks
         .unwrap();
     assert!(out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("oifs: predicted at 4 thread(s) per rank"), "{err}");
+    assert!(
+        err.contains("oifs: predicted at 4 thread(s) per rank"),
+        "{err}"
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["top"][0]["nproc"], calibrated["top"][0]["nproc"]);
 }

@@ -14,7 +14,9 @@ use color_eyre::eyre::Result;
 
 use autolb::machine::{CostModel, Placement};
 use autolb::model::{EstimateRequest, Model};
-use autolb::predict::{self, at_threads, ComponentInput, Prediction, Problem, ProblemOptions, Scored};
+use autolb::predict::{
+    self, at_threads, ComponentInput, Prediction, Problem, ProblemOptions, Scored,
+};
 
 use crate::shared::error::user;
 use crate::shared::hybrid_model;
