@@ -12,6 +12,7 @@
 //! Both are exact: [`naive`] enumerates every configuration the obvious way and property tests
 //! hold the fast search ([`search`]) to its answers.
 
+pub mod at_threads;
 mod candidates;
 pub mod emit_ecearth4;
 pub mod front;

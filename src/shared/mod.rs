@@ -2,6 +2,7 @@
 //! neither borrows from the other: the user-error type, value parsers, and the prediction flags.
 
 pub mod error;
+pub mod hybrid_model;
 pub mod output;
 pub mod packing_model;
 pub mod parse;

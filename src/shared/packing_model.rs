@@ -3,12 +3,13 @@
 //! in cores at the thread count its runs ran, as
 //! [`autolb::predict::packing::rank_node_packings`] takes it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::Result;
 
 use autolb::campaign::state::STATE_FILE;
 use autolb::campaign::State;
+use autolb::config::CampaignFile;
 use autolb::model::Model;
 use autolb::predict::packing;
 use autolb::predict::ComponentInput;
@@ -26,7 +27,7 @@ pub fn packing_model(setup: &PredictionSetup, flags: &ModelFlags) -> Result<(Mod
             "--steps is not used with placement = \"groups\" (node packings rank by the slowest component's speed); drop --steps, or use placement = \"packed\"",
         ));
     }
-    let threads = measured_threads(&setup.inputs, flags)?;
+    let threads = measured_threads(&setup.inputs, flags, setup.file.as_ref())?;
     let inputs = packing::model_components(&setup.inputs, &threads).map_err(user)?;
     let request = flags.request(&inputs, setup.file.as_ref(), None)?;
     let resolved = request.load(&inputs, setup.settings.interp)?;
@@ -49,10 +50,15 @@ pub fn packing_model(setup: &PredictionSetup, flags: &ModelFlags) -> Result<(Mod
 }
 
 /// The thread count per rank each component's measured runs ran: a campaign directory records
-/// it; otherwise a component's only thread count. A hybrid component's runs must come from a
-/// campaign directory, whose PE counts are cores as the model takes them (a run directory's
+/// it; otherwise a component's only thread count (its curve's, or for a component without a
+/// curve the campaign file's `threads = [T]`, else 1). A hybrid component's runs must come from
+/// a campaign directory, whose PE counts are cores as the model takes them (a run directory's
 /// files count MPI ranks).
-fn measured_threads(inputs: &[ComponentInput], flags: &ModelFlags) -> Result<Vec<u32>> {
+pub fn measured_threads(
+    inputs: &[ComponentInput],
+    flags: &ModelFlags,
+    file: Option<&(CampaignFile, PathBuf)>,
+) -> Result<Vec<u32>> {
     let mut campaigns = Vec::new();
     let mut other = None;
     for path in &flags.measured {
@@ -84,7 +90,10 @@ fn measured_threads(inputs: &[ComponentInput], flags: &ModelFlags) -> Result<Vec
                     _ => found = Some((t, path.as_path())),
                 }
             }
-            let only: Vec<u32> = input.series().map(|c| c.threads()).collect();
+            let mut only: Vec<u32> = input.series().map(|c| c.threads()).collect();
+            if only.is_empty() {
+                only = file_threads(file, &input.name).unwrap_or_else(|| vec![1]);
+            }
             let t = match (found, only.as_slice()) {
                 (Some((t, _)), _) => t,
                 (None, [t]) => *t,
@@ -99,7 +108,7 @@ fn measured_threads(inputs: &[ComponentInput], flags: &ModelFlags) -> Result<Vec
             };
             if let (true, Some(path)) = (t > 1, other) {
                 return Err(user(format!(
-                    "{}: with placement = \"groups\", runs of a hybrid component are read from a campaign directory (which records its threads and counts cores); --measured {} is not one",
+                    "{}: runs of a hybrid component are read from a campaign directory (which records its threads and counts cores); --measured {} is not one",
                     input.name,
                     path.display()
                 )));
@@ -107,4 +116,10 @@ fn measured_threads(inputs: &[ComponentInput], flags: &ModelFlags) -> Result<Vec
             Ok(t)
         })
         .collect()
+}
+
+/// The campaign file's `threads` list of component `name`, when it gives one.
+pub fn file_threads(file: Option<&(CampaignFile, PathBuf)>, name: &str) -> Option<Vec<u32>> {
+    file.and_then(|(f, _)| f.components.iter().find(|c| c.name == name))
+        .and_then(|c| c.threads.clone())
 }

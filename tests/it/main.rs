@@ -54,6 +54,7 @@ mod predict_packing_measured;
 mod predict_resource;
 mod predict_threads;
 mod predict_threads_cli;
+mod predict_threads_measured;
 mod readme_examples;
 mod report_browser;
 mod report_cli;

@@ -317,7 +317,7 @@ fn the_campaign_file_chooses_thread_counts_and_a_campaign_keeps_one() {
 }
 
 #[test]
-fn the_calibrated_model_refuses_a_threaded_component() {
+fn runs_that_do_not_say_their_thread_count_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = autolb()
         .args(args(&["--measured"]))
@@ -327,7 +327,7 @@ fn the_calibrated_model_refuses_a_threaded_component() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("OIFS is measured at more than 1 thread per rank, and the calibrated model"),
+        err.contains("OIFS: its curve measures 1, 2, 4 threads per rank and the measured runs do not say which"),
         "{err}"
     );
 }

@@ -16,9 +16,12 @@ use color_eyre::eyre::Result;
 
 use autolb::machine::{CostModel, Placement};
 use autolb::model::{EstimateRequest, Model};
-use autolb::predict::{self, ComponentInput, Prediction, Problem, ProblemOptions, Scored};
+use autolb::predict::{
+    self, at_threads, ComponentInput, Prediction, Problem, ProblemOptions, Scored,
+};
 
 use crate::shared::error::user;
+use crate::shared::hybrid_model;
 use crate::shared::output::errln;
 use crate::shared::output::write_out;
 use crate::shared::prediction_flags::{
@@ -75,6 +78,9 @@ struct PredictRun {
     model: Option<ModelRequest>,
     /// Where the model came from, for the line that says which ranked.
     origin: Origin,
+    /// Each component's thread count per rank when the calibrated model predicts hybrid
+    /// components (`setup.inputs` are then in cores; see [`hybrid_inputs`]).
+    threads: Option<Vec<u32>>,
     output: Output,
 }
 
@@ -88,7 +94,7 @@ enum Origin {
 
 impl PredictRun {
     fn resolve(args: &PredictArgs) -> Result<PredictRun> {
-        let setup = args.prediction.resolve()?;
+        let mut setup = args.prediction.resolve()?;
         let output = match (args.emit, args.front, args.json, args.csv) {
             (Some(format), ..) => Output::Emit(format),
             (None, true, true, _) => Output::FrontJson,
@@ -109,6 +115,11 @@ impl PredictRun {
             .cost_model
             .machine
             .is_some_and(|m| m.placement == Placement::Groups);
+        let threads = if args.model.wants_model() && !groups {
+            hybrid_inputs(&mut setup, &args.model)?
+        } else {
+            None
+        };
         let model = if args.model.wants_model() && !groups {
             Some(
                 args.model
@@ -127,6 +138,7 @@ impl PredictRun {
         Ok(PredictRun {
             setup,
             model,
+            threads,
             origin,
             output,
         })
@@ -180,7 +192,7 @@ pub fn output(args: &PredictArgs) -> Result<String> {
             if run.model.is_some() && !model.is_calibrated() {
                 errln!("autolb: note: no usable measured run; the front is the standalone model's");
             }
-            let problem = Problem::build(
+            let mut problem = Problem::build(
                 &setup.inputs,
                 &setup.settings,
                 ProblemOptions {
@@ -189,6 +201,9 @@ pub fn output(args: &PredictArgs) -> Result<String> {
                 },
             )
             .map_err(user)?;
+            if let Some(threads) = &run.threads {
+                at_threads::label(&mut problem, threads);
+            }
             let trade_off = front::TradeOff::of(&problem);
             Ok(match run.output {
                 Output::FrontJson => {
@@ -232,7 +247,7 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<String
         ..
     } = &run.setup;
     let model = &resolved.model;
-    let problem = Problem::build(
+    let mut problem = Problem::build(
         inputs,
         settings,
         ProblemOptions {
@@ -241,6 +256,9 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<String
         },
     )
     .map_err(user)?;
+    if let Some(threads) = &run.threads {
+        at_threads::label(&mut problem, threads);
+    }
     let prediction = if resolved.steps.is_empty() {
         predict::full_model::rank(&problem, model, inputs, settings.tts_w, settings.top)
     } else {
@@ -283,6 +301,21 @@ fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<String
             )
         )
     })
+}
+
+/// With hybrid components and a calibrated model: puts each component at the thread count its
+/// measured runs ran, in cores (`setup.inputs` replaced), prints the notes, and returns the
+/// thread counts to label the candidates with; `None` (nothing changed) when every component
+/// runs 1 thread per rank.
+fn hybrid_inputs(setup: &mut PredictionSetup, flags: &ModelFlags) -> Result<Option<Vec<u32>>> {
+    let Some(at) = hybrid_model::at_measured_threads(setup, flags)? else {
+        return Ok(None);
+    };
+    for n in &at.notes {
+        errln!("autolb: note: {n}");
+    }
+    setup.inputs = at.inputs;
+    Ok(Some(at.threads))
 }
 
 /// `--emit`: the best configuration as the model's own configuration text.
