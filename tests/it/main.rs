@@ -46,6 +46,7 @@ mod predict_cli;
 mod predict_exact;
 mod predict_front;
 mod predict_front_cli;
+mod predict_layout_cli;
 mod predict_full_model;
 mod predict_machine;
 mod predict_packing;
