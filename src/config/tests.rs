@@ -456,10 +456,7 @@ fn a_layout_names_every_component_once_and_errors_give_the_line() {
         )
     };
     let ok = CampaignFile::parse(&file("ocn | atm"), "c.toml").unwrap();
-    assert_eq!(
-        ok.layout_tree().unwrap().unwrap().to_string(),
-        "ocn | atm"
-    );
+    assert_eq!(ok.layout_tree().unwrap().unwrap().to_string(), "ocn | atm");
     assert_eq!(
         CampaignFile::parse("max_nproc = 4\n", "c.toml")
             .unwrap()
@@ -468,7 +465,10 @@ fn a_layout_names_every_component_once_and_errors_give_the_line() {
         None
     );
     for (layout, words) in [
-        ("ocn | atm | ice", "names ice, which is not a balanced [[component]]"),
+        (
+            "ocn | atm | ice",
+            "names ice, which is not a balanced [[component]]",
+        ),
         ("atm", "leaves out component ocn"),
         ("ocn | atm ; ocn", "add parentheses"),
     ] {

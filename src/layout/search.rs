@@ -475,7 +475,9 @@ mod front_tests {
             assert!(pair[1].width < pair[0].width, "{pair:?}");
             assert!(pair[1].run_s > pair[0].run_s, "{pair:?}");
             // Each row is the fastest within its own width.
-            let again = fastest(&tree, pair[1].width, 1, &counts, &time).unwrap().unwrap();
+            let again = fastest(&tree, pair[1].width, 1, &counts, &time)
+                .unwrap()
+                .unwrap();
             assert_eq!(again.run_s, pair[1].run_s);
         }
     }

@@ -186,7 +186,10 @@ fn the_emitted_cime_lines_read_back_give_the_best_layout() {
         .run_time(&|n| case.seconds(n, ranges[n].tasks))
         .unwrap();
     let fastest = case.enumerate();
-    assert!((t - fastest).abs() <= 1e-9 * fastest, "{t} against {fastest}");
+    assert!(
+        (t - fastest).abs() <= 1e-9 * fastest,
+        "{t} against {fastest}"
+    );
     let cores = autolb::layout::cores(&ranges.values().copied().collect::<Vec<_>>());
     assert!(cores <= u64::from(case.budget));
     // The ride-along classes share the atmosphere's part: its first PE to its last.
@@ -198,7 +201,11 @@ fn the_emitted_cime_lines_read_back_give_the_best_layout() {
         .unwrap();
     for class in ["cpl", "rof", "glc", "wav"] {
         let r = ranges[class];
-        assert_eq!((r.root_pe, r.tasks), (atm.root_pe, end - atm.root_pe), "{class}");
+        assert_eq!(
+            (r.root_pe, r.tasks),
+            (atm.root_pe, end - atm.root_pe),
+            "{class}"
+        );
         assert!(r.tasks > 1);
     }
 }
@@ -230,5 +237,8 @@ fn what_a_layout_tree_cannot_do_yet_is_refused_in_one_line() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("campaigns on a layout tree are not done yet"), "{err}");
+    assert!(
+        err.contains("campaigns on a layout tree are not done yet"),
+        "{err}"
+    );
 }

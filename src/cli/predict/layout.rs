@@ -124,8 +124,8 @@ pub fn run(
         let sypd = find(name)?.1.eval(f64::from(p));
         (sypd.is_finite() && sypd > 0.0).then(|| seconds_per_year(sypd))
     };
-    let rows = search::front(tree, settings.max_nproc, 1, settings.top, &count_of, &time)
-        .map_err(user)?;
+    let rows =
+        search::front(tree, settings.max_nproc, 1, settings.top, &count_of, &time).map_err(user)?;
     let Some(best) = rows.first() else {
         return Err(user(format!(
             "no placement of {tree} fits max_nproc = {}: the smallest task counts the curves allow do not fit; raise max_nproc or lower the components' min_nproc",
@@ -212,7 +212,10 @@ pub fn cime_lines(tree: &Layout, best: &Best) -> String {
         .unwrap_or(best.width);
     let mut placements = best.placements.clone();
     for class in RIDE_ALONG {
-        if !placements.iter().any(|p| p.name.eq_ignore_ascii_case(class)) {
+        if !placements
+            .iter()
+            .any(|p| p.name.eq_ignore_ascii_case(class))
+        {
             placements.push(Placement {
                 name: class.to_string(),
                 tasks: end - root,
