@@ -355,6 +355,24 @@ mod tests {
                 "case {case}: {tree}"
             );
             let Some(best) = found else { continue };
+            // Every row of the front is the fastest any combination reaches on its width, and
+            // nothing is as fast on fewer PEs.
+            let rows = front(&tree, budget, 1, 4, &|n| counts[n].clone(), &|n, k| {
+                times.get(&(n.to_string(), k)).copied()
+            })
+            .unwrap();
+            assert_eq!(rows[0], best, "case {case}");
+            for row in &rows {
+                assert_eq!(
+                    enumerate(&tree, row.width, &counts, &times),
+                    Some(row.run_s),
+                    "case {case}"
+                );
+                if row.width > 0 {
+                    let narrower = enumerate(&tree, row.width - 1, &counts, &times);
+                    assert!(narrower.is_none_or(|t| t > row.run_s), "case {case}");
+                }
+            }
             // The placement is real: within the budget, disjoint where `|` says, and its
             // time by the tree is the time reported.
             assert!(best.width <= budget, "case {case}");

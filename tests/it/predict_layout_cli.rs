@@ -18,18 +18,11 @@ fn example() -> PathBuf {
 }
 
 fn run(extra: &[&str]) -> String {
-    let out = autolb()
+    autolb()
         .args(["predict", "--config"])
         .arg(example())
         .args(extra)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+        .stdout_ok()
 }
 
 /// PEs of a side-by-side / one-after-the-other tree at these task counts.
