@@ -109,6 +109,12 @@ pub(super) fn planned_state(
             message: "placement = \"groups\" is for `autolb predict` (the best node packing of each node count); a campaign moves PEs between components and bills them as placement = \"packed\" does: set that, and count the pinned helpers' cores in extra_pes".into(),
         });
     }
+    if file.layout.is_some() {
+        return Err(CampaignError::Invalid {
+            file: origin.to_string(),
+            message: "campaigns on a layout tree are not done yet: `layout` is read by `autolb predict --config` only; drop it here to balance the components side by side".into(),
+        });
+    }
     if file.is_cold_start() {
         return cold_start::planned_cold_start_state(file, base_dir, origin);
     }

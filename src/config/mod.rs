@@ -53,6 +53,11 @@ pub struct CampaignFile {
     pub period_s: Option<f64>,
     /// How the campaign chooses its tests after each iteration (default Algorithm 1).
     pub strategy: Option<Strategy>,
+    /// Where the components run relative to each other, as a layout expression
+    /// ([`crate::layout::Layout`]): `a | b` side by side, `a ; b` one after the other on the
+    /// same PEs. Absent: every component side by side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
     /// The `[[component]]` tables, in order (1 to 5).
     #[serde(default, rename = "component")]
     pub components: Vec<ComponentEntry>,
@@ -345,6 +350,7 @@ impl CampaignFile {
         }
         check_resources(&parsed, text).map_err(semantics)?;
         check_scaling(&parsed, text).map_err(semantics)?;
+        check_layout(&parsed, text).map_err(semantics)?;
         parsed
             .cost_model()
             .validate()
@@ -644,6 +650,60 @@ fn check_resources(file: &CampaignFile, text: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `layout`: an expression that reads, naming every balanced `[[component]]` once and nothing
+/// else.
+fn check_layout(file: &CampaignFile, text: &str) -> Result<(), String> {
+    let Some(expr) = &file.layout else {
+        return Ok(());
+    };
+    // The key is top level: before the first table header.
+    let at = text
+        .lines()
+        .take_while(|l| !l.trim_start().starts_with('['))
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix("layout")
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map(|n| format!("line {}: ", n + 1))
+        .unwrap_or_default();
+    let tree = file
+        .layout_tree()
+        .map_err(|e| format!("{at}{e}"))?
+        .expect("layout is given");
+    let named = tree.components();
+    if let Some(stranger) = named
+        .iter()
+        .find(|n| !file.components.iter().any(|c| c.name == **n))
+    {
+        return Err(format!(
+            "{at}layout {expr:?} names {stranger}, which is not a balanced [[component]]; use one of {}",
+            component_list(file)
+        ));
+    }
+    if let Some(left_out) = file
+        .components
+        .iter()
+        .find(|c| !named.contains(&c.name.as_str()))
+    {
+        return Err(format!(
+            "{at}layout {expr:?} leaves out component {}; name every [[component]] in it",
+            left_out.name
+        ));
+    }
+    Ok(())
+}
+
+impl CampaignFile {
+    /// The `layout` expression as a tree (`None` without the key).
+    pub fn layout_tree(&self) -> Result<Option<crate::layout::Layout>, crate::layout::LayoutError> {
+        self.layout
+            .as_deref()
+            .map(crate::layout::Layout::parse)
+            .transpose()
+    }
 }
 
 /// A `[scaling]` table: its keys resolve, and the rest of the file is one a scaling campaign

@@ -446,3 +446,37 @@ fn a_cold_start_takes_any_subset_of_the_scaling_keys() {
         .to_string();
     assert!(e.contains("design is missing") && !e.contains('\n'), "{e}");
 }
+
+#[test]
+fn a_layout_names_every_component_once_and_errors_give_the_line() {
+    let file = |layout: &str| {
+        format!(
+            "max_nproc = 64\nlayout = \"{layout}\"\n\n[[component]]\nname = \"atm\"\ncurve = \"a.csv\"\n\n\
+             [[component]]\nname = \"ocn\"\ncurve = \"o.csv\"\n"
+        )
+    };
+    let ok = CampaignFile::parse(&file("ocn | atm"), "c.toml").unwrap();
+    assert_eq!(ok.layout_tree().unwrap().unwrap().to_string(), "ocn | atm");
+    assert_eq!(
+        CampaignFile::parse("max_nproc = 4\n", "c.toml")
+            .unwrap()
+            .layout_tree()
+            .unwrap(),
+        None
+    );
+    for (layout, words) in [
+        (
+            "ocn | atm | ice",
+            "names ice, which is not a balanced [[component]]",
+        ),
+        ("atm", "leaves out component ocn"),
+        ("ocn | atm ; ocn", "add parentheses"),
+    ] {
+        let e = CampaignFile::parse(&file(layout), "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c.toml: line 2: "), "{e}");
+        assert!(e.contains(words), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}

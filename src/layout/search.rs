@@ -8,7 +8,8 @@
 //! before it. That is exact for the layout model ([`Layout::run_time`]) and takes
 //! O(components x P^2) steps; [`MAX_UNITS`] bounds `P`. Budgets are counted in units of PEs
 //! (1 for single PEs; a node's cores keeps every part of a `|` on whole nodes), and a component
-//! with `n` tasks takes `ceil(n / unit)` units.
+//! with `n` tasks takes `ceil(n / unit)` units. Of placements equally fast, the one on the
+//! fewest units is kept, and [`front`] reads the speed/PE front from the same tables.
 
 use super::Layout;
 
@@ -66,6 +67,22 @@ pub fn fastest(
     counts: &dyn Fn(&str) -> Vec<u32>,
     time: &dyn Fn(&str, u32) -> Option<f64>,
 ) -> Result<Option<Best>, String> {
+    Ok(front(layout, budget, unit, 1, counts, time)?.pop())
+}
+
+/// The speed/PE front of `layout` within `budget`, fastest first, at most `n` placements: the
+/// fastest placement, then the fastest on fewer PEs than that one takes, and so on; each is
+/// the fastest placement on at most its own width, so every row is a layout no other placement
+/// beats on both time and PEs. It costs one search ([`fastest`]) however large `n` is: the
+/// search already holds the best time at every budget.
+pub fn front(
+    layout: &Layout,
+    budget: u32,
+    unit: u32,
+    n: usize,
+    counts: &dyn Fn(&str) -> Vec<u32>,
+    time: &dyn Fn(&str, u32) -> Option<f64>,
+) -> Result<Vec<Best>, String> {
     let unit = unit.max(1);
     let units = budget / unit;
     if units > MAX_UNITS {
@@ -74,21 +91,36 @@ pub fn fastest(
         ));
     }
     let table = build(layout, units as usize, unit, counts, time);
-    let Some(run_s) = table.best[units as usize] else {
-        return Ok(None);
-    };
-    let mut placements = Vec::new();
-    place(&table, units as usize, 0, unit, &mut placements);
-    let width = placements
-        .iter()
-        .map(|p| p.root_pe + p.tasks)
-        .max()
-        .unwrap_or(0);
-    Ok(Some(Best {
-        run_s,
-        width,
-        placements,
-    }))
+    let mut out: Vec<Best> = Vec::new();
+    let mut p = units as usize;
+    while out.len() < n {
+        let Some(run_s) = table.best[p] else {
+            break;
+        };
+        // The fewest units that reach the same time: ties go to the narrower placement.
+        while p > 0 && table.best[p - 1] == Some(run_s) {
+            p -= 1;
+        }
+        let mut placements = Vec::new();
+        place(&table, p, 0, unit, &mut placements);
+        let width = placements
+            .iter()
+            .map(|p| p.root_pe + p.tasks)
+            .max()
+            .unwrap_or(0);
+        out.push(Best {
+            run_s,
+            width,
+            placements,
+        });
+        // The next row: the fastest on fewer units than this one spans, if it is slower.
+        let spans = units_of(width, unit);
+        let Some(next) = (0..spans).rev().find(|&q| table.best[q].is_some()) else {
+            break;
+        };
+        p = next;
+    }
+    Ok(out)
 }
 
 fn units_of(tasks: u32, unit: u32) -> usize {
@@ -323,6 +355,24 @@ mod tests {
                 "case {case}: {tree}"
             );
             let Some(best) = found else { continue };
+            // Every row of the front is the fastest any combination reaches on its width, and
+            // nothing is as fast on fewer PEs.
+            let rows = front(&tree, budget, 1, 4, &|n| counts[n].clone(), &|n, k| {
+                times.get(&(n.to_string(), k)).copied()
+            })
+            .unwrap();
+            assert_eq!(rows[0], best, "case {case}");
+            for row in &rows {
+                assert_eq!(
+                    enumerate(&tree, row.width, &counts, &times),
+                    Some(row.run_s),
+                    "case {case}"
+                );
+                if row.width > 0 {
+                    let narrower = enumerate(&tree, row.width - 1, &counts, &times);
+                    assert!(narrower.is_none_or(|t| t > row.run_s), "case {case}");
+                }
+            }
             // The placement is real: within the budget, disjoint where `|` says, and its
             // time by the tree is the time reported.
             assert!(best.width <= budget, "case {case}");
@@ -419,6 +469,36 @@ pub fn xmlchange_lines(placements: &[Placement], threads: &dyn Fn(&str) -> u32) 
     }
     out.push_str("./case.setup --reset\n");
     out
+}
+
+#[cfg(test)]
+mod front_tests {
+    use super::*;
+
+    #[test]
+    fn the_front_starts_at_the_fastest_and_each_row_takes_fewer_pes_for_more_time() {
+        let tree = Layout::parse("ocn | (atm ; (ice | lnd))").unwrap();
+        let work = |n: &str| match n {
+            "ocn" => 300.0,
+            "atm" => 500.0,
+            _ => 90.0,
+        };
+        let counts = |_: &str| (1..=40).step_by(3).collect::<Vec<u32>>();
+        let time = |n: &str, k: u32| Some(work(n) / f64::from(k) + 0.5);
+        let rows = front(&tree, 64, 1, 6, &counts, &time).unwrap();
+        let best = fastest(&tree, 64, 1, &counts, &time).unwrap().unwrap();
+        assert_eq!(rows.len(), 6);
+        assert_eq!(rows[0], best);
+        for pair in rows.windows(2) {
+            assert!(pair[1].width < pair[0].width, "{pair:?}");
+            assert!(pair[1].run_s > pair[0].run_s, "{pair:?}");
+            // Each row is the fastest within its own width.
+            let again = fastest(&tree, pair[1].width, 1, &counts, &time)
+                .unwrap()
+                .unwrap();
+            assert_eq!(again.run_s, pair[1].run_s);
+        }
+    }
 }
 
 #[cfg(test)]

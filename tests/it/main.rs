@@ -48,6 +48,7 @@ mod predict_exact;
 mod predict_front;
 mod predict_front_cli;
 mod predict_full_model;
+mod predict_layout_cli;
 mod predict_machine;
 mod predict_packing;
 mod predict_packing_measured;

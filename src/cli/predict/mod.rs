@@ -10,6 +10,7 @@ mod app_tests;
 pub mod front;
 mod groups;
 pub mod json;
+pub mod layout;
 
 use clap::Args;
 use color_eyre::eyre::Result;
@@ -48,7 +49,8 @@ pub struct PredictArgs {
     pub csv: bool,
     /// Print the best configuration as a fragment of a model's own configuration instead of
     /// the table: `ecearth4` writes EC-Earth4's experiment-config YAML (`job.launch.method:
-    /// slurm-hetjob` and each component's ntasks, ntasks_per_node and omp_num_threads).
+    /// slurm-hetjob` and each component's ntasks, ntasks_per_node and omp_num_threads); `cime`
+    /// (with a campaign file's `layout`) writes the `./xmlchange` lines of a CIME case.
     #[arg(long, value_name = "FORMAT", conflicts_with_all = ["json", "front"])]
     pub emit: Option<EmitFormat>,
 }
@@ -58,6 +60,9 @@ pub struct PredictArgs {
 pub enum EmitFormat {
     /// EC-Earth4's experiment configuration (YAML), the het-job form.
     Ecearth4,
+    /// A CIME case's `./xmlchange` lines (NTASKS, ROOTPE, NTHRDS of every class) and
+    /// `./case.setup --reset`; needs `layout` in the campaign file.
+    Cime,
 }
 
 /// What `predict` prints.
@@ -152,6 +157,16 @@ pub fn run(args: &PredictArgs) -> Result<()> {
 /// What `predict` prints for these arguments (its notes go to stderr as it runs).
 pub fn output(args: &PredictArgs) -> Result<String> {
     let run = PredictRun::resolve(args)?;
+    if let Some((file, _)) = &run.setup.file {
+        if let Some(tree) = file.layout_tree().map_err(user)? {
+            return run_layout(args, &run, &tree);
+        }
+    }
+    if run.output == Output::Emit(EmitFormat::Cime) {
+        return Err(user(
+            "--emit cime writes a CIME case's layout: give the campaign file a layout, e.g. layout = \"ocn | (atm ; (ice | lnd))\"",
+        ));
+    }
     let groups = run
         .setup
         .cost_model
@@ -237,6 +252,33 @@ pub fn output(args: &PredictArgs) -> Result<String> {
     }
 }
 
+/// `predict --config` with a `layout`: the layout tree's ranking; what it cannot price yet is
+/// refused in one line.
+fn run_layout(args: &PredictArgs, run: &PredictRun, tree: &autolb::layout::Layout) -> Result<()> {
+    let not_yet = |what: &str| {
+        Err(user(format!(
+            "{what} is not done for a layout tree yet; drop it, or drop `layout` to balance the components side by side"
+        )))
+    };
+    if args.front {
+        return not_yet("--front");
+    }
+    if args.model.wants_model() {
+        return not_yet("the calibrated model (--measured, --model, --steps)");
+    }
+    if !run.setup.cost_model.is_plain() {
+        return not_yet("pricing by [machine], cost, queues or [[resource]]");
+    }
+    let output = match run.output {
+        Output::Table => layout::LayoutOutput::Table,
+        Output::Json => layout::LayoutOutput::Json,
+        Output::Emit(EmitFormat::Cime) => layout::LayoutOutput::Cime,
+        Output::Emit(EmitFormat::Ecearth4) => return not_yet("--emit ecearth4"),
+        _ => return not_yet("--front"),
+    };
+    layout::run(tree, &run.setup.inputs, &run.setup.settings, output)
+}
+
 /// `predict --measured/--model`: the calibrated model ranks; the output says so and gives each
 /// proposal's band.
 fn print_with_model(run: &PredictRun, resolved: &ResolvedModel) -> Result<String> {
@@ -320,7 +362,9 @@ fn hybrid_inputs(setup: &mut PredictionSetup, flags: &ModelFlags) -> Result<Opti
 
 /// `--emit`: the best configuration as the model's own configuration text.
 fn emit(format: EmitFormat, p: &Prediction, cost_model: &CostModel, by: &str) -> Result<String> {
-    let EmitFormat::Ecearth4 = format;
+    if format == EmitFormat::Cime {
+        return Err(user("--emit cime needs a campaign file with a layout"));
+    }
     // Problem::build refuses a prediction with nothing kept, so there is a best one.
     let Some(best) = p.top.first() else {
         return Ok(String::new());
