@@ -18,7 +18,6 @@ use autolb::layout::Layout;
 use autolb::predict::{ComponentInput, Settings};
 
 use crate::shared::error::user;
-use crate::shared::output::write_out;
 
 /// CIME classes that usually run on the PEs of others (the coupler, river runoff, land ice,
 /// waves). Left out of the tree, they take the PEs of the part that holds the atmosphere, so the
@@ -100,13 +99,13 @@ struct LayoutJson<'a> {
     rows: Vec<Row<'a>>,
 }
 
-/// Ranks the placements of `tree` and prints them as `output` asks.
+/// Ranks the placements of `tree` and writes them as `output` asks.
 pub fn run(
     tree: &Layout,
     inputs: &[ComponentInput],
     settings: &Settings,
     output: LayoutOutput,
-) -> Result<()> {
+) -> Result<String> {
     if let Some(why) = unsupported(inputs) {
         return Err(user(why));
     }
@@ -144,7 +143,7 @@ pub fn run(
         }
         LayoutOutput::Table => table(tree, &rows, settings),
     };
-    write_out(&text)
+    Ok(text)
 }
 
 fn ranked(rows: &[Best], extra_pes: u32) -> Vec<Row<'_>> {

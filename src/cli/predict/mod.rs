@@ -254,7 +254,11 @@ pub fn output(args: &PredictArgs) -> Result<String> {
 
 /// `predict --config` with a `layout`: the layout tree's ranking; what it cannot price yet is
 /// refused in one line.
-fn run_layout(args: &PredictArgs, run: &PredictRun, tree: &autolb::layout::Layout) -> Result<()> {
+fn run_layout(
+    args: &PredictArgs,
+    run: &PredictRun,
+    tree: &autolb::layout::Layout,
+) -> Result<String> {
     let not_yet = |what: &str| {
         Err(user(format!(
             "{what} is not done for a layout tree yet; drop it, or drop `layout` to balance the components side by side"
