@@ -394,7 +394,11 @@ mod tests {
             slow_runs: Some(1.5),
             ..s.clone()
         };
-        assert!(bad.validate().unwrap_err().to_string().contains("slow_runs"));
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("slow_runs"));
         // The quiet speed has no slow run in it; a quarter of measured runs are a third as fast.
         let nproc: Vec<u32> = case
             .components
