@@ -56,6 +56,9 @@ struct Args {
     /// then 25-48].
     #[arg(long)]
     seeds: Option<Seeds>,
+    /// Leave the fixed sets out: only the fresh seeds.
+    #[arg(long)]
+    skip_fixed: bool,
     /// `--seeds` are cases of unseen families (as the fresh set's are).
     #[arg(long)]
     unseen: bool,
@@ -87,6 +90,7 @@ fn main() {
                 HELD_OUT_SEEDS.collect(),
             ),
         ],
+        args.skip_fixed,
         args.fresh,
     );
     for (label, seeds, unseen) in &sets {

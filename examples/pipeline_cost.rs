@@ -89,6 +89,9 @@ struct Args {
     /// The seeds to run: a range like 1-24 or a list like 3,7,10 [default: 1-24].
     #[arg(long)]
     seeds: Option<Seeds>,
+    /// Leave the fixed sets out: only the fresh seeds.
+    #[arg(long)]
+    skip_fixed: bool,
     /// `--seeds` are cases of unseen families (as the fresh set's are).
     #[arg(long)]
     unseen: bool,
@@ -125,6 +128,7 @@ fn main() {
         args.seeds,
         args.unseen,
         vec![(fixed_label, fixed)],
+        args.skip_fixed,
         args.fresh,
     );
     let adaptive = ScalingTable {

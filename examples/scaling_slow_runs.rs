@@ -37,6 +37,9 @@ struct Args {
     /// then fresh seeds].
     #[arg(long)]
     seeds: Option<Seeds>,
+    /// Leave the fixed sets out: only the fresh seeds.
+    #[arg(long)]
+    skip_fixed: bool,
     /// `--seeds` are cases of unseen families.
     #[arg(long)]
     unseen: bool,
@@ -76,6 +79,7 @@ fn main() {
             "fixed seeds 1-6 (plain family)".to_string(),
             (1..=6).collect(),
         )],
+        args.skip_fixed,
         args.fresh,
     );
     let (mut worst, mut beyond, mut points) = (0.0f64, 0, 0);

@@ -109,12 +109,13 @@ pub fn seed_list(seeds: &[u64]) -> String {
 }
 
 /// The sets of seeds a benchmark runs: `--seeds` as one set (of unseen families with
-/// `--unseen`), or the `fixed` sets followed by `fresh` seeds drawn now of unseen families.
-/// Each set is `(label, seeds, unseen)`.
+/// `--unseen`), or the `fixed` sets (unless `skip_fixed`) followed by `fresh` seeds drawn now
+/// of unseen families. Each set is `(label, seeds, unseen)`.
 pub fn seed_sets(
     given: Option<Seeds>,
     unseen: bool,
     fixed: Vec<(String, Vec<u64>)>,
+    skip_fixed: bool,
     fresh: usize,
 ) -> Vec<(String, Vec<u64>, bool)> {
     if let Some(Seeds(seeds)) = given {
@@ -125,8 +126,11 @@ pub fn seed_sets(
         };
         return vec![(format!("{} seeds, {what}", seeds.len()), seeds, unseen)];
     }
-    let mut sets: Vec<(String, Vec<u64>, bool)> =
-        fixed.into_iter().map(|(l, s)| (l, s, false)).collect();
+    let mut sets: Vec<(String, Vec<u64>, bool)> = fixed
+        .into_iter()
+        .filter(|_| !skip_fixed)
+        .map(|(l, s)| (l, s, false))
+        .collect();
     if fresh > 0 {
         let seeds = fresh_seeds(fresh);
         sets.push((

@@ -556,3 +556,25 @@ fn a_count_far_below_its_neighbours_in_every_run_is_kept_as_a_real_dip() {
         status.scaling_text()
     );
 }
+
+/// `repetitions` at the top of the file is what runs at each count when `[scaling]` leaves it
+/// out; counts whose two runs agree within the noise get no third.
+#[test]
+fn top_level_repetitions_are_the_runs_per_count_and_quiet_counts_get_no_more() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, mut state) =
+        outside_campaign(tmp.path(), 16, 512, "repetitions = 2\n", "counts = 5\n");
+    assert_eq!(state.settings.scaling.as_ref().unwrap().repetitions, 2);
+    assert!(state.iterations[0].tests.iter().all(|t| t.runs.len() == 2));
+    // 0.3 % noise: well within what the pooled noise explains.
+    let measure = |p: u32, id: &str| f64::from(p).powf(0.9) * (1.0 + 0.003 * jitter(id, 9));
+    measure_last(&mut state, &measure);
+    crate::campaign::advance_in(&mut state, &dir).unwrap();
+    let reruns: Vec<&str> = state.iterations[1..]
+        .iter()
+        .flat_map(|it| &it.tests)
+        .filter_map(|t| t.reason.as_deref())
+        .filter(|r| !r.contains("new count"))
+        .collect();
+    assert!(reruns.is_empty(), "{reruns:?}");
+}
