@@ -21,7 +21,8 @@ use crate::sim::SimSettings;
 pub struct Family {
     /// Dips (speed drops for a few counts, then recovers) and plateaus (speed stays flat over
     /// a range of counts) in the standalone curve, as changes of the domain decomposition
-    /// make them.
+    /// make them. A plateau ends in a step up, which the truth curves the stand-in runs at (a
+    /// point every 4 PEs) smooth over 4 PEs: judge a measured point against those curves.
     pub decompositions: bool,
     /// Speed that peaks inside the range and falls past that count (communication takes over).
     pub falling_speed: bool,
