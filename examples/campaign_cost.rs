@@ -42,7 +42,7 @@ use std::time::Instant;
 use autolb::config::Strategy;
 use autolb::sim::synthetic::SyntheticCase;
 use clap::Parser;
-use common::{median, Outcome, Seeds, Truth, FRESH_SEEDS, REGRET_SLACK};
+use common::{median, Outcome, Truth, FRESH_SEEDS, REGRET_SLACK};
 
 /// The seeds the target is judged on, and the held-out ones.
 const MAIN_SEEDS: std::ops::RangeInclusive<u64> = 1..=24;
@@ -52,19 +52,8 @@ const HELD_OUT_SEEDS: std::ops::RangeInclusive<u64> = 25..=48;
 /// stand-in model (docs/src/benchmarks.md).
 #[derive(Parser)]
 struct Args {
-    /// The seeds to run, as one set: a range like 1-24 or a list like 3,7,10 [default: 1-24,
-    /// then 25-48].
-    #[arg(long)]
-    seeds: Option<Seeds>,
-    /// Leave the fixed sets out: only the fresh seeds.
-    #[arg(long)]
-    skip_fixed: bool,
-    /// `--seeds` are cases of unseen families (as the fresh set's are).
-    #[arg(long)]
-    unseen: bool,
-    /// How many fresh seeds of unseen families to draw after the fixed sets (0: none).
-    #[arg(long, default_value_t = FRESH_SEEDS)]
-    fresh: usize,
+    #[command(flatten)]
+    seed_args: common::SeedArgs,
     /// Each strategy's answer and the true optimum under each case's row.
     #[arg(long)]
     verbose: bool,
@@ -78,8 +67,7 @@ fn main() {
     let verbose = args.verbose;
     let cache = args.a1_cache;
     let sets = common::seed_sets(
-        args.seeds,
-        args.unseen,
+        &args.seed_args,
         vec![
             (
                 "the 24 cases the target is judged on (seeds 1-24)".to_string(),
@@ -90,8 +78,7 @@ fn main() {
                 HELD_OUT_SEEDS.collect(),
             ),
         ],
-        args.skip_fixed,
-        args.fresh,
+        FRESH_SEEDS,
     );
     for (label, seeds, unseen) in &sets {
         println!("## {label}");

@@ -54,7 +54,7 @@ use autolb::predict::{ComponentInput, Problem, Settings};
 use autolb::sim::synthetic::{write_curve_csv, SyntheticCase};
 use autolb::sim::{SimComponent, SimRun, SimSettings};
 use clap::Parser;
-use common::{median, Outcome, Seeds, Truth, MAX_NPROC, MINIMUM_STEP, REGRET_SLACK, TTS_W};
+use common::{median, Outcome, Truth, MAX_NPROC, MINIMUM_STEP, REGRET_SLACK, TTS_W};
 
 /// Fresh seeds drawn when it runs, unless `--fresh` says otherwise.
 const FRESH_SEEDS: usize = 8;
@@ -86,18 +86,8 @@ impl Pipeline {
 /// paper's, (b) autolb's adaptive study then guided, (c) the cold start (docs/src/benchmarks.md).
 #[derive(Parser)]
 struct Args {
-    /// The seeds to run: a range like 1-24 or a list like 3,7,10 [default: 1-24].
-    #[arg(long)]
-    seeds: Option<Seeds>,
-    /// Leave the fixed sets out: only the fresh seeds.
-    #[arg(long)]
-    skip_fixed: bool,
-    /// `--seeds` are cases of unseen families (as the fresh set's are).
-    #[arg(long)]
-    unseen: bool,
-    /// How many fresh seeds of unseen families to draw after the fixed set (0: none).
-    #[arg(long, default_value_t = FRESH_SEEDS)]
-    fresh: usize,
+    #[command(flatten)]
+    seed_args: common::SeedArgs,
     /// Seeds 1-6 only, when --seeds is not given.
     #[arg(long)]
     quick: bool,
@@ -124,13 +114,7 @@ fn main() {
         fixed[0],
         fixed[fixed.len() - 1]
     );
-    let sets = common::seed_sets(
-        args.seeds,
-        args.unseen,
-        vec![(fixed_label, fixed)],
-        args.skip_fixed,
-        args.fresh,
-    );
+    let sets = common::seed_sets(&args.seed_args, vec![(fixed_label, fixed)], FRESH_SEEDS);
     let adaptive = ScalingTable {
         design: Some(ScalingDesign::Standalone),
         repetitions: Some(args.repetitions),

@@ -25,7 +25,7 @@ use autolb::campaign::State;
 use autolb::config::{CampaignFile, ScalingDesign, ScalingTable, ScalingTiming};
 use autolb::sim::synthetic::{write_curve_csv, SyntheticCase};
 use clap::Parser;
-use common::{Seeds, FRESH_SEEDS};
+use common::FRESH_SEEDS;
 
 /// The error every point of a final curve must stay within.
 const LIMIT: f64 = 0.08;
@@ -33,19 +33,8 @@ const LIMIT: f64 = 0.08;
 /// Scaling campaigns with a share of slow runs, per design (docs/src/benchmarks.md).
 #[derive(Parser)]
 struct Args {
-    /// The seeds to run, as one set: a range like 1-6 or a list like 3,7,10 [default: 1-6,
-    /// then fresh seeds].
-    #[arg(long)]
-    seeds: Option<Seeds>,
-    /// Leave the fixed sets out: only the fresh seeds.
-    #[arg(long)]
-    skip_fixed: bool,
-    /// `--seeds` are cases of unseen families.
-    #[arg(long)]
-    unseen: bool,
-    /// How many fresh seeds of unseen families to draw after the fixed set (0: none).
-    #[arg(long, default_value_t = FRESH_SEEDS / 2)]
-    fresh: usize,
+    #[command(flatten)]
+    seed_args: common::SeedArgs,
     /// Share of runs that are slow.
     #[arg(long, default_value_t = 0.25)]
     slow: f64,
@@ -73,14 +62,12 @@ struct Judged {
 fn main() {
     let args = Args::parse();
     let sets = common::seed_sets(
-        args.seeds.clone(),
-        args.unseen,
+        &args.seed_args,
         vec![(
             "fixed seeds 1-6 (plain family)".to_string(),
             (1..=6).collect(),
         )],
-        args.skip_fixed,
-        args.fresh,
+        FRESH_SEEDS / 2,
     );
     let (mut worst, mut beyond, mut points) = (0.0f64, 0, 0);
     for (label, seeds, unseen) in &sets {

@@ -108,17 +108,36 @@ pub fn seed_list(seeds: &[u64]) -> String {
         .join(",")
 }
 
+/// Which seeds a benchmark runs (its command line's seed flags).
+#[derive(clap::Args, Clone, Debug)]
+pub struct SeedArgs {
+    /// The seeds to run, as one set: a range like 1-24 or a list like 3,7,10 [default: the
+    /// benchmark's fixed sets, then fresh seeds].
+    #[arg(long)]
+    pub seeds: Option<Seeds>,
+    /// `--seeds` are cases of unseen families (as the fresh set's are).
+    #[arg(long)]
+    pub unseen: bool,
+    /// Leave the fixed sets out: only the fresh seeds.
+    #[arg(long)]
+    pub skip_fixed: bool,
+    /// How many fresh seeds of unseen families to draw after the fixed sets (0: none)
+    /// [default: the benchmark's].
+    #[arg(long)]
+    pub fresh: Option<usize>,
+}
+
 /// The sets of seeds a benchmark runs: `--seeds` as one set (of unseen families with
-/// `--unseen`), or the `fixed` sets (unless `skip_fixed`) followed by `fresh` seeds drawn now
-/// of unseen families. Each set is `(label, seeds, unseen)`.
+/// `--unseen`), or the `fixed` sets (unless `--skip-fixed`) followed by `--fresh` seeds
+/// (`fresh` unless given) drawn now of unseen families. Each set is `(label, seeds, unseen)`.
 pub fn seed_sets(
-    given: Option<Seeds>,
-    unseen: bool,
+    args: &SeedArgs,
     fixed: Vec<(String, Vec<u64>)>,
-    skip_fixed: bool,
     fresh: usize,
 ) -> Vec<(String, Vec<u64>, bool)> {
-    if let Some(Seeds(seeds)) = given {
+    let (unseen, skip_fixed) = (args.unseen, args.skip_fixed);
+    let fresh = args.fresh.unwrap_or(fresh);
+    if let Some(Seeds(seeds)) = args.seeds.clone() {
         let what = if unseen {
             "unseen families"
         } else {

@@ -159,6 +159,24 @@ fn measure_last(state: &mut State, sypd: &dyn Fn(u32, &str) -> f64) {
     }
 }
 
+/// Measures and advances a campaign driven from outside until it is done, each run at
+/// `sypd(nproc, run id)`; fails past `most` iterations.
+fn drive_outside(
+    state: &mut State,
+    dir: &Path,
+    sypd: &dyn Fn(u32, &str) -> f64,
+    most: u32,
+    what: &str,
+) {
+    let mut iterations = 0;
+    while !state.is_done() {
+        measure_last(state, sypd);
+        crate::campaign::advance_in(state, dir).unwrap();
+        iterations += 1;
+        assert!(iterations < most, "{what}: no end");
+    }
+}
+
 /// Deterministic jitter in [-1, 1] from a run id.
 fn jitter(id: &str, seed: u64) -> f64 {
     let h = crate::executor::fnv1a(id.bytes().chain(seed.to_le_bytes()));
@@ -235,13 +253,7 @@ fn refinement_ends_stays_below_the_slowdown_and_follows_random_truths() {
         let (dir, mut state) = outside_campaign(tmp.path(), low, high, "step = 4\n", "");
         let (bound, _) = super::strategy::scaling::iteration_bound(&state);
         let measure = |p: u32, id: &str| truth.standalone_sypd(p) * (1.0 + 0.01 * jitter(id, seed));
-        let mut iterations = 0;
-        while !state.is_done() {
-            measure_last(&mut state, &measure);
-            crate::campaign::advance_in(&mut state, &dir).unwrap();
-            iterations += 1;
-            assert!(iterations < 60, "seed {seed}: no end");
-        }
+        drive_outside(&mut state, &dir, &measure, 60, &format!("seed {seed}"));
         assert!(
             state.iterations.len() as u32 <= bound,
             "seed {seed}: past {bound}"
@@ -278,9 +290,10 @@ fn refinement_ends_stays_below_the_slowdown_and_follows_random_truths() {
             worst = worst.max((curve.eval(f64::from(p)) - t).abs() / t);
         }
         eprintln!(
-            "seed {seed}: {} counts ({} first), {iterations} iterations, worst {:.2}% off the truth below {top}",
+            "seed {seed}: {} counts ({} first), {} iterations, worst {:.2}% off the truth below {top}",
             points.len(),
             first.len(),
+            state.iterations.len(),
             100.0 * worst
         );
         assert!(
@@ -471,13 +484,7 @@ fn with_a_quarter_of_runs_three_times_slow_every_point_stays_within_8_percent_of
                 s
             }
         };
-        let mut iterations = 0;
-        while !state.is_done() {
-            measure_last(&mut state, &measure);
-            crate::campaign::advance_in(&mut state, &dir).unwrap();
-            iterations += 1;
-            assert!(iterations < 80, "seed {seed}: no end");
-        }
+        drive_outside(&mut state, &dir, &measure, 80, &format!("seed {seed}"));
         let noise = super::strategy::scaling::points::pooled_noise(&state);
         let points = super::strategy::scaling::points::points_of(&state, 0, noise);
         for p in points.iter().filter(|p| p.runs > 0) {
@@ -512,13 +519,7 @@ fn a_count_far_below_its_neighbours_in_every_run_is_kept_as_a_real_dip() {
             s
         }
     };
-    let mut iterations = 0;
-    while !state.is_done() {
-        measure_last(&mut state, &measure);
-        crate::campaign::advance_in(&mut state, &dir).unwrap();
-        iterations += 1;
-        assert!(iterations < 40, "no end");
-    }
+    drive_outside(&mut state, &dir, &measure, 40, "the dip");
     let noise = super::strategy::scaling::points::pooled_noise(&state);
     let points = super::strategy::scaling::points::points_of(&state, 0, noise);
     let at = points.iter().find(|p| p.nproc == dip).unwrap();
