@@ -549,6 +549,13 @@ fn a_count_far_below_its_neighbours_in_every_run_is_kept_as_a_real_dip() {
         "{reasons:?}"
     );
     let status = crate::campaign::status::Status::from_state(&state, &dir);
+    let curve_points = &status.curves.as_ref().unwrap().0[0].1;
+    let flagged: Vec<u32> = curve_points
+        .iter()
+        .filter(|p| p.feature)
+        .map(|p| p.nproc)
+        .collect();
+    assert_eq!(flagged, vec![dip]);
     assert!(
         status.scaling_text().contains(&format!(
             "real dips kept (far below their neighbours, every run agreeing): {dip}"
