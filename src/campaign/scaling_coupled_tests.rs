@@ -206,3 +206,46 @@ fn coupled_campaigns_end_near_balance_and_follow_random_truths() {
     }
     assert!(refinements > 0, "nothing was refined");
 }
+
+/// One coupled run in four three times slow (every component of it: a bad node), drawn from
+/// the run id: every point of the final curves stays within 8 % of the coupled-mode truth.
+#[test]
+fn with_a_quarter_of_coupled_runs_three_times_slow_every_point_stays_within_8_percent() {
+    for seed in 0..6u64 {
+        let case = SyntheticCase::generate(seed, 2);
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, mut state) = coupled_campaign(&case, tmp.path(), "counts = 5\nrepetitions = 2\n");
+        let slow = |id: &str| {
+            crate::executor::fnv1a(id.bytes().chain((seed ^ 0x51).to_le_bytes())) % 4 == 0
+        };
+        let speed = |c: usize, p: u32, id: &str| {
+            let s =
+                case.components[c].coupled_sypd(p) * (1.0 + 0.003 * jitter(id, seed + c as u64));
+            if slow(id) {
+                s / 3.0
+            } else {
+                s
+            }
+        };
+        let mut iterations = 0;
+        while !state.is_done() {
+            measure_last(&mut state, &speed);
+            crate::campaign::advance_in(&mut state, &dir).unwrap();
+            iterations += 1;
+            assert!(iterations < 80, "seed {seed}: no end");
+        }
+        let noise = super::strategy::scaling::points::pooled_noise(&state);
+        for (c, comp) in case.components.iter().enumerate() {
+            for p in super::strategy::scaling::points::points_of(&state, c, noise) {
+                let truth = comp.coupled_sypd(p.nproc);
+                assert!(
+                    ((p.sypd - truth) / truth).abs() < 0.08,
+                    "seed {seed} {} at {}: {} vs {truth} ({p:?})",
+                    comp.name,
+                    p.nproc,
+                    p.sypd
+                );
+            }
+        }
+    }
+}

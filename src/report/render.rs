@@ -512,14 +512,27 @@ fn curve_origin_blocks(s: &Status, out: &mut Vec<Block>) {
         _ => "Measured by this scaling campaign in standalone mode: each run is one component alone at one PE count, so these curves do not include the slowdown a component shows when coupled.",
     };
     out.push(Block::Paragraph(format!(
-        "{how} SYPD is the mean of the runs kept at a count; sd is their standard deviation; an outlier (far from its count's median, judged against the noise over every count) is left out and run again. The curve files are DIR/curves/NAME.csv."
+        "{how} SYPD is the mean of the runs kept at a count; sd is their standard deviation; an outlier (a slow run: slower than its count's fastest runs by more than the noise over every count) is left out and made up for; a count far below the curve through its neighbours is run again, and kept as a real dip when every run agrees. The curve files are DIR/curves/NAME.csv."
     )));
     for (name, points) in &curves.0 {
         let queued = counts.get(name).map_or(0, |c| c.queued.len());
         let outliers = counts.get(name).map_or(0, |c| c.outliers.len());
         let runs: u32 = points.iter().map(|p| p.runs).sum();
+        let dips: Vec<String> = points
+            .iter()
+            .filter(|p| p.feature)
+            .map(|p| p.nproc.to_string())
+            .collect();
+        let dips = if dips.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Real dips kept (far below their neighbours, every run agreeing): {}.",
+                dips.join(", ")
+            )
+        };
         out.push(Block::Paragraph(format!(
-            "{name}: {} PE counts measured with {runs} runs kept, {outliers} outlier run(s) left out, {queued} count(s) still queued.",
+            "{name}: {} PE counts measured with {runs} runs kept, {outliers} outlier run(s) left out, {queued} count(s) still queued.{dips}",
             points.len()
         )));
         out.push(Block::Table {
