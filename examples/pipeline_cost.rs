@@ -3,10 +3,16 @@
 //! curves").
 //!
 //! `cargo run --release --example pipeline_cost` runs 24 cases (seeds 1-24; odd seeds have two
-//! components, even seeds three). `-- --quick` runs seeds 1-6; `-- --seeds 3,7,10` (or a
+//! components, even seeds three), then fresh seeds (below). `-- --quick` runs seeds 1-6; `-- --seeds 3,7,10` (or a
 //! range) those seeds; `-- --counts N` and `-- --repetitions N` change the adaptive study's
 //! first series (default 4 counts, 2 runs each); `-- --verbose` adds each answer and the true
 //! optimum; `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
+//!
+//! After the fixed set it runs `--fresh N` (default 8) seeds drawn when it runs, of families
+//! nobody designed a rule on ([`autolb::sim::synthetic::SyntheticCase::unseen`]: decomposition
+//! dips and plateaus, falling speed, a slowdown trend, heavier steps, growing interpolation,
+//! slow runs, 2 to 4 components); it prints them, and `-- --seeds LIST --unseen` runs them
+//! again.
 //!
 //! Each case ([`autolb::sim::synthetic`]) has a hidden noise-free standalone curve per
 //! component (what a standalone run goes at) and a hidden coupled-mode truth (standalone times
@@ -37,8 +43,7 @@
 
 mod common;
 
-use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -50,6 +55,9 @@ use autolb::sim::synthetic::{write_curve_csv, SyntheticCase};
 use autolb::sim::{SimComponent, SimRun, SimSettings};
 use clap::Parser;
 use common::{median, Outcome, Seeds, Truth, MAX_NPROC, MINIMUM_STEP, REGRET_SLACK, TTS_W};
+
+/// Fresh seeds drawn when it runs, unless `--fresh` says otherwise.
+const FRESH_SEEDS: usize = 8;
 
 /// PE counts per component of the paper's fixed study.
 const FIXED_COUNTS: usize = 12;
@@ -81,6 +89,15 @@ struct Args {
     /// The seeds to run: a range like 1-24 or a list like 3,7,10 [default: 1-24].
     #[arg(long)]
     seeds: Option<Seeds>,
+    /// Leave the fixed sets out: only the fresh seeds.
+    #[arg(long)]
+    skip_fixed: bool,
+    /// `--seeds` are cases of unseen families (as the fresh set's are).
+    #[arg(long)]
+    unseen: bool,
+    /// How many fresh seeds of unseen families to draw after the fixed set (0: none).
+    #[arg(long, default_value_t = FRESH_SEEDS)]
+    fresh: usize,
     /// Seeds 1-6 only, when --seeds is not given.
     #[arg(long)]
     quick: bool,
@@ -97,11 +114,23 @@ struct Args {
 
 fn main() {
     let args = Args::parse();
-    let seeds: Vec<u64> = match args.seeds {
-        Some(Seeds(seeds)) => seeds,
-        None if args.quick => (1..=6).collect(),
-        None => (1..=24).collect(),
+    let fixed: Vec<u64> = if args.quick {
+        (1..=6).collect()
+    } else {
+        (1..=24).collect()
     };
+    let fixed_label = format!(
+        "fixed seeds {}-{} (plain family)",
+        fixed[0],
+        fixed[fixed.len() - 1]
+    );
+    let sets = common::seed_sets(
+        args.seeds,
+        args.unseen,
+        vec![(fixed_label, fixed)],
+        args.skip_fixed,
+        args.fresh,
+    );
     let adaptive = ScalingTable {
         design: Some(ScalingDesign::Standalone),
         repetitions: Some(args.repetitions),
@@ -111,10 +140,15 @@ fn main() {
         simulated_days: None,
         timing: None,
     };
-    run_set(&seeds, &adaptive, args.verbose);
+    for (label, seeds, unseen) in &sets {
+        println!("## {label}");
+        println!();
+        run_set(seeds, *unseen, &adaptive, args.verbose);
+        println!();
+    }
 }
 
-fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
+fn run_set(seeds: &[u64], unseen: bool, adaptive: &ScalingTable, verbose: bool) {
     let started = Instant::now();
     println!(
         "| seed | n | fixed study core-h | adaptive study core-h | study % | (a) core-h | (b) core-h | (a) regret | (b) regret | guided / A1 | prediction gap | (c) core-h | (c) regret | (c) / (a) | target (b) | target (c) |"
@@ -128,8 +162,8 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
     let (mut c_met, mut cold_ratios, mut c_regrets, mut c_costs) =
         (0, Vec::new(), Vec::new(), Vec::new());
     for &seed in seeds {
-        let n = if seed % 2 == 1 { 2 } else { 3 };
-        let case = SyntheticCase::generate(seed, n);
+        let case = common::case_of(seed, unseen);
+        let n = case.components.len();
         let (a, b, c, truth_line) = match run_case(&case, adaptive) {
             Ok(r) => r,
             Err(e) => {
@@ -174,6 +208,9 @@ fn run_set(seeds: &[u64], adaptive: &ScalingTable, verbose: bool) {
             if ok { "yes" } else { "NO" },
             if c_ok { "yes" } else { "NO" },
         );
+        if unseen {
+            println!("|  |  | family: {} |", case.family);
+        }
         if verbose {
             println!(
                 "|  |  | runs: fixed {} adaptive {}; balancing runs: a1 {} guided {} cold start {}; best: a1 {:?} guided {:?} cold start {:?}; {truth_line}; fixed-curve prediction gap {:.4} |",
@@ -242,7 +279,8 @@ fn balancing_sim(case: &SyntheticCase, dir: &Path) -> SimSettings {
             .map(|c| (c.name.clone(), standalone_truth_path(dir, &c.name)))
             .collect(),
     );
-    sim.interp_s_per_pe = Some(INTERP_S_PER_PE);
+    // A case of an unseen family may bring its own growth.
+    sim.interp_s_per_pe = sim.interp_s_per_pe.or(Some(INTERP_S_PER_PE));
     sim
 }
 
@@ -337,17 +375,7 @@ fn run_case(
     let (mut cold, _) = common::run_campaign(&cold_file, dir, &label("cold-start"))?;
 
     // The true speeds: noise-free stand-in runs, each configuration once.
-    let memo: RefCell<HashMap<Vec<u32>, f64>> = RefCell::new(HashMap::new());
-    let speed = |n: &[u32]| {
-        if let Some(&s) = memo.borrow().get(n) {
-            return s;
-        }
-        let s = case
-            .noise_free_sypd(&sim, n)
-            .expect("the stand-in runs every configuration of the grid");
-        memo.borrow_mut().insert(n.to_vec(), s);
-        s
-    };
+    let speed = common::noise_free_speed(case, &sim);
     let truth = Truth::new(case, &speed);
     let (a1_best, guided_best, cold_best) =
         (a1.best.clone(), guided.best.clone(), cold.best.clone());

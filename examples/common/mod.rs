@@ -77,6 +77,94 @@ impl std::str::FromStr for Seeds {
     }
 }
 
+/// How many fresh seeds a benchmark draws when it runs, unless told otherwise.
+pub const FRESH_SEEDS: usize = 12;
+
+/// The case a benchmark runs for `seed`: of the plain family the rules were designed on (odd
+/// seeds two components, even seeds three), or, `unseen`, of families and a component count
+/// (2 to 4) drawn from the seed ([`SyntheticCase::unseen`]).
+pub fn case_of(seed: u64, unseen: bool) -> SyntheticCase {
+    if unseen {
+        SyntheticCase::unseen(seed)
+    } else {
+        SyntheticCase::generate(seed, if seed % 2 == 1 { 2 } else { 3 })
+    }
+}
+
+/// `count` seeds drawn now from the system's randomness, so that nobody can tune a rule to
+/// them; the benchmark prints them, and `--seeds` with `--unseen` runs them again.
+pub fn fresh_seeds(count: usize) -> Vec<u64> {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    (0..count).map(|_| rng.random_range(1..1_000_000)).collect()
+}
+
+/// The seeds as `--seeds` reads them: `3,7,10`.
+pub fn seed_list(seeds: &[u64]) -> String {
+    seeds
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The sets of seeds a benchmark runs: `--seeds` as one set (of unseen families with
+/// `--unseen`), or the `fixed` sets (unless `skip_fixed`) followed by `fresh` seeds drawn now
+/// of unseen families. Each set is `(label, seeds, unseen)`.
+pub fn seed_sets(
+    given: Option<Seeds>,
+    unseen: bool,
+    fixed: Vec<(String, Vec<u64>)>,
+    skip_fixed: bool,
+    fresh: usize,
+) -> Vec<(String, Vec<u64>, bool)> {
+    if let Some(Seeds(seeds)) = given {
+        let what = if unseen {
+            "unseen families"
+        } else {
+            "plain family"
+        };
+        return vec![(format!("{} seeds, {what}", seeds.len()), seeds, unseen)];
+    }
+    let mut sets: Vec<(String, Vec<u64>, bool)> = fixed
+        .into_iter()
+        .filter(|_| !skip_fixed)
+        .map(|(l, s)| (l, s, false))
+        .collect();
+    if fresh > 0 {
+        let seeds = fresh_seeds(fresh);
+        sets.push((
+            format!(
+                "{fresh} fresh seeds of unseen families, drawn now (again: --seeds {} --unseen)",
+                seed_list(&seeds)
+            ),
+            seeds,
+            true,
+        ));
+    }
+    sets
+}
+
+/// The true speed of a configuration of `case` whose runs go at `sim`: the stand-in's
+/// noise-free coupled speed (heavy steps and coupling overheads included), each
+/// configuration simulated once.
+pub fn noise_free_speed<'a>(
+    case: &'a SyntheticCase,
+    sim: &'a SimSettings,
+) -> impl Fn(&[u32]) -> f64 + 'a {
+    let memo: std::cell::RefCell<std::collections::HashMap<Vec<u32>, f64>> = Default::default();
+    move |n: &[u32]| {
+        if let Some(&s) = memo.borrow().get(n) {
+            return s;
+        }
+        let s = case
+            .noise_free_sypd(sim, n)
+            .expect("the stand-in runs every configuration of the grid");
+        memo.borrow_mut().insert(n.to_vec(), s);
+        s
+    }
+}
+
 pub fn median(v: &[f64]) -> f64 {
     let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
@@ -246,13 +334,19 @@ pub fn run_campaign(
 }
 
 /// Each component's grid: from its first measured PE count in `MINIMUM_STEP` steps to its
-/// last.
+/// last (twice that step with four components or more, where the finer grid holds millions
+/// of configurations).
 pub fn grid(case: &SyntheticCase) -> Vec<Vec<u32>> {
+    let step = if case.components.len() >= 4 {
+        2 * MINIMUM_STEP
+    } else {
+        MINIMUM_STEP
+    };
     case.components
         .iter()
         .map(|c| {
             (c.standalone.first_nproc()..=c.standalone.last_nproc())
-                .step_by(MINIMUM_STEP as usize)
+                .step_by(step as usize)
                 .collect()
         })
         .collect()

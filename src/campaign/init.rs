@@ -300,10 +300,16 @@ fn planned_scaling_state(
         file: origin.to_string(),
         message,
     };
+    // `repetitions` is what runs at each count: the top-level key when `[scaling]` leaves it
+    // out, so one `repetitions = 2` means two runs everywhere.
     let scaling = file
         .scaling
         .as_ref()
-        .map(|t| t.resolve())
+        .map(|t| {
+            let mut t = t.clone();
+            t.repetitions = t.repetitions.or(file.repetitions);
+            t.resolve()
+        })
         .transpose()
         .map_err(invalid)?
         .ok_or_else(|| invalid("no [scaling] table".into()))?;

@@ -441,3 +441,140 @@ fn a_scaling_campaign_whose_every_run_fails_ends_after_its_first_series() {
         status.state_label()
     );
 }
+
+/// One run in four three times slow (a bad node), drawn from the run id; and both first runs
+/// of the second count slow, the case a median gets wrong. Every point of the final curve is
+/// within 8 % of the truth, and the slow runs are flagged.
+#[test]
+fn with_a_quarter_of_runs_three_times_slow_every_point_stays_within_8_percent_of_the_truth() {
+    let mut left_out = 0;
+    for seed in 0..12u64 {
+        let case = SyntheticCase::generate(seed, 1);
+        let truth = &case.components[0];
+        let (low, high) = (
+            truth.standalone.first_nproc(),
+            truth.standalone.last_nproc(),
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, mut state) =
+            outside_campaign(tmp.path(), low, high, "step = 4\n", "repetitions = 2\n");
+        let second = state.iterations[0].tests[1].test;
+        let slow = |id: &str| {
+            id.starts_with(&format!("i00-t{second:02}-"))
+                || crate::executor::fnv1a(id.bytes().chain((seed ^ 0x51).to_le_bytes())) % 4 == 0
+        };
+        let measure = |p: u32, id: &str| {
+            let s = truth.standalone_sypd(p) * (1.0 + 0.003 * jitter(id, seed));
+            if slow(id) {
+                s / 3.0
+            } else {
+                s
+            }
+        };
+        let mut iterations = 0;
+        while !state.is_done() {
+            measure_last(&mut state, &measure);
+            crate::campaign::advance_in(&mut state, &dir).unwrap();
+            iterations += 1;
+            assert!(iterations < 80, "seed {seed}: no end");
+        }
+        let noise = super::strategy::scaling::points::pooled_noise(&state);
+        let points = super::strategy::scaling::points::points_of(&state, 0, noise);
+        for p in points.iter().filter(|p| p.runs > 0) {
+            let t = truth.standalone_sypd(p.nproc);
+            assert!(
+                (p.sypd / t - 1.0).abs() < 0.08,
+                "seed {seed} at {}: {} vs {t} ({p:?})",
+                p.nproc,
+                p.sypd
+            );
+            assert!(!p.feature, "seed {seed}: a smooth curve has no dip: {p:?}");
+        }
+        left_out += points.iter().map(|p| p.outliers.len()).sum::<usize>();
+    }
+    assert!(left_out >= 12, "{left_out} slow runs left out");
+}
+
+/// A real dip: a count whose every run is 40 % below the smooth curve through its neighbours
+/// is run again up to the most runs a count may have, then kept and flagged, and `campaign
+/// status` says so.
+#[test]
+fn a_count_far_below_its_neighbours_in_every_run_is_kept_as_a_real_dip() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, mut state) =
+        outside_campaign(tmp.path(), 16, 1024, "", "counts = 5\nrepetitions = 2\n");
+    let dip = state.iterations[0].tests[2].nproc[0];
+    let measure = |p: u32, id: &str| {
+        let s = f64::from(p).powf(0.8) * (1.0 + 0.003 * jitter(id, 5));
+        if p == dip {
+            0.6 * s
+        } else {
+            s
+        }
+    };
+    let mut iterations = 0;
+    while !state.is_done() {
+        measure_last(&mut state, &measure);
+        crate::campaign::advance_in(&mut state, &dir).unwrap();
+        iterations += 1;
+        assert!(iterations < 40, "no end");
+    }
+    let noise = super::strategy::scaling::points::pooled_noise(&state);
+    let points = super::strategy::scaling::points::points_of(&state, 0, noise);
+    let at = points.iter().find(|p| p.nproc == dip).unwrap();
+    assert!(at.feature, "{at:?}");
+    assert_eq!(
+        at.total,
+        2 + super::strategy::scaling::MAX_EXTRA_RUNS,
+        "{at:?}"
+    );
+    assert!(at.outliers.is_empty());
+    assert!(
+        points.iter().filter(|p| p.feature).count() == 1,
+        "{points:?}"
+    );
+    // A re-run's reason says why.
+    let reasons: Vec<String> = state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .filter(|t| t.nproc[0] == dip)
+        .filter_map(|t| t.reason.clone())
+        .collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("below the curve through its neighbours")),
+        "{reasons:?}"
+    );
+    let status = crate::campaign::status::Status::from_state(&state, &dir);
+    assert!(
+        status.scaling_text().contains(&format!(
+            "real dips kept (far below their neighbours, every run agreeing): {dip}"
+        )),
+        "{}",
+        status.scaling_text()
+    );
+}
+
+/// `repetitions` at the top of the file is what runs at each count when `[scaling]` leaves it
+/// out; counts whose two runs agree within the noise get no third.
+#[test]
+fn top_level_repetitions_are_the_runs_per_count_and_quiet_counts_get_no_more() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, mut state) =
+        outside_campaign(tmp.path(), 16, 512, "repetitions = 2\n", "counts = 5\n");
+    assert_eq!(state.settings.scaling.as_ref().unwrap().repetitions, 2);
+    assert!(state.iterations[0].tests.iter().all(|t| t.runs.len() == 2));
+    // 0.3 % noise: well within what the pooled noise explains.
+    let measure = |p: u32, id: &str| f64::from(p).powf(0.9) * (1.0 + 0.003 * jitter(id, 9));
+    measure_last(&mut state, &measure);
+    crate::campaign::advance_in(&mut state, &dir).unwrap();
+    let reruns: Vec<&str> = state.iterations[1..]
+        .iter()
+        .flat_map(|it| &it.tests)
+        .filter_map(|t| t.reason.as_deref())
+        .filter(|r| !r.contains("new count"))
+        .collect();
+    assert!(reruns.is_empty(), "{reruns:?}");
+}

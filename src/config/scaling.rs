@@ -39,7 +39,7 @@ pub struct ScalingTable {
     /// `standalone` or `coupled`; a cold start (`strategy = "guided"`) is coupled, so it may
     /// leave this out.
     pub design: Option<ScalingDesign>,
-    /// Runs per PE count (default 3).
+    /// Runs per PE count (default: the top-level `repetitions`, else 3).
     pub repetitions: Option<u32>,
     /// PE counts of the first series per component, log-spaced (default 6).
     pub counts: Option<u32>,

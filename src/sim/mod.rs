@@ -54,6 +54,9 @@ pub mod defaults {
     /// curve at that thread count says (threads compete for memory bandwidth beside the other
     /// components): 4 threads a rank run at 0.92^2 = 0.85 of the curve's speed.
     pub const THREAD_EFFICIENCY: f64 = 0.92;
+    /// How many times longer a slow run (`slow_runs`) computes than it should: a bad node or
+    /// a busy file system makes a run a third as fast.
+    pub const SLOW_FACTOR: f64 = 3.0;
 }
 
 /// What timing output the stand-in model writes (`[executor.sim] output`).
@@ -121,6 +124,11 @@ pub struct SimSettings {
     pub fail_after: Option<u32>,
     /// Probability that a run fails (at a random step), drawn from the run's seed.
     pub fail_probability: Option<f64>,
+    /// Share of runs that are slow as a whole (a bad node, a busy file system), drawn from
+    /// each run's seed: every component of such a run computes `slow_factor` times longer.
+    pub slow_runs: Option<f64>,
+    /// How many times longer a slow run computes (default 3).
+    pub slow_factor: Option<f64>,
 }
 
 impl SimSettings {
@@ -193,6 +201,19 @@ impl SimSettings {
         if let Some(p) = self.fail_probability {
             if !(0.0..=1.0).contains(&p) {
                 return bad("fail_probability", "must be in [0, 1]");
+            }
+        }
+        if let Some(p) = self.slow_runs {
+            if !(0.0..=1.0).contains(&p) {
+                return bad(
+                    "slow_runs",
+                    "must be in [0, 1], e.g. 0.25 for one run in four",
+                );
+            }
+        }
+        if let Some(f) = self.slow_factor {
+            if !(f.is_finite() && (1.0..=100.0).contains(&f)) {
+                return bad("slow_factor", "must be between 1 and 100, e.g. 3");
             }
         }
         if let Some(e) = self.thread_efficiency {

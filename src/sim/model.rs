@@ -210,6 +210,17 @@ impl Plan {
                 .flat_map(|(j, ids)| ids.iter().map(move |&id| (id, *j)))
                 .collect();
         }
+        // A slow run (a bad node): drawn from its own stream so that runs which are never
+        // slow draw the same noise as without the setting.
+        let slow_share = s.slow_runs.unwrap_or(0.0);
+        if slow_share > 0.0
+            && StdRng::seed_from_u64(seed ^ 0x510e_b0de_0000_0003).random::<f64>() < slow_share
+        {
+            let factor = s.slow_factor.unwrap_or(defaults::SLOW_FACTOR);
+            for c in &mut components {
+                c.mean_step_s *= factor;
+            }
+        }
         let steps = s.steps();
         // A failing run always stops before its last step.
         let fail_step = match (s.fail_after, s.fail_probability) {

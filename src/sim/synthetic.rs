@@ -19,6 +19,13 @@
 //!   with `base` in [0.6, 0.97], two or three random sinusoids in `ln p` (amplitudes up to
 //!   0.06) and, with probability 1/2 per component, one or two dips of depth 5-20 % and width
 //!   3-8 % of p at random PE counts inside the measured range.
+//!
+//! That is the plain family ([`SyntheticCase::generate`]), the one the campaign rules were
+//! designed on. [`Family`] adds what it lacks, so a rule can be judged on shapes it was not
+//! tuned to ([`SyntheticCase::unseen`] draws them from the seed): dips and plateaus in the
+//! standalone curve (decompositions), speed that falls past a count, a coupled-mode slowdown
+//! with a trend in PEs, heavy steps, interpolation growing with PEs, a share of slow runs, and
+//! 2 to 4 components.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +35,10 @@ use rand::{Rng, SeedableRng};
 
 use super::{SimComponent, SimError, SimOutcome, SimRun, SimSettings};
 use crate::curve::{Curve, Point};
+
+mod family;
+
+pub use family::Family;
 
 /// Names given to synthetic components, in order (EC-Earth-like; the first is the atmosphere,
 /// which gets the stand-in model's heavy radiation steps by default).
@@ -64,13 +75,17 @@ struct Shape {
     base: f64,
     waves: Vec<(f64, f64, f64)>,
     dips: Vec<(f64, f64, f64)>,
+    /// What an unseen family adds ([`Family`]); nothing for [`SyntheticCase::generate`].
+    extra: family::Extra,
 }
 
 impl Shape {
     fn standalone_sypd(&self, p: f64) -> f64 {
+        // A plateau holds the speed of its first count up to its end.
+        let q = self.extra.plateau_start(p);
         // t is wall days per simulated year.
-        let t = self.a / p + self.b + self.c * p.powf(self.g);
-        1.0 / t
+        let t = self.a / q + self.b + self.c * q.powf(self.g);
+        self.extra.decomposition_factor(p) / t
     }
 
     fn slowdown(&self, p: f64) -> f64 {
@@ -88,7 +103,7 @@ impl Shape {
                 1.0 - depth * (-0.5 * z * z).exp()
             })
             .product();
-        (self.base * wave.exp() * dips).min(1.0)
+        (self.base * wave.exp() * dips * self.extra.slowdown_trend(p)).min(1.0)
     }
 }
 
@@ -116,15 +131,47 @@ pub struct SyntheticCase {
     pub seed: u64,
     /// Its components (1 to 5).
     pub components: Vec<SyntheticComponent>,
+    /// The families of shapes and run effects it was drawn with ([`Family::PLAIN`] for
+    /// [`SyntheticCase::generate`]).
+    pub family: Family,
+    /// The stand-in settings its family asks for (heavy steps, interpolation growing with
+    /// PEs, slow runs); empty for the plain family.
+    run_effects: SimSettings,
 }
 
 impl SyntheticCase {
-    /// Draws a case with `components` components (clamped to 1..=5) from `seed`.
+    /// Draws a case with `components` components (clamped to 1..=5) from `seed`: the plain
+    /// family (smooth standalone curves, a coupled-mode slowdown with occasional dips).
     pub fn generate(seed: u64, components: usize) -> SyntheticCase {
+        SyntheticCase::generate_family(seed, components, Family::PLAIN)
+    }
+
+    /// Draws a case of `family` with `components` components (clamped to 1..=5) from `seed`.
+    /// The base shapes are those [`SyntheticCase::generate`] draws from the same seed; the
+    /// family's features are drawn from a stream of their own on top of them.
+    pub fn generate_family(seed: u64, components: usize, family: Family) -> SyntheticCase {
         let mut rng = StdRng::seed_from_u64(seed ^ 0x5717_7e71_c0a5_e000);
+        let mut extra_rng = StdRng::seed_from_u64(seed ^ 0xfa31_1e5d_0000_0007);
         let n = components.clamp(1, NAMES.len());
-        let components = (0..n).map(|i| draw_component(NAMES[i], &mut rng)).collect();
-        SyntheticCase { seed, components }
+        let components = (0..n)
+            .map(|i| draw_component(NAMES[i], &mut rng, &family, &mut extra_rng))
+            .collect();
+        let run_effects = family.run_effects(&mut extra_rng);
+        SyntheticCase {
+            seed,
+            components,
+            family,
+            run_effects,
+        }
+    }
+
+    /// A case nobody designed a rule on: its family ([`Family::draw`]) and its number of
+    /// components (2 to 4) are drawn from `seed` too.
+    pub fn unseen(seed: u64) -> SyntheticCase {
+        let mut rng = StdRng::seed_from_u64(seed ^ 0x0e5e_e000_0000_0011);
+        let family = Family::draw(&mut rng);
+        let components = rng.random_range(2..=4usize);
+        SyntheticCase::generate_family(seed, components, family)
     }
 
     /// The components' names, in order.
@@ -156,12 +203,13 @@ impl SyntheticCase {
     }
 
     /// Simulation settings for this case: the stand-in's defaults (2 % step noise, IFS
-    /// radiation steps) with a per-case seed. `curves` is left empty; see
+    /// radiation steps) with a per-case seed and what the case's family sets (heavier steps,
+    /// interpolation growing with PEs, slow runs). `curves` is left empty; see
     /// [`SyntheticCase::sim_settings`] for a campaign's `[executor.sim]`.
     pub fn base_settings(&self) -> SimSettings {
         SimSettings {
             seed: Some(self.seed),
-            ..SimSettings::default()
+            ..self.run_effects.clone()
         }
     }
 
@@ -193,6 +241,7 @@ impl SyntheticCase {
             rank_imbalance: Some(0.0),
             fail_after: None,
             fail_probability: None,
+            slow_runs: None,
             compression: None,
             ..settings.clone()
         };
@@ -319,7 +368,12 @@ pub fn write_curve_csv(curve: &Curve, path: &Path) -> Result<(), SimError> {
     })
 }
 
-fn draw_component(name: &str, rng: &mut StdRng) -> SyntheticComponent {
+fn draw_component(
+    name: &str,
+    rng: &mut StdRng,
+    family: &Family,
+    extra_rng: &mut StdRng,
+) -> SyntheticComponent {
     // Measured range: first point 24-96 PEs, last 8-30 times that.
     let first = 24 * rng.random_range(1..=4u32);
     let last = (f64::from(first) * rng.random_range(8.0..30.0)) as u32 / 8 * 8;
@@ -358,7 +412,7 @@ fn draw_component(name: &str, rng: &mut StdRng) -> SyntheticComponent {
     } else {
         Vec::new()
     };
-    let shape = Shape {
+    let mut shape = Shape {
         a,
         b,
         c,
@@ -366,7 +420,9 @@ fn draw_component(name: &str, rng: &mut StdRng) -> SyntheticComponent {
         base: rng.random_range(0.6..0.97),
         waves,
         dips,
+        extra: family::Extra::default(),
     };
+    family.shape(&mut shape, pf, pl, extra_rng);
     // Measured standalone points: 6-12 PE counts spread in log scale, multiples of 8, noisy.
     let n_points = rng.random_range(6..=12usize);
     let mut nprocs: Vec<u32> = (0..n_points)

@@ -160,6 +160,11 @@ impl Status {
                             .map(|p| p.nproc)
                             .collect(),
                         outliers: points.iter().flat_map(|p| p.outliers.clone()).collect(),
+                        features: points
+                            .iter()
+                            .filter(|p| p.feature)
+                            .map(|p| p.nproc)
+                            .collect(),
                     }
                 }),
             ));

@@ -260,6 +260,10 @@ pub struct ScalingCounts {
     pub queued: Vec<u32>,
     /// Measured runs left out as outliers (run ids).
     pub outliers: Vec<String>,
+    /// Counts far below the curve through their neighbours that every run confirmed: real
+    /// features of the curve (dips), kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<u32>,
 }
 
 /// Runs per state over the whole campaign. Each run counts once: a run the state file has as

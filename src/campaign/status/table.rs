@@ -64,6 +64,12 @@ impl Status {
                     counts.outliers.join(", ")
                 ));
             }
+            if !counts.features.is_empty() {
+                out.push_str(&format!(
+                    "; real dips kept (far below their neighbours, every run agreeing): {}",
+                    list(&counts.features)
+                ));
+            }
             out.push('\n');
         }
         out

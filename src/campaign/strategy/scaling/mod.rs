@@ -5,10 +5,13 @@
 //! log-spaced over the component's range and snapped to its grid ([`counts::Grid`]), each run
 //! `repetitions` times. After every iteration it plans, deterministically and in this order:
 //!
-//! 1. **Noise** ([`points`]): a run far off its count's median (robust: median and MAD, judged
-//!    against the noise pooled over every count) is left out of the mean, flagged, and run
-//!    again; a count whose kept runs spread more than the noise seen elsewhere gets one more
-//!    run. At most [`MAX_EXTRA_RUNS`] runs beyond `repetitions` per count.
+//! 1. **Noise and slow runs** ([`points`]): runs slower than a count's fastest two by more
+//!    than the noise (pooled over every count) are slow runs, left out, flagged and made up
+//!    for; when only one run is fast, the curve through the neighbouring counts says which
+//!    group holds, or more runs do. A count far below that curve is run again until a run
+//!    agrees or every run it may have agrees with it (then it is a real feature, kept and
+//!    flagged). A count whose kept runs spread more than the noise seen elsewhere gets one
+//!    more run. At most [`MAX_EXTRA_RUNS`] runs beyond `repetitions` per count.
 //! 2. **Refinement**: once a component's counts are settled, one new count per component per
 //!    iteration, in the gap where the curve is most uncertain: where the log-log slopes
 //!    around the gap disagree most, weighted up where efficiency falls. Not above the first
@@ -26,14 +29,16 @@ pub mod points;
 use std::path::Path;
 
 use self::counts::Grid;
-use self::points::{points_of, pooled_noise, MeasuredPoint, SPREAD_UNITS};
+use self::points::{
+    points_of, pooled_noise, MeasuredPoint, BELOW_LIMIT, BELOW_NOISE_UNITS, SPREAD_UNITS,
+};
 use super::{Plan, PlanError, PlannedTest, Strategy};
 use crate::campaign::state::{Decision, FrozenComponent, Outcome, State};
 use crate::config::ScalingSettings;
 
 /// Most runs of one count beyond `repetitions` (re-runs of outliers and for noise), so a
 /// count that never settles cannot hold the campaign.
-pub const MAX_EXTRA_RUNS: u32 = 3;
+pub const MAX_EXTRA_RUNS: u32 = 4;
 /// The least possible interpolation error (relative) worth a new count; below it, or below
 /// the noise, the curve is known well enough there.
 pub const MIN_REFINE_ERROR: f64 = 0.01;
@@ -348,6 +353,7 @@ fn reruns_of(
 ) -> Vec<Wanted> {
     let name = &state.components[c].name;
     let cap = scaling.repetitions + MAX_EXTRA_RUNS;
+    let below_limit = BELOW_LIMIT.max(BELOW_NOISE_UNITS * noise);
     let mut out = Vec::new();
     for p in points {
         let room = cap.saturating_sub(p.total);
@@ -361,12 +367,28 @@ fn reruns_of(
                 format!("{short} run(s) failed")
             } else {
                 format!(
-                    "outlier {} left out ({} off the median)",
+                    "outlier {} left out ({} off the runs kept)",
                     p.outliers.join(", "),
                     percent(outlier_distance(state, p))
                 )
             };
             (short, why)
+        } else if p.split {
+            (
+                1,
+                format!(
+                    "its runs disagree ({}) and no neighbour says which holds",
+                    runs_words(p)
+                ),
+            )
+        } else if p.below_neighbours.is_some_and(|b| b > below_limit) && !p.feature {
+            (
+                2,
+                format!(
+                    "{} below the curve through its neighbours: run again to tell slow runs from a real dip",
+                    percent(p.below_neighbours.unwrap_or(0.0))
+                ),
+            )
         } else if p.relative_sd() > SPREAD_UNITS * noise && kept < cap {
             (
                 1,
@@ -394,6 +416,17 @@ fn reruns_of(
         });
     }
     out
+}
+
+/// A count's measured speeds in words, fastest first: `4.12, 1.37, 1.36 SYPD`.
+fn runs_words(p: &MeasuredPoint) -> String {
+    let mut all: Vec<f64> = p.outlier_sypd.clone();
+    if p.runs > 0 {
+        all.push(p.sypd);
+    }
+    all.sort_by(|a, b| b.total_cmp(a));
+    let words: Vec<String> = all.iter().map(|s| format!("{s:.2}")).collect();
+    format!("{} SYPD", words.join(", "))
 }
 
 /// The configuration test `test` last ran.

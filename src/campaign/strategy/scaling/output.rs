@@ -26,6 +26,10 @@ pub struct CurvePoint {
     pub sd: f64,
     /// Runs kept (outliers left out).
     pub runs: u32,
+    /// Far below the curve through its neighbours though every run it may have agreed: a
+    /// real feature of the curve (a dip), kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub feature: bool,
 }
 
 /// Every component's measured points, in component order: `(name, points)`; counts without a
@@ -45,6 +49,7 @@ pub fn curves(state: &State) -> Vec<(String, Vec<CurvePoint>)> {
                     sypd: p.sypd,
                     sd: p.sd,
                     runs: p.runs,
+                    feature: p.feature,
                 })
                 .collect();
             (comp.name.clone(), points)
@@ -124,12 +129,14 @@ mod tests {
                 sypd: 2.5,
                 sd: 0.01,
                 runs: 3,
+                feature: false,
             },
             CurvePoint {
                 nproc: 96,
                 sypd: 4.75,
                 sd: 0.0,
                 runs: 1,
+                feature: true,
             },
         ];
         let text = curve_csv("IFS", &points, ScalingDesign::Standalone);
