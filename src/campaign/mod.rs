@@ -462,10 +462,6 @@ fn advance_with(state: &mut State, dir: Option<&Path>) -> Result<Advance, PlanEr
             normalisation: plan.normalisation,
         });
         out.new_iteration = Some(index + 1);
-    } else if let Some(n) = plan.normalisation {
-        // A cold start whose first balancing plan ends it: the scale the guided strategy
-        // found nothing better on is the scale its answer is judged on.
-        state.iterations[last].normalisation.get_or_insert(n);
     }
     Ok(out)
 }

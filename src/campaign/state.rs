@@ -185,9 +185,8 @@ pub struct Iteration {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<ColdStartPhase>,
     /// A cold start's balancing iteration: the FN normalisation the guided strategy compared
-    /// configurations on when it planned it (the bounds of the model's predicted landscape),
-    /// or its last scaling iteration's when the guided strategy's first plan ended the
-    /// campaign; the status scores every measured configuration on the latest one.
+    /// configurations on when it planned it (the bounds of the model's predicted landscape);
+    /// the status scores every measured configuration on the latest one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalisation: Option<Normalisation>,
 }

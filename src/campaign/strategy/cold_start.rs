@@ -41,10 +41,10 @@ pub const MIN_COUNTS: usize = 3;
 /// The widest band (high end over low end of the coupled SYPD) at the model's best
 /// configuration that counts as firm: about +-10 % around the estimate.
 pub const MAX_BAND: f64 = 1.2;
-/// Runs per component the scaling phase may make beyond its first iteration when the model
-/// does not become firm: past this the campaign balances with what it knows. Every cold start
-/// of the benchmark cases that became firm did so within it, so it ends only the phases that
-/// would not end otherwise.
+/// Runs per component the scaling phase may make beyond its first iteration: past this the
+/// campaign balances with what the model knows, firm or not. The model's scaling law needs
+/// three counts per component and the first series gives four; four more each leave room for
+/// the outliers' re-runs and the counts where the curves are most uncertain.
 pub const SCALING_RUNS_PER_COMPONENT: u32 = 4;
 /// Runs of the model's best ([`answer_probe`]) the phase may make past its run budget: the
 /// model moves with every run, and its best with it, so the probes are bounded too.
