@@ -330,57 +330,56 @@ fn heavy_cold_start(
 /// Heavy atmosphere steps and interpolation that grows with the PEs are steps the model does
 /// not describe: its band may stay wide and the model never firm. The scaling phase still ends
 /// within its run budget (and the one run at the model's best past it), the campaign balances,
-/// and it ends with a best that every run of it measured.
+/// and it ends with a best.
 #[test]
 fn a_cold_start_whose_model_is_not_firm_balances_within_its_budget_and_ends_with_a_best() {
     use autolb::campaign::strategy::cold_start::{
         scaling_run_budget, scaling_runs, PROBES_PAST_BUDGET,
     };
-    for (seed, n) in [(11u64, 2usize)] {
-        let case = SyntheticCase::generate(seed, n);
-        let tmp = tempfile::tempdir().unwrap();
-        // Its balancing goes on long with a model this far off: a few iterations of it
-        // show that it balances.
-        let (state, status) = heavy_cold_start(&case, tmp.path(), 4.0, Some(12));
-        assert!(state.is_done(), "seed {seed}");
-        let (made, budget) = (scaling_runs(&state), scaling_run_budget(&state));
-        let phases: Vec<_> = state.iterations.iter().map(|it| it.phase).collect();
-        eprintln!(
-            "seed {seed}: {made} scaling runs (budget {budget}), {} runs, phases {phases:?}",
-            state.run_count()
-        );
-        assert!(
-            made <= budget + PROBES_PAST_BUDGET,
-            "seed {seed}: {made} > {budget}"
-        );
-        let switch = phases
-            .iter()
-            .position(|p| *p == Some(ColdStartPhase::Balancing))
-            .unwrap_or_else(|| panic!("seed {seed}: never balanced: {phases:?}"));
-        // The budget, not the model, ended the phase, and the tests that ended it say so.
-        let ended: Vec<String> = state.iterations[switch - 1]
-            .tests
-            .iter()
-            .filter_map(|t| match &t.decision.as_ref()?.outcome {
-                autolb::campaign::Outcome::Finished { reason } => Some(reason.clone()),
-                _ => None,
-            })
-            .collect();
-        assert!(
-            ended.iter().any(
-                |r| r.starts_with("scaling phase over: the scaling phase made ")
-                    && r.contains(&format!("its budget of {budget}, the model not firm"))
-            ),
-            "seed {seed}: {ended:?}"
-        );
-        assert!(status.counts.done > 0 && status.counts.failed == 0);
-        let best = status
-            .best
-            .as_ref()
-            .unwrap_or_else(|| panic!("seed {seed}: no best"));
-        assert!(best.sypd > 0.0 && best.runs >= 1, "seed {seed}");
-        assert_ne!(status.state_label(), "done: no successful run");
-    }
+    let seed = 11;
+    let case = SyntheticCase::generate(seed, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    // Its balancing goes on long with a model this far off: a few iterations of it
+    // show that it balances.
+    let (state, status) = heavy_cold_start(&case, tmp.path(), 4.0, Some(12));
+    assert!(state.is_done(), "seed {seed}");
+    let (made, budget) = (scaling_runs(&state), scaling_run_budget(&state));
+    let phases: Vec<_> = state.iterations.iter().map(|it| it.phase).collect();
+    eprintln!(
+        "seed {seed}: {made} scaling runs (budget {budget}), {} runs, phases {phases:?}",
+        state.run_count()
+    );
+    assert!(
+        made <= budget + PROBES_PAST_BUDGET,
+        "seed {seed}: {made} > {budget}"
+    );
+    let switch = phases
+        .iter()
+        .position(|p| *p == Some(ColdStartPhase::Balancing))
+        .unwrap_or_else(|| panic!("seed {seed}: never balanced: {phases:?}"));
+    // The budget, not the model, ended the phase, and the tests that ended it say so.
+    let ended: Vec<String> = state.iterations[switch - 1]
+        .tests
+        .iter()
+        .filter_map(|t| match &t.decision.as_ref()?.outcome {
+            autolb::campaign::Outcome::Finished { reason } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        ended.iter().any(
+            |r| r.starts_with("scaling phase over: the scaling phase made ")
+                && r.contains(&format!("its budget of {budget}, the model not firm"))
+        ),
+        "seed {seed}: {ended:?}"
+    );
+    assert!(status.counts.done > 0 && status.counts.failed == 0);
+    let best = status
+        .best
+        .as_ref()
+        .unwrap_or_else(|| panic!("seed {seed}: no best"));
+    assert!(best.sypd > 0.0 && best.runs >= 1, "seed {seed}");
+    assert_ne!(status.state_label(), "done: no successful run");
 }
 
 /// A cold start that ends in its scaling phase (here `max_iterations` ends it there) still
