@@ -296,3 +296,124 @@ fn a_cold_start_needs_an_original() {
         "{err}"
     );
 }
+
+/// A cold start on `case` with heavy atmosphere steps (`heavy_factor`, every 4th step) and
+/// interpolation that grows with the sender's PEs, driven to the end in this process; its
+/// state and status.
+fn heavy_cold_start(
+    case: &SyntheticCase,
+    tmp: &Path,
+    heavy_factor: f64,
+    max_iterations: Option<u32>,
+) -> (State, autolb::campaign::Status) {
+    let mut file = cold_start_file(case, tmp);
+    file.max_iterations = max_iterations;
+    let sim = file.executor.as_mut().unwrap().sim.as_mut().unwrap();
+    sim.compression = Some(0.0);
+    sim.heavy_every = Some(4);
+    sim.heavy_factor = Some(heavy_factor);
+    sim.fields = Some(5);
+    sim.interp_s_per_pe = Some(2e-4);
+    let dir = tmp.join("heavy");
+    autolb::campaign::init(&dir, &file, tmp, false).unwrap();
+    autolb::campaign::drive(
+        &dir,
+        &autolb::campaign::DriveOptions::default(),
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+    .unwrap();
+    let state = State::load(&dir).unwrap();
+    let status = autolb::campaign::Status::from_state(&state, &dir);
+    (state, status)
+}
+
+/// Heavy atmosphere steps and interpolation that grows with the PEs are steps the model does
+/// not describe: its band may stay wide and the model never firm. The scaling phase still ends
+/// within its run budget (and the one run at the model's best past it), the campaign balances,
+/// and it ends with a best.
+#[test]
+fn a_cold_start_whose_model_is_not_firm_balances_within_its_budget_and_ends_with_a_best() {
+    use autolb::campaign::strategy::cold_start::{
+        scaling_run_budget, scaling_runs, PROBES_PAST_BUDGET,
+    };
+    let seed = 11;
+    let case = SyntheticCase::generate(seed, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    // Its balancing goes on long with a model this far off: a few iterations of it
+    // show that it balances.
+    let (state, status) = heavy_cold_start(&case, tmp.path(), 4.0, Some(12));
+    assert!(state.is_done(), "seed {seed}");
+    let (made, budget) = (scaling_runs(&state), scaling_run_budget(&state));
+    let phases: Vec<_> = state.iterations.iter().map(|it| it.phase).collect();
+    eprintln!(
+        "seed {seed}: {made} scaling runs (budget {budget}), {} runs, phases {phases:?}",
+        state.run_count()
+    );
+    assert!(
+        made <= budget + PROBES_PAST_BUDGET,
+        "seed {seed}: {made} > {budget}"
+    );
+    let switch = phases
+        .iter()
+        .position(|p| *p == Some(ColdStartPhase::Balancing))
+        .unwrap_or_else(|| panic!("seed {seed}: never balanced: {phases:?}"));
+    // The budget, not the model, ended the phase, and the tests that ended it say so.
+    let ended: Vec<String> = state.iterations[switch - 1]
+        .tests
+        .iter()
+        .filter_map(|t| match &t.decision.as_ref()?.outcome {
+            autolb::campaign::Outcome::Finished { reason } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        ended.iter().any(
+            |r| r.starts_with("scaling phase over: the scaling phase made ")
+                && r.contains(&format!("its budget of {budget}, the model not firm"))
+        ),
+        "seed {seed}: {ended:?}"
+    );
+    assert!(status.counts.done > 0 && status.counts.failed == 0);
+    let best = status
+        .best
+        .as_ref()
+        .unwrap_or_else(|| panic!("seed {seed}: no best"));
+    assert!(best.sypd > 0.0 && best.runs >= 1, "seed {seed}");
+    assert_ne!(status.state_label(), "done: no successful run");
+}
+
+/// A cold start that ends in its scaling phase (here `max_iterations` ends it there) still
+/// ends with a best: the best of the coupled runs it measured, on their own FN scale, which
+/// `status`, `best` and the answer all give.
+#[test]
+fn a_cold_start_ended_in_its_scaling_phase_answers_with_the_best_it_measured() {
+    let case = SyntheticCase::generate(4, 3);
+    let tmp = tempfile::tempdir().unwrap();
+    let (state, status) = heavy_cold_start(&case, tmp.path(), 4.0, Some(2));
+    assert!(state.is_done());
+    assert!(state
+        .iterations
+        .iter()
+        .all(|it| it.phase == Some(ColdStartPhase::Scaling)));
+    assert_eq!(status.state_label(), "done");
+    let best = status.best.as_ref().expect("a best");
+    // The best measured: the fastest-for-its-cost of the runs, no configuration it never ran.
+    let ran: Vec<Vec<u32>> = state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .map(|t| t.nproc.clone())
+        .collect();
+    let nproc: Vec<u32> = best.nproc.values().copied().collect();
+    assert!(ran.contains(&nproc), "{nproc:?} not in {ran:?}");
+    let dir = tmp.path().join("heavy");
+    let text = autolb().args(["campaign", "best"]).arg(&dir).stdout_ok();
+    assert!(text.contains("SYPD"), "{text}");
+    let status_text = autolb().args(["campaign", "status"]).arg(&dir).stdout_ok();
+    assert!(
+        status_text.contains("phase scaling, ended before any balancing")
+            && !status_text.contains("nothing measured yet")
+            && !status_text.contains("best: none"),
+        "{status_text}"
+    );
+}

@@ -300,9 +300,12 @@ impl Status {
                 }
             }
         }
-        // A cold start scores on the model's landscape, once it has one.
+        // A cold start scores on the model's landscape, once it has one. Before, it has no
+        // best while it runs (its scaling runs are spread over the ranges to learn the curves,
+        // not to be chosen); once it is over without a landscape, its answer is the best of
+        // what it measured, on their own FN scale, as in any other campaign.
         let normalisation = self.cold_start.as_ref().map(|c| c.normalisation);
-        if normalisation == Some(None) {
+        if normalisation == Some(None) && self.state == Phase::Running {
             groups.clear();
         }
         let pooled: Vec<algorithm1::Means> = groups

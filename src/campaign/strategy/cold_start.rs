@@ -15,9 +15,16 @@
 //! the best measured configuration by at most `initial_step` an iteration, so without that run
 //! it would walk from a far-off probe towards the answer a step at a time.
 //!
-//! When the scaling design has nothing left to run (every curve settled, or its `max_runs` /
-//! `max_core_hours` reached) the campaign moves on whether firm or not; the guided strategy
-//! then stops at once if the model still cannot score configurations, with the reason.
+//! The phase ends firm or not once the scaling design has nothing left to run (every curve
+//! settled, or its `max_runs` / `max_core_hours` reached), or once it has made its run budget
+//! ([`scaling_run_budget`]: the first iteration's runs and [`SCALING_RUNS_PER_COMPONENT`] more
+//! per component). A model that never becomes firm (steps the model does not describe, such as
+//! heavy radiation steps or interpolation that grows with the PEs, keep its band wide) would
+//! otherwise keep the campaign refining curves until `max_iterations` and end it before any
+//! balancing; past the budget the guided strategy balances with what the model knows, its
+//! trust region keeping each move near measured configurations. The guided strategy then stops
+//! at once if the model still cannot score configurations, with the reason; the campaign's
+//! answer is then the best measured configuration, on the measured configurations' FN scale.
 
 use std::path::Path;
 
@@ -34,6 +41,14 @@ pub const MIN_COUNTS: usize = 3;
 /// The widest band (high end over low end of the coupled SYPD) at the model's best
 /// configuration that counts as firm: about +-10 % around the estimate.
 pub const MAX_BAND: f64 = 1.2;
+/// Runs per component the scaling phase may make beyond its first iteration: past this the
+/// campaign balances with what the model knows, firm or not. The model's scaling law needs
+/// three counts per component and the first series gives four; four more each leave room for
+/// the outliers' re-runs and the counts where the curves are most uncertain.
+pub const SCALING_RUNS_PER_COMPONENT: u32 = 4;
+/// Runs of the model's best ([`answer_probe`]) the phase may make past its run budget: the
+/// model moves with every run, and its best with it, so the probes are bounded too.
+pub const PROBES_PAST_BUDGET: u32 = 1;
 
 /// See the module documentation.
 pub struct ColdStart;
@@ -53,10 +68,14 @@ impl Strategy for ColdStart {
                 ..scaling
             });
         }
+        let (made, budget) = (scaling_runs(state), scaling_run_budget(state));
         let switch = match firmness(state) {
             Ok(why) => Some(why),
             Err(why) if scaling.next.is_empty() => Some(format!(
                 "the scaling design has nothing left to run, the model not firm ({why})"
+            )),
+            Err(why) if made >= budget => Some(format!(
+                "the scaling phase made {made} runs, its budget of {budget}, the model not firm ({why}); balancing with what the model knows"
             )),
             Err(_) => None,
         };
@@ -90,6 +109,9 @@ impl Strategy for ColdStart {
 /// or when the scaling budgets are spent.
 pub fn answer_probe(state: &State) -> Option<PlannedTest> {
     let scaling = state.settings.scaling.as_ref()?;
+    if scaling_runs(state) >= scaling_run_budget(state) + PROBES_PAST_BUDGET {
+        return None;
+    }
     if scaling
         .max_runs
         .is_some_and(|max| runs_so_far(state) >= max)
@@ -118,6 +140,26 @@ pub fn answer_probe(state: &State) -> Option<PlannedTest> {
             "scaling: the model's best ({words}) is {nearest} PEs from every measured configuration, more than initial_step = {reach}; measured before the balancing starts from the best measured"
         )),
     })
+}
+
+/// Runs the scaling phase may make before the campaign balances with a model that is not
+/// firm: the first iteration's and [`SCALING_RUNS_PER_COMPONENT`] per component.
+pub fn scaling_run_budget(state: &State) -> u32 {
+    let first = state
+        .iterations
+        .first()
+        .map_or(0, |it| it.tests.iter().map(|t| t.runs.len() as u32).sum());
+    first + SCALING_RUNS_PER_COMPONENT * state.components.len() as u32
+}
+
+/// Runs made in the scaling phase so far, failed ones included.
+pub fn scaling_runs(state: &State) -> u32 {
+    state
+        .iterations
+        .iter()
+        .filter(|it| it.phase != Some(ColdStartPhase::Balancing))
+        .map(|it| it.tests.iter().map(|t| t.runs.len() as u32).sum::<u32>())
+        .sum()
 }
 
 /// How far `nproc` is from the nearest configuration with a measured run: the largest
