@@ -20,7 +20,6 @@ use super::state::{Lock, RunPos, RunState, State, CANCEL_REQUEST_FILE};
 use super::status::{BestView, Status};
 use super::{build_executor, cancel_all, CampaignError};
 use crate::executor::{read_exit_status, Executor, RunRequest, RunStatus, Ticket};
-use crate::predict::ConfigurationText;
 
 /// How many times the driver asks the strategy to plan when a file it reads is unreadable (a
 /// parallel file system can refuse a read for a moment) before it fails the campaign.
@@ -487,7 +486,13 @@ impl Driver {
                     names[donor],
                     names[recipient],
                     d.step,
-                    ConfigurationText::new(&names, next).slashed()
+                    self.state
+                        .components
+                        .iter()
+                        .zip(next)
+                        .map(|(c, &p)| format!("{} {}", c.name, c.pes_text(p)))
+                        .collect::<Vec<_>>()
+                        .join(" / ")
                 ),
                 _ => match &d.outcome {
                     super::state::Outcome::Finished { reason } => format!("finished: {reason}"),
