@@ -116,7 +116,7 @@ pub const NOT_PACE_SETTING_SD: f64 = 0.1;
 pub const SLOPE_PRIOR_SD: f64 = 0.1;
 
 /// How far (in ln processes, about 25 %) measured counts count as neighbours whose
-/// disagreement widens a component's band ([`Calibrated::scatter_var`]).
+/// disagreement widens a component's band (`Calibrated::scatter_var`).
 pub const NEIGHBOUR_LN: f64 = 0.22;
 
 /// Run-to-run noise assumed when no PE count of a component was measured twice.

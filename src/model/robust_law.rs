@@ -6,7 +6,7 @@
 //! slow counts at the top of the range predicts the next count 30 % slow. What matters is how
 //! well a law predicts a count it was not fitted on, so here each set of terms is scored by
 //! that directly: every measured count is left out in turn (its repeats together), the law of
-//! that set fitted on the others (robustly, [`ScalingLaw::fit_sets`]) and its error at the
+//! that set fitted on the others (robustly, `ScalingLaw::fit_sets`) and its error at the
 //! left-out count scored with Huber's loss, so one slow run weighs like a large error, not a
 //! squared one. The set with the lowest score wins; a set with more terms must beat a simpler
 //! one clearly ([`SIMPLER_MARGIN`]).

@@ -6,7 +6,7 @@
 //! [`State::save`] writes the whole state (atomically) and starts a new log. `commit` saves
 //! the whole state instead once the log would grow past [`MAX_LOG_BYTES`], so that a load reads
 //! the snapshot and at most that much more, and a record, which reads only its run's slice of
-//! the snapshot and the log ([`super::slice`]), reads a bounded amount however large the
+//! the snapshot and the log ([`State::run_slice`]), reads a bounded amount however large the
 //! campaign. A large campaign's snapshot is then rewritten once every thousand records or so.
 //!
 //! Each line is `{"crc":"XXXXXXXX","record":{...}}\n`, the CRC-32 of the record's bytes as
@@ -42,7 +42,7 @@ use crate::campaign::CampaignError;
 pub const LOG_FILE: &str = "campaign.records.jsonl";
 
 /// The log is folded into the state file once it would be longer than this: about a thousand
-/// records, read by every record's slice ([`super::slice`]) and by every load. Small enough that
+/// records, read by every record's slice ([`State::run_slice`]) and by every load. Small enough that
 /// reading it stays a few milliseconds, large enough that a small campaign's snapshot is not
 /// rewritten at every record and a large one's only every thousand records.
 pub const MAX_LOG_BYTES: u64 = 256 << 10;

@@ -10,7 +10,7 @@
 //!
 //! A slow run (a bad node, a busy file system) only ever makes a run slower, and a quarter of
 //! runs can be slow: then two runs out of three at one count can be, and the median follows
-//! them. So a count is also judged against its neighbours ([`judge_by_neighbours`]): when its
+//! them. So a count is also judged against its neighbours (`judge_by_neighbours`): when its
 //! runs split into a fast and a slow group, the group the curve through the neighbouring
 //! counts agrees with is kept; and a count far below that curve is run again until a run
 //! agrees or the disagreement has repeated over every run a count may have: then it is kept
@@ -178,8 +178,8 @@ pub fn pooled_noise(state: &State) -> f64 {
 }
 
 /// Component `c`'s points, ascending by PE count, judged with the pooled `noise`: first
-/// each count by its own runs ([`judge_own_runs`]), then against its neighbours
-/// ([`judge_by_neighbours`]).
+/// each count by its own runs (`judge_own_runs`), then against its neighbours
+/// (`judge_by_neighbours`).
 pub fn points_of(state: &State, c: usize, noise: f64) -> Vec<MeasuredPoint> {
     let mut raws = raw_of(state, c);
     raws.sort_by_key(|r| r.1);
