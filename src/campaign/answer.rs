@@ -215,24 +215,23 @@ impl Answer {
     /// campaign's machine and `omp_num_threads`); an error for a component name YAML would not
     /// read back as a string.
     pub fn ecearth4(&self, status: &Status) -> Result<String, String> {
-        use crate::predict::emit_ecearth4::{fragment, ComponentResources};
+        use crate::predict::emit_ecearth4::{fragment, resources};
         let cores_per_node = status
             .cost_model
             .as_ref()
             .and_then(|m| m.machine.as_ref())
             .map(|m| m.cores_per_node);
-        let components: Vec<ComponentResources> = self
+        // The resources `predict --emit ecearth4` and the app's `y` write, from the same code.
+        let names: Vec<String> = self.ranks.0.iter().map(|(name, _)| name.clone()).collect();
+        let threads: Vec<u32> = self.threads.values().copied().collect();
+        let cores: Vec<u32> = self
             .ranks
             .0
             .iter()
-            .zip(self.threads.values())
-            .map(|((name, ntasks), &threads)| ComponentResources {
-                key: name.to_ascii_lowercase(),
-                ntasks: *ntasks,
-                ntasks_per_node: cores_per_node.map(|n| (n / threads).clamp(1, (*ntasks).max(1))),
-                omp_num_threads: threads,
-            })
+            .zip(&threads)
+            .map(|((_, ranks), t)| ranks * t)
             .collect();
+        let components = resources(&names, &cores, &threads, cores_per_node);
         let comment = format!(
             "autolb campaign: the best configuration measured, {}\n\
              {:.2} SYPD, {:.0} CHSY: the mean of {} run{} ({})",
