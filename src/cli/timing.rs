@@ -20,7 +20,7 @@ pub struct TimingArgs {
     /// `summary`, `lucia.log`, `load_balancing_info.txt` or per-step CSV (or a directory
     /// holding one of them), an EC-Earth4 run directory (`log/NNN/` legs), or a CIME run's
     /// `cesm_timing.*`/`e3sm_timing.*` or `ESMF_Profile.summary` (or its case directory).
-    /// With --layout-check, any number of CIME summaries or directories holding them.
+    /// With --layout-check or --curves, any number of CIME summaries or directories holding them.
     #[arg(value_name = "PATH", required = true, num_args = 1..)]
     pub paths: Vec<PathBuf>,
     /// The layout model's TOT error over CIME runs: for every `cesm_timing.*` summary given
@@ -28,6 +28,12 @@ pub struct TimingArgs {
     /// beside the measured TOT, and the median and largest error.
     #[arg(long)]
     pub layout_check: bool,
+    /// Each component class's scalability curve from CIME runs at several layouts: reads every
+    /// `cesm_timing.*` summary given (or in a directory given, or its `timing/` folder) and
+    /// writes OUTDIR/CLASS.csv (`nproc,SYPD`, nproc = tasks x threads), the mean SYPD where
+    /// cores repeat.
+    #[arg(long, value_name = "OUTDIR", conflicts_with = "layout_check")]
+    pub curves: Option<PathBuf>,
     /// Read as this format instead of detecting it: lucia-raw, lucia-log, oasis5, table,
     /// summary, steps, ecearth4, cime, esmf.
     #[arg(long, value_name = "F")]
@@ -48,9 +54,12 @@ pub fn run(args: &TimingArgs) -> Result<()> {
     if args.layout_check {
         return write_out(&super::timing_cime::layout_check(&args.paths, args.json)?);
     }
+    if let Some(out_dir) = &args.curves {
+        return write_out(&super::timing_cime::curves(&args.paths, out_dir)?);
+    }
     let [path] = args.paths.as_slice() else {
         return Err(user(format!(
-            "{} paths given; `autolb timing` reads one run (several only with --layout-check)",
+            "{} paths given; `autolb timing` reads one run (several only with --layout-check or --curves)",
             args.paths.len()
         )));
     };

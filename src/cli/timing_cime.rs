@@ -1,6 +1,7 @@
 //! `autolb timing` for CIME runs (CESM, E3SM, NorESM): the run's components with their PE
 //! ranges and run times, the layout those ranges imply and the layout model's TOT, and
-//! `--layout-check`, the layout model's error over many runs.
+//! `--layout-check`, the layout model's error over many runs, and `--curves`, each class's
+//! scalability curve from runs at several layouts.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -8,10 +9,11 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use autolb::timing::cime::{CimeComponent, CimeRun};
+use autolb::timing::cime::{curves, CimeComponent, CimeRun};
 use autolb::timing::{self, Format, Measurement, ReadOptions, Reading};
 
 use crate::shared::error::user;
+use crate::shared::output::errln;
 
 /// The coupled run of the `--json` object.
 #[derive(Serialize)]
@@ -324,6 +326,115 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
     }
     for s in &check.skipped {
         let _ = writeln!(out, "skipped: {s}");
+    }
+    Ok(out)
+}
+
+/// `--curves`: every CIME summary under `paths` read whole, each class's curve written to
+/// `out_dir/CLASS.csv`, one line per class saying what was written or why not.
+pub fn curves(paths: &[PathBuf], out_dir: &Path) -> Result<String> {
+    let opts = ReadOptions {
+        format: Some(Format::Cime),
+        ..ReadOptions::default()
+    };
+    let mut files = Vec::new();
+    for path in paths {
+        for file in summaries(path)? {
+            let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+            if !files.iter().any(|(k, _)| *k == key) {
+                files.push((key, file));
+            }
+        }
+    }
+    let mut runs: Vec<(String, CimeRun)> = Vec::new();
+    for (_, file) in &files {
+        let name = file.display().to_string();
+        let run = match timing::read(file, &opts).map_err(user)? {
+            Reading::Measured(m) if m.partial.is_none() => m.cime.map(|r| *r),
+            Reading::Measured(m) => {
+                return Err(user(format!(
+                    "{name}: partial ({}); a cut run would put a wrong point on the curves: \
+                     leave it out or give its whole copy",
+                    m.partial.unwrap_or_default()
+                )))
+            }
+            Reading::Incomplete { reason } => return Err(user(reason)),
+        };
+        let run = run.ok_or_else(|| user(format!("{name}: not a CIME summary")))?;
+        let label = file
+            .file_name()
+            .map_or(name.clone(), |n| n.to_string_lossy().to_string());
+        runs.push((label, run));
+    }
+    let mut cases: Vec<&str> = Vec::new();
+    for (_, run) in &runs {
+        let case = run.case.as_deref().unwrap_or("(unnamed)");
+        if !cases.contains(&case) {
+            cases.push(case);
+        }
+    }
+    if cases.len() > 1 {
+        errln!(
+            "autolb: warning: the runs are of {} cases ({}); a curve mixes them only if they \
+             share grid, compset and machine",
+            cases.len(),
+            cases.join(", ")
+        );
+    }
+    let borrowed: Vec<(String, &CimeRun)> = runs.iter().map(|(l, r)| (l.clone(), r)).collect();
+    let curves = curves::class_curves(&borrowed).map_err(user)?;
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| user(format!("{}: cannot create it: {e}", out_dir.display())))?;
+    let mut out = String::new();
+    let mut written = 0;
+    for curve in &curves {
+        let points: Vec<String> = curve
+            .points
+            .iter()
+            .map(|p| {
+                let (lo, hi) = p.spread();
+                if p.runs.len() > 1 {
+                    format!(
+                        "{}:{:.3} ({lo:.3}-{hi:.3}, {} runs)",
+                        p.cores,
+                        p.sypd(),
+                        p.runs.len()
+                    )
+                } else {
+                    format!("{}:{:.3}", p.cores, p.sypd())
+                }
+            })
+            .collect();
+        if let Some(problem) = curve.problem() {
+            let _ = writeln!(
+                out,
+                "{}: not written: {problem} (cores:SYPD {})",
+                curve.name,
+                points.join(" ")
+            );
+            continue;
+        }
+        let file = out_dir.join(format!("{}.csv", curve.name));
+        autolb::fsutil::write_atomically(&file, curve.to_csv().as_bytes())
+            .map_err(|e| user(format!("{}: cannot write it: {e}", file.display())))?;
+        written += 1;
+        let _ = writeln!(
+            out,
+            "{}: {} ({} runs, {} core counts), cores:SYPD {}",
+            curve.name,
+            file.display(),
+            curve.run_count(),
+            curve.points.len(),
+            points.join(" ")
+        );
+    }
+    if written == 0 {
+        return Err(user(format!(
+            "no class has runs at 2 or more core counts in the {} run{} given; run the case at \
+             other task counts (NTASKS) and give those timing files too",
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" }
+        )));
     }
     Ok(out)
 }

@@ -16,6 +16,7 @@
 //! missing makes the reading partial, or [`Reading::Incomplete`] when the run times are not
 //! there at all. A number on a cut line is never taken.
 
+pub mod curves;
 pub mod esmf;
 pub mod summary;
 
