@@ -383,10 +383,17 @@ pub fn curves(paths: &[PathBuf], out_dir: &Path) -> Result<String> {
     }
     let borrowed: Vec<(String, &CimeRun)> = runs.iter().map(|(l, r)| (l.clone(), r)).collect();
     let curves = curves::class_curves(&borrowed).map_err(user)?;
+    if curves.iter().all(|c| c.problem().is_some()) {
+        return Err(user(format!(
+            "no class has runs at 2 or more core counts in the {} run{} given; run the case at \
+             other task counts (NTASKS) and give those timing files too",
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" }
+        )));
+    }
     std::fs::create_dir_all(out_dir)
         .map_err(|e| user(format!("{}: cannot create it: {e}", out_dir.display())))?;
     let mut out = String::new();
-    let mut written = 0;
     for curve in &curves {
         let points: Vec<String> = curve
             .points
@@ -417,7 +424,6 @@ pub fn curves(paths: &[PathBuf], out_dir: &Path) -> Result<String> {
         let file = out_dir.join(format!("{}.csv", curve.name));
         autolb::fsutil::write_atomically(&file, curve.to_csv().as_bytes())
             .map_err(|e| user(format!("{}: cannot write it: {e}", file.display())))?;
-        written += 1;
         let _ = writeln!(
             out,
             "{}: {} ({} runs, {} core counts), cores:SYPD {}",
@@ -427,14 +433,6 @@ pub fn curves(paths: &[PathBuf], out_dir: &Path) -> Result<String> {
             curve.points.len(),
             points.join(" ")
         );
-    }
-    if written == 0 {
-        return Err(user(format!(
-            "no class has runs at 2 or more core counts in the {} run{} given; run the case at \
-             other task counts (NTASKS) and give those timing files too",
-            runs.len(),
-            if runs.len() == 1 { "" } else { "s" }
-        )));
     }
     Ok(out)
 }

@@ -68,6 +68,7 @@ mod slurm_ecearth3;
 mod slurm_ecearth4;
 mod slurm_executor;
 mod timing_cime;
+mod timing_cime_curves;
 mod timing_cli;
 mod timing_consistency;
 mod timing_ecearth4;
