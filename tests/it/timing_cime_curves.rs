@@ -233,3 +233,25 @@ fn a_cut_file_or_a_single_layout_is_refused_in_one_line() {
     );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
+
+#[test]
+fn the_guide_shows_the_curve_file_the_command_writes() {
+    let guide = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/timing-cime.md"),
+    )
+    .unwrap();
+    let after = guide
+        .split("`target/cime-curves/lnd.csv` then reads:\n\n```\n")
+        .nth(1)
+        .expect("the guide shows lnd.csv");
+    let shown = &after[..after.find("```").unwrap()];
+    let tmp = tempfile::tempdir().unwrap();
+    autolb()
+        .arg("timing")
+        .arg("--curves")
+        .arg(tmp.path())
+        .arg(fixtures().join("cime/noresm3"))
+        .stdout_ok();
+    let written = std::fs::read_to_string(tmp.path().join("lnd.csv")).unwrap();
+    assert_eq!(shown, written);
+}
