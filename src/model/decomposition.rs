@@ -85,7 +85,47 @@ impl Decomposition {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Layouts {
     /// By component, by process count.
+    #[serde(with = "count_keys")]
     pub components: BTreeMap<String, BTreeMap<u32, Decomposition>>,
+}
+
+/// The process counts as the JSON object keys they are written as (`"15"`), read back whatever
+/// reads them: a model file read through a buffered (flattened or untagged) value hands map keys
+/// over as text, which a plain `u32` key refuses.
+mod count_keys {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Decomposition;
+
+    type ByCount = BTreeMap<String, BTreeMap<u32, Decomposition>>;
+
+    pub fn serialize<S: Serializer>(m: &ByCount, s: S) -> Result<S::Ok, S::Error> {
+        let text: BTreeMap<&String, BTreeMap<String, &Decomposition>> = m
+            .iter()
+            .map(|(name, by)| (name, by.iter().map(|(n, d)| (n.to_string(), d)).collect()))
+            .collect();
+        text.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ByCount, D::Error> {
+        let text = BTreeMap::<String, BTreeMap<String, Decomposition>>::deserialize(d)?;
+        text.into_iter()
+            .map(|(name, by)| {
+                let by = by
+                    .into_iter()
+                    .map(|(n, d)| match n.parse::<u32>() {
+                        Ok(count) => Ok((count, d)),
+                        Err(_) => Err(serde::de::Error::custom(format!(
+                            "decomposition of {name} at {n:?} processes: not a whole number"
+                        ))),
+                    })
+                    .collect::<Result<_, _>>()?;
+                Ok((name, by))
+            })
+            .collect()
+    }
 }
 
 impl Layouts {

@@ -357,7 +357,8 @@ fn a_cold_start_whose_model_is_not_firm_balances_within_its_budget_and_ends_with
         .iter()
         .position(|p| *p == Some(ColdStartPhase::Balancing))
         .unwrap_or_else(|| panic!("seed {seed}: never balanced: {phases:?}"));
-    // The budget, not the model, ended the phase, and the tests that ended it say so.
+    // The budget or the design's end, never a firm model, ended the phase, and the tests that
+    // ended it say so (the budget alone is tested in the library's cold-start tests).
     let ended: Vec<String> = state.iterations[switch - 1]
         .tests
         .iter()
@@ -367,10 +368,10 @@ fn a_cold_start_whose_model_is_not_firm_balances_within_its_budget_and_ends_with
         })
         .collect();
     assert!(
-        ended.iter().any(
-            |r| r.starts_with("scaling phase over: the scaling phase made ")
-                && r.contains(&format!("its budget of {budget}, the model not firm"))
-        ),
+        ended.iter().any(|r| r.starts_with("scaling phase over: ")
+            && r.contains("the model not firm")
+            && (r.contains(&format!("its budget of {budget}"))
+                || r.contains("the scaling design has nothing left to run"))),
         "seed {seed}: {ended:?}"
     );
     assert!(status.counts.done > 0 && status.counts.failed == 0);
