@@ -157,6 +157,21 @@ pub struct MeasuredComponent {
     pub send_s: Option<f64>,
 }
 
+impl MeasuredComponent {
+    /// A component known by its speed alone, without waiting, interpolation or sending times
+    /// (as a campaign's metrics keep it, or a stand-in run draws it).
+    pub fn from_speed(name: impl Into<String>, nproc: u32, sypd: f64) -> MeasuredComponent {
+        MeasuredComponent {
+            name: name.into(),
+            nproc,
+            sypd,
+            wait_s: None,
+            interp_s: None,
+            send_s: None,
+        }
+    }
+}
+
 impl MeasuredRun {
     /// PEs of component `name`, if the run has it.
     pub fn nproc(&self, name: &str) -> Option<u32> {
@@ -671,13 +686,8 @@ mod tests {
     }
 
     fn run(a: (u32, f64), b: (u32, f64), coupled: f64) -> MeasuredRun {
-        let c = |name: &str, (nproc, sypd): (u32, f64)| MeasuredComponent {
-            name: name.into(),
-            nproc,
-            sypd,
-            wait_s: None,
-            interp_s: None,
-            send_s: None,
+        let c = |name: &str, (nproc, sypd): (u32, f64)| {
+            MeasuredComponent::from_speed(name, nproc, sypd)
         };
         MeasuredRun {
             path: format!("{}_{}", a.0, b.0),

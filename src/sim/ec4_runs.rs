@@ -426,14 +426,8 @@ pub fn generate(family: &Family, seed: u64) -> RunSet {
             window,
             crate::model::run_length::penalty(family.startup_s, Some(LEG_S)),
         );
-        let component = |name: &str, nproc: u32, sypd: f64| MeasuredComponent {
-            name: name.into(),
-            nproc,
-            sypd,
-            wait_s: None,
-            interp_s: None,
-            send_s: None,
-        };
+        let component =
+            |name: &str, nproc: u32, sypd: f64| MeasuredComponent::from_speed(name, nproc, sypd);
         runs.push(MeasuredRun {
             path: format!("{}n_{p_o}oifs_{p_n}nemo_r{}", nodes, runs.len() + 1),
             components: vec![

@@ -41,14 +41,7 @@ fn runs(app: &App) -> Vec<MeasuredRun> {
                 r * Interpolant::new(Method::default(), &c.xs(), &c.ys()).eval(f64::from(p))
             };
             let (si, sn) = (speed(&curves[0], pi, 0.85), speed(&curves[1], pn, 0.6));
-            let comp = |name: &str, nproc, sypd| MeasuredComponent {
-                name: name.into(),
-                nproc,
-                sypd,
-                wait_s: None,
-                interp_s: None,
-                send_s: None,
-            };
+            let comp = |name: &str, nproc, sypd| MeasuredComponent::from_speed(name, nproc, sypd);
             MeasuredRun {
                 path: format!("{pi}_{pn}"),
                 components: vec![comp(&curves[0].name, pi, si), comp(&curves[1].name, pn, sn)],

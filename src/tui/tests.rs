@@ -641,14 +641,7 @@ fn m_switches_between_the_standalone_and_the_calibrated_model() {
                 r * m.eval(f64::from(p))
             };
             let (si, sn) = (speed(&curves[0], pi, 0.85), speed(&curves[1], pn, 0.6));
-            let comp = |name: &str, nproc, sypd| MeasuredComponent {
-                name: name.into(),
-                nproc,
-                sypd,
-                wait_s: None,
-                interp_s: None,
-                send_s: None,
-            };
+            let comp = |name: &str, nproc, sypd| MeasuredComponent::from_speed(name, nproc, sypd);
             MeasuredRun {
                 path: format!("{pi}_{pn}"),
                 components: vec![comp(&curves[0].name, pi, si), comp(&curves[1].name, pn, sn)],

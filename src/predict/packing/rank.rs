@@ -322,13 +322,8 @@ mod tests {
             .map(|(i, &(ranks_a, pb))| {
                 let sa = 0.8 * speed_at(at2, ranks_a);
                 let sb = 0.9 * speed_at(b_curve, pb);
-                let component = |name: &str, nproc: u32, sypd: f64| MeasuredComponent {
-                    name: name.into(),
-                    nproc,
-                    sypd,
-                    wait_s: None,
-                    interp_s: None,
-                    send_s: None,
+                let component = |name: &str, nproc: u32, sypd: f64| {
+                    MeasuredComponent::from_speed(name, nproc, sypd)
                 };
                 MeasuredRun {
                     path: format!("run{i}"),

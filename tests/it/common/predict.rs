@@ -304,14 +304,11 @@ pub fn fitted(
                     // Each component at its own spot, so the runs are not all on the diagonal.
                     let spot = (at + 0.37 * d as f64).fract();
                     let i = ((c.nproc.len() - 1) as f64 * spot).round() as usize;
-                    MeasuredComponent {
-                        name: c.name.clone(),
-                        nproc: c.nproc[i],
-                        sypd: c.sypd[i] * (ratio + 0.1 * d as f64),
-                        wait_s: None,
-                        interp_s: None,
-                        send_s: None,
-                    }
+                    MeasuredComponent::from_speed(
+                        c.name.clone(),
+                        c.nproc[i],
+                        c.sypd[i] * (ratio + 0.1 * d as f64),
+                    )
                 })
                 .collect();
             let slowest = components

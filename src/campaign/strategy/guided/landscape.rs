@@ -90,13 +90,8 @@ pub fn measured_runs(
                     .iter()
                     .zip(&m.nproc)
                     .zip(speeds)
-                    .map(|((name, &nproc), sypd)| MeasuredComponent {
-                        name: name.clone(),
-                        nproc,
-                        sypd,
-                        wait_s: None,
-                        interp_s: None,
-                        send_s: None,
+                    .map(|((name, &nproc), sypd)| {
+                        MeasuredComponent::from_speed(name.clone(), nproc, sypd)
                     })
                     .collect(),
                 coupled_sypd: run.sypd,
