@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
+use autolb::timing::cime::overhead::{self, CouplerOverhead, OverheadSample};
 use autolb::timing::cime::{curves, CimeComponent, CimeRun};
 use autolb::timing::{self, Format, Measurement, ReadOptions, Reading};
 
@@ -164,6 +165,9 @@ struct CheckRow {
     error: f64,
     per_pe_run_s: Option<f64>,
     per_pe_error: Option<f64>,
+    /// The tree plus the overhead learned from the other runs (leave-one-out).
+    overhead_run_s: Option<f64>,
+    overhead_error: Option<f64>,
 }
 
 /// The `--layout-check --json` object.
@@ -174,6 +178,10 @@ struct CheckJson {
     max_abs_error: f64,
     per_pe_median_abs_error: Option<f64>,
     per_pe_max_abs_error: Option<f64>,
+    /// The coupler overhead fitted on every run: core-seconds per simulated day.
+    overhead_core_s_per_day: Option<f64>,
+    overhead_median_abs_error: Option<f64>,
+    overhead_max_abs_error: Option<f64>,
     skipped: Vec<String>,
 }
 
@@ -215,13 +223,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// `--layout-check`: for every CIME summary under `paths`, the layout model's TOT beside the
-/// measured one and the per-PE sum's, then the median and largest errors.
+/// measured one, the per-PE sum's and the tree plus the coupler overhead learned from the other
+/// runs ([`overhead`]), then the median and largest errors.
 pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
     let opts = ReadOptions {
         format: Some(Format::Cime),
         ..ReadOptions::default()
     };
     let mut runs = Vec::new();
+    let mut samples = Vec::new();
     let mut skipped = Vec::new();
     for path in paths {
         for file in summaries(path)? {
@@ -252,6 +262,7 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
                 continue;
             };
             let per_pe = run.per_pe_run_s();
+            samples.push(OverheadSample::from_run(run));
             runs.push(CheckRow {
                 file: name,
                 layout: layout.to_string(),
@@ -260,6 +271,8 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
                 error: (predicted - tot) / tot,
                 per_pe_run_s: per_pe,
                 per_pe_error: per_pe.map(|p| (p - tot) / tot),
+                overhead_run_s: None,
+                overhead_error: None,
             });
         }
     }
@@ -272,6 +285,18 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
                 .unwrap_or_default()
         )));
     }
+    // The overhead is checked when every run gives a sample (a run without its simulated days
+    // gives none) and there are two or more.
+    let samples: Option<Vec<OverheadSample>> = samples.into_iter().collect();
+    let overhead_fit = samples.as_deref().and_then(CouplerOverhead::fit);
+    if let Some(predicted) = samples.as_deref().and_then(overhead::leave_one_out) {
+        for (r, p) in runs.iter_mut().zip(predicted) {
+            r.overhead_run_s = Some(p);
+            r.overhead_error = Some((p - r.run_s) / r.run_s);
+        }
+    }
+    let overhead_abs: Option<Vec<f64>> =
+        runs.iter().map(|r| r.overhead_error.map(f64::abs)).collect();
     let abs: Vec<f64> = runs.iter().map(|r| r.error.abs()).collect();
     let per_pe_abs: Option<Vec<f64>> = runs.iter().map(|r| r.per_pe_error.map(f64::abs)).collect();
     let check = CheckJson {
@@ -279,6 +304,9 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
         max_abs_error: abs.iter().copied().fold(0.0, f64::max),
         per_pe_median_abs_error: per_pe_abs.clone().map(median),
         per_pe_max_abs_error: per_pe_abs.map(|v| v.into_iter().fold(0.0, f64::max)),
+        overhead_core_s_per_day: overhead_fit.map(|f| f.core_s_per_day),
+        overhead_median_abs_error: overhead_abs.clone().map(median),
+        overhead_max_abs_error: overhead_abs.map(|v| v.into_iter().fold(0.0, f64::max)),
         runs,
         skipped,
     };
@@ -290,8 +318,8 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:>12} {:>12} {:>8} {:>12} {:>8}  layout, file",
-        "TOT_s", "model_s", "error", "per_PE_s", "error"
+        "{:>12} {:>12} {:>8} {:>12} {:>8} {:>12} {:>8}  layout, file",
+        "TOT_s", "model_s", "error", "per_PE_s", "error", "+overhead_s", "error"
     );
     for r in &check.runs {
         let file = Path::new(&r.file)
@@ -299,12 +327,15 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
             .map_or(r.file.clone(), |n| n.to_string_lossy().to_string());
         let _ = writeln!(
             out,
-            "{:>12.3} {:>12.3} {:>7.2}% {:>12} {:>8}  {}  {file}",
+            "{:>12.3} {:>12.3} {:>7.2}% {:>12} {:>8} {:>12} {:>8}  {}  {file}",
             r.run_s,
             r.predicted_run_s,
             100.0 * r.error,
             r.per_pe_run_s.map_or("-".into(), |v| format!("{v:.3}")),
             r.per_pe_error
+                .map_or("-".into(), |v| format!("{:.2}%", 100.0 * v)),
+            r.overhead_run_s.map_or("-".into(), |v| format!("{v:.3}")),
+            r.overhead_error
                 .map_or("-".into(), |v| format!("{:.2}%", 100.0 * v)),
             r.layout,
         );
@@ -322,6 +353,23 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
             "per-PE sum:   |error| median {:.2} %, max {:.2} %",
             100.0 * med,
             100.0 * max
+        );
+    }
+    if let (Some(med), Some(max), Some(k)) = (
+        check.overhead_median_abs_error,
+        check.overhead_max_abs_error,
+        check.overhead_core_s_per_day,
+    ) {
+        let _ = writeln!(
+            out,
+            "+ overhead:   |error| median {:.2} %, max {:.2} %, each run left out of the fit",
+            100.0 * med,
+            100.0 * max
+        );
+        let _ = writeln!(
+            out,
+            "overhead: {k:.1} core-seconds per simulated day over the coupler's cores, fitted on all {} runs",
+            check.runs.len()
         );
     }
     for s in &check.skipped {

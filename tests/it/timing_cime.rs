@@ -504,6 +504,42 @@ fn layout_check_reports_the_model_error_over_the_noresm3_runs() {
 }
 
 #[test]
+fn learned_coupler_overhead_predicts_tot_of_runs_it_did_not_see() {
+    let noresm3 = cime().join("noresm3");
+    let cesm2_file = cesm2();
+    for paths in [
+        vec![noresm3.to_str().unwrap()],
+        vec![noresm3.to_str().unwrap(), cesm2_file.to_str().unwrap()],
+    ] {
+        let mut args = vec!["timing", "--layout-check", "--json"];
+        args.extend(&paths);
+        let v = json(&args);
+        let tree_median = v["median_abs_error"].as_f64().unwrap();
+        let tree_max = v["max_abs_error"].as_f64().unwrap();
+        let median = v["overhead_median_abs_error"].as_f64().unwrap();
+        let max = v["overhead_max_abs_error"].as_f64().unwrap();
+        // Within the target, and better than the tree alone on every measure.
+        assert!(median <= 0.015 && max <= 0.05, "median {median}, max {max}");
+        assert!(median < tree_median && max < tree_max, "{v}");
+        let k = v["overhead_core_s_per_day"].as_f64().unwrap();
+        assert!(k > 0.0, "{v}");
+        for r in v["runs"].as_array().unwrap() {
+            let (tot, with) = (
+                r["run_s"].as_f64().unwrap(),
+                r["overhead_run_s"].as_f64().unwrap(),
+            );
+            assert!((r["overhead_error"].as_f64().unwrap() - (with - tot) / tot).abs() < 1e-12);
+            // The overhead is time spent: never below the tree.
+            assert!(with > r["predicted_run_s"].as_f64().unwrap());
+        }
+    }
+    // One run leaves nothing to check it against.
+    let v = json(&["timing", "--layout-check", "--json", cesm2_file.to_str().unwrap()]);
+    assert!(v["overhead_median_abs_error"].is_null(), "{v}");
+    assert!(v["runs"][0]["overhead_run_s"].is_null(), "{v}");
+}
+
+#[test]
 fn older_and_newer_header_generations_read_alike() {
     // The 2017 generation says `pes per node` and has no Driver line; newer ones indent every
     // line by two spaces. Neither changes what is read.

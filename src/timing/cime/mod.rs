@@ -18,6 +18,7 @@
 
 pub mod curves;
 pub mod esmf;
+pub mod overhead;
 pub mod summary;
 
 use serde::{Deserialize, Serialize};
