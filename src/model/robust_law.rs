@@ -29,6 +29,11 @@
 //! component that stops scaling, so it is set aside only when even that uncertainty cannot
 //! explain it. Repeats decide that case (a campaign's `repetitions`); a count with
 //! repeats is never set aside, its repeats already say what one run is worth.
+//!
+//! When a single top run is far from the others' law but not set aside, the fit keeps both
+//! readings: the law with it, and the law without it ([`RobustLaw::alternative`]). A caller
+//! choosing a layout can then take the one whose regret is smallest under either reading
+//! ([`least_regret`]): never the best for a reading that turns out false, never far from it.
 
 use super::scaling_law::{ScalingLaw, HUBER_K, TERM_SETS};
 
@@ -54,6 +59,10 @@ pub struct RobustLaw {
     pub scatter_sd: Option<f64>,
     /// The count whose single run was set aside as one the others cannot explain, if any.
     pub dropped: Option<f64>,
+    /// The law without the single run at the largest count, when that run is far from what
+    /// the other counts say but within what the law's uncertainty there allows: the runs
+    /// cannot tell which of the two is the component's.
+    pub alternative: Option<ScalingLaw>,
 }
 
 /// One point of a component: `(x, SYPD, variance of ln SYPD)`, `x` its (effective) processes.
@@ -71,8 +80,34 @@ pub fn fit(points: &[Point]) -> Option<RobustLaw> {
             law.dropped = Some(x);
             Some(law)
         }
-        None => Some(all),
+        None => {
+            let mut all = all;
+            all.alternative = doubtful_top(points);
+            Some(all)
+        }
     }
+}
+
+/// The law without the run at the largest count, when that count was measured once, at least
+/// [`OUTLIER_MIN_COUNTS`] counts were, and the law of the others puts the run further than
+/// [`OUTLIER_Z`] of its noise's standard deviations away: one run that either is slow or shows
+/// the component stop scaling, which the runs cannot tell apart.
+fn doubtful_top(points: &[Point]) -> Option<ScalingLaw> {
+    let mut xs: Vec<f64> = points.iter().map(|p| p.0).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let &top = xs.last()?;
+    if xs.len() < OUTLIER_MIN_COUNTS {
+        return None;
+    }
+    let at: Vec<&Point> = points.iter().filter(|p| p.0 == top).collect();
+    let [single] = at[..] else {
+        return None;
+    };
+    let rest: Vec<Point> = points.iter().copied().filter(|p| p.0 != top).collect();
+    let law = fit_all(&rest)?.law;
+    let z = (single.1 / law.sypd(top)).ln() / single.2.sqrt();
+    (z.abs() > OUTLIER_Z).then_some(law)
 }
 
 /// The count whose single run the law of the other counts cannot explain, if there is one:
@@ -124,6 +159,7 @@ fn fit_all(points: &[Point]) -> Option<RobustLaw> {
             law,
             scatter_sd: None,
             dropped: None,
+            alternative: None,
         });
     }
     let mut best: Option<(f64, usize, Vec<f64>)> = None;
@@ -161,6 +197,7 @@ fn fit_all(points: &[Point]) -> Option<RobustLaw> {
             law,
             scatter_sd: None,
             dropped: None,
+            alternative: None,
         });
     };
     let law = ScalingLaw::fit_sets(points, &[TERM_SETS[k]])?;
@@ -170,6 +207,7 @@ fn fit_all(points: &[Point]) -> Option<RobustLaw> {
         law,
         scatter_sd: Some(1.4826 * super::check::median_sorted(&abs)),
         dropped: None,
+        alternative: None,
     })
 }
 
@@ -197,6 +235,27 @@ fn huber(z: f64) -> f64 {
     } else {
         HUBER_K * (a - 0.5 * HUBER_K)
     }
+}
+
+/// Of several candidates, the one whose largest regret over the readings is smallest:
+/// `times[c][r]` is candidate `c`'s time under reading `r` (each reading one way the runs may
+/// be read), a candidate's regret under a reading its time over the best candidate's there,
+/// minus 1. Where the runs cannot tell the readings apart, this is the choice that is never far
+/// from the best, whichever is true; ties go to the first candidate. 0 without candidates.
+pub fn least_regret(times: &[Vec<f64>]) -> usize {
+    let readings = times.iter().map(Vec::len).min().unwrap_or(0);
+    let best: Vec<f64> = (0..readings)
+        .map(|r| times.iter().map(|t| t[r]).fold(f64::INFINITY, f64::min))
+        .collect();
+    let worst = |t: &Vec<f64>| {
+        best.iter()
+            .enumerate()
+            .map(|(r, b)| t[r] / b - 1.0)
+            .fold(0.0, f64::max)
+    };
+    (0..times.len())
+        .min_by(|&a, &b| worst(&times[a]).total_cmp(&worst(&times[b])))
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -274,5 +333,40 @@ mod tests {
         // The same count measured again, just as slow: two runs agree, so it is the curve.
         pts.push(pts[3]);
         assert_eq!(fit(&pts).unwrap().dropped, None);
+    }
+
+    #[test]
+    fn a_doubtful_top_run_gives_the_law_without_it_as_the_other_reading() {
+        // Amdahl's law; the run at the top count 30 % slow. The other four say the component
+        // still scales; the run says it stopped: one run cannot tell.
+        let truth = |n: f64| 1.0 / (40.0 / n + 0.02);
+        let clean = five_runs(40.0, 0.02, 0.0);
+        assert_eq!(fit(&clean).unwrap().alternative, None);
+        let mut slow = clean.clone();
+        slow[4].1 /= 1.3;
+        let fitted = fit(&slow).unwrap();
+        let alternative = fitted.alternative.clone().expect("the top run is doubtful");
+        assert!((alternative.sypd(512.0) / truth(512.0) - 1.0).abs() < 0.05);
+        // The main reading follows the slow run at the top.
+        assert!(fitted.law.sypd(512.0) < 0.9 * truth(512.0), "{fitted:?}");
+        // Measured twice alike, the top count is the component's: nothing to doubt.
+        let mut twice = slow.clone();
+        twice.push(slow[4]);
+        assert_eq!(fit(&twice).unwrap().alternative, None);
+    }
+
+    #[test]
+    fn least_regret_picks_the_candidate_never_far_from_the_best() {
+        // Candidate 0 is best under reading 0 and 30 % off under reading 1; candidate 2 is
+        // 3 % off under either.
+        let times = vec![
+            vec![100.0, 130.0],
+            vec![125.0, 100.0],
+            vec![103.0, 103.0],
+        ];
+        assert_eq!(least_regret(&times), 2);
+        // One reading: the fastest.
+        assert_eq!(least_regret(&[vec![3.0], vec![2.0], vec![2.0]]), 1);
+        assert_eq!(least_regret(&[]), 0);
     }
 }
