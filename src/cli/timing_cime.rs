@@ -295,8 +295,10 @@ pub fn layout_check(paths: &[PathBuf], json: bool) -> Result<String> {
             r.overhead_error = Some((p - r.run_s) / r.run_s);
         }
     }
-    let overhead_abs: Option<Vec<f64>> =
-        runs.iter().map(|r| r.overhead_error.map(f64::abs)).collect();
+    let overhead_abs: Option<Vec<f64>> = runs
+        .iter()
+        .map(|r| r.overhead_error.map(f64::abs))
+        .collect();
     let abs: Vec<f64> = runs.iter().map(|r| r.error.abs()).collect();
     let per_pe_abs: Option<Vec<f64>> = runs.iter().map(|r| r.per_pe_error.map(f64::abs)).collect();
     let check = CheckJson {

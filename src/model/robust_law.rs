@@ -20,15 +20,16 @@
 //! law that bends: the law bends at several counts, the slow run at one. Huber's loss takes
 //! the edge off such a run, but with five counts and three terms it still decides which terms
 //! are kept, so a 30 % slow run inside the range can cost the law its communication term and
-//! put it 20 % off. So each count measured once is also left out *before* the terms are
-//! chosen: when the other counts agree with their own law within their noise and the left-out
-//! run lies far outside what its noise and the law's uncertainty there allow
-//! ([`OUTLIER_Z`]), that run is set aside and the law fitted without it
-//! ([`RobustLaw::dropped`] names it). A run at the top of the range is an extrapolation of the
-//! others: the law's uncertainty there is wide, and one run cannot tell a slow run from a
-//! component that stops scaling, so it is set aside only when even that uncertainty cannot
-//! explain it. Repeats decide that case (a campaign's `repetitions`); a count with
-//! repeats is never set aside, its repeats already say what one run is worth.
+//! put it 20 % off. So, with 5 to 10 counts measured (with more, no one run decides the
+//! terms), each count measured once is also left out *before* the terms are chosen: when the
+//! other counts agree with their own law within their noise and the left-out run lies far
+//! outside what its noise and the law's uncertainty there allow ([`OUTLIER_Z`]), that run is
+//! set aside and the law fitted without it ([`RobustLaw::dropped`] names it). A run at the top
+//! of the range is an extrapolation of the others: the law's uncertainty there is wide, and
+//! one run cannot tell a slow run from a component that stops scaling, so it is set aside only
+//! when even that uncertainty cannot explain it. Repeats decide that case (a campaign's
+//! `repetitions`); a count with repeats is never set aside, its repeats already say what one
+//! run is worth.
 //!
 //! When a single top run is far from the others' law but not set aside, the fit keeps both
 //! readings: the law with it, and the law without it ([`RobustLaw::alternative`]). A caller
@@ -48,6 +49,10 @@ pub const OUTLIER_Z: f64 = 5.0;
 pub const CONSISTENT_Z: f64 = 3.0;
 /// Counts needed before one is set aside: four stay, enough to choose the law's terms.
 pub const OUTLIER_MIN_COUNTS: usize = 5;
+/// Past this many counts no run is set aside: with many counts Huber's loss and the
+/// left-out scores already keep one run from deciding the law, and leaving every count out
+/// before choosing the terms would cost a fit per count squared.
+pub const OUTLIER_MAX_COUNTS: usize = 10;
 
 /// The law chosen by leave-one-out, and its scatter.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,8 +93,8 @@ pub fn fit(points: &[Point]) -> Option<RobustLaw> {
     }
 }
 
-/// The law without the run at the largest count, when that count was measured once, at least
-/// [`OUTLIER_MIN_COUNTS`] counts were, and the law of the others puts the run further than
+/// The law without the run at the largest count, when that count was measured once, as many
+/// counts were as [`outlier`] needs, and the law of the others puts the run further than
 /// [`OUTLIER_Z`] of its noise's standard deviations away: one run that either is slow or shows
 /// the component stop scaling, which the runs cannot tell apart.
 fn doubtful_top(points: &[Point]) -> Option<ScalingLaw> {
@@ -97,7 +102,7 @@ fn doubtful_top(points: &[Point]) -> Option<ScalingLaw> {
     xs.sort_by(f64::total_cmp);
     xs.dedup();
     let &top = xs.last()?;
-    if xs.len() < OUTLIER_MIN_COUNTS {
+    if !(OUTLIER_MIN_COUNTS..=OUTLIER_MAX_COUNTS).contains(&xs.len()) {
         return None;
     }
     let at: Vec<&Point> = points.iter().filter(|p| p.0 == top).collect();
@@ -115,12 +120,13 @@ fn doubtful_top(points: &[Point]) -> Option<ScalingLaw> {
 /// and the law's own uncertainty there) from the law fitted to the others, and those others
 /// fit their law within [`CONSISTENT_Z`] of their noise. A count with repeats is never set
 /// aside (its repeats already say what one run is worth), nor one of fewer than
-/// [`OUTLIER_MIN_COUNTS`] counts (too few left to say what the law is).
+/// [`OUTLIER_MIN_COUNTS`] counts (too few left to say what the law is) or more than
+/// [`OUTLIER_MAX_COUNTS`].
 fn outlier(points: &[Point]) -> Option<f64> {
     let mut xs: Vec<f64> = points.iter().map(|p| p.0).collect();
     xs.sort_by(f64::total_cmp);
     xs.dedup();
-    if xs.len() < OUTLIER_MIN_COUNTS {
+    if !(OUTLIER_MIN_COUNTS..=OUTLIER_MAX_COUNTS).contains(&xs.len()) {
         return None;
     }
     let mut worst: Option<(f64, f64)> = None;
@@ -318,7 +324,7 @@ mod tests {
             let error = fitted.law.sypd(n) / truth(n) - 1.0;
             assert!(error.abs() < 0.04, "{n}: {error} {fitted:?}");
         }
-                let kept = fit_all(&slow).unwrap();
+        let kept = fit_all(&slow).unwrap();
         // Kept, the slow run bends the law: it loses the communication term and is 20 % off.
         let kept = fit_all(&slow).unwrap();
         assert_eq!(kept.law.growth, 0.0);
@@ -359,11 +365,7 @@ mod tests {
     fn least_regret_picks_the_candidate_never_far_from_the_best() {
         // Candidate 0 is best under reading 0 and 30 % off under reading 1; candidate 2 is
         // 3 % off under either.
-        let times = vec![
-            vec![100.0, 130.0],
-            vec![125.0, 100.0],
-            vec![103.0, 103.0],
-        ];
+        let times = vec![vec![100.0, 130.0], vec![125.0, 100.0], vec![103.0, 103.0]];
         assert_eq!(least_regret(&times), 2);
         // One reading: the fastest.
         assert_eq!(least_regret(&[vec![3.0], vec![2.0], vec![2.0]]), 1);

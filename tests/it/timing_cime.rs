@@ -534,7 +534,12 @@ fn learned_coupler_overhead_predicts_tot_of_runs_it_did_not_see() {
         }
     }
     // One run leaves nothing to check it against.
-    let v = json(&["timing", "--layout-check", "--json", cesm2_file.to_str().unwrap()]);
+    let v = json(&[
+        "timing",
+        "--layout-check",
+        "--json",
+        cesm2_file.to_str().unwrap(),
+    ]);
     assert!(v["overhead_median_abs_error"].is_null(), "{v}");
     assert!(v["runs"][0]["overhead_run_s"].is_null(), "{v}");
 }
