@@ -324,7 +324,6 @@ mod tests {
             let error = fitted.law.sypd(n) / truth(n) - 1.0;
             assert!(error.abs() < 0.04, "{n}: {error} {fitted:?}");
         }
-        let kept = fit_all(&slow).unwrap();
         // Kept, the slow run bends the law: it loses the communication term and is 20 % off.
         let kept = fit_all(&slow).unwrap();
         assert_eq!(kept.law.growth, 0.0);
