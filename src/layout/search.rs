@@ -11,6 +11,8 @@
 //! with `n` tasks takes `ceil(n / unit)` units. Of placements equally fast, the one on the
 //! fewest units is kept, and [`front`] reads the speed/PE front from the same tables.
 
+use std::collections::HashMap;
+
 use super::Layout;
 pub use super::ranked::Choice;
 
@@ -150,28 +152,35 @@ pub fn front_threaded(
         .into_iter()
         .map(|c| (c.to_string(), choices(c)))
         .collect();
-    let list = |name: &str| {
-        named
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or(&[][..], |(_, l)| &l[..])
-    };
     let mut levels: Vec<u32> = named
         .iter()
         .flat_map(|(_, l)| l.iter().map(|c| c.threads.max(1)))
         .collect();
     levels.sort_unstable();
     levels.dedup();
-    // The fastest choice of `tasks` at most `t` threads, fewer threads on equal times.
-    let pick = |name: &str, tasks: u32, t: u32| -> Option<(f64, u32)> {
-        list(name)
-            .iter()
-            .filter(|c| c.tasks == tasks && c.threads.max(1) <= t && c.run_s.is_finite())
-            .map(|c| (c.run_s, c.threads.max(1)))
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+    // Per thread count and component: the fastest choice of each task count at most that many
+    // threads (fewer threads on equal times), looked up by tasks.
+    let fastest_by_tasks = |t: u32| -> HashMap<&str, HashMap<u32, (f64, u32)>> {
+        let mut out: HashMap<&str, HashMap<u32, (f64, u32)>> = HashMap::new();
+        for (name, choices) in &named {
+            let by = out.entry(name.as_str()).or_default();
+            for c in choices.iter().filter(|c| c.threads.max(1) <= t && c.run_s.is_finite()) {
+                let new = (c.run_s, c.threads.max(1));
+                let slot = by.entry(c.tasks).or_insert(new);
+                if new.0.total_cmp(&slot.0).then(new.1.cmp(&slot.1)).is_lt() {
+                    *slot = new;
+                }
+            }
+        }
+        out
+    };
+    let picks: Vec<HashMap<&str, HashMap<u32, (f64, u32)>>> =
+        levels.iter().map(|&t| fastest_by_tasks(t)).collect();
+    let pick = |level: usize, name: &str, tasks: u32| -> Option<(f64, u32)> {
+        picks[level].get(name)?.get(&tasks).copied()
     };
     let mut tables = Vec::new();
-    for &t in &levels {
+    for (level, &t) in levels.iter().enumerate() {
         let units = budget / t / unit;
         if units > MAX_UNITS {
             return Err(format!(
@@ -179,14 +188,13 @@ pub fn front_threaded(
             ));
         }
         let counts = |name: &str| -> Vec<u32> {
-            list(name)
-                .iter()
-                .filter(|c| c.threads.max(1) <= t)
-                .map(|c| c.tasks)
-                .collect()
+            picks[level]
+                .get(name)
+                .map(|m| m.keys().copied().collect())
+                .unwrap_or_default()
         };
-        let time = |name: &str, tasks: u32| pick(name, tasks, t).map(|p| p.0);
-        tables.push((t, build(layout, units as usize, unit, &counts, &time)));
+        let time = |name: &str, tasks: u32| pick(level, name, tasks).map(|p| p.0);
+        tables.push((t, level, build(layout, units as usize, unit, &counts, &time)));
     }
     let mut out: Vec<Best> = Vec::new();
     let mut cores = u64::from(budget);
@@ -197,13 +205,13 @@ pub fn front_threaded(
         };
         let Some(run_s) = tables
             .iter()
-            .filter_map(|(t, table)| at(*t, table).1)
+            .filter_map(|(t, _, table)| at(*t, table).1)
             .min_by(f64::total_cmp)
         else {
             break;
         };
         let mut found: Option<Best> = None;
-        for (t, table) in &tables {
+        for (t, level, table) in &tables {
             let (mut p, time) = at(*t, table);
             if time != Some(run_s) {
                 continue;
@@ -215,7 +223,7 @@ pub fn front_threaded(
             let mut placements = Vec::new();
             place(table, p, 0, unit, &mut placements);
             for pl in &mut placements {
-                pl.threads = pick(&pl.name, pl.tasks, *t).map_or(1, |p| p.1);
+                pl.threads = pick(*level, &pl.name, pl.tasks).map_or(1, |p| p.1);
             }
             let width = placements
                 .iter()

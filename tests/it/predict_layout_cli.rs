@@ -19,14 +19,6 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/cesm/campaign.toml")
 }
 
-fn run(extra: &[&str]) -> String {
-    autolb()
-        .args(["predict", "--config"])
-        .arg(example())
-        .args(extra)
-        .stdout_ok()
-}
-
 /// PEs of a side-by-side / one-after-the-other tree at these task counts.
 fn width(l: &Layout, tasks: &BTreeMap<String, u32>) -> u32 {
     match l {
