@@ -240,9 +240,10 @@ fn layouts(c: &mut Criterion) {
         b.iter(|| search::front_threaded(&tree, budget, 1, 5, &single))
     });
     let two = choices(&[1, 2], 1, budget);
-    group.bench_function("front with threads, 1 or 2 threads, step 1, 2000 PEs", |b| {
-        b.iter(|| search::front_threaded(&tree, budget, 1, 5, &two))
-    });
+    group.bench_function(
+        "front with threads, 1 or 2 threads, step 1, 2000 PEs",
+        |b| b.iter(|| search::front_threaded(&tree, budget, 1, 5, &two)),
+    );
     let example = choices(&[1], 8, 256);
     group.bench_function("ranked by fittingness, step 8, 256 PEs", |b| {
         b.iter(|| ranked::rank(&tree, 256, 0, &example).map(|r| r.top(0.5, 5)))

@@ -101,9 +101,16 @@ impl Entry {
 
 #[derive(Debug)]
 enum Shape {
-    Component { name: String, choices: Vec<Choice> },
+    Component {
+        name: String,
+        choices: Vec<Choice>,
+    },
     /// `left` then `right`, side by side (`|`) or one after the other (`;`).
-    Join { beside: bool, left: usize, right: usize },
+    Join {
+        beside: bool,
+        left: usize,
+        right: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -196,7 +203,9 @@ pub fn rank(
             .map(|e| metrics::chsy(pes(e), sypd_of(e.run_s))),
     );
     let (Some(sypd_bounds), Some(chsy_bounds)) = (sypd_bounds, chsy_bounds) else {
-        return Err(format!("no placement of {layout} fits max_nproc = {budget}"));
+        return Err(format!(
+            "no placement of {layout} fits max_nproc = {budget}"
+        ));
     };
     Ok(Ranking {
         kept: entries.len() as u64,
@@ -524,27 +533,30 @@ pub(crate) mod tests {
             let kept: Vec<_> = all
                 .iter()
                 .filter(|(t, w, th, _)| {
-                    metrics::beats_base_case(86_400.0 / t, pes(*w, *th), 86_400.0 / base_run, base_pes)
+                    metrics::beats_base_case(
+                        86_400.0 / t,
+                        pes(*w, *th),
+                        86_400.0 / base_run,
+                        base_pes,
+                    )
                 })
                 .filter(|(t, w, th, _)| seen.insert((*w, *th, t.to_bits())))
                 .collect();
             assert_eq!(ranking.kept, kept.len() as u64, "case {case}: {tree}");
             let sb = Bounds::of(kept.iter().map(|k| 86_400.0 / k.0)).unwrap();
-            let cb = Bounds::of(kept.iter().map(|k| metrics::chsy(pes(k.1, k.2), 86_400.0 / k.0)))
-                .unwrap();
+            let cb = Bounds::of(
+                kept.iter()
+                    .map(|k| metrics::chsy(pes(k.1, k.2), 86_400.0 / k.0)),
+            )
+            .unwrap();
             assert_eq!(ranking.sypd_bounds, sb, "case {case}: {tree}");
             assert_eq!(ranking.chsy_bounds, cb, "case {case}: {tree}");
             let mut expected: Vec<(f64, u64, f64)> = kept
                 .iter()
                 .map(|(t, w, th, _)| {
                     let s = 86_400.0 / t;
-                    let fnv = metrics::fittingness_in(
-                        tts_w,
-                        s,
-                        metrics::chsy(pes(*w, *th), s),
-                        &sb,
-                        &cb,
-                    );
+                    let fnv =
+                        metrics::fittingness_in(tts_w, s, metrics::chsy(pes(*w, *th), s), &sb, &cb);
                     (fnv, u64::from(*w) * u64::from(*th), *t)
                 })
                 .collect();
@@ -555,8 +567,10 @@ pub(crate) mod tests {
             });
             let n = 6;
             let top = ranking.top(tts_w, n);
-            let got: Vec<(f64, u64, f64)> =
-                top.iter().map(|r| (r.fittingness, r.cores, r.run_s)).collect();
+            let got: Vec<(f64, u64, f64)> = top
+                .iter()
+                .map(|r| (r.fittingness, r.cores, r.run_s))
+                .collect();
             let want: Vec<(f64, u64, f64)> = expected.iter().take(n).copied().collect();
             assert_eq!(got, want, "case {case}: {tree}");
             // Each row's placement is real: its components' choices give its time, PEs and
@@ -584,8 +598,7 @@ pub(crate) mod tests {
                         (p.name.clone(), r)
                     })
                     .collect();
-                let cores =
-                    super::super::cores(&ranges.iter().map(|r| r.1).collect::<Vec<_>>());
+                let cores = super::super::cores(&ranges.iter().map(|r| r.1).collect::<Vec<_>>());
                 assert_eq!(cores, row.cores, "case {case}");
                 assert!(cores <= u64::from(budget));
                 let range = |n: &str| ranges.iter().find(|r| r.0 == n).unwrap().1;
@@ -636,8 +649,14 @@ pub(crate) mod tests {
             .collect();
         let e = rank(&tree, 200, 0, &|_| many.clone()).unwrap_err();
         assert!(e.contains("raise step") && !e.contains('\n'), "{e}");
-        let e = rank(&tree, 200, 0, &|n| if n == "c" { Vec::new() } else { many.clone() })
-            .unwrap_err();
+        let e = rank(&tree, 200, 0, &|n| {
+            if n == "c" {
+                Vec::new()
+            } else {
+                many.clone()
+            }
+        })
+        .unwrap_err();
         assert!(e.contains("component c"), "{e}");
     }
 }

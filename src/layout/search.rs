@@ -13,8 +13,8 @@
 
 use std::collections::HashMap;
 
-use super::Layout;
 pub use super::ranked::Choice;
+use super::Layout;
 
 /// The most units (budget / unit) a search takes: the search is quadratic in them.
 pub const MAX_UNITS: u32 = 20_000;
@@ -160,11 +160,14 @@ pub fn front_threaded(
     levels.dedup();
     // Per thread count and component: the fastest choice of each task count at most that many
     // threads (fewer threads on equal times), looked up by tasks.
-    let fastest_by_tasks = |t: u32| -> HashMap<&str, HashMap<u32, (f64, u32)>> {
-        let mut out: HashMap<&str, HashMap<u32, (f64, u32)>> = HashMap::new();
+    let fastest_by_tasks = |t: u32| -> FastestByTasks<'_> {
+        let mut out: FastestByTasks<'_> = HashMap::new();
         for (name, choices) in &named {
             let by = out.entry(name.as_str()).or_default();
-            for c in choices.iter().filter(|c| c.threads.max(1) <= t && c.run_s.is_finite()) {
+            for c in choices
+                .iter()
+                .filter(|c| c.threads.max(1) <= t && c.run_s.is_finite())
+            {
                 let new = (c.run_s, c.threads.max(1));
                 let slot = by.entry(c.tasks).or_insert(new);
                 if new.0.total_cmp(&slot.0).then(new.1.cmp(&slot.1)).is_lt() {
@@ -174,8 +177,7 @@ pub fn front_threaded(
         }
         out
     };
-    let picks: Vec<HashMap<&str, HashMap<u32, (f64, u32)>>> =
-        levels.iter().map(|&t| fastest_by_tasks(t)).collect();
+    let picks: Vec<FastestByTasks<'_>> = levels.iter().map(|&t| fastest_by_tasks(t)).collect();
     let pick = |level: usize, name: &str, tasks: u32| -> Option<(f64, u32)> {
         picks[level].get(name)?.get(&tasks).copied()
     };
@@ -194,7 +196,11 @@ pub fn front_threaded(
                 .unwrap_or_default()
         };
         let time = |name: &str, tasks: u32| pick(level, name, tasks).map(|p| p.0);
-        tables.push((t, level, build(layout, units as usize, unit, &counts, &time)));
+        tables.push((
+            t,
+            level,
+            build(layout, units as usize, unit, &counts, &time),
+        ));
     }
     let mut out: Vec<Best> = Vec::new();
     let mut cores = u64::from(budget);
@@ -251,6 +257,9 @@ pub fn front_threaded(
     }
     Ok(out)
 }
+
+/// Per component, each task count's fastest (seconds, threads) at most some thread count.
+type FastestByTasks<'a> = HashMap<&'a str, HashMap<u32, (f64, u32)>>;
 
 fn units_of(tasks: u32, unit: u32) -> usize {
     tasks.div_ceil(unit) as usize

@@ -18,8 +18,8 @@ pub mod emit_ecearth4;
 pub mod front;
 pub mod full_model;
 pub mod naive;
-pub mod on_layout;
 pub mod node_groups;
+pub mod on_layout;
 pub mod packing;
 mod placed;
 mod resources;
@@ -536,11 +536,13 @@ pub fn layout_choices(
         .iter()
         .zip(&c.threads)
         .zip(&c.sypd)
-        .map(|((&cores, &threads), &sypd)| crate::layout::ranked::Choice {
-            tasks: cores / threads.max(1),
-            threads: threads.max(1),
-            run_s: metrics::SECONDS_PER_DAY / sypd,
-        })
+        .map(
+            |((&cores, &threads), &sypd)| crate::layout::ranked::Choice {
+                tasks: cores / threads.max(1),
+                threads: threads.max(1),
+                run_s: metrics::SECONDS_PER_DAY / sypd,
+            },
+        )
         .collect())
 }
 

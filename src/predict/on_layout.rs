@@ -65,9 +65,7 @@ impl TreePrediction {
         };
         let ranking = ranked::rank(layout, settings.max_nproc, settings.extra_pes, &of)?;
         let front = search::front_threaded(layout, settings.max_nproc, 1, settings.top, &of)?;
-        let threaded = choices
-            .iter()
-            .any(|(_, l)| l.iter().any(|c| c.threads > 1));
+        let threaded = choices.iter().any(|(_, l)| l.iter().any(|c| c.threads > 1));
         Ok(TreePrediction {
             threaded,
             layout: layout.clone(),

@@ -60,7 +60,9 @@ impl LayoutScreen {
         out_dir: PathBuf,
         title: String,
     ) -> LayoutScreen {
-        let tts_w_pct = (prediction.settings.tts_w * 100.0).round().clamp(0.0, 100.0) as u8;
+        let tts_w_pct = (prediction.settings.tts_w * 100.0)
+            .round()
+            .clamp(0.0, 100.0) as u8;
         let mut screen = LayoutScreen {
             prediction,
             tts_w_pct,
@@ -325,9 +327,7 @@ pub fn event_loop<B: Backend>(
 where
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    terminal
-        .draw(|f| screen.draw(f))
-        .wrap_err("cannot draw")?;
+    terminal.draw(|f| screen.draw(f)).wrap_err("cannot draw")?;
     while !screen.quit {
         let Ok(event) = rx.recv() else {
             break;
@@ -337,9 +337,7 @@ where
             pending = screen.update(Event::Done(effect.run()));
         }
         if !screen.quit {
-            terminal
-                .draw(|f| screen.draw(f))
-                .wrap_err("cannot draw")?;
+            terminal.draw(|f| screen.draw(f)).wrap_err("cannot draw")?;
         }
     }
     Ok(())
@@ -424,7 +422,10 @@ mod tests {
         // Help lists the screen's keys from the key table; esc closes it.
         s.apply(Action::Help);
         let help = picture(&s).split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(help.contains("the selected placement's ./xmlchange lines"), "{help}");
+        assert!(
+            help.contains("the selected placement's ./xmlchange lines"),
+            "{help}"
+        );
         s.apply(Action::Back);
         assert!(!picture(&s).contains("keys on a layout tree"));
         s.apply(Action::Quit);

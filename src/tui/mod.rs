@@ -241,7 +241,8 @@ pub fn run(args: &TuiArgs) -> Result<()> {
 }
 
 /// Why the app does not open without a terminal, and what to use instead.
-const NEEDS_A_TERMINAL: &str = "the terminal app needs a terminal (stdin or stdout is redirected); for scripts use \
+const NEEDS_A_TERMINAL: &str =
+    "the terminal app needs a terminal (stdin or stdout is redirected); for scripts use \
      `autolb predict`, `autolb campaign status --json` or `autolb timing`";
 
 /// The ranking of the file's layout tree, when `--config` gives one; what the layout screen

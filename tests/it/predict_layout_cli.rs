@@ -119,16 +119,27 @@ impl Case {
     /// choice), each distinct (PEs, threads, time) once, scored by fittingness over their
     /// bounds; (fittingness, cores, time), best first.
     fn ranking(&self, all: &[Whole]) -> Vec<(f64, u64, f64)> {
-        let first: BTreeMap<String, u32> =
-            self.choices.iter().map(|(n, l)| (n.clone(), l[0].0)).collect();
-        let base_t = self.tree.run_time(&|n: &str| Some(self.choices[n][0].2)).unwrap();
+        let first: BTreeMap<String, u32> = self
+            .choices
+            .iter()
+            .map(|(n, l)| (n.clone(), l[0].0))
+            .collect();
+        let base_t = self
+            .tree
+            .run_time(&|n: &str| Some(self.choices[n][0].2))
+            .unwrap();
         let base_threads = self.choices.values().map(|l| l[0].1).max().unwrap();
         let base_pes = self.pes(width(&self.tree, &first), base_threads);
         let mut seen = HashSet::new();
         let kept: Vec<&Whole> = all
             .iter()
             .filter(|(t, w, th)| {
-                metrics::beats_base_case(86_400.0 / t, self.pes(*w, *th), 86_400.0 / base_t, base_pes)
+                metrics::beats_base_case(
+                    86_400.0 / t,
+                    self.pes(*w, *th),
+                    86_400.0 / base_t,
+                    base_pes,
+                )
             })
             .filter(|(t, w, th)| seen.insert((*w, *th, t.to_bits())))
             .collect();
@@ -142,7 +153,11 @@ impl Case {
                 (f, u64::from(k.1 * k.2), k.0)
             })
             .collect();
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.total_cmp(&b.2)));
+        rows.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.total_cmp(&b.2))
+        });
         rows
     }
 
@@ -202,8 +217,7 @@ fn the_ranking_and_the_front_are_what_plain_enumeration_gives() {
     let speed: Value = serde_json::from_str(&case.run(&["--json", "--tts-w", "1"])).unwrap();
     assert_eq!(speed["top"]["tts_w"], 1.0);
     assert_eq!(
-        speed["top"]["rows"][0]["run_s"],
-        json["front"]["rows"][0]["run_s"],
+        speed["top"]["rows"][0]["run_s"], json["front"]["rows"][0]["run_s"],
         "at TTS_w 1 the first is the fastest"
     );
 }
@@ -276,10 +290,21 @@ fn threads_per_component_are_searched_and_written_back() {
     };
     assert_eq!(threads(fastest, "atm"), 2, "{fastest}");
     let text = case.run(&["--emit", "cime", "--tts-w", "1"]);
-    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("./xmlchange")).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("./xmlchange"))
+        .collect();
     assert_eq!(lines.len(), 8, "{text}");
-    for (name, want) in [("ATM", 2), ("OCN", threads(fastest, "ocn")), ("CPL", 2), ("WAV", 2)] {
-        let line = lines.iter().find(|l| l.contains(&format!("NTASKS_{name}="))).unwrap();
+    for (name, want) in [
+        ("ATM", 2),
+        ("OCN", threads(fastest, "ocn")),
+        ("CPL", 2),
+        ("WAV", 2),
+    ] {
+        let line = lines
+            .iter()
+            .find(|l| l.contains(&format!("NTASKS_{name}=")))
+            .unwrap();
         assert!(line.ends_with(&format!("NTHRDS_{name}={want}")), "{line}");
     }
     assert!(case.run(&[]).contains("MPI tasks x threads@first PE"));
@@ -329,7 +354,9 @@ fn the_emitted_cime_lines_read_back_give_the_best_layout() {
     assert_eq!(back, case.tree, "{text}");
     let seconds = |n: &str| {
         let r = ranges[n];
-        let c = case.choices[n].iter().find(|c| (c.0, c.1) == (r.tasks, r.threads));
+        let c = case.choices[n]
+            .iter()
+            .find(|c| (c.0, c.1) == (r.tasks, r.threads));
         c.map(|c| c.2)
     };
     let t = back.run_time(&seconds).unwrap();

@@ -73,7 +73,8 @@ struct LayoutJson<'a> {
 }
 
 const TOP_WHAT: &str = "the top placements by fittingness";
-const FRONT_WHAT: &str = "the speed/cores front: the fastest placement, then the fastest on fewer cores";
+const FRONT_WHAT: &str =
+    "the speed/cores front: the fastest placement, then the fastest on fewer cores";
 
 /// Ranks the placements of `tree` and writes them as `output` asks.
 pub fn run(
@@ -186,7 +187,10 @@ fn table(prediction: &TreePrediction, top: &[Rated]) -> String {
         for p in row.placements {
             l.push_str(&format!(" {:>11}", cell(p, threaded)));
         }
-        l.push_str(&format!(" {:>6} {:>8.2} {:>9.0}", row.pes, row.sypd, row.chsy));
+        l.push_str(&format!(
+            " {:>6} {:>8.2} {:>9.0}",
+            row.pes, row.sypd, row.chsy
+        ));
         if let Some(f) = row.fittingness {
             l.push_str(&format!(" {f:>6.3}"));
         }
