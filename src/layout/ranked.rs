@@ -449,7 +449,7 @@ pub(crate) mod tests {
     }
 
     /// Every placement the tree allows within the budget: (time, width, most threads, choices).
-    fn every_placement(
+    pub(crate) fn every_placement(
         tree: &Layout,
         budget: u32,
         choices: &BTreeMap<String, Vec<Choice>>,

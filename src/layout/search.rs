@@ -397,6 +397,7 @@ fn place(table: &Table, p: usize, root: u32, unit: u32, out: &mut Vec<Placement>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::ranked::tests::random_tree;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
@@ -444,22 +445,6 @@ mod tests {
                 idx[k] = 0;
                 k += 1;
             }
-        }
-    }
-
-    fn random_tree(rng: &mut StdRng, names: &mut Vec<String>, depth: u32) -> Layout {
-        if depth == 0 || names.len() >= 5 || rng.random_bool(0.4) {
-            let name = format!("c{}", names.len());
-            names.push(name.clone());
-            return Layout::Component(name);
-        }
-        let parts = (0..rng.random_range(2..=3))
-            .map(|_| random_tree(rng, names, depth - 1))
-            .collect();
-        if rng.random_bool(0.5) {
-            Layout::beside(parts)
-        } else {
-            Layout::after(parts)
         }
     }
 
@@ -643,17 +628,10 @@ mod front_tests {
 #[cfg(test)]
 mod threaded_tests {
     use super::*;
+    use crate::layout::ranked::tests::{every_placement, random_tree};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
-
-    fn width(l: &Layout, tasks: &BTreeMap<String, Choice>) -> u32 {
-        match l {
-            Layout::Component(n) => tasks[n].tasks,
-            Layout::Beside(parts) => parts.iter().map(|p| width(p, tasks)).sum(),
-            Layout::After(parts) => parts.iter().map(|p| width(p, tasks)).max().unwrap_or(0),
-        }
-    }
 
     /// The least time of any placement on at most `cores` cores (PEs spanned x most threads).
     fn fastest_within(
@@ -661,33 +639,11 @@ mod threaded_tests {
         cores: u64,
         choices: &BTreeMap<String, Vec<Choice>>,
     ) -> Option<f64> {
-        let names: Vec<String> = tree.components().iter().map(|s| s.to_string()).collect();
-        let mut best: Option<f64> = None;
-        let mut idx = vec![0usize; names.len()];
-        loop {
-            let pick: BTreeMap<String, Choice> = names
-                .iter()
-                .zip(&idx)
-                .map(|(n, &i)| (n.clone(), choices[n][i]))
-                .collect();
-            let most = pick.values().map(|c| c.threads).max().unwrap();
-            if u64::from(width(tree, &pick)) * u64::from(most) <= cores {
-                let t = tree.run_time(&|n: &str| Some(pick[n].run_s)).unwrap();
-                best = Some(best.map_or(t, |b: f64| b.min(t)));
-            }
-            let mut k = 0;
-            loop {
-                if k == names.len() {
-                    return best;
-                }
-                idx[k] += 1;
-                if idx[k] < choices[&names[k]].len() {
-                    break;
-                }
-                idx[k] = 0;
-                k += 1;
-            }
-        }
+        let budget = u32::try_from(cores).unwrap();
+        every_placement(tree, budget, choices)
+            .into_iter()
+            .map(|p| p.0)
+            .min_by(f64::total_cmp)
     }
 
     #[test]
@@ -695,7 +651,7 @@ mod threaded_tests {
         let mut rng = StdRng::seed_from_u64(2037);
         for case in 0..300 {
             let mut names = Vec::new();
-            let tree = crate::layout::ranked::tests::random_tree(&mut rng, &mut names, 3);
+            let tree = random_tree(&mut rng, &mut names, 3);
             let mut choices = BTreeMap::new();
             for n in &names {
                 let mut list: Vec<Choice> = (0..rng.random_range(1..=4))
