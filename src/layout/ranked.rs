@@ -11,8 +11,8 @@
 //! things keep the lists small without losing any kept placement: a part whose cores alone
 //! exceed the budget, or whose own time and cores already fail the base-case test, can only
 //! make a whole that does too (time, PEs and threads never fall as parts are added), so it is
-//! dropped; and equal (PEs, threads, time) are kept once. [`MAX_PAIRS`] bounds the work, with
-//! an error that says what to change.
+//! dropped; and equal (PEs, threads, time) are kept once. [`MAX_PAIRS`] and [`MAX_KEPT`] bound
+//! the work and the memory, with an error that says what to change.
 //!
 //! Cores are counted as CIME counts them: the PEs the layout spans times the most threads any
 //! component runs. A placement's time is the layout model's ([`super::Layout::run_time`]), in
@@ -24,8 +24,11 @@ use super::search::Placement;
 use super::Layout;
 use crate::metrics::{self, Bounds};
 
-/// Most pairs of part placements one ranking tries before it gives up.
-pub const MAX_PAIRS: u64 = 200_000_000;
+/// Most pairs of part placements one ranking tries before it gives up: a few seconds.
+pub const MAX_PAIRS: u64 = 100_000_000;
+
+/// Most placements one part keeps: some hundreds of megabytes with their index.
+pub const MAX_KEPT: usize = 5_000_000;
 
 /// One way a component may run: its MPI tasks, OpenMP threads per task and the seconds one
 /// simulated year takes that way.
@@ -288,11 +291,14 @@ fn join(
     work: &mut u64,
 ) -> Result<usize, String> {
     let (l, r) = (&parts[left].entries, &parts[right].entries);
+    let too_many = |what: String| {
+        Err(format!(
+            "the layout has too many placements to rank by fittingness exactly ({what}); raise step, give the components allowed task counts, or lower max_nproc"
+        ))
+    };
     *work = work.saturating_add(l.len() as u64 * r.len() as u64);
     if *work > MAX_PAIRS {
-        return Err(format!(
-            "the layout has too many placements to rank by fittingness exactly (more than {MAX_PAIRS} pairs of parts); raise step, give the components allowed task counts, or lower max_nproc"
-        ));
+        return too_many(format!("more than {MAX_PAIRS} pairs of parts"));
     }
     let mut seen: HashSet<(u32, u32, u64)> = HashSet::new();
     let mut entries = Vec::new();
@@ -314,6 +320,9 @@ fn join(
             };
             if limits.may_keep(&e) && seen.insert((e.width, e.threads, e.run_s.to_bits())) {
                 entries.push(e);
+                if entries.len() > MAX_KEPT {
+                    return too_many(format!("more than {MAX_KEPT} of one part"));
+                }
             }
         }
     }
