@@ -414,3 +414,27 @@ fn what_a_layout_tree_cannot_do_yet_is_refused_in_one_line() {
         "{err}"
     );
 }
+
+#[test]
+fn the_app_opens_on_a_layout_tree_and_refuses_what_it_cannot_show_yet() {
+    let tui = |extra: &[&str]| {
+        let out = autolb()
+            .args(["tui", "--config"])
+            .arg(example())
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).trim_end().to_string()
+    };
+    // Without a terminal the ranking is made, then the app says it needs one.
+    let err = tui(&[]);
+    assert!(err.contains("needs a terminal"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let err = tui(&["--campaign", dir.path().to_str().unwrap()]);
+    assert!(
+        err.contains("watching a campaign (--campaign) is not done for a layout tree"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
