@@ -248,6 +248,10 @@ fn layouts(c: &mut Criterion) {
     group.bench_function("ranked by fittingness, step 8, 256 PEs", |b| {
         b.iter(|| ranked::rank(&tree, 256, 0, &example).map(|r| r.top(0.5, 5)))
     });
+    let fine = choices(&[1], 1, 256);
+    group.bench_function("ranked by fittingness, step 1, 256 PEs", |b| {
+        b.iter(|| ranked::rank(&tree, 256, 0, &fine).map(|r| r.top(0.5, 5)))
+    });
     group.finish();
 }
 
