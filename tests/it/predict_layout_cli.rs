@@ -311,7 +311,7 @@ fn threads_per_component_are_searched_and_written_back() {
 }
 
 #[test]
-fn the_emitted_cime_lines_read_back_give_the_best_layout() {
+fn the_emitted_cime_lines_read_back_give_the_first_ranked_placement() {
     let case = Case::load(&example());
     let text = case.run(&["--emit", "cime"]);
     assert_eq!(text.lines().last(), Some("./case.setup --reset"));
@@ -385,7 +385,7 @@ fn the_emitted_cime_lines_read_back_give_the_best_layout() {
 #[test]
 fn what_a_layout_tree_cannot_do_yet_is_refused_in_one_line() {
     for (extra, words) in [
-        (&["--front"][..], "--front is not done for a layout tree"),
+        (&["--front"][..], "front is printed after its ranking"),
         (&["--emit", "ecearth4"][..], "--emit ecearth4 is not done"),
     ] {
         let out = autolb()
