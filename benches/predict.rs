@@ -2,7 +2,7 @@
 //! on the largest problem the naive one can do quickly.
 //!
 //! `cargo bench --bench predict` (`-- 'predict --measured'` for the calibrated model's
-//! ranking alone, `-- packing` for node packings)
+//! ranking alone, `-- packing` for node packings, `-- layout` for layout trees)
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -199,5 +199,61 @@ fn packings(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, prediction, calibrated, packings);
+/// Layout trees: the speed/PE front of CESM's default tree at step 1 (the search as it was, and
+/// the one with threads per component on the same single-thread choices and on choices at 1
+/// and 2 threads), and the ranking by fittingness on the CESM-shaped example's scale.
+fn layouts(c: &mut Criterion) {
+    use autolb::layout::ranked::{self, Choice};
+    use autolb::layout::search;
+    use autolb::layout::Layout;
+    let mut group = c.benchmark_group("layout");
+    group.sample_size(10);
+    let tree = Layout::parse("ocn | (atm ; (ice | lnd))").expect("valid");
+    let work = |n: &str| match n {
+        "ocn" => 400.0,
+        "atm" => 600.0,
+        "ice" => 100.0,
+        _ => 80.0,
+    };
+    let budget = 2000;
+    let counts = |_: &str| (1..=budget).collect::<Vec<u32>>();
+    let time = |n: &str, k: u32| Some(1.0 + work(n) / f64::from(k));
+    let choices = |threads: &'static [u32], step: usize, top: u32| {
+        move |n: &str| {
+            threads
+                .iter()
+                .flat_map(|&t| {
+                    (8..=top).step_by(step).map(move |k| Choice {
+                        tasks: k,
+                        threads: t,
+                        run_s: 1.0 + work(n) / (f64::from(k * t) * (1.0 - 0.1 * f64::from(t - 1))),
+                    })
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    group.bench_function("front, CESM tree, step 1, 2000 PEs", |b| {
+        b.iter(|| search::front(&tree, budget, 1, 5, &counts, &time))
+    });
+    let single = choices(&[1], 1, budget);
+    group.bench_function("front with threads, 1 thread, step 1, 2000 PEs", |b| {
+        b.iter(|| search::front_threaded(&tree, budget, 1, 5, &single))
+    });
+    let two = choices(&[1, 2], 1, budget);
+    group.bench_function(
+        "front with threads, 1 or 2 threads, step 1, 2000 PEs",
+        |b| b.iter(|| search::front_threaded(&tree, budget, 1, 5, &two)),
+    );
+    let example = choices(&[1], 8, 256);
+    group.bench_function("ranked by fittingness, step 8, 256 PEs", |b| {
+        b.iter(|| ranked::rank(&tree, 256, 0, &example).map(|r| r.top(0.5, 5)))
+    });
+    let fine = choices(&[1], 1, 256);
+    group.bench_function("ranked by fittingness, step 1, 256 PEs", |b| {
+        b.iter(|| ranked::rank(&tree, 256, 0, &fine).map(|r| r.top(0.5, 5)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, prediction, calibrated, packings, layouts);
 criterion_main!(benches);

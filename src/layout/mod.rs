@@ -11,9 +11,13 @@
 //! the two, the time of `a ; b` their sum. [`infer`] reads the tree back from the PE ranges a
 //! CIME run states, and [`cores`] counts the cores a set of ranges takes the way CIME bills them.
 //! A parse error names the column and how to write the expression instead. [`search::fastest`]
-//! finds the fastest placement of a tree within a budget, exactly.
+//! finds the fastest placement of a tree within a budget, exactly, and [`search::front_threaded`]
+//! the speed/cores front with threads per component; [`ranked::rank`] ranks every placement by
+//! fittingness, exactly.
 
+pub mod emit;
 mod infer;
+pub mod ranked;
 pub mod search;
 
 use std::fmt;

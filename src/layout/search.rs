@@ -11,6 +11,9 @@
 //! with `n` tasks takes `ceil(n / unit)` units. Of placements equally fast, the one on the
 //! fewest units is kept, and [`front`] reads the speed/PE front from the same tables.
 
+use std::collections::HashMap;
+
+pub use super::ranked::Choice;
 use super::Layout;
 
 /// The most units (budget / unit) a search takes: the search is quadratic in them.
@@ -23,6 +26,8 @@ pub struct Placement {
     pub name: String,
     /// Its MPI tasks.
     pub tasks: u32,
+    /// OpenMP threads per task.
+    pub threads: u32,
     /// Its first PE.
     pub root_pe: u32,
 }
@@ -34,6 +39,8 @@ pub struct Best {
     pub run_s: f64,
     /// PEs it spans (one past the highest PE any component uses).
     pub width: u32,
+    /// Cores as CIME counts them: `width` x the most threads any component runs.
+    pub cores: u64,
     /// Every component of the tree, left to right.
     pub placements: Vec<Placement>,
 }
@@ -111,6 +118,7 @@ pub fn front(
         out.push(Best {
             run_s,
             width,
+            cores: u64::from(width),
             placements,
         });
         // The next row: the fastest on fewer units than this one spans, if it is slower.
@@ -122,6 +130,136 @@ pub fn front(
     }
     Ok(out)
 }
+
+/// [`front`] with threads: each component runs as one of `choices(name)` (tasks, threads per
+/// task, seconds), and the budget counts cores as CIME does: the PEs the layout spans times the
+/// most threads any component runs. For every thread count `T` that occurs, the search of
+/// [`front`] runs with each component at its fastest choice of at most `T` threads on
+/// `budget / T` PEs; the fastest placement within `c` cores is then the fastest of those at
+/// `c / T` PEs. That is exact: a placement whose most threads are `T` is in the search at `T`,
+/// and every placement a search at `T` finds takes at most `T` threads. Without threads it is one
+/// search, as [`front`].
+pub fn front_threaded(
+    layout: &Layout,
+    budget: u32,
+    unit: u32,
+    n: usize,
+    choices: &dyn Fn(&str) -> Vec<Choice>,
+) -> Result<Vec<Best>, String> {
+    let unit = unit.max(1);
+    let named: Vec<(String, Vec<Choice>)> = layout
+        .components()
+        .into_iter()
+        .map(|c| (c.to_string(), choices(c)))
+        .collect();
+    let mut levels: Vec<u32> = named
+        .iter()
+        .flat_map(|(_, l)| l.iter().map(|c| c.threads.max(1)))
+        .collect();
+    levels.sort_unstable();
+    levels.dedup();
+    // Per thread count and component: the fastest choice of each task count at most that many
+    // threads (fewer threads on equal times), looked up by tasks.
+    let fastest_by_tasks = |t: u32| -> FastestByTasks<'_> {
+        let mut out: FastestByTasks<'_> = HashMap::new();
+        for (name, choices) in &named {
+            let by = out.entry(name.as_str()).or_default();
+            for c in choices
+                .iter()
+                .filter(|c| c.threads.max(1) <= t && c.run_s.is_finite())
+            {
+                let new = (c.run_s, c.threads.max(1));
+                let slot = by.entry(c.tasks).or_insert(new);
+                if new.0.total_cmp(&slot.0).then(new.1.cmp(&slot.1)).is_lt() {
+                    *slot = new;
+                }
+            }
+        }
+        out
+    };
+    let picks: Vec<FastestByTasks<'_>> = levels.iter().map(|&t| fastest_by_tasks(t)).collect();
+    let pick = |level: usize, name: &str, tasks: u32| -> Option<(f64, u32)> {
+        picks[level].get(name)?.get(&tasks).copied()
+    };
+    let mut tables = Vec::new();
+    for (level, &t) in levels.iter().enumerate() {
+        let units = budget / t / unit;
+        if units > MAX_UNITS {
+            return Err(format!(
+                "a budget of {budget} cores is {units} units of {unit} PEs at {t} thread(s); the exact search takes at most {MAX_UNITS}: count in larger units (a node's cores)"
+            ));
+        }
+        let counts = |name: &str| -> Vec<u32> {
+            picks[level]
+                .get(name)
+                .map(|m| m.keys().copied().collect())
+                .unwrap_or_default()
+        };
+        let time = |name: &str, tasks: u32| pick(level, name, tasks).map(|p| p.0);
+        tables.push((
+            t,
+            level,
+            build(layout, units as usize, unit, &counts, &time),
+        ));
+    }
+    let mut out: Vec<Best> = Vec::new();
+    let mut cores = u64::from(budget);
+    while out.len() < n {
+        let at = |t: u32, table: &Table| {
+            let p = (cores / u64::from(t * unit)) as usize;
+            (p, table.best[p.min(table.best.len() - 1)])
+        };
+        let Some(run_s) = tables
+            .iter()
+            .filter_map(|(t, _, table)| at(*t, table).1)
+            .min_by(f64::total_cmp)
+        else {
+            break;
+        };
+        let mut found: Option<Best> = None;
+        for (t, level, table) in &tables {
+            let (mut p, time) = at(*t, table);
+            if time != Some(run_s) {
+                continue;
+            }
+            p = p.min(table.best.len() - 1);
+            while p > 0 && table.best[p - 1] == Some(run_s) {
+                p -= 1;
+            }
+            let mut placements = Vec::new();
+            place(table, p, 0, unit, &mut placements);
+            for pl in &mut placements {
+                pl.threads = pick(*level, &pl.name, pl.tasks).map_or(1, |p| p.1);
+            }
+            let width = placements
+                .iter()
+                .map(|p| p.root_pe + p.tasks)
+                .max()
+                .unwrap_or(0);
+            let most = placements.iter().map(|p| p.threads).max().unwrap_or(1);
+            let best = Best {
+                run_s,
+                width,
+                cores: u64::from(width) * u64::from(most),
+                placements,
+            };
+            if found.as_ref().is_none_or(|f| best.cores < f.cores) {
+                found = Some(best);
+            }
+        }
+        let Some(best) = found else { break };
+        let Some(fewer) = best.cores.checked_sub(1) else {
+            out.push(best);
+            break;
+        };
+        cores = fewer;
+        out.push(best);
+    }
+    Ok(out)
+}
+
+/// Per component, each task count's fastest (seconds, threads) at most some thread count.
+type FastestByTasks<'a> = HashMap<&'a str, HashMap<u32, (f64, u32)>>;
 
 fn units_of(tasks: u32, unit: u32) -> usize {
     tasks.div_ceil(unit) as usize
@@ -228,6 +366,7 @@ fn place(table: &Table, p: usize, root: u32, unit: u32, out: &mut Vec<Placement>
             out.push(Placement {
                 name: name.clone(),
                 tasks,
+                threads: 1,
                 root_pe: root,
             });
             // A part beside others starts on a unit boundary.
@@ -258,6 +397,7 @@ fn place(table: &Table, p: usize, root: u32, unit: u32, out: &mut Vec<Placement>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::ranked::tests::random_tree;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
@@ -305,22 +445,6 @@ mod tests {
                 idx[k] = 0;
                 k += 1;
             }
-        }
-    }
-
-    fn random_tree(rng: &mut StdRng, names: &mut Vec<String>, depth: u32) -> Layout {
-        if depth == 0 || names.len() >= 5 || rng.random_bool(0.4) {
-            let name = format!("c{}", names.len());
-            names.push(name.clone());
-            return Layout::Component(name);
-        }
-        let parts = (0..rng.random_range(2..=3))
-            .map(|_| random_tree(rng, names, depth - 1))
-            .collect();
-        if rng.random_bool(0.5) {
-            Layout::beside(parts)
-        } else {
-            Layout::after(parts)
         }
     }
 
@@ -393,7 +517,7 @@ mod tests {
                         p.name.clone(),
                         super::super::PeRange {
                             tasks: p.tasks,
-                            threads: 1,
+                            threads: p.threads,
                             root_pe: p.root_pe,
                             stride: 1,
                         },
@@ -497,6 +621,95 @@ mod front_tests {
                 .unwrap()
                 .unwrap();
             assert_eq!(again.run_s, pair[1].run_s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod threaded_tests {
+    use super::*;
+    use crate::layout::ranked::tests::{every_placement, random_tree};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use std::collections::BTreeMap;
+
+    /// The least time of any placement on at most `cores` cores (PEs spanned x most threads).
+    fn fastest_within(
+        tree: &Layout,
+        cores: u64,
+        choices: &BTreeMap<String, Vec<Choice>>,
+    ) -> Option<f64> {
+        let budget = u32::try_from(cores).unwrap();
+        every_placement(tree, budget, choices)
+            .into_iter()
+            .map(|p| p.0)
+            .min_by(f64::total_cmp)
+    }
+
+    #[test]
+    fn the_front_with_threads_is_what_plain_enumeration_finds() {
+        let mut rng = StdRng::seed_from_u64(2037);
+        for case in 0..300 {
+            let mut names = Vec::new();
+            let tree = random_tree(&mut rng, &mut names, 3);
+            let mut choices = BTreeMap::new();
+            for n in &names {
+                let mut list: Vec<Choice> = (0..rng.random_range(1..=4))
+                    .map(|_| Choice {
+                        tasks: rng.random_range(1..=10),
+                        threads: [1, 2, 4][rng.random_range(0..3)],
+                        run_s: rng.random_range(1.0..100.0),
+                    })
+                    .collect();
+                list.sort_by_key(|c| (c.tasks, c.threads));
+                list.dedup_by_key(|c| (c.tasks, c.threads));
+                choices.insert(n.clone(), list);
+            }
+            let budget = rng.random_range(1..=60);
+            let rows = front_threaded(&tree, budget, 1, 5, &|n| choices[n].clone()).unwrap();
+            assert_eq!(
+                rows.first().map(|r| r.run_s),
+                fastest_within(&tree, u64::from(budget), &choices),
+                "case {case}: {tree}"
+            );
+            for row in &rows {
+                assert_eq!(
+                    fastest_within(&tree, row.cores, &choices),
+                    Some(row.run_s),
+                    "case {case}: {tree}"
+                );
+                let fewer = fastest_within(&tree, row.cores - 1, &choices);
+                assert!(fewer.is_none_or(|t| t > row.run_s), "case {case}: {tree}");
+                // The placement's own choices give its time and its cores.
+                let pick: BTreeMap<String, Choice> = row
+                    .placements
+                    .iter()
+                    .map(|p| {
+                        let c = choices[&p.name]
+                            .iter()
+                            .find(|c| c.tasks == p.tasks && c.threads == p.threads)
+                            .copied()
+                            .unwrap();
+                        (p.name.clone(), c)
+                    })
+                    .collect();
+                let t = tree.run_time(&|n: &str| Some(pick[n].run_s)).unwrap();
+                assert_eq!(t, row.run_s, "case {case}");
+                let ranges: Vec<crate::layout::PeRange> = row
+                    .placements
+                    .iter()
+                    .map(|p| crate::layout::PeRange {
+                        tasks: p.tasks,
+                        threads: p.threads,
+                        root_pe: p.root_pe,
+                        stride: 1,
+                    })
+                    .collect();
+                assert_eq!(crate::layout::cores(&ranges), row.cores, "case {case}");
+            }
+            for pair in rows.windows(2) {
+                assert!(pair[1].cores < pair[0].cores && pair[1].run_s > pair[0].run_s);
+            }
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod front;
 pub mod full_model;
 pub mod naive;
 pub mod node_groups;
+pub mod on_layout;
 pub mod packing;
 mod placed;
 mod resources;
@@ -521,6 +522,28 @@ impl Problem {
             }
         }
     }
+}
+
+/// One component's choices on a layout tree ([`crate::layout::ranked`]): its candidates as
+/// this search builds them (step 1 of the guide's `method/prediction.md`, at every thread count
+/// its curves measure), each as MPI tasks, threads per task and seconds per simulated year.
+pub fn layout_choices(
+    input: &ComponentInput,
+    settings: &Settings,
+) -> Result<Vec<crate::layout::ranked::Choice>, PredictError> {
+    let c = component_candidates(input, settings, &Model::Standalone, None)?;
+    Ok(c.nproc
+        .iter()
+        .zip(&c.threads)
+        .zip(&c.sypd)
+        .map(
+            |((&cores, &threads), &sypd)| crate::layout::ranked::Choice {
+                tasks: cores / threads.max(1),
+                threads: threads.max(1),
+                run_s: metrics::SECONDS_PER_DAY / sypd,
+            },
+        )
+        .collect())
 }
 
 /// The coupled SYPD from the components' speeds; defined beside the other metrics, which the

@@ -18,6 +18,7 @@ pub mod effect;
 pub mod emit;
 pub mod event;
 pub mod keys;
+pub mod layout_screen;
 pub mod logs;
 pub mod matrix;
 pub mod pane;
@@ -75,6 +76,7 @@ use ratatui::Terminal;
 use autolb::config::CampaignFile;
 use autolb::example;
 use autolb::machine::CostModel;
+use autolb::predict::on_layout::TreePrediction;
 use autolb::predict::{ComponentInput, Problem, ProblemOptions, Settings};
 use autolb::watch::{self, WatchOptions};
 
@@ -131,16 +133,22 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     } else {
         Some(resolve(args)?)
     };
+    // A file with a layout tree opens the layout screen: its placements ranked.
+    if let Some(setup) = &resolved {
+        if let Some(prediction) = layout_prediction(args, setup)? {
+            if !interactive {
+                return Err(user(NEEDS_A_TERMINAL));
+            }
+            return run_layout_screen(args, prediction, keys, setup.title.clone());
+        }
+    }
     // A calibrated model from --measured/--model: bad input is refused here too.
     let early_model = match &resolved {
         Some(setup) => calibrated_problem(args, setup)?,
         None => None,
     };
     if !interactive {
-        return Err(user(
-            "the terminal app needs a terminal (stdin or stdout is redirected); for scripts use \
-             `autolb predict`, `autolb campaign status --json` or `autolb timing`",
-        ));
+        return Err(user(NEEDS_A_TERMINAL));
     }
     let (tx, rx) = mpsc::channel::<Event>();
     // The demo campaign (and its directory) lives as long as this function.
@@ -229,6 +237,63 @@ pub fn run(args: &TuiArgs) -> Result<()> {
     let result = event_loop(&mut terminal, &mut app, &rx);
     drop(restore);
     drop(demo);
+    result
+}
+
+/// Why the app does not open without a terminal, and what to use instead.
+const NEEDS_A_TERMINAL: &str =
+    "the terminal app needs a terminal (stdin or stdout is redirected); for scripts use \
+     `autolb predict`, `autolb campaign status --json` or `autolb timing`";
+
+/// The ranking of the file's layout tree, when `--config` gives one; what the layout screen
+/// does not do yet is refused in one line.
+fn layout_prediction(args: &TuiArgs, setup: &Setup) -> Result<Option<TreePrediction>> {
+    let Some((file, _)) = prediction_flags::load_config(&args.prediction)? else {
+        return Ok(None);
+    };
+    let Some(tree) = file.layout_tree().map_err(user)? else {
+        return Ok(None);
+    };
+    let not_yet = |what: &str| {
+        Err(user(format!(
+            "{what} is not done for a layout tree in the app yet; drop it, or use `autolb predict --config FILE`"
+        )))
+    };
+    if args.model.wants_model() {
+        return not_yet("the calibrated model (--measured, --model)");
+    }
+    if args.campaign.is_some() {
+        return not_yet("watching a campaign (--campaign)");
+    }
+    if !prediction_flags::resolve_cost_model(&args.prediction)?.is_plain() {
+        return not_yet("pricing by [machine], cost, queues or [[resource]]");
+    }
+    TreePrediction::new(&tree, &setup.inputs, &setup.settings)
+        .map(Some)
+        .map_err(user)
+}
+
+/// Runs the layout screen until the user quits.
+fn run_layout_screen(
+    args: &TuiArgs,
+    prediction: TreePrediction,
+    keys: KeyTable,
+    title: String,
+) -> Result<()> {
+    let out_dir = match &args.out {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().wrap_err("cannot find the current directory")?,
+    };
+    let mut screen = layout_screen::LayoutScreen::new(prediction, keys, out_dir, title);
+    screen.cwd = std::env::current_dir().ok();
+    let (tx, rx) = mpsc::channel::<Event>();
+    event::spawn_signals(tx.clone()).wrap_err("cannot install the signal handlers")?;
+    event::spawn_input(tx.clone());
+    drop(tx);
+    let mut terminal = ratatui::try_init().wrap_err("cannot set up the terminal")?;
+    let restore = RestoreGuard;
+    let result = layout_screen::event_loop(&mut terminal, &mut screen, &rx);
+    drop(restore);
     result
 }
 

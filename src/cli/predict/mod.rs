@@ -264,8 +264,13 @@ fn run_layout(
             "{what} is not done for a layout tree yet; drop it, or drop `layout` to balance the components side by side"
         )))
     };
+    let front_beside = || {
+        Err(user(
+            "--front: a layout tree's speed/cores front is printed after its ranking by fittingness (`front` in --json); drop --front",
+        ))
+    };
     if args.front {
-        return not_yet("--front");
+        return front_beside();
     }
     if args.model.wants_model() {
         return not_yet("the calibrated model (--measured, --model, --steps)");
@@ -278,7 +283,7 @@ fn run_layout(
         Output::Json => layout::LayoutOutput::Json,
         Output::Emit(EmitFormat::Cime) => layout::LayoutOutput::Cime,
         Output::Emit(EmitFormat::Ecearth4) => return not_yet("--emit ecearth4"),
-        _ => return not_yet("--front"),
+        _ => return front_beside(),
     };
     layout::run(tree, &run.setup.inputs, &run.setup.settings, output)
 }

@@ -395,7 +395,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::EmitEcearth4,
         name: "ecearth4",
         defaults: &["y"],
-        description: "write the matrix cursor's configuration (the focused table's row) as EC-Earth4 YAML, threads and node groups included, to the output directory",
+        description: "write the matrix cursor's configuration (the focused table's row) as EC-Earth4 YAML, threads and node groups included, to the output directory; on a layout tree, the selected placement's ./xmlchange lines",
         hint: None,
         panes: Panes::All,
     },
