@@ -11,6 +11,7 @@ mod cold_start;
 mod directory;
 mod distinct;
 mod freeze;
+mod tree;
 
 use std::path::{Path, PathBuf};
 
@@ -109,12 +110,7 @@ pub(super) fn planned_state(
             message: "placement = \"groups\" is for `autolb predict` (the best node packing of each node count); a campaign moves PEs between components and bills them as placement = \"packed\" does: set that, and count the pinned helpers' cores in extra_pes".into(),
         });
     }
-    if file.layout.is_some() {
-        return Err(CampaignError::Invalid {
-            file: origin.to_string(),
-            message: "campaigns on a layout tree are not done yet: `layout` is read by `autolb predict --config` only; drop it here to balance the components side by side".into(),
-        });
-    }
+    let tree = tree::checked_tree(file, origin)?;
     if file.is_cold_start() {
         return cold_start::planned_cold_start_state(file, base_dir, origin);
     }
@@ -123,6 +119,9 @@ pub(super) fn planned_state(
     }
     let settings = frozen_settings(file, origin)?;
     let inputs = file.component_inputs(base_dir)?;
+    if tree.is_some() {
+        tree::check_inputs(&inputs, origin)?;
+    }
     if let Some(bare) = file.components.iter().find(|c| c.curve.is_none()) {
         return Err(CampaignError::Invalid {
             file: origin.to_string(),
@@ -140,25 +139,33 @@ pub(super) fn planned_state(
     // A hybrid component runs at one thread count for the whole campaign: the one its curve
     // measures, or, with curves at several, the one the prediction's best configuration gives it.
     let mut inputs = inputs;
-    fix_threads(
-        &mut inputs,
-        &prediction_settings,
-        &file.cost_model(),
-        origin,
-    )?;
+    if tree.is_none() {
+        fix_threads(
+            &mut inputs,
+            &prediction_settings,
+            &file.cost_model(),
+            origin,
+        )?;
+    }
     // More candidates than tests, so that near twins can be passed over (see `distinct_tests`).
     let wanted = prediction_settings.top;
     prediction_settings.top = wanted
         .saturating_mul(TWIN_CANDIDATES)
         .min(crate::limits::MAX_TOP);
-    let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;
-
     let components = frozen_components(file, &inputs, origin)?;
+    let ranked: Vec<Vec<u32>> = match &tree {
+        Some(tree) => tree::candidates(tree, &inputs, &components, &prediction_settings, origin)?,
+        None => predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?
+            .top
+            .into_iter()
+            .map(|c| c.nproc)
+            .collect(),
+    };
 
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
         Some(start) => selected_start(file, start, &components, &settings.budgets(), origin)?,
         None => distinct_tests(
-            prediction.top.iter().map(|c| c.nproc.as_slice()),
+            ranked.iter().map(Vec::as_slice),
             wanted,
             settings.minimum_step,
         ),
@@ -169,12 +176,30 @@ pub(super) fn planned_state(
             .zip(&components)
             .map(|(ranks, c)| ranks.saturating_mul(c.threads))
             .collect();
-        check_fits("[original]", &components, &nproc, &settings.budgets()).map_err(|message| {
+        // On a tree the budget holds the PEs the layout spans, not the sum of the tasks.
+        let budgets = match &tree {
+            Some(_) => super::strategy::algorithm1::Budgets::single(u32::MAX),
+            None => settings.budgets(),
+        };
+        check_fits("[original]", &components, &nproc, &budgets).map_err(|message| {
             CampaignError::Invalid {
                 file: origin.to_string(),
                 message,
             }
         })?;
+        if let Some(tree) = &tree {
+            let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
+            let span = super::tree::width(tree, &names, &nproc);
+            if span > settings.max_nproc {
+                return Err(CampaignError::Invalid {
+                    file: origin.to_string(),
+                    message: format!(
+                        "[original] spans {span} PEs on layout {tree}, more than max_nproc = {}; raise max_nproc or give fewer tasks",
+                        settings.max_nproc
+                    ),
+                });
+            }
+        }
         match initial.iter_mut().find(|(n, _)| *n == nproc) {
             Some((_, o)) => o.push_str(", also the original"),
             None => initial.push((nproc, "original".into())),

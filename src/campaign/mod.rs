@@ -32,6 +32,7 @@ pub mod plan;
 pub mod state;
 pub mod status;
 pub mod strategy;
+pub mod tree;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

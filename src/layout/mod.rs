@@ -14,6 +14,7 @@
 //! finds the fastest placement of a tree within a budget, exactly.
 
 mod infer;
+pub mod place;
 pub mod search;
 
 use std::fmt;
