@@ -18,6 +18,7 @@
 //! judge performance models on shapes nobody chose.
 
 pub mod ec4_runs;
+pub mod cime;
 mod ecearth4;
 mod model;
 pub mod synthetic;
