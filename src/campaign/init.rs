@@ -456,6 +456,7 @@ pub(super) fn check_executor(
             curves,
             state.settings.period_s,
             state.is_standalone_scaling(),
+            super::tree::tree_of(state.settings.layout.as_deref()),
         );
         executor::from_config(cfg, dir, &ctx).map_err(|e| match e {
             ExecutorError::Config(message) => CampaignError::Invalid {

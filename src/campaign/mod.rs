@@ -316,6 +316,7 @@ pub fn executor_context(
         curves,
         state.settings.period_s,
         state.is_standalone_scaling(),
+        tree::tree_of(state.settings.layout.as_deref()),
     ))
 }
 
@@ -342,6 +343,7 @@ fn context_of(
     curves: impl IntoIterator<Item = Option<crate::curve::Curve>>,
     period_s: Option<f64>,
     standalone: bool,
+    layout: Option<crate::layout::Layout>,
 ) -> executor::ExecutorContext {
     executor::ExecutorContext {
         base_dir: base_dir.to_path_buf(),
@@ -357,6 +359,7 @@ fn context_of(
             .collect(),
         period_s,
         standalone,
+        layout,
     }
 }
 

@@ -84,10 +84,13 @@ pub fn relative_times(partial: &[f64], nproc: &[u32]) -> Vec<f64> {
         .collect()
 }
 
-/// The campaign's metrics of a CIME run of a tree campaign's configuration.
+/// The campaign's metrics of a CIME run of a tree campaign's configuration; `names` are the
+/// components' names as the tree gives them, in the order of `components`.
+#[allow(clippy::too_many_arguments)]
 pub fn reduce<C: TimingName>(
     m: &Measurement,
     components: &[C],
+    names: &[String],
     nproc: &[u32],
     tree: &Layout,
     extra_pes: u32,
@@ -104,10 +107,6 @@ pub fn reduce<C: TimingName>(
         .filter(|s| s.is_finite() && *s > 0.0)
         .or_else(|| m.coupled_sypd())
         .ok_or("no SYPD: the file states no model throughput and no run length")?;
-    let names: Vec<String> = components
-        .iter()
-        .map(|c| c.timing_name().to_ascii_lowercase())
-        .collect();
     let sum: f64 = nproc.iter().map(|&p| f64::from(p)).sum();
     let mut times = Vec::new();
     for (c, &p) in components.iter().zip(nproc) {
@@ -133,7 +132,7 @@ pub fn reduce<C: TimingName>(
         .zip(nproc)
         .map(|(&t, &p)| (wall - t) * f64::from(p) / (wall * sum))
         .collect();
-    let span = width(tree, &names, nproc);
+    let span = width(tree, names, nproc);
     let busy: f64 = times
         .iter()
         .zip(nproc)
@@ -190,7 +189,9 @@ pub fn measure(
             m.format.name()
         )));
     }
-    reduce(&m, components, nproc, tree, extra_pes, cost_model).map_err(Unmeasured::Unreadable)
+    let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
+    reduce(&m, components, &names, nproc, tree, extra_pes, cost_model)
+        .map_err(Unmeasured::Unreadable)
 }
 
 #[cfg(test)]
@@ -212,14 +213,14 @@ mod tests {
         m.sim_s = Some(metrics::SECONDS_PER_YEAR);
         let names: Vec<String> = times.iter().map(|t| t.0.to_string()).collect();
         let nproc: Vec<u32> = times.iter().map(|t| t.1).collect();
-        let r = reduce(&m, &names, &nproc, &tree, 0, None).unwrap();
+        let r = reduce(&m, &names, &names, &nproc, &tree, 0, None).unwrap();
         let back = relative_times(&r.partial_coupling_cost, &nproc);
         for ((_, _, t), b) in times.iter().zip(&back) {
             assert!((t / 90.0 - b).abs() < 1e-12, "{t} {b}");
         }
         // CHSY counts the span, 40 + 96 PEs, not the sum of the tasks.
         assert!((r.chsy - 24.0 * 136.0 / r.sypd).abs() < 1e-9);
-        let e = reduce(&m, &names, &[40, 96, 30, 51], &tree, 0, None).unwrap_err();
+        let e = reduce(&m, &names, &names, &[40, 96, 30, 51], &tree, 0, None).unwrap_err();
         assert!(e.contains("lnd") && e.contains("51"), "{e}");
     }
 

@@ -75,6 +75,51 @@ fn place_at(
     }
 }
 
+/// CIME classes that usually run on the PEs of others: the coupler, river runoff, land ice
+/// and waves. A tree that leaves them out puts them on the PEs of its host part
+/// ([`host_span`]), so a case never gets a made-up count for them.
+pub const RIDE_ALONG: [&str; 4] = ["cpl", "rof", "glc", "wav"];
+
+/// The PEs of the top-level part of `tree` that holds `atm` (the whole layout when the tree
+/// does not split at the top or has no `atm`): `(first PE, PEs)`, where CIME's defaults put
+/// the classes a tree leaves out.
+pub fn host_span(tree: &Layout, placed: &Placed) -> (u32, u32) {
+    let host: Vec<&str> = match tree {
+        Layout::Beside(parts) => parts
+            .iter()
+            .find(|p| p.components().contains(&"atm"))
+            .map_or_else(|| tree.components(), |p| p.components()),
+        _ => tree.components(),
+    };
+    let on_host = placed
+        .placements
+        .iter()
+        .filter(|p| host.contains(&p.name.as_str()));
+    let root = on_host.clone().map(|p| p.root_pe).min().unwrap_or(0);
+    let end = on_host
+        .map(|p| p.root_pe + p.tasks)
+        .max()
+        .unwrap_or(placed.width);
+    (root, end.saturating_sub(root))
+}
+
+/// Every class a CIME case needs set: the tree's components as placed, then each
+/// [`RIDE_ALONG`] class the tree leaves out on the PEs of its host part.
+pub fn with_ride_along(tree: &Layout, placed: &Placed) -> Vec<Placement> {
+    let (root, tasks) = host_span(tree, placed);
+    let mut all = placed.placements.clone();
+    for class in RIDE_ALONG {
+        if !all.iter().any(|p| p.name.eq_ignore_ascii_case(class)) {
+            all.push(Placement {
+                name: class.to_string(),
+                tasks: tasks.max(1),
+                root_pe: root,
+            });
+        }
+    }
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +162,10 @@ mod tests {
         let wide = |n: &str| if n == "lnd" { Some(90) } else { tasks(n) };
         assert_eq!(width(&tree, &wide).unwrap(), 40 + 120);
         assert_eq!(width(&tree, &|_| None).unwrap_err(), "ocn");
+        // The coupler and the other ride-along classes sit on the atmosphere's side.
+        assert_eq!(host_span(&tree, &placed), (40, 96));
+        let all = with_ride_along(&tree, &placed);
+        assert_eq!(all.len(), 8);
+        assert!(all[4..].iter().all(|p| p.root_pe == 40 && p.tasks == 96));
     }
 }

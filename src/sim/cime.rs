@@ -24,7 +24,7 @@ use serde::Serialize;
 use super::model::{standard_normal, truth_sypd};
 use super::SimError;
 use crate::curve::Curve;
-use crate::layout::place::place;
+use crate::layout::place::{host_span, place};
 use crate::layout::Layout;
 
 /// The coupler's own run time, as a share of the tree's time.
@@ -177,8 +177,7 @@ pub fn simulate_tree(run: &TreeRun, out_dir: &Path) -> Result<TreeOutcome, SimEr
     Ok(outcome)
 }
 
-/// The PEs of the part of the tree that holds `atm` (the whole layout without a `|` at the
-/// top or without `atm`): where the classes the tree leaves out run.
+/// Where the classes the tree leaves out run: `(first PE, PEs)` of its host part.
 fn host_range(run: &TreeRun) -> (u32, u32) {
     let tasks = |n: &str| {
         run.components
@@ -186,26 +185,10 @@ fn host_range(run: &TreeRun) -> (u32, u32) {
             .find(|c| c.class == n)
             .map(|c| c.tasks)
     };
-    let Ok(placed) = place(&run.tree, &tasks) else {
-        return (0, 1);
-    };
-    let host: Vec<&str> = match &run.tree {
-        Layout::Beside(parts) => parts
-            .iter()
-            .find(|p| p.components().contains(&"atm"))
-            .map_or_else(|| run.tree.components(), |p| p.components()),
-        _ => run.tree.components(),
-    };
-    let on_host = placed
-        .placements
-        .iter()
-        .filter(|p| host.contains(&p.name.as_str()));
-    let root = on_host.clone().map(|p| p.root_pe).min().unwrap_or(0);
-    let end = on_host
-        .map(|p| p.root_pe + p.tasks)
-        .max()
-        .unwrap_or(placed.width);
-    (root, end.saturating_sub(root).max(1))
+    place(&run.tree, &tasks).map_or((0, 1), |placed| {
+        let (root, n) = host_span(&run.tree, &placed);
+        (root, n.max(1))
+    })
 }
 
 /// The summary's text.
