@@ -224,9 +224,18 @@ impl SimExecutor {
         if let Ok(mut s) = statuses.lock() {
             s.insert(id.clone(), RunStatus::Running);
         }
+        // With time compression the run lasts its modelled TOT times the compression, and
+        // its summary appears at the end, as a case's does.
+        let compression = self.settings.compression.unwrap_or(0.0);
         let handle = std::thread::Builder::new()
             .name(format!("sim {id}"))
             .spawn(move || {
+                if compression > 0.0 {
+                    if let Ok(outcome) = crate::sim::cime::run_tree(&tree_run) {
+                        let pause = (outcome.tot_s * compression).min(60.0);
+                        std::thread::sleep(Duration::from_secs_f64(pause));
+                    }
+                }
                 let (status, stdout, stderr) = match simulate_tree(&tree_run, &run_dir) {
                     Ok(outcome) => (
                         RunStatus::Finished { exit_code: 0 },
