@@ -68,10 +68,7 @@ impl Status {
                     recipient: decision
                         .and_then(|d| d.recipient)
                         .and_then(|i| names.get(i).cloned()),
-                    total_nproc: test
-                        .nproc
-                        .iter()
-                        .fold(state.settings.extra_pes, |t, &p| t.saturating_add(p)),
+                    total_nproc: total_pes(state, &test.nproc),
                     origin: state.origin_of(test.test).unwrap_or_default().into(),
                     next_step: decision
                         .filter(|d| d.outcome == Outcome::Continue)
@@ -565,4 +562,14 @@ mod tests {
         assert_eq!(status.counts.running, 0);
         assert_eq!(status.counts.pending, ids.len());
     }
+}
+
+/// All PEs of a configuration, the extra PEs included: the sum of the components' PEs, or on a
+/// layout tree the PEs the layout spans.
+fn total_pes(state: &State, nproc: &[u32]) -> u32 {
+    let used = match crate::campaign::tree::tree_of(state.settings.layout.as_deref()) {
+        Some(tree) => crate::campaign::tree::width(&tree, &state.component_names(), nproc),
+        None => nproc.iter().fold(0u32, |t, &p| t.saturating_add(p)),
+    };
+    used.saturating_add(state.settings.extra_pes)
 }

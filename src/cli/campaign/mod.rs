@@ -528,7 +528,13 @@ fn best_cime(state: &campaign::State, answer: &campaign::Answer) -> Result<Strin
         width: placed.width,
         placements: placed.placements,
     };
-    Ok(crate::cli::predict::layout::cime_lines(&tree, &best))
+    // The lines are `predict --emit cime`'s; the comment above them says where they come from.
+    let lines = crate::cli::predict::layout::cime_lines(&tree, &best);
+    Ok(lines.replacen(
+        "# autolb predict: the fastest placement of",
+        "# autolb campaign best: the best measured placement of",
+        1,
+    ))
 }
 
 /// `campaign status --watch`: a frame every `period` until the campaign is done (that frame
