@@ -46,6 +46,15 @@ pub fn width(tree: &Layout, names: &[String], nproc: &[u32]) -> u32 {
     placed(tree, names, nproc).width
 }
 
+/// The PEs a configuration of `state` takes, extras left out: the sum of the components'
+/// PEs, or on a layout tree the PEs the layout spans.
+pub fn used_pes(state: &super::State, nproc: &[u32]) -> u32 {
+    match tree_of(state.settings.layout.as_deref()) {
+        Some(tree) => width(&tree, &state.component_names(), nproc),
+        None => nproc.iter().fold(0u32, |t, &p| t.saturating_add(p)),
+    }
+}
+
 /// The cost weight `W` of a run spanning `width` PEs besides `extra_pes` (cost = 24 W / SYPD):
 /// the PEs, or with a `[machine]` the whole nodes they take, in cores (in kW for energy).
 pub fn weight(width: u32, extra_pes: u32, cost_model: Option<&CostModel>) -> f64 {

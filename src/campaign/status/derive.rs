@@ -567,9 +567,5 @@ mod tests {
 /// All PEs of a configuration, the extra PEs included: the sum of the components' PEs, or on a
 /// layout tree the PEs the layout spans.
 fn total_pes(state: &State, nproc: &[u32]) -> u32 {
-    let used = match crate::campaign::tree::tree_of(state.settings.layout.as_deref()) {
-        Some(tree) => crate::campaign::tree::width(&tree, &state.component_names(), nproc),
-        None => nproc.iter().fold(0u32, |t, &p| t.saturating_add(p)),
-    };
-    used.saturating_add(state.settings.extra_pes)
+    crate::campaign::tree::used_pes(state, nproc).saturating_add(state.settings.extra_pes)
 }
