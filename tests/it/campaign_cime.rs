@@ -212,3 +212,36 @@ fn a_killed_cesm_campaign_resumes_to_the_same_answer() {
     };
     assert_eq!(runs(&state), runs(&reference_state));
 }
+
+#[test]
+fn what_a_tree_campaign_does_not_do_is_refused_in_one_line_naming_the_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &str); 4] = [
+        ("guided", "strategy = \"guided\"\n", "strategy = \"guided\""),
+        ("start", "start = [{ atm = 184, ocn = 72, ice = 112, lnd = 72 }]\n", "`start`"),
+        ("queue", "", "[[queue]]"),
+        ("original", "", "[original] spans 300 PEs"),
+    ];
+    for (name, top, words) in cases {
+        let file = example(tmp.path(), name, "");
+        let mut text = format!("{top}{}", std::fs::read_to_string(&file).unwrap());
+        if name == "queue" {
+            text.push_str("\n[machine]\ncores_per_node = 64\n\n[[queue]]\nname = \"normal\"\nmax_nodes = 10\n");
+        }
+        if name == "original" {
+            text.push_str("\n[original]\natm = 200\nocn = 100\nice = 100\nlnd = 100\n");
+        }
+        std::fs::write(&file, text).unwrap();
+        let out = autolb()
+            .args(["campaign", "init"])
+            .arg(tmp.path().join(format!("camp-{name}")))
+            .arg("--config")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: accepted");
+        assert!(stderr.contains(words), "{name}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{name}: {stderr}");
+    }
+}

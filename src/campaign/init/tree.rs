@@ -42,6 +42,11 @@ pub(super) fn checked_tree(
             "[[resource]] tables are not priced on a layout tree; drop them or `layout`".into(),
         ));
     }
+    if !file.queues.is_empty() {
+        return Err(invalid(
+            "[[queue]] tables are not checked on a layout tree yet; drop them (max_nproc bounds the PEs the layout spans) or drop `layout`".into(),
+        ));
+    }
     if file.start.is_some() {
         return Err(invalid(
             "`start` is not read with `layout` yet: the first tests come from the tree's own ranking; drop `start` (or give one configuration as [original])".into(),

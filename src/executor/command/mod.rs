@@ -572,6 +572,37 @@ mod tests {
     }
 
     #[test]
+    fn a_layout_tree_gives_first_pes_tasks_and_threads_in_argv_and_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut tree_ctx = ctx(dir.path());
+        tree_ctx.layout = Some(crate::layout::Layout::parse("NEMO | IFS").unwrap());
+        let template = [
+            "sh",
+            "-c",
+            "echo {rootpe.IFS} {ntasks.IFS} {nthrds.NEMO} {rootpe.cpl} $AUTOLB_ROOTPE_IFS $AUTOLB_NTASKS_WAV > out",
+        ];
+        let mut exec =
+            CommandExecutor::from_config(&cfg(&template, None), dir.path(), &tree_ctx).unwrap();
+        let run = request(dir.path());
+        let ticket = exec.start(&run).unwrap();
+        assert_eq!(
+            wait(&mut exec, &run, &ticket),
+            RunStatus::Finished { exit_code: 0 }
+        );
+        // NEMO first, IFS after it; the coupler and the other ride-along classes go with IFS,
+        // the part that holds no atmosphere named `atm`: the whole layout.
+        assert_eq!(
+            std::fs::read_to_string(run.run_dir.join("out")).unwrap(),
+            "240 408 1 0 240 648\n"
+        );
+        // Without a layout the placeholders do not exist.
+        let e = CommandExecutor::from_config(&cfg(&template, None), dir.path(), &ctx(dir.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown placeholder {rootpe.IFS}"), "{e}");
+    }
+
+    #[test]
     fn runs_in_the_run_directory_with_text_in_the_environment() {
         let dir = tempfile::tempdir().unwrap();
         let mut exec = CommandExecutor::from_config(
