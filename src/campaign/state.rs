@@ -479,6 +479,7 @@ impl State {
             return super::tree::measure(
                 path,
                 &self.components,
+                &self.component_names(),
                 &test.nproc,
                 &tree,
                 self.settings.extra_pes,

@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::measure::{RunMetrics, TimingName, Unmeasured};
-use super::state::FrozenComponent;
 use crate::layout::place::{self, Placed};
 use crate::layout::Layout;
 use crate::machine::CostModel;
@@ -165,11 +164,13 @@ pub fn reduce<C: TimingName>(
 }
 
 /// Reads the CIME timing file of a run at `path` (the run directory; its `timing/` folder is
-/// looked in too) and reduces it ([`reduce`]). A file still being written is incomplete; a
-/// file cut short is never measured.
-pub fn measure(
+/// looked in too) and reduces it ([`reduce`]); `names` are the components' names as the tree
+/// gives them. A file still being written is incomplete; a file cut short is never measured.
+#[allow(clippy::too_many_arguments)]
+pub fn measure<C: TimingName>(
     path: &Path,
-    components: &[FrozenComponent],
+    components: &[C],
+    names: &[String],
     nproc: &[u32],
     tree: &Layout,
     extra_pes: u32,
@@ -179,7 +180,7 @@ pub fn measure(
         nproc: components
             .iter()
             .zip(nproc)
-            .map(|(c, &p)| (c.timing_name.clone(), p / c.threads.max(1)))
+            .map(|(c, &p)| (c.timing_name().to_string(), p / c.threads().max(1)))
             .collect::<BTreeMap<_, _>>(),
         ..ReadOptions::default()
     };
@@ -198,8 +199,7 @@ pub fn measure(
             m.format.name()
         )));
     }
-    let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
-    reduce(&m, components, &names, nproc, tree, extra_pes, cost_model)
+    reduce(&m, components, names, nproc, tree, extra_pes, cost_model)
         .map_err(Unmeasured::Unreadable)
 }
 

@@ -118,6 +118,7 @@ impl Status {
                 .collect(),
             period_s: state.settings.period_s,
             cost_model: state.settings.cost_model.clone(),
+            layout: state.settings.layout.clone(),
             strategy: state.settings.strategy,
             driver: None,
             iterations_at_most: Some(limit.at_most),
@@ -411,14 +412,26 @@ impl Status {
         let components: Vec<(String, u32)> = (0..self.timing_names.len())
             .map(|c| (self.timing_names[c].clone(), self.threads_of(c)))
             .collect();
-        match measure::measure_billed(
-            &run.run_dir,
-            &components,
-            &nproc,
-            self.extra_pes,
-            self.period_s,
-            self.cost_model.as_ref(),
-        ) {
+        let measured = match crate::campaign::tree::tree_of(self.layout.as_deref()) {
+            Some(tree) => crate::campaign::tree::measure(
+                &run.run_dir,
+                &components,
+                &self.components,
+                &nproc,
+                &tree,
+                self.extra_pes,
+                self.cost_model.as_ref(),
+            ),
+            None => measure::measure_billed(
+                &run.run_dir,
+                &components,
+                &nproc,
+                self.extra_pes,
+                self.period_s,
+                self.cost_model.as_ref(),
+            ),
+        };
+        match measured {
             Ok(m) => Ok(Some(m)),
             Err(Unmeasured::Incomplete(_)) => Ok(None),
             Err(e) => Err(e.to_string()),

@@ -300,6 +300,7 @@ impl Loader {
                         Some(tree) => autolb::campaign::tree::measure(
                             &run.run_dir,
                             &state.components,
+                            &state.component_names(),
                             &nproc,
                             tree,
                             state.settings.extra_pes,
