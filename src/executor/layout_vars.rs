@@ -37,9 +37,21 @@ pub fn placements(tree: &Layout, run: &RunRequest) -> Vec<(Placement, u32)> {
         .collect()
 }
 
-/// The `{rootpe.NAME}`, `{ntasks.NAME}` and `{nthrds.NAME}` values of a run.
+/// Every PE of the run on `tree`: the PEs the layout spans plus the extra PEs.
+pub fn total_pes(tree: &Layout, run: &RunRequest) -> u32 {
+    let tasks = |name: &str| {
+        let k = run.nproc.iter().position(|(n, _)| n == name)?;
+        Some(run.ranks_of(k))
+    };
+    place(tree, &tasks)
+        .map_or_else(|_| run.total_nproc(), |p| p.width.saturating_add(run.extra_pes))
+}
+
+/// The `{rootpe.NAME}`, `{ntasks.NAME}` and `{nthrds.NAME}` values of a run, and
+/// `{total_nproc}` as the layout counts it (the PEs it spans, not the sum of the tasks).
 pub fn placeholder_values(tree: &Layout, run: &RunRequest) -> HashMap<String, u64> {
     let mut v = HashMap::new();
+    v.insert("total_nproc".to_string(), total_pes(tree, run).into());
     for (p, threads) in placements(tree, run) {
         v.insert(format!("rootpe.{}", p.name), p.root_pe.into());
         v.insert(format!("ntasks.{}", p.name), p.tasks.into());
@@ -49,9 +61,12 @@ pub fn placeholder_values(tree: &Layout, run: &RunRequest) -> HashMap<String, u6
 }
 
 /// The `AUTOLB_ROOTPE_<NAME>`, `AUTOLB_NTASKS_<NAME>` and `AUTOLB_NTHRDS_<NAME>` variables
-/// of a run.
+/// of a run, and `AUTOLB_TOTAL_NPROC` as the layout counts it.
 pub fn env_vars(tree: &Layout, run: &RunRequest) -> Vec<(String, String)> {
-    let mut v = Vec::new();
+    let mut v = vec![(
+        "AUTOLB_TOTAL_NPROC".to_string(),
+        total_pes(tree, run).to_string(),
+    )];
     for (p, threads) in placements(tree, run) {
         let suffix = env_suffix(&p.name);
         v.push((format!("AUTOLB_ROOTPE_{suffix}"), p.root_pe.to_string()));
@@ -91,8 +106,10 @@ mod tests {
         assert_eq!(v["ntasks.lnd"], 50);
         assert_eq!(v["nthrds.ice"], 1);
         assert_eq!((v["rootpe.cpl"], v["ntasks.cpl"]), (40, 96));
+        assert_eq!(v["total_nproc"], 136);
         let env = env_vars(&tree, &run);
         assert!(env.contains(&("AUTOLB_ROOTPE_LND".into(), "70".into())));
         assert!(env.contains(&("AUTOLB_NTASKS_WAV".into(), "96".into())));
+        assert!(env.contains(&("AUTOLB_TOTAL_NPROC".into(), "136".into())));
     }
 }

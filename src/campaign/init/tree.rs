@@ -42,6 +42,15 @@ pub(super) fn checked_tree(
             "[[resource]] tables are not priced on a layout tree; drop them or `layout`".into(),
         ));
     }
+    if file
+        .executor
+        .as_ref()
+        .is_some_and(|e| e.kind == crate::executor::ExecutorKind::Slurm)
+    {
+        return Err(invalid(
+            "[executor] kind = \"slurm\" does not lay out a tree yet; use kind = \"command\" with a script that sets the case's layout ({rootpe.NAME}, {ntasks.NAME}, {nthrds.NAME}) and submits it, or kind = \"sim\"".into(),
+        ));
+    }
     if !file.queues.is_empty() {
         return Err(invalid(
             "[[queue]] tables are not checked on a layout tree yet; drop them (max_nproc bounds the PEs the layout spans) or drop `layout`".into(),
