@@ -245,3 +245,32 @@ fn what_a_tree_campaign_does_not_do_is_refused_in_one_line_naming_the_key() {
         assert_eq!(stderr.trim_end().lines().count(), 1, "{name}: {stderr}");
     }
 }
+
+#[test]
+fn a_tree_campaign_driven_from_outside_gives_each_run_its_first_pes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = example(tmp.path(), "outside", "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let without_executor = &text[..text.find("[executor]").unwrap()];
+    std::fs::write(&file, without_executor).unwrap();
+    let dir = tmp.path().join("camp");
+    init(&file, &dir);
+    let out = autolb()
+        .args(["campaign", "next"])
+        .arg(&dir)
+        .args(["--env", "--iteration", "0", "--test", "0", "--repetition", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let env = String::from_utf8(out.stdout).unwrap();
+    // The first test: ocn 72 on PEs 0-71, atm 184 after it, ice with atm, land after ice.
+    for line in [
+        "export AUTOLB_ROOTPE_OCN='0'",
+        "export AUTOLB_ROOTPE_ATM='72'",
+        "export AUTOLB_ROOTPE_LND='184'",
+        "export AUTOLB_NTASKS_CPL='184'",
+        "export AUTOLB_TOTAL_NPROC='256'",
+    ] {
+        assert!(env.lines().any(|l| l == line), "{line} not in\n{env}");
+    }
+}
