@@ -152,14 +152,19 @@ pub(super) fn planned_state(
     prediction_settings.top = wanted
         .saturating_mul(TWIN_CANDIDATES)
         .min(crate::limits::MAX_TOP);
-    let components = frozen_components(file, &inputs, origin)?;
-    let ranked: Vec<Vec<u32>> = match &tree {
-        Some(tree) => tree::candidates(tree, &inputs, &components, &prediction_settings, origin)?,
+    // The prediction runs before the components are frozen, so that its errors come first.
+    let predicted: Vec<Vec<u32>> = match &tree {
+        Some(_) => Vec::new(),
         None => predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?
             .top
             .into_iter()
             .map(|c| c.nproc)
             .collect(),
+    };
+    let components = frozen_components(file, &inputs, origin)?;
+    let ranked: Vec<Vec<u32>> = match &tree {
+        Some(tree) => tree::candidates(tree, &inputs, &components, &prediction_settings, origin)?,
+        None => predicted,
     };
 
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
