@@ -115,8 +115,7 @@ pub fn plan_of(state: &State) -> Plan {
                     test: t.test,
                     origin: state.origin_of(t.test).unwrap_or_default().into(),
                     nproc: NameMap::zip(&names, t.nproc.iter().copied()),
-                    total_nproc: super::tree::used_pes(state, &t.nproc)
-                        .saturating_add(s.extra_pes),
+                    total_nproc: super::tree::used_pes(state, &t.nproc).saturating_add(s.extra_pes),
                 })
                 .collect()
         })

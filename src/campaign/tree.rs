@@ -32,7 +32,10 @@ pub fn tree_of(layout: Option<&str>) -> Option<Layout> {
 /// The placement of a configuration (task counts in component order) on `tree`.
 pub fn placed(tree: &Layout, names: &[String], nproc: &[u32]) -> Placed {
     place::place(tree, &|n| {
-        names.iter().position(|c| c == n).and_then(|k| nproc.get(k).copied())
+        names
+            .iter()
+            .position(|c| c == n)
+            .and_then(|k| nproc.get(k).copied())
     })
     .unwrap_or(Placed {
         placements: Vec::new(),
@@ -125,7 +128,10 @@ pub fn reduce<C: TimingName>(
             .find(|t| t.name.eq_ignore_ascii_case(want))
             .ok_or_else(|| {
                 let found: Vec<&str> = m.components.iter().map(|c| c.name.as_str()).collect();
-                format!("no run time for {want:?}; the file has {}", found.join(", "))
+                format!(
+                    "no run time for {want:?}; the file has {}",
+                    found.join(", ")
+                )
             })?;
         let tasks = p / c.threads().max(1);
         if let Some(measured) = t.nproc.filter(|&n| n != tasks) {
@@ -212,7 +218,12 @@ mod tests {
     fn run_times_come_back_from_the_partial_coupling_costs() {
         let tree = Layout::parse("ocn | (atm ; (ice | lnd))").unwrap();
         let mut m = Measurement::new(Format::Cime);
-        let times = [("ocn", 40, 80.0), ("atm", 96, 60.0), ("ice", 30, 20.0), ("lnd", 50, 25.0)];
+        let times = [
+            ("ocn", 40, 80.0),
+            ("atm", 96, 60.0),
+            ("ice", 30, 20.0),
+            ("lnd", 50, 25.0),
+        ];
         for (n, p, t) in times {
             let mut c = ComponentTiming::new(n, 0, t, 0.0);
             c.nproc = Some(p);

@@ -43,8 +43,10 @@ pub fn total_pes(tree: &Layout, run: &RunRequest) -> u32 {
         let k = run.nproc.iter().position(|(n, _)| n == name)?;
         Some(run.ranks_of(k))
     };
-    place(tree, &tasks)
-        .map_or_else(|_| run.total_nproc(), |p| p.width.saturating_add(run.extra_pes))
+    place(tree, &tasks).map_or_else(
+        |_| run.total_nproc(),
+        |p| p.width.saturating_add(run.extra_pes),
+    )
 }
 
 /// The `{rootpe.NAME}`, `{ntasks.NAME}` and `{nthrds.NAME}` values of a run, and

@@ -202,10 +202,7 @@ impl SimExecutor {
             components,
             days: self.settings.period() * f64::from(self.settings.steps())
                 / crate::metrics::SECONDS_PER_DAY,
-            noise: self
-                .settings
-                .noise
-                .unwrap_or(crate::sim::defaults::NOISE),
+            noise: self.settings.noise.unwrap_or(crate::sim::defaults::NOISE),
             flavour,
             seed,
         })

@@ -123,7 +123,10 @@ pub fn run_tree(run: &TreeRun) -> Result<TreeOutcome, SimError> {
         if !(sypd.is_finite() && sypd > 0.0) {
             return Err(SimError::Component {
                 name: c.class.clone(),
-                reason: format!("truth speed {sypd} SYPD at {} tasks is not positive", c.tasks),
+                reason: format!(
+                    "truth speed {sypd} SYPD at {} tasks is not positive",
+                    c.tasks
+                ),
             });
         }
         let factor = (1.0 + run.noise * standard_normal(&mut rng)).max(0.05);
@@ -133,10 +136,13 @@ pub fn run_tree(run: &TreeRun) -> Result<TreeOutcome, SimError> {
         ));
     }
     let time = |n: &str| times.iter().find(|(c, _)| c == n).map(|(_, t)| *t);
-    let tree_s = run.tree.run_time(&time).map_err(|name| SimError::Component {
-        name,
-        reason: "is in the layout but not among the run's components".into(),
-    })?;
+    let tree_s = run
+        .tree
+        .run_time(&time)
+        .map_err(|name| SimError::Component {
+            name,
+            reason: "is in the layout but not among the run's components".into(),
+        })?;
     let tasks = |n: &str| {
         run.components
             .iter()
@@ -219,7 +225,10 @@ pub fn summary_text(run: &TreeRun, outcome: &TreeOutcome, lid: &str) -> String {
         }
     }
     let mut out = String::from("---------------- TIMING PROFILE ---------------------\n");
-    out.push_str(&format!("  Case        : {}\n  LID         : {lid}\n", run.case));
+    out.push_str(&format!(
+        "  Case        : {}\n  LID         : {lid}\n",
+        run.case
+    ));
     out.push_str("  Machine     : autolb-stand-in\n");
     if run.flavour == Flavour::Cmeps {
         out.push_str("  Driver      : CMEPS\n");
@@ -272,7 +281,10 @@ pub fn summary_text(run: &TreeRun, outcome: &TreeOutcome, lid: &str) -> String {
                 .find(|(c, _)| c == class)
                 .map_or(0.0, |(_, t)| *t)
         };
-        out.push_str(&line(&format!("{} Run Time:", class.to_ascii_uppercase()), s));
+        out.push_str(&line(
+            &format!("{} Run Time:", class.to_ascii_uppercase()),
+            s,
+        ));
     }
     out.push_str(&line("CPL COMM Time:", tree_s * COMM_SHARE));
     out
@@ -281,7 +293,7 @@ pub fn summary_text(run: &TreeRun, outcome: &TreeOutcome, lid: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::{self, Reading, ReadOptions};
+    use crate::timing::{self, ReadOptions, Reading};
 
     fn curve(name: &str, work: f64) -> Curve {
         let points: Vec<crate::curve::Point> = [8u32, 16, 32, 64, 128]
@@ -328,13 +340,27 @@ mod tests {
             };
             assert_eq!(m.partial, None, "{flavour:?}");
             let cime = m.cime.as_ref().unwrap();
-            assert_eq!(cime.driver, if flavour == Flavour::Mct { "MCT" } else { "CMEPS" });
+            assert_eq!(
+                cime.driver,
+                if flavour == Flavour::Mct {
+                    "MCT"
+                } else {
+                    "CMEPS"
+                }
+            );
             assert!((cime.run_s.unwrap() - outcome.tot_s).abs() < 1e-3);
             assert!((cime.sypd.unwrap() - outcome.sypd).abs() < 0.01);
             for (class, t) in &outcome.components {
                 let c = cime.components.iter().find(|c| &c.name == class).unwrap();
                 assert!((c.run_s.unwrap() - t).abs() < 1e-3, "{class}");
-                assert_eq!(c.nproc, r.components.iter().find(|x| &x.class == class).unwrap().tasks);
+                assert_eq!(
+                    c.nproc,
+                    r.components
+                        .iter()
+                        .find(|x| &x.class == class)
+                        .unwrap()
+                        .tasks
+                );
             }
             // The PE ranges give back the tree, and the coupler rides on the atmosphere's PEs.
             assert_eq!(

@@ -17,8 +17,8 @@
 //! [`synthetic`] draws random cases (standalone curves and a hidden coupled-mode truth) to
 //! judge performance models on shapes nobody chose.
 
-pub mod ec4_runs;
 pub mod cime;
+pub mod ec4_runs;
 mod ecearth4;
 mod model;
 pub mod synthetic;

@@ -62,7 +62,11 @@ fn best_json(dir: &Path) -> serde_json::Value {
         .arg("--json")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -71,7 +75,11 @@ fn tasks(best: &serde_json::Value) -> Vec<(String, u64)> {
     // NameMap serialises as an object in component order.
     best["ranks"]
         .as_object()
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap())).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+                .collect()
+        })
         .unwrap_or_else(|| {
             best["ranks"]
                 .as_array()
@@ -92,7 +100,10 @@ fn a_cesm_shaped_campaign_balances_to_the_end_and_writes_its_xmlchange_lines() {
 
     let state = State::load(&dir).unwrap();
     assert!(state.is_done());
-    assert_eq!(state.settings.layout.as_deref(), Some("ocn | (atm ; (ice | lnd))"));
+    assert_eq!(
+        state.settings.layout.as_deref(),
+        Some("ocn | (atm ; (ice | lnd))")
+    );
     let names = state.component_names();
     let tree = autolb::layout::Layout::parse("ocn | (atm ; (ice | lnd))").unwrap();
     let ocn = names.iter().position(|n| n == "ocn").unwrap();
@@ -113,7 +124,9 @@ fn a_cesm_shaped_campaign_balances_to_the_end_and_writes_its_xmlchange_lines() {
                 assert_eq!(timing.len(), 1, "{}", run.id);
             }
             if let Some(d) = &test.decision {
-                if d.recipient.is_some() && d.next.as_ref().is_some_and(|n| n[ocn] > test.nproc[ocn]) {
+                if d.recipient.is_some()
+                    && d.next.as_ref().is_some_and(|n| n[ocn] > test.nproc[ocn])
+                {
                     moved_to_ocean = true;
                 }
             }
@@ -138,7 +151,11 @@ fn a_cesm_shaped_campaign_balances_to_the_end_and_writes_its_xmlchange_lines() {
         .args(["--emit", "cime"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.ends_with("./case.setup --reset\n"), "{text}");
     let setting = |key: &str| -> u64 {
@@ -186,7 +203,10 @@ fn a_killed_cesm_campaign_resumes_to_the_same_answer() {
         child.wait().unwrap();
         kills += 1;
     }
-    assert!(kills >= 2, "only {kills} kills landed; the campaign ran too fast");
+    assert!(
+        kills >= 2,
+        "only {kills} kills landed; the campaign ran too fast"
+    );
     let mut child = crate::common::spawn_campaign_run(&dir);
     let status = wait_with_timeout(&mut child, Duration::from_secs(300));
     assert!(status.success());
@@ -203,9 +223,13 @@ fn a_killed_cesm_campaign_resumes_to_the_same_answer() {
             .iter()
             .flat_map(|it| {
                 it.tests.iter().flat_map(|t| {
-                    t.runs
-                        .iter()
-                        .map(|r| (r.id.clone(), t.nproc.clone(), r.metrics.as_ref().map(|m| m.sypd)))
+                    t.runs.iter().map(|r| {
+                        (
+                            r.id.clone(),
+                            t.nproc.clone(),
+                            r.metrics.as_ref().map(|m| m.sypd),
+                        )
+                    })
                 })
             })
             .collect()
@@ -218,7 +242,11 @@ fn what_a_tree_campaign_does_not_do_is_refused_in_one_line_naming_the_key() {
     let tmp = tempfile::tempdir().unwrap();
     let cases: [(&str, &str, &str); 4] = [
         ("guided", "strategy = \"guided\"\n", "strategy = \"guided\""),
-        ("start", "start = [{ atm = 184, ocn = 72, ice = 112, lnd = 72 }]\n", "`start`"),
+        (
+            "start",
+            "start = [{ atm = 184, ocn = 72, ice = 112, lnd = 72 }]\n",
+            "`start`",
+        ),
         ("queue", "", "[[queue]]"),
         ("original", "", "[original] spans 300 PEs"),
     ];
@@ -258,10 +286,22 @@ fn a_tree_campaign_driven_from_outside_gives_each_run_its_first_pes() {
     let out = autolb()
         .args(["campaign", "next"])
         .arg(&dir)
-        .args(["--env", "--iteration", "0", "--test", "0", "--repetition", "1"])
+        .args([
+            "--env",
+            "--iteration",
+            "0",
+            "--test",
+            "0",
+            "--repetition",
+            "1",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let env = String::from_utf8(out.stdout).unwrap();
     // The first test: ocn 72 on PEs 0-71, atm 184 after it, ice with atm, land after ice.
     for line in [

@@ -122,11 +122,12 @@ pub(super) fn candidates(
         let sypd = find(name)?.1.eval(f64::from(p));
         (sypd.is_finite() && sypd > 0.0).then(|| crate::metrics::SECONDS_PER_DAY / sypd)
     };
-    let rows = search::front(tree, settings.max_nproc, 1, settings.top, &count_of, &time)
-        .map_err(|message| CampaignError::Invalid {
+    let rows = search::front(tree, settings.max_nproc, 1, settings.top, &count_of, &time).map_err(
+        |message| CampaignError::Invalid {
             file: origin.to_string(),
             message,
-        })?;
+        },
+    )?;
     if rows.is_empty() {
         return Err(CampaignError::Invalid {
             file: origin.to_string(),

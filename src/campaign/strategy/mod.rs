@@ -168,16 +168,16 @@ impl Strategy for Algorithm1 {
                 )
             } else {
                 algorithm1::decide_within(
-                &DecisionInput {
-                    nproc: &test.nproc,
-                    step: test.step,
-                    previous,
-                    partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
-                    minimum_step: state.settings.minimum_step,
-                    limits: &limits,
-                    max_nproc: state.settings.max_nproc,
-                    names: &names,
-                },
+                    &DecisionInput {
+                        nproc: &test.nproc,
+                        step: test.step,
+                        previous,
+                        partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
+                        minimum_step: state.settings.minimum_step,
+                        limits: &limits,
+                        max_nproc: state.settings.max_nproc,
+                        names: &names,
+                    },
                     &budgets,
                     &|c| seen.contains(c),
                 )

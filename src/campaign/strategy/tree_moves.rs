@@ -363,7 +363,10 @@ mod tests {
         // the layout would span 146 PEs, over the budget.
         let mut limits = free(4);
         limits[0].low = 50;
-        assert_eq!(move_between(&tree, &names, &nproc, &w, 16, &limits, 140), None);
+        assert_eq!(
+            move_between(&tree, &names, &nproc, &w, 16, &limits, 140),
+            None
+        );
         assert!(move_between(&tree, &names, &nproc, &w, 16, &limits, 146).is_some());
     }
 

@@ -89,7 +89,7 @@ impl CommandExecutor {
                 &values_with_layout(ctx.layout.as_ref(), &sample),
                 COMMAND_KEY,
             )
-                .map_err(ExecutorError::Config)?;
+            .map_err(ExecutorError::Config)?;
         }
         super::env::check_distinct(ctx.components.iter().map(|c| c.name.as_str()))
             .map_err(ExecutorError::Config)?;
@@ -108,8 +108,8 @@ impl CommandExecutor {
     /// The program and arguments of one run, placeholders filled in.
     pub fn command_line(&self, run: &RunRequest) -> Result<Vec<String>, ExecutorError> {
         let values = values_with_layout(self.layout.as_ref(), run);
-        let mut argv = expand_argv(&self.template, &values, COMMAND_KEY)
-            .map_err(ExecutorError::Config)?;
+        let mut argv =
+            expand_argv(&self.template, &values, COMMAND_KEY).map_err(ExecutorError::Config)?;
         if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
             argv[0] = self.base_dir.join(&argv[0]).display().to_string();
         }
