@@ -211,6 +211,36 @@ impl SimExecutor {
     /// Starts a tree run on its own thread: the summary goes into the run directory's
     /// `timing/` folder, what the model did to `stdout`, then the exit status.
     fn start_tree(&mut self, run: &RunRequest, tree_run: TreeRun) -> Result<Ticket, ExecutorError> {
+        // With time compression the run lasts its modelled TOT times the compression, and
+        // its summary appears at the end, as a case's does.
+        let compression = self.settings.compression.unwrap_or(0.0);
+        self.spawn(run, move |run_dir| {
+            if compression > 0.0 {
+                if let Ok(outcome) = crate::sim::cime::run_tree(&tree_run) {
+                    let pause = (outcome.tot_s * compression).min(60.0);
+                    std::thread::sleep(Duration::from_secs_f64(pause));
+                }
+            }
+            match simulate_tree(&tree_run, run_dir) {
+                Ok(outcome) => Ended {
+                    status: RunStatus::Finished { exit_code: 0 },
+                    stdout: serde_json::to_string_pretty(&outcome).unwrap_or_default(),
+                    stderr: String::new(),
+                    wall_s: None,
+                },
+                Err(e) => Ended::failed(&e),
+            }
+        })
+    }
+
+    /// Runs `work` on a thread of its own for `run` (its directory made first), then writes
+    /// what it ended with: `stdout`, `stderr`, the modelled wall time when known, and last the
+    /// exit status, which is what a restarted driver looks for.
+    fn spawn(
+        &mut self,
+        run: &RunRequest,
+        work: impl FnOnce(&std::path::Path) -> Ended + Send + 'static,
+    ) -> Result<Ticket, ExecutorError> {
         let run_dir = run.run_dir.clone();
         std::fs::create_dir_all(&run_dir).map_err(|source| ExecutorError::Io {
             what: format!("cannot create {}", run_dir.display()),
@@ -221,37 +251,19 @@ impl SimExecutor {
         if let Ok(mut s) = statuses.lock() {
             s.insert(id.clone(), RunStatus::Running);
         }
-        // With time compression the run lasts its modelled TOT times the compression, and
-        // its summary appears at the end, as a case's does.
-        let compression = self.settings.compression.unwrap_or(0.0);
         let handle = std::thread::Builder::new()
             .name(format!("sim {id}"))
             .spawn(move || {
-                if compression > 0.0 {
-                    if let Ok(outcome) = crate::sim::cime::run_tree(&tree_run) {
-                        let pause = (outcome.tot_s * compression).min(60.0);
-                        std::thread::sleep(Duration::from_secs_f64(pause));
-                    }
+                let ended = work(&run_dir);
+                if let Some(wall) = ended.wall_s {
+                    // The modelled wall time, initialisation included (`timing = "wall"`).
+                    let _ = std::fs::write(run_dir.join(super::WALL_FILE), format!("{wall}\n"));
                 }
-                let (status, stdout, stderr) = match simulate_tree(&tree_run, &run_dir) {
-                    Ok(outcome) => (
-                        RunStatus::Finished { exit_code: 0 },
-                        serde_json::to_string_pretty(&outcome).unwrap_or_default(),
-                        String::new(),
-                    ),
-                    Err(e) => (
-                        RunStatus::Failed {
-                            reason: format!("stand-in model: {e}"),
-                        },
-                        String::new(),
-                        format!("{e}\n"),
-                    ),
-                };
-                let _ = std::fs::write(run_dir.join("stdout"), stdout);
-                let _ = std::fs::write(run_dir.join("stderr"), stderr);
-                let _ = write_exit_status(&run_dir, &status);
+                let _ = std::fs::write(run_dir.join("stdout"), ended.stdout);
+                let _ = std::fs::write(run_dir.join("stderr"), ended.stderr);
+                let _ = write_exit_status(&run_dir, &ended.status);
                 if let Ok(mut s) = statuses.lock() {
-                    s.insert(id, status);
+                    s.insert(id, ended.status);
                 }
             })
             .map_err(|source| ExecutorError::Io {
@@ -260,6 +272,29 @@ impl SimExecutor {
             })?;
         self.threads.insert(run.id.clone(), handle);
         Ok(Ticket(format!("thread {}", run.id)))
+    }
+}
+
+/// How a stand-in run ended: its status, what it wrote to stdout and stderr, and its modelled
+/// wall time when the model gives one.
+struct Ended {
+    status: RunStatus,
+    stdout: String,
+    stderr: String,
+    wall_s: Option<f64>,
+}
+
+impl Ended {
+    /// An error of the model itself: a failed run.
+    fn failed(e: &dyn std::fmt::Display) -> Ended {
+        Ended {
+            status: RunStatus::Failed {
+                reason: format!("stand-in model: {e}"),
+            },
+            stdout: String::new(),
+            stderr: format!("{e}\n"),
+            wall_s: None,
+        }
     }
 }
 
@@ -295,60 +330,24 @@ impl Executor for SimExecutor {
             return self.start_tree(run, tree_run);
         }
         let sim_run = self.sim_run(run)?;
-        let run_dir = run.run_dir.clone();
-        std::fs::create_dir_all(&run_dir).map_err(|source| ExecutorError::Io {
-            what: format!("cannot create {}", run_dir.display()),
-            source,
-        })?;
-        let id = run.id.clone();
-        let statuses = Arc::clone(&self.statuses);
-        if let Ok(mut s) = statuses.lock() {
-            s.insert(id.clone(), RunStatus::Running);
-        }
-        let handle = std::thread::Builder::new()
-            .name(format!("sim {id}"))
-            .spawn(move || {
-                // Like `autolb simulate --json`: what the model did on stdout, why it
-                // failed on stderr.
-                let mut wall_s = None;
-                let (status, stdout, stderr) = match simulate(&sim_run, &run_dir) {
-                    Ok(outcome) => {
-                        wall_s = Some(outcome.total_wall_s);
-                        let json = serde_json::to_string_pretty(&outcome).unwrap_or_default();
-                        match &outcome.failed {
-                            None => (RunStatus::Finished { exit_code: 0 }, json, String::new()),
-                            Some(reason) => (
-                                RunStatus::Finished { exit_code: 1 },
-                                json,
-                                format!("{reason}\n"),
-                            ),
-                        }
-                    }
-                    Err(e) => (
-                        RunStatus::Failed {
-                            reason: format!("stand-in model: {e}"),
-                        },
-                        String::new(),
-                        format!("{e}\n"),
-                    ),
+        self.spawn(run, move |run_dir| match simulate(&sim_run, run_dir) {
+            // Like `autolb simulate --json`: what the model did on stdout, why it failed on
+            // stderr.
+            Ok(outcome) => {
+                let stdout = serde_json::to_string_pretty(&outcome).unwrap_or_default();
+                let (exit_code, stderr) = match &outcome.failed {
+                    None => (0, String::new()),
+                    Some(reason) => (1, format!("{reason}\n")),
                 };
-                if let Some(wall) = wall_s {
-                    // The modelled wall time, initialisation included (`timing = "wall"`).
-                    let _ = std::fs::write(run_dir.join(super::WALL_FILE), format!("{wall}\n"));
+                Ended {
+                    status: RunStatus::Finished { exit_code },
+                    stdout,
+                    stderr,
+                    wall_s: Some(outcome.total_wall_s),
                 }
-                let _ = std::fs::write(run_dir.join("stdout"), stdout);
-                let _ = std::fs::write(run_dir.join("stderr"), stderr);
-                let _ = write_exit_status(&run_dir, &status);
-                if let Ok(mut s) = statuses.lock() {
-                    s.insert(id, status);
-                }
-            })
-            .map_err(|source| ExecutorError::Io {
-                what: format!("cannot start a thread for run {}", run.id),
-                source,
-            })?;
-        self.threads.insert(run.id.clone(), handle);
-        Ok(Ticket(format!("thread {}", run.id)))
+            }
+            Err(e) => Ended::failed(&e),
+        })
     }
 
     fn poll(&mut self, runs: &[(&RunRequest, &Ticket)]) -> Result<Vec<RunStatus>, ExecutorError> {

@@ -21,9 +21,7 @@
 use crate::campaign::state::{Decision, Outcome};
 use crate::campaign::tree::{relative_times, width};
 use crate::layout::Layout;
-use crate::predict::ConfigurationText;
-
-use super::algorithm1::Limits;
+use super::algorithm1::{all_failed, halving_search, HalvingSearch, Limits};
 
 /// Everything [`decide`] needs about one test after an iteration.
 #[derive(Debug, Clone)]
@@ -218,16 +216,7 @@ fn subtree_width(tree: &Layout, names: &[String], side: &[usize], counts: &[u32]
 /// One test's decision on a tree (see the module doc).
 pub fn decide(input: &TreeInput, seen: &dyn Fn(&[u32]) -> bool) -> Decision {
     let Some(partial) = input.partial else {
-        return Decision {
-            donor: None,
-            recipient: None,
-            step: input.step,
-            next: None,
-            outcome: Outcome::Failed {
-                reason: "every run of this test failed".into(),
-            },
-            notes: Vec::new(),
-        };
+        return all_failed(input.step);
     };
     let times = relative_times(partial, input.nproc);
     let finished = |reason: String, notes: Vec<String>, who: Option<(usize, usize)>| Decision {
@@ -279,50 +268,33 @@ pub fn decide(input: &TreeInput, seen: &dyn Fn(&[u32]) -> bool) -> Decision {
         ));
         step /= 2;
     }
-    while step >= input.minimum_step && step > 0 {
-        match move_between(
-            input.tree,
-            input.names,
-            input.nproc,
-            &waiting,
+    let moving = format!(
+        "{} to {}",
+        part_text(&waiting.donor),
+        part_text(&waiting.recipient)
+    );
+    halving_search(
+        &HalvingSearch {
             step,
-            input.limits,
-            input.max_nproc,
-        ) {
-            Some(next) if !seen(&next) => {
-                return Decision {
-                    donor: Some(donor),
-                    recipient: Some(recipient),
-                    step,
-                    next: Some(next),
-                    outcome: Outcome::Continue,
-                    notes,
-                };
-            }
-            Some(next) => notes.push(format!(
-                "{} already run: step {step} -> {}",
-                ConfigurationText::new(input.names, &next).slashed(),
-                step / 2
-            )),
-            None => notes.push(format!(
-                "no move of {step} PEs from {} to {} fits the limits and budget: step {step} -> {}",
-                part_text(&waiting.donor),
-                part_text(&waiting.recipient),
-                step / 2
-            )),
-        }
-        step /= 2;
-    }
-    Decision {
-        donor: Some(donor),
-        recipient: Some(recipient),
-        step,
-        next: None,
-        outcome: Outcome::Finished {
-            reason: format!("step {step} is below minimum_step {}", input.minimum_step),
+            minimum_step: input.minimum_step,
+            names: input.names,
+            moving: &moving,
+            who: (donor, recipient),
         },
+        &|step| {
+            move_between(
+                input.tree,
+                input.names,
+                input.nproc,
+                &waiting,
+                step,
+                input.limits,
+                input.max_nproc,
+            )
+        },
+        seen,
         notes,
-    }
+    )
 }
 
 #[cfg(test)]
