@@ -521,6 +521,12 @@ fn test_state(test: &TestView) -> TestState {
     }
 }
 
+/// All PEs of a configuration, the extra PEs included: the sum of the components' PEs, or on a
+/// layout tree the PEs the layout spans.
+fn total_pes(state: &State, nproc: &[u32]) -> u32 {
+    crate::campaign::tree::used_pes(state, nproc).saturating_add(state.settings.extra_pes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -575,10 +581,4 @@ mod tests {
         assert_eq!(status.counts.running, 0);
         assert_eq!(status.counts.pending, ids.len());
     }
-}
-
-/// All PEs of a configuration, the extra PEs included: the sum of the components' PEs, or on a
-/// layout tree the PEs the layout spans.
-fn total_pes(state: &State, nproc: &[u32]) -> u32 {
-    crate::campaign::tree::used_pes(state, nproc).saturating_add(state.settings.extra_pes)
 }

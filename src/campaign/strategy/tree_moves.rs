@@ -18,10 +18,10 @@
 //! side. Ride-along classes the tree leaves out (cpl, rof, glc, wav) are not balanced: they
 //! share the PEs of the part that holds the atmosphere.
 
+use super::algorithm1::{all_failed, halving_search, HalvingSearch, Limits};
 use crate::campaign::state::{Decision, Outcome};
 use crate::campaign::tree::{relative_times, width};
 use crate::layout::Layout;
-use super::algorithm1::{all_failed, halving_search, HalvingSearch, Limits};
 
 /// Everything [`decide`] needs about one test after an iteration.
 #[derive(Debug, Clone)]
