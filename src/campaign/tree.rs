@@ -14,15 +14,14 @@
 //! ([`relative_times`]): relative to TOT they are `1 - c_i * sum p / p_i`, which is all that
 //! comparing the sides of a `|` needs.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::measure::{RunMetrics, TimingName, Unmeasured};
+use super::measure::{processes_by_timing_name, read_whole, RunMetrics, TimingName, Unmeasured};
 use crate::layout::place::{self, Placed};
 use crate::layout::Layout;
 use crate::machine::CostModel;
 use crate::metrics;
-use crate::timing::{self, Measurement, ReadOptions, Reading};
+use crate::timing::{Measurement, ReadOptions};
 
 /// The tree of a campaign's `layout`, when it has one that reads.
 pub fn tree_of(layout: Option<&str>) -> Option<Layout> {
@@ -171,7 +170,7 @@ pub fn reduce<C: TimingName>(
 
 /// Reads the CIME timing file of a run at `path` (the run directory; its `timing/` folder is
 /// looked in too) and reduces it ([`reduce`]); `names` are the components' names as the tree
-/// gives them. A file still being written is incomplete; a file cut short is never measured.
+/// gives them. A file not written yet is incomplete; a file cut short is never measured.
 #[allow(clippy::too_many_arguments)]
 pub fn measure<C: TimingName>(
     path: &Path,
@@ -183,21 +182,10 @@ pub fn measure<C: TimingName>(
     cost_model: Option<&CostModel>,
 ) -> Result<RunMetrics, Unmeasured> {
     let opts = ReadOptions {
-        nproc: components
-            .iter()
-            .zip(nproc)
-            .map(|(c, &p)| (c.timing_name().to_string(), p / c.threads().max(1)))
-            .collect::<BTreeMap<_, _>>(),
+        nproc: processes_by_timing_name(components, nproc),
         ..ReadOptions::default()
     };
-    let reading = timing::read(path, &opts).map_err(|e| Unmeasured::Unreadable(e.to_string()))?;
-    let m = match reading {
-        Reading::Measured(m) => m,
-        Reading::Incomplete { reason } => return Err(Unmeasured::Incomplete(reason)),
-    };
-    if let Some(reason) = &m.partial {
-        return Err(Unmeasured::Incomplete(format!("partial: {reason}")));
-    }
+    let m = read_whole(path, &opts)?;
     if m.cime.is_none() {
         return Err(Unmeasured::Unreadable(format!(
             "{}: a campaign on a layout tree reads CIME timing files (cesm_timing.*, e3sm_timing.*), found {} output",
