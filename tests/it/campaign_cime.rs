@@ -26,48 +26,26 @@ fn example(tmp: &Path, name: &str, sim_extra: &str) -> PathBuf {
     file
 }
 
-fn init(file: &Path, dir: &Path) {
-    let out = autolb()
-        .args(["campaign", "init"])
+/// `autolb campaign VERB DIR ARGS...`, which must succeed: its stdout.
+fn campaign(verb: &str, dir: &Path, args: &[&str]) -> String {
+    autolb()
+        .args(["campaign", verb])
         .arg(dir)
-        .arg("--config")
-        .arg(file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .args(args)
+        .timeout(Duration::from_secs(300))
+        .stdout_ok()
+}
+
+fn init(file: &Path, dir: &Path) {
+    campaign("init", dir, &["--config", file.to_str().unwrap()]);
 }
 
 fn run_to_end(dir: &Path) {
-    let out = autolb()
-        .args(["campaign", "run"])
-        .arg(dir)
-        .timeout(Duration::from_secs(300))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    campaign("run", dir, &[]);
 }
 
 fn best_json(dir: &Path) -> serde_json::Value {
-    let out = autolb()
-        .args(["campaign", "best"])
-        .arg(dir)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&campaign("best", dir, &["--json"])).unwrap()
 }
 
 /// `(name, tasks)` of the answer.
@@ -145,18 +123,7 @@ fn a_cesm_shaped_campaign_balances_to_the_end_and_writes_its_xmlchange_lines() {
 
     // The answer as a CIME case's settings: every class, ride-along classes on the
     // atmosphere's PEs, and the reset the case needs.
-    let out = autolb()
-        .args(["campaign", "best"])
-        .arg(&dir)
-        .args(["--emit", "cime"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = campaign("best", &dir, &["--emit", "cime"]);
     assert!(text.ends_with("./case.setup --reset\n"), "{text}");
     let setting = |key: &str| -> u64 {
         text.split(|c: char| c == ',' || c.is_whitespace())
@@ -283,10 +250,10 @@ fn a_tree_campaign_driven_from_outside_gives_each_run_its_first_pes() {
     std::fs::write(&file, without_executor).unwrap();
     let dir = tmp.path().join("camp");
     init(&file, &dir);
-    let out = autolb()
-        .args(["campaign", "next"])
-        .arg(&dir)
-        .args([
+    let env = campaign(
+        "next",
+        &dir,
+        &[
             "--env",
             "--iteration",
             "0",
@@ -294,15 +261,8 @@ fn a_tree_campaign_driven_from_outside_gives_each_run_its_first_pes() {
             "0",
             "--repetition",
             "1",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let env = String::from_utf8(out.stdout).unwrap();
     // The first test: ocn 72 on PEs 0-71, atm 184 after it, ice with atm, land after ice.
     for line in [
         "export AUTOLB_ROOTPE_OCN='0'",
