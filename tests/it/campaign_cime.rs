@@ -148,11 +148,30 @@ fn a_cesm_shaped_campaign_balances_to_the_end_and_writes_its_xmlchange_lines() {
 #[test]
 fn a_killed_cesm_campaign_resumes_to_the_same_answer() {
     let tmp = tempfile::tempdir().unwrap();
-    // The reference: the same campaign, never interrupted.
+    // The reference: the same campaign, never interrupted, its summaries in MCT's flavour (the
+    // same numbers under another header).
     let plain = example(tmp.path(), "plain", "");
+    let text = std::fs::read_to_string(&plain).unwrap();
+    assert!(text.contains("output = \"cmeps\""));
+    std::fs::write(
+        &plain,
+        text.replace("output = \"cmeps\"", "output = \"mct\""),
+    )
+    .unwrap();
     let reference = tmp.path().join("reference");
     init(&plain, &reference);
     run_to_end(&reference);
+    let summary = |dir: &Path| {
+        let run_dir = State::load(dir).unwrap().request(dir, 0, 0, 0).run_dir;
+        let timing = run_dir.join("timing");
+        let file = std::fs::read_dir(&timing)
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap();
+        std::fs::read_to_string(file.path()).unwrap()
+    };
+    assert!(!summary(&reference).contains("Driver"));
 
     // Slow runs, so that kills land while runs are under way.
     let slow = example(tmp.path(), "slow", "compression = 0.02\n");
@@ -180,6 +199,7 @@ fn a_killed_cesm_campaign_resumes_to_the_same_answer() {
 
     let state = State::load(&dir).unwrap();
     assert!(state.is_done());
+    assert!(summary(&dir).contains("Driver      : CMEPS"));
     let (a, b) = (best_json(&reference), best_json(&dir));
     assert_eq!(tasks(&a), tasks(&b));
     assert_eq!(a["sypd"], b["sypd"]);
