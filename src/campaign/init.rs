@@ -167,8 +167,14 @@ pub(super) fn planned_state(
         None => predicted,
     };
 
+    // On a tree the budget holds the PEs the layout spans, not the sum of the tasks: the
+    // counts are checked against their limits here and the span below.
+    let budgets = match &tree {
+        Some(_) => super::strategy::algorithm1::Budgets::single(u32::MAX),
+        None => settings.budgets(),
+    };
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
-        Some(start) => selected_start(file, start, &components, &settings.budgets(), origin)?,
+        Some(start) => selected_start(file, start, &components, &budgets, origin)?,
         None => distinct_tests(
             ranked.iter().map(Vec::as_slice),
             wanted,
@@ -181,36 +187,21 @@ pub(super) fn planned_state(
             .zip(&components)
             .map(|(ranks, c)| ranks.saturating_mul(c.threads))
             .collect();
-        // On a tree the budget holds the PEs the layout spans, not the sum of the tasks.
-        let budgets = match &tree {
-            Some(_) => super::strategy::algorithm1::Budgets::single(u32::MAX),
-            None => settings.budgets(),
-        };
         check_fits("[original]", &components, &nproc, &budgets).map_err(|message| {
             CampaignError::Invalid {
                 file: origin.to_string(),
                 message,
             }
         })?;
-        if let Some(tree) = &tree {
-            let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
-            let span = super::tree::width(tree, &names, &nproc);
-            if span > settings.max_nproc {
-                return Err(CampaignError::Invalid {
-                    file: origin.to_string(),
-                    message: format!(
-                        "[original] spans {span} PEs on layout {tree}, more than max_nproc = {}; raise max_nproc or give fewer tasks",
-                        settings.max_nproc
-                    ),
-                });
-            }
-        }
         match initial.iter_mut().find(|(n, _)| *n == nproc) {
             Some((_, o)) => o.push_str(", also the original"),
             None => initial.push((nproc, "original".into())),
         }
     }
 
+    if let Some(tree) = &tree {
+        tree::check_spans(tree, &components, &initial, settings.max_nproc, origin)?;
+    }
     let executor = checked_executor(file, origin)?;
     let base_dir = absolute_dir(base_dir)?;
     // Algorithm 1 runs every test `repetitions` times; the guided strategy runs each

@@ -143,6 +143,33 @@ fn a_cesm_shaped_campaign_balances_to_the_end_and_writes_its_xmlchange_lines() {
         assert!(setting(&format!("NTASKS_{class}")) >= of("atm"), "{class}");
         assert_eq!(setting(&format!("NTHRDS_{class}")), 1);
     }
+
+    // The answer as a campaign file runs it again on the same layout, as its one first test.
+    let again = tmp.path().join("again.toml");
+    std::fs::write(&again, campaign("best", &dir, &["--emit", "toml"])).unwrap();
+    let second = tmp.path().join("again");
+    init(&again, &second);
+    let state = State::load(&second).unwrap();
+    assert_eq!(
+        state.settings.layout.as_deref(),
+        Some("ocn | (atm ; (ice | lnd))")
+    );
+    let first: Vec<(String, u64)> = names
+        .iter()
+        .cloned()
+        .zip(
+            state.iterations[0].tests[0]
+                .nproc
+                .iter()
+                .map(|&p| u64::from(p)),
+        )
+        .collect();
+    assert_eq!(state.iterations[0].tests.len(), 1);
+    let mut sorted_answer = answer.clone();
+    sorted_answer.sort();
+    let mut sorted_first = first;
+    sorted_first.sort();
+    assert_eq!(sorted_first, sorted_answer);
 }
 
 #[test]
@@ -231,11 +258,15 @@ fn what_a_tree_campaign_does_not_do_is_refused_in_one_line_naming_the_key() {
         ("guided", "strategy = \"guided\"\n", "strategy = \"guided\""),
         (
             "start",
-            "start = [{ atm = 184, ocn = 72, ice = 112, lnd = 72 }]\n",
-            "`start`",
+            "start = [{ atm = 200, ocn = 100, ice = 100, lnd = 100 }]\n",
+            "spans 300 PEs",
         ),
         ("queue", "", "[[queue]]"),
-        ("original", "", "[original] spans 300 PEs"),
+        (
+            "original",
+            "",
+            "original: atm 200 / ocn 100 / ice 100 / lnd 100 spans 300 PEs",
+        ),
     ];
     for (name, top, words) in cases {
         let file = example(tmp.path(), name, "");

@@ -56,11 +56,6 @@ pub(super) fn checked_tree(
             "[[queue]] tables are not checked on a layout tree yet; drop them (max_nproc bounds the PEs the layout spans) or drop `layout`".into(),
         ));
     }
-    if file.start.is_some() {
-        return Err(invalid(
-            "`start` is not read with `layout` yet: the first tests come from the tree's own ranking; drop `start` (or give one configuration as [original])".into(),
-        ));
-    }
     Ok(Some(tree))
 }
 
@@ -151,4 +146,28 @@ pub(super) fn candidates(
                 .collect()
         })
         .collect())
+}
+
+/// Refuses a first test (`start`, `[original]`) whose layout spans more than `max_nproc` PEs.
+pub(super) fn check_spans(
+    tree: &Layout,
+    components: &[FrozenComponent],
+    initial: &[(Vec<u32>, String)],
+    max_nproc: u32,
+    origin: &str,
+) -> Result<(), CampaignError> {
+    let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
+    for (nproc, from) in initial {
+        let span = crate::campaign::tree::width(tree, &names, nproc);
+        if span > max_nproc {
+            return Err(CampaignError::Invalid {
+                file: origin.to_string(),
+                message: format!(
+                    "{from}: {} spans {span} PEs on layout {tree}, more than max_nproc = {max_nproc}; raise max_nproc or give fewer tasks",
+                    crate::predict::ConfigurationText::new(&names, nproc).slashed()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
