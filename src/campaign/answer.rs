@@ -556,6 +556,11 @@ impl CampaignAnswer {
     /// the top N at the campaign's TTS_w, each compared with the answer.
     pub fn with_prediction(status: Status, state: &State, dir: &Path) -> CampaignAnswer {
         let mut out = CampaignAnswer::of_status(status);
+        // The calibrated model ranks components side by side; a layout tree is not priced by
+        // it yet, so no prediction is shown rather than one for another layout.
+        if state.settings.layout.is_some() {
+            return out;
+        }
         match CampaignPrediction::load(state, dir) {
             Ok(cp) => match cp.problem() {
                 Ok(problem) => {

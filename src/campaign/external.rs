@@ -56,12 +56,23 @@ pub struct NextRun {
     /// The component a standalone run measures (a scaling campaign).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub component: Option<String>,
+    /// The campaign's layout tree, when it has one: `total_nproc` then counts the PEs the
+    /// layout spans, and a run's command gets each component's first PE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
 }
 
 impl NextRun {
     /// The run as an executor would be asked to start it (for placeholders).
     pub fn request(&self) -> RunRequest {
-        let balanced: u32 = self.nproc.values().fold(0, |s, p| s.saturating_add(*p));
+        let balanced: u32 = match super::tree::tree_of(self.layout.as_deref()) {
+            Some(tree) => {
+                let names: Vec<String> = self.nproc.0.iter().map(|(n, _)| n.clone()).collect();
+                let tasks: Vec<u32> = self.nproc.values().copied().collect();
+                super::tree::width(&tree, &names, &tasks)
+            }
+            None => self.nproc.values().fold(0, |s, p| s.saturating_add(*p)),
+        };
         RunRequest {
             component: self.component.clone(),
             id: self.run.clone(),
@@ -119,12 +130,17 @@ pub fn driven_by(dir: &Path) -> Result<Option<String>, CampaignError> {
 
 fn next_run_at(state: &State, dir: &Path, (i, t, r): super::state::RunPos) -> NextRun {
     let req = state.request(dir, i, t, r);
+    let tree = super::tree::tree_of(state.settings.layout.as_deref());
     NextRun {
         run: req.id.clone(),
         iteration: req.iteration,
         test: req.test,
         repetition: req.repetition,
-        total_nproc: req.total_nproc(),
+        total_nproc: tree.as_ref().map_or_else(
+            || req.total_nproc(),
+            |tree| crate::executor::layout_vars::total_pes(tree, &req),
+        ),
+        layout: state.settings.layout.clone(),
         threads: NameMap(
             req.nproc
                 .iter()
@@ -477,7 +493,14 @@ pub fn next_as_bash(runs: &[NextRun], components: &[String]) -> Result<String, C
 pub fn run_env(run: &NextRun) -> Result<Vec<(String, String)>, CampaignError> {
     check_distinct(run.nproc.0.iter().map(|(n, _)| n.as_str()))
         .map_err(CampaignError::NoSuchRun)?;
-    Ok(crate::executor::env::run_env(&run.request()))
+    let request = run.request();
+    let mut vars = crate::executor::env::run_env(&request);
+    if let Some(tree) = super::tree::tree_of(run.layout.as_deref()) {
+        // The layout's count of every PE replaces the sum of the tasks.
+        vars.retain(|(k, _)| k != "AUTOLB_TOTAL_NPROC");
+        vars.extend(crate::executor::layout_vars::env_vars(&tree, &request));
+    }
+    Ok(vars)
 }
 
 /// [`run_env`] as `export NAME='value'` lines, safe to `eval` (every value single-quoted).
@@ -563,6 +586,11 @@ pub fn stand_in_run(
     use crate::executor::{sim::SimExecutor, ExecutorConfig, ExecutorKind};
     let dir = absolute_dir(dir)?;
     let state = State::load(&dir)?;
+    if state.settings.layout.is_some() {
+        return Err(CampaignError::Executor(crate::executor::ExecutorError::Config(
+            "`autolb simulate --campaign` runs the stand-in model of components side by side; a campaign on a layout tree runs it with [executor] kind = \"sim\"".into(),
+        )));
+    }
     let (i, t, r) = state
         .find_run(run_id)
         .ok_or_else(|| CampaignError::UnknownRun {

@@ -11,6 +11,7 @@ mod cold_start;
 mod directory;
 mod distinct;
 mod freeze;
+mod tree;
 
 use std::path::{Path, PathBuf};
 
@@ -109,12 +110,7 @@ pub(super) fn planned_state(
             message: "placement = \"groups\" is for `autolb predict` (the best node packing of each node count); a campaign moves PEs between components and bills them as placement = \"packed\" does: set that, and count the pinned helpers' cores in extra_pes".into(),
         });
     }
-    if file.layout.is_some() {
-        return Err(CampaignError::Invalid {
-            file: origin.to_string(),
-            message: "campaigns on a layout tree are not done yet: `layout` is read by `autolb predict --config` only; drop it here to balance the components side by side".into(),
-        });
-    }
+    let tree = tree::checked_tree(file, origin)?;
     if file.is_cold_start() {
         return cold_start::planned_cold_start_state(file, base_dir, origin);
     }
@@ -123,6 +119,9 @@ pub(super) fn planned_state(
     }
     let settings = frozen_settings(file, origin)?;
     let inputs = file.component_inputs(base_dir)?;
+    if tree.is_some() {
+        tree::check_inputs(&inputs, origin)?;
+    }
     if let Some(bare) = file.components.iter().find(|c| c.curve.is_none()) {
         return Err(CampaignError::Invalid {
             file: origin.to_string(),
@@ -140,25 +139,44 @@ pub(super) fn planned_state(
     // A hybrid component runs at one thread count for the whole campaign: the one its curve
     // measures, or, with curves at several, the one the prediction's best configuration gives it.
     let mut inputs = inputs;
-    fix_threads(
-        &mut inputs,
-        &prediction_settings,
-        &file.cost_model(),
-        origin,
-    )?;
+    if tree.is_none() {
+        fix_threads(
+            &mut inputs,
+            &prediction_settings,
+            &file.cost_model(),
+            origin,
+        )?;
+    }
     // More candidates than tests, so that near twins can be passed over (see `distinct_tests`).
     let wanted = prediction_settings.top;
     prediction_settings.top = wanted
         .saturating_mul(TWIN_CANDIDATES)
         .min(crate::limits::MAX_TOP);
-    let prediction = predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?;
-
+    // The prediction runs before the components are frozen, so that its errors come first.
+    let predicted: Vec<Vec<u32>> = match &tree {
+        Some(_) => Vec::new(),
+        None => predict::predict_billed(&inputs, &prediction_settings, &file.cost_model())?
+            .top
+            .into_iter()
+            .map(|c| c.nproc)
+            .collect(),
+    };
     let components = frozen_components(file, &inputs, origin)?;
+    let ranked: Vec<Vec<u32>> = match &tree {
+        Some(tree) => tree::candidates(tree, &inputs, &components, &prediction_settings, origin)?,
+        None => predicted,
+    };
 
+    // On a tree the budget holds the PEs the layout spans, not the sum of the tasks: the
+    // counts are checked against their limits here and the span below.
+    let budgets = match &tree {
+        Some(_) => super::strategy::algorithm1::Budgets::single(u32::MAX),
+        None => settings.budgets(),
+    };
     let mut initial: Vec<(Vec<u32>, String)> = match &file.start {
-        Some(start) => selected_start(file, start, &components, &settings.budgets(), origin)?,
+        Some(start) => selected_start(file, start, &components, &budgets, origin)?,
         None => distinct_tests(
-            prediction.top.iter().map(|c| c.nproc.as_slice()),
+            ranked.iter().map(Vec::as_slice),
             wanted,
             settings.minimum_step,
         ),
@@ -169,7 +187,7 @@ pub(super) fn planned_state(
             .zip(&components)
             .map(|(ranks, c)| ranks.saturating_mul(c.threads))
             .collect();
-        check_fits("[original]", &components, &nproc, &settings.budgets()).map_err(|message| {
+        check_fits("[original]", &components, &nproc, &budgets).map_err(|message| {
             CampaignError::Invalid {
                 file: origin.to_string(),
                 message,
@@ -181,6 +199,9 @@ pub(super) fn planned_state(
         }
     }
 
+    if let Some(tree) = &tree {
+        tree::check_spans(tree, &components, &initial, settings.max_nproc, origin)?;
+    }
     let executor = checked_executor(file, origin)?;
     let base_dir = absolute_dir(base_dir)?;
     // Algorithm 1 runs every test `repetitions` times; the guided strategy runs each
@@ -431,6 +452,7 @@ pub(super) fn check_executor(
             curves,
             state.settings.period_s,
             state.is_standalone_scaling(),
+            super::tree::tree_of(state.settings.layout.as_deref()),
         );
         executor::from_config(cfg, dir, &ctx).map_err(|e| match e {
             ExecutorError::Config(message) => CampaignError::Invalid {

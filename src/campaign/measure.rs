@@ -109,22 +109,37 @@ pub fn measure_billed<C: TimingName>(
 ) -> Result<RunMetrics, Unmeasured> {
     let opts = ReadOptions {
         period_s,
-        nproc: components
-            .iter()
-            .zip(nproc)
-            .map(|(c, &p)| (c.timing_name().to_string(), processes(c, p)))
-            .collect::<BTreeMap<_, _>>(),
+        nproc: processes_by_timing_name(components, nproc),
         ..ReadOptions::default()
     };
-    let reading = timing::read(path, &opts).map_err(|e| Unmeasured::Unreadable(e.to_string()))?;
+    let m = read_whole(path, &opts)?;
+    reduce_billed(&m, components, nproc, extra_pes, cost_model).map_err(Unmeasured::Unreadable)
+}
+
+/// Each component's MPI processes by its timing name, as the readers check them.
+pub(crate) fn processes_by_timing_name<C: TimingName>(
+    components: &[C],
+    nproc: &[u32],
+) -> BTreeMap<String, u32> {
+    components
+        .iter()
+        .zip(nproc)
+        .map(|(c, &p)| (c.timing_name().to_string(), processes(c, p)))
+        .collect()
+}
+
+/// Reads the timing output at `path` whole: output not all written yet is incomplete, and a
+/// partial reading (a file cut short) is refused, never measured as if it were whole.
+pub(crate) fn read_whole(path: &Path, opts: &ReadOptions) -> Result<Measurement, Unmeasured> {
+    let reading = timing::read(path, opts).map_err(|e| Unmeasured::Unreadable(e.to_string()))?;
     let m = match reading {
         Reading::Measured(m) => m,
         Reading::Incomplete { reason } => return Err(Unmeasured::Incomplete(reason)),
     };
-    if let Some(reason) = &m.partial {
-        return Err(Unmeasured::Unreadable(format!("partial: {reason}")));
+    match &m.partial {
+        Some(reason) => Err(Unmeasured::Unreadable(format!("partial: {reason}"))),
+        None => Ok(m),
     }
-    reduce_billed(&m, components, nproc, extra_pes, cost_model).map_err(Unmeasured::Unreadable)
 }
 
 /// Measures a standalone run of component `index` (a scaling campaign): its speed from the
@@ -149,15 +164,7 @@ pub fn measure_standalone<C: TimingName>(
                 nproc: BTreeMap::from([(name.to_string(), ranks)]),
                 ..ReadOptions::default()
             };
-            let reading =
-                timing::read(path, &opts).map_err(|e| Unmeasured::Unreadable(e.to_string()))?;
-            let m = match reading {
-                Reading::Measured(m) => m,
-                Reading::Incomplete { reason } => return Err(Unmeasured::Incomplete(reason)),
-            };
-            if let Some(reason) = &m.partial {
-                return Err(Unmeasured::Unreadable(format!("partial: {reason}")));
-            }
+            let m = read_whole(path, &opts)?;
             let t = m.component(name).ok_or_else(|| {
                 let found: Vec<&str> = m.components.iter().map(|c| c.name.as_str()).collect();
                 Unmeasured::Unreadable(format!(

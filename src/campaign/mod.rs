@@ -32,6 +32,7 @@ pub mod plan;
 pub mod state;
 pub mod status;
 pub mod strategy;
+pub mod tree;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -315,6 +316,7 @@ pub fn executor_context(
         curves,
         state.settings.period_s,
         state.is_standalone_scaling(),
+        tree::tree_of(state.settings.layout.as_deref()),
     ))
 }
 
@@ -341,6 +343,7 @@ fn context_of(
     curves: impl IntoIterator<Item = Option<crate::curve::Curve>>,
     period_s: Option<f64>,
     standalone: bool,
+    layout: Option<crate::layout::Layout>,
 ) -> executor::ExecutorContext {
     executor::ExecutorContext {
         base_dir: base_dir.to_path_buf(),
@@ -356,6 +359,7 @@ fn context_of(
             .collect(),
         period_s,
         standalone,
+        layout,
     }
 }
 

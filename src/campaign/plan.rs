@@ -115,7 +115,7 @@ pub fn plan_of(state: &State) -> Plan {
                     test: t.test,
                     origin: state.origin_of(t.test).unwrap_or_default().into(),
                     nproc: NameMap::zip(&names, t.nproc.iter().copied()),
-                    total_nproc: t.nproc.iter().sum::<u32>().saturating_add(s.extra_pes),
+                    total_nproc: super::tree::used_pes(state, &t.nproc).saturating_add(s.extra_pes),
                 })
                 .collect()
         })
@@ -123,7 +123,7 @@ pub fn plan_of(state: &State) -> Plan {
     let largest_start = first
         .into_iter()
         .flat_map(|it| &it.tests)
-        .map(|t| t.nproc.iter().sum::<u32>())
+        .map(|t| super::tree::used_pes(state, &t.nproc))
         .max()
         .unwrap_or(0);
     let limit = super::bound::iteration_limit(state);

@@ -112,6 +112,11 @@ pub struct FrozenSettings {
     /// before the key existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_iterations: Option<u32>,
+    /// The layout tree the components run in (`layout`): configurations are task counts,
+    /// placed by the tree, and the budget and CHSY count the PEs the layout spans. Absent for
+    /// components side by side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
 }
 
 /// One balanced component with its limits, fixed at `init`.
@@ -468,6 +473,17 @@ impl State {
                 &test.nproc,
                 scaling,
                 self.settings.period_s,
+            );
+        }
+        if let Some(tree) = super::tree::tree_of(self.settings.layout.as_deref()) {
+            return super::tree::measure(
+                path,
+                &self.components,
+                &self.component_names(),
+                &test.nproc,
+                &tree,
+                self.settings.extra_pes,
+                self.settings.cost_model.as_ref(),
             );
         }
         measure::measure_billed(

@@ -303,6 +303,7 @@ fn summary(o: &SimOutcome, out: &Path, output: sim::SimOutput) -> String {
         sim::SimOutput::Oasis5 => {
             "load_balancing_info.txt and log/001/timing.log (EC-Earth4)".to_string()
         }
+        sim::SimOutput::Mct | sim::SimOutput::Cmeps => "a CIME timing summary".to_string(),
     };
     let mut s = format!(
         "wrote {written} to {} ({} exchanges; modelled wall {:.1} s)\n",

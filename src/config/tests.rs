@@ -47,6 +47,7 @@ fn the_bundled_ecearth3_example_renders() {
         components,
         period_s: file.period_s,
         standalone: false,
+        layout: None,
     };
     let dir = tempfile::tempdir().unwrap();
     let cfg = file.executor.clone().unwrap();

@@ -8,6 +8,7 @@
 
 pub mod command;
 pub mod env;
+pub mod layout_vars;
 pub mod sim;
 pub mod slurm;
 
@@ -216,6 +217,10 @@ pub struct ExecutorContext {
     /// Whether runs are standalone runs of one component each (a scaling campaign): the
     /// command template is checked with `{component}` and `{nproc}` for every component.
     pub standalone: bool,
+    /// The layout tree the components run in, when the campaign gives one: it places each
+    /// component's tasks (its first PE), for the stand-in model and the `{rootpe.NAME}`
+    /// placeholders.
+    pub layout: Option<crate::layout::Layout>,
 }
 
 /// One balanced component, as an executor sees it.

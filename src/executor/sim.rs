@@ -18,7 +18,8 @@ use super::{
     RunRequest, RunStatus, Ticket,
 };
 use crate::curve::Curve;
-use crate::sim::{simulate, SimComponent, SimRun, SimSettings};
+use crate::sim::cime::{simulate_tree, Flavour, TreeComponent, TreeRun};
+use crate::sim::{simulate, SimComponent, SimOutput, SimRun, SimSettings};
 
 /// Runs each run as a simulator thread.
 pub struct SimExecutor {
@@ -29,6 +30,9 @@ pub struct SimExecutor {
     standalone: Vec<Curve>,
     statuses: Arc<Mutex<HashMap<String, RunStatus>>>,
     threads: HashMap<String, JoinHandle<()>>,
+    /// The campaign's layout tree and the summary flavour written: runs of a tree write a CIME
+    /// timing summary ([`crate::sim::cime`]) instead of LUCIA files.
+    tree: Option<(crate::layout::Layout, crate::sim::cime::Flavour)>,
 }
 
 impl std::fmt::Debug for SimExecutor {
@@ -105,12 +109,28 @@ impl SimExecutor {
                 }
             }
         }
+        let tree = match (&ctx.layout, settings.output) {
+            (None, Some(SimOutput::Mct | SimOutput::Cmeps)) => {
+                return Err(ExecutorError::Config(
+                    "[executor.sim] output = \"mct\" or \"cmeps\" writes CIME summaries of a layout tree: give the campaign a `layout`, or use output = \"lucia\"".into(),
+                ))
+            }
+            (None, _) => None,
+            (Some(_), Some(SimOutput::Lucia | SimOutput::Oasis5)) => {
+                return Err(ExecutorError::Config(
+                    "[executor.sim] output: a campaign on a layout tree reads CIME timing summaries; use output = \"cmeps\" (the default with a layout) or \"mct\"".into(),
+                ))
+            }
+            (Some(tree), Some(SimOutput::Mct)) => Some((tree.clone(), Flavour::Mct)),
+            (Some(tree), _) => Some((tree.clone(), Flavour::Cmeps)),
+        };
         Ok(SimExecutor {
             settings,
             components,
             standalone,
             statuses: Arc::new(Mutex::new(HashMap::new())),
             threads: HashMap::new(),
+            tree,
         })
     }
 
@@ -152,19 +172,75 @@ impl SimExecutor {
     }
 }
 
-/// A stable seed per run id: FNV-1a of its bytes followed by `0xff` (the bytes `str`'s `Hash`
-/// used to feed, kept so that seeds, and so the demo's runs, stay as they were).
-fn run_seed(id: &str) -> u64 {
-    super::fnv1a(id.bytes().chain([0xff]))
-}
-
-impl Executor for SimExecutor {
-    fn kind(&self) -> &'static str {
-        "sim"
+impl SimExecutor {
+    /// The tree run for a request of a campaign on a layout tree: each component by its class
+    /// (its timing name in lower case) with its tasks and truth curve.
+    fn tree_run(
+        &self,
+        run: &RunRequest,
+        tree: &crate::layout::Layout,
+        flavour: Flavour,
+    ) -> Result<TreeRun, ExecutorError> {
+        let sim = self.sim_run(run)?;
+        // The tree names the campaign's components; the summary names their classes.
+        let mut classes = Vec::new();
+        let mut components = Vec::new();
+        for ((name, _), c) in run.nproc.iter().zip(sim.components) {
+            let class = c.name.to_ascii_lowercase();
+            classes.push((name.clone(), class.clone()));
+            components.push(TreeComponent {
+                class,
+                tasks: c.nproc,
+                curve: c.curve,
+            });
+        }
+        let tree = rename(tree, &classes);
+        let seed = run_seed(&run.id) ^ self.settings.seed.unwrap_or(0);
+        Ok(TreeRun {
+            case: "autolb.stand-in".into(),
+            tree,
+            components,
+            days: self.settings.period() * f64::from(self.settings.steps())
+                / crate::metrics::SECONDS_PER_DAY,
+            noise: self.settings.noise.unwrap_or(crate::sim::defaults::NOISE),
+            flavour,
+            seed,
+        })
     }
 
-    fn start(&mut self, run: &RunRequest) -> Result<Ticket, ExecutorError> {
-        let sim_run = self.sim_run(run)?;
+    /// Starts a tree run on its own thread: the summary goes into the run directory's
+    /// `timing/` folder, what the model did to `stdout`, then the exit status.
+    fn start_tree(&mut self, run: &RunRequest, tree_run: TreeRun) -> Result<Ticket, ExecutorError> {
+        // With time compression the run lasts its modelled TOT times the compression, and
+        // its summary appears at the end, as a case's does.
+        let compression = self.settings.compression.unwrap_or(0.0);
+        self.spawn(run, move |run_dir| {
+            if compression > 0.0 {
+                if let Ok(outcome) = crate::sim::cime::run_tree(&tree_run) {
+                    let pause = (outcome.tot_s * compression).min(60.0);
+                    std::thread::sleep(Duration::from_secs_f64(pause));
+                }
+            }
+            match simulate_tree(&tree_run, run_dir) {
+                Ok(outcome) => Ended {
+                    status: RunStatus::Finished { exit_code: 0 },
+                    stdout: serde_json::to_string_pretty(&outcome).unwrap_or_default(),
+                    stderr: String::new(),
+                    wall_s: None,
+                },
+                Err(e) => Ended::failed(&e),
+            }
+        })
+    }
+
+    /// Runs `work` on a thread of its own for `run` (its directory made first), then writes
+    /// what it ended with: `stdout`, `stderr`, the modelled wall time when known, and last the
+    /// exit status, which is what a restarted driver looks for.
+    fn spawn(
+        &mut self,
+        run: &RunRequest,
+        work: impl FnOnce(&std::path::Path) -> Ended + Send + 'static,
+    ) -> Result<Ticket, ExecutorError> {
         let run_dir = run.run_dir.clone();
         std::fs::create_dir_all(&run_dir).map_err(|source| ExecutorError::Io {
             what: format!("cannot create {}", run_dir.display()),
@@ -178,39 +254,16 @@ impl Executor for SimExecutor {
         let handle = std::thread::Builder::new()
             .name(format!("sim {id}"))
             .spawn(move || {
-                // Like `autolb simulate --json`: what the model did on stdout, why it
-                // failed on stderr.
-                let mut wall_s = None;
-                let (status, stdout, stderr) = match simulate(&sim_run, &run_dir) {
-                    Ok(outcome) => {
-                        wall_s = Some(outcome.total_wall_s);
-                        let json = serde_json::to_string_pretty(&outcome).unwrap_or_default();
-                        match &outcome.failed {
-                            None => (RunStatus::Finished { exit_code: 0 }, json, String::new()),
-                            Some(reason) => (
-                                RunStatus::Finished { exit_code: 1 },
-                                json,
-                                format!("{reason}\n"),
-                            ),
-                        }
-                    }
-                    Err(e) => (
-                        RunStatus::Failed {
-                            reason: format!("stand-in model: {e}"),
-                        },
-                        String::new(),
-                        format!("{e}\n"),
-                    ),
-                };
-                if let Some(wall) = wall_s {
+                let ended = work(&run_dir);
+                if let Some(wall) = ended.wall_s {
                     // The modelled wall time, initialisation included (`timing = "wall"`).
                     let _ = std::fs::write(run_dir.join(super::WALL_FILE), format!("{wall}\n"));
                 }
-                let _ = std::fs::write(run_dir.join("stdout"), stdout);
-                let _ = std::fs::write(run_dir.join("stderr"), stderr);
-                let _ = write_exit_status(&run_dir, &status);
+                let _ = std::fs::write(run_dir.join("stdout"), ended.stdout);
+                let _ = std::fs::write(run_dir.join("stderr"), ended.stderr);
+                let _ = write_exit_status(&run_dir, &ended.status);
                 if let Ok(mut s) = statuses.lock() {
-                    s.insert(id, status);
+                    s.insert(id, ended.status);
                 }
             })
             .map_err(|source| ExecutorError::Io {
@@ -219,6 +272,82 @@ impl Executor for SimExecutor {
             })?;
         self.threads.insert(run.id.clone(), handle);
         Ok(Ticket(format!("thread {}", run.id)))
+    }
+}
+
+/// How a stand-in run ended: its status, what it wrote to stdout and stderr, and its modelled
+/// wall time when the model gives one.
+struct Ended {
+    status: RunStatus,
+    stdout: String,
+    stderr: String,
+    wall_s: Option<f64>,
+}
+
+impl Ended {
+    /// An error of the model itself: a failed run.
+    fn failed(e: &dyn std::fmt::Display) -> Ended {
+        Ended {
+            status: RunStatus::Failed {
+                reason: format!("stand-in model: {e}"),
+            },
+            stdout: String::new(),
+            stderr: format!("{e}\n"),
+            wall_s: None,
+        }
+    }
+}
+
+/// `tree` with every component renamed by `names` (`(from, to)` pairs).
+fn rename(tree: &crate::layout::Layout, names: &[(String, String)]) -> crate::layout::Layout {
+    use crate::layout::Layout;
+    match tree {
+        Layout::Component(n) => Layout::Component(
+            names
+                .iter()
+                .find(|(from, _)| from == n)
+                .map_or_else(|| n.clone(), |(_, to)| to.clone()),
+        ),
+        Layout::Beside(parts) => Layout::Beside(parts.iter().map(|p| rename(p, names)).collect()),
+        Layout::After(parts) => Layout::After(parts.iter().map(|p| rename(p, names)).collect()),
+    }
+}
+
+/// A stable seed per run id: FNV-1a of its bytes followed by `0xff` (the bytes `str`'s `Hash`
+/// used to feed, kept so that seeds, and so the demo's runs, stay as they were).
+fn run_seed(id: &str) -> u64 {
+    super::fnv1a(id.bytes().chain([0xff]))
+}
+
+impl Executor for SimExecutor {
+    fn kind(&self) -> &'static str {
+        "sim"
+    }
+
+    fn start(&mut self, run: &RunRequest) -> Result<Ticket, ExecutorError> {
+        if let Some((tree, flavour)) = &self.tree {
+            let tree_run = self.tree_run(run, tree, *flavour)?;
+            return self.start_tree(run, tree_run);
+        }
+        let sim_run = self.sim_run(run)?;
+        self.spawn(run, move |run_dir| match simulate(&sim_run, run_dir) {
+            // Like `autolb simulate --json`: what the model did on stdout, why it failed on
+            // stderr.
+            Ok(outcome) => {
+                let stdout = serde_json::to_string_pretty(&outcome).unwrap_or_default();
+                let (exit_code, stderr) = match &outcome.failed {
+                    None => (0, String::new()),
+                    Some(reason) => (1, format!("{reason}\n")),
+                };
+                Ended {
+                    status: RunStatus::Finished { exit_code },
+                    stdout,
+                    stderr,
+                    wall_s: Some(outcome.total_wall_s),
+                }
+            }
+            Err(e) => Ended::failed(&e),
+        })
     }
 
     fn poll(&mut self, runs: &[(&RunRequest, &Ticket)]) -> Result<Vec<RunStatus>, ExecutorError> {
@@ -282,6 +411,7 @@ mod tests {
             components: vec![comp("IFS", "ATMIFS"), comp("NEMO", "oceanx")],
             period_s: Some(2700.0),
             standalone: false,
+            layout: None,
         }
     }
 

@@ -19,32 +19,7 @@ pub const RIDE_ALONG: [&str; 4] = ["cpl", "rof", "glc", "wav"];
 /// the most threads of that part (cores are billed at the most threads anyway).
 pub fn cime_lines(tree: &Layout, best: &Best) -> String {
     let host = host_part(tree);
-    let on_host: Vec<&Placement> = best
-        .placements
-        .iter()
-        .filter(|p| host.contains(&p.name.as_str()))
-        .collect();
-    let root = on_host.iter().map(|p| p.root_pe).min().unwrap_or(0);
-    let end = on_host
-        .iter()
-        .map(|p| p.root_pe + p.tasks)
-        .max()
-        .unwrap_or(best.width);
-    let host_threads = on_host.iter().map(|p| p.threads).max().unwrap_or(1).max(1);
-    let mut placements = best.placements.clone();
-    for class in RIDE_ALONG {
-        if !placements
-            .iter()
-            .any(|p| p.name.eq_ignore_ascii_case(class))
-        {
-            placements.push(Placement {
-                name: class.to_string(),
-                tasks: end - root,
-                threads: host_threads,
-                root_pe: root,
-            });
-        }
-    }
+    let placements = with_ride_along(tree, &best.placements, best.width);
     let left_out: Vec<&str> = RIDE_ALONG
         .iter()
         .filter(|c| !tree.components().contains(c))
@@ -70,6 +45,43 @@ pub fn cime_lines(tree: &Layout, best: &Best) -> String {
     };
     out.push_str(&xmlchange_lines(&placements, &threads));
     out
+}
+
+/// Every class a CIME case needs set: `placements` (the tree's components), then each
+/// [`RIDE_ALONG`] class the tree leaves out, on the PEs of the part that holds `atm` (all
+/// `width` PEs without one) at that part's most threads.
+pub fn with_ride_along(tree: &Layout, placements: &[Placement], width: u32) -> Vec<Placement> {
+    let (root, tasks, threads) = host_span(tree, placements, width);
+    let mut all = placements.to_vec();
+    for class in RIDE_ALONG {
+        if !all.iter().any(|p| p.name.eq_ignore_ascii_case(class)) {
+            all.push(Placement {
+                name: class.to_string(),
+                tasks,
+                threads,
+                root_pe: root,
+            });
+        }
+    }
+    all
+}
+
+/// Where CIME's defaults put the classes a tree leaves out: the PEs of the top-level part of
+/// `tree` that holds `atm` (all `width` PEs without one), as `(first PE, PEs, most threads)`.
+pub fn host_span(tree: &Layout, placements: &[Placement], width: u32) -> (u32, u32, u32) {
+    let host = host_part(tree);
+    let on_host: Vec<&Placement> = placements
+        .iter()
+        .filter(|p| host.contains(&p.name.as_str()))
+        .collect();
+    let root = on_host.iter().map(|p| p.root_pe).min().unwrap_or(0);
+    let end = on_host
+        .iter()
+        .map(|p| p.root_pe + p.tasks)
+        .max()
+        .unwrap_or(width);
+    let threads = on_host.iter().map(|p| p.threads).max().unwrap_or(1).max(1);
+    (root, end.saturating_sub(root).max(1), threads)
 }
 
 /// The components of the top-level part of `tree` that holds `atm` (all of them when the tree

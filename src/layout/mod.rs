@@ -17,6 +17,7 @@
 
 pub mod emit;
 mod infer;
+pub mod place;
 pub mod ranked;
 pub mod search;
 

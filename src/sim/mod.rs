@@ -17,6 +17,7 @@
 //! [`synthetic`] draws random cases (standalone curves and a hidden coupled-mode truth) to
 //! judge performance models on shapes nobody chose.
 
+pub mod cime;
 pub mod ec4_runs;
 mod ecearth4;
 mod model;
@@ -70,6 +71,10 @@ pub enum SimOutput {
     /// An EC-Earth4 run directory: OASIS 5's `load_balancing_info.txt` and the run script's
     /// `log/001/timing.log`.
     Oasis5,
+    /// A campaign on a layout tree: MCT's CIME timing summary, `timing/cesm_timing.*`.
+    Mct,
+    /// A campaign on a layout tree: CMEPS's CIME timing summary (the default with a layout).
+    Cmeps,
 }
 
 /// `[executor.sim]` settings. Every field is optional; see [`defaults`].
@@ -441,6 +446,9 @@ pub fn simulate(run: &SimRun, out_dir: &Path) -> Result<SimOutcome, SimError> {
             let split = ecearth4::decompose(&mut plan);
             ecearth4::run(&plan, out_dir, split)
         }
+        SimOutput::Mct | SimOutput::Cmeps => Err(SimError::Settings(
+            "[executor.sim] output = \"mct\" or \"cmeps\" writes CIME summaries of a layout tree: give the campaign a `layout`, or use output = \"lucia\"".into(),
+        )),
     }
 }
 

@@ -117,7 +117,7 @@ pub(crate) struct Plan {
 
 /// SYPD of `curve` at `nproc`: interpolated inside the measured range; below it, perfect
 /// scaling from the first point; above it, the last point's speed (no invented speed-up).
-fn truth_sypd(curve: &crate::curve::Curve, nproc: u32) -> f64 {
+pub(crate) fn truth_sypd(curve: &crate::curve::Curve, nproc: u32) -> f64 {
     let (first, last) = (curve.first_nproc(), curve.last_nproc());
     let p = f64::from(nproc);
     if nproc < first {
@@ -431,7 +431,7 @@ pub(crate) struct Exchange {
 }
 
 /// A standard normal deviate (Box-Muller; `rand_distr` is not worth a dependency for this).
-fn standard_normal(rng: &mut StdRng) -> f64 {
+pub(crate) fn standard_normal(rng: &mut StdRng) -> f64 {
     let u1: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
     let u2: f64 = rng.random();
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()

@@ -78,6 +78,7 @@ fn initial_state() -> State {
             strategy: Default::default(),
             scaling: None,
             max_iterations: None,
+            layout: None,
         },
         components: vec![component("A", None), component("B", Some(b_allowed))],
         executor: None,

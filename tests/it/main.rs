@@ -14,6 +14,7 @@ mod slurm_common;
 mod autosubmit_e2e;
 mod campaign_algorithm;
 mod campaign_bounds;
+mod campaign_cime;
 mod campaign_claims;
 mod campaign_cli;
 mod campaign_cold_start;

@@ -112,6 +112,7 @@ fn slurm_ecearth3_template_runs_an_mpmd_job_to_lucia_output() {
         components,
         period_s: file.period_s,
         standalone: false,
+        layout: None,
     };
     let campaign = work.path().join("campaign");
     let mut ex = SlurmExecutor::from_context(&cfg, &campaign, &ctx).unwrap();

@@ -286,6 +286,7 @@ pub(super) fn frozen_settings(
         strategy: file.strategy.unwrap_or_default(),
         scaling: None,
         max_iterations: Some(max_iterations),
+        layout: file.layout.clone(),
     })
 }
 

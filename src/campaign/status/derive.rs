@@ -68,10 +68,7 @@ impl Status {
                     recipient: decision
                         .and_then(|d| d.recipient)
                         .and_then(|i| names.get(i).cloned()),
-                    total_nproc: test
-                        .nproc
-                        .iter()
-                        .fold(state.settings.extra_pes, |t, &p| t.saturating_add(p)),
+                    total_nproc: total_pes(state, &test.nproc),
                     origin: state.origin_of(test.test).unwrap_or_default().into(),
                     next_step: decision
                         .filter(|d| d.outcome == Outcome::Continue)
@@ -121,6 +118,7 @@ impl Status {
                 .collect(),
             period_s: state.settings.period_s,
             cost_model: state.settings.cost_model.clone(),
+            layout: state.settings.layout.clone(),
             strategy: state.settings.strategy,
             driver: None,
             iterations_at_most: Some(limit.at_most),
@@ -414,14 +412,26 @@ impl Status {
         let components: Vec<(String, u32)> = (0..self.timing_names.len())
             .map(|c| (self.timing_names[c].clone(), self.threads_of(c)))
             .collect();
-        match measure::measure_billed(
-            &run.run_dir,
-            &components,
-            &nproc,
-            self.extra_pes,
-            self.period_s,
-            self.cost_model.as_ref(),
-        ) {
+        let measured = match crate::campaign::tree::tree_of(self.layout.as_deref()) {
+            Some(tree) => crate::campaign::tree::measure(
+                &run.run_dir,
+                &components,
+                &self.components,
+                &nproc,
+                &tree,
+                self.extra_pes,
+                self.cost_model.as_ref(),
+            ),
+            None => measure::measure_billed(
+                &run.run_dir,
+                &components,
+                &nproc,
+                self.extra_pes,
+                self.period_s,
+                self.cost_model.as_ref(),
+            ),
+        };
+        match measured {
             Ok(m) => Ok(Some(m)),
             Err(Unmeasured::Incomplete(_)) => Ok(None),
             Err(e) => Err(e.to_string()),
@@ -509,6 +519,12 @@ fn test_state(test: &TestView) -> TestState {
     } else {
         TestState::Done
     }
+}
+
+/// All PEs of a configuration, the extra PEs included: the sum of the components' PEs, or on a
+/// layout tree the PEs the layout spans.
+fn total_pes(state: &State, nproc: &[u32]) -> u32 {
+    crate::campaign::tree::used_pes(state, nproc).saturating_add(state.settings.extra_pes)
 }
 
 #[cfg(test)]

@@ -170,6 +170,9 @@ pub struct Status {
     /// `method/prediction.md` defines it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_model: Option<crate::machine::CostModel>,
+    /// The layout tree the components run in, when the campaign has one (`layout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
     /// How the campaign chooses its tests (`algorithm1` or `guided`).
     #[serde(default)]
     pub strategy: crate::config::Strategy,

@@ -192,16 +192,7 @@ pub fn decide_within(
 ) -> crate::campaign::state::Decision {
     use crate::campaign::state::{Decision, Outcome};
     let Some(partial) = input.partial else {
-        return Decision {
-            donor: None,
-            recipient: None,
-            step: input.step,
-            next: None,
-            outcome: Outcome::Failed {
-                reason: "every run of this test failed".into(),
-            },
-            notes: Vec::new(),
-        };
+        return all_failed(input.step);
     };
     let Some((donor, recipient)) = donor_and_recipient(partial) else {
         return Decision {
@@ -226,8 +217,63 @@ pub fn decide_within(
         ));
         step /= 2;
     }
-    while step >= input.minimum_step && step > 0 {
-        match move_units(input.nproc, donor, recipient, step, input.limits, budgets) {
+    let moving = format!("{} to {}", name(donor), name(recipient));
+    halving_search(
+        &HalvingSearch {
+            step,
+            minimum_step: input.minimum_step,
+            names: input.names,
+            moving: &moving,
+            who: (donor, recipient),
+        },
+        &|step| move_units(input.nproc, donor, recipient, step, input.limits, budgets),
+        seen,
+        notes,
+    )
+}
+
+/// The decision of a test whose every run failed: it finishes as failed.
+pub fn all_failed(step: u32) -> crate::campaign::state::Decision {
+    crate::campaign::state::Decision {
+        donor: None,
+        recipient: None,
+        step,
+        next: None,
+        outcome: crate::campaign::state::Outcome::Failed {
+            reason: "every run of this test failed".into(),
+        },
+        notes: Vec::new(),
+    }
+}
+
+/// What [`halving_search`] moves, for its decision and notes.
+pub struct HalvingSearch<'a> {
+    /// The step to try first.
+    pub step: u32,
+    /// The search ends once the step falls below this.
+    pub minimum_step: u32,
+    /// The components' names, for the notes.
+    pub names: &'a [String],
+    /// What gives PEs to what, in words (`IFS to NEMO`).
+    pub moving: &'a str,
+    /// The decision's (donor, recipient).
+    pub who: (usize, usize),
+}
+
+/// Algorithm 1's step search: the move `attempt(step)` gives, halving the step while that
+/// configuration was already run (`seen`) or no move fits (`None`), until a move is found or
+/// the step falls below the minimum and the test finishes. Each halving is a note.
+pub fn halving_search(
+    search: &HalvingSearch,
+    attempt: &dyn Fn(u32) -> Option<Vec<u32>>,
+    seen: &dyn Fn(&[u32]) -> bool,
+    mut notes: Vec<String>,
+) -> crate::campaign::state::Decision {
+    use crate::campaign::state::{Decision, Outcome};
+    let (donor, recipient) = search.who;
+    let mut step = search.step;
+    while step >= search.minimum_step && step > 0 {
+        match attempt(step) {
             Some(next) if !seen(&next) => {
                 return Decision {
                     donor: Some(donor),
@@ -240,13 +286,12 @@ pub fn decide_within(
             }
             Some(next) => notes.push(format!(
                 "{} already run: step {step} -> {}",
-                ConfigurationText::new(input.names, &next).slashed(),
+                ConfigurationText::new(search.names, &next).slashed(),
                 step / 2
             )),
             None => notes.push(format!(
-                "no move of {step} PEs from {} to {} fits the limits and budget: step {step} -> {}",
-                name(donor),
-                name(recipient),
+                "no move of {step} PEs from {} fits the limits and budget: step {step} -> {}",
+                search.moving,
                 step / 2
             )),
         }
@@ -258,7 +303,7 @@ pub fn decide_within(
         step,
         next: None,
         outcome: Outcome::Finished {
-            reason: format!("step {step} is below minimum_step {}", input.minimum_step),
+            reason: format!("step {step} is below minimum_step {}", search.minimum_step),
         },
         notes,
     }

@@ -16,6 +16,7 @@ pub mod budgets;
 pub mod cold_start;
 pub mod guided;
 pub mod scaling;
+pub mod tree_moves;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -135,6 +136,8 @@ impl Strategy for Algorithm1 {
         let names = state.component_names();
         let limits = limits_of(state);
         let budgets = state.settings.budgets();
+        // A layout tree moves PEs between the sides of its `|` (see `tree_moves`).
+        let tree = super::tree::tree_of(state.settings.layout.as_deref());
         let mut seen: HashSet<Vec<u32>> = state
             .iterations
             .iter()
@@ -148,20 +151,37 @@ impl Strategy for Algorithm1 {
                 .filter_map(|r| r.metrics.as_ref())
                 .collect();
             let means = algorithm1::mean_metrics(metrics);
-            let decision = algorithm1::decide_within(
-                &DecisionInput {
-                    nproc: &test.nproc,
-                    step: test.step,
-                    previous,
-                    partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
-                    minimum_step: state.settings.minimum_step,
-                    limits: &limits,
-                    max_nproc: state.settings.max_nproc,
-                    names: &names,
-                },
-                &budgets,
-                &|c| seen.contains(c),
-            );
+            let decision = if let Some(tree) = &tree {
+                tree_moves::decide(
+                    &tree_moves::TreeInput {
+                        tree,
+                        names: &names,
+                        nproc: &test.nproc,
+                        step: test.step,
+                        previous,
+                        partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
+                        minimum_step: state.settings.minimum_step,
+                        limits: &limits,
+                        max_nproc: state.settings.max_nproc,
+                    },
+                    &|c| seen.contains(c),
+                )
+            } else {
+                algorithm1::decide_within(
+                    &DecisionInput {
+                        nproc: &test.nproc,
+                        step: test.step,
+                        previous,
+                        partial: means.as_ref().map(|m| m.partial_coupling_cost.as_slice()),
+                        minimum_step: state.settings.minimum_step,
+                        limits: &limits,
+                        max_nproc: state.settings.max_nproc,
+                        names: &names,
+                    },
+                    &budgets,
+                    &|c| seen.contains(c),
+                )
+            };
             if let Some(next) = &decision.next {
                 seen.insert(next.clone());
                 plan.next.push(PlannedTest {

@@ -429,7 +429,13 @@ pub fn exec(a: &ExecArgs) -> Result<()> {
 /// placeholder is refused, naming the argument), a relative program path with a `/` made
 /// absolute from where autolb was started (it runs in the run directory).
 fn command_line(template: &[String], run: &NextRun) -> Result<Vec<String>> {
-    let values = placeholder_values(&run.request());
+    let request = run.request();
+    let mut values = placeholder_values(&request);
+    if let Some(tree) = autolb::campaign::tree::tree_of(run.layout.as_deref()) {
+        values.extend(autolb::executor::layout_vars::placeholder_values(
+            &tree, &request,
+        ));
+    }
     let mut argv = expand_argv(template, &values, "CMD").map_err(user)?;
     if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
         argv[0] = std::path::absolute(&argv[0])?.display().to_string();

@@ -58,8 +58,9 @@ pub struct BestArgs {
     /// where it was measured.
     #[arg(long, conflicts_with = "emit")]
     pub json: bool,
-    /// Print it as `ecearth4` (EC-Earth4's experiment-config YAML, with omp_num_threads) or
-    /// `toml` (a campaign file with it as the one initial test, other settings kept).
+    /// Print it as `ecearth4` (EC-Earth4's experiment-config YAML, with omp_num_threads),
+    /// `toml` (a campaign file with it as the one initial test, other settings kept) or `cime`
+    /// (a campaign on a layout tree: the `./xmlchange` lines that set it in a CIME case).
     #[arg(long, value_name = "FORMAT")]
     pub emit: Option<BestFormat>,
 }
@@ -71,6 +72,9 @@ pub enum BestFormat {
     Ecearth4,
     /// A campaign file that runs the answer again.
     Toml,
+    /// A campaign on a layout tree: the `./xmlchange` lines (NTASKS, ROOTPE, NTHRDS of every
+    /// class) that set the answer in a CIME case, then `./case.setup --reset`.
+    Cime,
 }
 
 #[derive(Debug, Args)]
@@ -497,10 +501,42 @@ fn best(a: &BestArgs) -> Result<()> {
             let state = campaign::State::load(&dir).map_err(report)?;
             campaign::answer::rerun_file(&state, &dir, answer).map_err(user)?
         }
+        (false, Some(BestFormat::Cime)) => {
+            let dir = campaign::absolute_dir(&a.dir).map_err(report)?;
+            let state = campaign::State::load(&dir).map_err(report)?;
+            best_cime(&state, answer)?
+        }
         (false, None) => found.best_text(),
     };
     out!("{text}")?;
     Ok(())
+}
+
+/// `campaign best --emit cime`: the answer placed on the campaign's layout tree, written as
+/// `predict --config ... --emit cime` writes a placement.
+fn best_cime(state: &campaign::State, answer: &campaign::Answer) -> Result<String> {
+    let Some(tree) = campaign::tree::tree_of(state.settings.layout.as_deref()) else {
+        return Err(user(
+            "--emit cime writes a CIME case's layout: this campaign has no `layout`; use --emit toml, or --json",
+        ));
+    };
+    let names: Vec<String> = answer.ranks.0.iter().map(|(n, _)| n.clone()).collect();
+    let tasks: Vec<u32> = answer.ranks.0.iter().map(|(_, r)| *r).collect();
+    let placed = campaign::tree::placed(&tree, &names, &tasks);
+    let best = autolb::layout::search::Best {
+        run_s: autolb::metrics::SECONDS_PER_DAY / answer.sypd,
+        width: placed.width,
+        // A campaign on a tree runs one thread per task: its cores are the PEs it spans.
+        cores: u64::from(placed.width),
+        placements: placed.placements,
+    };
+    // The lines are `predict --emit cime`'s; the comment above them says where they come from.
+    let lines = crate::cli::predict::layout::cime_lines(&tree, &best);
+    Ok(lines.replacen(
+        "# autolb: a placement of",
+        "# autolb campaign best: the best measured placement of",
+        1,
+    ))
 }
 
 /// `campaign status --watch`: a frame every `period` until the campaign is done (that frame

@@ -50,6 +50,9 @@ pub struct CommandExecutor {
     campaign_key: String,
     runs: Arc<Mutex<HashMap<String, Slot>>>,
     monitors: HashMap<String, JoinHandle<()>>,
+    /// The campaign's layout tree: `{rootpe.NAME}`, `{ntasks.NAME}`, `{nthrds.NAME}` and their
+    /// variables ([`super::layout_vars`]).
+    layout: Option<crate::layout::Layout>,
 }
 
 #[derive(Debug, Clone)]
@@ -81,8 +84,12 @@ impl CommandExecutor {
             ));
         }
         for sample in sample_requests(ctx) {
-            expand_argv(&template, &placeholder_values(&sample), COMMAND_KEY)
-                .map_err(ExecutorError::Config)?;
+            expand_argv(
+                &template,
+                &values_with_layout(ctx.layout.as_ref(), &sample),
+                COMMAND_KEY,
+            )
+            .map_err(ExecutorError::Config)?;
         }
         super::env::check_distinct(ctx.components.iter().map(|c| c.name.as_str()))
             .map_err(ExecutorError::Config)?;
@@ -94,13 +101,15 @@ impl CommandExecutor {
             campaign_key: reap::campaign_key(campaign_dir),
             runs: Arc::new(Mutex::new(HashMap::new())),
             monitors: HashMap::new(),
+            layout: ctx.layout.clone(),
         })
     }
 
     /// The program and arguments of one run, placeholders filled in.
     pub fn command_line(&self, run: &RunRequest) -> Result<Vec<String>, ExecutorError> {
-        let mut argv = expand_argv(&self.template, &placeholder_values(run), COMMAND_KEY)
-            .map_err(ExecutorError::Config)?;
+        let values = values_with_layout(self.layout.as_ref(), run);
+        let mut argv =
+            expand_argv(&self.template, &values, COMMAND_KEY).map_err(ExecutorError::Config)?;
         if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
             argv[0] = self.base_dir.join(&argv[0]).display().to_string();
         }
@@ -110,6 +119,18 @@ impl CommandExecutor {
     fn slot(&self, id: &str) -> Option<Slot> {
         self.runs.lock().ok()?.get(id).cloned()
     }
+}
+
+/// The placeholders of a run, with its layout's when the campaign has a tree.
+fn values_with_layout(
+    layout: Option<&crate::layout::Layout>,
+    run: &RunRequest,
+) -> HashMap<String, u64> {
+    let mut values = placeholder_values(run);
+    if let Some(tree) = layout {
+        values.extend(super::layout_vars::placeholder_values(tree, run));
+    }
+    values
 }
 
 /// `[executor] timeout_s` as a duration: a positive number of seconds that fits one.
@@ -222,6 +243,12 @@ impl Executor for CommandExecutor {
             .stdout(stdout)
             .stderr(stderr)
             .envs(super::env::run_env(run))
+            .envs(
+                self.layout
+                    .as_ref()
+                    .map(|tree| super::layout_vars::env_vars(tree, run))
+                    .unwrap_or_default(),
+            )
             .env(reap::TOKEN_VAR, &token)
             .env(reap::CAMPAIGN_VAR, &self.campaign_key);
         supervisor::install(&mut command, supervisor::Plan::new(GRACE, cgroup.as_ref()))
@@ -461,6 +488,7 @@ mod tests {
                 .collect(),
             period_s: None,
             standalone: false,
+            layout: None,
         }
     }
 
@@ -541,6 +569,37 @@ mod tests {
             e,
             "[executor] command[2]: {run_dir} is not written into commands or scripts; write \"$AUTOLB_RUN_DIR\" (an environment variable the script expands)"
         );
+    }
+
+    #[test]
+    fn a_layout_tree_gives_first_pes_tasks_and_threads_in_argv_and_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut tree_ctx = ctx(dir.path());
+        tree_ctx.layout = Some(crate::layout::Layout::parse("NEMO | IFS").unwrap());
+        let template = [
+            "sh",
+            "-c",
+            "echo {rootpe.IFS} {ntasks.IFS} {nthrds.NEMO} {rootpe.cpl} $AUTOLB_ROOTPE_IFS $AUTOLB_NTASKS_WAV > out",
+        ];
+        let mut exec =
+            CommandExecutor::from_config(&cfg(&template, None), dir.path(), &tree_ctx).unwrap();
+        let run = request(dir.path());
+        let ticket = exec.start(&run).unwrap();
+        assert_eq!(
+            wait(&mut exec, &run, &ticket),
+            RunStatus::Finished { exit_code: 0 }
+        );
+        // NEMO first, IFS after it; the coupler and the other ride-along classes go with IFS,
+        // the part that holds no atmosphere named `atm`: the whole layout.
+        assert_eq!(
+            std::fs::read_to_string(run.run_dir.join("out")).unwrap(),
+            "240 408 1 0 240 648\n"
+        );
+        // Without a layout the placeholders do not exist.
+        let e = CommandExecutor::from_config(&cfg(&template, None), dir.path(), &ctx(dir.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown placeholder {rootpe.IFS}"), "{e}");
     }
 
     #[test]

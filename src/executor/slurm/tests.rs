@@ -292,6 +292,7 @@ fn a_standalone_job_times_its_command_into_wall_s() {
             .collect(),
         period_s: None,
         standalone: true,
+        layout: None,
     };
     let cfg = config(
         SlurmSettings::default(),

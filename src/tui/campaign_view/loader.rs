@@ -295,14 +295,27 @@ impl Loader {
                         pending_runs += 1;
                         continue;
                     }
-                    match measure::measure(
-                        &run.run_dir,
-                        &state.components,
-                        &nproc,
-                        state.settings.extra_pes,
-                        // A campaign made without period_s: the app's own (--period).
-                        state.settings.period_s.or(self.period_s),
-                    ) {
+                    let tree = autolb::campaign::tree::tree_of(state.settings.layout.as_deref());
+                    let measured = match &tree {
+                        Some(tree) => autolb::campaign::tree::measure(
+                            &run.run_dir,
+                            &state.components,
+                            &state.component_names(),
+                            &nproc,
+                            tree,
+                            state.settings.extra_pes,
+                            state.settings.cost_model.as_ref(),
+                        ),
+                        None => measure::measure(
+                            &run.run_dir,
+                            &state.components,
+                            &nproc,
+                            state.settings.extra_pes,
+                            // A campaign made without period_s: the app's own (--period).
+                            state.settings.period_s.or(self.period_s),
+                        ),
+                    };
+                    match measured {
                         Ok(m) => {
                             run.set_measured(&m, &names);
                             self.unrecorded.insert(run.run_dir.clone(), m);

@@ -298,6 +298,7 @@ pub fn synthetic_campaign(
         timing_names: Vec::new(),
         period_s: Some(2700.0),
         cost_model: None,
+        layout: None,
         strategy: Default::default(),
         driver: None,
         iterations_at_most: None,
