@@ -25,6 +25,7 @@
 pub mod counts;
 pub mod output;
 pub mod points;
+pub mod worth;
 
 use std::path::Path;
 
@@ -32,6 +33,7 @@ use self::counts::Grid;
 use self::points::{
     points_of, pooled_noise, MeasuredPoint, BELOW_LIMIT, BELOW_NOISE_UNITS, SPREAD_UNITS,
 };
+use self::worth::{decision_settings, next_counts, KnownCurve, KnownPoint, Next, Worth};
 use super::{Plan, PlanError, PlannedTest, Strategy};
 use crate::campaign::state::{Decision, FrozenComponent, Outcome, State};
 use crate::config::ScalingSettings;
@@ -260,13 +262,50 @@ fn wanted_runs(state: &State, scaling: &ScalingSettings) -> Vec<Wanted> {
     let coupled = scaling.design == crate::config::ScalingDesign::Coupled;
     let n = state.components.len();
     let all_points: Vec<Vec<MeasuredPoint>> = (0..n).map(|c| points_of(state, c, noise)).collect();
+    let decision = decide(state, &all_points, noise);
     let mut wanted: Vec<Wanted> = Vec::new();
     for (c, points) in all_points.iter().enumerate() {
-        let reruns = reruns_of(state, c, points, scaling, noise);
+        let mut reruns = reruns_of(state, c, points, scaling, noise, decision.is_none());
+        if let Some(Next::Measure(worth)) = &decision {
+            for w in worth.iter().filter(|w| w.component == c && !w.new) {
+                let Some(p) = points.iter().find(|p| p.nproc == w.nproc) else {
+                    continue;
+                };
+                let room = (scaling.repetitions + MAX_EXTRA_RUNS).saturating_sub(p.total);
+                if room == 0 || p.queued > 0 || reruns.iter().any(|r| r.test == Some(p.test)) {
+                    continue;
+                }
+                reruns.push(Wanted {
+                    component: c,
+                    test: Some(p.test),
+                    nproc: test_nproc(state, p.test)
+                        .unwrap_or_else(|| nproc_vector(n, c, p.nproc)),
+                    runs: 1,
+                    reason: format!(
+                        "scaling: {} at {} PEs: spread {} > {SPREAD_UNITS} x the noise seen elsewhere ({}), and a curve off by that here moves the prediction by {:.4} FN (noise {:.4}); 1 more run",
+                        state.components[c].name,
+                        p.nproc,
+                        percent(p.relative_sd()),
+                        percent(noise),
+                        w.fn_change,
+                        w.fn_noise
+                    ),
+                    rerun: true,
+                });
+            }
+        }
         let settled = reruns.is_empty() && points.iter().all(|p| p.queued == 0);
         wanted.extend(reruns);
         if settled {
-            if let Some(mut new) = refinement(state, c, points, noise) {
+            let new = match &decision {
+                Some(Next::Measure(worth)) => worth
+                    .iter()
+                    .find(|w| w.component == c && w.new)
+                    .map(|w| worth_run(state, w)),
+                Some(Next::Done { .. }) => None,
+                None => refinement(state, c, points, noise),
+            };
+            if let Some(mut new) = new {
                 if coupled {
                     let Some(config) = partners(state, c, new.nproc[c], &all_points) else {
                         continue;
@@ -284,6 +323,56 @@ fn wanted_runs(state: &State, scaling: &ScalingSettings) -> Vec<Wanted> {
     }
     let wanted = merged(wanted);
     within_budget(state, scaling, wanted)
+}
+
+/// What the prediction says each count is worth ([`worth::next_counts`]), with the campaign's
+/// budget, TTS_w, extra PEs and `step`; `None` when no prediction can be made from the points
+/// so far.
+fn decide(state: &State, points: &[Vec<MeasuredPoint>], noise: f64) -> Option<Next> {
+    let curves: Vec<KnownCurve> = points
+        .iter()
+        .enumerate()
+        .map(|(c, pts)| KnownCurve {
+            name: state.components[c].name.clone(),
+            grid: grid_of(state, c),
+            points: pts
+                .iter()
+                .filter(|p| p.runs > 0 && p.sypd.is_finite() && p.sypd > 0.0)
+                .map(|p| KnownPoint {
+                    nproc: p.nproc,
+                    sypd: p.sypd,
+                    spread: p.relative_sd(),
+                    runs: p.runs,
+                })
+                .collect(),
+        })
+        .collect();
+    let s = &state.settings;
+    let mut settings = decision_settings(&curves, s.max_nproc, s.tts_w, s.extra_pes, s.step);
+    settings.interp = s.interp.unwrap_or_default();
+    next_counts(&curves, &settings, noise, SPREAD_UNITS * noise)
+}
+
+/// The new count a [`Worth`] asks for, `repetitions` runs.
+fn worth_run(state: &State, w: &Worth) -> Wanted {
+    let repetitions = state.settings.scaling.as_ref().map_or(1, |s| s.repetitions);
+    Wanted {
+        component: w.component,
+        test: None,
+        nproc: nproc_vector(state.components.len(), w.component, w.nproc),
+        runs: repetitions,
+        reason: format!(
+            "scaling: {} may be {} off between {} and {} PEs, which moves the prediction by {:.4} FN (noise {:.4}); new count {}",
+            state.components[w.component].name,
+            percent(w.error),
+            w.gap.0,
+            w.gap.1,
+            w.fn_change,
+            w.fn_noise,
+            w.nproc
+        ),
+        rerun: false,
+    }
 }
 
 /// Re-runs of one test asked for by several components' points become one, with the most
@@ -350,6 +439,7 @@ fn reruns_of(
     points: &[MeasuredPoint],
     scaling: &ScalingSettings,
     noise: f64,
+    spread_rule: bool,
 ) -> Vec<Wanted> {
     let name = &state.components[c].name;
     let cap = scaling.repetitions + MAX_EXTRA_RUNS;
@@ -389,7 +479,7 @@ fn reruns_of(
                     percent(p.below_neighbours.unwrap_or(0.0))
                 ),
             )
-        } else if p.relative_sd() > SPREAD_UNITS * noise && kept < cap {
+        } else if spread_rule && p.relative_sd() > SPREAD_UNITS * noise && kept < cap {
             (
                 1,
                 format!(
