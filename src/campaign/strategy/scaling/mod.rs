@@ -431,8 +431,10 @@ fn partners(state: &State, c: usize, p: u32, points: &[Vec<MeasuredPoint>]) -> O
     state.settings.fits(&config).then_some(config)
 }
 
-/// More runs of component `c`'s counts: outliers run again, noisy counts one more run, and
-/// counts whose runs failed brought up to `repetitions` (all within [`MAX_EXTRA_RUNS`]).
+/// More runs of component `c`'s counts: counts in doubt (split, far below their neighbours)
+/// run again, noisy counts one more run (by the spread alone when `spread_rule`; else the
+/// prediction decides, in [`wanted_runs`]), and counts whose runs failed, or whose kept runs
+/// are slower than one left out, brought up to `repetitions` (all within [`MAX_EXTRA_RUNS`]).
 fn reruns_of(
     state: &State,
     c: usize,
@@ -451,8 +453,16 @@ fn reruns_of(
             continue;
         }
         let kept = p.runs;
-        let (more, why) = if kept < scaling.repetitions {
-            let short = scaling.repetitions - kept;
+        // A slow run left out needs no stand-in: the faster runs kept measured the count (a
+        // run is never fast by accident), unless the count is still in doubt.
+        let settled = !p.split && p.below_neighbours.is_none_or(|b| b <= below_limit);
+        let slow_left_out = if settled {
+            p.outlier_sypd.iter().filter(|&&s| s < p.sypd).count() as u32
+        } else {
+            0
+        };
+        let (more, why) = if kept + slow_left_out < scaling.repetitions {
+            let short = scaling.repetitions - kept - slow_left_out;
             let why = if p.outliers.is_empty() {
                 format!("{short} run(s) failed")
             } else {
