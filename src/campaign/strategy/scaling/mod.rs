@@ -482,6 +482,25 @@ fn reruns_of(
                 ),
             )
         } else if p.below_neighbours.is_some_and(|b| b > below_limit) && !p.feature {
+            match falling_end(state, c, points, p, scaling) {
+                FallingEnd::Between(mid) => {
+                    out.push(Wanted {
+                        component: c,
+                        test: None,
+                        nproc: nproc_vector(state.components.len(), c, mid),
+                        runs: scaling.repetitions,
+                        reason: format!(
+                            "scaling: {name} at {} PEs: {} below the speed before it; new count {mid} first, where a curve that truly falls falls too",
+                            p.nproc,
+                            percent(p.below_neighbours.unwrap_or(0.0))
+                        ),
+                        rerun: true,
+                    });
+                    continue;
+                }
+                FallingEnd::Waiting => continue,
+                FallingEnd::No => {}
+            }
             (
                 2,
                 format!(
@@ -516,6 +535,57 @@ fn reruns_of(
         });
     }
     out
+}
+
+/// The narrowest gap (ratio of counts) before a last count that [`falling_end`] splits: a
+/// narrower one says little the last count's own runs would not.
+const FALLING_GAP: f64 = 1.5;
+
+/// What a last count far below the speed before it asks for first.
+enum FallingEnd {
+    /// Not a last count, the coupled design, or no grid count between it and the one before:
+    /// run it again.
+    No,
+    /// A count between it and the one before is queued: wait for it.
+    Waiting,
+    /// Measure this count between it and the one before: where the speed truly falls past a
+    /// count (more PEs than the decomposition can use), it falls there too, and the last count
+    /// is then judged against the falling curve, from a cheaper run than its own again.
+    Between(u32),
+}
+
+/// Whether `p`, far below its neighbours' curve, is component `c`'s last count with room for a
+/// count between it and the one before ([`FallingEnd`]).
+fn falling_end(
+    state: &State,
+    c: usize,
+    points: &[MeasuredPoint],
+    p: &MeasuredPoint,
+    scaling: &ScalingSettings,
+) -> FallingEnd {
+    if scaling.design == crate::config::ScalingDesign::Coupled
+        || points.iter().any(|q| q.nproc > p.nproc)
+    {
+        return FallingEnd::No;
+    }
+    let Some(before) = points.iter().filter(|q| q.nproc < p.nproc).last() else {
+        return FallingEnd::No;
+    };
+    if before.runs == 0 {
+        return if before.queued > 0 {
+            FallingEnd::Waiting
+        } else {
+            FallingEnd::No
+        };
+    }
+    if f64::from(p.nproc) < FALLING_GAP * f64::from(before.nproc) {
+        return FallingEnd::No;
+    }
+    let gap = (f64::from(before.nproc) * f64::from(p.nproc)).sqrt();
+    match grid_of(state, c).snap(gap) {
+        Some(mid) if mid > before.nproc && mid < p.nproc => FallingEnd::Between(mid),
+        _ => FallingEnd::No,
+    }
 }
 
 /// A count's measured speeds in words, fastest first: `4.12, 1.37, 1.36 SYPD`.
