@@ -6,7 +6,8 @@
 //! components, even seeds three), then fresh seeds (below). `-- --quick` runs seeds 1-6; `-- --seeds 3,7,10` (or a
 //! range) those seeds; `-- --counts N` and `-- --repetitions N` change the adaptive study's
 //! first series (default 4 counts, 2 runs each); `-- --verbose` adds each answer and the true
-//! optimum; `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
+//! optimum; `-- --only study` runs only the fixed and the adaptive studies (their core-hours,
+//! runs and prediction gaps); `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
 //!
 //! After the fixed set it runs `--fresh N` (default 8) seeds drawn when it runs, of families
 //! nobody designed a rule on ([`autolb::sim::synthetic::SyntheticCase::unseen`]: decomposition

@@ -6,21 +6,24 @@
 //! `repetitions` times. After every iteration it plans, deterministically and in this order:
 //!
 //! 1. **Noise and slow runs** ([`points`]): runs slower than a count's fastest two by more
-//!    than the noise (pooled over every count) are slow runs, left out, flagged and made up
-//!    for; when only one run is fast, the curve through the neighbouring counts says which
-//!    group holds, or more runs do. A count far below that curve is run again until a run
-//!    agrees or every run it may have agrees with it (then it is a real feature, kept and
-//!    flagged). A count whose kept runs spread more than the noise seen elsewhere gets one
-//!    more run. At most [`MAX_EXTRA_RUNS`] runs beyond `repetitions` per count.
-//! 2. **Refinement**: once a component's counts are settled, one new count per component per
-//!    iteration, in the gap where the curve is most uncertain: where the log-log slopes
-//!    around the gap disagree most, weighted up where efficiency falls. Not above the first
-//!    count where more PEs made the component slower (beyond the noise), and not where the
-//!    possible error is below the noise.
+//!    than the noise (pooled over every count) are slow runs, left out and flagged; the faster
+//!    runs kept measured the count, so they need no stand-in. When only one run is fast, the
+//!    curve through the neighbouring counts says which group holds, or more runs do. A count
+//!    far below that curve is run again until a run agrees or every run it may have agrees
+//!    with it (then it is a real feature, kept and flagged); a last count far below the one
+//!    before first gets a count between them, where a speed that truly falls falls too. At
+//!    most [`MAX_EXTRA_RUNS`] runs beyond `repetitions` per count.
+//! 2. **Refinement** ([`worth`]): once a component's counts are settled, one new count per
+//!    component per iteration, where the curve may be off by enough to move the prediction by
+//!    more than the noise in FN; a count whose runs spread more than the noise explains gets
+//!    one more run on the same test. Without a prediction (a budget below the smallest
+//!    counts), the gap where the log-log slopes around it disagree most, weighted up where
+//!    efficiency falls, not above the first count where more PEs made the component slower,
+//!    and not where the possible error is below the noise.
 //! 3. **Budget**: `max_runs` and `max_core_hours` trim the plan (re-runs first).
 //!
-//! The campaign ends when nothing is left to plan. Its output, the curves, is written by
-//! [`output`] after every run that lands.
+//! The campaign ends when nothing is left to plan: no count could change the prediction. Its
+//! output, the curves, is written by [`output`] after every run that lands.
 
 pub mod counts;
 pub mod output;

@@ -256,7 +256,8 @@ pub fn next_counts(
             if !(here.is_finite() && here > 0.0) {
                 continue;
             }
-            let moved = change(c, mid, here * (1.0 + error)).max(change(c, mid, here * (1.0 - error)));
+            let moved =
+                change(c, mid, here * (1.0 + error)).max(change(c, mid, here * (1.0 - error)));
             if moved > fn_noise && best.as_ref().is_none_or(|w| moved > w.fn_change) {
                 best = Some(Worth {
                     component: c,
@@ -274,8 +275,11 @@ pub fn next_counts(
             if p.runs < 2 || p.spread <= spread_limit {
                 continue;
             }
-            let moved = change(c, p.nproc, p.sypd * (1.0 + p.spread))
-                .max(change(c, p.nproc, p.sypd * (1.0 - p.spread)));
+            let moved = change(c, p.nproc, p.sypd * (1.0 + p.spread)).max(change(
+                c,
+                p.nproc,
+                p.sypd * (1.0 - p.spread),
+            ));
             if moved > fn_noise {
                 out.push(Worth {
                     component: c,
@@ -372,7 +376,9 @@ mod tests {
         ];
         let chosen = pick(&curves);
         assert!(chosen[1] < 384, "balanced far below the dip: {chosen:?}");
-        assert!(gap_errors(&curves[1].points)[4..].iter().all(|&e| e > NOISE));
+        assert!(gap_errors(&curves[1].points)[4..]
+            .iter()
+            .all(|&e| e > NOISE));
         let next = next_counts(&curves, &settings(&curves), NOISE, 3.0 * NOISE).unwrap();
         if let Next::Measure(worth) = &next {
             assert!(
@@ -383,8 +389,14 @@ mod tests {
         // The same dip where the ocean's balanced count lies is measured.
         let near = chosen[1];
         let k = COUNTS.iter().position(|&p| p >= near).unwrap().max(2);
-        let counts: Vec<u32> = COUNTS.iter().copied().filter(|&p| p != COUNTS[k - 1]).collect();
-        let wide = measured("OCN", &counts, &|p| fast(p) * if p == COUNTS[k] { 0.7 } else { 1.0 });
+        let counts: Vec<u32> = COUNTS
+            .iter()
+            .copied()
+            .filter(|&p| p != COUNTS[k - 1])
+            .collect();
+        let wide = measured("OCN", &counts, &|p| {
+            fast(p) * if p == COUNTS[k] { 0.7 } else { 1.0 }
+        });
         let curves = [measured("ATM", &COUNTS, &slow), wide];
         let next = next_counts(&curves, &settings(&curves), NOISE, 3.0 * NOISE).unwrap();
         let Next::Measure(worth) = next else {
@@ -415,14 +427,18 @@ mod tests {
             }
             next_counts(&curves, &settings(&curves), NOISE, 3.0 * NOISE).unwrap()
         };
-        let again = |next: &Next, c: usize, at: u32| {
-            matches!(next, Next::Measure(w) if w.iter().any(|w| !w.new && w.component == c && w.nproc == at))
-        };
+        let again = |next: &Next, c: usize, at: u32| matches!(next, Next::Measure(w) if w.iter().any(|w| !w.new && w.component == c && w.nproc == at));
         let near = nearest(1);
-        assert!(again(&with_spread(1, near), 1, near), "{near} of {chosen:?}");
+        assert!(
+            again(&with_spread(1, near), 1, near),
+            "{near} of {chosen:?}"
+        );
         assert!(!again(&with_spread(1, 960), 1, 960), "{chosen:?}");
         // Too few points to predict from: the caller decides alone.
-        let short = [measured("ATM", &[48], &slow), measured("OCN", &COUNTS, &fast)];
+        let short = [
+            measured("ATM", &[48], &slow),
+            measured("OCN", &COUNTS, &fast),
+        ];
         assert_eq!(next_counts(&short, &settings(&short), NOISE, 0.015), None);
     }
 }
