@@ -571,7 +571,7 @@ fn falling_end(
     {
         return FallingEnd::No;
     }
-    let Some(before) = points.iter().filter(|q| q.nproc < p.nproc).last() else {
+    let Some(before) = points.iter().rfind(|q| q.nproc < p.nproc) else {
         return FallingEnd::No;
     };
     if before.runs == 0 {

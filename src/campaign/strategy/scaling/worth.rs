@@ -355,7 +355,7 @@ mod tests {
     fn a_curve_known_within_the_noise_stops() {
         // Power laws with noise-sized wiggles: nothing between the counts can be off by more
         // than the noise.
-        let wiggle = |p: u32| 1.0 + NOISE * if p % 96 == 0 { 0.5 } else { -0.5 };
+        let wiggle = |p: u32| 1.0 + NOISE * if p.is_multiple_of(96) { 0.5 } else { -0.5 };
         let curves = [
             measured("ATM", &COUNTS, &|p| slow(p) * wiggle(p)),
             measured("OCN", &COUNTS, &|p| fast(p) * wiggle(p)),
