@@ -630,11 +630,6 @@ fn percent(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 
-/// Log-log slope between two points.
-fn slope(a: &MeasuredPoint, b: &MeasuredPoint) -> f64 {
-    (b.sypd / a.sypd).ln() / (f64::from(b.nproc) / f64::from(a.nproc)).ln()
-}
-
 /// The new count of component `c` where its curve is most uncertain where it matters, if
 /// any is worth a run (see the module doc).
 fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> Option<Wanted> {
@@ -647,9 +642,16 @@ fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> 
     let top = slower.unwrap_or(pts.len() - 1);
     let grid = grid_of(state, c);
     let taken: Vec<u32> = points.iter().map(|p| p.nproc).collect();
-    let slopes: Vec<f64> = (0..pts.len() - 1)
-        .map(|i| slope(pts[i], pts[i + 1]))
+    let known: Vec<KnownPoint> = pts
+        .iter()
+        .map(|p| KnownPoint {
+            nproc: p.nproc,
+            sypd: p.sypd,
+            spread: p.relative_sd(),
+            runs: p.runs,
+        })
         .collect();
+    let errors = worth::gap_errors(&known);
     let efficiency =
         |p: &MeasuredPoint| (p.sypd / f64::from(p.nproc)) / (pts[0].sypd / f64::from(pts[0].nproc));
     let mut best: Option<(f64, u32, usize, f64)> = None;
@@ -661,14 +663,7 @@ fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> 
         if mid <= a.nproc || mid >= b.nproc || taken.contains(&mid) {
             continue;
         }
-        let own = slopes[i];
-        let left = i.checked_sub(1).map_or(own, |j| slopes[j]);
-        let right = slopes.get(i + 1).copied().unwrap_or(own);
-        let bend = (own - left).abs().max((own - right).abs());
-        // A smooth curve whose slope turns by `bend` across a gap of width `h` (in log-log)
-        // is off its chord by `bend * h / 8` in the middle (a parabola's sagitta): what an
-        // interpolation between the two counts can miss there.
-        let error = bend * (f64::from(b.nproc) / f64::from(a.nproc)).ln() / 8.0;
+        let error = errors[i];
         let weight = if efficiency(b) < EFFICIENCY_FALLS {
             1.0
         } else {

@@ -167,9 +167,11 @@ fn loss(problem: &Problem, pick: &[u32], tts_w: f64) -> Option<f64> {
     Some((best - problem.score(&index, tts_w).fittingness).max(0.0))
 }
 
-/// How far a smooth curve may be off the measured ones in each gap: the parabola's sagitta of
-/// the turn of the log-log slope around the gap, `bend * h / 8` (`h` the gap's log width).
-fn gap_errors(points: &[KnownPoint]) -> Vec<f64> {
+/// How far a smooth curve may be off the measured ones in each gap (relative): a curve whose
+/// log-log slope turns by `bend` (the most the slope of the gap differs from its neighbours')
+/// across a gap of log width `h` is off its chord by `bend * h / 8` in the middle, a parabola's
+/// sagitta: what an interpolation between the two counts can miss there.
+pub fn gap_errors(points: &[KnownPoint]) -> Vec<f64> {
     let slope = |a: &KnownPoint, b: &KnownPoint| {
         (b.sypd / a.sypd).ln() / (f64::from(b.nproc) / f64::from(a.nproc)).ln()
     };
