@@ -265,7 +265,14 @@ fn wanted_runs(state: &State, scaling: &ScalingSettings) -> Vec<Wanted> {
     let coupled = scaling.design == crate::config::ScalingDesign::Coupled;
     let n = state.components.len();
     let all_points: Vec<Vec<MeasuredPoint>> = (0..n).map(|c| points_of(state, c, noise)).collect();
-    let decision = decide(state, &all_points, noise);
+    // A cold start's scaling phase keeps its own rules: it hands over to balancing once the
+    // model is firm, which counts and runs it has decide.
+    let cold_start = state.is_cold_start();
+    let decision = if cold_start {
+        None
+    } else {
+        decide(state, &all_points, noise)
+    };
     let mut wanted: Vec<Wanted> = Vec::new();
     for (c, points) in all_points.iter().enumerate() {
         let mut reruns = reruns_of(state, c, points, scaling, noise, decision.is_none());
@@ -458,7 +465,9 @@ fn reruns_of(
         let kept = p.runs;
         // A slow run left out needs no stand-in: the faster runs kept measured the count (a
         // run is never fast by accident), unless the count is still in doubt.
-        let settled = !p.split && p.below_neighbours.is_none_or(|b| b <= below_limit);
+        let settled = !state.is_cold_start()
+            && !p.split
+            && p.below_neighbours.is_none_or(|b| b <= below_limit);
         let slow_left_out = if settled {
             p.outlier_sypd.iter().filter(|&&s| s < p.sypd).count() as u32
         } else {
