@@ -6,7 +6,8 @@
 //! components, even seeds three), then fresh seeds (below). `-- --quick` runs seeds 1-6; `-- --seeds 3,7,10` (or a
 //! range) those seeds; `-- --counts N` and `-- --repetitions N` change the adaptive study's
 //! first series (default 4 counts, 2 runs each); `-- --verbose` adds each answer and the true
-//! optimum; `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
+//! optimum; `-- --only study` runs only the fixed and the adaptive studies (their core-hours,
+//! runs and prediction gaps); `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
 //!
 //! After the fixed set it runs `--fresh N` (default 8) seeds drawn when it runs, of families
 //! nobody designed a rule on ([`autolb::sim::synthetic::SyntheticCase::unseen`]: decomposition
@@ -100,6 +101,9 @@ struct Args {
     /// Each answer and the true optimum under each case's row.
     #[arg(long)]
     verbose: bool,
+    /// `study`: only the fixed and the adaptive studies, their cost and prediction gap.
+    #[arg(long, value_parser = ["study"])]
+    only: Option<String>,
 }
 
 fn main() {
@@ -127,7 +131,11 @@ fn main() {
     for (label, seeds, unseen) in &sets {
         println!("## {label}");
         println!();
-        run_set(seeds, *unseen, &adaptive, args.verbose);
+        if args.only.as_deref() == Some("study") {
+            study_set(seeds, *unseen, &adaptive);
+        } else {
+            run_set(seeds, *unseen, &adaptive, args.verbose);
+        }
         println!();
     }
 }
@@ -297,50 +305,14 @@ fn run_case(
 ) -> Result<(Pipeline, Pipeline, Outcome, String), String> {
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let dir = tmp.path();
-    case.write_curves(dir).map_err(|e| e.to_string())?;
-    for c in &case.components {
-        write_curve_csv(&c.standalone_truth, &standalone_truth_path(dir, &c.name))
-            .map_err(|e| e.to_string())?;
-    }
-    let sim = balancing_sim(case, dir);
-
-    // (a): the fixed study, then Algorithm 1.
-    let (fixed_study, fixed_curves) = fixed_study(case, &sim)?;
+    let sim = case_sim(case, dir)?;
+    let (fixed_study, fixed_curves, adaptive_study, adaptive_paths, adaptive_curves) =
+        studies(case, adaptive, dir, &sim)?;
     let fixed_paths = write_study_curves(&fixed_curves, dir, "fixed")?;
     let a1_file = common::balancing_file(case, &fixed_paths, sim.clone(), Strategy::Algorithm1);
     let label = |what: &str| format!("{}-{what}", case.seed);
     let (a1, _) = common::run_campaign(&a1_file, dir, &label("algorithm1"))?;
 
-    // (b): the adaptive scaling campaign, then guided from its curves.
-    let scaling_file = CampaignFile {
-        components: case
-            .components
-            .iter()
-            .enumerate()
-            .map(|(k, c)| {
-                let (lo, hi) = study_range(case, k);
-                let mut entry = common::component(&c.name, None);
-                entry.min_nproc = Some(lo);
-                entry.max_nproc = Some(hi);
-                entry
-            })
-            .collect(),
-        scaling: Some(adaptive.clone()),
-        executor: Some(common::sim_executor(sim.clone())),
-        ..CampaignFile::default()
-    };
-    let (adaptive_study, scaling_dir) =
-        common::run_campaign(&scaling_file, dir, &label("scaling"))?;
-    let state = State::load(&scaling_dir).map_err(|e| e.to_string())?;
-    let adaptive_paths: BTreeMap<String, PathBuf> = state
-        .components
-        .iter()
-        .map(|c| (c.name.clone(), scaling_dir.join(&c.curve)))
-        .collect();
-    let adaptive_curves = adaptive_paths
-        .iter()
-        .map(|(name, path)| Curve::load(name.clone(), path).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
     let guided_file = common::balancing_file(case, &adaptive_paths, sim.clone(), Strategy::Guided);
     let (guided, _) = common::run_campaign(&guided_file, dir, &label("guided"))?;
 
@@ -377,7 +349,7 @@ fn run_case(
         Pipeline {
             study: adaptive_study,
             balance: guided,
-            prediction_gap: prediction_gap(case, &adaptive_curves_in_order(case, adaptive_curves))?,
+            prediction_gap: prediction_gap(case, &adaptive_curves)?,
         },
     );
     a.balance.regret = truth.regret(&a.balance.best, &answers).0;
@@ -385,6 +357,131 @@ fn run_case(
     cold.regret = truth.regret(&cold.best, &answers).0;
     let (_, optimum) = truth.regret(&a.balance.best, &answers);
     Ok((a, b, cold, format!("true optimum {optimum:?}")))
+}
+
+/// The case's truths written into `dir`, and the stand-in settings of its runs.
+fn case_sim(case: &SyntheticCase, dir: &Path) -> Result<SimSettings, String> {
+    case.write_curves(dir).map_err(|e| e.to_string())?;
+    for c in &case.components {
+        write_curve_csv(&c.standalone_truth, &standalone_truth_path(dir, &c.name))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(balancing_sim(case, dir))
+}
+
+/// What both studies of a case give: the fixed study and its curves, the adaptive scaling
+/// campaign (with the balancing campaigns' budget, so it knows which counts matter) and its
+/// curves, by path and loaded in the case's component order.
+type Studies = (
+    Outcome,
+    Vec<Curve>,
+    Outcome,
+    BTreeMap<String, PathBuf>,
+    Vec<Curve>,
+);
+
+fn studies(
+    case: &SyntheticCase,
+    adaptive: &ScalingTable,
+    dir: &Path,
+    sim: &SimSettings,
+) -> Result<Studies, String> {
+    let (fixed_study, fixed_curves) = fixed_study(case, sim)?;
+    let scaling_file = CampaignFile {
+        components: case
+            .components
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let (lo, hi) = study_range(case, k);
+                let mut entry = common::component(&c.name, None);
+                entry.min_nproc = Some(lo);
+                entry.max_nproc = Some(hi);
+                entry
+            })
+            .collect(),
+        max_nproc: Some(MAX_NPROC),
+        scaling: Some(adaptive.clone()),
+        executor: Some(common::sim_executor(sim.clone())),
+        ..CampaignFile::default()
+    };
+    let label = format!("{}-scaling", case.seed);
+    let (adaptive_study, scaling_dir) = common::run_campaign(&scaling_file, dir, &label)?;
+    let state = State::load(&scaling_dir).map_err(|e| e.to_string())?;
+    let adaptive_paths: BTreeMap<String, PathBuf> = state
+        .components
+        .iter()
+        .map(|c| (c.name.clone(), scaling_dir.join(&c.curve)))
+        .collect();
+    let adaptive_curves = adaptive_paths
+        .iter()
+        .map(|(name, path)| Curve::load(name.clone(), path).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let adaptive_curves = adaptive_curves_in_order(case, adaptive_curves);
+    Ok((
+        fixed_study,
+        fixed_curves,
+        adaptive_study,
+        adaptive_paths,
+        adaptive_curves,
+    ))
+}
+
+/// `--only study`: per case the two studies' core-hours and runs, and each one's prediction gap.
+fn study_set(seeds: &[u64], unseen: bool, adaptive: &ScalingTable) {
+    let started = Instant::now();
+    println!("| seed | n | fixed study core-h | adaptive study core-h | study % | fixed runs | adaptive runs | fixed prediction gap | adaptive prediction gap |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let (mut ratios, mut predicted, mut fixed_predicted, mut total) = (Vec::new(), 0, 0, 0);
+    for &seed in seeds {
+        let case = common::case_of(seed, unseen);
+        let n = case.components.len();
+        let row = tempfile::tempdir()
+            .map_err(|e| e.to_string())
+            .and_then(|tmp| {
+                let sim = case_sim(&case, tmp.path())?;
+                let (fixed, fixed_curves, study, _, curves) =
+                    studies(&case, adaptive, tmp.path(), &sim)?;
+                Ok((
+                    fixed,
+                    study,
+                    prediction_gap(&case, &fixed_curves)?,
+                    prediction_gap(&case, &curves)?,
+                ))
+            });
+        let (fixed, study, fixed_gap, gap) = match row {
+            Ok(r) => r,
+            Err(e) => {
+                println!("| {seed} | {n} | skipped: {e} |");
+                continue;
+            }
+        };
+        total += 1;
+        ratios.push(study.cost / fixed.cost);
+        predicted += usize::from(gap <= PREDICTION_SLACK);
+        fixed_predicted += usize::from(fixed_gap <= PREDICTION_SLACK);
+        println!(
+            "| {seed} | {n} | {:.1} | {:.1} | {:.0}% | {} | {} | {fixed_gap:.4} | {gap:.4} |",
+            fixed.cost,
+            study.cost,
+            100.0 * study.cost / fixed.cost,
+            fixed.runs,
+            study.runs
+        );
+        if unseen {
+            println!("|  |  | family: {} |", case.family);
+        }
+    }
+    println!();
+    println!(
+        "- adaptive standalone study / fixed study core-hours: median {:.1} %, max {:.0} %",
+        100.0 * median(&ratios),
+        100.0 * ratios.iter().copied().fold(0.0, f64::max)
+    );
+    println!(
+        "- prediction from the study's curves within {PREDICTION_SLACK} FN of the true curves': adaptive {predicted} of {total}, fixed {fixed_predicted} of {total}"
+    );
+    println!("({:.0} s)", started.elapsed().as_secs_f64());
 }
 
 /// The curves loaded from a scaling campaign, in the case's component order.
