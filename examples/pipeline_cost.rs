@@ -6,7 +6,8 @@
 //! components, even seeds three), then fresh seeds (below). `-- --quick` runs seeds 1-6; `-- --seeds 3,7,10` (or a
 //! range) those seeds; `-- --counts N` and `-- --repetitions N` change the adaptive study's
 //! first series (default 4 counts, 2 runs each); `-- --verbose` adds each answer and the true
-//! optimum; `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
+//! optimum; `-- --only cold` runs pipelines (a) and (c) only, for a cold start's measurement at
+//! less cost; `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
 //!
 //! After the fixed set it runs `--fresh N` (default 8) seeds drawn when it runs, of families
 //! nobody designed a rule on ([`autolb::sim::synthetic::SyntheticCase::unseen`]: decomposition
@@ -100,6 +101,16 @@ struct Args {
     /// Each answer and the true optimum under each case's row.
     #[arg(long)]
     verbose: bool,
+    /// Run only some pipelines: `cold` runs (a) and (c), leaving out (b).
+    #[arg(long, value_enum)]
+    only: Option<Only>,
+}
+
+/// The pipelines `--only` keeps.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Only {
+    /// (a), the reference, and (c), the cold start.
+    Cold,
 }
 
 fn main() {
@@ -127,7 +138,10 @@ fn main() {
     for (label, seeds, unseen) in &sets {
         println!("## {label}");
         println!();
-        run_set(seeds, *unseen, &adaptive, args.verbose);
+        match args.only {
+            Some(Only::Cold) => run_cold_set(seeds, *unseen, args.verbose),
+            None => run_set(seeds, *unseen, &adaptive, args.verbose),
+        }
         println!();
     }
 }
@@ -148,8 +162,9 @@ fn run_set(seeds: &[u64], unseen: bool, adaptive: &ScalingTable, verbose: bool) 
     for &seed in seeds {
         let case = common::case_of(seed, unseen);
         let n = case.components.len();
-        let (a, b, c, truth_line) = match run_case(&case, adaptive) {
-            Ok(r) => r,
+        let (a, b, c, truth_line) = match run_case(&case, Some(adaptive)) {
+            Ok((a, Some(b), c, truth_line)) => (a, b, c, truth_line),
+            Ok(_) => continue,
             Err(e) => {
                 println!("| {seed} | {n} | skipped: {e} |");
                 continue;
@@ -252,6 +267,65 @@ fn run_set(seeds: &[u64], unseen: bool, adaptive: &ScalingTable, verbose: bool) 
     println!("({:.0} s)", started.elapsed().as_secs_f64());
 }
 
+/// [`run_set`] for pipelines (a) and (c) only (`--only cold`): the cold start's regret and
+/// cost against the paper's pipeline, without the adaptive study and guided campaign of (b).
+fn run_cold_set(seeds: &[u64], unseen: bool, verbose: bool) {
+    let started = Instant::now();
+    println!("| seed | n | (a) core-h | (a) regret | (c) core-h | (c) regret | (c) / (a) | target (c) |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|:---|");
+    let (mut c_met, mut total, mut ratios, mut a_regrets, mut c_regrets) =
+        (0, 0, Vec::new(), Vec::new(), Vec::new());
+    for &seed in seeds {
+        let case = common::case_of(seed, unseen);
+        let n = case.components.len();
+        let (a, c, truth_line) = match run_case(&case, None) {
+            Ok((a, _, c, truth_line)) => (a, c, truth_line),
+            Err(e) => {
+                println!("| {seed} | {n} | skipped: {e} |");
+                continue;
+            }
+        };
+        let a_regret = a.balance.regret;
+        let c_ok = c.regret <= a_regret + 1e-12 || c.regret <= REGRET_SLACK;
+        c_met += usize::from(c_ok);
+        total += 1;
+        ratios.push(c.cost / a.cost());
+        a_regrets.push(a_regret);
+        c_regrets.push(c.regret);
+        println!(
+            "| {seed} | {n} | {:.1} | {a_regret:.4} | {:.1} | {:.4} | {:.0}% | {} |",
+            a.cost(),
+            c.cost,
+            c.regret,
+            100.0 * c.cost / a.cost(),
+            if c_ok { "yes" } else { "NO" },
+        );
+        if unseen {
+            println!("|  |  | family: {} |", case.family);
+        }
+        if verbose {
+            println!(
+                "|  |  | runs: fixed {}; balancing runs: a1 {} cold start {}; best: a1 {:?} cold start {:?}; {truth_line} |",
+                a.study.runs, a.balance.runs, c.runs, a.balance.best, c.best
+            );
+        }
+    }
+    println!();
+    println!(
+        "- (c) regret no worse than (a)'s (or <= {REGRET_SLACK}): {c_met} of {total} cases ({:.0} %); regret median: (a) {:.4}, (c) {:.4}; max (c) {:.4}",
+        100.0 * c_met as f64 / total.max(1) as f64,
+        median(&a_regrets),
+        median(&c_regrets),
+        c_regrets.iter().copied().fold(0.0, f64::max)
+    );
+    println!(
+        "- (c) core-hours / (a)'s: median {:.1} %, max {:.0} %",
+        100.0 * median(&ratios),
+        100.0 * ratios.iter().copied().fold(0.0, f64::max)
+    );
+    println!("({:.0} s)", started.elapsed().as_secs_f64());
+}
+
 /// The stand-in settings of every run of a case (curves written into `dir`): coupled runs at
 /// the coupled truth, standalone runs at the noise-free standalone curve, heavy radiation steps
 /// on, interpolation growing with PEs.
@@ -289,12 +363,12 @@ fn standalone_truth_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("standalone_truth_{name}.csv"))
 }
 
-/// Runs pipelines (a) and (b) on a case, with regret and prediction gaps filled in, and a line
-/// on the true optimum.
+/// Runs pipelines (a), (b) (unless `adaptive` is `None`) and (c) on a case, with regret and
+/// prediction gaps filled in, and a line on the true optimum.
 fn run_case(
     case: &SyntheticCase,
-    adaptive: &ScalingTable,
-) -> Result<(Pipeline, Pipeline, Outcome, String), String> {
+    adaptive: Option<&ScalingTable>,
+) -> Result<(Pipeline, Option<Pipeline>, Outcome, String), String> {
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let dir = tmp.path();
     case.write_curves(dir).map_err(|e| e.to_string())?;
@@ -312,6 +386,67 @@ fn run_case(
     let (a1, _) = common::run_campaign(&a1_file, dir, &label("algorithm1"))?;
 
     // (b): the adaptive scaling campaign, then guided from its curves.
+    let adaptive_run = match adaptive {
+        Some(adaptive) => Some(adaptive_pipeline(case, adaptive, &sim, dir)?),
+        None => None,
+    };
+
+    // (c): the cold start: the same balancing settings, no curve, each component's range as
+    // the studies have it, and the cold start's own initial step (a sixteenth of the narrowest
+    // range).
+    let mut cold_file = common::balancing_file(case, &fixed_paths, sim.clone(), Strategy::Guided);
+    for (k, entry) in cold_file.components.iter_mut().enumerate() {
+        let (lo, hi) = study_range(case, k);
+        entry.curve = None;
+        entry.min_nproc = Some(lo);
+        entry.max_nproc = Some(hi);
+    }
+    cold_file.initial_step = None;
+    let (mut cold, _) = common::run_campaign(&cold_file, dir, &label("cold-start"))?;
+
+    // The true speeds: noise-free stand-in runs, each configuration once.
+    let speed = common::noise_free_speed(case, &sim);
+    let truth = Truth::new(case, &speed);
+    let mut answers = vec![a1.best.clone(), cold.best.clone()];
+    if let Some((guided, _, _)) = &adaptive_run {
+        answers.push(guided.best.clone());
+    }
+    let answers: Vec<&[u32]> = answers.iter().map(Vec::as_slice).collect();
+    let mut a = Pipeline {
+        study: fixed_study,
+        balance: a1,
+        prediction_gap: prediction_gap(case, &fixed_curves)?,
+    };
+    a.balance.regret = truth.regret(&a.balance.best, &answers).0;
+    cold.regret = truth.regret(&cold.best, &answers).0;
+    let b = match adaptive_run {
+        Some((guided, adaptive_study, adaptive_curves)) => {
+            let mut b = Pipeline {
+                study: adaptive_study,
+                balance: guided,
+                prediction_gap: prediction_gap(
+                    case,
+                    &adaptive_curves_in_order(case, adaptive_curves),
+                )?,
+            };
+            b.balance.regret = truth.regret(&b.balance.best, &answers).0;
+            Some(b)
+        }
+        None => None,
+    };
+    let (_, optimum) = truth.regret(&a.balance.best, &answers);
+    Ok((a, b, cold, format!("true optimum {optimum:?}")))
+}
+
+/// Pipeline (b) on a case: the adaptive scaling campaign, then guided from the curves it
+/// wrote; the guided campaign's outcome, the study's, and the study's curves.
+fn adaptive_pipeline(
+    case: &SyntheticCase,
+    adaptive: &ScalingTable,
+    sim: &SimSettings,
+    dir: &Path,
+) -> Result<(Outcome, Outcome, Vec<Curve>), String> {
+    let label = |what: &str| format!("{}-{what}", case.seed);
     let scaling_file = CampaignFile {
         components: case
             .components
@@ -343,48 +478,7 @@ fn run_case(
         .collect::<Result<Vec<_>, _>>()?;
     let guided_file = common::balancing_file(case, &adaptive_paths, sim.clone(), Strategy::Guided);
     let (guided, _) = common::run_campaign(&guided_file, dir, &label("guided"))?;
-
-    // (c): the cold start: the same balancing settings, no curve, each component's range as
-    // the studies have it, and the cold start's own initial step (a sixteenth of the narrowest
-    // range).
-    let mut cold_file =
-        common::balancing_file(case, &adaptive_paths, sim.clone(), Strategy::Guided);
-    for (k, entry) in cold_file.components.iter_mut().enumerate() {
-        let (lo, hi) = study_range(case, k);
-        entry.curve = None;
-        entry.min_nproc = Some(lo);
-        entry.max_nproc = Some(hi);
-    }
-    cold_file.initial_step = None;
-    let (mut cold, _) = common::run_campaign(&cold_file, dir, &label("cold-start"))?;
-
-    // The true speeds: noise-free stand-in runs, each configuration once.
-    let speed = common::noise_free_speed(case, &sim);
-    let truth = Truth::new(case, &speed);
-    let (a1_best, guided_best, cold_best) =
-        (a1.best.clone(), guided.best.clone(), cold.best.clone());
-    let answers = [
-        a1_best.as_slice(),
-        guided_best.as_slice(),
-        cold_best.as_slice(),
-    ];
-    let (mut a, mut b) = (
-        Pipeline {
-            study: fixed_study,
-            balance: a1,
-            prediction_gap: prediction_gap(case, &fixed_curves)?,
-        },
-        Pipeline {
-            study: adaptive_study,
-            balance: guided,
-            prediction_gap: prediction_gap(case, &adaptive_curves_in_order(case, adaptive_curves))?,
-        },
-    );
-    a.balance.regret = truth.regret(&a.balance.best, &answers).0;
-    b.balance.regret = truth.regret(&b.balance.best, &answers).0;
-    cold.regret = truth.regret(&cold.best, &answers).0;
-    let (_, optimum) = truth.regret(&a.balance.best, &answers);
-    Ok((a, b, cold, format!("true optimum {optimum:?}")))
+    Ok((guided, adaptive_study, adaptive_curves))
 }
 
 /// The curves loaded from a scaling campaign, in the case's component order.
