@@ -271,7 +271,9 @@ fn run_set(seeds: &[u64], unseen: bool, adaptive: &ScalingTable, verbose: bool) 
 /// cost against the paper's pipeline, without the adaptive study and guided campaign of (b).
 fn run_cold_set(seeds: &[u64], unseen: bool, verbose: bool) {
     let started = Instant::now();
-    println!("| seed | n | (a) core-h | (a) regret | (c) core-h | (c) regret | (c) / (a) | target (c) |");
+    println!(
+        "| seed | n | (a) core-h | (a) regret | (c) core-h | (c) regret | (c) / (a) | target (c) |"
+    );
     println!("|---:|---:|---:|---:|---:|---:|---:|:---|");
     let (mut c_met, mut total, mut ratios, mut a_regrets, mut c_regrets) =
         (0, 0, Vec::new(), Vec::new(), Vec::new());
