@@ -20,11 +20,14 @@
 //! model would take it for a configuration a third as fast, its run-to-run noise for huge,
 //! and its band for wide everywhere, so it would never get firm and, balancing, would keep
 //! promising gains the noise it believes in could hide. A run is slow when every component's
-//! speed in it is one the scaling points leave out: a run slower than the others at the
-//! component's count, or the only measure of a count far below the curve through its
-//! neighbours ([`BELOW_LIMIT`], or that many noise units) that repeated runs have not
-//! confirmed as a dip. A dip of one component (a bad decomposition) is kept: the other
-//! components' speeds in the same run agree with their curves.
+//! speed in it is one the scaling points leave out or put far below their curve: a run
+//! slower than the others at the component's count, or a run at a count far below the curve
+//! through its neighbours ([`BELOW_LIMIT`], or that many noise units), even one repeated runs
+//! confirmed. A dip of one component (a bad decomposition) is kept: the other components'
+//! speeds in the same run agree with their curves. Every component far below its curve at
+//! once is the run's doing, not the curves': a configuration whose runs were all slow would
+//! otherwise pass for a dip in one component and, beside the same count of another
+//! component measured at full speed elsewhere, make the model's noise enormous.
 //!
 //! The phase ends firm or not once the scaling design has nothing left to run (every curve
 //! settled, or its `max_runs` / `max_core_hours` reached), or once it has made its run budget
@@ -224,7 +227,7 @@ pub fn slow_runs(state: &State) -> BTreeSet<String> {
         for point in points_of(state, c, noise) {
             flagged.extend(point.outliers.iter().cloned());
             let far_below = point.below_neighbours.is_some_and(|b| b > limit);
-            if far_below && !point.feature && point.runs == 1 {
+            if far_below {
                 flagged.extend(kept_run_ids(state, c, point.nproc, &point.outliers));
             }
         }
