@@ -7,7 +7,8 @@
 //! range) those seeds; `-- --counts N` and `-- --repetitions N` change the adaptive study's
 //! first series (default 4 counts, 2 runs each); `-- --verbose` adds each answer and the true
 //! optimum; `-- --only study` runs only the fixed and the adaptive studies (their core-hours,
-//! runs and prediction gaps); `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
+//! runs and prediction gaps); `-- --only cold` runs pipelines (a) and (c) only, for a cold
+//! start's measurement at less cost; `AUTOLB_KEEP=DIR` keeps the campaigns in DIR.
 //!
 //! After the fixed set it runs `--fresh N` (default 8) seeds drawn when it runs, of families
 //! nobody designed a rule on ([`autolb::sim::synthetic::SyntheticCase::unseen`]: decomposition
@@ -101,9 +102,18 @@ struct Args {
     /// Each answer and the true optimum under each case's row.
     #[arg(long)]
     verbose: bool,
-    /// `study`: only the fixed and the adaptive studies, their cost and prediction gap.
-    #[arg(long, value_parser = ["study"])]
-    only: Option<String>,
+    /// Run only part: `study` the two studies, `cold` pipelines (a) and (c).
+    #[arg(long, value_enum)]
+    only: Option<Only>,
+}
+
+/// What `--only` keeps.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Only {
+    /// The fixed and the adaptive studies alone: their cost and prediction gap.
+    Study,
+    /// (a), the reference, and (c), the cold start, leaving out (b).
+    Cold,
 }
 
 fn main() {
@@ -131,10 +141,10 @@ fn main() {
     for (label, seeds, unseen) in &sets {
         println!("## {label}");
         println!();
-        if args.only.as_deref() == Some("study") {
-            study_set(seeds, *unseen, &adaptive);
-        } else {
-            run_set(seeds, *unseen, &adaptive, args.verbose);
+        match args.only {
+            Some(Only::Study) => study_set(seeds, *unseen, &adaptive),
+            Some(Only::Cold) => run_cold_set(seeds, *unseen, args.verbose),
+            None => run_set(seeds, *unseen, &adaptive, args.verbose),
         }
         println!();
     }
@@ -156,8 +166,9 @@ fn run_set(seeds: &[u64], unseen: bool, adaptive: &ScalingTable, verbose: bool) 
     for &seed in seeds {
         let case = common::case_of(seed, unseen);
         let n = case.components.len();
-        let (a, b, c, truth_line) = match run_case(&case, adaptive) {
-            Ok(r) => r,
+        let (a, b, c, truth_line) = match run_case(&case, Some(adaptive)) {
+            Ok((a, Some(b), c, truth_line)) => (a, b, c, truth_line),
+            Ok(_) => continue,
             Err(e) => {
                 println!("| {seed} | {n} | skipped: {e} |");
                 continue;
@@ -262,6 +273,67 @@ fn run_set(seeds: &[u64], unseen: bool, adaptive: &ScalingTable, verbose: bool) 
 
 /// The stand-in settings of every run of a case (curves written into `dir`): coupled runs at
 /// the coupled truth, standalone runs at the noise-free standalone curve, heavy radiation steps
+/// [`run_set`] for pipelines (a) and (c) only (`--only cold`): the cold start's regret and
+/// cost against the paper's pipeline, without the adaptive study and guided campaign of (b).
+fn run_cold_set(seeds: &[u64], unseen: bool, verbose: bool) {
+    let started = Instant::now();
+    println!(
+        "| seed | n | (a) core-h | (a) regret | (c) core-h | (c) regret | (c) / (a) | target (c) |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|:---|");
+    let (mut c_met, mut total, mut ratios, mut a_regrets, mut c_regrets) =
+        (0, 0, Vec::new(), Vec::new(), Vec::new());
+    for &seed in seeds {
+        let case = common::case_of(seed, unseen);
+        let n = case.components.len();
+        let (a, c, truth_line) = match run_case(&case, None) {
+            Ok((a, _, c, truth_line)) => (a, c, truth_line),
+            Err(e) => {
+                println!("| {seed} | {n} | skipped: {e} |");
+                continue;
+            }
+        };
+        let a_regret = a.balance.regret;
+        let c_ok = c.regret <= a_regret + 1e-12 || c.regret <= REGRET_SLACK;
+        c_met += usize::from(c_ok);
+        total += 1;
+        ratios.push(c.cost / a.cost());
+        a_regrets.push(a_regret);
+        c_regrets.push(c.regret);
+        println!(
+            "| {seed} | {n} | {:.1} | {a_regret:.4} | {:.1} | {:.4} | {:.0}% | {} |",
+            a.cost(),
+            c.cost,
+            c.regret,
+            100.0 * c.cost / a.cost(),
+            if c_ok { "yes" } else { "NO" },
+        );
+        if unseen {
+            println!("|  |  | family: {} |", case.family);
+        }
+        if verbose {
+            println!(
+                "|  |  | runs: fixed {}; balancing runs: a1 {} cold start {}; best: a1 {:?} cold start {:?}; {truth_line} |",
+                a.study.runs, a.balance.runs, c.runs, a.balance.best, c.best
+            );
+        }
+    }
+    println!();
+    println!(
+        "- (c) regret no worse than (a)'s (or <= {REGRET_SLACK}): {c_met} of {total} cases ({:.0} %); regret median: (a) {:.4}, (c) {:.4}; max (c) {:.4}",
+        100.0 * c_met as f64 / total.max(1) as f64,
+        median(&a_regrets),
+        median(&c_regrets),
+        c_regrets.iter().copied().fold(0.0, f64::max)
+    );
+    println!(
+        "- (c) core-hours / (a)'s: median {:.1} %, max {:.0} %",
+        100.0 * median(&ratios),
+        100.0 * ratios.iter().copied().fold(0.0, f64::max)
+    );
+    println!("({:.0} s)", started.elapsed().as_secs_f64());
+}
+
 /// on, interpolation growing with PEs.
 fn balancing_sim(case: &SyntheticCase, dir: &Path) -> SimSettings {
     let mut sim = case.sim_settings(dir);
@@ -297,30 +369,36 @@ fn standalone_truth_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("standalone_truth_{name}.csv"))
 }
 
-/// Runs pipelines (a) and (b) on a case, with regret and prediction gaps filled in, and a line
-/// on the true optimum.
+/// Runs pipelines (a), (b) (unless `adaptive` is `None`) and (c) on a case, with regret and
+/// prediction gaps filled in, and a line on the true optimum.
 fn run_case(
     case: &SyntheticCase,
-    adaptive: &ScalingTable,
-) -> Result<(Pipeline, Pipeline, Outcome, String), String> {
+    adaptive: Option<&ScalingTable>,
+) -> Result<(Pipeline, Option<Pipeline>, Outcome, String), String> {
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let dir = tmp.path();
     let sim = case_sim(case, dir)?;
-    let (fixed_study, fixed_curves, adaptive_study, adaptive_paths, adaptive_curves) =
-        studies(case, adaptive, dir, &sim)?;
+    let (fixed_study, fixed_curves) = fixed_study(case, &sim)?;
     let fixed_paths = write_study_curves(&fixed_curves, dir, "fixed")?;
     let a1_file = common::balancing_file(case, &fixed_paths, sim.clone(), Strategy::Algorithm1);
     let label = |what: &str| format!("{}-{what}", case.seed);
     let (a1, _) = common::run_campaign(&a1_file, dir, &label("algorithm1"))?;
 
-    let guided_file = common::balancing_file(case, &adaptive_paths, sim.clone(), Strategy::Guided);
-    let (guided, _) = common::run_campaign(&guided_file, dir, &label("guided"))?;
+    // (b): the adaptive scaling campaign, then guided from the curves it wrote.
+    let adaptive_run = match adaptive {
+        Some(adaptive) => {
+            let (study, paths, curves) = adaptive_study(case, adaptive, dir, &sim)?;
+            let guided_file = common::balancing_file(case, &paths, sim.clone(), Strategy::Guided);
+            let (guided, _) = common::run_campaign(&guided_file, dir, &label("guided"))?;
+            Some((guided, study, curves))
+        }
+        None => None,
+    };
 
     // (c): the cold start: the same balancing settings, no curve, each component's range as
     // the studies have it, and the cold start's own initial step (a sixteenth of the narrowest
     // range).
-    let mut cold_file =
-        common::balancing_file(case, &adaptive_paths, sim.clone(), Strategy::Guided);
+    let mut cold_file = common::balancing_file(case, &fixed_paths, sim.clone(), Strategy::Guided);
     for (k, entry) in cold_file.components.iter_mut().enumerate() {
         let (lo, hi) = study_range(case, k);
         entry.curve = None;
@@ -333,28 +411,30 @@ fn run_case(
     // The true speeds: noise-free stand-in runs, each configuration once.
     let speed = common::noise_free_speed(case, &sim);
     let truth = Truth::new(case, &speed);
-    let (a1_best, guided_best, cold_best) =
-        (a1.best.clone(), guided.best.clone(), cold.best.clone());
-    let answers = [
-        a1_best.as_slice(),
-        guided_best.as_slice(),
-        cold_best.as_slice(),
-    ];
-    let (mut a, mut b) = (
-        Pipeline {
-            study: fixed_study,
-            balance: a1,
-            prediction_gap: prediction_gap(case, &fixed_curves)?,
-        },
-        Pipeline {
-            study: adaptive_study,
-            balance: guided,
-            prediction_gap: prediction_gap(case, &adaptive_curves)?,
-        },
-    );
+    let mut answers = vec![a1.best.clone(), cold.best.clone()];
+    if let Some((guided, _, _)) = &adaptive_run {
+        answers.push(guided.best.clone());
+    }
+    let answers: Vec<&[u32]> = answers.iter().map(Vec::as_slice).collect();
+    let mut a = Pipeline {
+        study: fixed_study,
+        balance: a1,
+        prediction_gap: prediction_gap(case, &fixed_curves)?,
+    };
     a.balance.regret = truth.regret(&a.balance.best, &answers).0;
-    b.balance.regret = truth.regret(&b.balance.best, &answers).0;
     cold.regret = truth.regret(&cold.best, &answers).0;
+    let b = match adaptive_run {
+        Some((guided, study, curves)) => {
+            let mut b = Pipeline {
+                study,
+                balance: guided,
+                prediction_gap: prediction_gap(case, &curves)?,
+            };
+            b.balance.regret = truth.regret(&b.balance.best, &answers).0;
+            Some(b)
+        }
+        None => None,
+    };
     let (_, optimum) = truth.regret(&a.balance.best, &answers);
     Ok((a, b, cold, format!("true optimum {optimum:?}")))
 }
@@ -369,24 +449,17 @@ fn case_sim(case: &SyntheticCase, dir: &Path) -> Result<SimSettings, String> {
     Ok(balancing_sim(case, dir))
 }
 
-/// What both studies of a case give: the fixed study and its curves, the adaptive scaling
-/// campaign (with the balancing campaigns' budget, so it knows which counts matter) and its
-/// curves, by path and loaded in the case's component order.
-type Studies = (
-    Outcome,
-    Vec<Curve>,
-    Outcome,
-    BTreeMap<String, PathBuf>,
-    Vec<Curve>,
-);
+/// The adaptive scaling campaign of a case (with the balancing campaigns' budget, so it knows
+/// which counts matter): its outcome and its curves, by path and loaded in the case's
+/// component order.
+type AdaptiveStudy = (Outcome, BTreeMap<String, PathBuf>, Vec<Curve>);
 
-fn studies(
+fn adaptive_study(
     case: &SyntheticCase,
     adaptive: &ScalingTable,
     dir: &Path,
     sim: &SimSettings,
-) -> Result<Studies, String> {
-    let (fixed_study, fixed_curves) = fixed_study(case, sim)?;
+) -> Result<AdaptiveStudy, String> {
     let scaling_file = CampaignFile {
         components: case
             .components
@@ -406,25 +479,18 @@ fn studies(
         ..CampaignFile::default()
     };
     let label = format!("{}-scaling", case.seed);
-    let (adaptive_study, scaling_dir) = common::run_campaign(&scaling_file, dir, &label)?;
+    let (study, scaling_dir) = common::run_campaign(&scaling_file, dir, &label)?;
     let state = State::load(&scaling_dir).map_err(|e| e.to_string())?;
-    let adaptive_paths: BTreeMap<String, PathBuf> = state
+    let paths: BTreeMap<String, PathBuf> = state
         .components
         .iter()
         .map(|c| (c.name.clone(), scaling_dir.join(&c.curve)))
         .collect();
-    let adaptive_curves = adaptive_paths
+    let curves = paths
         .iter()
         .map(|(name, path)| Curve::load(name.clone(), path).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
-    let adaptive_curves = adaptive_curves_in_order(case, adaptive_curves);
-    Ok((
-        fixed_study,
-        fixed_curves,
-        adaptive_study,
-        adaptive_paths,
-        adaptive_curves,
-    ))
+    Ok((study, paths, adaptive_curves_in_order(case, curves)))
 }
 
 /// `--only study`: per case the two studies' core-hours and runs, and each one's prediction gap.
@@ -440,8 +506,8 @@ fn study_set(seeds: &[u64], unseen: bool, adaptive: &ScalingTable) {
             .map_err(|e| e.to_string())
             .and_then(|tmp| {
                 let sim = case_sim(&case, tmp.path())?;
-                let (fixed, fixed_curves, study, _, curves) =
-                    studies(&case, adaptive, tmp.path(), &sim)?;
+                let (fixed, fixed_curves) = fixed_study(&case, &sim)?;
+                let (study, _, curves) = adaptive_study(&case, adaptive, tmp.path(), &sim)?;
                 Ok((
                     fixed,
                     study,

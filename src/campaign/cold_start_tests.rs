@@ -37,11 +37,16 @@ fn outside_cold_start(case: &SyntheticCase, tmp: &Path) -> (PathBuf, State) {
 
 /// Records the last iteration's runs at the case's true coupled-mode speeds (1 % noise).
 fn measure_last(case: &SyntheticCase, state: &mut State) {
+    measure_last_scattered(case, state, 0.01);
+}
+
+/// [`measure_last`] with each run off the truth by up to `scatter` (a share) either way.
+fn measure_last_scattered(case: &SyntheticCase, state: &mut State, scatter: f64) {
     let last = state.iterations.len() - 1;
     for test in &mut state.iterations[last].tests {
         for run in test.runs.iter_mut().filter(|r| !r.state.is_terminal()) {
             let h = crate::executor::fnv1a(run.id.bytes().chain(test.test.to_le_bytes()));
-            let noise = 1.0 + 0.01 * ((h % 2001) as f64 / 1000.0 - 1.0);
+            let noise = 1.0 + scatter * ((h % 2001) as f64 / 1000.0 - 1.0);
             let speeds: Vec<f64> = case
                 .components
                 .iter()
@@ -158,6 +163,117 @@ fn cold_starts_switch_once_and_end_with_a_best() {
             "seed {seed}"
         );
     }
+}
+
+/// A model that never gets firm still leads to an answer: with every run scattered 25 % either
+/// way around the truth, far more than the model's scaling laws explain, its band at its best
+/// stays wide, yet every scaling run is measured. The scaling phase stops at its run budget
+/// (plus the one run at the model's best it may make past it), the guided strategy balances
+/// with what the model knows, and the campaign ends with a best.
+#[test]
+fn a_cold_start_whose_model_never_gets_firm_ends_with_a_best() {
+    use crate::campaign::strategy::cold_start::{
+        scaling_run_budget, scaling_runs, PROBES_PAST_BUDGET,
+    };
+    for seed in [12u64, 21] {
+        let case = SyntheticCase::generate(seed, 2);
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, mut state) = outside_cold_start(&case, tmp.path());
+        let mut iterations = 0;
+        let mut switch = None;
+        while !state.is_done() {
+            measure_last_scattered(&case, &mut state, 0.25);
+            if state.phase() == Some(ColdStartPhase::Scaling) {
+                if let Ok(why) = firmness(&state) {
+                    panic!("seed {seed}: the model got firm ({why}); scatter the runs more");
+                }
+            }
+            let before = state.phase();
+            advance_in(&mut state, &dir).unwrap();
+            if before == Some(ColdStartPhase::Scaling)
+                && state.phase() == Some(ColdStartPhase::Balancing)
+            {
+                let last = &state.iterations[state.iterations.len() - 2];
+                switch = match &last.tests[0].decision.as_ref().unwrap().outcome {
+                    Outcome::Finished { reason } => Some(reason.clone()),
+                    other => panic!("seed {seed}: {other:?}"),
+                };
+            }
+            iterations += 1;
+            assert!(iterations < 80, "seed {seed}: no end");
+        }
+        let switch = switch.unwrap_or_else(|| panic!("seed {seed}: never balanced"));
+        assert!(
+            switch.contains("the model not firm") && switch.contains("balancing with what"),
+            "seed {seed}: {switch}"
+        );
+        assert!(
+            scaling_runs(&state) <= scaling_run_budget(&state) + PROBES_PAST_BUDGET,
+            "seed {seed}: {} scaling runs",
+            scaling_runs(&state)
+        );
+        let status = Status::from_state(&state, &dir);
+        assert!(status.best.is_some(), "seed {seed}: no best");
+        assert_eq!(status.state_label(), "done", "seed {seed}");
+    }
+}
+
+/// A slow run (every component a third as fast, as on a bad node) is left out of what the
+/// model learns from; a dip of one component in another run is kept, the other components'
+/// speeds in it agreeing with their curves.
+#[test]
+fn slow_runs_are_left_out_of_the_model_and_dips_of_one_component_kept() {
+    use crate::campaign::strategy::cold_start::{slow_runs, trusted};
+    let case = SyntheticCase::generate(12, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, mut state) = outside_cold_start(&case, tmp.path());
+    let mut iterations = 0;
+    while state
+        .iterations
+        .iter()
+        .filter(|it| it.phase == Some(ColdStartPhase::Balancing))
+        .count()
+        < 2
+    {
+        measure_last(&case, &mut state);
+        assert!(slow_runs(&state).is_empty(), "{:?}", slow_runs(&state));
+        advance_in(&mut state, &dir).unwrap();
+        assert!(!state.is_done(), "ended before two balancing iterations");
+        iterations += 1;
+        assert!(iterations < 40, "no balancing");
+    }
+    measure_last(&case, &mut state);
+    let last = state.iterations.len() - 1;
+    let tests = &mut state.iterations[last].tests;
+    assert!(tests.len() >= 2, "{} tests", tests.len());
+    let remeasure = |test: &mut crate::campaign::state::TestIteration, factors: [f64; 2]| {
+        let speeds: Vec<f64> = case
+            .components
+            .iter()
+            .zip(&test.nproc)
+            .zip(factors)
+            .map(|((c, &p), f)| c.coupled_sypd(p) * f)
+            .collect();
+        test.runs[0].metrics = Some(coupled_metrics(&test.nproc, &speeds));
+        test.runs[0].id.clone()
+    };
+    let slow = remeasure(&mut tests[0], [1.0 / 3.0, 1.0 / 3.0]);
+    let dip = remeasure(&mut tests[1], [0.6, 1.0]);
+    let left_out = slow_runs(&state);
+    assert!(left_out.contains(&slow), "{left_out:?}");
+    assert!(!left_out.contains(&dip), "{left_out:?}");
+    let kept = trusted(&state);
+    let run_of = |s: &State, id: &str| {
+        s.iterations
+            .iter()
+            .flat_map(|it| &it.tests)
+            .flat_map(|t| &t.runs)
+            .find(|r| r.id == id)
+            .cloned()
+            .unwrap()
+    };
+    assert!(run_of(&kept, &slow).metrics.is_none());
+    assert_eq!(run_of(&kept, &dip), run_of(&state, &dip));
 }
 
 /// What a benchmark does: the library's cold-start file for a synthetic case, `init` and

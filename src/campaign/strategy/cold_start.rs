@@ -15,6 +15,20 @@
 //! the best measured configuration by at most `initial_step` an iteration, so without that run
 //! it would walk from a far-off probe towards the answer a step at a time.
 //!
+//! **What the model learns from** ([`trusted`]): every coupled run but the slow ones. A slow
+//! run (a bad node, a busy file system) makes every component of the run compute longer; the
+//! model would take it for a configuration a third as fast, its run-to-run noise for huge,
+//! and its band for wide everywhere, so it would never get firm and, balancing, would keep
+//! promising gains the noise it believes in could hide. A run is slow when every component's
+//! speed in it is one the scaling points leave out or put far below their curve: a run
+//! slower than the others at the component's count, or a run at a count far below the curve
+//! through its neighbours ([`BELOW_LIMIT`], or that many noise units), even one repeated runs
+//! confirmed. A dip of one component (a bad decomposition) is kept: the other components'
+//! speeds in the same run agree with their curves. Every component far below its curve at
+//! once is the run's doing, not the curves': a configuration whose runs were all slow would
+//! otherwise pass for a dip in one component and, beside the same count of another
+//! component measured at full speed elsewhere, make the model's noise enormous.
+//!
 //! The phase ends firm or not once the scaling design has nothing left to run (every curve
 //! settled, or its `max_runs` / `max_core_hours` reached), or once it has made its run budget
 //! ([`scaling_run_budget`]: the first iteration's runs and [`SCALING_RUNS_PER_COMPONENT`] more
@@ -29,12 +43,13 @@
 use std::path::Path;
 
 use super::guided::{landscape::Landscape, measured_configs, Guided};
-use super::scaling::points::{points_of, pooled_noise};
+use super::scaling::points::{points_of, pooled_noise, BELOW_LIMIT, BELOW_NOISE_UNITS};
 use super::scaling::{
     configuration_words, core_hours_spent, nothing_measured, runs_so_far, Scaling,
 };
 use super::{Plan, PlanError, PlannedTest, Strategy};
 use crate::campaign::state::{ColdStartPhase, Outcome, State};
+use std::collections::BTreeSet;
 
 /// PE counts each component needs measured before the model is firm.
 pub const MIN_COUNTS: usize = 3;
@@ -56,7 +71,7 @@ pub struct ColdStart;
 impl Strategy for ColdStart {
     fn plan(&self, state: &State, dir: Option<&Path>) -> Result<Plan, PlanError> {
         if state.phase() == Some(ColdStartPhase::Balancing) {
-            let mut plan = Guided.plan(state, dir)?;
+            let mut plan = Guided.plan(&trusted(state), dir)?;
             plan.phase = Some(ColdStartPhase::Balancing);
             return Ok(plan);
         }
@@ -92,7 +107,7 @@ impl Strategy for ColdStart {
                 ..scaling
             });
         }
-        let mut plan = Guided.plan(state, dir)?;
+        let mut plan = Guided.plan(&trusted(state), dir)?;
         for d in &mut plan.decisions {
             if let Outcome::Finished { reason } = &mut d.outcome {
                 *reason = format!("scaling phase over: {why}; {reason}");
@@ -123,7 +138,7 @@ pub fn answer_probe(state: &State) -> Option<PlannedTest> {
             return None;
         }
     }
-    let view = Landscape::new(state, &vec![None; state.components.len()]).ok()?;
+    let view = Landscape::new(&trusted(state), &vec![None; state.components.len()]).ok()?;
     let best = view.predicted_best.clone()?;
     let reach = state.settings.initial_step;
     let nearest = distance_to_measured(state, &best)?;
@@ -180,6 +195,63 @@ pub(crate) fn distance_to_measured(state: &State, nproc: &[u32]) -> Option<u32> 
         .min()
 }
 
+/// The state the model learns from: `state` with the slow runs' measurements taken out (see
+/// the module doc). The runs stay, so the plans made from it name the same tests and count
+/// the same attempts; a slow run counts as one that measured nothing.
+pub fn trusted(state: &State) -> State {
+    let slow = slow_runs(state);
+    if slow.is_empty() {
+        return state.clone();
+    }
+    let mut out = state.clone();
+    for run in out
+        .iterations
+        .iter_mut()
+        .flat_map(|it| &mut it.tests)
+        .flat_map(|t| &mut t.runs)
+        .filter(|r| slow.contains(&r.id))
+    {
+        run.metrics = None;
+    }
+    out
+}
+
+/// Ids of the coupled runs every component's scaling points leave out as slow (see the module
+/// doc).
+pub fn slow_runs(state: &State) -> BTreeSet<String> {
+    let noise = pooled_noise(state);
+    let limit = BELOW_LIMIT.max(BELOW_NOISE_UNITS * noise);
+    let mut slow: Option<BTreeSet<String>> = None;
+    for c in 0..state.components.len() {
+        let mut flagged = BTreeSet::new();
+        for point in points_of(state, c, noise) {
+            flagged.extend(point.outliers.iter().cloned());
+            let far_below = point.below_neighbours.is_some_and(|b| b > limit);
+            if far_below {
+                flagged.extend(kept_run_ids(state, c, point.nproc, &point.outliers));
+            }
+        }
+        slow = Some(match slow {
+            None => flagged,
+            Some(s) => s.intersection(&flagged).cloned().collect(),
+        });
+    }
+    slow.unwrap_or_default()
+}
+
+/// Ids of the measured runs in which component `c` ran at `nproc` PEs, but for `left_out`.
+fn kept_run_ids(state: &State, c: usize, nproc: u32, left_out: &[String]) -> Vec<String> {
+    state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.tests)
+        .filter(|t| t.component.is_none() && t.nproc.get(c) == Some(&nproc))
+        .flat_map(|t| &t.runs)
+        .filter(|r| r.metrics.is_some() && !left_out.contains(&r.id))
+        .map(|r| r.id.clone())
+        .collect()
+}
+
 /// Whether the model is firm enough to balance with (see the module doc): `Ok` with why, or
 /// `Err` with what is missing, in words.
 pub fn firmness(state: &State) -> Result<String, String> {
@@ -196,7 +268,7 @@ pub fn firmness(state: &State) -> Result<String, String> {
             ));
         }
     }
-    let view = Landscape::new(state, &vec![None; state.components.len()])?;
+    let view = Landscape::new(&trusted(state), &vec![None; state.components.len()])?;
     let best = view
         .predicted_best
         .clone()
