@@ -61,9 +61,6 @@ pub mod tuning {
     /// noise of the best's own measurement hides is not worth a run, and the campaign stops
     /// once nothing unmeasured promises more.
     pub const MIN_EI_NOISE: f64 = 0.4;
-    /// At most this many configurations (the best included) are repeated at once: the best
-    /// and the rival most likely to overturn it.
-    pub const CONTENDERS_AT_MOST: usize = 2;
     /// The model only proposes configurations within `initial_step` PEs (in every component)
     /// of one of this many best measured configurations: a trust region that moves with the
     /// best, so the runs go where the answer is.
