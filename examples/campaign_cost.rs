@@ -6,8 +6,10 @@
 //! (seeds 25-48) that were not looked at while the guided strategy was designed. Flags:
 //! `-- --seeds 1-24` (a range or a comma list, e.g. `3,7,10`) runs those seeds only (one set);
 //! `-- --verbose` adds each strategy's answer and the true optimum; `-- --a1-cache DIR` keeps
-//! Algorithm 1's outcome per seed in DIR and reuses it (Algorithm 1 does not change while the
-//! guided strategy is worked on; leave it out for the numbers the README quotes);
+//! Algorithm 1's outcome per seed (and per family: plain or unseen) in DIR and reuses it
+//! (Algorithm 1 does not change while the guided strategy is worked on, and the stand-in is
+//! deterministic, so a cached outcome is the one a run would give). Each set's summary gives
+//! the median cost and the cases within the regret target per component count too;
 //! `AUTOLB_KEEP=DIR` keeps the campaigns in DIR for a look with `autolb campaign status`.
 //!
 //! After the fixed sets it runs `--fresh N` (default 12) seeds drawn when it runs, of families
