@@ -15,6 +15,7 @@
 //! the speed/cores front with threads per component; [`ranked::rank`] ranks every placement by
 //! fittingness, exactly.
 
+mod choice;
 pub mod emit;
 mod infer;
 pub mod place;
@@ -107,6 +108,16 @@ impl Layout {
         let mut out = Vec::new();
         self.collect(&mut out);
         out
+    }
+
+    /// The PEs the tree spans with `tasks(name)` tasks per component (none counts 0): parts
+    /// side by side add up, parts one after the other take the widest.
+    pub fn width(&self, tasks: &dyn Fn(&str) -> Option<u32>) -> u32 {
+        match self {
+            Layout::Component(name) => tasks(name).unwrap_or(0),
+            Layout::Beside(parts) => parts.iter().map(|p| p.width(tasks)).sum(),
+            Layout::After(parts) => parts.iter().map(|p| p.width(tasks)).max().unwrap_or(0),
+        }
     }
 
     fn collect<'a>(&'a self, out: &mut Vec<&'a str>) {

@@ -20,6 +20,7 @@
 
 use std::collections::HashSet;
 
+pub use super::choice::Choice;
 use super::search::Placement;
 use super::Layout;
 use crate::metrics::{self, Bounds};
@@ -29,25 +30,6 @@ pub const MAX_PAIRS: u64 = 100_000_000;
 
 /// Most placements one part keeps: some hundreds of megabytes with their index.
 pub const MAX_KEPT: usize = 5_000_000;
-
-/// One way a component may run: its MPI tasks, OpenMP threads per task and the seconds one
-/// simulated year takes that way.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Choice {
-    /// MPI tasks.
-    pub tasks: u32,
-    /// OpenMP threads per task.
-    pub threads: u32,
-    /// Seconds per simulated year.
-    pub run_s: f64,
-}
-
-impl Choice {
-    /// Cores the choice takes on its own.
-    pub fn cores(&self) -> u64 {
-        u64::from(self.tasks) * u64::from(self.threads.max(1))
-    }
-}
 
 /// A placement scored.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -177,7 +159,7 @@ pub fn rank(
         named.push((name.to_string(), list));
     }
     let first = |n: &str| named.iter().find(|(m, _)| m == n).map(|(_, l)| l[0]);
-    let base_width = width_of(layout, &|n| first(n).map(|c| c.tasks));
+    let base_width = layout.width(&|n| first(n).map(|c| c.tasks));
     let base_threads = named.iter().map(|(_, l)| l[0].threads).max().unwrap_or(1);
     let base_run_s = layout
         .run_time(&|n| first(n).map(|c| c.run_s))
@@ -227,14 +209,6 @@ pub fn rank(
 }
 
 /// PEs a tree spans at these task counts: `|` adds its parts' PEs, `;` takes the widest.
-fn width_of(layout: &Layout, tasks: &dyn Fn(&str) -> Option<u32>) -> u32 {
-    match layout {
-        Layout::Component(n) => tasks(n).unwrap_or(0),
-        Layout::Beside(parts) => parts.iter().map(|p| width_of(p, tasks)).sum(),
-        Layout::After(parts) => parts.iter().map(|p| width_of(p, tasks)).max().unwrap_or(0),
-    }
-}
-
 fn build(
     layout: &Layout,
     named: &[(String, Vec<Choice>)],
@@ -435,63 +409,12 @@ impl Ranking {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::layout::choice::oracle::{every_placement, random_tree};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
-
-    pub(crate) fn random_tree(rng: &mut StdRng, names: &mut Vec<String>, depth: u32) -> Layout {
-        if depth == 0 || names.len() >= 5 || rng.random_bool(0.4) {
-            let name = format!("c{}", names.len());
-            names.push(name.clone());
-            return Layout::Component(name);
-        }
-        let parts = (0..rng.random_range(2..=3))
-            .map(|_| random_tree(rng, names, depth - 1))
-            .collect();
-        if rng.random_bool(0.5) {
-            Layout::beside(parts)
-        } else {
-            Layout::after(parts)
-        }
-    }
-
-    /// Every placement the tree allows within the budget: (time, width, most threads, choices).
-    pub(crate) fn every_placement(
-        tree: &Layout,
-        budget: u32,
-        choices: &BTreeMap<String, Vec<Choice>>,
-    ) -> Vec<(f64, u32, u32, BTreeMap<String, Choice>)> {
-        let names: Vec<String> = tree.components().iter().map(|s| s.to_string()).collect();
-        let mut out = Vec::new();
-        let mut idx = vec![0usize; names.len()];
-        loop {
-            let pick: BTreeMap<String, Choice> = names
-                .iter()
-                .zip(&idx)
-                .map(|(n, &i)| (n.clone(), choices[n][i]))
-                .collect();
-            let width = width_of(tree, &|n| Some(pick[n].tasks));
-            let threads = pick.values().map(|c| c.threads).max().unwrap();
-            if u64::from(width) * u64::from(threads) <= u64::from(budget) {
-                let t = tree.run_time(&|n| Some(pick[n].run_s)).unwrap();
-                out.push((t, width, threads, pick));
-            }
-            let mut k = 0;
-            loop {
-                if k == names.len() {
-                    return out;
-                }
-                idx[k] += 1;
-                if idx[k] < choices[&names[k]].len() {
-                    break;
-                }
-                idx[k] = 0;
-                k += 1;
-            }
-        }
-    }
 
     fn random_choices(rng: &mut StdRng, names: &[String]) -> BTreeMap<String, Vec<Choice>> {
         let mut out = BTreeMap::new();
@@ -525,7 +448,7 @@ pub(crate) mod tests {
             let all = every_placement(&tree, budget, &choices);
             // The base case: every component at its first choice.
             let base = &choices;
-            let base_w = width_of(&tree, &|n| Some(base[n][0].tasks));
+            let base_w = tree.width(&|n| Some(base[n][0].tasks));
             let base_t = base.values().map(|l| l[0].threads).max().unwrap();
             let base_cores = u64::from(base_w) * u64::from(base_t);
             let ranked = rank(&tree, budget, extra, &|n| choices[n].clone());

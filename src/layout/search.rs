@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-pub use super::ranked::Choice;
+pub use super::choice::Choice;
 use super::Layout;
 
 /// The most units (budget / unit) a search takes: the search is quadratic in them.
@@ -397,7 +397,7 @@ fn place(table: &Table, p: usize, root: u32, unit: u32, out: &mut Vec<Placement>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::ranked::tests::random_tree;
+    use crate::layout::choice::oracle::random_tree;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
@@ -628,7 +628,7 @@ mod front_tests {
 #[cfg(test)]
 mod threaded_tests {
     use super::*;
-    use crate::layout::ranked::tests::{every_placement, random_tree};
+    use crate::layout::choice::oracle::{every_placement, random_tree};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
