@@ -6,7 +6,7 @@ use super::super::algorithm1;
 use super::super::PlannedTest;
 use super::landscape::{within_budget, Landscape, MeasuredConfig};
 use super::tuning::*;
-use crate::model::guide::{expected_improvement, run_noise_sd};
+use crate::model::guide::{band_sds, expected_improvement, run_noise_sd};
 use crate::predict::ConfigurationText;
 
 /// What [`choose`] decided.
@@ -46,25 +46,17 @@ impl Scored<'_> {
         let up = self.sypd * (noise_sd / n.sqrt()).exp();
         view.fn_at(&self.config.nproc, up) - self.fn_
     }
-
-    /// How far one standard deviation of the difference between its mean and one more run at
-    /// its FN moves FN: what a single new run can tell against it.
-    fn comparison_sd(&self, view: &Landscape, noise_sd: f64) -> f64 {
-        let one = view.fn_at(&self.config.nproc, self.sypd * noise_sd.exp()) - self.fn_;
-        (self.fn_sd(view, noise_sd).powi(2) + one * one).sqrt()
-    }
 }
 
-/// What running `k` and `best` once more can gain the answer: the expected FN by which `k`
-/// beats `best` (the expected improvement of `k` over `best`), believing their gap normal
-/// around the measured one with the spread of the difference of the two means (the root of the
-/// sum of both means' FN variances, each the model's run-to-run noise over the root of its run
-/// count). Answering `best` without the repetition loses that much on average; a near tie that
-/// the noise could turn gains about 0.4 of the spread, a rival several spreads behind nothing.
-fn repetition_gain(view: &Landscape, best: &Scored, k: &Scored) -> f64 {
+/// Is `k` still in contention with `best` given the noise? Yes when its FN gap to the best is
+/// within the band of the difference of the two means: z (the model's band width in standard
+/// deviations) times the root of the sum of both means' FN variances (the model's run-to-run
+/// noise over the root of each one's run count). Returns that margin.
+fn contention_margin(view: &Landscape, best: &Scored, k: &Scored) -> Option<f64> {
     let noise_sd = run_noise_sd(&view.model);
     let sd = (best.fn_sd(view, noise_sd).powi(2) + k.fn_sd(view, noise_sd).powi(2)).sqrt();
-    expected_improvement(k.fn_, sd, best.fn_)
+    let margin = band_sds(&view.model) * sd;
+    (best.fn_ - k.fn_ <= margin).then_some(margin)
 }
 
 /// Decides the next iteration (see the module documentation of [`super`]).
@@ -108,34 +100,11 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
                 .iter()
                 .any(|p| near(&p.nproc, n, s.minimum_step, &budgets))
     };
-    // The floor a new configuration's expected gain must reach: a gain the noise of the
-    // comparison the run makes hides is not worth a run. A new configuration is one run:
-    // what it tells against the best is the difference of that run and the best's mean,
-    // whose spread is the root of the sum of both variances however often the best ran.
-    // A cold start's balancing keeps the floor of the best's own mean: its model learnt every
-    // curve from a few coupled runs, and with the comparison's floor it stopped short of the
-    // optimum.
-    let noise_floor = if view.learns_curves() {
-        MIN_EI_NOISE * best.fn_sd(view, run_noise_sd(&view.model))
-    } else {
-        MIN_EI_NOISE * best.comparison_sd(view, run_noise_sd(&view.model))
-    };
-    // A repetition settles a gap between two measured means, which at best is a tie whose
-    // expected gain is 0.4 of the spread of their difference: it is held to the noise of the
-    // best's own mean instead (a gain that noise hides is not worth a run).
-    // A cold start holds it to MIN_EI only: its repetitions are also what its model learns
-    // the run-to-run noise from.
-    let repetition_floor = if view.learns_curves() {
-        MIN_EI
-    } else {
-        MIN_EI_NOISE * best.fn_sd(view, run_noise_sd(&view.model))
-    };
-    // The measured rival whose repetition could change the answer most.
-    let rival: Option<(&Scored, f64)> = scored
+    let contenders: Vec<(&Scored, f64)> = scored
         .iter()
-        .skip(1)
-        .map(|k| (k, repetition_gain(view, best, k)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
+        .filter_map(|k| contention_margin(view, best, k).map(|margin| (k, margin)))
+        .take(CONTENDERS_AT_MOST)
+        .collect();
     let mut next: Vec<PlannedTest> = Vec::new();
 
     // Local evidence: Algorithm 1's move from the best, when the band lets it win.
@@ -185,6 +154,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     options.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
     let spread = (s.initial_step / 2).max(s.minimum_step);
     let first_ei = options.first().map(|o| o.0).unwrap_or(0.0);
+    let noise_floor = MIN_EI_NOISE * best.fn_sd(view, run_noise_sd(&view.model));
     for (ei, upper, nproc) in &options {
         if next.len() >= max_tests
             || *ei < MIN_EI_SHARE * first_ei
@@ -254,11 +224,10 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
         return Chosen { next, stop: None };
     }
 
-    // Nothing unmeasured can win: before answering, run the best and its closest rival once
-    // more (up to `repetitions` runs each) when the rival could still turn out better by an
-    // expected gain the floors let a run go for.
-    if let Some((rival, gain)) = rival.filter(|r| r.1 >= MIN_EI.max(repetition_floor)) {
-        for k in [best, rival] {
+    // Nothing unmeasured can win: before answering, run once more what the noise leaves in
+    // contention with the best (the best included), up to `repetitions` runs each.
+    if contenders.len() > 1 {
+        for (k, margin) in &contenders {
             let m = k.config;
             if m.attempts >= s.repetitions {
                 continue;
@@ -269,10 +238,8 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
                 step: 0,
                 runs: 1,
                 reason: Some(format!(
-                    "repetition: the rival {} (model-scale FN {:.3}) beats the best {} ({best_fn:.3}) by an expected {gain:.4} given the noise ({} of at most {} runs)",
-                    ConfigurationText::new(&view.names, &rival.config.nproc).slashed(),
-                    rival.fn_,
-                    ConfigurationText::new(&view.names, &best.config.nproc).slashed(),
+                    "repetition: model-scale FN {:.3} is within {margin:.3} of the best {best_fn:.3} ({} of at most {} runs)",
+                    k.fn_,
                     m.attempts + 1,
                     s.repetitions
                 )),
@@ -285,7 +252,7 @@ pub fn choose(view: &Landscape, max_tests: usize) -> Chosen {
     Chosen {
         next,
         stop: Some(format!(
-            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {:.4} or more (the larger of {MIN_EI} and {MIN_EI_NOISE} standard deviations of one run's FN against the best's mean), no unmeasured neighbour of it {check_step} PEs away by an expected {MIN_EI} or more, and no measured rival would beat it by as much given the noise",
+            "no unmeasured configuration can beat the best FN {best_fn:.3} by the model's band by an expected {:.4} or more (the larger of {MIN_EI} and {MIN_EI_NOISE} standard deviations of the best's measured FN), no unmeasured neighbour of it {check_step} PEs away by an expected {MIN_EI} or more, and no other measured one is within the noise of it",
             MIN_EI.max(noise_floor)
         )),
     }
@@ -483,9 +450,8 @@ mod tests {
     fn the_model_proposes_only_gains_the_noise_of_the_best_does_not_hide() {
         let tmp = tempfile::tempdir().unwrap();
         let (_, mut view) = measured_demo(tmp.path());
-        let floor = |view: &Landscape| {
-            MIN_EI_NOISE * best_of(view).comparison_sd(view, run_noise_sd(&view.model))
-        };
+        let floor =
+            |view: &Landscape| MIN_EI_NOISE * best_of(view).fn_sd(view, run_noise_sd(&view.model));
         let once = floor(&view);
         assert!(
             once > MIN_EI,
@@ -498,19 +464,17 @@ mod tests {
                 "expected gain {g} below the noise floor {once}"
             );
         }
-        // Nine runs of every configuration know the best's mean three times better: the
-        // comparison with one new run is left with that run's noise, so the floor falls from
-        // sqrt(2) to sqrt(1 + 1/9) of one run's spread, and gains it hid before are worth runs.
+        // Nine runs of every configuration know the best's mean three times better: the floor
+        // falls to a third, and gains it hid before are worth runs now.
         for m in &mut view.measured {
             let first = m.runs[0].clone();
             m.runs = vec![first; 9];
         }
         let nine = floor(&view);
-        let expected = ((1.0 + 1.0 / 9.0) / 2.0f64).sqrt();
-        assert!((nine / once - expected).abs() < 0.02, "{nine} vs {once}");
+        assert!((nine / once - 1.0 / 3.0).abs() < 0.05, "{nine} vs {once}");
         let more = model_gains(&choose(&view, 4));
         assert!(
-            more.len() >= model_gains(&chosen).len(),
+            more.len() > model_gains(&chosen).len(),
             "{more:?} with floor {nine}"
         );
         assert!(
@@ -520,7 +484,7 @@ mod tests {
     }
 
     #[test]
-    fn a_repetition_gains_for_a_near_tie_and_less_with_more_runs() {
+    fn contention_needs_a_gap_within_the_noise_and_narrows_with_repetitions() {
         let tmp = tempfile::tempdir().unwrap();
         let (_, view) = measured_demo(tmp.path());
         let once = view.measured[0].clone();
@@ -537,18 +501,16 @@ mod tests {
         let at = |config, sypd| at(&view, config, sypd);
         let sypd = once.runs[0].sypd;
         let best = at(once, sypd);
-        let floor = MIN_EI_NOISE * best.fn_sd(&view, run_noise_sd(&view.model));
-        // A tie within the noise: worth a run; 20 % slower: no gain the floor lets through.
-        let tie = repetition_gain(&view, &best, &at(once, sypd));
-        assert!(tie > floor, "{tie} vs floor {floor}");
-        let behind = repetition_gain(&view, &best, &at(once, sypd * 0.8));
-        assert!(behind < floor.min(MIN_EI), "{behind}");
-        // Two runs each know their means better: a tie's gain shrinks by 1/sqrt(2).
+        // 0.2 % slower: within the noise of one run each; 20 % slower: out.
+        let margin = contention_margin(&view, &best, &at(once, sypd * 0.998)).unwrap();
+        assert!(margin > 0.0);
+        assert!(contention_margin(&view, &best, &at(once, sypd * 0.8)).is_none());
+        // Two runs each know their means better: the margin narrows by about 1/sqrt(2).
         let best2 = at(twice, sypd);
-        let ratio = repetition_gain(&view, &best2, &at(twice, sypd)) / tie;
+        let margin2 = contention_margin(&view, &best2, &at(twice, sypd * 0.998)).unwrap();
+        let ratio = margin2 / margin;
         assert!((ratio - 0.5f64.sqrt()).abs() < 0.02, "{ratio}");
     }
-
     #[test]
     fn neighbours_are_one_move_away_within_the_budget_in_every_direction() {
         let tmp = tempfile::tempdir().unwrap();

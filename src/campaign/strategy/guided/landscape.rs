@@ -259,11 +259,6 @@ impl Landscape {
         })
     }
 
-    /// Has the model learnt every curve from the coupled runs (a cold start, no curve given)?
-    pub fn learns_curves(&self) -> bool {
-        self.standalone.iter().all(Option::is_none)
-    }
-
     /// The bounds FN is normalised on here.
     pub fn normalisation(&self) -> crate::campaign::state::Normalisation {
         crate::campaign::state::Normalisation {

@@ -16,7 +16,7 @@
 //!      the model's band lets it beat the best;
 //!    * `model`: the configurations whose upper FN beats the best measured FN, by expected
 //!      improvement (at least [`tuning::MIN_EI`], and at least [`tuning::MIN_EI_NOISE`]
-//!      standard deviations of one run's FN against the best's mean), no two within `initial_step / 2` PEs of each
+//!      standard deviations of the best's measured FN), no two within `initial_step / 2` PEs of each
 //!      other in one iteration, all within `initial_step` PEs of one of the two best measured
 //!      configurations (a trust region that moves with the best).
 //!
@@ -28,11 +28,11 @@
 //!
 //!    A configuration within `minimum_step` PEs (in every component) of a measured one counts
 //!    as measured: it is never run again except as a repetition.
-//! 3. Repeat: once nothing unmeasured can beat the best, the best and the measured rival whose
-//!    expected improvement over it (their gap believed normal with the spread of the difference
-//!    of the two means) is largest run once more, up to `repetitions` runs each, when that gain
-//!    reaches the floors ([`tuning::MIN_EI`], [`tuning::MIN_EI_NOISE`] standard deviations of
-//!    the best's own mean FN); then step 2 is tried again on the new means.
+//! 3. Repeat: once nothing unmeasured can beat the best, the best and the measured
+//!    configuration closest to it, when its FN is within the band of the noise of the best's
+//!    (the model's run-to-run noise over the root of each one's run count, the model's band
+//!    width in standard deviations), run once more, up to `repetitions` runs each; then step 2
+//!    is tried again on the new means.
 //! 4. Stop when there is nothing to choose, no neighbour to check and nothing to repeat.
 
 mod choose;
@@ -56,12 +56,14 @@ pub mod tuning {
     /// Nor is a configuration run whose expected FN gain is below this: a run costs the same
     /// wherever it goes, and a gain this small is below what the noise lets a campaign tell.
     pub const MIN_EI: f64 = 0.001;
-    /// Nor one whose expected FN gain is below this many standard deviations of what one run
-    /// there tells against the best (the difference of one run and the best's mean, from the
-    /// model's run-to-run noise): a gain the noise of that comparison hides is not worth a
-    /// run, and the campaign stops once nothing unmeasured promises more. A repetition is held
-    /// to this many standard deviations of the best's own mean.
+    /// Nor one whose expected FN gain is below this many standard deviations of the best's
+    /// measured FN (the model's run-to-run noise over the root of its run count): a gain the
+    /// noise of the best's own measurement hides is not worth a run, and the campaign stops
+    /// once nothing unmeasured promises more.
     pub const MIN_EI_NOISE: f64 = 0.4;
+    /// At most this many configurations (the best included) are repeated at once: the best
+    /// and the rival most likely to overturn it.
+    pub const CONTENDERS_AT_MOST: usize = 2;
     /// The model only proposes configurations within `initial_step` PEs (in every component)
     /// of one of this many best measured configurations: a trust region that moves with the
     /// best, so the runs go where the answer is.
