@@ -399,20 +399,6 @@ fn what_a_layout_tree_cannot_do_yet_is_refused_in_one_line() {
         assert!(err.contains(words), "{err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
-    let dir = tempfile::tempdir().unwrap();
-    let out = autolb()
-        .args(["campaign", "init"])
-        .arg(dir.path().join("c"))
-        .arg("--config")
-        .arg(example())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(
-        err.contains("campaigns on a layout tree are not done yet"),
-        "{err}"
-    );
 }
 
 #[test]
