@@ -85,7 +85,7 @@ pub enum Next {
 
 /// The prediction's settings for the decision: the campaign's budget, TTS_w and extra PEs, and
 /// as the spacing of candidates its `step` or, if wider, a spacing of about
-/// [`CANDIDATES_PER_COMPONENT`] candidates over the narrowest range (a finer one changes no
+/// `CANDIDATES_PER_COMPONENT` candidates over the narrowest range (a finer one changes no
 /// decision and makes each prediction slower).
 pub fn decision_settings(
     curves: &[KnownCurve],
