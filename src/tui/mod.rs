@@ -663,6 +663,15 @@ fn from_campaign_state(dir: &Path, args: &TuiArgs) -> Result<Setup> {
         )),
         e => user(e),
     })?;
+    // The panes rank components side by side; shown for a layout tree they would propose
+    // placements of another layout than the one the campaign balances.
+    if let Some(layout) = &state.settings.layout {
+        return Err(user(format!(
+            "{}: this campaign balances the layout tree {layout:?}, which the app's panes do not draw yet; watch it with `autolb campaign status {} --watch` and rank the tree's placements with `autolb tui --config FILE`",
+            dir.display(),
+            dir.display()
+        )));
+    }
     // The campaign's own prediction inputs, as `campaign status` and the report read them.
     let (inputs, frozen) =
         autolb::campaign::answer::campaign_inputs(&state, dir).map_err(|e| {

@@ -325,3 +325,21 @@ fn a_tree_campaign_driven_from_outside_gives_each_run_its_first_pes() {
         assert!(env.lines().any(|l| l == line), "{line} not in\n{env}");
     }
 }
+
+#[test]
+fn the_app_refuses_a_tree_campaign_in_one_line_rather_than_rank_it_side_by_side() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = example(tmp.path(), "app", "");
+    let dir = tmp.path().join("app-campaign");
+    init(&file, &dir);
+    let out = autolb()
+        .args(["tui", "--campaign"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("balances the layout tree"), "{err}");
+    assert!(err.contains("campaign status"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
