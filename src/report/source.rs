@@ -132,14 +132,21 @@ pub fn campaign_report_from(
     years: f64,
     model: &ReportModel,
 ) -> Result<Report, ReportError> {
-    let problem = Problem::build(
-        &src.inputs,
-        &src.settings,
-        ProblemOptions {
-            model: Some(model.model),
-            cost_model: None,
-        },
-    )?;
+    // The prediction views rank components side by side; on a layout tree they would propose
+    // placements of another layout, so a tree campaign's report shows what it measured only.
+    let tree = src.status.layout.is_some();
+    let problem = if tree {
+        None
+    } else {
+        Some(Problem::build(
+            &src.inputs,
+            &src.settings,
+            ProblemOptions {
+                model: Some(model.model),
+                cost_model: None,
+            },
+        )?)
+    };
     Ok(build(&ReportRequest {
         title: if src.status.scaling.is_some() {
             format!("Scaling campaign {}", campaign_name(dir))
@@ -147,7 +154,7 @@ pub fn campaign_report_from(
             format!("Load-balance campaign {}", campaign_name(dir))
         },
         source: format!("Campaign directory {}", dir.display()),
-        problem: Some(&problem),
+        problem: problem.as_ref(),
         inputs: &src.inputs,
         tts_w: src.settings.tts_w,
         top: src.settings.top,
@@ -156,7 +163,7 @@ pub fn campaign_report_from(
         original: src.original.clone(),
         campaign: Some(&src.status),
         years,
-        model: Some(*model),
+        model: (!tree).then_some(*model),
     }))
 }
 

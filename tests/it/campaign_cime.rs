@@ -343,3 +343,35 @@ fn the_app_refuses_a_tree_campaign_in_one_line_rather_than_rank_it_side_by_side(
     assert!(err.contains("campaign status"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
+
+#[test]
+fn a_tree_campaigns_report_shows_what_it_measured_and_no_side_by_side_prediction() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = example(tmp.path(), "report", "");
+    let dir = tmp.path().join("report-campaign");
+    init(&file, &dir);
+    run_to_end(&dir);
+    let page = tmp.path().join("report.html");
+    autolb()
+        .arg("report")
+        .arg(&dir)
+        .arg("--out")
+        .arg(&page)
+        .timeout(Duration::from_secs(300))
+        .stdout_ok();
+    let html = std::fs::read_to_string(&page).unwrap();
+    let best = best_json(&dir);
+    let config = tasks(&best)
+        .iter()
+        .map(|(_, n)| n.to_string())
+        .collect::<Vec<_>>()
+        .join("/");
+    assert!(
+        html.contains(&config),
+        "the answer {config} is in the report"
+    );
+    assert!(
+        !html.contains("by the calibrated model"),
+        "no side-by-side prediction beside a tree's answer"
+    );
+}
