@@ -473,7 +473,6 @@ fn adaptive_study(
                 entry
             })
             .collect(),
-        max_nproc: Some(MAX_NPROC),
         scaling: Some(adaptive.clone()),
         executor: Some(common::sim_executor(sim.clone())),
         ..CampaignFile::default()

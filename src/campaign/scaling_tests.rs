@@ -184,7 +184,7 @@ fn jitter(id: &str, seed: u64) -> f64 {
 }
 
 #[test]
-fn an_outlier_is_left_out_and_flagged_and_a_noisy_count_that_matters_gets_one_more_run() {
+fn an_outlier_is_left_out_flagged_and_run_again_and_a_noisy_count_gets_one_more_run() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, mut state) = outside_campaign(tmp.path(), 16, 512, "", "counts = 6\n");
     let counts: Vec<u32> = state.iterations[0]
@@ -208,9 +208,12 @@ fn an_outlier_is_left_out_and_flagged_and_a_noisy_count_that_matters_gets_one_mo
     let advance = crate::campaign::advance_in(&mut state, &dir).unwrap();
     assert_eq!(advance.new_iteration, Some(1));
     let next = &state.iterations[1].tests;
-    // The two runs kept measured the count: the slow run needs no stand-in.
-    assert_eq!(next.len(), 1, "{next:?}");
-    assert!(next.iter().all(|t| t.nproc[0] != odd), "{next:?}");
+    assert_eq!(next.len(), 2, "{next:?}");
+    let rerun = next.iter().find(|t| t.nproc[0] == odd).unwrap();
+    let reason = rerun.reason.clone().unwrap();
+    assert!(reason.contains("outlier i00-t02-r3"), "{reason}");
+    assert_eq!(rerun.runs.len(), 1);
+    assert_eq!(rerun.runs[0].repetition, 4, "repetitions go on");
     let more = next.iter().find(|t| t.nproc[0] == noisy).unwrap();
     assert!(more.reason.clone().unwrap().contains("spread"), "{more:?}");
     // The outlier is not averaged in: the point is the mean of the two others.

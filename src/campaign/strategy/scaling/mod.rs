@@ -6,29 +6,25 @@
 //! `repetitions` times. After every iteration it plans, deterministically and in this order:
 //!
 //! 1. **Noise and slow runs** ([`points`]): runs slower than a count's fastest two by more
-//!    than the noise (pooled over every count) are slow runs, left out and flagged; the faster
-//!    runs kept measured the count, so they need no stand-in. When only one run is fast, the
-//!    curve through the neighbouring counts says which group holds, or more runs do. A count
-//!    far below that curve is run again until a run agrees or every run it may have agrees
-//!    with it (then it is a real feature, kept and flagged); a last count far below the one
-//!    before first gets a count between them, where a speed that truly falls falls too. At
-//!    most [`MAX_EXTRA_RUNS`] runs beyond `repetitions` per count.
-//! 2. **Refinement** ([`worth`]): once a component's counts are settled, one new count per
-//!    component per iteration, where the curve may be off by enough to move the prediction by
-//!    more than the noise in FN; a count whose runs spread more than the noise explains gets
-//!    one more run on the same test. Without a prediction (a budget below the smallest
-//!    counts), the gap where the log-log slopes around it disagree most, weighted up where
-//!    efficiency falls, not above the first count where more PEs made the component slower,
-//!    and not where the possible error is below the noise.
+//!    than the noise (pooled over every count) are slow runs, left out, flagged and made up
+//!    for; when only one run is fast, the curve through the neighbouring counts says which
+//!    group holds, or more runs do. A count far below that curve is run again until a run
+//!    agrees or every run it may have agrees with it (then it is a real feature, kept and
+//!    flagged). A count whose kept runs spread more than the noise seen elsewhere gets one
+//!    more run. At most [`MAX_EXTRA_RUNS`] runs beyond `repetitions` per count.
+//! 2. **Refinement**: once a component's counts are settled, one new count per component per
+//!    iteration, in the gap where the curve is most uncertain: where the log-log slopes
+//!    around the gap disagree most, weighted up where efficiency falls. Not above the first
+//!    count where more PEs made the component slower (beyond the noise), and not where the
+//!    possible error is below the noise.
 //! 3. **Budget**: `max_runs` and `max_core_hours` trim the plan (re-runs first).
 //!
-//! The campaign ends when nothing is left to plan: no count could change the prediction. Its
-//! output, the curves, is written by [`output`] after every run that lands.
+//! The campaign ends when nothing is left to plan. Its output, the curves, is written by
+//! [`output`] after every run that lands.
 
 pub mod counts;
 pub mod output;
 pub mod points;
-pub mod worth;
 
 use std::path::Path;
 
@@ -36,7 +32,6 @@ use self::counts::Grid;
 use self::points::{
     points_of, pooled_noise, MeasuredPoint, BELOW_LIMIT, BELOW_NOISE_UNITS, SPREAD_UNITS,
 };
-use self::worth::{decision_settings, next_counts, KnownCurve, KnownPoint, Next, Worth};
 use super::{Plan, PlanError, PlannedTest, Strategy};
 use crate::campaign::state::{Decision, FrozenComponent, Outcome, State};
 use crate::config::ScalingSettings;
@@ -265,57 +260,13 @@ fn wanted_runs(state: &State, scaling: &ScalingSettings) -> Vec<Wanted> {
     let coupled = scaling.design == crate::config::ScalingDesign::Coupled;
     let n = state.components.len();
     let all_points: Vec<Vec<MeasuredPoint>> = (0..n).map(|c| points_of(state, c, noise)).collect();
-    // A cold start's scaling phase keeps its own rules: it hands over to balancing once the
-    // model is firm, which counts and runs it has decide.
-    let cold_start = state.is_cold_start();
-    let decision = if cold_start {
-        None
-    } else {
-        decide(state, &all_points, noise)
-    };
     let mut wanted: Vec<Wanted> = Vec::new();
     for (c, points) in all_points.iter().enumerate() {
-        let mut reruns = reruns_of(state, c, points, scaling, noise, decision.is_none());
-        if let Some(Next::Measure(worth)) = &decision {
-            for w in worth.iter().filter(|w| w.component == c && !w.new) {
-                let Some(p) = points.iter().find(|p| p.nproc == w.nproc) else {
-                    continue;
-                };
-                let room = (scaling.repetitions + MAX_EXTRA_RUNS).saturating_sub(p.total);
-                if room == 0 || p.queued > 0 || reruns.iter().any(|r| r.test == Some(p.test)) {
-                    continue;
-                }
-                reruns.push(Wanted {
-                    component: c,
-                    test: Some(p.test),
-                    nproc: test_nproc(state, p.test)
-                        .unwrap_or_else(|| nproc_vector(n, c, p.nproc)),
-                    runs: 1,
-                    reason: format!(
-                        "scaling: {} at {} PEs: spread {} > {SPREAD_UNITS} x the noise seen elsewhere ({}), and a curve off by that here moves the prediction by {:.4} FN (noise {:.4}); 1 more run",
-                        state.components[c].name,
-                        p.nproc,
-                        percent(p.relative_sd()),
-                        percent(noise),
-                        w.fn_change,
-                        w.fn_noise
-                    ),
-                    rerun: true,
-                });
-            }
-        }
+        let reruns = reruns_of(state, c, points, scaling, noise);
         let settled = reruns.is_empty() && points.iter().all(|p| p.queued == 0);
         wanted.extend(reruns);
         if settled {
-            let new = match &decision {
-                Some(Next::Measure(worth)) => worth
-                    .iter()
-                    .find(|w| w.component == c && w.new)
-                    .map(|w| worth_run(state, w)),
-                Some(Next::Done { .. }) => None,
-                None => refinement(state, c, points, noise),
-            };
-            if let Some(mut new) = new {
+            if let Some(mut new) = refinement(state, c, points, noise) {
                 if coupled {
                     let Some(config) = partners(state, c, new.nproc[c], &all_points) else {
                         continue;
@@ -333,56 +284,6 @@ fn wanted_runs(state: &State, scaling: &ScalingSettings) -> Vec<Wanted> {
     }
     let wanted = merged(wanted);
     within_budget(state, scaling, wanted)
-}
-
-/// What the prediction says each count is worth ([`worth::next_counts`]), with the campaign's
-/// budget, TTS_w, extra PEs and `step`; `None` when no prediction can be made from the points
-/// so far.
-fn decide(state: &State, points: &[Vec<MeasuredPoint>], noise: f64) -> Option<Next> {
-    let curves: Vec<KnownCurve> = points
-        .iter()
-        .enumerate()
-        .map(|(c, pts)| KnownCurve {
-            name: state.components[c].name.clone(),
-            grid: grid_of(state, c),
-            points: pts
-                .iter()
-                .filter(|p| p.runs > 0 && p.sypd.is_finite() && p.sypd > 0.0)
-                .map(|p| KnownPoint {
-                    nproc: p.nproc,
-                    sypd: p.sypd,
-                    spread: p.relative_sd(),
-                    runs: p.runs,
-                })
-                .collect(),
-        })
-        .collect();
-    let s = &state.settings;
-    let mut settings = decision_settings(&curves, s.max_nproc, s.tts_w, s.extra_pes, s.step);
-    settings.interp = s.interp.unwrap_or_default();
-    next_counts(&curves, &settings, noise, SPREAD_UNITS * noise)
-}
-
-/// The new count a [`Worth`] asks for, `repetitions` runs.
-fn worth_run(state: &State, w: &Worth) -> Wanted {
-    let repetitions = state.settings.scaling.as_ref().map_or(1, |s| s.repetitions);
-    Wanted {
-        component: w.component,
-        test: None,
-        nproc: nproc_vector(state.components.len(), w.component, w.nproc),
-        runs: repetitions,
-        reason: format!(
-            "scaling: {} may be {} off between {} and {} PEs, which moves the prediction by {:.4} FN (noise {:.4}); new count {}",
-            state.components[w.component].name,
-            percent(w.error),
-            w.gap.0,
-            w.gap.1,
-            w.fn_change,
-            w.fn_noise,
-            w.nproc
-        ),
-        rerun: false,
-    }
 }
 
 /// Re-runs of one test asked for by several components' points become one, with the most
@@ -441,17 +342,14 @@ fn partners(state: &State, c: usize, p: u32, points: &[Vec<MeasuredPoint>]) -> O
     state.settings.fits(&config).then_some(config)
 }
 
-/// More runs of component `c`'s counts: counts in doubt (split, far below their neighbours)
-/// run again, noisy counts one more run (by the spread alone when `spread_rule`; else the
-/// prediction decides, in [`wanted_runs`]), and counts whose runs failed, or whose kept runs
-/// are slower than one left out, brought up to `repetitions` (all within [`MAX_EXTRA_RUNS`]).
+/// More runs of component `c`'s counts: outliers run again, noisy counts one more run, and
+/// counts whose runs failed brought up to `repetitions` (all within [`MAX_EXTRA_RUNS`]).
 fn reruns_of(
     state: &State,
     c: usize,
     points: &[MeasuredPoint],
     scaling: &ScalingSettings,
     noise: f64,
-    spread_rule: bool,
 ) -> Vec<Wanted> {
     let name = &state.components[c].name;
     let cap = scaling.repetitions + MAX_EXTRA_RUNS;
@@ -463,18 +361,8 @@ fn reruns_of(
             continue;
         }
         let kept = p.runs;
-        // A slow run left out needs no stand-in: the faster runs kept measured the count (a
-        // run is never fast by accident), unless the count is still in doubt.
-        let settled = !state.is_cold_start()
-            && !p.split
-            && p.below_neighbours.is_none_or(|b| b <= below_limit);
-        let slow_left_out = if settled {
-            p.outlier_sypd.iter().filter(|&&s| s < p.sypd).count() as u32
-        } else {
-            0
-        };
-        let (more, why) = if kept + slow_left_out < scaling.repetitions {
-            let short = scaling.repetitions - kept - slow_left_out;
+        let (more, why) = if kept < scaling.repetitions {
+            let short = scaling.repetitions - kept;
             let why = if p.outliers.is_empty() {
                 format!("{short} run(s) failed")
             } else {
@@ -494,25 +382,6 @@ fn reruns_of(
                 ),
             )
         } else if p.below_neighbours.is_some_and(|b| b > below_limit) && !p.feature {
-            match falling_end(state, c, points, p, scaling) {
-                FallingEnd::Between(mid) => {
-                    out.push(Wanted {
-                        component: c,
-                        test: None,
-                        nproc: nproc_vector(state.components.len(), c, mid),
-                        runs: scaling.repetitions,
-                        reason: format!(
-                            "scaling: {name} at {} PEs: {} below the speed before it; new count {mid} first, where a curve that truly falls falls too",
-                            p.nproc,
-                            percent(p.below_neighbours.unwrap_or(0.0))
-                        ),
-                        rerun: true,
-                    });
-                    continue;
-                }
-                FallingEnd::Waiting => continue,
-                FallingEnd::No => {}
-            }
             (
                 2,
                 format!(
@@ -520,7 +389,7 @@ fn reruns_of(
                     percent(p.below_neighbours.unwrap_or(0.0))
                 ),
             )
-        } else if spread_rule && p.relative_sd() > SPREAD_UNITS * noise && kept < cap {
+        } else if p.relative_sd() > SPREAD_UNITS * noise && kept < cap {
             (
                 1,
                 format!(
@@ -547,57 +416,6 @@ fn reruns_of(
         });
     }
     out
-}
-
-/// The narrowest gap (ratio of counts) before a last count that [`falling_end`] splits: a
-/// narrower one says little the last count's own runs would not.
-const FALLING_GAP: f64 = 1.5;
-
-/// What a last count far below the speed before it asks for first.
-enum FallingEnd {
-    /// Not a last count, the coupled design, or no grid count between it and the one before:
-    /// run it again.
-    No,
-    /// A count between it and the one before is queued: wait for it.
-    Waiting,
-    /// Measure this count between it and the one before: where the speed truly falls past a
-    /// count (more PEs than the decomposition can use), it falls there too, and the last count
-    /// is then judged against the falling curve, from a cheaper run than its own again.
-    Between(u32),
-}
-
-/// Whether `p`, far below its neighbours' curve, is component `c`'s last count with room for a
-/// count between it and the one before ([`FallingEnd`]).
-fn falling_end(
-    state: &State,
-    c: usize,
-    points: &[MeasuredPoint],
-    p: &MeasuredPoint,
-    scaling: &ScalingSettings,
-) -> FallingEnd {
-    if scaling.design == crate::config::ScalingDesign::Coupled
-        || points.iter().any(|q| q.nproc > p.nproc)
-    {
-        return FallingEnd::No;
-    }
-    let Some(before) = points.iter().rfind(|q| q.nproc < p.nproc) else {
-        return FallingEnd::No;
-    };
-    if before.runs == 0 {
-        return if before.queued > 0 {
-            FallingEnd::Waiting
-        } else {
-            FallingEnd::No
-        };
-    }
-    if f64::from(p.nproc) < FALLING_GAP * f64::from(before.nproc) {
-        return FallingEnd::No;
-    }
-    let gap = (f64::from(before.nproc) * f64::from(p.nproc)).sqrt();
-    match grid_of(state, c).snap(gap) {
-        Some(mid) if mid > before.nproc && mid < p.nproc => FallingEnd::Between(mid),
-        _ => FallingEnd::No,
-    }
 }
 
 /// A count's measured speeds in words, fastest first: `4.12, 1.37, 1.36 SYPD`.
@@ -639,6 +457,11 @@ fn percent(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 
+/// Log-log slope between two points.
+fn slope(a: &MeasuredPoint, b: &MeasuredPoint) -> f64 {
+    (b.sypd / a.sypd).ln() / (f64::from(b.nproc) / f64::from(a.nproc)).ln()
+}
+
 /// The new count of component `c` where its curve is most uncertain where it matters, if
 /// any is worth a run (see the module doc).
 fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> Option<Wanted> {
@@ -651,16 +474,9 @@ fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> 
     let top = slower.unwrap_or(pts.len() - 1);
     let grid = grid_of(state, c);
     let taken: Vec<u32> = points.iter().map(|p| p.nproc).collect();
-    let known: Vec<KnownPoint> = pts
-        .iter()
-        .map(|p| KnownPoint {
-            nproc: p.nproc,
-            sypd: p.sypd,
-            spread: p.relative_sd(),
-            runs: p.runs,
-        })
+    let slopes: Vec<f64> = (0..pts.len() - 1)
+        .map(|i| slope(pts[i], pts[i + 1]))
         .collect();
-    let errors = worth::gap_errors(&known);
     let efficiency =
         |p: &MeasuredPoint| (p.sypd / f64::from(p.nproc)) / (pts[0].sypd / f64::from(pts[0].nproc));
     let mut best: Option<(f64, u32, usize, f64)> = None;
@@ -672,7 +488,14 @@ fn refinement(state: &State, c: usize, points: &[MeasuredPoint], noise: f64) -> 
         if mid <= a.nproc || mid >= b.nproc || taken.contains(&mid) {
             continue;
         }
-        let error = errors[i];
+        let own = slopes[i];
+        let left = i.checked_sub(1).map_or(own, |j| slopes[j]);
+        let right = slopes.get(i + 1).copied().unwrap_or(own);
+        let bend = (own - left).abs().max((own - right).abs());
+        // A smooth curve whose slope turns by `bend` across a gap of width `h` (in log-log)
+        // is off its chord by `bend * h / 8` in the middle (a parabola's sagitta): what an
+        // interpolation between the two counts can miss there.
+        let error = bend * (f64::from(b.nproc) / f64::from(a.nproc)).ln() / 8.0;
         let weight = if efficiency(b) < EFFICIENCY_FALLS {
             1.0
         } else {
